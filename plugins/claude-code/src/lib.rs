@@ -1,0 +1,76 @@
+//! trajhost codec for Claude Code: discovers and reads the JSONL transcripts
+//! Claude Code keeps under `~/.claude/projects/<cwd-slug>/<sessionId>.jsonl`
+//! (subagent transcripts included) into canonical records.
+//!
+//! Module map, following the native format:
+//! - [`layout`]: where sessions, subagents and spilled tool outputs live;
+//! - [`native`]: the line shapes (envelope, message, content blocks);
+//! - [`head`]: session facts from the first and last 64 KiB of a file;
+//! - [`discover`]: `discover` and `inspect`;
+//! - [`read`]: the batch reader over the main and subagent transcripts;
+//! - [`records`]: native record types → canonical records, one module per
+//!   family (`user`, `assistant`, `system`, the rest in `other`), and
+//!   [`KNOWN_RECORD_TYPES`].
+//!
+//! Writing (`write`, `prepare`) is not implemented yet.
+//!
+//! Natively (tests, benchmarks) the codec runs without the sandbox:
+//! `trajhost_codec_sdk::read_all::<ClaudeCode>(Dir::native(home), locator, options, sink)`.
+
+pub mod discover;
+pub mod head;
+pub mod layout;
+pub mod native;
+pub mod read;
+pub mod records;
+mod time;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use records::{Handling, KNOWN_RECORD_TYPES};
+pub use time::rfc3339_utc;
+
+/// The harness id.
+pub const HARNESS: &str = "claude-code";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("claude-code@", env!("CARGO_PKG_VERSION"));
+/// Claude Code versions whose transcripts this codec reads.
+pub const NATIVE_VERSIONS: &str = ">=1.0.0, <3.0.0";
+
+/// The Claude Code codec.
+pub struct ClaudeCode;
+
+impl Codec for ClaudeCode {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`version` field of user/assistant records".into(),
+            reads: vec!["claude-code-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: layout::PROJECT_ROOTS.iter().map(|root| format!("{root}/*/*.jsonl")).collect(),
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(ClaudeCode);

@@ -5,6 +5,14 @@ use std::collections::BTreeMap;
 
 use crate::{Diagnostic, Severity};
 
+/// Distinct (code, detail) entries kept; later new ones are folded into one
+/// `diagnostics-truncated` entry, so hostile input that makes up a new
+/// detail per line cannot grow memory without bound.
+pub const MAX_DISTINCT: usize = 256;
+
+/// Code of the entry that counts diagnostics dropped past [`MAX_DISTINCT`].
+pub const TRUNCATED: &str = "diagnostics-truncated";
+
 /// Collects diagnostics until they are drained into a batch.
 #[derive(Default)]
 pub struct Diagnostics {
@@ -19,7 +27,26 @@ impl Diagnostics {
     /// Counts one occurrence. `detail` names a type or field, never content;
     /// the first occurrence's location is kept.
     pub fn add(&mut self, code: &str, severity: Severity, detail: &str, file: Option<&str>, offset: Option<u64>) {
-        let key = (code.to_string(), detail.to_string());
+        let mut key = (code.to_string(), detail.to_string());
+        if self.entries.len() >= MAX_DISTINCT && !self.entries.contains_key(&key) {
+            key = (TRUNCATED.to_string(), String::new());
+            if let Some(d) = self.entries.get_mut(&key) {
+                d.count = d.count.saturating_add(1);
+                return;
+            }
+            self.entries.insert(
+                key,
+                Diagnostic {
+                    code: TRUNCATED.to_string(),
+                    severity: Severity::Warning,
+                    detail: String::new(),
+                    count: 1,
+                    file: None,
+                    offset: None,
+                },
+            );
+            return;
+        }
         self.entries
             .entry(key)
             .and_modify(|d| d.count = d.count.saturating_add(1))

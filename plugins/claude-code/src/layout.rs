@@ -1,0 +1,87 @@
+//! Where Claude Code keeps sessions under a home directory.
+//!
+//! ```text
+//! ~/.claude/projects/<cwd-slug>/<sessionId>.jsonl          main transcript
+//! ~/.claude/projects/<cwd-slug>/<sessionId>/subagents/agent-<agentId>.jsonl
+//! ~/.claude/projects/<cwd-slug>/<sessionId>/subagents/agent-<agentId>.meta.json
+//! ~/.claude/projects/<cwd-slug>/<sessionId>/tool-results/<id>.txt  spilled outputs
+//! ~/.claude/projects/<cwd-slug>/agent-<agentId>.jsonl      subagents of older builds
+//! ```
+//! Some installs use `~/.config/claude` instead of `~/.claude`.
+
+use trajhost_codec_sdk::CodecError;
+
+/// Project roots relative to the home, in the order they are searched.
+pub const PROJECT_ROOTS: [&str; 2] = [".claude/projects", ".config/claude/projects"];
+
+/// Extension of transcript files.
+pub const JSONL: &str = ".jsonl";
+/// Prefix of subagent transcript files.
+pub const AGENT_PREFIX: &str = "agent-";
+/// The per-session directory holding subagent transcripts.
+pub const SUBAGENTS: &str = "subagents";
+/// The per-session directory holding spilled tool outputs.
+pub const TOOL_RESULTS: &str = "tool-results";
+
+/// The paths around one main session file, all relative to the home.
+#[derive(Debug, Clone)]
+pub struct SessionPaths {
+    /// The main transcript, as the host passed it.
+    pub locator: String,
+    /// `<project-dir>`, the directory holding the transcript.
+    pub project_dir: String,
+    /// The file stem: the session id.
+    pub native_id: String,
+    /// `<project-dir>/<sessionId>`, the sibling directory.
+    pub session_dir: String,
+}
+
+impl SessionPaths {
+    /// Splits a locator `<project-dir>/<sessionId>.jsonl`.
+    pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
+        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
+        let stem = locator.strip_suffix(JSONL).ok_or_else(|| bad("not a .jsonl file"))?;
+        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c.is_empty()) {
+            return Err(bad("not a relative path below the home"));
+        }
+        let (project_dir, native_id) = match stem.rsplit_once('/') {
+            Some((dir, id)) => (dir.to_string(), id.to_string()),
+            None => (String::new(), stem.to_string()),
+        };
+        if native_id.is_empty() {
+            return Err(bad("no session id in the file name"));
+        }
+        Ok(SessionPaths { locator: locator.to_string(), project_dir, native_id, session_dir: stem.to_string() })
+    }
+
+    /// `<project-dir>/<name>`.
+    pub fn in_project(&self, name: &str) -> String {
+        join(&self.project_dir, name)
+    }
+
+    /// `<session-dir>/subagents`.
+    pub fn subagents_dir(&self) -> String {
+        join(&self.session_dir, SUBAGENTS)
+    }
+
+    /// `<session-dir>/tool-results/<name>`.
+    pub fn tool_result(&self, name: &str) -> String {
+        join(&join(&self.session_dir, TOOL_RESULTS), name)
+    }
+}
+
+/// `dir/name`, or `name` when `dir` is empty.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}
+
+/// The agent id of a subagent file name `agent-<id>.jsonl`.
+pub fn agent_id(file_name: &str) -> Option<&str> {
+    file_name.strip_prefix(AGENT_PREFIX)?.strip_suffix(JSONL).filter(|id| !id.is_empty())
+}
+
+/// A file name safe to look up inside a known directory: no separators, no
+/// dot-dot, not empty.
+pub fn plain_file_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+}

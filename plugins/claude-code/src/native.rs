@@ -1,0 +1,466 @@
+//! The native line shapes, as Claude Code writes them.
+//!
+//! One struct holds every envelope field any record type uses: a line is
+//! parsed once, borrowing its strings from the read buffer. Fields are
+//! lenient: a field of an unexpected JSON type reads as absent instead of
+//! failing the line, because Claude Code changes shapes between releases and
+//! one odd field must not cost the whole record.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// A string field, borrowed when it has no escapes. Absent when the value is
+/// not a string.
+#[derive(Debug, Default, Clone)]
+pub struct Text<'a>(pub Option<Cow<'a, str>>);
+
+impl<'a> Text<'a> {
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+    pub fn owned(&self) -> Option<String> {
+        self.0.as_deref().map(str::to_string)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Owned(v.to_string()))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text(Some(Cow::Owned(v))))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Text(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Text(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Text(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Text(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Text(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Text(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Text(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Text(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A boolean field; absent when not a boolean.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Flag(pub Option<bool>);
+
+impl Flag {
+    pub fn is_true(self) -> bool {
+        self.0 == Some(true)
+    }
+}
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Flag(match Scalar::deserialize(d)? {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        }))
+    }
+}
+
+/// A non-negative integer field (token counts); absent when not one.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Count(pub Option<u64>);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Count(match Scalar::deserialize(d)? {
+            Scalar::Unsigned(n) => Some(n),
+            Scalar::Float(f) if f >= 0.0 && f.fract() == 0.0 && f < 1e19 => Some(f as u64),
+            _ => None,
+        }))
+    }
+}
+
+/// A scalar or an ignored compound value.
+enum Scalar {
+    Bool(bool),
+    Unsigned(u64),
+    Float(f64),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Unsigned(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(if v >= 0 { Scalar::Unsigned(v as u64) } else { Scalar::Other })
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Float(v))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An object field parsed as `T`, or absent when the value is not an object
+/// of that shape is not even an object (null, string, array, number).
+#[derive(Debug)]
+pub struct Obj<T>(pub Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Obj(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Obj(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// One line of a session file: the common envelope plus the fields of every
+/// record type (each type uses a few; the rest stay absent).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Entry<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub uuid: Text<'a>,
+    #[serde(borrow)]
+    pub parent_uuid: Text<'a>,
+    #[serde(borrow)]
+    pub timestamp: Text<'a>,
+    #[serde(borrow)]
+    pub session_id: Text<'a>,
+    #[serde(borrow)]
+    pub cwd: Text<'a>,
+    /// VERSION PIN: the CLI version that wrote the line.
+    #[serde(borrow)]
+    pub version: Text<'a>,
+    #[serde(borrow)]
+    pub git_branch: Text<'a>,
+    #[serde(borrow)]
+    pub agent_id: Text<'a>,
+
+    // user / assistant
+    #[serde(borrow)]
+    pub message: Obj<Message<'a>>,
+    pub is_meta: Flag,
+    pub is_compact_summary: Flag,
+    pub is_api_error_message: Flag,
+    /// Harness-side structured tool result; only its spill path is used.
+    #[serde(borrow)]
+    pub tool_use_result: Option<&'a RawValue>,
+
+    // system (and queue-operation, attachment bodies)
+    #[serde(borrow)]
+    pub subtype: Text<'a>,
+    #[serde(borrow)]
+    pub content: Text<'a>,
+    #[serde(borrow)]
+    pub level: Text<'a>,
+    #[serde(borrow)]
+    pub compact_metadata: Obj<CompactMetadata<'a>>,
+    pub retry_attempt: Count,
+    pub max_retries: Count,
+    pub error: Obj<ApiError>,
+
+    // titles
+    #[serde(borrow)]
+    pub summary: Text<'a>,
+    #[serde(borrow)]
+    pub custom_title: Text<'a>,
+    #[serde(borrow)]
+    pub ai_title: Text<'a>,
+    #[serde(borrow)]
+    pub agent_name: Text<'a>,
+
+    // queue-operation
+    #[serde(borrow)]
+    pub operation: Text<'a>,
+
+    // mode / permission-mode
+    #[serde(borrow)]
+    pub mode: Text<'a>,
+    #[serde(borrow)]
+    pub permission_mode: Text<'a>,
+
+    // attachment
+    #[serde(borrow)]
+    pub attachment: Obj<AttachmentBody<'a>>,
+
+    // pr-link
+    #[serde(borrow)]
+    pub pr_url: Text<'a>,
+    pub pr_number: Count,
+}
+
+/// `message` of user and assistant lines (the Anthropic Messages API shape).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Message<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub model: Text<'a>,
+    #[serde(borrow)]
+    pub content: Content<'a>,
+    #[serde(borrow)]
+    pub stop_reason: Text<'a>,
+    pub usage: Obj<Usage>,
+}
+
+/// `content`: a plain string or a list of blocks.
+#[derive(Debug, Default)]
+pub enum Content<'a> {
+    #[default]
+    None,
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a list of content blocks")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(64));
+                // A block that is not an object reads as a block of no type.
+                while let Some(Obj(block)) = seq.next_element::<Obj<Block<'de>>>()? {
+                    blocks.push(block.unwrap_or_default());
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::None)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::None)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One content block; `kind` says which fields matter:
+/// `text{text}`, `thinking{thinking, signature}`, `redacted_thinking{data}`,
+/// `tool_use{id, name, input}` (and `server_tool_use`), `tool_result{tool_use_id,
+/// content, is_error}` (and server `*_tool_result`), `image{source}`, `document{source}`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub text: Text<'a>,
+    #[serde(borrow)]
+    pub thinking: Text<'a>,
+    #[serde(borrow)]
+    pub signature: Text<'a>,
+    #[serde(borrow)]
+    pub data: Text<'a>,
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub name: Text<'a>,
+    #[serde(borrow)]
+    pub input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub tool_use_id: Text<'a>,
+    #[serde(borrow)]
+    pub content: Content<'a>,
+    pub is_error: Flag,
+    #[serde(borrow)]
+    pub source: Obj<Source<'a>>,
+    // web search results inside server tool results
+    #[serde(borrow)]
+    pub url: Text<'a>,
+    #[serde(borrow)]
+    pub title: Text<'a>,
+}
+
+/// `source` of image and document blocks; the data itself is not kept.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Source<'a> {
+    #[serde(borrow)]
+    pub media_type: Text<'a>,
+}
+
+/// `message.usage`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Usage {
+    pub input_tokens: Count,
+    pub output_tokens: Count,
+    pub cache_creation_input_tokens: Count,
+    pub cache_read_input_tokens: Count,
+}
+
+/// `compactMetadata` of `system/compact_boundary`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CompactMetadata<'a> {
+    #[serde(borrow)]
+    pub trigger: Text<'a>,
+    pub pre_tokens: Count,
+}
+
+/// `error` of `system/api_error`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ApiError {
+    pub status: Count,
+}
+
+/// `attachment` of attachment lines: `{type, content?, …}`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct AttachmentBody<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub content: Text<'a>,
+}
+
+/// The fields of `toolUseResult` the codec reads.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ToolUseResult<'a> {
+    #[serde(borrow)]
+    pub persisted_output_path: Text<'a>,
+    pub persisted_output_size: Count,
+}
+
+/// Parses one line. `Err` carries the serde error category only (never
+/// content): `syntax`, `eof`, `data`.
+pub fn parse(bytes: &[u8]) -> Result<Entry<'_>, &'static str> {
+    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        serde_json::error::Category::Syntax => "syntax",
+        serde_json::error::Category::Eof => "eof",
+        serde_json::error::Category::Data => "data",
+        serde_json::error::Category::Io => "io",
+    })
+}

@@ -1,0 +1,319 @@
+//! Native record types → canonical records, one module per record family.
+//!
+//! Every line's top-level `type` is either mapped (see [`KNOWN_RECORD_TYPES`])
+//! or counted in a diagnostic: `unmapped-record-type` for types the codec
+//! knows and leaves out on purpose, `unknown-record-type` for types it has
+//! never seen. Nothing is dropped silently.
+
+mod assistant;
+mod meta;
+mod other;
+mod system;
+mod user;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::Severity;
+
+use crate::layout::SessionPaths;
+use crate::native::{self, Entry};
+
+pub use meta::{AgentMeta, child_meta, session_meta};
+
+/// How the codec treats a native record type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Mapped to canonical records of the named kind(s).
+    Mapped(&'static str),
+    /// Known, carries nothing a canonical record holds; counted in an
+    /// `unmapped-record-type` diagnostic.
+    Reported,
+}
+
+/// Every top-level `type` Claude Code is known to write (2.1.x session
+/// writer, plus `progress` and `summary` of older builds).
+pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
+    ("user", Handling::Mapped("user, tool_result, compaction, observation meta-user")),
+    ("assistant", Handling::Mapped("assistant, reasoning, tool_call, tool_result, observation")),
+    ("system", Handling::Mapped("observation system/<subtype>")),
+    ("attachment", Handling::Mapped("observation attachment/<type>")),
+    ("summary", Handling::Mapped("observation summary")),
+    ("custom-title", Handling::Mapped("observation custom-title")),
+    ("ai-title", Handling::Mapped("observation ai-title")),
+    ("agent-name", Handling::Mapped("observation agent-name")),
+    ("queue-operation", Handling::Mapped("observation queue-operation/<operation>")),
+    ("mode", Handling::Mapped("observation mode")),
+    ("permission-mode", Handling::Mapped("observation permission-mode")),
+    ("pr-link", Handling::Mapped("observation pr-link")),
+    // Bookkeeping of the harness itself: prompt-history pointer, undo
+    // checkpoints, UI and session settings, streaming progress, request logs.
+    ("last-prompt", Handling::Reported),
+    ("progress", Handling::Reported),
+    ("file-history-snapshot", Handling::Reported),
+    ("file-history-delta", Handling::Reported),
+    ("attribution-snapshot", Handling::Reported),
+    ("content-replacement", Handling::Reported),
+    ("agent-color", Handling::Reported),
+    ("agent-setting", Handling::Reported),
+    ("tag", Handling::Reported),
+    ("relocated", Handling::Reported),
+    ("ended-by-model", Handling::Reported),
+    ("continued-in", Handling::Reported),
+    ("memory-mode", Handling::Reported),
+    ("isolation-latch", Handling::Reported),
+    ("atis-latch", Handling::Reported),
+    ("dev-mods", Handling::Reported),
+    ("bridge-session", Handling::Reported),
+    ("frame-link", Handling::Reported),
+    ("worktree-state", Handling::Reported),
+    ("cost-state", Handling::Reported),
+    ("history-suppression", Handling::Reported),
+    ("artifact-comment-monitor", Handling::Reported),
+    ("artifact-autoreact-ledger", Handling::Reported),
+    ("api-request", Handling::Reported),
+    ("api-request-shape", Handling::Reported),
+    ("api-request-blob", Handling::Reported),
+    ("fork-context-ref", Handling::Reported),
+    ("observer-ref", Handling::Reported),
+];
+
+/// How `kind` is handled; `None` for a type the codec has never seen.
+pub fn handling(kind: &str) -> Option<Handling> {
+    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+}
+
+/// Where records and diagnostics go.
+pub struct Out<'a> {
+    pub writer: &'a mut BatchWriter,
+    pub diags: &'a mut Diagnostics,
+    /// The granted home, for files records refer to (spilled tool output).
+    pub home: &'a Dir,
+}
+
+impl Out<'_> {
+    pub fn push(&mut self, record: Record) {
+        self.writer.push(&record);
+    }
+}
+
+/// Byte span of one line (or of consecutive lines).
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Recent native uuids → the record ids they became, so `parentUuid` links
+/// point at records: an assistant line's uuid resolves to its merged
+/// message, a line that produced no record to its own parent. Bounded: a
+/// parent further back than this resolves to its raw uuid.
+struct Links {
+    map: BTreeMap<String, String>,
+    order: VecDeque<String>,
+}
+
+const LINKS_KEPT: usize = 1024;
+
+impl Links {
+    fn new() -> Links {
+        Links { map: BTreeMap::new(), order: VecDeque::new() }
+    }
+
+    fn alias(&mut self, uuid: &str, target: Option<String>) {
+        let Some(target) = target else { return };
+        if target == uuid {
+            return;
+        }
+        if self.map.insert(uuid.to_string(), target).is_none() {
+            self.order.push_back(uuid.to_string());
+            if self.order.len() > LINKS_KEPT
+                && let Some(old) = self.order.pop_front() {
+                    self.map.remove(&old);
+                }
+        }
+    }
+
+    fn resolve(&self, uuid: Option<&str>) -> Option<String> {
+        let uuid = uuid.filter(|u| !u.is_empty())?;
+        Some(self.map.get(uuid).cloned().unwrap_or_else(|| uuid.to_string()))
+    }
+}
+
+/// The reading state of one transcript file (the main one or a subagent's).
+pub struct Transcript {
+    /// The file, relative to the home: what `src.file` says.
+    file: String,
+    /// The subagent id for records of a subagent transcript.
+    agent: Option<String>,
+    /// The main session's paths (spilled tool outputs live there).
+    paths: SessionPaths,
+    links: Links,
+    /// The last timestamp seen: the time of lines that carry none.
+    last_ts: Option<String>,
+    /// The first `version` seen, to report a mid-file upgrade once per change.
+    version: Option<String>,
+    /// `compactMetadata.trigger` of the last compact boundary, for the
+    /// summary line that follows it.
+    compact_trigger: Option<String>,
+    assistant: assistant::State,
+}
+
+impl Transcript {
+    pub fn new(file: String, agent: Option<String>, paths: SessionPaths) -> Transcript {
+        Transcript {
+            file,
+            agent,
+            paths,
+            links: Links::new(),
+            last_ts: None,
+            version: None,
+            compact_trigger: None,
+            assistant: assistant::State::default(),
+        }
+    }
+
+    /// Maps one line.
+    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+        let span = Span { offset: line.offset, len: line.len };
+        let entry = match native::parse(line.bytes) {
+            Ok(entry) => entry,
+            Err(category) => {
+                self.bad_line(line, category, out);
+                return;
+            }
+        };
+        let kind = entry.kind.get().unwrap_or("");
+        let handling = handling(kind);
+        // An assistant response split over several lines is one record; only
+        // a line that emits records of its own ends it.
+        let continues = kind == "assistant" && self.assistant.continues(&entry);
+        if !continues && handling != Some(Handling::Reported) {
+            self.flush_assistant(out);
+        }
+        self.note_version(&entry, span, out);
+        match kind {
+            "user" => user::map(self, &entry, span, out),
+            "assistant" => assistant::map(self, &entry, span, out),
+            "system" => system::map(self, &entry, span, out),
+            "attachment" | "summary" | "custom-title" | "ai-title" | "agent-name" | "queue-operation" | "mode"
+            | "permission-mode" | "pr-link" => other::map(self, kind, &entry, span, out),
+            _ => {
+                match handling {
+                    Some(_) => out.diags.add("unmapped-record-type", Severity::Info, kind, Some(&self.file), Some(span.offset)),
+                    None => out.diags.add(
+                        "unknown-record-type",
+                        Severity::Warning,
+                        &type_name(entry.kind.get()),
+                        Some(&self.file),
+                        Some(span.offset),
+                    ),
+                }
+                // Keep parent chains that run through this line resolvable.
+                if let Some(uuid) = entry.uuid.get() {
+                    let target = self.links.resolve(entry.parent_uuid.get());
+                    self.links.alias(uuid, target);
+                }
+            }
+        }
+        if let Some(ts) = entry.timestamp.get()
+            && self.last_ts.as_deref() != Some(ts) {
+                self.last_ts = Some(ts.to_string());
+            }
+    }
+
+    /// Ends the file: emits what is still buffered.
+    pub fn finish(&mut self, out: &mut Out<'_>) {
+        self.flush_assistant(out);
+    }
+
+    fn flush_assistant(&mut self, out: &mut Out<'_>) {
+        if let Some(group) = self.assistant.take() {
+            assistant::emit(self, group, out);
+        }
+    }
+
+    fn bad_line(&mut self, line: &Line<'_>, category: &str, out: &mut Out<'_>) {
+        let bad = BadLine::of(line);
+        let (severity, detail) = match bad {
+            BadLine::TornTail => (Severity::Warning, "unterminated last line"),
+            BadLine::Corrupt => {
+                // Valid JSON of an unexpected shape is not corruption.
+                if serde_json::from_slice::<serde::de::IgnoredAny>(line.bytes).is_ok() {
+                    out.diags.add("unexpected-shape", Severity::Warning, category, Some(&self.file), Some(line.offset));
+                    return;
+                }
+                (Severity::Error, category)
+            }
+        };
+        out.diags.add(bad.code(), severity, detail, Some(&self.file), Some(line.offset));
+    }
+
+    fn note_version(&mut self, entry: &Entry<'_>, span: Span, out: &mut Out<'_>) {
+        let Some(version) = entry.version.get() else { return };
+        match &self.version {
+            None => self.version = Some(version.to_string()),
+            Some(seen) if seen != version => {
+                // One file can hold lines of several CLI versions after an upgrade.
+                out.diags.add(
+                    "native-version-changed",
+                    Severity::Info,
+                    &format!("{seen} -> {}", type_name(Some(version))),
+                    Some(&self.file),
+                    Some(span.offset),
+                );
+                self.version = Some(version.to_string());
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// The record time: the line's own timestamp, else the last one seen
+    /// (lines such as `mode` carry none; they were written after it).
+    fn ts(&self, entry: &Entry<'_>) -> Option<String> {
+        entry.timestamp.owned().or_else(|| self.last_ts.clone())
+    }
+
+    /// A record of this transcript.
+    fn record(&self, id: String, body: Body, parent: Option<String>, ts: Option<String>, span: Span) -> Record {
+        Record {
+            id,
+            body,
+            parent,
+            ts,
+            agent: self.agent.clone(),
+            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
+        }
+    }
+
+    /// The id of the `index`-th record made from a line: its `uuid`, suffixed
+    /// `#index` after the first; the byte location when it has no uuid.
+    fn line_id(&self, entry: &Entry<'_>, span: Span, index: usize) -> String {
+        match entry.uuid.get().filter(|u| !u.is_empty()) {
+            Some(uuid) if index == 0 => uuid.to_string(),
+            Some(uuid) => format!("{uuid}#{index}"),
+            None => location_id(&self.file, span.offset, index),
+        }
+    }
+}
+
+/// A record type name fit for a diagnostic: the native spelling when it is a
+/// plain identifier, else a placeholder (a hostile file could put anything
+/// in `type`).
+fn type_name(kind: Option<&str>) -> String {
+    match kind {
+        None => "(missing)".to_string(),
+        Some(k)
+            if !k.is_empty()
+                && k.len() <= 64
+                && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) =>
+        {
+            k.to_string()
+        }
+        Some(_) => "(not an identifier)".to_string(),
+    }
+}

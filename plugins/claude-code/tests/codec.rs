@@ -1,0 +1,811 @@
+//! The Claude Code codec against sessions written by the real Claude Code
+//! CLI (fixtures/claude-code/2.1.197), run natively through `Dir::native`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trajhost_codec_claude_code::{ClaudeCode, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+
+const PROJECT: &str = ".claude/projects/-home-user-project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code/2.1.197")
+}
+
+/// (scenario, session id)
+const SCENARIOS: [(&str, &str); 5] = [
+    ("simple", "61ec73f4-b0bb-4d28-a8cc-bfda17c07ec0"),
+    ("parallel", "605c6e97-8077-4cab-a11d-92c937911abd"),
+    ("failing-tool", "e9e7624b-797b-4890-a191-5194ee4907db"),
+    ("multibyte", "5aa6be0f-8931-4cda-9266-c415647bf0f8"),
+    ("long-output", "30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"),
+];
+
+fn home(scenario: &str) -> PathBuf {
+    fixtures().join(scenario)
+}
+
+fn locator(id: &str) -> String {
+    format!("{PROJECT}/{id}.jsonl")
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    /// Diagnostics that came in a batch other than the last.
+    early_diagnostics: usize,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut last_diags = 0;
+    trajhost_codec_sdk::read_all::<ClaudeCode>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last_diags;
+        last_diags = batch.diagnostics.len();
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(scenario: &str) -> Read {
+    let (_, id) = SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap();
+    read(&home(scenario), &locator(id))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
+    read.diagnostics.iter().find(|d| d.code == code)
+}
+
+fn raw_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A writable copy of a fixture home.
+fn copy_of(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&home(scenario), dir.path());
+    dir
+}
+
+// ---------------------------------------------------------------- info
+
+#[test]
+fn info_describes_the_codec() {
+    let info = ClaudeCode::info();
+    assert_eq!(info.harness, "claude-code");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.native_versions, ">=1.0.0, <3.0.0");
+    assert_eq!(info.reads, vec!["claude-code-jsonl".to_string()]);
+    assert!(info.writes.is_empty());
+    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
+    assert!(info.native_version_source.contains("version"));
+}
+
+// ---------------------------------------------------------------- discover
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let found = ClaudeCode::discover(&Dir::native(&home)).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let session = &found.sessions[0];
+        assert_eq!(session.native_id, id, "{scenario}");
+        assert_eq!(session.locator, locator(id));
+        assert_eq!(session.cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(session.native_version.as_deref(), Some("2.1.197"));
+
+        let path = home.join(&session.locator);
+        let first_ts = raw_lines(&path).iter().find_map(|l| l["timestamp"].as_str().map(str::to_string));
+        assert_eq!(session.started_at, first_ts, "{scenario}");
+        assert!(session.started_at.as_deref().unwrap().starts_with("2026-11-30T04:0"));
+
+        let meta = std::fs::metadata(&path).unwrap();
+        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
+        assert_eq!(session.size, meta.len(), "{scenario}");
+
+        // No title line in these sessions: the first prompt is the title.
+        let prompt = raw_lines(&path).iter().find_map(|l| l["message"]["content"].as_str().map(str::to_string)).unwrap();
+        let title = session.title.as_deref().unwrap();
+        assert!(title.chars().count() <= 80, "{title}");
+        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
+
+        // `inspect` says the same as `discover`.
+        let one = ClaudeCode::inspect(&Dir::native(&home), &session.locator).unwrap();
+        assert_eq!(one.native_id, session.native_id);
+        assert_eq!(one.started_at, session.started_at);
+        assert_eq!(one.updated_at, session.updated_at);
+        assert_eq!(one.size, session.size);
+        assert_eq!(one.title, session.title);
+    }
+}
+
+#[test]
+fn discover_of_a_home_without_claude_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
+    assert!(found.sessions.is_empty());
+    assert!(found.diagnostics.is_empty());
+}
+
+#[test]
+fn discover_prefers_titles_and_reports_oddities() {
+    let dir = copy_of("simple");
+    let project = dir.path().join(PROJECT);
+    let (_, id) = SCENARIOS[0];
+    let main = project.join(format!("{id}.jsonl"));
+    let mut text = std::fs::read_to_string(&main).unwrap();
+    text.push_str(&format!("{}\n", json!({"type": "ai-title", "aiTitle": "Secret word lookup", "sessionId": id})));
+    text.push_str(&format!("{}\n", json!({"type": "custom-title", "customTitle": "My rename", "sessionId": id})));
+    std::fs::write(&main, text).unwrap();
+    // Not sessions: an empty file, a summary-only legacy file, an index.
+    std::fs::write(project.join("00000000-0000-0000-0000-000000000000.jsonl"), "").unwrap();
+    std::fs::write(project.join("11111111-0000-0000-0000-000000000000.jsonl"), "{\"type\":\"summary\",\"summary\":\"x\",\"leafUuid\":\"u\"}\n").unwrap();
+    std::fs::write(project.join("sessions-index.json"), "{}").unwrap();
+
+    let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("My rename"));
+    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, BTreeSet::from(["empty-session-file", "no-session-records"]));
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn read_starts_with_meta() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let first = &read.records[0];
+        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
+        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
+        assert_eq!(meta.harness, "claude-code");
+        assert_eq!(meta.native_id, id);
+        assert_eq!(meta.native_version.as_deref(), Some("2.1.197"));
+        assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(meta.git_branch.as_deref(), Some("HEAD"));
+        assert_eq!(meta.codec.as_deref(), Some(concat!("claude-code@", env!("CARGO_PKG_VERSION"))));
+        assert!(meta.title.is_some());
+        assert_eq!(first.ts, meta.started_at);
+        assert!(meta.started_at.is_some());
+        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
+    }
+}
+
+#[test]
+fn simple_session_has_prompt_call_result_and_answer() {
+    let read = read_scenario("simple");
+    let records = &read.records;
+    assert_eq!(
+        users(records),
+        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
+    let calls = tool_calls(records);
+    assert_eq!(calls.len(), 1);
+    let (call_id, name, arguments) = calls[0];
+    assert_eq!(name, "Bash");
+    assert_eq!(arguments["command"], "cat hello.txt");
+    assert!(call_id.starts_with("toolu_"));
+
+    let results = tool_results(records);
+    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.", Some(true))]);
+
+    let answers = assistants(records);
+    assert_eq!(answers.len(), 3, "one per API response");
+    assert_eq!(answers[0].text, "", "the first response only calls a tool");
+    assert_eq!(answers[0].stop_reason.as_deref(), Some("tool_use"));
+    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
+    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
+    assert_eq!(answers[2].stop_reason.as_deref(), Some("end_turn"));
+
+    // Order: prompt, response (call), result, answer, prompt, answer.
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r.body.kind())
+        .filter(|k| matches!(*k, "user" | "assistant" | "tool_call" | "tool_result"))
+        .collect();
+    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+}
+
+#[test]
+fn assistant_records_carry_model_usage_and_timestamps() {
+    for (scenario, _) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let answers = assistants(&read.records);
+        assert!(!answers.is_empty());
+        for a in answers {
+            assert_eq!(a.model.as_deref(), Some("claude-sonnet-4-5"), "{scenario}");
+            assert!(a.message_id.as_deref().unwrap().starts_with("msg_"));
+            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
+            assert_eq!(usage.input, Some(100));
+            assert_eq!(usage.output, Some(20));
+            assert_eq!(usage.cache_read, Some(0));
+            assert_eq!(usage.cache_write, Some(0));
+            assert_eq!(usage.reasoning, None);
+        }
+        for record in &read.records {
+            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
+            assert!(ts.starts_with("2026-11-30T04:0") && ts.ends_with('Z'), "{ts}");
+            assert_eq!(record.agent, None);
+        }
+        // Timestamps are the native ones: the first prompt's is its line's.
+        let home = home(scenario);
+        let prompt = read.records.iter().find(|r| matches!(r.body, Body::User { .. })).unwrap();
+        let raw = raw_lines(&home.join(&prompt.src.as_ref().unwrap().file));
+        let line = raw.iter().find(|l| l["uuid"] == prompt.id.as_str()).unwrap();
+        assert_eq!(prompt.ts.as_deref(), line["timestamp"].as_str());
+    }
+}
+
+#[test]
+fn parallel_calls_merge_into_one_response() {
+    let read = read_scenario("parallel");
+    let answers = assistants(&read.records);
+    assert_eq!(answers.len(), 2, "two API responses, the first split over two lines");
+    assert_eq!(answers[0].message_id.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
+
+    let calls = tool_calls(&read.records);
+    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
+    assert_eq!(names, ["Bash", "Read"]);
+    assert_eq!(calls[0].2["command"], "cat hello.txt");
+    assert_eq!(calls[1].2["file_path"], "/home/user/project/second.txt");
+    // The calls belong to their response.
+    for call in read.records.iter().filter(|r| matches!(r.body, Body::ToolCall { .. })) {
+        assert_eq!(call.parent.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
+    }
+
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    let read_result = results.iter().find(|r| r.0 == calls[1].0).unwrap();
+    assert!(read_result.1.contains("The second word is KIWI-58."));
+    assert_eq!(read_result.2, None, "Read's result records no is_error");
+    let bash_result = results.iter().find(|r| r.0 == calls[0].0).unwrap();
+    assert!(bash_result.1.contains("PAPAYA-42"));
+    assert_eq!(bash_result.2, Some(true));
+    assert!(answers[1].text.contains("KIWI-58") && answers[1].text.contains("PAPAYA-42"));
+}
+
+#[test]
+fn failing_tool_result_is_not_ok() {
+    let read = read_scenario("failing-tool");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].1, "Bash");
+    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, calls[0].0);
+    assert_eq!(results[0].1, "Exit code 3\ncat: missing.txt: No such file or directory");
+    assert_eq!(results[0].2, Some(false));
+    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let read = read_scenario("multibyte");
+    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
+    assert_eq!(users(&read.records), vec![prompt]);
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    // Decomposed marks stay decomposed: nothing is normalized.
+    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
+    }
+    let raw = raw_lines(&home("multibyte").join(locator("5aa6be0f-8931-4cda-9266-c415647bf0f8")));
+    let recorded = raw.iter().find_map(|l| l["message"]["content"][0]["content"].as_str()).unwrap();
+    assert_eq!(results[0].1, recorded);
+    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
+}
+
+#[test]
+fn long_output_result_is_read_in_full_from_its_spill_file() {
+    let read = read_scenario("long-output");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    let spilled = std::fs::read_to_string(
+        home("long-output").join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3/tool-results/b0x5nfbcz.txt"),
+    )
+    .unwrap();
+    assert!(spilled.len() >= 100_000);
+    assert_eq!(results[0].1.len(), 106_252);
+    assert_eq!(results[0].1, spilled);
+    assert!(results[0].1.starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:"));
+    assert_eq!(results[0].2, Some(true));
+    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
+}
+
+#[test]
+fn long_output_without_its_spill_file_keeps_the_preview() {
+    let dir = copy_of("long-output");
+    std::fs::remove_dir_all(dir.path().join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3")).unwrap();
+    let read = read(dir.path(), &locator("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"));
+    let results = tool_results(&read.records);
+    assert!(results[0].1.starts_with("<persisted-output>"));
+    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+    let d = diag(&read, "persisted-output-missing").expect("diagnostic");
+    assert_eq!(d.severity, Severity::Info);
+}
+
+#[test]
+fn ids_are_stable_and_unique() {
+    for (scenario, _) in SCENARIOS {
+        let a = read_scenario(scenario);
+        let b = read_scenario(scenario);
+        let ids_a: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        let ids_b: Vec<&str> = b.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids_a, ids_b, "{scenario}");
+        assert_eq!(a.records, b.records, "{scenario}");
+        let unique: BTreeSet<&str> = ids_a.iter().copied().collect();
+        assert_eq!(unique.len(), ids_a.len(), "{scenario}: duplicate ids {ids_a:?}");
+        // Native ids where they exist.
+        for r in &a.records {
+            match &r.body {
+                Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
+                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn batching_does_not_change_the_records() {
+    for (scenario, id) in SCENARIOS {
+        let whole = read(&home(scenario), &locator(id));
+        assert_eq!(whole.batches, 1, "{scenario}");
+        let small = read_with(&home(scenario), &locator(id), options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
+        assert_eq!(small.records, whole.records, "{scenario}");
+        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
+        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
+        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
+        assert_eq!(zero.records, whole.records, "{scenario}");
+    }
+}
+
+#[test]
+fn src_spans_slice_back_to_the_raw_lines() {
+    for (scenario, _) in SCENARIOS {
+        let home = home(scenario);
+        let read = read_scenario(scenario);
+        for record in &read.records {
+            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
+            let bytes = std::fs::read(home.join(&src.file)).unwrap();
+            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
+            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
+            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
+            let lines: Vec<Value> = span
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| serde_json::from_slice(l).expect("each spanned line is JSON"))
+                .collect();
+            match &record.body {
+                // A merged response spans its lines, all of that message.
+                Body::Assistant(a) => {
+                    assert!(lines.iter().all(|l| l["message"]["id"].as_str() == a.message_id.as_deref()));
+                }
+                _ => assert_eq!(lines.len(), 1, "{scenario}: {}", record.id),
+            }
+            match &record.body {
+                Body::User { .. } | Body::ToolResult { .. } => {
+                    assert_eq!(lines[0]["type"], "user");
+                    assert_eq!(lines[0]["uuid"].as_str(), Some(record.id.split('#').next().unwrap()));
+                }
+                Body::ToolCall { call_id, .. } => {
+                    let blocks = lines[0]["message"]["content"].as_array().unwrap();
+                    assert!(blocks.iter().any(|b| b["id"] == call_id.as_str()));
+                }
+                Body::Meta(m) => assert_eq!(lines[0]["sessionId"].as_str(), Some(m.native_id.as_str())),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_record_types_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+    let mut seen = BTreeSet::new();
+    for (scenario, id) in SCENARIOS {
+        for line in raw_lines(&home(scenario).join(locator(id))) {
+            let kind = line["type"].as_str().unwrap().to_string();
+            assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
+            seen.insert(kind);
+        }
+    }
+    // The fixtures exercise these at least.
+    for kind in ["user", "assistant", "attachment", "queue-operation", "last-prompt", "mode"] {
+        assert!(seen.contains(kind), "{kind}");
+    }
+}
+
+#[test]
+fn every_record_type_is_mapped_or_reported() {
+    for (scenario, id) in SCENARIOS {
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        let read = read_scenario(scenario);
+        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
+        for (kind, handling) in KNOWN_RECORD_TYPES {
+            let count = raw.iter().filter(|l| l["type"] == *kind).count() as u32;
+            if count == 0 {
+                continue;
+            }
+            match handling {
+                Handling::Reported => {
+                    let d = read
+                        .diagnostics
+                        .iter()
+                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
+                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
+                    assert_eq!(d.count, count, "{scenario}: {kind}");
+                    assert_eq!(d.severity, Severity::Info);
+                }
+                Handling::Mapped(_) => {
+                    assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}");
+                }
+            }
+        }
+        // The bookkeeping lines that are mapped show up as observations.
+        let observations: Vec<&str> = read
+            .records
+            .iter()
+            .filter_map(|r| match &r.body {
+                Body::Observation { subtype, .. } => Some(subtype.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(observations.contains(&"queue-operation/enqueue"), "{observations:?}");
+        assert!(observations.contains(&"attachment/skill_listing"), "{observations:?}");
+    }
+}
+
+// ---------------------------------------------------------------- damage
+
+#[test]
+fn torn_tail_is_a_warning_and_the_rest_is_read() {
+    let dir = copy_of("simple");
+    let (_, id) = SCENARIOS[0];
+    let path = dir.path().join(locator(id));
+    let bytes = std::fs::read(&path).unwrap();
+    // Cut the last assistant line (the NOTOOL answer) in the middle.
+    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
+    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&path, &bytes[..start]).unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
+    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.offset, Some(line_start as u64));
+    assert_eq!(d.file.as_deref(), Some(locator(id).as_str()));
+    assert!(!d.detail.contains("NOTOOL"), "diagnostics carry no content");
+    assert!(diag(&read, "malformed-line").is_none());
+    assert_eq!(users(&read.records).len(), 2, "everything before the tear is read");
+    let answers = assistants(&read.records);
+    assert_eq!(answers.len(), 2);
+    assert!(answers[1].text.contains("FINAL ANSWER"));
+}
+
+#[test]
+fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
+    let dir = copy_of("failing-tool");
+    let (_, id) = SCENARIOS[2];
+    let path = dir.path().join(locator(id));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // Line 4 (an attachment) loses its end; line 5 gets a stray byte.
+    let offset: usize = lines[..3].iter().map(|l| l.len() + 1).sum();
+    lines[3] = lines[3][..40].to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.offset, Some(offset as u64));
+    assert_eq!(d.count, 1);
+    assert!(diag(&read, "torn-tail").is_none());
+    assert_eq!(tool_results(&read.records).len(), 1);
+    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+// ---------------------------------------------------------------- synthetic shapes
+
+/// A session file made of `lines`, in a fresh home.
+fn synthetic(id: &str, lines: &[Value]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join(PROJECT);
+    std::fs::create_dir_all(&project).unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(project.join(format!("{id}.jsonl")), text).unwrap();
+    dir
+}
+
+fn envelope(kind: &str, uuid: &str, parent: Option<&str>, ts: &str) -> Value {
+    json!({
+        "type": kind, "uuid": uuid, "parentUuid": parent, "timestamp": ts,
+        "sessionId": "s1", "cwd": "/w", "version": "2.0.1", "gitBranch": "main", "isSidechain": false,
+    })
+}
+
+fn assistant_line(uuid: &str, parent: &str, msg: &str, block: Value, output_tokens: u64) -> Value {
+    let mut line = envelope("assistant", uuid, Some(parent), "2026-01-01T00:00:01.000Z");
+    line["message"] = json!({
+        "id": msg, "type": "message", "role": "assistant", "model": "claude-opus-4-1",
+        "content": [block], "stop_reason": null,
+        "usage": {"input_tokens": 5, "output_tokens": output_tokens, "cache_read_input_tokens": 7, "cache_creation_input_tokens": 3},
+    });
+    line
+}
+
+fn user_line(uuid: &str, parent: Option<&str>, content: Value) -> Value {
+    let mut line = envelope("user", uuid, parent, "2026-01-01T00:00:00.000Z");
+    line["message"] = json!({"role": "user", "content": content});
+    line
+}
+
+#[test]
+fn thinking_text_and_calls_come_out_in_reading_order() {
+    let dir = synthetic(
+        "s1",
+        &[
+            user_line("u1", None, json!("hi")),
+            assistant_line("a1", "u1", "msg_1", json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}), 1),
+            assistant_line("a2", "a1", "msg_1", json!({"type": "redacted_thinking", "data": "ENC"}), 2),
+            assistant_line("a3", "a2", "msg_1", json!({"type": "text", "text": "Let me look."}), 3),
+            assistant_line("a4", "a3", "msg_1", json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}), 4),
+            user_line("u2", Some("a4"), json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]}])),
+            // The same response resumes after the result (interleaved lines).
+            assistant_line("a5", "u2", "msg_1", json!({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}), 9),
+            user_line("u3", Some("a5"), json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "AAAA"}}])),
+        ],
+    );
+    let read = read(dir.path(), &locator("s1"));
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("meta", "s1"),
+            ("user", "u1"),
+            ("reasoning", "a1"),
+            ("reasoning", "a2"),
+            ("assistant", "msg_1"),
+            ("tool_call", "toolu_1"),
+            ("tool_result", "u2"),
+            ("assistant", "msg_1#2"),
+            ("tool_call", "toolu_2"),
+            ("user", "u3"),
+        ]
+    );
+    let Body::Reasoning(r) = &read.records[2].body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("hmm"), Some("sig"), false));
+    let Body::Reasoning(r) = &read.records[3].body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("ENC"), true));
+
+    let answers = assistants(&read.records);
+    assert_eq!(answers[0].text, "Let me look.");
+    let usage = answers[0].usage.as_ref().unwrap();
+    // Counted once, from the response's last line; input excludes the cache.
+    assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(5), Some(4), Some(7), Some(3)));
+    assert_eq!(answers[1].usage, None, "a resumed response's usage was already counted");
+    assert!(diag(&read, "assistant-message-split").is_some());
+
+    // Parents point at records: the result answers its call, the resumed
+    // response follows the result, the last prompt follows the response.
+    let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
+    assert_eq!(by_id("msg_1").parent.as_deref(), Some("u1"));
+    assert_eq!(by_id("u2").parent.as_deref(), Some("toolu_1"));
+    assert_eq!(by_id("msg_1#2").parent.as_deref(), Some("u2"));
+    assert_eq!(by_id("u3").parent.as_deref(), Some("msg_1#2"));
+
+    let results = tool_results(&read.records);
+    assert_eq!(results, vec![("toolu_1", "X\n[image: image/png]", None)]);
+    let Body::User { text, attachments } = &by_id("u3").body else { panic!() };
+    assert_eq!(text, "look");
+    assert_eq!(attachments.len(), 1);
+    assert_eq!(attachments[0].kind, "image");
+    assert_eq!(attachments[0].media_type.as_deref(), Some("image/jpeg"));
+}
+
+#[test]
+fn compaction_meta_lines_and_system_subtypes() {
+    let mut boundary = envelope("system", "b1", None, "2026-01-01T00:00:02.000Z");
+    boundary["subtype"] = json!("compact_boundary");
+    boundary["content"] = json!("Conversation compacted");
+    boundary["compactMetadata"] = json!({"trigger": "auto", "preTokens": 150000});
+    let mut summary = user_line("c1", Some("b1"), json!("This session is being continued. Summary: ..."));
+    summary["isCompactSummary"] = json!(true);
+    let mut caveat = user_line("m1", None, json!("Caveat: local commands"));
+    caveat["isMeta"] = json!(true);
+    let mut retry = envelope("system", "e1", Some("c1"), "2026-01-01T00:00:03.000Z");
+    retry["subtype"] = json!("api_error");
+    retry["error"] = json!({"status": 529});
+    retry["retryAttempt"] = json!(1);
+    retry["maxRetries"] = json!(10);
+    let mut synthetic_error = assistant_line("x1", "e1", "00000000-synthetic", json!({"type": "text", "text": "API Error: overloaded"}), 0);
+    synthetic_error["isApiErrorMessage"] = json!(true);
+    let dir = synthetic(
+        "s1",
+        &[
+            caveat,
+            user_line("u1", Some("m1"), json!("first")),
+            boundary,
+            summary,
+            retry,
+            synthetic_error,
+            json!({"type": "custom-title", "customTitle": "Renamed", "sessionId": "s1"}),
+            json!({"type": "permission-mode", "permissionMode": "plan", "sessionId": "s1"}),
+            json!({"type": "file-history-snapshot", "messageId": "u1", "snapshot": {}, "isSnapshotUpdate": false}),
+            json!({"type": "brand-new-thing", "sessionId": "s1"}),
+            json!({"type": "brand-new-thing", "sessionId": "s1"}),
+            json!({"type": "<script>alert(1)</script>"}),
+        ],
+    );
+    let read = read(dir.path(), &locator("s1"));
+    let bodies: Vec<&Body> = read.records.iter().map(|r| &r.body).collect();
+    let Body::Meta(meta) = bodies[0] else { panic!() };
+    assert_eq!(meta.title.as_deref(), Some("Renamed"));
+    assert_eq!(meta.native_version.as_deref(), Some("2.0.1"));
+    assert!(matches!(bodies[1], Body::Observation { subtype, text } if subtype == "meta-user" && text.as_deref() == Some("Caveat: local commands")));
+    assert!(matches!(bodies[2], Body::User { text, .. } if text == "first"));
+    assert!(matches!(bodies[3], Body::Observation { subtype, .. } if subtype == "system/compact_boundary"));
+    assert!(matches!(bodies[4], Body::Compaction { summary, trigger } if summary.starts_with("This session") && trigger.as_deref() == Some("auto")));
+    assert!(matches!(bodies[5], Body::Observation { subtype, text } if subtype == "system/api_error" && text.as_deref() == Some("API error 529, retry 1 of 10")));
+    assert!(matches!(bodies[6], Body::Observation { subtype, text } if subtype == "api-error-message" && text.as_deref() == Some("API Error: overloaded")));
+    assert!(matches!(bodies[7], Body::Observation { subtype, text } if subtype == "custom-title" && text.as_deref() == Some("Renamed")));
+    assert!(matches!(bodies[8], Body::Observation { subtype, text } if subtype == "permission-mode" && text.as_deref() == Some("plan")));
+    assert_eq!(bodies.len(), 9);
+    assert!(assistants(&read.records).is_empty(), "a synthetic error turn is not the model's");
+    // Lines without a timestamp take the last one seen.
+    assert_eq!(read.records[7].ts.as_deref(), Some("2026-01-01T00:00:01.000Z"));
+
+    let unmapped = read.diagnostics.iter().find(|d| d.code == "unmapped-record-type").unwrap();
+    assert_eq!((unmapped.detail.as_str(), unmapped.count), ("file-history-snapshot", 1));
+    let unknown: Vec<(&str, u32, Severity)> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "unknown-record-type")
+        .map(|d| (d.detail.as_str(), d.count, d.severity))
+        .collect();
+    assert_eq!(unknown, [("(not an identifier)", 1, Severity::Warning), ("brand-new-thing", 2, Severity::Warning)]);
+}
+
+// ---------------------------------------------------------------- subagents
+
+#[test]
+fn subagent_transcripts_follow_the_main_one() {
+    let dir = copy_of("simple");
+    let (_, id) = SCENARIOS[0];
+    let project = dir.path().join(PROJECT);
+    let subagents = project.join(id).join("subagents");
+    std::fs::create_dir_all(&subagents).unwrap();
+    let child = |agent: &str, session: &str| -> String {
+        let mut first = user_line(&format!("{agent}-u1"), None, json!("Find the file"));
+        first["sessionId"] = json!(session);
+        first["agentId"] = json!(agent);
+        first["isSidechain"] = json!(true);
+        let mut second = assistant_line(&format!("{agent}-a1"), &format!("{agent}-u1"), &format!("msg_{agent}"), json!({"type": "text", "text": "Found it"}), 2);
+        second["sessionId"] = json!(session);
+        second["agentId"] = json!(agent);
+        format!("{first}\n{second}\n")
+    };
+    std::fs::write(subagents.join("agent-abc.jsonl"), child("abc", id)).unwrap();
+    std::fs::write(
+        subagents.join("agent-abc.meta.json"),
+        json!({"agentType": "Explore", "description": "Find the file", "toolUseId": "toolu_parent"}).to_string(),
+    )
+    .unwrap();
+    // Older builds: next to the session, linked only by sessionId.
+    std::fs::write(project.join("agent-old.jsonl"), child("old", id)).unwrap();
+    std::fs::write(project.join("agent-other.jsonl"), child("other", "another-session")).unwrap();
+
+    let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "agent files are not sessions");
+    let main_len = std::fs::metadata(project.join(format!("{id}.jsonl"))).unwrap().len();
+    let child_len = std::fs::metadata(subagents.join("agent-abc.jsonl")).unwrap().len();
+    assert_eq!(found.sessions[0].size, main_len + child_len);
+
+    let read = read(dir.path(), &locator(id));
+    let metas: Vec<&Record> = read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).collect();
+    assert_eq!(metas.len(), 3);
+    let Body::Meta(child_meta) = &metas[1].body else { panic!() };
+    assert_eq!(metas[1].id, "agent-abc");
+    assert_eq!(metas[1].agent.as_deref(), Some("abc"));
+    assert_eq!(child_meta.native_id, "abc");
+    assert_eq!(child_meta.parent_session.as_deref(), Some(id));
+    assert_eq!(child_meta.parent_call.as_deref(), Some("toolu_parent"));
+    assert_eq!(child_meta.title.as_deref(), Some("Find the file"));
+    assert_eq!(metas[1].src.as_ref().unwrap().file, format!("{PROJECT}/{id}/subagents/agent-abc.jsonl"));
+    let Body::Meta(old_meta) = &metas[2].body else { panic!() };
+    assert_eq!(old_meta.native_id, "old");
+    assert_eq!(old_meta.parent_call, None);
+
+    // Main records first, then each child's, tagged with its agent.
+    let first_child = read.records.iter().position(|r| r.id == "agent-abc").unwrap();
+    assert!(read.records[..first_child].iter().all(|r| r.agent.is_none()));
+    let agents: Vec<Option<&str>> = read.records[first_child..].iter().map(|r| r.agent.as_deref()).collect();
+    assert_eq!(agents, [Some("abc"), Some("abc"), Some("abc"), Some("old"), Some("old"), Some("old")]);
+    assert!(!read.records.iter().any(|r| r.agent.as_deref() == Some("other")));
+    assert!(assistants(&read.records).iter().any(|a| a.text == "Found it"));
+}
