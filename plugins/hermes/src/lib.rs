@@ -1,0 +1,94 @@
+//! trajhost codec for Hermes Agent (NousResearch/hermes-agent): discovers and
+//! reads the sessions Hermes keeps in its SQLite store `~/.hermes/state.db`
+//! (and `~/.hermes/profiles/<name>/state.db`) into canonical records.
+//!
+//! Module map, following the native store:
+//! - [`layout`]: where the databases live and the locator
+//!   `<db path>#<session id>` (one database holds every session);
+//! - [`sessions`]: the `sessions` table — `discover`, `inspect`;
+//! - [`messages`]: the `messages` table — each `role` → canonical records,
+//!   and [`KNOWN_ROLES`];
+//! - [`read`]: the batch reader (`meta`, system prompt, then messages with
+//!   keyset paging).
+//!
+//! All database access goes through the host's read-only SQLite capability
+//! (natively, in tests: the SDK opens the file read-only with rusqlite).
+//!
+//! **Source spans.** A record made from a SQLite row has `src.file` = the
+//! database path relative to the home, `src.offset` = the row's `rowid`
+//! (`messages.id` for messages, the `sessions` rowid for `meta` and the
+//! system prompt) and `src.len` = 0: a row has no byte range of its own.
+//!
+//! **Ids.** `meta`: the session id. A message's records: `<session>:<id>`,
+//! suffixed `#n` for the n-th further record of the row; tool calls keep
+//! their native call id.
+//!
+//! **Versions.** Hermes stores no application version; the only version
+//! mark is `schema_version.version` (22 for hermes-agent 0.19.0), which is
+//! what `native_version` reports.
+//!
+//! **Model and usage.** Hermes records the model per session (and, per
+//! model, in `session_model_usage` with its first use): each assistant
+//! record gets the model in use at its time. Usage is recorded only as
+//! session totals, so `usage` stays `None`.
+//!
+//! Writing (`write`, `prepare`) is not implemented.
+
+pub mod layout;
+pub mod messages;
+pub mod read;
+pub mod sessions;
+pub mod sql;
+mod time;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use messages::{Handling, KNOWN_PARTS, KNOWN_ROLES};
+pub use time::rfc3339_utc;
+
+/// The harness id.
+pub const HARNESS: &str = "hermes";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("hermes@", env!("CARGO_PKG_VERSION"));
+/// `state.db` schema versions this codec reads (`schema_version.version`:
+/// 22 in hermes-agent 0.19.0; upstream is at 30 with a superset of the
+/// columns read here).
+pub const NATIVE_VERSIONS: &str = ">=18.0.0, <31.0.0";
+
+/// The Hermes codec.
+pub struct Hermes;
+
+impl Codec for Hermes {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`schema_version.version` of state.db (Hermes stores no app version)".into(),
+            reads: vec!["hermes-state-db".into()],
+            writes: Vec::new(),
+            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        sessions::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        sessions::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(Hermes);

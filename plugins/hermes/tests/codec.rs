@@ -1,0 +1,583 @@
+//! The Hermes codec against sessions written by the real hermes-agent 0.19.0
+//! (fixtures/hermes/0.19.0), run natively through `Dir::native`. Every read
+//! works on a copy of the fixture home: a native read-only SQLite open of a
+//! WAL-mode database creates `-wal`/`-shm` files beside it (the host opens
+//! such databases `immutable=1` or reads a private copy).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use trajhost_codec_hermes::{Handling, Hermes, KNOWN_ROLES};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+
+const DB: &str = ".hermes/state.db";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hermes/0.19.0")
+}
+
+/// (scenario, session id)
+const SCENARIOS: [(&str, &str); 5] = [
+    ("simple", "20261130_041901_233928"),
+    ("parallel", "20261130_042312_7484c2"),
+    ("failing-tool", "20261130_042331_4414e7"),
+    ("multibyte", "20261130_042347_a39e48"),
+    ("long-output", "20261130_042411_4ad555"),
+];
+
+fn locator(id: &str) -> String {
+    format!("{DB}#{id}")
+}
+
+fn id_of(scenario: &str) -> &'static str {
+    SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A private copy of a fixture home.
+fn home(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join(scenario), dir.path());
+    dir
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    early_diagnostics: usize,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut last_diags = 0;
+    trajhost_codec_sdk::read_all::<Hermes>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last_diags;
+        last_diags = batch.diagnostics.len();
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(scenario: &str) -> Read {
+    let home = home(scenario);
+    read(home.path(), &locator(id_of(scenario)))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
+    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn kinds(records: &[Record]) -> Vec<&'static str> {
+    records.iter().map(|r| r.body.kind()).collect()
+}
+
+fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
+    read.diagnostics.iter().find(|d| d.code == code)
+}
+
+/// Opens a private copy of a database with rusqlite for test setup.
+fn sqlite(path: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open(path).unwrap()
+}
+
+/// Rows of one query over a copy of the scenario's database (never the
+/// fixture itself).
+fn raw_rows(scenario: &str, sql: &str) -> Vec<Vec<rusqlite::types::Value>> {
+    let home = home(scenario);
+    let conn = sqlite(&home.path().join(DB));
+    let mut stmt = conn.prepare(sql).unwrap();
+    let n = stmt.column_count();
+    stmt.query_map([], |row| (0..n).map(|i| row.get::<_, rusqlite::types::Value>(i)).collect())
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn text(v: &rusqlite::types::Value) -> String {
+    match v {
+        rusqlite::types::Value::Text(s) => s.clone(),
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------- info
+
+#[test]
+fn info_describes_the_codec() {
+    let info = Hermes::info();
+    assert_eq!(info.harness, "hermes");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.native_versions, ">=18.0.0, <31.0.0");
+    assert!(info.native_version_source.contains("schema_version"));
+    assert_eq!(info.reads, vec!["hermes-state-db".to_string()]);
+    assert!(info.writes.is_empty());
+    assert_eq!(info.session_globs, vec![".hermes/state.db".to_string(), ".hermes/profiles/*/state.db".to_string()]);
+    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
+}
+
+// ---------------------------------------------------------------- discover
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let db_size = std::fs::metadata(home.path().join(DB)).unwrap().len();
+        let found = Hermes::discover(&Dir::native(home.path())).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let s = &found.sessions[0];
+        assert_eq!(s.native_id, id);
+        assert_eq!(s.locator, locator(id));
+        assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(s.native_version.as_deref(), Some("22"), "schema_version of hermes-agent 0.19.0");
+        assert_eq!(s.size, db_size);
+
+        let row = &raw_rows(scenario, "SELECT started_at, max((SELECT max(timestamp) FROM messages), coalesce(ended_at, 0)) FROM sessions")[0];
+        let secs = |v: &rusqlite::types::Value| match v {
+            rusqlite::types::Value::Real(f) => *f,
+            other => panic!("{other:?}"),
+        };
+        let started = trajhost_codec_hermes::rfc3339_utc((secs(&row[0]) * 1000.0).round() as i64);
+        let updated = trajhost_codec_hermes::rfc3339_utc((secs(&row[1]) * 1000.0).round() as i64);
+        assert_eq!(s.started_at.as_deref(), Some(started.as_str()), "{scenario}");
+        assert_eq!(s.updated_at.as_deref(), Some(updated.as_str()), "{scenario}");
+        assert!(s.started_at.as_deref().unwrap().starts_with("2026-11-30T04:"), "{scenario}");
+        assert!(s.updated_at > s.started_at);
+
+        // No title in these sessions: the first prompt is the title.
+        let prompt = text(&raw_rows(scenario, "SELECT content FROM messages WHERE role = 'user' ORDER BY id LIMIT 1")[0][0]);
+        let title = s.title.as_deref().unwrap();
+        assert!(title.chars().count() <= 80, "{title}");
+        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
+
+        // `inspect` says the same, with and without the session id.
+        for loc in [s.locator.clone(), DB.to_string()] {
+            let one = Hermes::inspect(&Dir::native(home.path()), &loc).unwrap();
+            assert_eq!(one.native_id, s.native_id);
+            assert_eq!(one.locator, s.locator);
+            assert_eq!((&one.started_at, &one.updated_at, one.size, &one.title), (&s.started_at, &s.updated_at, s.size, &s.title));
+        }
+    }
+}
+
+#[test]
+fn discover_of_a_home_without_hermes_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = Hermes::discover(&Dir::native(dir.path())).unwrap();
+    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn read_starts_with_meta_and_the_system_prompt() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let Body::Meta(meta) = &read.records[0].body else { panic!("{scenario}: first record is not meta") };
+        assert_eq!(meta.harness, "hermes");
+        assert_eq!(meta.native_id, id);
+        assert_eq!(meta.native_version.as_deref(), Some("22"));
+        assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(meta.codec.as_deref(), Some(concat!("hermes@", env!("CARGO_PKG_VERSION"))));
+        assert!(meta.started_at.is_some());
+        assert_eq!(read.records[0].id, id);
+        let Body::System { text } = &read.records[1].body else { panic!("{scenario}: no system prompt") };
+        assert!(text.starts_with("You are Hermes Agent"), "{scenario}");
+        assert!(read.diagnostics.is_empty(), "{scenario}: {:?}", read.diagnostics);
+    }
+}
+
+#[test]
+fn simple_session_has_prompt_call_result_and_answer() {
+    let read = read_scenario("simple");
+    assert_eq!(
+        kinds(&read.records),
+        ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+    );
+    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    let (call_id, name, arguments) = calls[0];
+    assert_eq!(call_id, "call_lab_4c97568dff5d438d");
+    assert_eq!(name, "terminal");
+    assert_eq!(arguments, &json!({"command": "cat hello.txt"}));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, call_id, "the result links to its call");
+    assert!(results[0].1.contains("PAPAYA-42"));
+    assert_eq!(results[0].2, None, "Hermes stores no success flag");
+    let result = read.records.iter().find(|r| r.body.kind() == "tool_result").unwrap();
+    assert_eq!(result.parent.as_deref(), Some(call_id));
+
+    let answers = assistants(&read.records);
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[0].text, "", "the tool-calling turn has no text");
+    assert_eq!(answers[0].stop_reason.as_deref(), Some("tool_calls"));
+    assert!(answers[1].text.starts_with("FINAL ANSWER: the tool returned:"));
+    assert!(answers[1].text.contains("PAPAYA-42"));
+    assert!(answers[2].text.starts_with("NOTOOL ANSWER:"));
+    for a in &answers {
+        assert_eq!(a.model.as_deref(), Some("fake-model"));
+        assert_eq!(a.usage, None, "Hermes records only session totals");
+    }
+    // The call hangs off the assistant record of its row.
+    let call = read.records.iter().find(|r| r.body.kind() == "tool_call").unwrap();
+    let owner = read.records.iter().position(|r| Some(&r.id) == call.parent.as_ref()).unwrap();
+    assert_eq!(read.records[owner].body.kind(), "assistant");
+    // Timestamps are RFC 3339 and ascend.
+    let ts: Vec<&str> = read.records[2..].iter().map(|r| r.ts.as_deref().unwrap()).collect();
+    assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
+}
+
+#[test]
+fn parallel_calls_are_both_kept_with_their_results() {
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[0].1, calls[0].2), ("terminal", &json!({"command": "cat hello.txt"})));
+    assert_eq!((calls[1].1, calls[1].2), ("read_file", &json!({"path": "/home/user/project/second.txt"})));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].0, calls[0].0);
+    assert_eq!(results[1].0, calls[1].0);
+    assert!(results[0].1.contains("PAPAYA-42"));
+    assert!(results[1].1.contains("KIWI-58"));
+    let answer = assistants(&read.records).last().unwrap().text.clone();
+    assert!(answer.starts_with("FINAL ANSWER") && answer.contains("PAPAYA-42") && answer.contains("KIWI-58"));
+}
+
+#[test]
+fn failing_tool_result_keeps_its_output_and_no_ok_flag() {
+    let read = read_scenario("failing-tool");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls[0].2, &json!({"command": "cat missing.txt; exit 3"}));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.contains("No such file or directory"));
+    assert!(results[0].1.contains("\"exit_code\": 3"));
+    assert_eq!(results[0].2, None);
+    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER"));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let read = read_scenario("multibyte");
+    assert_eq!(
+        users(&read.records)[0],
+        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301})."
+    );
+    let results = tool_results(&read.records);
+    for needle in ["日本語のテキスト", "👩\u{200d}💻", "🏳️\u{200d}🌈", "CHERRY-本-91 ✓", "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}"] {
+        assert!(results[0].1.contains(needle), "{needle}");
+        assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn long_output_is_read_in_full() {
+    let read = read_scenario("long-output");
+    let stored = text(&raw_rows("long-output", "SELECT content FROM messages WHERE role = 'tool'")[0][0]);
+    let results = tool_results(&read.records);
+    assert_eq!(results[0].1, stored);
+    assert!(stored.len() > 50_000);
+    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+}
+
+#[test]
+fn ids_are_stable_unique_and_native() {
+    for (scenario, id) in SCENARIOS {
+        let a = read_scenario(scenario);
+        let b = read_scenario(scenario);
+        assert_eq!(a.records, b.records, "{scenario}");
+        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "{scenario}: {ids:?}");
+        let message_ids: BTreeSet<i64> = raw_rows(scenario, "SELECT id FROM messages")
+            .iter()
+            .map(|r| match r[0] {
+                rusqlite::types::Value::Integer(i) => i,
+                _ => unreachable!(),
+            })
+            .collect();
+        for r in &a.records {
+            let src = r.src.as_ref().unwrap();
+            assert_eq!(src.file, DB);
+            assert_eq!(src.len, 0);
+            match &r.body {
+                Body::Meta(_) | Body::System { .. } => {}
+                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
+                _ => {
+                    // `<session>:<messages.id>`, and src.offset is that row id.
+                    let rowid: i64 = r.id.strip_prefix(&format!("{id}:")).unwrap().split('#').next().unwrap().parse().unwrap();
+                    assert!(message_ids.contains(&rowid));
+                    assert_eq!(src.offset, rowid as u64);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batching_does_not_change_the_records() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let whole = read(home.path(), &locator(id));
+        assert_eq!(whole.batches, 1, "{scenario}");
+        let small = read_with(home.path(), &locator(id), options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
+        assert_eq!(small.records, whole.records, "{scenario}");
+        assert_eq!(small.early_diagnostics, 0);
+        let zero = read_with(home.path(), &locator(id), options(0, 0));
+        assert_eq!(zero.records, whole.records, "{scenario}");
+        // A locator without the session id reads the database's only session.
+        assert_eq!(read(home.path(), DB).records, whole.records);
+    }
+}
+
+#[test]
+fn fixture_roles_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_ROLES.iter().map(|(k, _)| *k).collect();
+    let mut seen = BTreeSet::new();
+    for (scenario, _) in SCENARIOS {
+        for row in raw_rows(scenario, "SELECT DISTINCT role FROM messages") {
+            let role = text(&row[0]);
+            assert!(known.contains(role.as_str()), "{scenario}: role {role:?} is not in KNOWN_ROLES");
+            seen.insert(role);
+        }
+        let read = read_scenario(scenario);
+        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
+        assert!(diag(&read, "unknown-content-part").is_none(), "{scenario}");
+    }
+    for role in ["user", "assistant", "tool"] {
+        assert!(seen.contains(role), "{role}");
+    }
+    assert!(KNOWN_ROLES.iter().all(|(_, h)| matches!(h, Handling::Mapped(_))));
+}
+
+// ---------------------------------------------------------------- store left intact
+
+fn sha(path: &Path) -> Option<String> {
+    std::fs::read(path).ok().map(|b| hex::encode(Sha256::digest(b)))
+}
+
+#[test]
+fn reading_leaves_the_database_byte_identical() {
+    let home = home("simple");
+    let db = home.path().join(DB);
+    let wal = home.path().join(format!("{DB}-wal"));
+    let before = (sha(&db), sha(&wal));
+    assert!(before.1.is_none(), "the fixture has no WAL");
+    Hermes::discover(&Dir::native(home.path())).unwrap();
+    read(home.path(), &locator(id_of("simple")));
+    assert_eq!(sha(&db), before.0);
+    // A native read-only open of a WAL-mode database may leave an empty
+    // -wal beside it; it must not hold anything.
+    assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0);
+}
+
+#[test]
+fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
+    let home = home("simple");
+    let db = home.path().join(DB);
+    let wal = home.path().join(format!("{DB}-wal"));
+    // A writer that keeps its connection (and so its WAL) open, as a running
+    // Hermes does, with one committed message not yet checkpointed.
+    let writer = sqlite(&db);
+    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    writer
+        .execute(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', 'one more — ✓', 1796012400.0)",
+            [id_of("simple")],
+        )
+        .unwrap();
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+    let before = (sha(&db), sha(&wal));
+    let read = read(home.path(), &locator(id_of("simple")));
+    assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
+    assert_eq!((sha(&db), sha(&wal)), before);
+    drop(writer);
+}
+
+// ---------------------------------------------------------------- synthetic stores
+
+/// The simple fixture's database with extra rows.
+fn synthetic(extra: &[&str]) -> tempfile::TempDir {
+    let home = home("simple");
+    let conn = sqlite(&home.path().join(DB));
+    for sql in extra {
+        conn.execute_batch(sql).unwrap();
+    }
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    drop(conn);
+    home
+}
+
+#[test]
+fn unknown_roles_and_parts_are_reported_not_dropped_silently() {
+    let sid = id_of("simple");
+    let home = synthetic(&[
+        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'brand-new-role', 'x', 1796012500.0)"),
+        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'brand-new-role', 'y', 1796012501.0)"),
+        &format!(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'user', \
+             char(0) || 'json:[{{\"type\":\"text\",\"text\":\"look\"}},{{\"type\":\"image_url\",\"image_url\":{{\"url\":\"data:image/png;base64,AAAA\"}}}},{{\"type\":\"hologram\"}}]', 1796012502.0)"
+        ),
+        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'system', 'be brief', 1796012503.0)"),
+    ]);
+    let read = read(home.path(), &locator(sid));
+    let unknown: Vec<(&str, u32, Severity)> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "unknown-record-type")
+        .map(|d| (d.detail.as_str(), d.count, d.severity))
+        .collect();
+    assert_eq!(unknown, [("brand-new-role", 2, Severity::Warning)]);
+    let part = diag(&read, "unknown-content-part").unwrap();
+    assert_eq!((part.detail.as_str(), part.count), ("user/hologram", 1));
+    let last_user = read.records.iter().rev().find(|r| r.body.kind() == "user").unwrap();
+    let Body::User { text, attachments } = &last_user.body else { unreachable!() };
+    assert_eq!(text, "look");
+    assert_eq!(attachments.len(), 1);
+    assert_eq!(attachments[0].media_type.as_deref(), Some("image/png"));
+    assert_eq!(read.records.last().unwrap().body, Body::System { text: "be brief".into() });
+    // The diagnostics carry no content.
+    assert!(read.diagnostics.iter().all(|d| !d.detail.contains('x') || d.detail.contains("brand")));
+}
+
+#[test]
+fn rewound_rows_are_counted_and_compaction_copies_emitted_once() {
+    let sid = id_of("simple");
+    // Undo the last exchange (rows 5 and 6), then compact: archive rows
+    // 1..4, insert a summary and re-insert row 4 (the protected tail).
+    let home = synthetic(&[
+        "UPDATE messages SET active = 0 WHERE id IN (5, 6)",
+        "UPDATE messages SET active = 0, compacted = 1 WHERE id <= 4",
+        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'user', '[summary] the word is PAPAYA-42', 1796012360.0)"),
+        "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason) \
+         SELECT session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason FROM messages WHERE id = 4",
+    ]);
+    let read = read(home.path(), &locator(sid));
+    let rewound = diag(&read, "rewound-message").unwrap();
+    assert_eq!((rewound.count, rewound.severity), (2, Severity::Info));
+    let dup = diag(&read, "duplicate-message").unwrap();
+    assert_eq!(dup.count, 1);
+    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "[summary] the word is PAPAYA-42"]);
+    let finals: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).filter(|t| t.starts_with("FINAL")).collect();
+    assert_eq!(finals.len(), 1, "the re-inserted tail is emitted once");
+}
+
+#[test]
+fn a_compressed_summary_row_is_a_compaction() {
+    let sid = id_of("simple");
+    let home = synthetic(&[
+        "ALTER TABLE messages ADD COLUMN _compressed_summary INTEGER NOT NULL DEFAULT 0",
+        &format!(
+            "INSERT INTO messages (session_id, role, content, timestamp, _compressed_summary) VALUES ('{sid}', 'user', 'Summary: PAPAYA-42', 1796012370.0, 1)"
+        ),
+    ]);
+    let read = read(home.path(), &locator(sid));
+    assert_eq!(
+        read.records.last().unwrap().body,
+        Body::Compaction { summary: "Summary: PAPAYA-42".into(), trigger: None }
+    );
+}
+
+#[test]
+fn models_follow_session_model_usage() {
+    let sid = id_of("simple");
+    // A second model from the time of the last answer on.
+    let home = synthetic(&[&format!(
+        "INSERT INTO session_model_usage (session_id, model, first_seen, last_seen) VALUES ('{sid}', 'other-model', 1796012357.0, 1796012358.0)"
+    )]);
+    let read = read(home.path(), &locator(sid));
+    let models: Vec<Option<&str>> = assistants(&read.records).iter().map(|a| a.model.as_deref()).collect();
+    assert_eq!(models, [Some("fake-model"), Some("fake-model"), Some("other-model")]);
+}
+
+#[test]
+fn several_sessions_are_listed_and_need_an_id_in_the_locator() {
+    let home = synthetic(&[
+        "INSERT INTO sessions (id, source, started_at, cwd, title) VALUES ('20261201_000000_abcdef', 'cli', 1796083200.0, '/w', 'Named')",
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20261201_000000_abcdef', 'user', 'hi', 1796083201.0)",
+        "INSERT INTO sessions (id, source, started_at) VALUES ('20261201_000001_000000', 'cli', 1796083300.0)",
+    ]);
+    let found = Hermes::discover(&Dir::native(home.path())).unwrap();
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, [id_of("simple"), "20261201_000000_abcdef"]);
+    assert_eq!(found.sessions[1].title.as_deref(), Some("Named"));
+    assert_eq!(found.sessions[1].cwd.as_deref(), Some("/w"));
+    let empty = found.diagnostics.iter().find(|d| d.code == "empty-session").unwrap();
+    assert_eq!(empty.count, 1);
+    assert!(matches!(Hermes::inspect(&Dir::native(home.path()), DB), Err(trajhost_codec_sdk::CodecError::NotFound(_))));
+    let read = read(home.path(), &locator("20261201_000000_abcdef"));
+    assert_eq!(kinds(&read.records), ["meta", "user"]);
+}
+
+#[test]
+fn profiles_are_discovered() {
+    let home = home("simple");
+    let profile = home.path().join(".hermes/profiles/work");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::copy(home.path().join(DB), profile.join("state.db")).unwrap();
+    let found = Hermes::discover(&Dir::native(home.path())).unwrap();
+    let locators: Vec<&str> = found.sessions.iter().map(|s| s.locator.as_str()).collect();
+    let sid = id_of("simple");
+    assert_eq!(locators, [locator(sid), format!(".hermes/profiles/work/state.db#{sid}")]);
+    let read = read(home.path(), locators[1]);
+    assert!(read.records.iter().all(|r| r.src.as_ref().unwrap().file == ".hermes/profiles/work/state.db"));
+}
