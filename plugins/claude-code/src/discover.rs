@@ -17,10 +17,14 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
     let mut diags = Diagnostics::new();
     for root in PROJECT_ROOTS {
-        let Some(projects) = list(home, root, &mut diags) else { continue };
+        let Some(projects) = list(home, root, &mut diags) else {
+            continue;
+        };
         for project in projects.iter().filter(|e| e.is_dir()) {
             let project_dir = layout::join(root, &project.name);
-            let Some(entries) = list(home, &project_dir, &mut diags) else { continue };
+            let Some(entries) = list(home, &project_dir, &mut diags) else {
+                continue;
+            };
             for entry in &entries {
                 if !entry.is_file() || !is_main_transcript(&entry.name) {
                     continue;
@@ -28,13 +32,18 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 let locator = layout::join(&project_dir, &entry.name);
                 let stem = entry.name.strip_suffix(JSONL).unwrap_or(&entry.name);
                 let has_sibling_dir = entries.iter().any(|e| e.is_dir() && e.name == stem);
-                if let Some(session) = session_ref(home, &locator, &entry.meta, has_sibling_dir, &mut diags) {
+                if let Some(session) =
+                    session_ref(home, &locator, &entry.meta, has_sibling_dir, &mut diags)
+                {
                     sessions.push(session);
                 }
             }
         }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(Discovery {
+        sessions,
+        diagnostics: diags.drain(),
+    })
 }
 
 /// The session-ref of one transcript, as `discover` reports it.
@@ -43,7 +52,10 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let meta = home.stat(locator).map_err(|e| fs_error(locator, e))?;
     let mut diags = Diagnostics::new();
     session_ref(home, locator, &meta, true, &mut diags).ok_or_else(|| {
-        CodecError::Malformed(format!("{}: no Claude Code session records in the head of the file", paths.locator))
+        CodecError::Malformed(format!(
+            "{}: no Claude Code session records in the head of the file",
+            paths.locator
+        ))
     })
 }
 
@@ -58,7 +70,13 @@ fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>
         Ok(entries) => Some(entries),
         Err(FsError::NotFound(_)) => None,
         Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
+            diags.add(
+                "unreadable-directory",
+                Severity::Warning,
+                fs_kind(&e),
+                Some(path),
+                None,
+            );
             None
         }
     }
@@ -75,23 +93,51 @@ fn session_ref(
     if meta.size == 0 {
         // Claude Code creates the file with its first line; an empty one is
         // left over from a crash or a copy.
-        diags.add("empty-session-file", Severity::Info, "jsonl", Some(locator), None);
+        diags.add(
+            "empty-session-file",
+            Severity::Info,
+            "jsonl",
+            Some(locator),
+            None,
+        );
         return None;
     }
     let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
         Ok(head) => head,
         Err(e) => {
-            diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(locator), None);
+            diags.add(
+                "unreadable-file",
+                Severity::Warning,
+                fs_kind(&e),
+                Some(locator),
+                None,
+            );
             return None;
         }
     };
     if head.session_id.is_none() && !head.has_conversation {
         // Legacy summary-only files and other JSONL that is not a transcript.
-        diags.add("no-session-records", Severity::Info, "jsonl", Some(locator), None);
+        diags.add(
+            "no-session-records",
+            Severity::Info,
+            "jsonl",
+            Some(locator),
+            None,
+        );
         return None;
     }
-    if head.session_id.as_deref().is_some_and(|id| id != paths.native_id) {
-        diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
+    if head
+        .session_id
+        .as_deref()
+        .is_some_and(|id| id != paths.native_id)
+    {
+        diags.add(
+            "session-id-mismatch",
+            Severity::Warning,
+            "sessionId",
+            Some(locator),
+            None,
+        );
     }
     let mut size = meta.size;
     if has_sibling_dir {

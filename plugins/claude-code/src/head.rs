@@ -63,9 +63,10 @@ impl Head {
             if whole {
                 // A last line without `\n` still counts when it parses.
                 if done < buf.len()
-                    && let Ok(entry) = native::parse(&buf[done..]) {
-                        head.take(&entry, done as u64, (buf.len() - done) as u64);
-                    }
+                    && let Ok(entry) = native::parse(&buf[done..])
+                {
+                    head.take(&entry, done as u64, (buf.len() - done) as u64);
+                }
                 return Ok(head);
             }
             if head.session_id.is_some() || buf.len() as u64 >= HEAD_MAX_BYTES {
@@ -128,10 +129,11 @@ impl Head {
             self.started_at = entry.timestamp.owned();
         }
         if let Some(id) = entry.session_id.get()
-            && self.session_id.is_none() {
-                self.session_id = Some(id.to_string());
-                self.first_span = Some((offset, len));
-            }
+            && self.session_id.is_none()
+        {
+            self.session_id = Some(id.to_string());
+            self.first_span = Some((offset, len));
+        }
         let first = |slot: &mut Option<String>, value: Option<&str>| {
             if slot.is_none() {
                 *slot = value.filter(|v| !v.is_empty()).map(str::to_string);
@@ -144,18 +146,29 @@ impl Head {
         if matches!(kind, "user" | "assistant") {
             self.has_conversation = true;
         }
-        if kind == "user" && self.first_prompt.is_none() && !entry.is_meta.is_true() && !entry.is_compact_summary.is_true()
-            && let Some(message) = &entry.message.0 {
-                self.first_prompt = prompt_title(&message.content);
-            }
+        if kind == "user"
+            && self.first_prompt.is_none()
+            && !entry.is_meta.is_true()
+            && !entry.is_compact_summary.is_true()
+            && let Some(message) = &entry.message.0
+        {
+            self.first_prompt = prompt_title(&message.content);
+        }
         self.take_title(entry);
     }
 
     fn take_title(&mut self, entry: &native::Entry<'_>) {
-        let text = |t: &native::Text<'_>| t.get().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let text = |t: &native::Text<'_>| {
+            t.get()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
         match entry.kind.get() {
             // The last title written wins.
-            Some("custom-title") => self.custom_title = text(&entry.custom_title).or(self.custom_title.take()),
+            Some("custom-title") => {
+                self.custom_title = text(&entry.custom_title).or(self.custom_title.take())
+            }
             Some("ai-title") => self.ai_title = text(&entry.ai_title).or(self.ai_title.take()),
             Some("summary") if self.summary.is_none() => self.summary = text(&entry.summary),
             _ => {}

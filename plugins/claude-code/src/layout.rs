@@ -40,7 +40,9 @@ impl SessionPaths {
     /// Splits a locator `<project-dir>/<sessionId>.jsonl`.
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
         let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        let stem = locator.strip_suffix(JSONL).ok_or_else(|| bad("not a .jsonl file"))?;
+        let stem = locator
+            .strip_suffix(JSONL)
+            .ok_or_else(|| bad("not a .jsonl file"))?;
         if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c.is_empty()) {
             return Err(bad("not a relative path below the home"));
         }
@@ -51,7 +53,12 @@ impl SessionPaths {
         if native_id.is_empty() {
             return Err(bad("no session id in the file name"));
         }
-        Ok(SessionPaths { locator: locator.to_string(), project_dir, native_id, session_dir: stem.to_string() })
+        Ok(SessionPaths {
+            locator: locator.to_string(),
+            project_dir,
+            native_id,
+            session_dir: stem.to_string(),
+        })
     }
 
     /// `<project-dir>/<name>`.
@@ -72,12 +79,19 @@ impl SessionPaths {
 
 /// `dir/name`, or `name` when `dir` is empty.
 pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
 }
 
 /// The agent id of a subagent file name `agent-<id>.jsonl`.
 pub fn agent_id(file_name: &str) -> Option<&str> {
-    file_name.strip_prefix(AGENT_PREFIX)?.strip_suffix(JSONL).filter(|id| !id.is_empty())
+    file_name
+        .strip_prefix(AGENT_PREFIX)?
+        .strip_suffix(JSONL)
+        .filter(|id| !id.is_empty())
 }
 
 /// A file name safe to look up inside a known directory: no separators, no

@@ -55,7 +55,10 @@ impl Codec for ClaudeCode {
             native_version_source: "`version` field of user/assistant records".into(),
             reads: vec!["claude-code-jsonl".into()],
             writes: Vec::new(),
-            session_globs: layout::PROJECT_ROOTS.iter().map(|root| format!("{root}/*/*.jsonl")).collect(),
+            session_globs: layout::PROJECT_ROOTS
+                .iter()
+                .map(|root| format!("{root}/*/*.jsonl"))
+                .collect(),
             canonical_schema: SCHEMA.into(),
         }
     }

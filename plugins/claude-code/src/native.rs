@@ -131,7 +131,11 @@ impl<'de> Deserialize<'de> for Scalar {
                 Ok(Scalar::Unsigned(v))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
-                Ok(if v >= 0 { Scalar::Unsigned(v as u64) } else { Scalar::Other })
+                Ok(if v >= 0 {
+                    Scalar::Unsigned(v as u64)
+                } else {
+                    Scalar::Other
+                })
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
                 Ok(Scalar::Float(v))

@@ -34,7 +34,10 @@ fn locator(id: &str) -> String {
 }
 
 fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+    ReadOptions {
+        max_batch_records: records,
+        max_batch_bytes: bytes,
+    }
 }
 
 struct Read {
@@ -46,14 +49,20 @@ struct Read {
 }
 
 fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut read = Read {
+        records: Vec::new(),
+        diagnostics: Vec::new(),
+        batches: 0,
+        early_diagnostics: 0,
+    };
     let mut last_diags = 0;
     trajhost_codec_sdk::read_all::<ClaudeCode>(Dir::native(home), locator, options, |batch| {
         read.batches += 1;
         read.early_diagnostics += last_diags;
         last_diags = batch.diagnostics.len();
         for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            let record: Record = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
             read.records.push(record);
         }
         read.diagnostics.extend(batch.diagnostics.iter().cloned());
@@ -95,7 +104,11 @@ fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
     records
         .iter()
         .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            Body::ToolCall {
+                call_id,
+                name,
+                arguments,
+            } => Some((call_id.as_str(), name.as_str(), arguments)),
             _ => None,
         })
         .collect()
@@ -105,7 +118,11 @@ fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
     records
         .iter()
         .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            Body::ToolResult {
+                call_id,
+                content,
+                ok,
+            } => Some((call_id.as_str(), content.as_str(), *ok)),
             _ => None,
         })
         .collect()
@@ -165,7 +182,11 @@ fn discover_finds_each_fixture_session() {
     for (scenario, id) in SCENARIOS {
         let home = home(scenario);
         let found = ClaudeCode::discover(&Dir::native(&home)).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert!(
+            found.diagnostics.is_empty(),
+            "{scenario}: {:?}",
+            found.diagnostics
+        );
         assert_eq!(found.sessions.len(), 1, "{scenario}");
         let session = &found.sessions[0];
         assert_eq!(session.native_id, id, "{scenario}");
@@ -174,20 +195,43 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(session.native_version.as_deref(), Some("2.1.197"));
 
         let path = home.join(&session.locator);
-        let first_ts = raw_lines(&path).iter().find_map(|l| l["timestamp"].as_str().map(str::to_string));
+        let first_ts = raw_lines(&path)
+            .iter()
+            .find_map(|l| l["timestamp"].as_str().map(str::to_string));
         assert_eq!(session.started_at, first_ts, "{scenario}");
-        assert!(session.started_at.as_deref().unwrap().starts_with("2026-11-30T04:0"));
+        assert!(
+            session
+                .started_at
+                .as_deref()
+                .unwrap()
+                .starts_with("2026-11-30T04:0")
+        );
 
         let meta = std::fs::metadata(&path).unwrap();
-        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
+        let mtime = meta
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        assert_eq!(
+            session.updated_at.as_deref(),
+            Some(rfc3339_utc(mtime).as_str()),
+            "{scenario}"
+        );
         assert_eq!(session.size, meta.len(), "{scenario}");
 
         // No title line in these sessions: the first prompt is the title.
-        let prompt = raw_lines(&path).iter().find_map(|l| l["message"]["content"].as_str().map(str::to_string)).unwrap();
+        let prompt = raw_lines(&path)
+            .iter()
+            .find_map(|l| l["message"]["content"].as_str().map(str::to_string))
+            .unwrap();
         let title = session.title.as_deref().unwrap();
         assert!(title.chars().count() <= 80, "{title}");
-        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
+        assert!(
+            prompt.starts_with(title.trim_end_matches('…')),
+            "{scenario}: {title:?} vs {prompt:?}"
+        );
 
         // `inspect` says the same as `discover`.
         let one = ClaudeCode::inspect(&Dir::native(&home), &session.locator).unwrap();
@@ -214,19 +258,36 @@ fn discover_prefers_titles_and_reports_oddities() {
     let (_, id) = SCENARIOS[0];
     let main = project.join(format!("{id}.jsonl"));
     let mut text = std::fs::read_to_string(&main).unwrap();
-    text.push_str(&format!("{}\n", json!({"type": "ai-title", "aiTitle": "Secret word lookup", "sessionId": id})));
-    text.push_str(&format!("{}\n", json!({"type": "custom-title", "customTitle": "My rename", "sessionId": id})));
+    text.push_str(&format!(
+        "{}\n",
+        json!({"type": "ai-title", "aiTitle": "Secret word lookup", "sessionId": id})
+    ));
+    text.push_str(&format!(
+        "{}\n",
+        json!({"type": "custom-title", "customTitle": "My rename", "sessionId": id})
+    ));
     std::fs::write(&main, text).unwrap();
     // Not sessions: an empty file, a summary-only legacy file, an index.
-    std::fs::write(project.join("00000000-0000-0000-0000-000000000000.jsonl"), "").unwrap();
-    std::fs::write(project.join("11111111-0000-0000-0000-000000000000.jsonl"), "{\"type\":\"summary\",\"summary\":\"x\",\"leafUuid\":\"u\"}\n").unwrap();
+    std::fs::write(
+        project.join("00000000-0000-0000-0000-000000000000.jsonl"),
+        "",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("11111111-0000-0000-0000-000000000000.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"x\",\"leafUuid\":\"u\"}\n",
+    )
+    .unwrap();
     std::fs::write(project.join("sessions-index.json"), "{}").unwrap();
 
     let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("My rename"));
     let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
-    assert_eq!(codes, BTreeSet::from(["empty-session-file", "no-session-records"]));
+    assert_eq!(
+        codes,
+        BTreeSet::from(["empty-session-file", "no-session-records"])
+    );
 }
 
 // ---------------------------------------------------------------- read
@@ -236,18 +297,29 @@ fn read_starts_with_meta() {
     for (scenario, id) in SCENARIOS {
         let read = read_scenario(scenario);
         let first = &read.records[0];
-        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
+        let Body::Meta(meta) = &first.body else {
+            panic!("{scenario}: first record is {:?}", first.body)
+        };
         assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
         assert_eq!(meta.harness, "claude-code");
         assert_eq!(meta.native_id, id);
         assert_eq!(meta.native_version.as_deref(), Some("2.1.197"));
         assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
         assert_eq!(meta.git_branch.as_deref(), Some("HEAD"));
-        assert_eq!(meta.codec.as_deref(), Some(concat!("claude-code@", env!("CARGO_PKG_VERSION"))));
+        assert_eq!(
+            meta.codec.as_deref(),
+            Some(concat!("claude-code@", env!("CARGO_PKG_VERSION")))
+        );
         assert!(meta.title.is_some());
         assert_eq!(first.ts, meta.started_at);
         assert!(meta.started_at.is_some());
-        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
+        assert_eq!(
+            read.records
+                .iter()
+                .filter(|r| matches!(r.body, Body::Meta(_)))
+                .count(),
+            1
+        );
     }
 }
 
@@ -257,7 +329,10 @@ fn simple_session_has_prompt_call_result_and_answer() {
     let records = &read.records;
     assert_eq!(
         users(records),
-        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+        vec![
+            "Read hello.txt and tell me the secret word.",
+            "What was the secret word again? [notool]"
+        ]
     );
     let calls = tool_calls(records);
     assert_eq!(calls.len(), 1);
@@ -267,7 +342,14 @@ fn simple_session_has_prompt_call_result_and_answer() {
     assert!(call_id.starts_with("toolu_"));
 
     let results = tool_results(records);
-    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.", Some(true))]);
+    assert_eq!(
+        results,
+        vec![(
+            call_id,
+            "Hello from the lab workspace. The secret word is PAPAYA-42.",
+            Some(true)
+        )]
+    );
 
     let answers = assistants(records);
     assert_eq!(answers.len(), 3, "one per API response");
@@ -283,7 +365,18 @@ fn simple_session_has_prompt_call_result_and_answer() {
         .map(|r| r.body.kind())
         .filter(|k| matches!(*k, "user" | "assistant" | "tool_call" | "tool_result"))
         .collect();
-    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
 }
 
 #[test]
@@ -295,7 +388,10 @@ fn assistant_records_carry_model_usage_and_timestamps() {
         for a in answers {
             assert_eq!(a.model.as_deref(), Some("claude-sonnet-4-5"), "{scenario}");
             assert!(a.message_id.as_deref().unwrap().starts_with("msg_"));
-            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
+            let usage = a
+                .usage
+                .as_ref()
+                .unwrap_or_else(|| panic!("{scenario}: no usage"));
             assert_eq!(usage.input, Some(100));
             assert_eq!(usage.output, Some(20));
             assert_eq!(usage.cache_read, Some(0));
@@ -303,15 +399,28 @@ fn assistant_records_carry_model_usage_and_timestamps() {
             assert_eq!(usage.reasoning, None);
         }
         for record in &read.records {
-            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
-            assert!(ts.starts_with("2026-11-30T04:0") && ts.ends_with('Z'), "{ts}");
+            let ts = record
+                .ts
+                .as_deref()
+                .unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
+            assert!(
+                ts.starts_with("2026-11-30T04:0") && ts.ends_with('Z'),
+                "{ts}"
+            );
             assert_eq!(record.agent, None);
         }
         // Timestamps are the native ones: the first prompt's is its line's.
         let home = home(scenario);
-        let prompt = read.records.iter().find(|r| matches!(r.body, Body::User { .. })).unwrap();
+        let prompt = read
+            .records
+            .iter()
+            .find(|r| matches!(r.body, Body::User { .. }))
+            .unwrap();
         let raw = raw_lines(&home.join(&prompt.src.as_ref().unwrap().file));
-        let line = raw.iter().find(|l| l["uuid"] == prompt.id.as_str()).unwrap();
+        let line = raw
+            .iter()
+            .find(|l| l["uuid"] == prompt.id.as_str())
+            .unwrap();
         assert_eq!(prompt.ts.as_deref(), line["timestamp"].as_str());
     }
 }
@@ -320,8 +429,15 @@ fn assistant_records_carry_model_usage_and_timestamps() {
 fn parallel_calls_merge_into_one_response() {
     let read = read_scenario("parallel");
     let answers = assistants(&read.records);
-    assert_eq!(answers.len(), 2, "two API responses, the first split over two lines");
-    assert_eq!(answers[0].message_id.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
+    assert_eq!(
+        answers.len(),
+        2,
+        "two API responses, the first split over two lines"
+    );
+    assert_eq!(
+        answers[0].message_id.as_deref(),
+        Some("msg_lab_a9b62d6cf70c4961a7ab")
+    );
 
     let calls = tool_calls(&read.records);
     let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
@@ -329,7 +445,11 @@ fn parallel_calls_merge_into_one_response() {
     assert_eq!(calls[0].2["command"], "cat hello.txt");
     assert_eq!(calls[1].2["file_path"], "/home/user/project/second.txt");
     // The calls belong to their response.
-    for call in read.records.iter().filter(|r| matches!(r.body, Body::ToolCall { .. })) {
+    for call in read
+        .records
+        .iter()
+        .filter(|r| matches!(r.body, Body::ToolCall { .. }))
+    {
         assert_eq!(call.parent.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
     }
 
@@ -354,9 +474,18 @@ fn failing_tool_result_is_not_ok() {
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
     assert_eq!(results[0].0, calls[0].0);
-    assert_eq!(results[0].1, "Exit code 3\ncat: missing.txt: No such file or directory");
+    assert_eq!(
+        results[0].1,
+        "Exit code 3\ncat: missing.txt: No such file or directory"
+    );
     assert_eq!(results[0].2, Some(false));
-    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
+    assert!(
+        assistants(&read.records)
+            .last()
+            .unwrap()
+            .text
+            .contains("No such file or directory")
+    );
 }
 
 #[test]
@@ -367,13 +496,33 @@ fn multibyte_text_is_intact() {
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
     // Decomposed marks stay decomposed: nothing is normalized.
-    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
-        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
+    for needle in [
+        "秘密の言葉は「桃」",
+        "안녕하세요",
+        "👩\u{200d}💻",
+        "🏳\u{fe0f}\u{200d}🌈",
+        "o\u{302}\u{323}",
+        "Sentinel: CHERRY-本-91 ✓",
+    ] {
+        assert!(
+            results[0].1.contains(needle),
+            "{needle} missing from {:?}",
+            results[0].1
+        );
     }
     let raw = raw_lines(&home("multibyte").join(locator("5aa6be0f-8931-4cda-9266-c415647bf0f8")));
-    let recorded = raw.iter().find_map(|l| l["message"]["content"][0]["content"].as_str()).unwrap();
+    let recorded = raw
+        .iter()
+        .find_map(|l| l["message"]["content"][0]["content"].as_str())
+        .unwrap();
     assert_eq!(results[0].1, recorded);
-    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
+    assert!(
+        assistants(&read.records)
+            .last()
+            .unwrap()
+            .text
+            .contains("CHERRY-本-91 ✓")
+    );
 }
 
 #[test]
@@ -382,21 +531,38 @@ fn long_output_result_is_read_in_full_from_its_spill_file() {
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
     let spilled = std::fs::read_to_string(
-        home("long-output").join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3/tool-results/b0x5nfbcz.txt"),
+        home("long-output")
+            .join(PROJECT)
+            .join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3/tool-results/b0x5nfbcz.txt"),
     )
     .unwrap();
     assert!(spilled.len() >= 100_000);
     assert_eq!(results[0].1.len(), 106_252);
     assert_eq!(results[0].1, spilled);
-    assert!(results[0].1.starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:"));
+    assert!(
+        results[0]
+            .1
+            .starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:")
+    );
     assert_eq!(results[0].2, Some(true));
-    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
+    assert!(
+        read.diagnostics
+            .iter()
+            .all(|d| !d.code.starts_with("persisted-output")),
+        "{:?}",
+        read.diagnostics
+    );
 }
 
 #[test]
 fn long_output_without_its_spill_file_keeps_the_preview() {
     let dir = copy_of("long-output");
-    std::fs::remove_dir_all(dir.path().join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3")).unwrap();
+    std::fs::remove_dir_all(
+        dir.path()
+            .join(PROJECT)
+            .join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"),
+    )
+    .unwrap();
     let read = read(dir.path(), &locator("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"));
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("<persisted-output>"));
@@ -415,7 +581,11 @@ fn ids_are_stable_and_unique() {
         assert_eq!(ids_a, ids_b, "{scenario}");
         assert_eq!(a.records, b.records, "{scenario}");
         let unique: BTreeSet<&str> = ids_a.iter().copied().collect();
-        assert_eq!(unique.len(), ids_a.len(), "{scenario}: duplicate ids {ids_a:?}");
+        assert_eq!(
+            unique.len(),
+            ids_a.len(),
+            "{scenario}: duplicate ids {ids_a:?}"
+        );
         // Native ids where they exist.
         for r in &a.records {
             match &r.body {
@@ -435,8 +605,15 @@ fn batching_does_not_change_the_records() {
         let small = read_with(&home(scenario), &locator(id), options(2, 512));
         assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
         assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
-        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
+        assert_eq!(
+            format!("{:?}", small.diagnostics),
+            format!("{:?}", whole.diagnostics),
+            "{scenario}"
+        );
+        assert_eq!(
+            small.early_diagnostics, 0,
+            "diagnostics go out with the last batch"
+        );
         let zero = read_with(&home(scenario), &locator(id), options(0, 0));
         assert_eq!(zero.records, whole.records, "{scenario}");
     }
@@ -448,10 +625,16 @@ fn src_spans_slice_back_to_the_raw_lines() {
         let home = home(scenario);
         let read = read_scenario(scenario);
         for record in &read.records {
-            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
+            let src = record
+                .src
+                .as_ref()
+                .unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
             let bytes = std::fs::read(home.join(&src.file)).unwrap();
             let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
-            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
+            assert!(
+                src.offset == 0 || bytes[src.offset as usize - 1] == b'\n',
+                "span starts a line"
+            );
             assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
             let lines: Vec<Value> = span
                 .split(|&b| b == b'\n')
@@ -461,20 +644,29 @@ fn src_spans_slice_back_to_the_raw_lines() {
             match &record.body {
                 // A merged response spans its lines, all of that message.
                 Body::Assistant(a) => {
-                    assert!(lines.iter().all(|l| l["message"]["id"].as_str() == a.message_id.as_deref()));
+                    assert!(
+                        lines
+                            .iter()
+                            .all(|l| l["message"]["id"].as_str() == a.message_id.as_deref())
+                    );
                 }
                 _ => assert_eq!(lines.len(), 1, "{scenario}: {}", record.id),
             }
             match &record.body {
                 Body::User { .. } | Body::ToolResult { .. } => {
                     assert_eq!(lines[0]["type"], "user");
-                    assert_eq!(lines[0]["uuid"].as_str(), Some(record.id.split('#').next().unwrap()));
+                    assert_eq!(
+                        lines[0]["uuid"].as_str(),
+                        Some(record.id.split('#').next().unwrap())
+                    );
                 }
                 Body::ToolCall { call_id, .. } => {
                     let blocks = lines[0]["message"]["content"].as_array().unwrap();
                     assert!(blocks.iter().any(|b| b["id"] == call_id.as_str()));
                 }
-                Body::Meta(m) => assert_eq!(lines[0]["sessionId"].as_str(), Some(m.native_id.as_str())),
+                Body::Meta(m) => {
+                    assert_eq!(lines[0]["sessionId"].as_str(), Some(m.native_id.as_str()))
+                }
                 _ => {}
             }
         }
@@ -488,12 +680,22 @@ fn fixture_record_types_are_all_known() {
     for (scenario, id) in SCENARIOS {
         for line in raw_lines(&home(scenario).join(locator(id))) {
             let kind = line["type"].as_str().unwrap().to_string();
-            assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
+            assert!(
+                known.contains(kind.as_str()),
+                "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES"
+            );
             seen.insert(kind);
         }
     }
     // The fixtures exercise these at least.
-    for kind in ["user", "assistant", "attachment", "queue-operation", "last-prompt", "mode"] {
+    for kind in [
+        "user",
+        "assistant",
+        "attachment",
+        "queue-operation",
+        "last-prompt",
+        "mode",
+    ] {
         assert!(seen.contains(kind), "{kind}");
     }
 }
@@ -520,7 +722,10 @@ fn every_record_type_is_mapped_or_reported() {
                     assert_eq!(d.severity, Severity::Info);
                 }
                 Handling::Mapped(_) => {
-                    assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}");
+                    assert!(
+                        !read.diagnostics.iter().any(|d| d.detail == *kind),
+                        "{scenario}: {kind}"
+                    );
                 }
             }
         }
@@ -533,8 +738,14 @@ fn every_record_type_is_mapped_or_reported() {
                 _ => None,
             })
             .collect();
-        assert!(observations.contains(&"queue-operation/enqueue"), "{observations:?}");
-        assert!(observations.contains(&"attachment/skill_listing"), "{observations:?}");
+        assert!(
+            observations.contains(&"queue-operation/enqueue"),
+            "{observations:?}"
+        );
+        assert!(
+            observations.contains(&"attachment/skill_listing"),
+            "{observations:?}"
+        );
     }
 }
 
@@ -558,7 +769,11 @@ fn torn_tail_is_a_warning_and_the_rest_is_read() {
     assert_eq!(d.file.as_deref(), Some(locator(id).as_str()));
     assert!(!d.detail.contains("NOTOOL"), "diagnostics carry no content");
     assert!(diag(&read, "malformed-line").is_none());
-    assert_eq!(users(&read.records).len(), 2, "everything before the tear is read");
+    assert_eq!(
+        users(&read.records).len(),
+        2,
+        "everything before the tear is read"
+    );
     let answers = assistants(&read.records);
     assert_eq!(answers.len(), 2);
     assert!(answers[1].text.contains("FINAL ANSWER"));
@@ -583,7 +798,13 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     assert_eq!(d.count, 1);
     assert!(diag(&read, "torn-tail").is_none());
     assert_eq!(tool_results(&read.records).len(), 1);
-    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
+    assert!(
+        assistants(&read.records)
+            .last()
+            .unwrap()
+            .text
+            .contains("FINAL ANSWER")
+    );
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -631,18 +852,60 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
         "s1",
         &[
             user_line("u1", None, json!("hi")),
-            assistant_line("a1", "u1", "msg_1", json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}), 1),
-            assistant_line("a2", "a1", "msg_1", json!({"type": "redacted_thinking", "data": "ENC"}), 2),
-            assistant_line("a3", "a2", "msg_1", json!({"type": "text", "text": "Let me look."}), 3),
-            assistant_line("a4", "a3", "msg_1", json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}), 4),
-            user_line("u2", Some("a4"), json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]}])),
+            assistant_line(
+                "a1",
+                "u1",
+                "msg_1",
+                json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}),
+                1,
+            ),
+            assistant_line(
+                "a2",
+                "a1",
+                "msg_1",
+                json!({"type": "redacted_thinking", "data": "ENC"}),
+                2,
+            ),
+            assistant_line(
+                "a3",
+                "a2",
+                "msg_1",
+                json!({"type": "text", "text": "Let me look."}),
+                3,
+            ),
+            assistant_line(
+                "a4",
+                "a3",
+                "msg_1",
+                json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}),
+                4,
+            ),
+            user_line(
+                "u2",
+                Some("a4"),
+                json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]}]),
+            ),
             // The same response resumes after the result (interleaved lines).
-            assistant_line("a5", "u2", "msg_1", json!({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}), 9),
-            user_line("u3", Some("a5"), json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "AAAA"}}])),
+            assistant_line(
+                "a5",
+                "u2",
+                "msg_1",
+                json!({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}),
+                9,
+            ),
+            user_line(
+                "u3",
+                Some("a5"),
+                json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "AAAA"}}]),
+            ),
         ],
     );
     let read = read(dir.path(), &locator("s1"));
-    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    let kinds: Vec<(&str, &str)> = read
+        .records
+        .iter()
+        .map(|r| (r.body.kind(), r.id.as_str()))
+        .collect();
     assert_eq!(
         kinds,
         [
@@ -658,17 +921,38 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
             ("user", "u3"),
         ]
     );
-    let Body::Reasoning(r) = &read.records[2].body else { panic!() };
-    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("hmm"), Some("sig"), false));
-    let Body::Reasoning(r) = &read.records[3].body else { panic!() };
-    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("ENC"), true));
+    let Body::Reasoning(r) = &read.records[2].body else {
+        panic!()
+    };
+    assert_eq!(
+        (r.text.as_deref(), r.opaque.as_deref(), r.encrypted),
+        (Some("hmm"), Some("sig"), false)
+    );
+    let Body::Reasoning(r) = &read.records[3].body else {
+        panic!()
+    };
+    assert_eq!(
+        (r.text.as_deref(), r.opaque.as_deref(), r.encrypted),
+        (None, Some("ENC"), true)
+    );
 
     let answers = assistants(&read.records);
     assert_eq!(answers[0].text, "Let me look.");
     let usage = answers[0].usage.as_ref().unwrap();
     // Counted once, from the response's last line; input excludes the cache.
-    assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(5), Some(4), Some(7), Some(3)));
-    assert_eq!(answers[1].usage, None, "a resumed response's usage was already counted");
+    assert_eq!(
+        (
+            usage.input,
+            usage.output,
+            usage.cache_read,
+            usage.cache_write
+        ),
+        (Some(5), Some(4), Some(7), Some(3))
+    );
+    assert_eq!(
+        answers[1].usage, None,
+        "a resumed response's usage was already counted"
+    );
     assert!(diag(&read, "assistant-message-split").is_some());
 
     // Parents point at records: the result answers its call, the resumed
@@ -681,7 +965,9 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
 
     let results = tool_results(&read.records);
     assert_eq!(results, vec![("toolu_1", "X\n[image: image/png]", None)]);
-    let Body::User { text, attachments } = &by_id("u3").body else { panic!() };
+    let Body::User { text, attachments } = &by_id("u3").body else {
+        panic!()
+    };
     assert_eq!(text, "look");
     assert_eq!(attachments.len(), 1);
     assert_eq!(attachments[0].kind, "image");
@@ -694,7 +980,11 @@ fn compaction_meta_lines_and_system_subtypes() {
     boundary["subtype"] = json!("compact_boundary");
     boundary["content"] = json!("Conversation compacted");
     boundary["compactMetadata"] = json!({"trigger": "auto", "preTokens": 150000});
-    let mut summary = user_line("c1", Some("b1"), json!("This session is being continued. Summary: ..."));
+    let mut summary = user_line(
+        "c1",
+        Some("b1"),
+        json!("This session is being continued. Summary: ..."),
+    );
     summary["isCompactSummary"] = json!(true);
     let mut caveat = user_line("m1", None, json!("Caveat: local commands"));
     caveat["isMeta"] = json!(true);
@@ -703,7 +993,13 @@ fn compaction_meta_lines_and_system_subtypes() {
     retry["error"] = json!({"status": 529});
     retry["retryAttempt"] = json!(1);
     retry["maxRetries"] = json!(10);
-    let mut synthetic_error = assistant_line("x1", "e1", "00000000-synthetic", json!({"type": "text", "text": "API Error: overloaded"}), 0);
+    let mut synthetic_error = assistant_line(
+        "x1",
+        "e1",
+        "00000000-synthetic",
+        json!({"type": "text", "text": "API Error: overloaded"}),
+        0,
+    );
     synthetic_error["isApiErrorMessage"] = json!(true);
     let dir = synthetic(
         "s1",
@@ -720,35 +1016,83 @@ fn compaction_meta_lines_and_system_subtypes() {
             json!({"type": "brand-new-thing", "sessionId": "s1"}),
             json!({"type": "brand-new-thing", "sessionId": "s1"}),
             json!({"type": "<script>alert(1)</script>"}),
+            json!({"no": "type"}),
+            json!("a string, not a record"),
+            {
+                let mut upgraded = user_line("u9", Some("u1"), json!([]));
+                upgraded["version"] = json!("2.0.2");
+                upgraded
+            },
         ],
     );
     let read = read(dir.path(), &locator("s1"));
     let bodies: Vec<&Body> = read.records.iter().map(|r| &r.body).collect();
-    let Body::Meta(meta) = bodies[0] else { panic!() };
+    let Body::Meta(meta) = bodies[0] else {
+        panic!()
+    };
     assert_eq!(meta.title.as_deref(), Some("Renamed"));
     assert_eq!(meta.native_version.as_deref(), Some("2.0.1"));
-    assert!(matches!(bodies[1], Body::Observation { subtype, text } if subtype == "meta-user" && text.as_deref() == Some("Caveat: local commands")));
+    assert!(
+        matches!(bodies[1], Body::Observation { subtype, text } if subtype == "meta-user" && text.as_deref() == Some("Caveat: local commands"))
+    );
     assert!(matches!(bodies[2], Body::User { text, .. } if text == "first"));
-    assert!(matches!(bodies[3], Body::Observation { subtype, .. } if subtype == "system/compact_boundary"));
-    assert!(matches!(bodies[4], Body::Compaction { summary, trigger } if summary.starts_with("This session") && trigger.as_deref() == Some("auto")));
-    assert!(matches!(bodies[5], Body::Observation { subtype, text } if subtype == "system/api_error" && text.as_deref() == Some("API error 529, retry 1 of 10")));
-    assert!(matches!(bodies[6], Body::Observation { subtype, text } if subtype == "api-error-message" && text.as_deref() == Some("API Error: overloaded")));
-    assert!(matches!(bodies[7], Body::Observation { subtype, text } if subtype == "custom-title" && text.as_deref() == Some("Renamed")));
-    assert!(matches!(bodies[8], Body::Observation { subtype, text } if subtype == "permission-mode" && text.as_deref() == Some("plan")));
+    assert!(
+        matches!(bodies[3], Body::Observation { subtype, .. } if subtype == "system/compact_boundary")
+    );
+    assert!(
+        matches!(bodies[4], Body::Compaction { summary, trigger } if summary.starts_with("This session") && trigger.as_deref() == Some("auto"))
+    );
+    assert!(
+        matches!(bodies[5], Body::Observation { subtype, text } if subtype == "system/api_error" && text.as_deref() == Some("API error 529, retry 1 of 10"))
+    );
+    assert!(
+        matches!(bodies[6], Body::Observation { subtype, text } if subtype == "api-error-message" && text.as_deref() == Some("API Error: overloaded"))
+    );
+    assert!(
+        matches!(bodies[7], Body::Observation { subtype, text } if subtype == "custom-title" && text.as_deref() == Some("Renamed"))
+    );
+    assert!(
+        matches!(bodies[8], Body::Observation { subtype, text } if subtype == "permission-mode" && text.as_deref() == Some("plan"))
+    );
     assert_eq!(bodies.len(), 9);
-    assert!(assistants(&read.records).is_empty(), "a synthetic error turn is not the model's");
+    assert!(
+        assistants(&read.records).is_empty(),
+        "a synthetic error turn is not the model's"
+    );
     // Lines without a timestamp take the last one seen.
-    assert_eq!(read.records[7].ts.as_deref(), Some("2026-01-01T00:00:01.000Z"));
+    assert_eq!(
+        read.records[7].ts.as_deref(),
+        Some("2026-01-01T00:00:01.000Z")
+    );
 
-    let unmapped = read.diagnostics.iter().find(|d| d.code == "unmapped-record-type").unwrap();
-    assert_eq!((unmapped.detail.as_str(), unmapped.count), ("file-history-snapshot", 1));
+    let unmapped = read
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "unmapped-record-type")
+        .unwrap();
+    assert_eq!(
+        (unmapped.detail.as_str(), unmapped.count),
+        ("file-history-snapshot", 1)
+    );
     let unknown: Vec<(&str, u32, Severity)> = read
         .diagnostics
         .iter()
         .filter(|d| d.code == "unknown-record-type")
         .map(|d| (d.detail.as_str(), d.count, d.severity))
         .collect();
-    assert_eq!(unknown, [("(not an identifier)", 1, Severity::Warning), ("brand-new-thing", 2, Severity::Warning)]);
+    assert_eq!(
+        unknown,
+        [
+            ("(missing)", 1, Severity::Warning),
+            ("(not an identifier)", 1, Severity::Warning),
+            ("brand-new-thing", 2, Severity::Warning)
+        ]
+    );
+    let shape = diag(&read, "unexpected-shape").expect("valid JSON that is not a record");
+    assert_eq!(shape.severity, Severity::Warning);
+    assert!(diag(&read, "malformed-line").is_none());
+    let upgrade = diag(&read, "native-version-changed").expect("version change");
+    assert_eq!(upgrade.detail, "2.0.1 -> 2.0.2");
 }
 
 // ---------------------------------------------------------------- subagents
@@ -765,7 +1109,13 @@ fn subagent_transcripts_follow_the_main_one() {
         first["sessionId"] = json!(session);
         first["agentId"] = json!(agent);
         first["isSidechain"] = json!(true);
-        let mut second = assistant_line(&format!("{agent}-a1"), &format!("{agent}-u1"), &format!("msg_{agent}"), json!({"type": "text", "text": "Found it"}), 2);
+        let mut second = assistant_line(
+            &format!("{agent}-a1"),
+            &format!("{agent}-u1"),
+            &format!("msg_{agent}"),
+            json!({"type": "text", "text": "Found it"}),
+            2,
+        );
         second["sessionId"] = json!(session);
         second["agentId"] = json!(agent);
         format!("{first}\n{second}\n")
@@ -778,34 +1128,83 @@ fn subagent_transcripts_follow_the_main_one() {
     .unwrap();
     // Older builds: next to the session, linked only by sessionId.
     std::fs::write(project.join("agent-old.jsonl"), child("old", id)).unwrap();
-    std::fs::write(project.join("agent-other.jsonl"), child("other", "another-session")).unwrap();
+    std::fs::write(
+        project.join("agent-other.jsonl"),
+        child("other", "another-session"),
+    )
+    .unwrap();
 
     let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "agent files are not sessions");
-    let main_len = std::fs::metadata(project.join(format!("{id}.jsonl"))).unwrap().len();
-    let child_len = std::fs::metadata(subagents.join("agent-abc.jsonl")).unwrap().len();
+    let main_len = std::fs::metadata(project.join(format!("{id}.jsonl")))
+        .unwrap()
+        .len();
+    let child_len = std::fs::metadata(subagents.join("agent-abc.jsonl"))
+        .unwrap()
+        .len();
     assert_eq!(found.sessions[0].size, main_len + child_len);
 
     let read = read(dir.path(), &locator(id));
-    let metas: Vec<&Record> = read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).collect();
+    let metas: Vec<&Record> = read
+        .records
+        .iter()
+        .filter(|r| matches!(r.body, Body::Meta(_)))
+        .collect();
     assert_eq!(metas.len(), 3);
-    let Body::Meta(child_meta) = &metas[1].body else { panic!() };
+    let Body::Meta(child_meta) = &metas[1].body else {
+        panic!()
+    };
     assert_eq!(metas[1].id, "agent-abc");
     assert_eq!(metas[1].agent.as_deref(), Some("abc"));
     assert_eq!(child_meta.native_id, "abc");
     assert_eq!(child_meta.parent_session.as_deref(), Some(id));
     assert_eq!(child_meta.parent_call.as_deref(), Some("toolu_parent"));
     assert_eq!(child_meta.title.as_deref(), Some("Find the file"));
-    assert_eq!(metas[1].src.as_ref().unwrap().file, format!("{PROJECT}/{id}/subagents/agent-abc.jsonl"));
-    let Body::Meta(old_meta) = &metas[2].body else { panic!() };
+    assert_eq!(
+        metas[1].src.as_ref().unwrap().file,
+        format!("{PROJECT}/{id}/subagents/agent-abc.jsonl")
+    );
+    let Body::Meta(old_meta) = &metas[2].body else {
+        panic!()
+    };
     assert_eq!(old_meta.native_id, "old");
     assert_eq!(old_meta.parent_call, None);
 
     // Main records first, then each child's, tagged with its agent.
-    let first_child = read.records.iter().position(|r| r.id == "agent-abc").unwrap();
-    assert!(read.records[..first_child].iter().all(|r| r.agent.is_none()));
-    let agents: Vec<Option<&str>> = read.records[first_child..].iter().map(|r| r.agent.as_deref()).collect();
-    assert_eq!(agents, [Some("abc"), Some("abc"), Some("abc"), Some("old"), Some("old"), Some("old")]);
-    assert!(!read.records.iter().any(|r| r.agent.as_deref() == Some("other")));
-    assert!(assistants(&read.records).iter().any(|a| a.text == "Found it"));
+    let first_child = read
+        .records
+        .iter()
+        .position(|r| r.id == "agent-abc")
+        .unwrap();
+    assert!(
+        read.records[..first_child]
+            .iter()
+            .all(|r| r.agent.is_none())
+    );
+    let agents: Vec<Option<&str>> = read.records[first_child..]
+        .iter()
+        .map(|r| r.agent.as_deref())
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            Some("abc"),
+            Some("abc"),
+            Some("abc"),
+            Some("old"),
+            Some("old"),
+            Some("old")
+        ]
+    );
+    assert!(
+        !read
+            .records
+            .iter()
+            .any(|r| r.agent.as_deref() == Some("other"))
+    );
+    assert!(
+        assistants(&read.records)
+            .iter()
+            .any(|a| a.text == "Found it")
+    );
 }

@@ -69,3 +69,25 @@ impl Diagnostics {
         std::mem::take(&mut self.entries).into_values().collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregates_by_code_and_detail_and_caps_distinct_entries() {
+        let mut diags = Diagnostics::new();
+        diags.add("torn-tail", Severity::Warning, "line", Some("a.jsonl"), Some(10));
+        diags.add("torn-tail", Severity::Warning, "line", Some("a.jsonl"), Some(99));
+        for i in 0..MAX_DISTINCT + 10 {
+            diags.add("unknown-record-type", Severity::Warning, &format!("t{i}"), None, None);
+        }
+        let all = diags.drain();
+        assert_eq!(all.len(), MAX_DISTINCT + 1);
+        let torn = all.iter().find(|d| d.code == "torn-tail").unwrap();
+        assert_eq!((torn.count, torn.offset), (2, Some(10)));
+        let truncated = all.iter().find(|d| d.code == TRUNCATED).unwrap();
+        assert_eq!(truncated.count, 11);
+        assert!(diags.is_empty());
+    }
+}

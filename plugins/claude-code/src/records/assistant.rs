@@ -42,9 +42,13 @@ pub struct State {
 impl State {
     /// Whether `entry` is the next line of the buffered response.
     pub fn continues(&self, entry: &Entry<'_>) -> bool {
-        let Some(group) = &self.group else { return false };
+        let Some(group) = &self.group else {
+            return false;
+        };
         let id = entry.message.0.as_ref().and_then(|m| m.id.get());
-        group.message_id.is_some() && group.message_id.as_deref() == id && !entry.is_api_error_message.is_true()
+        group.message_id.is_some()
+            && group.message_id.as_deref() == id
+            && !entry.is_api_error_message.is_true()
     }
 
     /// The buffered response, to emit.
@@ -54,7 +58,10 @@ impl State {
 
     /// Records made from `message_id` so far.
     fn seen(&self, message_id: &str) -> u32 {
-        self.recent.iter().find(|(id, _)| id == message_id).map_or(0, |(_, n)| *n)
+        self.recent
+            .iter()
+            .find(|(id, _)| id == message_id)
+            .map_or(0, |(_, n)| *n)
     }
 
     fn remember(&mut self, message_id: &str) {
@@ -92,7 +99,13 @@ pub struct Group {
 pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>) {
     let ts = t.ts(entry);
     let Some(message) = &entry.message.0 else {
-        out.diags.add("missing-field", Severity::Warning, "assistant.message", Some(&t.file), Some(span.offset));
+        out.diags.add(
+            "missing-field",
+            Severity::Warning,
+            "assistant.message",
+            Some(&t.file),
+            Some(span.offset),
+        );
         if let Some(uuid) = entry.uuid.get() {
             let parent = t.links.resolve(entry.parent_uuid.get());
             t.links.alias(uuid, parent);
@@ -104,12 +117,19 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
         // A synthetic turn the harness wrote for a failed request: the model
         // never said it.
         let text = match &message.content {
-            Content::Blocks(blocks) => blocks.iter().filter_map(|b| b.text.get()).collect::<Vec<_>>().join("\n"),
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| b.text.get())
+                .collect::<Vec<_>>()
+                .join("\n"),
             other => content_text(other),
         };
         let parent = t.links.resolve(entry.parent_uuid.get());
         let id = t.line_id(entry, span, 0);
-        let body = Body::Observation { subtype: "api-error-message".into(), text: Some(text) };
+        let body = Body::Observation {
+            subtype: "api-error-message".into(),
+            text: Some(text),
+        };
         out.push(t.record(id, body, parent, ts, span));
         return;
     }
@@ -121,7 +141,13 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
         .as_ref()
         .is_some_and(|g| g.parts.len() >= MAX_GROUP_PARTS || g.bytes >= MAX_GROUP_BYTES);
     if too_big {
-        out.diags.add("assistant-message-split", Severity::Info, "size", Some(&t.file), Some(span.offset));
+        out.diags.add(
+            "assistant-message-split",
+            Severity::Info,
+            "size",
+            Some(&t.file),
+            Some(span.offset),
+        );
         t.flush_assistant(out);
     }
     if t.assistant.group.is_none() {
@@ -131,7 +157,13 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
             Some(mid) => {
                 // The response resumed after other lines.
                 if !too_big {
-                    out.diags.add("assistant-message-split", Severity::Info, "interleaved", Some(&t.file), Some(span.offset));
+                    out.diags.add(
+                        "assistant-message-split",
+                        Severity::Info,
+                        "interleaved",
+                        Some(&t.file),
+                        Some(span.offset),
+                    );
                 }
                 format!("{mid}#{}", seen + 1)
             }
@@ -156,7 +188,9 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
 
     // Fields of the line, then its blocks.
     let group_id = {
-        let Some(group) = t.assistant.group.as_mut() else { return };
+        let Some(group) = t.assistant.group.as_mut() else {
+            return;
+        };
         group.span.len = span.offset + span.len - group.span.offset;
         if group.model.is_none() {
             group.model = message.model.owned();
@@ -184,7 +218,13 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
     };
     let several = blocks.len() > 1;
     for (index, block) in blocks.iter().enumerate() {
-        let id = || if several { t.line_id(entry, span, index) } else { t.line_id(entry, span, 0) };
+        let id = || {
+            if several {
+                t.line_id(entry, span, index)
+            } else {
+                t.line_id(entry, span, 0)
+            }
+        };
         let kind = block.kind.get().unwrap_or("");
         let body = match kind {
             "text" => {
@@ -196,7 +236,11 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
                 opaque: block.signature.owned().filter(|s| !s.is_empty()),
                 encrypted: false,
             }),
-            "redacted_thinking" => Body::Reasoning(Reasoning { text: None, opaque: block.data.owned(), encrypted: true }),
+            "redacted_thinking" => Body::Reasoning(Reasoning {
+                text: None,
+                opaque: block.data.owned(),
+                encrypted: true,
+            }),
             "tool_use" | "server_tool_use" | "mcp_tool_use" => Body::ToolCall {
                 call_id: block.id.owned().unwrap_or_else(id),
                 name: block.name.owned().unwrap_or_default(),
@@ -225,7 +269,9 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
         };
         let is_reasoning = matches!(body, Body::Reasoning(_));
         let record = t.record(id, body, Some(group_id.clone()), ts.clone(), span);
-        let Some(group) = t.assistant.group.as_mut() else { return };
+        let Some(group) = t.assistant.group.as_mut() else {
+            return;
+        };
         if !is_reasoning && group.assistant_at.is_none() {
             group.assistant_at = Some(group.parts.len());
         }
@@ -235,7 +281,9 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
 }
 
 fn push_text(t: &mut Transcript, text: &str) {
-    let Some(group) = t.assistant.group.as_mut() else { return };
+    let Some(group) = t.assistant.group.as_mut() else {
+        return;
+    };
     if group.assistant_at.is_none() {
         group.assistant_at = Some(group.parts.len());
     }
@@ -253,16 +301,27 @@ pub fn emit(t: &mut Transcript, group: Group, out: &mut Out<'_>) {
         model: group.model,
         message_id: group.message_id,
         stop_reason: group.stop_reason,
-        usage: if group.counts_usage { group.usage } else { None },
+        usage: if group.counts_usage {
+            group.usage
+        } else {
+            None
+        },
     };
-    let record = t.record(group.id, Body::Assistant(assistant), group.parent, group.ts, group.span);
+    let record = t.record(
+        group.id,
+        Body::Assistant(assistant),
+        group.parent,
+        group.ts,
+        group.span,
+    );
     let at = group.assistant_at.unwrap_or(group.parts.len());
     let mut record = Some(record);
     for (index, part) in group.parts.into_iter().enumerate() {
         if index == at
-            && let Some(r) = record.take() {
-                out.push(r);
-            }
+            && let Some(r) = record.take()
+        {
+            out.push(r);
+        }
         out.push(part);
     }
     if let Some(r) = record {
@@ -281,7 +340,10 @@ fn usage(u: &native::Usage) -> Option<Usage> {
         reasoning: None,
         cost_usd: None,
     };
-    let any = usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
+    let any = usage.input.is_some()
+        || usage.output.is_some()
+        || usage.cache_read.is_some()
+        || usage.cache_write.is_some();
     any.then_some(usage)
 }
 
@@ -295,5 +357,10 @@ fn arguments(input: Option<&serde_json::value::RawValue>) -> serde_json::Value {
 /// Roughly what a buffered block's record holds.
 fn block_bytes(block: &native::Block<'_>) -> usize {
     let len = |t: &native::Text<'_>| t.get().map_or(0, str::len);
-    len(&block.text) + len(&block.thinking) + len(&block.signature) + len(&block.data) + block.input.map_or(0, |r| r.get().len()) + 64
+    len(&block.text)
+        + len(&block.thinking)
+        + len(&block.signature)
+        + len(&block.data)
+        + block.input.map_or(0, |r| r.get().len())
+        + 64
 }
