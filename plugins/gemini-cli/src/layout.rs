@@ -1,0 +1,99 @@
+//! Where Gemini CLI keeps sessions under a home directory.
+//!
+//! ```text
+//! ~/.gemini/projects.json                                   {"projects": {<root>: <slug>}}
+//! ~/.gemini/tmp/<slug>/.project_root                        the project root path
+//! ~/.gemini/tmp/<slug>/chats/session-<time>-<id8>.jsonl     main session
+//! ~/.gemini/tmp/<slug>/chats/<parentSessionId>/<id>.jsonl   subagent session
+//! ~/.gemini/tmp/<slug>/tool-outputs/session-<id>/<file>.txt full output of a truncated tool result
+//! ~/.gemini/tmp/<slug>/chats/session-*.json                 legacy single-JSON sessions (not read)
+//! ```
+//! Older builds named `<slug>` by the SHA-256 of the project root.
+
+use trajhost_codec_sdk::CodecError;
+
+/// Project directories, relative to the home.
+pub const TMP_ROOT: &str = ".gemini/tmp";
+/// The project registry, relative to the home.
+pub const PROJECTS_JSON: &str = ".gemini/projects.json";
+/// Sessions directory inside a project directory.
+pub const CHATS: &str = "chats";
+/// Marker file holding the project root inside a project directory.
+pub const PROJECT_ROOT_FILE: &str = ".project_root";
+/// Spilled tool outputs inside a project directory.
+pub const TOOL_OUTPUTS: &str = "tool-outputs";
+/// Prefix of main session file names.
+pub const SESSION_PREFIX: &str = "session-";
+/// Extension of session files.
+pub const JSONL: &str = ".jsonl";
+/// Extension of legacy single-JSON session files.
+pub const LEGACY_JSON: &str = ".json";
+
+/// The paths around one main session file, all relative to the home.
+#[derive(Debug, Clone)]
+pub struct SessionPaths {
+    /// The session file, as the host passed it.
+    pub locator: String,
+    /// `.gemini/tmp/<slug>`.
+    pub project_dir: String,
+    /// `.gemini/tmp/<slug>/chats`.
+    pub chats_dir: String,
+}
+
+impl SessionPaths {
+    /// Splits a locator `.gemini/tmp/<slug>/chats/session-*.jsonl`.
+    pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
+        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
+        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c == "." || c.is_empty()) {
+            return Err(bad("not a relative path below the home"));
+        }
+        let rest = locator
+            .strip_prefix(TMP_ROOT)
+            .and_then(|r| r.strip_prefix('/'))
+            .ok_or_else(|| bad("not under .gemini/tmp"))?;
+        let parts: Vec<&str> = rest.split('/').collect();
+        let [slug, chats, file] = parts.as_slice() else {
+            return Err(bad("not .gemini/tmp/<project>/chats/<file>"));
+        };
+        if *chats != CHATS || !is_main_session_file(file) {
+            return Err(bad("not a chats/session-*.jsonl file"));
+        }
+        let project_dir = join(TMP_ROOT, slug);
+        Ok(SessionPaths { locator: locator.to_string(), chats_dir: join(&project_dir, CHATS), project_dir })
+    }
+
+    /// `chats/<sessionId>`: where the session's subagent files live.
+    pub fn subagents_dir(&self, session_id: &str) -> Option<String> {
+        plain_file_name(session_id).then(|| join(&self.chats_dir, session_id))
+    }
+
+    /// The spilled output a truncated tool result names by its absolute
+    /// path in the original home: `<anything>/tool-outputs/<rest>` becomes
+    /// `<project>/tool-outputs/<rest>` when `<rest>` is one or two plain
+    /// names.
+    pub fn spilled_output(&self, recorded_path: &str) -> Option<String> {
+        let marker = format!("/{TOOL_OUTPUTS}/");
+        let start = recorded_path.rfind(&marker)? + marker.len();
+        let rest = recorded_path[start..].trim();
+        let segments: Vec<&str> = rest.split('/').collect();
+        if segments.is_empty() || segments.len() > 2 || !segments.iter().all(|s| plain_file_name(s)) {
+            return None;
+        }
+        Some(join(&join(&self.project_dir, TOOL_OUTPUTS), rest))
+    }
+}
+
+/// `session-*.jsonl`.
+pub fn is_main_session_file(name: &str) -> bool {
+    name.starts_with(SESSION_PREFIX) && name.ends_with(JSONL) && name.len() > SESSION_PREFIX.len() + JSONL.len()
+}
+
+/// `dir/name`, or `name` when `dir` is empty.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}
+
+/// A file name safe to look up inside a known directory.
+pub fn plain_file_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+}

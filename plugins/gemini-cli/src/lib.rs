@@ -1,0 +1,87 @@
+//! trajhost codec for Gemini CLI: discovers and reads the JSONL session
+//! files Gemini CLI keeps under
+//! `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (subagent
+//! sessions under `chats/<parentSessionId>/`) into canonical records.
+//!
+//! The file is an event log, not a transcript: a header line, message
+//! lines (`user`, `gemini`, `info`, `error`, `warning`), `{"$set": …}`
+//! patches and `{"$rewindTo": id}` truncations. A message id is written
+//! again whenever the message changes (tool calls attach to a `gemini`
+//! message after it was first written); `$set.messages` replaces the whole
+//! list at a checkpoint (resume writes one), repeating every earlier
+//! message; and each tool response is stored both in the call's
+//! `toolCalls[].result` and in a `user` message (and once more, on resume,
+//! in a synthetic `<id>_response` message). The reader emits every
+//! message's records once, under ids derived from native ids, and counts
+//! the repeats in diagnostics.
+//!
+//! Module map:
+//! - [`layout`]: where sessions, project roots and spilled tool outputs live;
+//! - [`native`]: the line shapes (header, message record, parts, tool calls);
+//! - [`head`]: session facts from the start and end of a file;
+//! - [`discover`]: `discover` and `inspect`;
+//! - [`read`]: the batch reader over the main file and subagent files;
+//! - [`records`]: native records → canonical records and
+//!   [`KNOWN_RECORD_TYPES`].
+//!
+//! Gemini CLI records no version of its own in session files: sessions
+//! report no native version. Writing is not implemented.
+
+pub mod discover;
+pub mod head;
+pub mod layout;
+pub mod native;
+pub mod read;
+pub mod records;
+mod time;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use records::{Handling, KNOWN_RECORD_TYPES, record_types};
+pub use time::rfc3339_utc;
+
+/// The harness id.
+pub const HARNESS: &str = "gemini-cli";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("gemini-cli@", env!("CARGO_PKG_VERSION"));
+/// Gemini CLI versions whose JSONL session files this codec reads: the
+/// JSONL store replaced the single-JSON file in 0.39.
+pub const NATIVE_VERSIONS: &str = ">=0.39.0, <1.0.0";
+
+/// The Gemini CLI codec.
+pub struct GeminiCli;
+
+impl Codec for GeminiCli {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "none: Gemini CLI session files record no CLI or format version".into(),
+            reads: vec!["gemini-cli-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: vec![format!("{}/*/{}/{}*{}", layout::TMP_ROOT, layout::CHATS, layout::SESSION_PREFIX, layout::JSONL)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(GeminiCli);

@@ -1,0 +1,159 @@
+//! `read`: one session as canonical records, streamed in batches.
+//!
+//! Order: the session's `meta`, the main file's records in file order, then
+//! each subagent file under `chats/<sessionId>/` (its own `meta`, then its
+//! records with `agent` set). Memory is bounded by the longest line plus
+//! one pending message and the set of record ids emitted from the current
+//! file; diagnostics are aggregated and go out with the last batch.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::jsonl::JsonLines;
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::discover::{fs_error, fs_kind, project_root};
+use crate::head::Head;
+use crate::layout::{self, JSONL, SessionPaths};
+use crate::records::{self, Out, Transcript};
+
+/// A session being read.
+pub struct Reader {
+    home: Dir,
+    paths: SessionPaths,
+    native_id: String,
+    cwd: Option<String>,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    /// The session's `meta`, until it is emitted.
+    meta: Option<trajhost_codec_sdk::canonical::Record>,
+    /// The file being read.
+    current: Option<(JsonLines, Transcript)>,
+    /// `toolCalls[].agentId` → call id, from the main file.
+    agent_calls: BTreeMap<String, String>,
+    /// Subagent files still to read; `None` until the main file is done.
+    children: Option<VecDeque<String>>,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let paths = SessionPaths::from_locator(locator)?;
+        let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
+        let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+        let mut diags = Diagnostics::new();
+        let native_id = match &head.session_id {
+            Some(id) => id.clone(),
+            None => {
+                diags.add("no-session-header", Severity::Warning, "sessionId", Some(locator), None);
+                let name = locator.rsplit('/').next().unwrap_or(locator);
+                name.strip_suffix(JSONL).unwrap_or(name).to_string()
+            }
+        };
+        let slug = paths.project_dir.rsplit('/').next().unwrap_or("").to_string();
+        let cwd = project_root(&home, &paths.project_dir, &slug, &mut None);
+        let meta = records::session_meta(locator, &native_id, cwd.clone(), &head);
+        let transcript = Transcript::new(locator.to_string(), None, paths.clone());
+        Ok(Reader {
+            home,
+            paths,
+            native_id,
+            cwd,
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(meta),
+            current: Some((JsonLines::new(file, locator), transcript)),
+            agent_calls: BTreeMap::new(),
+            children: None,
+            done: false,
+        })
+    }
+
+    /// Does one unit of work (a line, a file switch). False when nothing is left.
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags, home: &self.home };
+        if let Some((lines, transcript)) = self.current.as_mut() {
+            match lines.next_line() {
+                Some(Ok(line)) => transcript.line(&line, &mut out),
+                Some(Err(e)) => return Err(fs_error(lines.path(), e)),
+                None => {
+                    transcript.finish(&mut out);
+                    if self.children.is_none() {
+                        self.agent_calls = std::mem::take(&mut transcript.agent_calls);
+                    }
+                    self.current = None;
+                }
+            }
+            return Ok(true);
+        }
+        if self.children.is_none() {
+            self.children = Some(self.find_children());
+        }
+        let Some(child) = self.children.as_mut().and_then(VecDeque::pop_front) else { return Ok(false) };
+        self.open_child(child);
+        Ok(true)
+    }
+
+    /// `chats/<sessionId>/*.jsonl`.
+    fn find_children(&mut self) -> VecDeque<String> {
+        let Some(dir) = self.paths.subagents_dir(&self.native_id) else { return VecDeque::new() };
+        let mut entries = match self.home.list(&dir) {
+            Ok(entries) => entries,
+            Err(FsError::NotFound(_)) => return VecDeque::new(),
+            Err(e) => {
+                self.diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(&dir), None);
+                return VecDeque::new();
+            }
+        };
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        entries
+            .iter()
+            .filter(|e| e.is_file() && e.name.ends_with(JSONL) && e.meta.size > 0)
+            .map(|e| layout::join(&dir, &e.name))
+            .collect()
+    }
+
+    /// Starts a subagent file: its `meta`, then its lines.
+    fn open_child(&mut self, locator: String) {
+        let opened = self.home.open(&locator).and_then(|file| Head::scan(&file).map(|head| (file, head)));
+        let (file, head) = match opened {
+            Ok(x) => x,
+            Err(e) => {
+                self.diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(&locator), None);
+                return;
+            }
+        };
+        let name = locator.rsplit('/').next().unwrap_or(&locator);
+        let child_id = head.session_id.clone().unwrap_or_else(|| name.strip_suffix(JSONL).unwrap_or(name).to_string());
+        let parent_call = self.agent_calls.get(&child_id).cloned();
+        let meta = records::child_meta(&locator, &child_id, &self.native_id, parent_call, self.cwd.clone(), &head);
+        self.writer.push(&meta);
+        let transcript = Transcript::new(locator.clone(), Some(child_id), self.paths.clone());
+        self.current = Some((JsonLines::new(file, &locator), transcript));
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}

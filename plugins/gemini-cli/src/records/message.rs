@@ -1,0 +1,313 @@
+//! Message records: `user`, `gemini` and the `info`/`warning`/`error`
+//! notices.
+//!
+//! A `gemini` message carries the model's text (`content`), its thought
+//! summaries (`thoughts`, or `thought` parts in checkpoints), the served
+//! model, token counts, and its tool calls with their results and status
+//! (`toolCalls`). A `user` message carries the prompt, harness context
+//! (`<session_context>`), and `functionResponse` parts that repeat the
+//! results already read from the calls.
+
+use serde_json::Value;
+use trajhost_codec_sdk::Severity;
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
+
+use super::{Out, Span, Transcript, type_name};
+use crate::head::{content_text, harness_context_kind};
+use crate::native::{Content, FunctionResponse, Line, Part, Tokens};
+
+/// Largest spilled tool output read back into a record.
+const MAX_SPILLED_BYTES: u64 = 16 << 20;
+/// How Gemini CLI starts a tool result it truncated (the full output went
+/// to a file under `tool-outputs/`).
+const TRUNCATED_PREFIX: &str = "Output too large. Showing first ";
+const FULL_OUTPUT_AT: &str = "For full output see: ";
+
+/// The id of a tool call's result record.
+pub fn result_id(call_id: &str) -> String {
+    format!("{call_id}#result")
+}
+
+pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
+    let id = message.id.clone().unwrap_or_default();
+    let ts = message.timestamp.clone().or_else(|| t.last_ts.clone());
+    let mut attachments = Vec::new();
+    let mut responses = Vec::new();
+    match &message.content {
+        Content::Parts(parts) => {
+            for part in parts {
+                if let Some(fr) = &part.function_response {
+                    responses.push(fr);
+                } else if let Some(blob) = part.inline_data.as_ref().or(part.file_data.as_ref()) {
+                    attachments.push(attachment(blob.mime_type.as_deref()));
+                } else if let Some(kind) = part.unknown_kind() {
+                    unknown_part(t, "user", kind, span, out);
+                }
+            }
+        }
+        Content::Unrecognized => unrecognized(t, "user.content", span, out),
+        Content::Text(_) | Content::None => {}
+    }
+    let text = content_text(&message.content);
+    if !text.is_empty() || !attachments.is_empty() {
+        let body = match harness_context_kind(&text) {
+            Some(subtype) => Body::Observation { subtype: subtype.into(), text: Some(text) },
+            None => Body::User { text, attachments },
+        };
+        let record = t.record(id, body, None, ts.clone(), span);
+        t.push(record, out);
+    }
+    // Tool responses: already read from the call's `result`, unless the call
+    // recorded none.
+    for fr in responses {
+        let call_id = fr.id.clone().unwrap_or_default();
+        let rid = result_id(&call_id);
+        if t.was_emitted(&rid) {
+            out.diags.add("duplicate-tool-response", Severity::Info, "user/functionResponse", Some(&t.file), Some(span.offset));
+            continue;
+        }
+        let content = response_text(fr);
+        let content = full_output(t, content, span, out);
+        let record = t.record(rid, Body::ToolResult { call_id: call_id.clone(), content, ok: None }, Some(call_id), ts.clone(), span);
+        t.push(record, out);
+    }
+}
+
+pub fn gemini(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
+    let id = message.id.clone().unwrap_or_default();
+    let ts = message.timestamp.clone().or_else(|| t.last_ts.clone());
+
+    // Thought summaries: the metadata list, else `thought` parts (the form a
+    // checkpoint rebuilds), numbered alike so a repeat is recognized.
+    let mut thoughts: Vec<(String, Option<String>)> = message
+        .thoughts
+        .iter()
+        .flatten()
+        .map(|th| {
+            let description = th.description.clone().unwrap_or_default();
+            let text = match th.subject.as_deref().filter(|s| !s.is_empty()) {
+                Some(subject) => format!("**{subject}** {description}"),
+                None => description,
+            };
+            (text, th.timestamp.clone())
+        })
+        .collect();
+    if thoughts.is_empty() {
+        thoughts = message
+            .content
+            .parts()
+            .iter()
+            .filter(|p| p.is_thought())
+            .map(|p| (p.text.clone().unwrap_or_default(), None))
+            .collect();
+    }
+    for (n, (text, thought_ts)) in thoughts.into_iter().enumerate() {
+        let body = Body::Reasoning(Reasoning { text: Some(text), opaque: None, encrypted: false });
+        let record = t.record(format!("{id}#thought{n}"), body, Some(id.clone()), thought_ts.or(ts.clone()), span);
+        t.push(record, out);
+    }
+
+    if let Content::Unrecognized = message.content {
+        unrecognized(t, "gemini.content", span, out);
+    }
+    for part in message.content.parts() {
+        if let Some(kind) = part.unknown_kind() {
+            unknown_part(t, "gemini", kind, span, out);
+        }
+    }
+    let assistant = Assistant {
+        text: content_text(&message.content),
+        model: message.model.clone().filter(|m| !m.is_empty()),
+        message_id: Some(id.clone()),
+        stop_reason: None,
+        usage: message.tokens.as_ref().and_then(usage),
+    };
+    let record = t.record(id.clone(), Body::Assistant(assistant), None, ts.clone(), span);
+    t.push(record, out);
+
+    // Calls: the tool call records, then calls only in the content parts.
+    let calls = message.tool_calls.as_deref().unwrap_or(&[]);
+    let mut call_ids = Vec::new();
+    for (n, call) in calls.iter().enumerate() {
+        let call_id = call.id.clone().unwrap_or_else(|| format!("{id}#call{n}"));
+        if let Some(agent) = call.agent_id.as_deref().filter(|a| !a.is_empty()) {
+            t.agent_calls.insert(agent.to_string(), call_id.clone());
+        }
+        let body = Body::ToolCall {
+            call_id: call_id.clone(),
+            name: call.name.clone().unwrap_or_default(),
+            arguments: call.args.clone().unwrap_or(Value::Null),
+        };
+        let record = t.record(call_id.clone(), body, Some(id.clone()), ts.clone(), span);
+        t.push(record, out);
+        call_ids.push(call_id);
+    }
+    for (n, part) in message.content.parts().iter().enumerate() {
+        let Some(fc) = &part.function_call else { continue };
+        let call_id = fc.id.clone().unwrap_or_else(|| format!("{id}#part{n}"));
+        if call_ids.contains(&call_id) {
+            continue;
+        }
+        let body = Body::ToolCall {
+            call_id: call_id.clone(),
+            name: fc.name.clone().unwrap_or_default(),
+            arguments: fc.args.clone().unwrap_or(Value::Null),
+        };
+        let record = t.record(call_id.clone(), body, Some(id.clone()), ts.clone(), span);
+        t.push(record, out);
+    }
+
+    // Results, with the status the call recorded.
+    for (call, call_id) in calls.iter().zip(&call_ids) {
+        if matches!(call.result, Content::None) {
+            continue;
+        }
+        let rid = result_id(call_id);
+        if t.was_emitted(&rid) {
+            continue;
+        }
+        let content = result_text(&call.result);
+        let content = full_output(t, content, span, out);
+        let ok = status_ok(call.status.as_deref());
+        let result_ts = call.timestamp.clone().or(ts.clone());
+        let record = t.record(rid, Body::ToolResult { call_id: call_id.clone(), content, ok }, Some(call_id.clone()), result_ts, span);
+        t.push(record, out);
+    }
+}
+
+/// `info`, `warning` and `error` messages: the harness talking to the person.
+pub fn notice(t: &mut Transcript, kind: &str, message: &Line, span: Span, out: &mut Out<'_>) {
+    let ts = message.timestamp.clone().or_else(|| t.last_ts.clone());
+    let body = Body::Observation { subtype: kind.to_string(), text: Some(content_text(&message.content)) };
+    let record = t.record(message.id.clone().unwrap_or_default(), body, None, ts, span);
+    t.push(record, out);
+}
+
+/// `status` of a tool call: `success` is ok, `error` and `cancelled` are
+/// not; a call still scheduled or executing says nothing yet.
+pub fn status_ok(status: Option<&str>) -> Option<bool> {
+    match status? {
+        "success" => Some(true),
+        "error" | "cancelled" => Some(false),
+        _ => None,
+    }
+}
+
+/// Token counts. `input` is Gemini's prompt count, which includes cached
+/// tokens: the canonical input excludes them.
+fn usage(tokens: &Tokens) -> Option<Usage> {
+    let usage = Usage {
+        input: tokens.input.map(|i| i.saturating_sub(tokens.cached.unwrap_or(0))),
+        output: tokens.output,
+        cache_read: tokens.cached,
+        cache_write: None,
+        reasoning: tokens.thoughts,
+        cost_usd: None,
+    };
+    (usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some()).then_some(usage)
+}
+
+/// A tool call's `result`: its function responses, text parts and
+/// attachments, one per line.
+fn result_text(result: &Content) -> String {
+    match result {
+        Content::Text(s) => s.clone(),
+        Content::Parts(parts) => {
+            let mut out = String::new();
+            for part in parts {
+                let piece = part_text(part);
+                if piece.is_empty() {
+                    continue;
+                }
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&piece);
+            }
+            out
+        }
+        Content::None | Content::Unrecognized => String::new(),
+    }
+}
+
+fn part_text(part: &Part) -> String {
+    if let Some(fr) = &part.function_response {
+        return response_text(fr);
+    }
+    if let Some(text) = &part.text {
+        return text.clone();
+    }
+    if let Some(blob) = part.inline_data.as_ref().or(part.file_data.as_ref()) {
+        return format!("[attachment: {}]", blob.mime_type.as_deref().unwrap_or("unknown type"));
+    }
+    String::new()
+}
+
+/// `functionResponse.response`: its `output` (or `error`) string, else the
+/// response as JSON.
+fn response_text(fr: &FunctionResponse) -> String {
+    match &fr.response {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(map)) => {
+            for key in ["output", "error"] {
+                if let Some(Value::String(s)) = map.get(key) {
+                    return s.clone();
+                }
+            }
+            Value::Object(map.clone()).to_string()
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The full output of a result Gemini CLI truncated, from
+/// `<project>/tool-outputs/`; the truncated text when the file is gone.
+fn full_output(t: &Transcript, content: String, span: Span, out: &mut Out<'_>) -> String {
+    if !content.starts_with(TRUNCATED_PREFIX) {
+        return content;
+    }
+    let Some(at) = content.find(FULL_OUTPUT_AT) else { return content };
+    let rest = &content[at + FULL_OUTPUT_AT.len()..];
+    let recorded = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let diag = |out: &mut Out<'_>, code: &str, severity: Severity| {
+        out.diags.add(code, severity, "tool-outputs", Some(&t.file), Some(span.offset));
+    };
+    let Some(path) = t.paths.spilled_output(recorded) else {
+        diag(out, "persisted-output-missing", Severity::Info);
+        return content;
+    };
+    match out.home.read_to_end(&path, MAX_SPILLED_BYTES) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        },
+        Err(trajhost_codec_sdk::fs::FsError::LimitExceeded(_)) => {
+            diag(out, "persisted-output-too-large", Severity::Warning);
+            content
+        }
+        Err(_) => {
+            diag(out, "persisted-output-missing", Severity::Info);
+            content
+        }
+    }
+}
+
+fn attachment(mime: Option<&str>) -> Attachment {
+    let kind = match mime {
+        Some(m) if m.starts_with("image/") => "image",
+        Some(m) if m.starts_with("audio/") => "audio",
+        Some(m) if m.starts_with("video/") => "video",
+        _ => "document",
+    };
+    Attachment { kind: kind.into(), media_type: mime.map(str::to_string) }
+}
+
+fn unknown_part(t: &Transcript, role: &str, kind: &str, span: Span, out: &mut Out<'_>) {
+    let detail = format!("{role}/{}", type_name(kind));
+    out.diags.add("unknown-content-part", Severity::Warning, &detail, Some(&t.file), Some(span.offset));
+}
+
+fn unrecognized(t: &Transcript, field: &str, span: Span, out: &mut Out<'_>) {
+    out.diags.add("unrecognized-content", Severity::Warning, field, Some(&t.file), Some(span.offset));
+}

@@ -1,0 +1,796 @@
+//! The Gemini CLI codec against sessions written by the real Gemini CLI
+//! (fixtures/gemini-cli/0.61.0), run natively through `Dir::native`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trajhost_codec_gemini_cli::{GeminiCli, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+
+const CHATS: &str = ".gemini/tmp/project/chats";
+const CWD: &str = "/home/user/project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gemini-cli/0.61.0")
+}
+
+/// (scenario, session file, session id)
+const SCENARIOS: [(&str, &str, &str); 5] = [
+    ("simple", "session-2026-11-30T04-15-d6e3a419.jsonl", "d6e3a419-2521-468c-85a2-92b3b324d649"),
+    ("parallel", "session-2026-11-30T04-18-1dc4f716.jsonl", "1dc4f716-26ad-4e64-b1f0-6a78d2743a56"),
+    ("failing-tool", "session-2026-11-30T04-18-45d9dd19.jsonl", "45d9dd19-e3ac-4c7d-bcdd-0bb10e52a38c"),
+    ("multibyte", "session-2026-11-30T04-18-b764569e.jsonl", "b764569e-3c55-4c71-9370-54d2f9a900e6"),
+    ("long-output", "session-2026-11-30T04-18-01e94a3b.jsonl", "01e94a3b-25a7-4175-87ff-ae0836ed0500"),
+];
+
+fn home(scenario: &str) -> PathBuf {
+    fixtures().join(scenario)
+}
+
+fn scenario(name: &str) -> (&'static str, &'static str, &'static str) {
+    *SCENARIOS.iter().find(|(s, _, _)| *s == name).unwrap()
+}
+
+fn locator(file: &str) -> String {
+    format!("{CHATS}/{file}")
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    early_diagnostics: usize,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut last_diags = 0;
+    trajhost_codec_sdk::read_all::<GeminiCli>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last_diags;
+        last_diags = batch.diagnostics.len();
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(name: &str) -> Read {
+    let (s, file, _) = scenario(name);
+    read(&home(s), &locator(file))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn observations(records: &[Record]) -> Vec<(&str, Option<&str>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Observation { subtype, text } => Some((subtype.as_str(), text.as_deref())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
+    read.diagnostics.iter().find(|d| d.code == code)
+}
+
+fn raw_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn copy_of(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&home(scenario), dir.path());
+    dir
+}
+
+/// A glob of `info.session_globs` (`*` within one segment) against a path.
+fn glob_matches(glob: &str, path: &str) -> bool {
+    fn seg(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => seg(&p[1..], s) || (!s.is_empty() && seg(p, &s[1..])),
+            (Some(a), Some(b)) if a == b => seg(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    let g: Vec<&str> = glob.split('/').collect();
+    let p: Vec<&str> = path.split('/').collect();
+    g.len() == p.len() && g.iter().zip(&p).all(|(g, p)| seg(g.as_bytes(), p.as_bytes()))
+}
+
+/// The record kind of a raw line, classified here independently of the codec.
+fn raw_kinds(line: &Value) -> Vec<String> {
+    if let Some(set) = line.get("$set").and_then(Value::as_object) {
+        return set.keys().map(|k| format!("$set.{k}")).collect();
+    }
+    if line.get("$rewindTo").is_some() {
+        return vec!["$rewindTo".into()];
+    }
+    if let (Some(_), Some(kind)) = (line.get("id"), line.get("type").and_then(Value::as_str)) {
+        return vec![kind.to_string()];
+    }
+    if line.get("sessionId").is_some() {
+        return vec!["session-header".into()];
+    }
+    vec!["(unrecognized line)".into()]
+}
+
+// ---------------------------------------------------------------- info
+
+#[test]
+fn info_describes_the_codec() {
+    let info = GeminiCli::info();
+    assert_eq!(info.harness, "gemini-cli");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.native_versions, ">=0.39.0, <1.0.0");
+    assert!(info.native_version_source.contains("no CLI or format version"));
+    assert_eq!(info.reads, vec!["gemini-cli-jsonl".to_string()]);
+    assert!(info.writes.is_empty());
+    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
+    for (_, file, _) in SCENARIOS {
+        assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(file))), "{:?}", info.session_globs);
+    }
+    assert!(!info.session_globs.iter().any(|g| glob_matches(g, ".gemini/tmp/project/chats/session-x.json")));
+}
+
+// ---------------------------------------------------------------- discover
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, file, id) in SCENARIOS {
+        let home = home(scenario);
+        let found = GeminiCli::discover(&Dir::native(&home)).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let session = &found.sessions[0];
+        assert_eq!(session.native_id, id, "{scenario}");
+        assert_eq!(session.locator, locator(file));
+        assert_eq!(session.cwd.as_deref(), Some(CWD));
+        assert_eq!(session.native_version, None, "the store records no version");
+
+        let path = home.join(&session.locator);
+        let raw = raw_lines(&path);
+        assert_eq!(session.started_at.as_deref(), raw[0]["startTime"].as_str(), "{scenario}");
+        let meta = std::fs::metadata(&path).unwrap();
+        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
+        assert_eq!(session.size, meta.len(), "{scenario}");
+
+        // No summary: the first prompt (not the session context) is the title.
+        let prompt = raw
+            .iter()
+            .find(|l| l["type"] == "user" && l["content"][0]["text"].is_string())
+            .and_then(|l| l["content"][0]["text"].as_str())
+            .unwrap();
+        let title = session.title.as_deref().unwrap();
+        assert!(title.chars().count() <= 80, "{title}");
+        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
+
+        let one = GeminiCli::inspect(&Dir::native(&home), &session.locator).unwrap();
+        assert_eq!(one.native_id, session.native_id);
+        assert_eq!(one.cwd, session.cwd);
+        assert_eq!(one.started_at, session.started_at);
+        assert_eq!(one.updated_at, session.updated_at);
+        assert_eq!(one.size, session.size);
+        assert_eq!(one.title, session.title);
+    }
+}
+
+#[test]
+fn discover_of_a_home_without_gemini_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = GeminiCli::discover(&Dir::native(dir.path())).unwrap();
+    assert!(found.sessions.is_empty());
+    assert!(found.diagnostics.is_empty());
+}
+
+#[test]
+fn discover_takes_summaries_the_registry_and_reports_oddities() {
+    let dir = copy_of("simple");
+    let (_, file, _) = scenario("simple");
+    let chats = dir.path().join(CHATS);
+    let main = chats.join(file);
+    let mut text = std::fs::read_to_string(&main).unwrap();
+    text.push_str(&format!("{}\n", json!({"$set": {"summary": "Secret word lookup"}})));
+    std::fs::write(&main, text).unwrap();
+    // Without `.project_root`, the project registry names the root.
+    std::fs::remove_file(dir.path().join(".gemini/tmp/project/.project_root")).unwrap();
+    // Not sessions: an empty file, a legacy JSON session, a file with no header, other files.
+    std::fs::write(chats.join("session-2026-01-01T00-00-00000000.jsonl"), "").unwrap();
+    std::fs::write(chats.join("session-2026-01-01T00-00-11111111.json"), "{}").unwrap();
+    std::fs::write(chats.join("session-2026-01-01T00-00-22222222.jsonl"), "{\"$set\":{\"lastUpdated\":\"x\"}}\n").unwrap();
+    std::fs::write(chats.join("notes.txt"), "x").unwrap();
+    std::fs::create_dir_all(dir.path().join(".gemini/tmp/bin")).unwrap();
+
+    let found = GeminiCli::discover(&Dir::native(dir.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("Secret word lookup"));
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some(CWD));
+    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, BTreeSet::from(["empty-session-file", "legacy-json-session", "no-session-header"]));
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn read_starts_with_meta() {
+    for (scenario, file, id) in SCENARIOS {
+        let read = read(&home(scenario), &locator(file));
+        let first = &read.records[0];
+        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
+        assert_eq!(first.id, id);
+        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
+        assert_eq!(meta.harness, "gemini-cli");
+        assert_eq!(meta.native_id, id);
+        assert_eq!(meta.native_version, None);
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert_eq!(meta.codec.as_deref(), Some(concat!("gemini-cli@", env!("CARGO_PKG_VERSION"))));
+        assert!(meta.title.is_some());
+        assert!(meta.started_at.is_some());
+        assert_eq!(first.ts, meta.started_at);
+        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
+    }
+}
+
+#[test]
+fn simple_session_has_prompt_call_result_and_answer_once() {
+    let read = read_scenario("simple");
+    let records = &read.records;
+    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+
+    let calls = tool_calls(records);
+    assert_eq!(calls.len(), 1, "the call is re-emitted and checkpointed, read once");
+    let (call_id, name, arguments) = calls[0];
+    assert_eq!(name, "run_shell_command");
+    assert_eq!(arguments, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
+    assert_eq!(call_id, "run_shell_command__run_shell_command_1796012148746_0");
+
+    // The response is stored in the call, in a user message, and twice more
+    // in the resume checkpoint: one result.
+    let results = tool_results(records);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0].0, call_id);
+    assert!(results[0].1.contains("The secret word is PAPAYA-42."));
+    assert_eq!(results[0].2, Some(true), "status: success");
+    let dup = diag(&read, "duplicate-tool-response").expect("repeats are counted");
+    assert_eq!((dup.count, dup.severity), (3, Severity::Info));
+
+    let answers = assistants(records);
+    assert_eq!(answers.len(), 3, "one per model response");
+    assert_eq!(answers[0].text, "", "the first response only calls a tool");
+    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
+    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
+
+    // The harness's session context is kept, once, apart from what the person said.
+    let obs = observations(records);
+    let contexts: Vec<_> = obs.iter().filter(|(s, _)| *s == "session_context").collect();
+    assert_eq!(contexts.len(), 1, "{obs:?}");
+    assert!(contexts[0].1.unwrap().starts_with("<session_context>"));
+    assert_eq!(obs.iter().filter(|(s, _)| *s == "resume").count(), 1, "the resume wrote a second header");
+
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r.body.kind())
+        .filter(|k| matches!(*k, "user" | "assistant" | "tool_call" | "tool_result"))
+        .collect();
+    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+
+    // Results answer their calls; calls belong to their response.
+    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
+    assert_eq!(by_id(call_id).parent.as_deref(), Some("0a5a7a1a-2df0-421a-9db2-3a870f7f3de5"));
+    let result = records.iter().find(|r| matches!(r.body, Body::ToolResult { .. })).unwrap();
+    assert_eq!(result.parent.as_deref(), Some(call_id));
+}
+
+#[test]
+fn assistant_records_carry_model_usage_and_timestamps() {
+    for (scenario, _, _) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let answers = assistants(&read.records);
+        assert!(!answers.is_empty());
+        for a in answers {
+            assert_eq!(a.model.as_deref(), Some("gemini-2.5-flash"), "{scenario}");
+            assert!(a.message_id.is_some());
+            assert_eq!(a.stop_reason, None, "not recorded");
+            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
+            assert_eq!(usage.input, Some(100), "input 100, of which 0 cached");
+            assert_eq!(usage.output, Some(20));
+            assert_eq!(usage.cache_read, Some(0));
+            assert_eq!(usage.cache_write, None, "not recorded");
+            assert_eq!(usage.reasoning, Some(0));
+        }
+        for record in &read.records {
+            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
+            assert!(ts.starts_with("2026-11-30T04:1") && ts.ends_with('Z'), "{ts}");
+            assert_eq!(record.agent, None);
+        }
+    }
+}
+
+#[test]
+fn parallel_calls_have_their_results() {
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
+    assert_eq!(names, ["run_shell_command", "read_file"]);
+    assert_eq!(calls[0].2["command"], "cat hello.txt");
+    assert_eq!(calls[1].2, &json!({"file_path": "/home/user/project/second.txt"}));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    let by_call = |id: &str| results.iter().find(|r| r.0 == id).unwrap();
+    assert!(by_call(calls[0].0).1.contains("PAPAYA-42"));
+    assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n");
+    assert!(results.iter().all(|r| r.2 == Some(true)));
+    let answer = &assistants(&read.records).last().unwrap().text;
+    assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
+    assert_eq!(diag(&read, "duplicate-tool-response").unwrap().count, 2, "one user message, two responses");
+}
+
+#[test]
+fn failing_tool_keeps_the_status_the_store_recorded() {
+    let read = read_scenario("failing-tool");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, calls[0].0);
+    assert!(results[0].1.contains("No such file or directory") && results[0].1.contains("Exit Code: 3"));
+    // Gemini CLI records the shell call's status as `success` despite the
+    // exit code: ok says what the store says.
+    let (_, file, _) = scenario("failing-tool");
+    let raw = raw_lines(&home("failing-tool").join(locator(file)));
+    let status = raw.iter().find_map(|l| l["toolCalls"][0]["status"].as_str()).unwrap();
+    assert_eq!(status, "success");
+    assert_eq!(results[0].2, Some(true));
+    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let read = read_scenario("multibyte");
+    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
+    assert_eq!(users(&read.records), vec![prompt]);
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
+    }
+    let (_, file, _) = scenario("multibyte");
+    let raw = raw_lines(&home("multibyte").join(locator(file)));
+    let recorded = raw.iter().find_map(|l| l["toolCalls"][0]["result"][0]["functionResponse"]["response"]["output"].as_str()).unwrap();
+    assert_eq!(results[0].1, recorded);
+    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
+}
+
+#[test]
+fn long_output_result_is_read_in_full_from_its_spill_file() {
+    let read = read_scenario("long-output");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    let spilled = std::fs::read_to_string(home("long-output").join(
+        ".gemini/tmp/project/tool-outputs/session-01e94a3b-25a7-4175-87ff-ae0836ed0500/run_shell_command__run_shell_command_1796012313241_0.txt",
+    ))
+    .unwrap();
+    assert!(spilled.len() > 100_000);
+    assert_eq!(results[0].1, spilled);
+    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512") && results[0].1.contains("LONG-OUTPUT-END LIME-1024"));
+    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
+    assert!(assistants(&read.records).last().unwrap().text.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+}
+
+#[test]
+fn long_output_without_its_spill_file_keeps_the_truncated_text() {
+    let dir = copy_of("long-output");
+    std::fs::remove_dir_all(dir.path().join(".gemini/tmp/project/tool-outputs")).unwrap();
+    let (_, file, _) = scenario("long-output");
+    let read = read(dir.path(), &locator(file));
+    let results = tool_results(&read.records);
+    assert!(results[0].1.starts_with("Output too large. Showing first 8,000"));
+    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+    assert_eq!(diag(&read, "persisted-output-missing").unwrap().severity, Severity::Info);
+}
+
+#[test]
+fn ids_are_stable_and_unique() {
+    for (scenario, _, _) in SCENARIOS {
+        let a = read_scenario(scenario);
+        let b = read_scenario(scenario);
+        assert_eq!(a.records, b.records, "{scenario}");
+        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "{scenario}: duplicate ids {ids:?}");
+        for r in &a.records {
+            match &r.body {
+                Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
+                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
+                Body::ToolResult { call_id, .. } => assert_eq!(r.id, format!("{call_id}#result")),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn batching_does_not_change_the_records() {
+    for (scenario, file, _) in SCENARIOS {
+        let whole = read(&home(scenario), &locator(file));
+        assert_eq!(whole.batches, 1, "{scenario}");
+        let small = read_with(&home(scenario), &locator(file), options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
+        assert_eq!(small.records, whole.records, "{scenario}");
+        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
+        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
+        let zero = read_with(&home(scenario), &locator(file), options(0, 0));
+        assert_eq!(zero.records, whole.records, "{scenario}");
+    }
+}
+
+#[test]
+fn src_spans_slice_back_to_the_raw_lines() {
+    for (scenario, _, _) in SCENARIOS {
+        let home = home(scenario);
+        let read = read_scenario(scenario);
+        for record in &read.records {
+            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
+            let bytes = std::fs::read(home.join(&src.file)).unwrap();
+            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
+            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
+            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
+            let line: Value = serde_json::from_slice(&span[..span.len() - 1]).expect("one JSON line");
+            let text = std::str::from_utf8(span).unwrap();
+            match &record.body {
+                Body::Meta(m) => assert_eq!(line["sessionId"].as_str(), Some(m.native_id.as_str())),
+                // A message's records come from the line that holds it (or
+                // the checkpoint that introduced it).
+                Body::Assistant(_) | Body::User { .. } => {
+                    assert!(line["id"] == record.id.as_str() || text.contains(&format!("\"id\":\"{}\"", record.id)));
+                }
+                Body::ToolCall { call_id, .. } => assert!(text.contains(call_id.as_str())),
+                Body::ToolResult { call_id, .. } => {
+                    assert!(text.contains(&format!("\"functionResponse\":{{\"id\":\"{call_id}\"")));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_record_types_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+    let mut seen = BTreeSet::new();
+    for (scenario, file, _) in SCENARIOS {
+        for line in raw_lines(&home(scenario).join(locator(file))) {
+            for kind in raw_kinds(&line) {
+                assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
+                seen.insert(kind);
+            }
+            // Messages inside checkpoints too.
+            for message in line["$set"]["messages"].as_array().into_iter().flatten() {
+                let kind = message["type"].as_str().unwrap();
+                assert!(known.contains(kind), "{scenario}: message type {kind:?} in a checkpoint");
+            }
+        }
+    }
+    for kind in ["session-header", "user", "gemini", "$set.messages", "$set.lastUpdated", "$set.sessionId"] {
+        assert!(seen.contains(kind), "{kind}");
+    }
+}
+
+#[test]
+fn every_record_type_is_mapped_or_reported() {
+    for (scenario, file, _) in SCENARIOS {
+        let raw = raw_lines(&home(scenario).join(locator(file)));
+        let read = read_scenario(scenario);
+        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}: {:?}", read.diagnostics);
+        assert!(diag(&read, "unknown-content-part").is_none(), "{scenario}");
+        for (kind, handling) in KNOWN_RECORD_TYPES {
+            let count = raw.iter().filter(|l| raw_kinds(l).iter().any(|k| k == kind)).count() as u32;
+            if count == 0 {
+                continue;
+            }
+            match handling {
+                Handling::Reported => {
+                    let d = read
+                        .diagnostics
+                        .iter()
+                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
+                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
+                    assert_eq!(d.count, count, "{scenario}: {kind}");
+                    assert_eq!(d.severity, Severity::Info);
+                }
+                Handling::Mapped(_) => assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}"),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- damage
+
+#[test]
+fn torn_tail_is_a_warning_and_the_rest_is_read() {
+    let dir = copy_of("simple");
+    let (_, file, _) = scenario("simple");
+    let path = dir.path().join(locator(file));
+    let bytes = std::fs::read(&path).unwrap();
+    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
+    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&path, &bytes[..start]).unwrap();
+
+    let read = read(dir.path(), &locator(file));
+    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
+    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.offset, Some(line_start as u64));
+    assert!(!d.detail.contains("NOTOOL"), "diagnostics carry no content");
+    assert!(diag(&read, "malformed-line").is_none());
+    assert_eq!(users(&read.records).len(), 2);
+    let answers = assistants(&read.records);
+    assert_eq!(answers.len(), 2);
+    assert!(answers[1].text.contains("FINAL ANSWER"));
+}
+
+#[test]
+fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
+    let dir = copy_of("failing-tool");
+    let (_, file, _) = scenario("failing-tool");
+    let path = dir.path().join(locator(file));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // The first version of the tool-calling message loses its end: the
+    // second version still carries the call.
+    let offset: usize = lines[..4].iter().map(|l| l.len() + 1).sum();
+    lines[4] = lines[4][..40].to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let read = read(dir.path(), &locator(file));
+    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
+    assert!(diag(&read, "torn-tail").is_none());
+    assert_eq!(tool_results(&read.records).len(), 1);
+    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+// ---------------------------------------------------------------- synthetic shapes
+
+const SID: &str = "aaaaaaaa-0000-0000-0000-000000000000";
+const FILE: &str = "session-2026-01-01T00-00-aaaaaaaa.jsonl";
+
+fn synthetic(lines: &[Value]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join(CHATS);
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::write(dir.path().join(".gemini/tmp/project/.project_root"), "/w\n").unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(chats.join(FILE), text).unwrap();
+    dir
+}
+
+fn header() -> Value {
+    json!({"sessionId": SID, "projectHash": "h", "startTime": "2026-01-01T00:00:00.000Z", "lastUpdated": "2026-01-01T00:00:00.000Z", "kind": "main"})
+}
+
+fn message(id: &str, kind: &str, content: Value) -> Value {
+    json!({"id": id, "timestamp": "2026-01-01T00:00:01.000Z", "type": kind, "content": content})
+}
+
+#[test]
+fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
+    let mut answer = message("g1", "gemini", json!("Let me look."));
+    answer["thoughts"] = json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
+    answer["model"] = json!("gemini-2.5-pro");
+    answer["tokens"] = json!({"input": 50, "output": 7, "cached": 30, "thoughts": 4, "tool": 0, "total": 61});
+    answer["toolCalls"] = json!([
+        {"id": "c1", "name": "read_file", "args": {"file_path": "/w/x"}, "status": "error", "timestamp": "2026-01-01T00:00:03.000Z",
+         "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found"}}}]},
+        {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "cancelled", "result": null},
+    ]);
+    let dir = synthetic(&[
+        header(),
+        message("u1", "user", json!([{"text": "hi "}, {"text": "there"}, {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}])),
+        answer,
+        // A response with no recorded call result: read from the user message.
+        message("u2", "user", json!([{"functionResponse": {"id": "c2", "name": "run_shell_command", "response": {"output": "cancelled by user"}}}])),
+        message("i1", "info", json!("Switched model")),
+        message("w1", "warning", json!([{"text": "Low quota"}])),
+        message("e1", "error", json!("API error 500")),
+        json!({"$rewindTo": "i1"}),
+        message("x1", "brand-new-type", json!("?")),
+        message("g2", "gemini", json!([{"text": "thinking", "thought": true}, {"brandNewPart": {}}, {"text": "Done."}])),
+        json!({"$set": {"brandNewKey": 1, "memoryScratchpad": "m"}}),
+        json!({"something": "else"}),
+    ]);
+    let read = read(dir.path(), &format!("{CHATS}/{FILE}"));
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("meta", SID),
+            ("user", "u1"),
+            ("reasoning", "g1#thought0"),
+            ("assistant", "g1"),
+            ("tool_call", "c1"),
+            ("tool_call", "c2"),
+            ("tool_result", "c1#result"),
+            ("tool_result", "c2#result"),
+            ("observation", "i1"),
+            ("observation", "w1"),
+            ("observation", "e1"),
+            ("observation", kinds[11].1),
+            ("reasoning", "g2#thought0"),
+            ("assistant", "g2"),
+        ]
+    );
+    let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
+    let Body::User { text, attachments } = &by_id("u1").body else { panic!() };
+    assert_eq!(text, "hi there");
+    assert_eq!((attachments[0].kind.as_str(), attachments[0].media_type.as_deref()), ("image", Some("image/png")));
+    let Body::Reasoning(r) = &by_id("g1#thought0").body else { panic!() };
+    assert_eq!(r.text.as_deref(), Some("**Plan** read it"));
+    assert_eq!(by_id("g1#thought0").ts.as_deref(), Some("2026-01-01T00:00:02.000Z"));
+    let answers = assistants(&read.records);
+    assert_eq!(answers[0].model.as_deref(), Some("gemini-2.5-pro"));
+    let usage = answers[0].usage.as_ref().unwrap();
+    assert_eq!((usage.input, usage.output, usage.cache_read, usage.reasoning), (Some(20), Some(7), Some(30), Some(4)));
+    assert_eq!(answers[1].text, "Done.");
+    assert_eq!(answers[1].usage, None, "no tokens recorded");
+    assert_eq!(answers[1].model, None);
+    assert_eq!(
+        tool_results(&read.records),
+        [("c1", "File not found", Some(false)), ("c2", "cancelled by user", None)]
+    );
+    assert_eq!(by_id("c1#result").ts.as_deref(), Some("2026-01-01T00:00:03.000Z"));
+    assert_eq!(observations(&read.records)[3], ("rewind", Some("i1")));
+    assert_eq!(observations(&read.records)[0], ("info", Some("Switched model")));
+
+    let details = |code: &str| -> Vec<(String, u32)> {
+        read.diagnostics.iter().filter(|d| d.code == code).map(|d| (d.detail.clone(), d.count)).collect()
+    };
+    assert_eq!(
+        details("unknown-record-type"),
+        [("$set.brandNewKey".to_string(), 1), ("(unrecognized line)".to_string(), 1), ("brand-new-type".to_string(), 1)]
+    );
+    assert_eq!(details("unknown-content-part"), [("gemini/brandNewPart".to_string(), 1)]);
+    assert_eq!(details("unmapped-record-type"), [("$set.memoryScratchpad".to_string(), 1)]);
+    assert!(read.diagnostics.iter().all(|d| d.code != "duplicate-tool-response"));
+}
+
+#[test]
+fn checkpoints_add_only_new_messages() {
+    let mut call = message("g1", "gemini", json!([{"functionCall": {"id": "c1", "name": "glob", "args": {"pattern": "*"}}}]));
+    call["model"] = json!("m");
+    let dir = synthetic(&[
+        header(),
+        message("u1", "user", json!([{"text": "first"}])),
+        call.clone(),
+        message("g1_response", "user", json!([{"functionResponse": {"id": "c1", "name": "glob", "response": {"output": "a.txt"}}}])),
+        // Compression: a summary the history did not hold, then the tail again.
+        json!({"$set": {"messages": [
+            message("s1", "user", json!([{"text": "Summary of the conversation so far"}])),
+            call,
+            message("g1_response", "user", json!([{"functionResponse": {"id": "c1", "name": "glob", "response": {"output": "a.txt"}}}])),
+        ], "lastUpdated": "x"}}),
+    ]);
+    let read = read(dir.path(), &format!("{CHATS}/{FILE}"));
+    assert_eq!(users(&read.records), ["first", "Summary of the conversation so far"]);
+    assert_eq!(tool_calls(&read.records).len(), 1);
+    assert_eq!(tool_results(&read.records), [("c1", "a.txt", None)]);
+    assert_eq!(diag(&read, "duplicate-tool-response").unwrap().count, 1);
+    let summary = read.records.iter().find(|r| r.id == "s1").unwrap();
+    let set_offset = std::fs::read_to_string(dir.path().join(CHATS).join(FILE)).unwrap().find("{\"$set\"").unwrap();
+    assert_eq!(summary.src.as_ref().unwrap().offset, set_offset as u64);
+}
+
+#[test]
+fn subagent_sessions_follow_the_main_one() {
+    let mut call = message("g1", "gemini", json!(""));
+    call["toolCalls"] = json!([{"id": "c1", "name": "codebase_investigator", "args": {"objective": "find"}, "status": "success",
+        "agentId": "child-1", "result": [{"functionResponse": {"id": "c1", "name": "codebase_investigator", "response": {"output": "found"}}}]}]);
+    let dir = synthetic(&[header(), message("u1", "user", json!("go")), call]);
+    let sub = dir.path().join(CHATS).join(SID);
+    std::fs::create_dir_all(&sub).unwrap();
+    let child = [
+        json!({"sessionId": "child-1", "projectHash": "h", "startTime": "2026-01-01T00:00:05.000Z", "lastUpdated": "x", "kind": "subagent"}),
+        message("cu1", "user", json!("find the file")),
+        message("cg1", "gemini", json!("Found it")),
+    ];
+    let text: String = child.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(sub.join("child-1.jsonl"), &text).unwrap();
+
+    let found = GeminiCli::discover(&Dir::native(dir.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "subagent files are not sessions");
+    let main_len = std::fs::metadata(dir.path().join(CHATS).join(FILE)).unwrap().len();
+    assert_eq!(found.sessions[0].size, main_len + text.len() as u64);
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some("/w"));
+
+    let read = read(dir.path(), &format!("{CHATS}/{FILE}"));
+    let metas: Vec<&Record> = read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).collect();
+    assert_eq!(metas.len(), 2);
+    let Body::Meta(child_meta) = &metas[1].body else { panic!() };
+    assert_eq!(child_meta.native_id, "child-1");
+    assert_eq!(child_meta.parent_session.as_deref(), Some(SID));
+    assert_eq!(child_meta.parent_call.as_deref(), Some("c1"));
+    assert_eq!(metas[1].agent.as_deref(), Some("child-1"));
+    let first_child = read.records.iter().position(|r| r.id == "child-1").unwrap();
+    assert!(read.records[..first_child].iter().all(|r| r.agent.is_none()));
+    assert!(read.records[first_child..].iter().all(|r| r.agent.as_deref() == Some("child-1")));
+    assert!(assistants(&read.records).iter().any(|a| a.text == "Found it"));
+}
