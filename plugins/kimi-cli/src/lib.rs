@@ -1,0 +1,79 @@
+//! trajhost codec for Kimi CLI: discovers and reads the sessions Kimi CLI
+//! keeps under `~/.kimi/sessions/<md5(work dir)>/<uuid>/` into canonical
+//! records.
+//!
+//! `context.jsonl` (what the model saw) is the conversation; `wire.jsonl`
+//! (the event log, which repeats the same content) is used only for what the
+//! context lacks: times, usage, provider message ids, tool failures and the
+//! binding of subagents to their parent tool call. Subagents
+//! (`subagents/<agent_id>/`) are read after the session, each with its own
+//! `meta`, and kept out of the parent's records.
+//!
+//! Module map:
+//! - [`layout`]: where sessions, rotations and subagents live;
+//! - [`discover`]: `discover` and `inspect`;
+//! - [`wire`]: the wire index (and the head scan discovery uses);
+//! - [`records`]: context roles and wire types → canonical records,
+//!   [`KNOWN_CONTEXT_ROLES`] and [`KNOWN_WIRE_TYPES`];
+//! - [`dedup`]: lines a rotated context carries over;
+//! - [`read`]: the batch reader; [`store`]: `kimi.json`, `state.json`,
+//!   `meta.json`; [`md5`]: folder names of work directories.
+//!
+//! Writing (`write`, `prepare`) is not implemented.
+
+pub mod dedup;
+pub mod discover;
+pub mod layout;
+pub mod md5;
+pub mod read;
+pub mod records;
+pub mod store;
+pub mod util;
+pub mod wire;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use records::{Handling, KNOWN_CONTEXT_ROLES, KNOWN_WIRE_TYPES};
+
+pub const HARNESS: &str = "kimi-cli";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const CODEC: &str = concat!("kimi-cli@", env!("CARGO_PKG_VERSION"));
+/// Wire protocol versions this codec reads (Kimi CLI records no CLI version
+/// in a session; 1.51.0 writes protocol 1.10, the oldest wires 1.1).
+pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
+pub const NATIVE_VERSION_SOURCE: &str = "`protocol_version` of the `metadata` line that opens wire.jsonl (the wire protocol version; Kimi CLI records no CLI version in a session)";
+
+pub struct KimiCli;
+
+impl Codec for KimiCli {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: NATIVE_VERSION_SOURCE.into(),
+            reads: vec!["kimi-cli-context-jsonl".into(), "kimi-cli-wire-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::CONTEXT)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(KimiCli);
