@@ -1,0 +1,101 @@
+//! Where Codex keeps sessions under a home (`$CODEX_HOME` = `~/.codex`):
+//! `.codex/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl`,
+//! and the state database `.codex/state_<N>.sqlite` whose `threads` table
+//! indexes them.
+
+use trajhost_codec_sdk::CodecError;
+
+use crate::time;
+
+/// The Codex home, relative to the granted home.
+pub const CODEX_DIR: &str = ".codex";
+/// The dated rollout tree.
+pub const SESSIONS_DIR: &str = ".codex/sessions";
+pub const ROLLOUT_PREFIX: &str = "rollout-";
+pub const JSONL: &str = ".jsonl";
+/// Compressed rollouts of newer builds (`.jsonl.zst`); not read.
+pub const JSONL_ZST: &str = ".jsonl.zst";
+/// The glob `info` reports.
+pub const SESSION_GLOB: &str = ".codex/sessions/*/*/*/rollout-*.jsonl";
+
+/// `a/b` from `a` and `b`.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}
+
+/// The thread id in a rollout file name: the UUID before `.jsonl`.
+pub fn id_from_name(name: &str) -> Option<&str> {
+    let stem = name.strip_prefix(ROLLOUT_PREFIX)?.strip_suffix(JSONL)?;
+    let id = stem.get(stem.len().checked_sub(36)?..)?;
+    is_uuid(id).then_some(id)
+}
+
+/// Whether `s` is a hyphenated UUID (`8-4-4-4-12` hex digits).
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// The file name of a rollout started at `ms` (UTC) with thread id `id`.
+pub fn rollout_name(ms: i64, id: &str) -> String {
+    format!("{ROLLOUT_PREFIX}{}-{id}{JSONL}", time::file_stamp(ms))
+}
+
+/// The rollout's path relative to the home: `.codex/sessions/YYYY/MM/DD/<name>`.
+pub fn rollout_path(ms: i64, id: &str) -> String {
+    let (y, m, d) = time::ymd(ms);
+    format!("{SESSIONS_DIR}/{y:04}/{m:02}/{d:02}/{}", rollout_name(ms, id))
+}
+
+/// Checks a locator names a rollout file under the sessions tree; returns
+/// the thread id of its file name.
+pub fn check_locator(locator: &str) -> Result<&str, CodecError> {
+    let bad = || CodecError::NotFound(format!("{locator}: not a Codex rollout path ({SESSION_GLOB})"));
+    let rest = locator.strip_prefix(SESSIONS_DIR).and_then(|r| r.strip_prefix('/')).ok_or_else(bad)?;
+    let parts: Vec<&str> = rest.split('/').collect();
+    if parts.len() != 4 || parts.iter().any(|p| p.is_empty() || *p == "." || *p == "..") {
+        return Err(bad());
+    }
+    id_from_name(parts[3]).ok_or_else(bad)
+}
+
+/// The state database files (`state_<N>.sqlite`) among `.codex` entries,
+/// highest `N` (the one the installed Codex uses) first.
+pub fn state_databases<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(u32, String)> {
+    let mut found: Vec<(u32, String)> = names
+        .filter_map(|name| {
+            let n = name.strip_prefix("state_")?.strip_suffix(".sqlite")?;
+            if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some((n.parse::<u32>().ok()?, name.to_string()))
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_paths() {
+        let name = "rollout-2026-11-30T04-10-39-01a22aa5-cfcc-7311-a9b5-d6de00c468b2.jsonl";
+        assert_eq!(id_from_name(name), Some("01a22aa5-cfcc-7311-a9b5-d6de00c468b2"));
+        assert_eq!(id_from_name("rollout-x.jsonl"), None);
+        assert_eq!(
+            rollout_path(1_796_011_839_446, "01a22aa5-cfcc-7311-a9b5-d6de00c468b2"),
+            format!(".codex/sessions/2026/11/30/{name}")
+        );
+        assert!(check_locator(&format!(".codex/sessions/2026/11/30/{name}")).is_ok());
+        assert!(check_locator(&format!(".codex/sessions/2026/../30/{name}")).is_err());
+        assert!(check_locator(name).is_err());
+        let dbs = state_databases(["state_4.sqlite", "logs_2.sqlite", "state_5.sqlite", "state_x.sqlite"].into_iter());
+        assert_eq!(dbs, vec![(5, "state_5.sqlite".to_string()), (4, "state_4.sqlite".to_string())]);
+    }
+}

@@ -1,0 +1,90 @@
+//! trajhost codec for the Codex CLI: discovers and reads the rollout JSONL
+//! files Codex keeps under `~/.codex/sessions/YYYY/MM/DD/` into canonical
+//! records, writes canonical sessions as rollouts, and plans their
+//! installation into a target home (the rollout file, and the `threads`
+//! row of the state database when the target has one).
+//!
+//! Module map, following the native format:
+//! - [`layout`]: where rollouts and the state database live, file names;
+//! - [`native`]: the line shapes (envelope, payloads);
+//! - [`head`]: session facts from the head of a rollout;
+//! - [`discover`]: `discover` and `inspect`;
+//! - [`read`]: the batch reader;
+//! - [`records`]: native types → canonical records, one module per family,
+//!   and the `KNOWN_*` type lists;
+//! - [`write`]: canonical records → a rollout;
+//! - [`prepare`]: the installation plan and the `threads` schema check.
+//!
+//! Natively (tests, benchmarks) the codec runs without the sandbox:
+//! `trajhost_codec_sdk::read_all::<Codex>(Dir::native(home), locator, options, sink)`.
+
+pub mod discover;
+pub mod head;
+pub mod layout;
+pub mod native;
+pub mod prepare;
+pub mod read;
+pub mod records;
+pub mod time;
+pub mod write;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{
+    Artifact, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written,
+};
+
+pub use records::{Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES, KNOWN_RESPONSE_ITEM_TYPES};
+
+/// The harness id.
+pub const HARNESS: &str = "codex";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("codex@", env!("CARGO_PKG_VERSION"));
+/// Codex CLI versions whose rollouts this codec reads.
+pub const NATIVE_VERSIONS: &str = ">=0.1.0, <1.0.0";
+/// The rollout format read and written.
+pub const FORMAT: &str = "codex-rollout-jsonl";
+
+/// The Codex codec.
+pub struct Codex;
+
+impl Codec for Codex {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`session_meta.payload.cli_version`".into(),
+            reads: vec![FORMAT.into()],
+            writes: vec![FORMAT.into()],
+            session_globs: vec![layout::SESSION_GLOB.into()],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+
+    fn write(session: &str, options: WriteOptions) -> Result<Written, CodecError> {
+        write::write(session, &options)
+    }
+
+    fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        prepare::prepare(artifacts, target, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(Codex);

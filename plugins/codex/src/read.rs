@@ -1,0 +1,101 @@
+//! `read`: one rollout as canonical records, streamed in batches.
+//!
+//! Order: the session's `meta` (from the head), then the rollout in file
+//! order. Memory is bounded by the longest line plus one held-back model
+//! response (see [`crate::records`]); diagnostics are aggregated and go out
+//! with the last batch.
+
+use trajhost_codec_sdk::canonical::Record;
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::JsonLines;
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::discover::fs_error;
+use crate::head::Head;
+use crate::layout;
+use crate::records::{self, Out, Rollout};
+
+/// A rollout being read.
+pub struct Reader {
+    lines: JsonLines,
+    rollout: Rollout,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    /// The `meta` record, until it is emitted.
+    meta: Option<Record>,
+    finished: bool,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let name_id = layout::check_locator(locator)?.to_string();
+        let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
+        let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+        let mut diags = Diagnostics::new();
+        let native_id = match &head.id {
+            Some(id) => {
+                if *id != name_id {
+                    diags.add("session-id-mismatch", Severity::Warning, "session_meta.id", Some(locator), None);
+                }
+                id.clone()
+            }
+            None => {
+                diags.add("no-session-meta", Severity::Warning, "session_meta", Some(locator), None);
+                name_id
+            }
+        };
+        let meta = records::session_meta(locator, &native_id, &head);
+        Ok(Reader {
+            lines: JsonLines::new(file, locator),
+            rollout: Rollout::new(locator.to_string(), &head),
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(meta),
+            finished: false,
+            done: false,
+        })
+    }
+
+    /// Does one unit of work (a line). False when nothing is left.
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        if self.finished {
+            return Ok(false);
+        }
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
+        match self.lines.next_line() {
+            Some(Ok(line)) => self.rollout.line(&line, &mut out),
+            Some(Err(e)) => return Err(fs_error(self.lines.path(), e)),
+            None => {
+                self.rollout.finish(&mut out);
+                self.finished = true;
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}
