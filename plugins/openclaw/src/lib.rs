@@ -1,0 +1,92 @@
+//! trajhost codec for OpenClaw (openclaw/openclaw, ex Clawdbot/Moltbot):
+//! discovers and reads the sessions OpenClaw (2026.8 and later) keeps in
+//! each agent's SQLite store,
+//! `~/.openclaw/agents/<agent>/agent/openclaw-agent.sqlite`, into canonical
+//! records.
+//!
+//! Module map, following the native store:
+//! - [`layout`]: where the databases live and the locator
+//!   `<db path>#<session id>` (one database holds all of an agent's
+//!   sessions);
+//! - [`sessions`]: `session_windows` / `schema_meta` — `discover`, `inspect`;
+//! - [`events`]: `transcript_events`, Pi-style entries — each entry type
+//!   and message role → canonical records, [`KNOWN_ENTRY_TYPES`] and
+//!   [`KNOWN_MESSAGE_ROLES`];
+//! - [`read`]: the batch reader over the session's active branch.
+//!
+//! All database access goes through the host's read-only SQLite capability
+//! (natively, in tests: the SDK opens the file read-only with rusqlite).
+//!
+//! **Source spans.** A record made from a SQLite row has `src.file` = the
+//! database path relative to the home, `src.offset` = the row's `rowid`
+//! (`transcript_events` for entries, `session_windows` for `meta`) and
+//! `src.len` = 0: a row has no byte range of its own.
+//!
+//! **Ids.** `meta`: the session id. An entry's records: the entry `id`,
+//! suffixed `#n` for further records of the entry; tool calls keep their
+//! native call id. `parent` follows the entry's `parentId` (through entries
+//! that made no record); a tool result's parent is its call.
+//!
+//! **Versions.** `native_version` is `schema_meta.app_version`, the OpenClaw
+//! version that wrote the database.
+//!
+//! The legacy JSONL transcripts (`agents/<agent>/sessions/*.jsonl`, up to
+//! 2026.7) are not read by this codec. Writing is not implemented.
+
+pub mod events;
+pub mod layout;
+pub mod read;
+pub mod sessions;
+pub mod sql;
+mod time;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use events::{Handling, KNOWN_ENTRY_TYPES, KNOWN_MESSAGE_ROLES};
+pub use time::rfc3339_utc;
+
+/// The harness id.
+pub const HARNESS: &str = "openclaw";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("openclaw@", env!("CARGO_PKG_VERSION"));
+/// OpenClaw versions whose SQLite store this codec reads (the store
+/// appeared in 2026.8; the fixtures are 2026.9.6).
+pub const NATIVE_VERSIONS: &str = ">=2026.8.0, <2027.0.0";
+
+/// The OpenClaw codec.
+pub struct OpenClaw;
+
+impl Codec for OpenClaw {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`schema_meta.app_version` of the agent database".into(),
+            reads: vec!["openclaw-agent-sqlite".into()],
+            writes: Vec::new(),
+            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        sessions::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        sessions::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(OpenClaw);

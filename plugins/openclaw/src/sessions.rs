@@ -1,0 +1,231 @@
+//! `session_windows` (one row per session) and `schema_meta`: `discover`,
+//! `inspect`.
+//!
+//! `discover` runs one query per agent database. Per session it looks up,
+//! through the `(session_id, seq)` primary key of `transcript_events`, the
+//! transcript header (`cwd`) and the first user prompt (the title when the
+//! session has no label); sessions without transcript events are counted
+//! (`empty-session`), not listed. `size` is the size of the database and its
+//! `-wal` (the sessions share it); times are `session_windows.created_at`
+//! and the later of `updated_at` / `transcript_updated_at` (epoch ms).
+
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
+use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
+use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+
+use crate::layout::{self, Locator};
+use crate::sql::{self, Row};
+use crate::time::from_epoch_ms;
+
+/// Characters of the first prompt used as a title when there is no other.
+const TITLE_CHARS: usize = 80;
+
+/// One agent database under the home.
+pub struct AgentDb {
+    pub path: String,
+    /// Bytes of the database and its `-wal`.
+    pub size: u64,
+}
+
+/// Every session under `home`.
+pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+    let mut diags = Diagnostics::new();
+    let mut sessions = Vec::new();
+    for db in databases(home, &mut diags) {
+        match list(home, &db, None, &mut diags) {
+            Ok(found) => sessions.extend(found),
+            Err(e) => diags.add("unreadable-database", Severity::Warning, sqlite_kind(&e), Some(&db.path), None),
+        }
+    }
+    Ok(Discovery { sessions, diagnostics: diags.drain() })
+}
+
+/// The session-ref of one session.
+pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+    let parsed = Locator::parse(locator)?;
+    let meta = home.stat(&parsed.db).map_err(|e| fs_error(&parsed.db, e))?;
+    let wal = home.stat(&format!("{}-wal", parsed.db)).map(|m| m.size).unwrap_or(0);
+    let db = AgentDb { path: parsed.db.clone(), size: meta.size + wal };
+    let mut diags = Diagnostics::new();
+    let mut found = list(home, &db, parsed.session.as_deref(), &mut diags).map_err(|e| sqlite_error(&parsed.db, e))?;
+    match (found.len(), &parsed.session) {
+        (1, _) => Ok(found.remove(0)),
+        (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no session {id} with transcript events", parsed.db))),
+        (n, _) => Err(CodecError::NotFound(format!("{}: holds {n} sessions; name one as {}#<session-id>", parsed.db, parsed.db))),
+    }
+}
+
+/// `<agent>/agent/openclaw-agent.sqlite` of every agent, from listings.
+fn databases(home: &Dir, diags: &mut Diagnostics) -> Vec<AgentDb> {
+    let mut out = Vec::new();
+    let Some(agents) = list_dir(home, layout::AGENTS_DIR, diags) else { return out };
+    for agent in agents.iter().filter(|e| e.is_dir()) {
+        let dir = format!("{}/{}/agent", layout::AGENTS_DIR, agent.name);
+        let Some(entries) = list_dir(home, &dir, diags) else { continue };
+        let Some(db) = entries.iter().find(|e| e.is_file() && e.name == layout::DB_NAME) else { continue };
+        let wal_name = format!("{}-wal", layout::DB_NAME);
+        let wal = entries.iter().find(|e| e.is_file() && e.name == wal_name).map_or(0, |e| e.meta.size);
+        out.push(AgentDb { path: layout::db_path(&agent.name), size: db.meta.size + wal });
+    }
+    out
+}
+
+fn list_dir(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
+    match home.list(path) {
+        Ok(entries) => Some(entries),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
+            None
+        }
+    }
+}
+
+/// `schema_meta.app_version`: the OpenClaw version that wrote the database.
+pub fn app_version(db: &Database) -> Option<String> {
+    let rows = db
+        .query(
+            "SELECT app_version FROM schema_meta WHERE app_version IS NOT NULL AND app_version <> '' \
+             ORDER BY meta_key = 'primary' DESC, updated_at DESC LIMIT 1",
+            &[],
+        )
+        .ok()?;
+    match rows.collect_all().ok()?.into_iter().next()?.into_iter().next()? {
+        Value::Text(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// The sessions of one database (only `only`, when given).
+fn list(home: &Dir, db: &AgentDb, only: Option<&str>, diags: &mut Diagnostics) -> Result<Vec<SessionRef>, SqliteError> {
+    let conn = Database::open(home, &db.path)?;
+    let version = app_version(&conn);
+    let windows = sql::table_columns(&conn, "session_windows")?;
+    if !windows.contains("session_id") {
+        diags.add("not-an-openclaw-database", Severity::Warning, "session_windows.session_id", Some(&db.path), None);
+        return Ok(Vec::new());
+    }
+    let nodes = sql::table_columns(&conn, "session_nodes")?;
+    let w = |name: &str| sql::column_or_null(&windows, "w.", name);
+    let label = if nodes.contains("current_session_id") {
+        let n = |name: &str| if nodes.contains(name) { format!("n.{name}") } else { "NULL".into() };
+        format!(
+            "(SELECT coalesce({}, {}) FROM session_nodes n WHERE n.current_session_id = w.session_id LIMIT 1)",
+            n("label"),
+            n("display_name")
+        )
+    } else {
+        "NULL".into()
+    };
+    let sql = format!(
+        "SELECT w.session_id, {created}, {updated}, {transcript_updated}, {display_name}, {label} AS label, \
+         (SELECT json_extract(e.event_json, '$.cwd') FROM transcript_events e \
+            WHERE e.session_id = w.session_id ORDER BY e.seq LIMIT 1) AS cwd, \
+         (SELECT CASE json_type(e.event_json, '$.message.content') \
+                   WHEN 'text' THEN substr(json_extract(e.event_json, '$.message.content'), 1, 400) \
+                   ELSE substr(json_extract(e.event_json, '$.message.content[0].text'), 1, 400) END \
+            FROM transcript_events e \
+            WHERE e.session_id = w.session_id AND json_extract(e.event_json, '$.message.role') = 'user' \
+            ORDER BY e.seq LIMIT 1) AS first_prompt, \
+         EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_id = w.session_id) AS has_events \
+         FROM session_windows w {filter} ORDER BY created_at, w.session_id",
+        created = w("created_at"),
+        updated = w("updated_at"),
+        transcript_updated = w("transcript_updated_at"),
+        display_name = w("display_name"),
+        filter = if only.is_some() { "WHERE w.session_id = ?" } else { "" },
+    );
+    let params: Vec<Value> = only.map(|id| Value::Text(id.to_string())).into_iter().collect();
+    let rows = conn.query(&sql, &params)?;
+    let columns = rows.columns();
+    let mut out = Vec::new();
+    loop {
+        let page = rows.next_page(256)?;
+        for values in &page.rows {
+            let row = Row { columns: &columns, values };
+            let Some(id) = row.text("session_id") else { continue };
+            if row.int("has_events").unwrap_or(0) == 0 {
+                diags.add("empty-session", Severity::Info, "sessions without transcript events", Some(&db.path), None);
+                continue;
+            }
+            let updated = [row.int("updated_at"), row.int("transcript_updated_at")].into_iter().flatten().max();
+            out.push(SessionRef {
+                native_id: id.to_string(),
+                locator: Locator::of(&db.path, id),
+                cwd: row.text("cwd").map(str::to_string),
+                started_at: row.int("created_at").and_then(from_epoch_ms),
+                updated_at: updated.and_then(from_epoch_ms),
+                size: db.size,
+                native_version: version.clone(),
+                title: row
+                    .text("label")
+                    .or_else(|| row.text("display_name"))
+                    .map(str::to_string)
+                    .or_else(|| row.text("first_prompt").and_then(prompt_title)),
+            });
+        }
+        if page.done {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The first prompt, whitespace collapsed, cut to [`TITLE_CHARS`].
+pub fn prompt_title(text: &str) -> Option<String> {
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > TITLE_CHARS {
+            break;
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    if out.chars().count() > TITLE_CHARS {
+        out = out.chars().take(TITLE_CHARS - 1).collect();
+        out.push('…');
+    }
+    Some(out)
+}
+
+pub fn fs_kind(error: &FsError) -> &'static str {
+    match error {
+        FsError::NotFound(_) => "not-found",
+        FsError::Denied(_) => "denied",
+        FsError::InvalidPath(_) => "invalid-path",
+        FsError::Io(_) => "io",
+        FsError::LimitExceeded(_) => "limit-exceeded",
+    }
+}
+
+pub fn sqlite_kind(error: &SqliteError) -> &'static str {
+    match error {
+        SqliteError::NotFound(_) => "not-found",
+        SqliteError::Denied(_) => "denied",
+        SqliteError::Invalid(_) => "invalid",
+        SqliteError::LimitExceeded(_) => "limit-exceeded",
+        SqliteError::Sqlite(_) => "sqlite",
+    }
+}
+
+pub fn fs_error(path: &str, error: FsError) -> CodecError {
+    match error {
+        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
+        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
+        other => CodecError::Io(format!("{path}: {other:?}")),
+    }
+}
+
+pub fn sqlite_error(path: &str, error: SqliteError) -> CodecError {
+    match error {
+        SqliteError::NotFound(_) => CodecError::NotFound(path.to_string()),
+        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
+        other => CodecError::Io(format!("{path}: {other:?}")),
+    }
+}
