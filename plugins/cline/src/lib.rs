@@ -1,0 +1,88 @@
+//! trajhost codec for the Cline CLI / SDK (cline/cline, `cline` 3.x):
+//! discovers and reads the sessions kept under
+//! `~/.cline/data/sessions/<id>/` into canonical records.
+//!
+//! Module map, following the native store:
+//! - [`layout`]: the session directory, its files and the index database;
+//! - [`native`]: the manifest, the messages document, messages and blocks;
+//! - [`discover`]: `discover` and `inspect`, from the index `sessions.db`
+//!   (one query) and, for sessions it does not list, the manifests;
+//! - [`messages`]: message roles and content blocks → canonical records,
+//!   [`KNOWN_ROLES`] and [`KNOWN_BLOCKS`];
+//! - [`read`]: the batch reader.
+//!
+//! The index is read through the host's read-only SQLite capability
+//! (natively, in tests: the SDK opens it read-only with rusqlite).
+//!
+//! **Source spans.** Records of a message carry the message's exact byte
+//! span in `<id>.messages.json`; the system prompt its string's span;
+//! `meta` offset 0, length 0 (it comes from the index or the manifest).
+//!
+//! **Ids.** `meta`: the session id. A message's records: the message `id`,
+//! suffixed `#n` for further records of the message; tool calls keep their
+//! native call id.
+//!
+//! **Versions.** `native_version` is `metadata.sessionHistoryOrigin.version`
+//! of the index row or manifest, else `origin.version` of the messages
+//! document.
+//!
+//! The VS Code extension's task layout (`tasks/<id>/…` under VS Code's
+//! global storage) is not read by this codec. Writing is not implemented.
+
+pub mod discover;
+pub mod layout;
+pub mod messages;
+pub mod native;
+pub mod read;
+pub mod sql;
+mod time;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
+pub use time::rfc3339_utc;
+
+/// The harness id.
+pub const HARNESS: &str = "cline";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("cline@", env!("CARGO_PKG_VERSION"));
+/// Cline CLI versions whose session files this codec reads.
+pub const NATIVE_VERSIONS: &str = ">=3.0.0, <4.0.0";
+
+/// The Cline codec.
+pub struct Cline;
+
+impl Codec for Cline {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`metadata.sessionHistoryOrigin.version` (sessions.db / <id>.json), else `origin.version` of <id>.messages.json".into(),
+            reads: vec!["cline-session-json".into()],
+            writes: Vec::new(),
+            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(Cline);

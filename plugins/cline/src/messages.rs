@@ -1,0 +1,304 @@
+//! Messages of `<id>.messages.json` → canonical records.
+//!
+//! A message's `role` and each content block's `type` are the native record
+//! types. Every one is mapped (see [`KNOWN_ROLES`], [`KNOWN_BLOCKS`]) or
+//! counted in a diagnostic (`unknown-record-type`, `unknown-content-block`).
+//!
+//! | native                              | canonical                                      |
+//! |-------------------------------------|------------------------------------------------|
+//! | `user` `text` blocks / string       | `user` (the `<user_input mode=…>` wrapper Cline adds around a prompt is removed) |
+//! | `user` `image` block                | attachment of the `user` record                |
+//! | `user` `file` block                 | `observation` `file` (path and content)        |
+//! | `user` `tool_result` block          | `tool_result`, linked by `tool_use_id`          |
+//! | `assistant` `thinking` / `redacted_thinking` | `reasoning`                           |
+//! | `assistant` `text` blocks           | `assistant` (`modelInfo.id` → model, `metrics` → usage) |
+//! | `assistant` `tool_use` block        | `tool_call` (native id, name, `input`)          |
+//!
+//! A tool result's `ok` comes from `is_error` when stored, else from the
+//! `success` flags Cline stores on each operation of a result (all of them
+//! true → ok); `None` when neither is there.
+
+use serde_json::value::RawValue;
+use serde_json::Value as Json;
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::Severity;
+
+use crate::native::{Block, Message, Metrics};
+
+/// How the codec treats a native record type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Mapped to canonical records of the named kind(s).
+    Mapped(&'static str),
+    /// Known, carries nothing a canonical record holds; counted in an
+    /// `unmapped-record-type` diagnostic.
+    Reported,
+}
+
+/// Every message `role` of the transcript.
+pub const KNOWN_ROLES: &[(&str, Handling)] = &[
+    ("user", Handling::Mapped("user, tool_result, observation file")),
+    ("assistant", Handling::Mapped("reasoning, assistant, tool_call")),
+];
+
+/// Every content block `type`.
+pub const KNOWN_BLOCKS: &[(&str, Handling)] = &[
+    ("text", Handling::Mapped("user / assistant text")),
+    ("image", Handling::Mapped("user attachment")),
+    ("file", Handling::Mapped("observation file")),
+    ("tool_use", Handling::Mapped("tool_call")),
+    ("tool_result", Handling::Mapped("tool_result")),
+    ("thinking", Handling::Mapped("reasoning")),
+    ("redacted_thinking", Handling::Mapped("reasoning (encrypted)")),
+];
+
+/// A record made from a message, before it gets the message-wide fields.
+pub struct Made {
+    pub id: String,
+    pub body: Body,
+    pub parent: Option<String>,
+}
+
+/// Maps one message; `id` is its record id (the native id, else its byte
+/// location).
+pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut Diagnostics) -> Vec<Made> {
+    let role = message.role.as_deref().unwrap_or("");
+    let blocks = match blocks(message.content) {
+        Ok(blocks) => blocks,
+        Err(()) => {
+            diags.add("malformed-message", Severity::Warning, "content", Some(file), Some(offset));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    let mut n = 0usize;
+    let mut next = || {
+        n += 1;
+        format!("{id}#{n}")
+    };
+    match role {
+        "user" => {
+            let mut text = String::new();
+            let mut attachments = Vec::new();
+            let mut files = Vec::new();
+            for block in &blocks {
+                match block.kind.as_deref().unwrap_or("") {
+                    "text" => push_line(&mut text, unwrap_user_input(block.text.as_deref().unwrap_or(""))),
+                    "image" => attachments.push(Attachment {
+                        kind: "image".into(),
+                        media_type: block.media_type.clone().or_else(|| block.source.as_ref().and_then(|s| s.media_type.clone())),
+                    }),
+                    "file" => files.push(format!(
+                        "{}\n{}",
+                        block.path.as_deref().unwrap_or(""),
+                        block.content.map(raw_text).unwrap_or_default()
+                    )),
+                    "tool_result" => {
+                        let call_id = block.tool_use_id.clone().unwrap_or_default();
+                        out.push(Made {
+                            id: String::new(),
+                            body: Body::ToolResult {
+                                call_id: call_id.clone(),
+                                content: block.content.map(raw_text).unwrap_or_default(),
+                                ok: block.is_error.map(|e| !e).or_else(|| block.content.and_then(operations_ok)),
+                            },
+                            parent: Some(call_id).filter(|c| !c.is_empty()),
+                        });
+                    }
+                    other => unknown_block(role, other, file, offset, diags),
+                }
+            }
+            if !text.is_empty() || !attachments.is_empty() {
+                out.push(Made { id: String::new(), body: Body::User { text, attachments }, parent: None });
+            }
+            for f in files {
+                out.push(Made { id: String::new(), body: Body::Observation { subtype: "file".into(), text: Some(f) }, parent: None });
+            }
+            // The first record has the message id.
+            for (i, made) in out.iter_mut().enumerate() {
+                made.id = if i == 0 { id.to_string() } else { next() };
+            }
+        }
+        "assistant" => {
+            let mut text = String::new();
+            let mut reasoning = Vec::new();
+            let mut calls = Vec::new();
+            for block in &blocks {
+                match block.kind.as_deref().unwrap_or("") {
+                    "text" => text.push_str(block.text.as_deref().unwrap_or("")),
+                    "thinking" => reasoning.push(Reasoning {
+                        text: block.thinking.clone(),
+                        opaque: block.signature.clone().filter(|s| !s.is_empty()),
+                        encrypted: false,
+                    }),
+                    "redacted_thinking" => reasoning.push(Reasoning { text: None, opaque: block.data.clone(), encrypted: true }),
+                    "tool_use" => {
+                        let call_id = block.id.clone().unwrap_or_else(&mut next);
+                        calls.push(Made {
+                            id: call_id.clone(),
+                            body: Body::ToolCall {
+                                call_id,
+                                name: block.name.clone().unwrap_or_default(),
+                                arguments: block
+                                    .input
+                                    .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                                    .unwrap_or(Json::Null),
+                            },
+                            parent: Some(id.to_string()),
+                        });
+                    }
+                    other => unknown_block(role, other, file, offset, diags),
+                }
+            }
+            for r in reasoning {
+                out.push(Made { id: next(), body: Body::Reasoning(r), parent: Some(id.to_string()) });
+            }
+            out.push(Made {
+                id: id.to_string(),
+                body: Body::Assistant(Assistant {
+                    text,
+                    model: message.model_info.as_ref().and_then(|m| m.id.clone()),
+                    message_id: message.id.clone(),
+                    stop_reason: None,
+                    usage: message.metrics.as_ref().and_then(usage),
+                }),
+                parent: None,
+            });
+            out.extend(calls);
+        }
+        other => {
+            diags.add("unknown-record-type", Severity::Warning, &type_name(other), Some(file), Some(offset));
+        }
+    }
+    out
+}
+
+fn unknown_block(role: &str, kind: &str, file: &str, offset: u64, diags: &mut Diagnostics) {
+    diags.add("unknown-content-block", Severity::Warning, &format!("{role}/{}", type_name(kind)), Some(file), Some(offset));
+}
+
+/// The blocks of `content` (a string becomes one text block).
+fn blocks<'a>(content: Option<&'a RawValue>) -> Result<Vec<Block<'a>>, ()> {
+    let Some(raw) = content else { return Ok(Vec::new()) };
+    let text = raw.get();
+    if text.starts_with('"') {
+        let s: String = serde_json::from_str(text).map_err(|_| ())?;
+        return Ok(vec![Block { kind: Some("text".into()), text: Some(s), ..Block::default() }]);
+    }
+    if text == "null" {
+        return Ok(Vec::new());
+    }
+    serde_json::from_str(text).map_err(|_| ())
+}
+
+fn push_line(out: &mut String, line: &str) {
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(line);
+}
+
+/// A prompt without the `<user_input mode="…">…</user_input>` wrapper the
+/// Cline CLI puts around what the user typed.
+pub fn unwrap_user_input(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("<user_input") else { return text };
+    let Some(open_end) = rest.find('>') else { return text };
+    if rest[..open_end].contains('<') {
+        return text;
+    }
+    rest[open_end + 1..].strip_suffix("</user_input>").unwrap_or(text)
+}
+
+/// Result content as text: a string as is, text blocks joined, anything
+/// else (Cline's structured operation results) as the stored JSON, compact
+/// (keys in their stored order: what Cline serializes for the model).
+fn raw_text(raw: &RawValue) -> String {
+    let text = raw.get();
+    if text.starts_with('"') {
+        return serde_json::from_str(text).unwrap_or_else(|_| text.to_string());
+    }
+    if let Ok(blocks) = serde_json::from_str::<Vec<Block<'_>>>(text)
+        && !blocks.is_empty()
+        && blocks.iter().all(|b| b.kind.as_deref() == Some("text")) {
+            return blocks.iter().map(|b| b.text.as_deref().unwrap_or("")).collect::<Vec<_>>().join("\n");
+        }
+    compact(text)
+}
+
+/// JSON text without the whitespace between tokens (strings untouched).
+pub fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_ascii_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `success` of every operation of a structured result, when each has one.
+fn operations_ok(raw: &RawValue) -> Option<bool> {
+    let items: Vec<Json> = serde_json::from_str(raw.get()).ok()?;
+    if items.is_empty() {
+        return None;
+    }
+    let flags: Option<Vec<bool>> = items.iter().map(|i| i.get("success").and_then(Json::as_bool)).collect();
+    flags.map(|f| f.iter().all(|ok| *ok))
+}
+
+/// `metrics` as usage; `None` when no count is recorded. Cline's
+/// `inputTokens` excludes cache reads and writes (Anthropic accounting).
+fn usage(m: &Metrics) -> Option<Usage> {
+    let usage = Usage {
+        input: m.input_tokens,
+        output: m.output_tokens,
+        cache_read: m.cache_read_tokens,
+        cache_write: m.cache_write_tokens,
+        reasoning: None,
+        cost_usd: m.cost,
+    };
+    let any = usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
+    any.then_some(usage)
+}
+
+/// A type name fit for a diagnostic.
+pub fn type_name(kind: &str) -> String {
+    if kind.is_empty() {
+        "(missing)".to_string()
+    } else if kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) {
+        kind.to_string()
+    } else {
+        "(not an identifier)".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compacts_json_outside_strings() {
+        assert_eq!(compact("[\n  {\"a\": \"x y\\\" z\",\n   \"b\": [1, 2]}\n]"), r#"[{"a":"x y\" z","b":[1,2]}]"#);
+    }
+
+    #[test]
+    fn unwraps_user_input() {
+        assert_eq!(unwrap_user_input("<user_input mode=\"act\">hi — ✓</user_input>"), "hi — ✓");
+        assert_eq!(unwrap_user_input("plain"), "plain");
+        assert_eq!(unwrap_user_input("<user_input mode=\"act\">unterminated"), "<user_input mode=\"act\">unterminated");
+    }
+}

@@ -1,0 +1,155 @@
+//! `read`: one session as canonical records, streamed in batches.
+//!
+//! Order: `meta` (from the index row or the manifest), the system prompt
+//! as a `system` record, then the messages in file order.
+//!
+//! Cline stores a transcript as one JSON document, so the reader holds that
+//! file's bytes (up to [`MAX_MESSAGES_BYTES`]) and the byte span of each
+//! message; a message is parsed only when its turn comes, and its records
+//! carry its exact span (`src.offset`/`src.len` into `<id>.messages.json`).
+
+use std::collections::VecDeque;
+
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SourceSpan, SCHEMA};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::discover::{self, fs_error};
+use crate::layout::{self, SessionPaths};
+use crate::messages;
+use crate::native::{Message, MessagesFile};
+use crate::time::from_epoch_ms;
+use crate::{CODEC, HARNESS};
+
+/// Largest transcript read.
+pub const MAX_MESSAGES_BYTES: u64 = 512 << 20;
+
+pub struct Reader {
+    file: String,
+    bytes: Vec<u8>,
+    /// (offset, len) of each message not yet read.
+    spans: VecDeque<(usize, usize)>,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    pending: VecDeque<Record>,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let paths = SessionPaths::from_locator(locator)?;
+        let bytes = home.read_to_end(&paths.messages, MAX_MESSAGES_BYTES).map_err(|e| fs_error(&paths.messages, e))?;
+        let mut diags = Diagnostics::new();
+        let parsed: MessagesFile<'_> = serde_json::from_slice(&bytes)
+            .map_err(|e| CodecError::Malformed(format!("{}: not a Cline messages document ({})", paths.messages, format!("{:?}", e.classify()))))?;
+        let base = bytes.as_ptr() as usize;
+        let span = |raw: &serde_json::value::RawValue| (raw.get().as_ptr() as usize - base, raw.get().len());
+        let spans: VecDeque<(usize, usize)> = parsed.messages.iter().map(|m| span(m)).collect();
+        if parsed.session_id.as_deref().is_some_and(|id| id != paths.id) {
+            diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(&paths.messages), None);
+        }
+        let facts = discover::facts(&home, &paths, &mut diags);
+        let mut pending = VecDeque::new();
+        pending.push_back(Record {
+            id: paths.id.clone(),
+            body: Body::Meta(Meta {
+                schema: SCHEMA.into(),
+                harness: HARNESS.into(),
+                native_id: paths.id.clone(),
+                native_version: facts.version.clone().or_else(|| parsed.origin.version.clone()),
+                cwd: facts.cwd.clone(),
+                title: facts.title.clone(),
+                git_branch: None,
+                started_at: facts.started_at.clone(),
+                parent_session: facts.parent_session.clone(),
+                parent_call: None,
+                codec: Some(CODEC.into()),
+            }),
+            parent: None,
+            ts: facts.started_at.clone(),
+            agent: None,
+            src: Some(SourceSpan { file: paths.messages.clone(), offset: 0, len: 0 }),
+        });
+        if let Some(raw) = parsed.system_prompt
+            && let Ok(text) = serde_json::from_str::<String>(raw.get())
+            && !text.is_empty() {
+                let (offset, len) = span(raw);
+                pending.push_back(Record {
+                    id: format!("{}:system", paths.id),
+                    body: Body::System { text },
+                    parent: None,
+                    ts: facts.started_at.clone(),
+                    agent: None,
+                    src: Some(SourceSpan { file: paths.messages.clone(), offset: offset as u64, len: len as u64 }),
+                });
+            }
+        let compaction = format!("{}/{}{}", paths.dir, paths.id, layout::COMPACTION_SUFFIX);
+        if home.stat(&compaction).is_ok() {
+            // Compaction state of the harness; the transcript holds what the
+            // model saw afterwards.
+            diags.add("unmapped-file", Severity::Info, "<id>.compaction.json", Some(&compaction), None);
+        }
+        drop(parsed);
+        Ok(Reader {
+            file: paths.messages,
+            bytes,
+            spans,
+            writer: BatchWriter::new(options),
+            diags,
+            pending,
+            done: false,
+        })
+    }
+
+    fn step(&mut self) -> bool {
+        if let Some(record) = self.pending.pop_front() {
+            self.writer.push(&record);
+            return true;
+        }
+        let Some((offset, len)) = self.spans.pop_front() else { return false };
+        let slice = &self.bytes[offset..offset + len];
+        let message: Message<'_> = match serde_json::from_slice(slice) {
+            Ok(m) => m,
+            Err(_) => {
+                self.diags.add("malformed-message", Severity::Warning, "message", Some(&self.file), Some(offset as u64));
+                return true;
+            }
+        };
+        let id = message.id.clone().filter(|i| !i.is_empty()).unwrap_or_else(|| location_id(&self.file, offset as u64, 0));
+        let ts = message.ts.and_then(from_epoch_ms);
+        for made in messages::map(&message, &id, &self.file, offset as u64, &mut self.diags) {
+            self.pending.push_back(Record {
+                id: made.id,
+                body: made.body,
+                parent: made.parent,
+                ts: ts.clone(),
+                agent: None,
+                src: Some(SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
+            });
+        }
+        true
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step() {
+                self.done = true;
+                // The document is read; free it before the last batch.
+                self.bytes = Vec::new();
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}

@@ -1,0 +1,442 @@
+//! The Cline codec against sessions written by the real `cline` 3.0.65 CLI
+//! (fixtures/cline/3.0.65), run natively through `Dir::native`. Reads work
+//! on a copy of the fixture home: a native read-only SQLite open of the
+//! WAL-mode index creates `-wal`/`-shm` files beside it (the host opens it
+//! `immutable=1` or reads a private copy).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use trajhost_codec_cline::{Cline, KNOWN_BLOCKS, KNOWN_ROLES};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+
+const INDEX: &str = ".cline/data/db/sessions.db";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/cline/3.0.65")
+}
+
+/// (scenario, session id)
+const SCENARIOS: [(&str, &str); 5] = [
+    ("simple", "1796013198212_v0vps"),
+    ("parallel", "1796013270160_h85j3"),
+    ("failing-tool", "1796013293504_l2zmx"),
+    ("multibyte", "1796013310188_jri6j"),
+    ("long-output", "1796013324910_8wbb8"),
+];
+
+fn locator(id: &str) -> String {
+    format!(".cline/data/sessions/{id}/{id}.messages.json")
+}
+
+fn id_of(scenario: &str) -> &'static str {
+    SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn home(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join(scenario), dir.path());
+    dir
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    early_diagnostics: usize,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut last_diags = 0;
+    trajhost_codec_sdk::read_all::<Cline>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last_diags;
+        last_diags = batch.diagnostics.len();
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(scenario: &str) -> Read {
+    let home = home(scenario);
+    read(home.path(), &locator(id_of(scenario)))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
+    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn kinds(records: &[Record]) -> Vec<&'static str> {
+    records.iter().map(|r| r.body.kind()).collect()
+}
+
+fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
+    read.diagnostics.iter().find(|d| d.code == code)
+}
+
+fn raw(scenario: &str) -> Value {
+    let id = id_of(scenario);
+    serde_json::from_slice(&std::fs::read(fixtures().join(scenario).join(locator(id))).unwrap()).unwrap()
+}
+
+fn manifest(scenario: &str) -> Value {
+    let id = id_of(scenario);
+    serde_json::from_slice(&std::fs::read(fixtures().join(scenario).join(format!(".cline/data/sessions/{id}/{id}.json"))).unwrap()).unwrap()
+}
+
+// ---------------------------------------------------------------- info
+
+#[test]
+fn info_describes_the_codec() {
+    let info = Cline::info();
+    assert_eq!(info.harness, "cline");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.native_versions, ">=3.0.0, <4.0.0");
+    assert!(info.native_version_source.contains("sessionHistoryOrigin"));
+    assert!(info.writes.is_empty());
+    assert_eq!(info.session_globs, vec![".cline/data/sessions/*/*.messages.json".to_string()]);
+    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
+}
+
+// ---------------------------------------------------------------- discover
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let found = Cline::discover(&Dir::native(home.path())).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let s = &found.sessions[0];
+        let m = manifest(scenario);
+        assert_eq!(s.native_id, id);
+        assert_eq!(s.locator, locator(id));
+        assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(s.native_version.as_deref(), Some("3.0.65"));
+        assert_eq!(s.started_at.as_deref(), m["started_at"].as_str());
+        assert!(s.updated_at > s.started_at, "{scenario}: {:?}", s.updated_at);
+        assert_eq!(s.title.as_deref(), m["metadata"]["title"].as_str());
+        let dir = home.path().join(format!(".cline/data/sessions/{id}"));
+        let size: u64 = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+        assert_eq!(s.size, size);
+
+        let one = Cline::inspect(&Dir::native(home.path()), &s.locator).unwrap();
+        assert_eq!((&one.native_id, &one.started_at, &one.updated_at, one.size, &one.title), (&s.native_id, &s.started_at, &s.updated_at, s.size, &s.title));
+    }
+}
+
+#[test]
+fn discover_without_the_index_uses_the_manifests() {
+    let home = home("simple");
+    std::fs::remove_file(home.path().join(INDEX)).unwrap();
+    let found = Cline::discover(&Dir::native(home.path())).unwrap();
+    let s = &found.sessions[0];
+    assert_eq!(s.native_id, id_of("simple"));
+    assert_eq!(s.native_version.as_deref(), Some("3.0.65"));
+    assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
+    assert_eq!(s.title.as_deref(), Some("Read hello.txt and tell me the secret word."));
+    let d = found.diagnostics.iter().find(|d| d.code == "not-in-index").unwrap();
+    assert_eq!((d.count, d.severity), (1, Severity::Info));
+}
+
+#[test]
+fn discover_of_a_home_without_cline_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = Cline::discover(&Dir::native(dir.path())).unwrap();
+    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn read_starts_with_meta_and_the_system_prompt() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let Body::Meta(meta) = &read.records[0].body else { panic!("{scenario}: first record is not meta") };
+        assert_eq!(meta.harness, "cline");
+        assert_eq!(meta.native_id, id);
+        assert_eq!(meta.native_version.as_deref(), Some("3.0.65"));
+        assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(meta.codec.as_deref(), Some(concat!("cline@", env!("CARGO_PKG_VERSION"))));
+        let Body::System { text } = &read.records[1].body else { panic!("{scenario}: no system prompt") };
+        assert_eq!(Some(text.as_str()), raw(scenario)["system_prompt"].as_str());
+        assert!(read.diagnostics.is_empty(), "{scenario}: {:?}", read.diagnostics);
+    }
+}
+
+#[test]
+fn simple_session_has_prompt_call_result_and_answer() {
+    let read = read_scenario("simple");
+    assert_eq!(
+        kinds(&read.records),
+        ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+    );
+    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls, [("call_lab_f2487033ec294424", "run_commands", &json!({"commands": ["cat hello.txt"]}))]);
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, "call_lab_f2487033ec294424");
+    // The stored structured result, as stored (what the model was sent).
+    assert_eq!(
+        results[0].1,
+        r#"[{"query":"cat hello.txt","result":"Hello from the lab workspace. The secret word is PAPAYA-42.\n","success":true}]"#
+    );
+    assert_eq!(results[0].2, Some(true), "from the operation's success flag");
+    let result = read.records.iter().find(|r| r.body.kind() == "tool_result").unwrap();
+    assert_eq!(result.parent.as_deref(), Some("call_lab_f2487033ec294424"));
+
+    let answers = assistants(&read.records);
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[0].text, "");
+    assert!(answers[1].text.starts_with("FINAL ANSWER: the tool returned:") && answers[1].text.contains("PAPAYA-42"));
+    assert!(answers[2].text.starts_with("NOTOOL ANSWER:"));
+    // Models as Cline recorded them (the ACP resume recorded its default).
+    let models: Vec<Option<&str>> = answers.iter().map(|a| a.model.as_deref()).collect();
+    assert_eq!(models, [Some("fake-model"), Some("fake-model"), Some("gpt-4o")]);
+    for a in &answers {
+        let u = a.usage.as_ref().unwrap();
+        assert_eq!((u.input, u.output, u.cache_read, u.cache_write, u.cost_usd), (Some(100), Some(20), Some(0), Some(0), None));
+        assert!(a.message_id.as_deref().unwrap().starts_with("msg_"));
+    }
+    let ts: Vec<&str> = read.records[2..].iter().map(|r| r.ts.as_deref().unwrap()).collect();
+    assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
+}
+
+#[test]
+fn parallel_calls_are_both_kept_with_their_results() {
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[0].1, calls[0].2), ("run_commands", &json!({"commands": ["cat hello.txt"]})));
+    assert_eq!((calls[1].1, calls[1].2), ("read_files", &json!({"files": [{"path": "/home/user/project/second.txt"}]})));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    assert_eq!((results[0].0, results[1].0), (calls[0].0, calls[1].0));
+    assert!(results[0].1.contains("PAPAYA-42") && results[1].1.contains("KIWI-58"));
+    let answer = &assistants(&read.records).last().unwrap().text;
+    assert!(answer.starts_with("FINAL ANSWER") && answer.contains("PAPAYA-42") && answer.contains("KIWI-58"));
+}
+
+#[test]
+fn failing_tool_result_is_not_ok() {
+    let read = read_scenario("failing-tool");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.contains("No such file or directory") && results[0].1.contains("\"success\":false"));
+    assert_eq!(results[0].2, Some(false));
+    assert_eq!(tool_calls(&read.records)[0].2, &json!({"commands": ["cat missing.txt; exit 3"]}));
+    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER"));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let read = read_scenario("multibyte");
+    assert_eq!(
+        users(&read.records)[0],
+        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301})."
+    );
+    let results = tool_results(&read.records);
+    for needle in ["日本語のテキスト", "👩\u{200d}💻", "🏳️\u{200d}🌈", "CHERRY-本-91 ✓", "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}"] {
+        assert!(results[0].1.contains(needle), "{needle}");
+        assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn long_output_is_read_in_full() {
+    let read = read_scenario("long-output");
+    let stored = &raw("long-output")["messages"][2]["content"][0]["content"][0]["result"];
+    let results = tool_results(&read.records);
+    let parsed: Value = serde_json::from_str(results[0].1).unwrap();
+    assert_eq!(&parsed[0]["result"], stored);
+    assert!(stored.as_str().unwrap().starts_with("LONG-OUTPUT-BEGIN LEMON-512"));
+    assert!(stored.as_str().unwrap().ends_with("LONG-OUTPUT-END LIME-1024\n"));
+    assert!(stored.as_str().unwrap().len() > 45_000);
+}
+
+#[test]
+fn ids_are_stable_unique_native_and_spans_slice_messages() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let a = read(home.path(), &locator(id));
+        let b = read(home.path(), &locator(id));
+        assert_eq!(a.records, b.records, "{scenario}");
+        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "{scenario}: {ids:?}");
+        let bytes = std::fs::read(home.path().join(locator(id))).unwrap();
+        for r in &a.records {
+            let src = r.src.as_ref().unwrap();
+            assert_eq!(src.file, locator(id));
+            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
+            match &r.body {
+                Body::Meta(_) => assert_eq!((r.id.as_str(), src.len), (id, 0)),
+                Body::System { text } => assert_eq!(&serde_json::from_slice::<String>(span).unwrap(), text),
+                body => {
+                    let message: Value = serde_json::from_slice(span).unwrap();
+                    match body {
+                        Body::ToolCall { call_id, .. } => {
+                            assert_eq!(&r.id, call_id);
+                            assert!(message["content"].as_array().unwrap().iter().any(|b| b["id"] == call_id.as_str()));
+                        }
+                        _ => assert_eq!(r.id.split('#').next(), message["id"].as_str()),
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batching_does_not_change_the_records() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let whole = read(home.path(), &locator(id));
+        assert_eq!(whole.batches, 1, "{scenario}");
+        let small = read_with(home.path(), &locator(id), options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
+        assert_eq!(small.records, whole.records, "{scenario}");
+        assert_eq!(small.early_diagnostics, 0);
+        let zero = read_with(home.path(), &locator(id), options(0, 0));
+        assert_eq!(zero.records, whole.records, "{scenario}");
+    }
+}
+
+#[test]
+fn fixture_roles_and_blocks_are_all_known() {
+    let roles: BTreeSet<&str> = KNOWN_ROLES.iter().map(|(k, _)| *k).collect();
+    let blocks: BTreeSet<&str> = KNOWN_BLOCKS.iter().map(|(k, _)| *k).collect();
+    let mut seen = BTreeSet::new();
+    for (scenario, _) in SCENARIOS {
+        for m in raw(scenario)["messages"].as_array().unwrap() {
+            let role = m["role"].as_str().unwrap();
+            assert!(roles.contains(role), "{scenario}: role {role:?} is not in KNOWN_ROLES");
+            for b in m["content"].as_array().unwrap() {
+                let kind = b["type"].as_str().unwrap();
+                assert!(blocks.contains(kind), "{scenario}: block {kind:?} is not in KNOWN_BLOCKS");
+                seen.insert(kind.to_string());
+            }
+        }
+        let read = read_scenario(scenario);
+        assert!(diag(&read, "unknown-record-type").is_none() && diag(&read, "unknown-content-block").is_none());
+    }
+    for kind in ["text", "tool_use", "tool_result"] {
+        assert!(seen.contains(kind), "{kind}");
+    }
+}
+
+#[test]
+fn reading_leaves_the_index_and_the_files_byte_identical() {
+    let home = home("simple");
+    let id = id_of("simple");
+    let files = [INDEX.to_string(), locator(id), format!(".cline/data/sessions/{id}/{id}.json")];
+    let sha = |p: &str| std::fs::read(home.path().join(p)).ok().map(|b| hex::encode(Sha256::digest(b)));
+    let before: Vec<_> = files.iter().map(|f| sha(f)).collect();
+    Cline::discover(&Dir::native(home.path())).unwrap();
+    read(home.path(), &locator(id));
+    assert_eq!(files.iter().map(|f| sha(f)).collect::<Vec<_>>(), before);
+    let wal = home.path().join(format!("{INDEX}-wal"));
+    assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0);
+
+    // With a live WAL beside the index: read, and nothing changes.
+    let writer = rusqlite::Connection::open(home.path().join(INDEX)).unwrap();
+    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    writer.execute("UPDATE sessions SET metadata_json = json_set(metadata_json, '$.title', 'Renamed — ✓')", []).unwrap();
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+    let before = (sha(INDEX), sha(&format!("{INDEX}-wal")));
+    let found = Cline::discover(&Dir::native(home.path())).unwrap();
+    assert_eq!(found.sessions[0].title.as_deref(), Some("Renamed — ✓"));
+    assert_eq!((sha(INDEX), sha(&format!("{INDEX}-wal"))), before);
+    drop(writer);
+}
+
+#[test]
+fn unknown_roles_and_blocks_are_reported_and_other_blocks_mapped() {
+    let home = home("simple");
+    let id = id_of("simple");
+    let path = home.path().join(locator(id));
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let messages = doc["messages"].as_array_mut().unwrap();
+    messages.push(json!({"id": "m-x", "role": "narrator", "content": "x", "ts": 1796013300000u64}));
+    messages.push(json!({"id": "m-y", "role": "user", "ts": 1796013300001u64, "content": [
+        {"type": "text", "text": "see — ✓"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+        {"type": "file", "path": "/w/a.txt", "content": "file body"},
+        {"type": "hologram"}]}));
+    messages.push(json!({"id": "m-z", "role": "assistant", "ts": 1796013300002u64, "content": [
+        {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "text", "text": "ok"}]}));
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let read = read(home.path(), &locator(id));
+    let unknown = diag(&read, "unknown-record-type").unwrap();
+    assert_eq!((unknown.detail.as_str(), unknown.count, unknown.severity), ("narrator", 1, Severity::Warning));
+    let block = diag(&read, "unknown-content-block").unwrap();
+    assert_eq!((block.detail.as_str(), block.count), ("user/hologram", 1));
+    let tail: Vec<&Record> = read.records.iter().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect();
+    let Body::User { text, attachments } = &tail[0].body else { panic!("{:?}", tail[0]) };
+    assert_eq!((text.as_str(), attachments[0].media_type.as_deref()), ("see — ✓", Some("image/png")));
+    assert_eq!(tail[1].body, Body::Observation { subtype: "file".into(), text: Some("/w/a.txt\nfile body".into()) });
+    let Body::Reasoning(r) = &tail[2].body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("hmm"), Some("sig"), false));
+    let Body::Reasoning(r) = &tail[3].body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("opaque"), true));
+    let Body::Assistant(a) = &tail[4].body else { panic!() };
+    assert_eq!((a.text.as_str(), a.usage.as_ref(), a.model.as_deref()), ("ok", None, None));
+}
