@@ -1,0 +1,1039 @@
+//! The Codex codec against rollouts written by the real Codex CLI
+//! (fixtures/codex/0.171.0), run natively through `Dir::native`; write and
+//! prepare against copies of those homes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trajhost_codec_codex::{Codex, Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES, KNOWN_RESPONSE_ITEM_TYPES};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::sqlite::Value as SqlValue;
+use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Operation, Plan, ReadOptions, WriteOptions};
+
+const CWD: &str = "/home/user/project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/codex/0.171.0")
+}
+
+/// What the scripted conversation of each scenario holds.
+struct Scenario {
+    name: &'static str,
+    id: &'static str,
+    prompts: &'static [&'static str],
+    /// `cmd` of each tool call.
+    commands: &'static [&'static str],
+    /// A sentinel of each tool result.
+    results: &'static [&'static str],
+    /// Whether the tool calls succeeded (exit code 0).
+    ok: bool,
+}
+
+const SCENARIOS: [Scenario; 5] = [
+    Scenario {
+        name: "simple",
+        id: "01a22aa5-cfcc-7311-a9b5-d6de00c468b2",
+        prompts: &["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"],
+        commands: &["cat hello.txt"],
+        results: &["PAPAYA-42"],
+        ok: true,
+    },
+    Scenario {
+        name: "parallel",
+        id: "01a22aa5-d9be-7b60-9048-686f9cb12e55",
+        prompts: &["Read hello.txt and second.txt and tell me both words."],
+        commands: &["cat hello.txt", "cat second.txt"],
+        results: &["PAPAYA-42", "KIWI-58"],
+        ok: true,
+    },
+    Scenario {
+        name: "failing-tool",
+        id: "01a22aa5-e128-7af1-b06a-f5789fd4aa7b",
+        prompts: &["Run cat missing.txt and tell me what happened."],
+        commands: &["cat missing.txt; exit 3"],
+        results: &["No such file or directory"],
+        ok: false,
+    },
+    Scenario {
+        name: "multibyte",
+        id: "01a22aa5-e8f7-7871-acf7-62e3a323c15d",
+        prompts: &[
+            "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).",
+        ],
+        commands: &["cat unicode.txt"],
+        results: &["CHERRY-本-91"],
+        ok: true,
+    },
+    Scenario {
+        name: "long-output",
+        id: "01a22aa5-f044-7311-8744-27146786d16b",
+        prompts: &["Print long.txt with cat and tell me how it begins."],
+        commands: &["cat long.txt"],
+        results: &["LEMON-512"],
+        ok: true,
+    },
+];
+
+fn home(scenario: &Scenario) -> PathBuf {
+    fixtures().join(scenario.name)
+}
+
+/// The rollout of a fixture home, relative to it.
+fn rollout_of(home: &Path) -> String {
+    let mut found = Vec::new();
+    let sessions = home.join(".codex/sessions");
+    for y in std::fs::read_dir(&sessions).unwrap() {
+        for m in std::fs::read_dir(y.unwrap().path()).unwrap() {
+            for d in std::fs::read_dir(m.unwrap().path()).unwrap() {
+                for f in std::fs::read_dir(d.unwrap().path()).unwrap() {
+                    let path = f.unwrap().path();
+                    found.push(path.strip_prefix(home).unwrap().to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.pop().unwrap()
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    document: String,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, document: String::new() };
+    trajhost_codec_sdk::read_all::<Codex>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.document.push_str(&batch.records);
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(scenario: &Scenario) -> Read {
+    let home = home(scenario);
+    read(&home, &rollout_of(&home))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assistant_texts(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) if !a.text.is_empty() => Some(a.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// (call id, name, arguments)
+fn calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// (call id, content, ok)
+fn results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn diag<'a>(diags: &'a [Diagnostic], code: &str, detail: &str) -> Option<&'a Diagnostic> {
+    diags.iter().find(|d| d.code == code && d.detail == detail)
+}
+
+#[test]
+fn info_names_the_format_and_globs() {
+    let info = Codex::info();
+    assert_eq!(info.harness, "codex");
+    assert_eq!(info.reads, vec!["codex-rollout-jsonl"]);
+    assert_eq!(info.writes, vec!["codex-rollout-jsonl"]);
+    assert_eq!(info.session_globs, vec![".codex/sessions/*/*/*/rollout-*.jsonl"]);
+    assert_eq!(info.native_version_source, "`session_meta.payload.cli_version`");
+    assert_eq!(info.native_versions, ">=0.1.0, <1.0.0");
+    assert_eq!(info.canonical_schema, "trajhost.canonical/0.1");
+}
+
+#[test]
+fn discover_lists_every_fixture_session() {
+    for scenario in &SCENARIOS {
+        let home = home(scenario);
+        let found = Codex::discover(&Dir::native(&home)).unwrap();
+        assert!(found.diagnostics.is_empty(), "{}: {:?}", scenario.name, found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{}", scenario.name);
+        let s = &found.sessions[0];
+        assert_eq!(s.native_id, scenario.id);
+        assert_eq!(s.locator, rollout_of(&home));
+        assert!(s.locator.ends_with(&format!("-{}.jsonl", scenario.id)));
+        assert_eq!(s.cwd.as_deref(), Some(CWD));
+        assert_eq!(s.native_version.as_deref(), Some("0.171.0"));
+        assert_eq!(s.title.as_deref(), Some(scenario.prompts[0]).map(|p| title_of(p)).as_deref());
+        let started = s.started_at.as_deref().unwrap();
+        assert!(started.starts_with("2026-11-30T04:10:"), "{started}");
+        assert!(s.updated_at.is_some());
+        assert_eq!(s.size, std::fs::metadata(home.join(&s.locator)).unwrap().len());
+        // inspect agrees with discover.
+        let inspected = Codex::inspect(&Dir::native(&home), &s.locator).unwrap();
+        assert_eq!(format!("{inspected:?}"), format!("{s:?}"));
+    }
+}
+
+/// A prompt as a title: whitespace collapsed, cut to 80 characters.
+fn title_of(prompt: &str) -> String {
+    let words = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    if words.chars().count() > 80 { format!("{}…", words.chars().take(79).collect::<String>()) } else { words }
+}
+
+#[test]
+fn discover_skips_what_is_not_a_rollout_and_inspect_refuses_other_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let day = tmp.path().join(".codex/sessions/2026/01/02");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::write(day.join("notes.txt"), "x").unwrap();
+    std::fs::write(day.join("rollout-2026-01-02T00-00-00-01a22aa5-cfcc-7311-a9b5-d6de00c468b2.jsonl"), "").unwrap();
+    std::fs::write(day.join("rollout-2026-01-02T00-00-01-01a22aa5-cfcc-7311-a9b5-d6de00c468b3.jsonl.zst"), "z").unwrap();
+    let found = Codex::discover(&Dir::native(tmp.path())).unwrap();
+    assert!(found.sessions.is_empty());
+    assert!(diag(&found.diagnostics, "empty-session-file", "jsonl").is_some());
+    assert!(diag(&found.diagnostics, "compressed-rollout", "jsonl.zst").is_some());
+    // A home without .codex has no sessions and no error.
+    let empty = tempfile::tempdir().unwrap();
+    assert!(Codex::discover(&Dir::native(empty.path())).unwrap().sessions.is_empty());
+    let err = Codex::inspect(&Dir::native(tmp.path()), "../etc/passwd").unwrap_err();
+    assert!(matches!(err, CodecError::NotFound(_)), "{err:?}");
+}
+
+#[test]
+fn read_maps_every_fixture_conversation_once() {
+    for scenario in &SCENARIOS {
+        let read = read_scenario(scenario);
+        let r = &read.records;
+        let name = scenario.name;
+        // meta first, with the session facts.
+        let Body::Meta(meta) = &r[0].body else { panic!("{name}: first record is {:?}", r[0].body.kind()) };
+        assert_eq!(meta.native_id, scenario.id);
+        assert_eq!(meta.harness, "codex");
+        assert_eq!(meta.native_version.as_deref(), Some("0.171.0"));
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert!(meta.started_at.as_deref().unwrap().starts_with("2026-11-30T04:10:"));
+        assert_eq!(meta.codec.as_deref(), Some(concat!("codex@", env!("CARGO_PKG_VERSION"))));
+        assert_eq!(r.iter().filter(|r| r.body.kind() == "meta").count(), 1);
+
+        // User text exactly once per prompt: double logging removed, injected
+        // context (environment, skills) is system, not user.
+        assert_eq!(users(r), scenario.prompts, "{name}");
+        let systems: Vec<&Record> = r.iter().filter(|r| r.body.kind() == "system").collect();
+        assert_eq!(systems.len(), 2, "{name}: developer instructions + environment context");
+        assert!(systems.iter().any(|s| matches!(&s.body, Body::System { text } if text.starts_with("<environment_context>"))));
+
+        // Tool calls with parsed arguments, results linked by call id.
+        let calls = calls(r);
+        let commands: Vec<&str> = calls.iter().map(|(_, _, a)| a["cmd"].as_str().unwrap()).collect();
+        assert_eq!(commands, scenario.commands, "{name}");
+        assert!(calls.iter().all(|(_, n, _)| *n == "exec_command"));
+        let results = results(r);
+        assert_eq!(results.len(), calls.len(), "{name}");
+        for ((call_id, _, _), sentinel) in calls.iter().zip(scenario.results) {
+            let (_, content, ok) = results.iter().find(|(c, _, _)| c == call_id).unwrap_or_else(|| panic!("{name}: no result for {call_id}"));
+            assert!(content.contains(sentinel), "{name}: {sentinel} not in {content}");
+            // Codex records the exit code of each command (item_completed).
+            assert_eq!(*ok, Some(scenario.ok), "{name}");
+        }
+        for (i, record) in r.iter().enumerate() {
+            if let Body::ToolResult { call_id, .. } = &record.body {
+                let at = r.iter().position(|c| c.id == *call_id).unwrap();
+                assert!(at < i, "{name}: result before its call");
+                assert_eq!(record.parent.as_deref(), Some(call_id.as_str()));
+            }
+        }
+
+        // One assistant record per model response, text once.
+        let texts = assistant_texts(r);
+        let finals = texts.iter().filter(|t| t.starts_with("FINAL ANSWER")).count();
+        assert_eq!(finals, 1, "{name}: {texts:?}");
+        let assistants: Vec<_> = r
+            .iter()
+            .filter_map(|r| match &r.body {
+                Body::Assistant(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        // simple: call, answer, resumed answer; others: call, answer.
+        assert_eq!(assistants.len(), if name == "simple" { 3 } else { 2 }, "{name}");
+        for a in &assistants {
+            assert_eq!(a.model.as_deref(), Some("fake-model"), "{name}");
+            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{name}: usage recorded but missing"));
+            assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(100), Some(20), Some(0), Some(0)));
+        }
+        // The tool calls belong to the first response.
+        for record in r.iter().filter(|r| r.body.kind() == "tool_call") {
+            let parent = record.parent.as_deref().unwrap();
+            assert!(matches!(r.iter().find(|x| x.id == parent).unwrap().body, Body::Assistant(_)), "{name}");
+        }
+        // Turn boundaries and the turn model as observations.
+        let observations: Vec<&str> = r
+            .iter()
+            .filter_map(|r| match &r.body {
+                Body::Observation { subtype, .. } => Some(subtype.as_str()),
+                _ => None,
+            })
+            .collect();
+        let turns = scenario.prompts.len();
+        for subtype in ["task_started", "task_complete", "turn_context"] {
+            assert_eq!(observations.iter().filter(|s| **s == subtype).count(), turns, "{name}: {subtype}");
+        }
+
+        // Every native type is mapped or reported; none is unknown.
+        assert!(read.diagnostics.iter().all(|d| d.code != "unknown-record-type"), "{name}: {:?}", read.diagnostics);
+        assert!(diag(&read.diagnostics, "unmapped-record-type", "world_state").is_some());
+        assert!(r.iter().all(|r| r.src.is_some()), "{name}: a record without src");
+        assert!(r.iter().all(|r| r.ts.is_some()), "{name}: a record without ts");
+    }
+}
+
+#[test]
+fn record_ids_are_stable_and_unique() {
+    for scenario in &SCENARIOS {
+        let first = read_scenario(scenario);
+        let again = read_with(&home(scenario), &rollout_of(&home(scenario)), options(3, 4096));
+        assert!(again.batches > 3, "small batches are honoured");
+        assert_eq!(first.document, again.document, "{}: re-read differs", scenario.name);
+        let ids: BTreeSet<&str> = first.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids.len(), first.records.len(), "{}: duplicate ids", scenario.name);
+        // Native ids where Codex has them.
+        for r in &first.records {
+            match &r.body {
+                Body::User { .. } | Body::System { .. } => assert!(r.id.starts_with("msg_"), "{}", r.id),
+                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
+                Body::ToolResult { .. } => assert!(r.id.starts_with("fco_"), "{}", r.id),
+                Body::Meta(_) => assert_eq!(r.id, scenario.id),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn src_spans_slice_back_to_raw_lines() {
+    for scenario in &SCENARIOS {
+        let home = home(scenario);
+        let locator = rollout_of(&home);
+        let bytes = std::fs::read(home.join(&locator)).unwrap();
+        for r in read_scenario(scenario).records {
+            let src = r.src.as_ref().unwrap();
+            assert_eq!(src.file, locator);
+            let (start, end) = (src.offset as usize, (src.offset + src.len) as usize);
+            assert!(start == 0 || bytes[start - 1] == b'\n', "{}: span not at a line start", r.id);
+            assert_eq!(bytes[end - 1], b'\n', "{}: span not at a line end", r.id);
+            let line: Value = serde_json::from_slice(&bytes[start..end]).unwrap();
+            let kind = line["type"].as_str().unwrap();
+            let payload = line["payload"]["type"].as_str().unwrap_or("");
+            let expected: &[(&str, &str)] = match r.body.kind() {
+                "meta" => &[("session_meta", "")],
+                "user" | "system" | "assistant" => &[("response_item", "message"), ("response_item", "function_call")],
+                "tool_call" => &[("response_item", "function_call")],
+                "tool_result" => &[("response_item", "function_call_output")],
+                "observation" => &[("event_msg", "task_started"), ("event_msg", "task_complete"), ("turn_context", "")],
+                other => panic!("unexpected kind {other}"),
+            };
+            assert!(expected.iter().any(|(k, p)| *k == kind && (p.is_empty() || *p == payload)), "{}: {kind}/{payload}", r.body.kind());
+        }
+    }
+}
+
+/// Every line type and payload type in the fixtures is one the codec knows:
+/// a new Codex release that writes a new type fails here first.
+#[test]
+fn every_fixture_type_is_known() {
+    let known = |table: &[(&str, Handling)], kind: &str| table.iter().any(|(k, _)| *k == kind);
+    let mut seen = BTreeMap::<String, usize>::new();
+    for scenario in &SCENARIOS {
+        let home = home(scenario);
+        let text = std::fs::read_to_string(home.join(rollout_of(&home))).unwrap();
+        for line in text.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let kind = v["type"].as_str().unwrap();
+            assert!(known(KNOWN_LINE_TYPES, kind), "unknown line type {kind}");
+            let payload = v["payload"]["type"].as_str();
+            let name = match (kind, payload) {
+                ("response_item", Some(p)) => {
+                    assert!(known(KNOWN_RESPONSE_ITEM_TYPES, p), "unknown response_item type {p}");
+                    format!("response_item/{p}")
+                }
+                ("event_msg", Some(p)) => {
+                    assert!(known(KNOWN_EVENT_TYPES, p), "unknown event_msg type {p}");
+                    format!("event_msg/{p}")
+                }
+                _ => kind.to_string(),
+            };
+            *seen.entry(name).or_default() += 1;
+        }
+    }
+    // What the fixtures exercise (so a shrinking fixture set is noticed).
+    for name in [
+        "session_meta",
+        "turn_context",
+        "world_state",
+        "token_usage_record",
+        "response_item/message",
+        "response_item/function_call",
+        "response_item/function_call_output",
+        "event_msg/task_started",
+        "event_msg/task_complete",
+        "event_msg/token_count",
+        "event_msg/item_completed",
+        "event_msg/thread_settings_applied",
+    ] {
+        assert!(seen.contains_key(name), "fixtures no longer contain {name}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Older and richer rollouts than the fixtures: reasoning, custom tools,
+// double-logged events, compaction, aborted turns, torn tails.
+
+/// A rollout of an older Codex (0.4x): `user_message` / `agent_message`
+/// events mirroring the response items, `token_count` after the tool
+/// outputs, `exec_command_end` carrying the exit code, a custom tool call,
+/// encrypted reasoning, a compaction and an aborted turn.
+fn older_rollout(id: &str) -> String {
+    let lines = vec![
+        json!({"timestamp":"2025-10-01T10:00:00.000Z","type":"session_meta","payload":{"id":id,"timestamp":"2025-10-01T10:00:00.000Z","cwd":"/work","originator":"codex_cli_rs","cli_version":"0.46.0","instructions":null,"source":"cli","model_provider":"openai","git":{"branch":"main"}}}),
+        json!({"timestamp":"2025-10-01T10:00:00.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/work</cwd>\n</environment_context>"}]}}),
+        json!({"timestamp":"2025-10-01T10:00:00.200Z","type":"turn_context","payload":{"cwd":"/work","approval_policy":"on-request","sandbox_policy":{"mode":"workspace-write"},"model":"gpt-5-codex","effort":"medium","summary":"auto"}}),
+        json!({"timestamp":"2025-10-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Fix the bug"},{"type":"input_image","image_url":"data:image/png;base64,AAAA"}]}}),
+        json!({"timestamp":"2025-10-01T10:00:01.001Z","type":"event_msg","payload":{"type":"user_message","message":"Fix the bug","images":[]}}),
+        json!({"timestamp":"2025-10-01T10:00:02.000Z","type":"event_msg","payload":{"type":"agent_reasoning","text":"Looking"}}),
+        json!({"timestamp":"2025-10-01T10:00:02.001Z","type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Looking at the code"}],"content":null,"encrypted_content":"gAAAAB-secret"}}),
+        json!({"timestamp":"2025-10-01T10:00:02.002Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"call_1"}}),
+        json!({"timestamp":"2025-10-01T10:00:02.003Z","type":"response_item","payload":{"type":"custom_tool_call","id":"ctc_1","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"}}),
+        json!({"timestamp":"2025-10-01T10:00:03.000Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_1","stdout":"a\n","stderr":"","exit_code":1,"duration":{"secs":0,"nanos":1}}}),
+        json!({"timestamp":"2025-10-01T10:00:03.001Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"a\\n\",\"metadata\":{\"exit_code\":1}}"}}),
+        json!({"timestamp":"2025-10-01T10:00:03.002Z","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"call_2","stdout":"","stderr":"","success":true}}),
+        json!({"timestamp":"2025-10-01T10:00:03.003Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_2","output":"Done!"}}),
+        json!({"timestamp":"2025-10-01T10:00:03.004Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":800,"output_tokens":50,"reasoning_output_tokens":30,"total_tokens":1050},"last_token_usage":{"input_tokens":1000,"cached_input_tokens":800,"output_tokens":50,"reasoning_output_tokens":30,"total_tokens":1050},"model_context_window":272000},"rate_limits":null}}),
+        json!({"timestamp":"2025-10-01T10:00:04.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Fixed it."}}),
+        json!({"timestamp":"2025-10-01T10:00:04.001Z","type":"response_item","payload":{"type":"message","id":"msg_2","role":"assistant","content":[{"type":"output_text","text":"Fixed it."}]}}),
+        json!({"timestamp":"2025-10-01T10:00:04.002Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"primary":null}}}),
+        json!({"timestamp":"2025-10-01T10:00:04.003Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":2200,"cached_input_tokens":1000,"output_tokens":60,"reasoning_output_tokens":30,"total_tokens":2260},"last_token_usage":{"input_tokens":1200,"cached_input_tokens":200,"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":1210},"model_context_window":272000},"rate_limits":null}}),
+        json!({"timestamp":"2025-10-01T10:00:04.004Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"1","last_agent_message":"Fixed it."}}),
+        json!({"timestamp":"2025-10-01T10:00:05.000Z","type":"compacted","payload":{"message":"Summary: the bug was fixed.","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Fix the bug"}]}]}}),
+        json!({"timestamp":"2025-10-01T10:00:05.001Z","type":"event_msg","payload":{"type":"context_compacted"}}),
+        json!({"timestamp":"2025-10-01T10:00:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Now add a test"}]}}),
+        json!({"timestamp":"2025-10-01T10:00:06.001Z","type":"event_msg","payload":{"type":"user_message","message":"Now add a test","images":[]}}),
+        json!({"timestamp":"2025-10-01T10:00:07.000Z","type":"response_item","payload":{"type":"reasoning","id":"rs_2","summary":[],"encrypted_content":"gAAAAB-more"}}),
+        json!({"timestamp":"2025-10-01T10:00:07.001Z","type":"event_msg","payload":{"type":"error","message":"stream disconnected"}}),
+        json!({"timestamp":"2025-10-01T10:00:07.002Z","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}),
+        json!({"timestamp":"2025-10-01T10:00:08.000Z","type":"brand_new_line_type","payload":{}}),
+        json!({"timestamp":"2025-10-01T10:00:08.001Z","type":"event_msg","payload":{"type":"brand_new_event"}}),
+    ];
+    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    // A torn tail: the CLI was writing when the copy was taken.
+    text.push_str(r#"{"timestamp":"2025-10-01T10:00:09.000Z","type":"response_item","payload":{"type":"mess"#);
+    text
+}
+
+const OLD_ID: &str = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+
+fn older_home() -> (tempfile::TempDir, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let locator = format!(".codex/sessions/2025/10/01/rollout-2025-10-01T10-00-00-{OLD_ID}.jsonl");
+    let path = tmp.path().join(&locator);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, older_rollout(OLD_ID)).unwrap();
+    (tmp, locator)
+}
+
+#[test]
+fn read_maps_an_older_richer_rollout() {
+    let (tmp, locator) = older_home();
+    let read = read(tmp.path(), &locator);
+    let r = &read.records;
+    let kinds: Vec<&str> = r.iter().map(|r| r.body.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "meta", "system", "observation", "user", "reasoning", "assistant", "tool_call", "tool_call", "tool_result",
+            "tool_result", "assistant", "observation", "compaction", "user", "reasoning", "assistant", "observation",
+            "observation",
+        ],
+        "{:#?}",
+        r
+    );
+    let Body::Meta(meta) = &r[0].body else { unreachable!() };
+    assert_eq!((meta.native_version.as_deref(), meta.git_branch.as_deref()), (Some("0.46.0"), Some("main")));
+    assert_eq!(meta.title.as_deref(), Some("Fix the bug"));
+    // User text once (the user_message event is a copy), image as attachment.
+    assert_eq!(users(r), ["Fix the bug", "Now add a test"]);
+    let Body::User { attachments, .. } = &r[3].body else { unreachable!() };
+    assert_eq!(attachments[0].media_type.as_deref(), Some("image/png"));
+    // Encrypted reasoning is opaque; its summary readable.
+    let Body::Reasoning(reasoning) = &r[4].body else { unreachable!() };
+    assert_eq!(reasoning.text.as_deref(), Some("Looking at the code"));
+    assert_eq!(reasoning.opaque.as_deref(), Some("gAAAAB-secret"));
+    assert!(reasoning.encrypted);
+    // The first response: no text, both calls, usage from the token_count
+    // after the outputs, cached input split out.
+    let Body::Assistant(first) = &r[5].body else { unreachable!() };
+    assert_eq!(first.text, "");
+    assert_eq!(first.model.as_deref(), Some("gpt-5-codex"));
+    let usage = first.usage.as_ref().unwrap();
+    assert_eq!((usage.input, usage.cache_read, usage.output, usage.reasoning, usage.cache_write), (Some(200), Some(800), Some(50), Some(30), None));
+    assert_eq!(r[4].parent.as_deref(), Some(r[5].id.as_str()));
+    let calls = calls(r);
+    assert_eq!(calls[0], ("call_1", "shell", &json!({"command": ["bash", "-lc", "ls"]})));
+    assert_eq!(calls[1], ("call_2", "apply_patch", &json!("*** Begin Patch\n*** End Patch")));
+    // Outcomes from exec_command_end / patch_apply_end.
+    let results = results(r);
+    assert_eq!(results[0], ("call_1", "{\"output\":\"a\\n\",\"metadata\":{\"exit_code\":1}}", Some(false)));
+    assert_eq!(results[1], ("call_2", "Done!", Some(true)));
+    // The second response: its text once, its own usage (the info-less
+    // token_count in between is skipped).
+    let Body::Assistant(second) = &r[10].body else { unreachable!() };
+    assert_eq!((second.text.as_str(), second.message_id.as_deref()), ("Fixed it.", Some("msg_2")));
+    assert_eq!(r[10].id, "msg_2");
+    let usage = second.usage.as_ref().unwrap();
+    assert_eq!((usage.input, usage.cache_read, usage.output), (Some(1000), Some(200), Some(10)));
+    // Compaction with its summary.
+    assert!(matches!(&r[12].body, Body::Compaction { summary, .. } if summary == "Summary: the bug was fixed."));
+    // The aborted response: reasoning only, no usage recorded → None.
+    let Body::Assistant(aborted) = &r[15].body else { unreachable!() };
+    assert!(aborted.usage.is_none());
+    assert!(matches!(&r[16].body, Body::Observation { subtype, text } if subtype == "error" && text.as_deref() == Some("stream disconnected")));
+    assert!(matches!(&r[17].body, Body::Observation { subtype, text } if subtype == "turn_aborted" && text.as_deref() == Some("interrupted")));
+    // Nothing dropped silently.
+    let d = &read.diagnostics;
+    assert_eq!(diag(d, "unmapped-record-type", "event_msg/user_message").unwrap().count, 2);
+    assert_eq!(diag(d, "unmapped-record-type", "event_msg/agent_message").unwrap().count, 1);
+    assert!(diag(d, "unmapped-record-type", "event_msg/agent_reasoning").is_some());
+    assert!(diag(d, "unmapped-record-type", "event_msg/context_compacted").is_some());
+    assert!(diag(d, "unknown-record-type", "brand_new_line_type").is_some());
+    assert!(diag(d, "unknown-record-type", "event_msg/brand_new_event").is_some());
+    assert!(diag(d, "torn-tail", "unterminated last line").is_some());
+}
+
+#[test]
+fn held_back_responses_stay_bounded() {
+    // A response whose usage never comes, followed by many tool outputs.
+    let id = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c";
+    let mut text = format!(
+        "{}\n",
+        json!({"timestamp":"2025-10-01T10:00:00.000Z","type":"session_meta","payload":{"id":id,"timestamp":"2025-10-01T10:00:00.000Z","cwd":"/w","cli_version":"0.46.0"}})
+    );
+    for i in 0..2000 {
+        text.push_str(&format!("{}\n", json!({"timestamp":"2025-10-01T10:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":format!("c{i}")}})));
+        text.push_str(&format!("{}\n", json!({"timestamp":"2025-10-01T10:00:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":format!("c{i}"),"output":"x"}})));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let locator = format!(".codex/sessions/2025/10/01/rollout-2025-10-01T10-00-00-{id}.jsonl");
+    std::fs::create_dir_all(tmp.path().join(&locator).parent().unwrap()).unwrap();
+    std::fs::write(tmp.path().join(&locator), text).unwrap();
+    let read = read_with(tmp.path(), &locator, options(100, 1 << 20));
+    assert_eq!(calls(&read.records).len(), 2000);
+    assert_eq!(results(&read.records).len(), 2000);
+    assert!(read.batches >= 20, "batches are cut while responses are held back");
+}
+
+// ---------------------------------------------------------------------------
+// write
+
+fn write(document: &str, options: WriteOptions) -> trajhost_codec_sdk::Written {
+    Codex::write(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+fn no_options() -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: None }
+}
+
+/// Puts written artifacts into a fresh home and reads the rollout back.
+fn read_back(written: &trajhost_codec_sdk::Written) -> (tempfile::TempDir, Read) {
+    let tmp = tempfile::tempdir().unwrap();
+    for artifact in &written.artifacts {
+        let path = tmp.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &artifact.bytes).unwrap();
+    }
+    let read = read(tmp.path(), &written.artifacts[0].path);
+    (tmp, read)
+}
+
+fn rollout_lines(bytes: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn write_produces_a_rollout_codex_accepts() {
+    let read = read_scenario(&SCENARIOS[0]);
+    let written = write(&read.document, no_options());
+    assert_eq!(written.artifacts.len(), 1);
+    let artifact = &written.artifacts[0];
+    let id = &written.native_id;
+    // A UUIDv7 whose time is the session start.
+    assert!(id.starts_with("01a22aa5-cf") && &id[14..15] == "7", "{id}");
+    assert_ne!(id, SCENARIOS[0].id, "a fresh thread id");
+    assert_eq!(artifact.path, format!(".codex/sessions/2026/11/30/rollout-2026-11-30T04-10-39-{id}.jsonl"));
+    let lines = rollout_lines(&artifact.bytes);
+    let meta = &lines[0];
+    assert_eq!(meta["type"], "session_meta");
+    assert_eq!(meta["payload"]["id"], id.as_str());
+    assert_eq!(meta["payload"]["timestamp"], "2026-11-30T04:10:39.446Z");
+    assert_eq!(meta["payload"]["cwd"], CWD);
+    assert_eq!(meta["payload"]["cli_version"], "0.171.0");
+    assert_eq!(meta["payload"]["source"], "cli");
+    assert!(meta["payload"]["model_provider"].is_string());
+    // Native key order, monotonic ordinals, the shapes of a real rollout.
+    let text = std::str::from_utf8(&artifact.bytes).unwrap();
+    assert!(text.lines().all(|l| l.starts_with(r#"{"timestamp":""#)));
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["ordinal"], i as u64);
+    }
+    let shape: Vec<String> = lines
+        .iter()
+        .map(|l| match l["payload"]["type"].as_str() {
+            Some(t) if l["type"] != "turn_context" => format!("{}/{t}", l["type"].as_str().unwrap()),
+            _ => l["type"].as_str().unwrap().to_string(),
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            "session_meta",
+            "event_msg/task_started",
+            "turn_context",
+            "response_item/message",
+            "response_item/message",
+            "response_item/message",
+            "response_item/function_call",
+            "event_msg/token_count",
+            "response_item/function_call_output",
+            "response_item/message",
+            "event_msg/token_count",
+            "event_msg/task_complete",
+            "event_msg/task_started",
+            "turn_context",
+            "response_item/message",
+            "response_item/message",
+            "event_msg/token_count",
+            "event_msg/task_complete",
+        ]
+    );
+    let call = lines.iter().find(|l| l["payload"]["type"] == "function_call").unwrap();
+    assert_eq!(call["payload"]["arguments"], r#"{"cmd":"cat hello.txt"}"#, "arguments as a JSON string");
+    let output = lines.iter().find(|l| l["payload"]["type"] == "function_call_output").unwrap();
+    assert_eq!(output["payload"]["call_id"], call["payload"]["call_id"]);
+    assert_eq!(lines[2]["payload"]["model"], "fake-model");
+    // Deterministic: the same document gives the same bytes.
+    let again = write(&read.document, no_options());
+    assert_eq!(again.native_id, written.native_id);
+    assert_eq!(again.artifacts[0].bytes, artifact.bytes);
+    // Options: the chosen id and cwd.
+    let chosen = "01a22aa5-0000-7000-8000-000000000001";
+    let w = write(&read.document, WriteOptions { cwd: Some("/elsewhere".into()), native_id: Some(chosen.into()), home_path: None });
+    assert_eq!(w.native_id, chosen);
+    assert!(w.artifacts[0].path.ends_with(&format!("-{chosen}.jsonl")));
+    assert_eq!(rollout_lines(&w.artifacts[0].bytes)[0]["payload"]["cwd"], "/elsewhere");
+    let err = Codex::write(&read.document, WriteOptions { native_id: Some("not-a-uuid".into()), ..no_options() }).unwrap_err();
+    assert!(matches!(err, CodecError::Other(_)), "{err:?}");
+}
+
+#[test]
+fn write_then_read_keeps_every_fixture_conversation() {
+    for scenario in &SCENARIOS {
+        let source = read_scenario(scenario);
+        let written = write(&source.document, no_options());
+        let (_tmp, back) = read_back(&written);
+        let name = scenario.name;
+        assert!(back.diagnostics.iter().all(|d| d.code != "unknown-record-type"), "{name}: {:?}", back.diagnostics);
+        let Body::Meta(meta) = &back.records[0].body else { panic!() };
+        assert_eq!(meta.native_id, written.native_id);
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert_eq!(meta.title.as_deref(), Some(title_of(scenario.prompts[0])).as_deref());
+        assert_eq!(users(&back.records), users(&source.records), "{name}");
+        assert_eq!(assistant_texts(&back.records), assistant_texts(&source.records), "{name}");
+        let strip = |c: Vec<(&str, &str, &Value)>| c.into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect::<Vec<_>>();
+        assert_eq!(strip(calls(&back.records)), strip(calls(&source.records)), "{name}");
+        let contents = |r: Vec<(&str, &str, Option<bool>)>| r.into_iter().map(|(id, c, _)| (id.to_string(), c.to_string())).collect::<Vec<_>>();
+        assert_eq!(contents(results(&back.records)), contents(results(&source.records)), "{name}");
+        // System context, usage and model carry over too.
+        let systems = |r: &[Record]| r.iter().filter(|r| r.body.kind() == "system").count();
+        assert_eq!(systems(&back.records), systems(&source.records), "{name}");
+        let usages = |r: &[Record]| {
+            r.iter()
+                .filter_map(|r| match &r.body {
+                    Body::Assistant(a) => Some((a.model.clone(), a.usage.clone())),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(usages(&back.records), usages(&source.records), "{name}");
+        // What did not carry is named: the recorded exit status.
+        assert!(diag(&written.diagnostics, "not-carried", "tool-result-status").is_some(), "{name}");
+        assert!(written.diagnostics.iter().all(|d| d.code == "not-carried"), "{name}: {:?}", written.diagnostics);
+    }
+}
+
+#[test]
+fn write_then_read_keeps_an_older_richer_rollout() {
+    let (tmp, locator) = older_home();
+    let source = read(tmp.path(), &locator);
+    let written = write(&source.document, no_options());
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(users(&back.records), users(&source.records));
+    assert_eq!(assistant_texts(&back.records), assistant_texts(&source.records));
+    assert_eq!(calls(&back.records), calls(&source.records));
+    let lines = rollout_lines(&written.artifacts[0].bytes);
+    // The custom tool stays a custom tool, with a matching output type.
+    assert!(lines.iter().any(|l| l["payload"]["type"] == "custom_tool_call" && l["payload"]["input"] == "*** Begin Patch\n*** End Patch"));
+    assert!(lines.iter().any(|l| l["payload"]["type"] == "custom_tool_call_output" && l["payload"]["call_id"] == "call_2"));
+    // Codex's own encrypted reasoning goes back to Codex; the summary too.
+    let reasoning: Vec<&Value> = lines.iter().filter(|l| l["payload"]["type"] == "reasoning").collect();
+    assert_eq!(reasoning.len(), 2);
+    assert_eq!(reasoning[0]["payload"]["encrypted_content"], "gAAAAB-secret");
+    assert_eq!(reasoning[0]["payload"]["summary"][0]["text"], "Looking at the code");
+    // Compaction as a compacted line.
+    assert!(lines.iter().any(|l| l["type"] == "compacted" && l["payload"]["message"] == "Summary: the bug was fixed."));
+    let back_compactions = back.records.iter().filter(|r| r.body.kind() == "compaction").count();
+    assert_eq!(back_compactions, 1);
+    // Usage: canonical input excludes the cache; the rollout's includes it.
+    let token_counts: Vec<&Value> = lines.iter().filter(|l| l["payload"]["type"] == "token_count").collect();
+    assert_eq!(token_counts[0]["payload"]["info"]["last_token_usage"]["input_tokens"], 1000);
+    assert_eq!(token_counts[0]["payload"]["info"]["last_token_usage"]["cached_input_tokens"], 800);
+    let d = &written.diagnostics;
+    assert!(diag(d, "not-carried", "image-attachment").is_some());
+    assert!(diag(d, "not-carried", "observation/error").is_some());
+    assert!(diag(d, "not-carried", "observation/turn_aborted").is_some());
+}
+
+/// A session as another harness (Claude Code) reads it: thinking with a
+/// signature, redacted thinking, Anthropic ids, a failed tool, an image,
+/// a subagent transcript.
+fn foreign_document() -> String {
+    let records = vec![
+        json!({"id":"s1","kind":"meta","schema":"trajhost.canonical/0.1","harness":"claude-code","native_id":"61ec73f4-b0bb-4d28-a8cc-bfda17c07ec0","native_version":"2.1.197","cwd":"/home/user/project","started_at":"2026-11-30T04:05:54.384Z","git_branch":"main"}),
+        json!({"id":"u1","kind":"system","text":"You are Claude Code.","ts":"2026-11-30T04:05:54.400Z"}),
+        json!({"id":"u2","kind":"user","text":"Read hello.txt and tell me the secret word.","attachments":[{"kind":"image","media_type":"image/png"}],"ts":"2026-11-30T04:05:54.500Z"}),
+        json!({"id":"r1","kind":"reasoning","text":"I should read the file.","opaque":"EqQBCkYIBxgCKkB-signature","encrypted":false,"ts":"2026-11-30T04:05:55.000Z"}),
+        json!({"id":"r2","kind":"reasoning","opaque":"redacted-blob","encrypted":true,"ts":"2026-11-30T04:05:55.000Z"}),
+        json!({"id":"msg_01ABC","kind":"assistant","text":"Let me read it.","model":"claude-sonnet-4-5-20250929","message_id":"msg_01ABC","stop_reason":"tool_use","usage":{"input":10,"output":5,"cache_read":100,"cache_write":20},"ts":"2026-11-30T04:05:55.100Z"}),
+        json!({"id":"toolu_01","kind":"tool_call","call_id":"toolu_01","name":"Bash","arguments":{"command":"cat hello.txt","description":"Read"},"parent":"msg_01ABC","ts":"2026-11-30T04:05:55.100Z"}),
+        json!({"id":"toolu_02","kind":"tool_call","call_id":"toolu_02","name":"Read","arguments":{"file_path":"/home/user/project/missing.txt"},"parent":"msg_01ABC","ts":"2026-11-30T04:05:55.100Z"}),
+        json!({"id":"u3","kind":"tool_result","call_id":"toolu_01","content":"Hello from the lab workspace. The secret word is PAPAYA-42.","ok":true,"ts":"2026-11-30T04:05:56.000Z"}),
+        json!({"id":"u4","kind":"tool_result","call_id":"toolu_02","content":"File does not exist.","ok":false,"ts":"2026-11-30T04:05:56.000Z"}),
+        json!({"id":"u5","kind":"tool_result","call_id":"toolu_99","content":"orphan","ts":"2026-11-30T04:05:56.000Z"}),
+        json!({"id":"a1","kind":"meta","schema":"trajhost.canonical/0.1","harness":"claude-code","native_id":"agent-1","agent":"agent-1"}),
+        json!({"id":"a2","kind":"user","text":"subagent prompt","agent":"agent-1"}),
+        json!({"id":"msg_01DEF","kind":"assistant","text":"FINAL ANSWER: PAPAYA-42","model":"claude-sonnet-4-5-20250929","message_id":"msg_01DEF","usage":{"input":3,"output":7},"ts":"2026-11-30T04:05:57.000Z"}),
+        json!({"id":"o1","kind":"observation","subtype":"system/turn_duration","ts":"2026-11-30T04:05:57.100Z"}),
+        json!({"id":"z1","kind":"future_kind","ts":"2026-11-30T04:05:57.200Z"}),
+    ];
+    records.iter().map(|r| format!("{r}\n")).collect()
+}
+
+#[test]
+fn write_from_another_harness_names_what_does_not_carry() {
+    let written = write(&foreign_document(), WriteOptions { cwd: Some("/target/cwd".into()), ..no_options() });
+    let d = &written.diagnostics;
+    for what in [
+        "opaque-reasoning",
+        "image-attachment",
+        "subagent-transcript",
+        "foreign-system-prompt",
+        "tool-result-status",
+        "orphan-tool-result",
+        "stop-reason",
+        "observation/system/turn_duration",
+        "unknown-kind/future_kind",
+    ] {
+        assert!(diag(d, "not-carried", what).is_some(), "{what} not reported: {d:?}");
+    }
+    assert_eq!(diag(d, "not-carried", "opaque-reasoning").unwrap().count, 2);
+    assert_eq!(diag(d, "not-carried", "tool-result-status").unwrap().count, 2);
+    let text = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
+    for absent in ["signature", "redacted-blob", "msg_01ABC", "You are Claude Code", "subagent prompt", "orphan"] {
+        assert!(!text.contains(absent), "{absent} was written");
+    }
+    let lines = rollout_lines(&written.artifacts[0].bytes);
+    assert_eq!(lines[0]["payload"]["cwd"], "/target/cwd");
+    assert_eq!(lines[0]["payload"]["git"]["branch"], "main");
+    let context = lines.iter().find(|l| l["type"] == "turn_context").unwrap();
+    assert_eq!(context["payload"]["model"], "claude-sonnet-4-5-20250929");
+
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(users(&back.records), ["Read hello.txt and tell me the secret word."]);
+    assert_eq!(assistant_texts(&back.records), ["Let me read it.", "FINAL ANSWER: PAPAYA-42"]);
+    let calls = calls(&back.records);
+    assert_eq!(calls[0], ("toolu_01", "Bash", &json!({"command": "cat hello.txt", "description": "Read"})));
+    assert_eq!(calls[1].1, "Read");
+    let results = results(&back.records);
+    assert_eq!(results[0], ("toolu_01", "Hello from the lab workspace. The secret word is PAPAYA-42.", None));
+    assert_eq!(results.len(), 2);
+    // The readable thinking went over as a reasoning summary.
+    assert!(back.records.iter().any(|r| matches!(&r.body, Body::Reasoning(x) if x.text.as_deref() == Some("I should read the file.") && x.opaque.is_none())));
+    // Usage survives the round trip through Codex's cache-inclusive input.
+    let usage: Vec<_> = back
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) if !a.text.is_empty() => a.usage.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!((usage[0].input, usage[0].output, usage[0].cache_read, usage[0].cache_write), (Some(10), Some(5), Some(100), Some(20)));
+    assert_eq!((usage[1].input, usage[1].output), (Some(3), Some(7)));
+}
+
+#[test]
+fn write_refuses_a_malformed_document() {
+    let err = Codex::write("{not json\n", no_options()).unwrap_err();
+    assert!(matches!(err, CodecError::Malformed(_)), "{err:?}");
+}
+
+// ---------------------------------------------------------------------------
+// prepare
+
+/// A copy of a fixture's `.codex` state (config and databases, no sessions)
+/// in a fresh home, with the fixture's own thread rows kept or removed.
+fn target_home(scenario: &Scenario, keep_rows: bool) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let codex = tmp.path().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    for entry in std::fs::read_dir(home(scenario).join(".codex")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, codex.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    if !keep_rows {
+        let conn = rusqlite::Connection::open(codex.join("state_5.sqlite")).unwrap();
+        conn.execute("DELETE FROM threads", []).unwrap();
+    }
+    tmp
+}
+
+/// Executes a plan the way the host does: files created, rows inserted.
+fn execute(plan: &Plan, home: &Path) {
+    for op in &plan.operations {
+        match op {
+            Operation::CreateFile(f) => {
+                let path = home.join(&f.path);
+                assert!(!path.exists(), "plan overwrites {}", f.path);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, &f.bytes).unwrap();
+            }
+            Operation::InsertRows(ins) => {
+                let conn = rusqlite::Connection::open(home.join(&ins.database)).unwrap();
+                let sql = format!(
+                    "INSERT INTO \"{}\" ({}) VALUES ({})",
+                    ins.table,
+                    ins.columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", "),
+                    vec!["?"; ins.columns.len()].join(", ")
+                );
+                for row in &ins.rows {
+                    let values = row.iter().map(|v| match v {
+                        SqlValue::Null => rusqlite::types::Value::Null,
+                        SqlValue::Integer(i) => rusqlite::types::Value::Integer(*i),
+                        SqlValue::Real(f) => rusqlite::types::Value::Real(*f),
+                        SqlValue::Text(s) => rusqlite::types::Value::Text(s.clone()),
+                        SqlValue::Blob(b) => rusqlite::types::Value::Blob(b.clone()),
+                    });
+                    conn.execute(&sql, rusqlite::params_from_iter(values)).unwrap();
+                }
+            }
+        }
+    }
+}
+
+fn prepare(written: &trajhost_codec_sdk::Written, target: &Path, home_path: &str) -> Result<Plan, CodecError> {
+    let options = WriteOptions { cwd: None, native_id: Some(written.native_id.clone()), home_path: Some(home_path.into()) };
+    Codex::prepare(written.artifacts.clone(), &Dir::native(target), options)
+}
+
+#[test]
+fn prepare_plans_the_rollout_and_its_threads_row() {
+    for scenario in &SCENARIOS {
+        let source = read_scenario(scenario);
+        let written = write(&source.document, no_options());
+        let target = target_home(scenario, false);
+        let home_path = target.path().to_str().unwrap().to_string();
+        let plan = prepare(&written, target.path(), &home_path).unwrap();
+        let name = scenario.name;
+        assert_eq!(plan.native_id, written.native_id);
+        assert_eq!(plan.operations.len(), 2, "{name}");
+        let Operation::CreateFile(file) = &plan.operations[0] else { panic!("{name}: first op") };
+        assert_eq!(file.path, written.artifacts[0].path);
+        let Operation::InsertRows(rows) = &plan.operations[1] else { panic!("{name}: second op") };
+        assert_eq!((rows.database.as_str(), rows.table.as_str(), rows.rows.len()), (".codex/state_5.sqlite", "threads", 1));
+        let value = |column: &str| rows.rows[0][rows.columns.iter().position(|c| c == column).unwrap()].clone();
+        let expected_path = format!("{home_path}/{}", file.path);
+        assert!(matches!(value("rollout_path"), SqlValue::Text(p) if p == expected_path), "{name}");
+        assert!(matches!(value("id"), SqlValue::Text(id) if id == written.native_id));
+        // The target is configured for provider `fake`: the thread takes it,
+        // in the row and in the rollout (Codex refuses a provider change).
+        assert!(matches!(value("model_provider"), SqlValue::Text(p) if p == "fake"));
+        let meta = &rollout_lines(&file.bytes)[0];
+        assert_eq!(meta["payload"]["model_provider"], "fake");
+        assert_eq!(file.bytes.len(), written.artifacts[0].bytes.len() - "openai".len() + "fake".len());
+        assert!(matches!(value("title"), SqlValue::Text(t) if t == scenario.prompts[0]));
+        assert!(matches!(value("preview"), SqlValue::Text(t) if t == scenario.prompts[0]));
+        assert!(matches!(value("created_at_ms"), SqlValue::Integer(1_796_011_800_000..=1_796_011_900_000)));
+        let resume = plan.resume_command.as_deref().unwrap();
+        assert!(resume.contains(&format!("codex exec --skip-git-repo-check resume {}", written.native_id)), "{resume}");
+
+        // Executed, the row reads like one Codex wrote: compare with the
+        // fixture's own row.
+        execute(&plan, target.path());
+        let conn = rusqlite::Connection::open(target.path().join(".codex/state_5.sqlite")).unwrap();
+        let ours: (String, String, String, String, String, i64, i64, String) = conn
+            .query_row(
+                "SELECT rollout_path, cwd, title, first_user_message, cli_version, created_at, updated_at_ms, history_mode FROM threads WHERE id = ?",
+                [&written.native_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?)),
+            )
+            .unwrap();
+        assert_eq!(ours.0, expected_path);
+        assert!(target.path().join(&file.path).is_file(), "{name}: the row names the created file");
+        let fixture = rusqlite::Connection::open(home(scenario).join(".codex/state_5.sqlite")).unwrap();
+        let theirs: (String, String, String, String, i64) = fixture
+            .query_row("SELECT cwd, title, first_user_message, cli_version, created_at FROM threads", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap();
+        assert_eq!((ours.1.clone(), ours.2.clone(), ours.3.clone(), ours.4.clone(), ours.5), theirs, "{name}");
+        assert_eq!(ours.7, "legacy", "the rollout is the history; no paginated projection");
+        // The installed session is discovered and read in the target.
+        let found = Codex::discover(&Dir::native(target.path())).unwrap();
+        assert_eq!(found.sessions.len(), 1);
+        assert_eq!(found.sessions[0].native_id, written.native_id);
+        // Preparing it again is refused: the thread is registered.
+        let err = prepare(&written, target.path(), &home_path).unwrap_err();
+        assert!(matches!(&err, CodecError::Other(m) if m.contains("already registered")), "{err:?}");
+    }
+}
+
+#[test]
+fn prepare_into_a_home_without_a_state_database_plans_the_file_only() {
+    let source = read_scenario(&SCENARIOS[0]);
+    let written = write(&source.document, no_options());
+    let target = tempfile::tempdir().unwrap();
+    let plan = prepare(&written, target.path(), "/home/someone").unwrap();
+    assert_eq!(plan.operations.len(), 1);
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
+    // No config: Codex's default provider.
+    assert_eq!(rollout_lines(&file.bytes)[0]["payload"]["model_provider"], "openai");
+    assert_eq!(file.bytes, written.artifacts[0].bytes);
+    let resume = plan.resume_command.unwrap();
+    assert!(resume.starts_with("CODEX_HOME=/home/someone/.codex codex exec"), "{resume}");
+}
+
+fn state_with_threads(columns: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join(".codex")).unwrap();
+    let conn = rusqlite::Connection::open(tmp.path().join(".codex/state_5.sqlite")).unwrap();
+    conn.execute(&format!("CREATE TABLE threads ({columns})"), []).unwrap();
+    tmp
+}
+
+const OLD_THREADS: &str = "id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, created_at INTEGER NOT NULL, \
+    updated_at INTEGER NOT NULL, source TEXT NOT NULL, model_provider TEXT NOT NULL, cwd TEXT NOT NULL, \
+    title TEXT NOT NULL, sandbox_policy TEXT NOT NULL, approval_mode TEXT NOT NULL, \
+    tokens_used INTEGER NOT NULL DEFAULT 0, has_user_event INTEGER NOT NULL DEFAULT 0, \
+    archived INTEGER NOT NULL DEFAULT 0, archived_at INTEGER, git_sha TEXT, git_branch TEXT, git_origin_url TEXT";
+
+#[test]
+fn prepare_fails_closed_on_an_unknown_threads_schema() {
+    let source = read_scenario(&SCENARIOS[0]);
+    let written = write(&source.document, no_options());
+    // An unknown column.
+    let target = state_with_threads(&format!("{OLD_THREADS}, mystery_column TEXT NOT NULL"));
+    let err = prepare(&written, target.path(), "/h").unwrap_err();
+    let CodecError::Unsupported(message) = &err else { panic!("{err:?}") };
+    assert!(message.contains(".codex/state_5.sqlite") && message.contains("mystery_column"), "{message}");
+    // A missing column Codex needs.
+    let target = state_with_threads("id TEXT PRIMARY KEY, rollout_path TEXT NOT NULL, created_at INTEGER NOT NULL");
+    let CodecError::Unsupported(message) = prepare(&written, target.path(), "/h").unwrap_err() else { panic!() };
+    assert!(message.contains("missing columns") && message.contains("model_provider"), "{message}");
+    // A known column turned NOT NULL without a default that the row does not fill.
+    let target = state_with_threads(&format!("{OLD_THREADS}, agent_role TEXT NOT NULL"));
+    let CodecError::Unsupported(message) = prepare(&written, target.path(), "/h").unwrap_err() else { panic!() };
+    assert!(message.contains("agent_role"), "{message}");
+    // An older, smaller schema is fine: the row fills what exists.
+    let target = state_with_threads(OLD_THREADS);
+    let plan = prepare(&written, target.path(), "/h").unwrap();
+    let Operation::InsertRows(rows) = &plan.operations[1] else { panic!() };
+    assert!(!rows.columns.contains(&"preview".to_string()));
+    execute(&plan, target.path());
+    // The highest state database is the one Codex uses.
+    std::fs::write(target.path().join(".codex/state_4.sqlite"), b"").unwrap();
+    let written2 = write(&source.document, WriteOptions { native_id: Some("01a22aa5-0000-7000-8000-000000000002".into()), ..no_options() });
+    let plan = prepare(&written2, target.path(), "/h").unwrap();
+    let Operation::InsertRows(rows) = &plan.operations[1] else { panic!() };
+    assert_eq!(rows.database, ".codex/state_5.sqlite");
+}
+
+#[test]
+fn prepare_checks_its_artifacts_and_options() {
+    let source = read_scenario(&SCENARIOS[0]);
+    let written = write(&source.document, no_options());
+    let target = target_home(&SCENARIOS[0], false);
+    // Another id than the written one.
+    let options = WriteOptions { cwd: None, native_id: Some(SCENARIOS[1].id.into()), home_path: Some("/h".into()) };
+    let err = Codex::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    assert!(matches!(err, CodecError::Malformed(_)), "{err:?}");
+    // A state database needs the home path for the row.
+    let options = WriteOptions { cwd: None, native_id: None, home_path: None };
+    let err = Codex::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    assert!(matches!(&err, CodecError::Unsupported(m) if m.contains("home-path")), "{err:?}");
+    // No rollout among the artifacts.
+    let options = WriteOptions { cwd: None, native_id: None, home_path: Some("/h".into()) };
+    let other = vec![trajhost_codec_sdk::Artifact { path: "elsewhere.jsonl".into(), bytes: b"{}\n".to_vec() }];
+    assert!(Codex::prepare(other, &Dir::native(target.path()), options).is_err());
+}
+
+#[test]
+fn config_provider_reads_the_active_profile() {
+    use trajhost_codec_codex::prepare::config_provider;
+    assert_eq!(config_provider("model = \"x\"\nmodel_provider = \"fake\" # loopback\n[model_providers.fake]\nname = \"F\"\n").as_deref(), Some("fake"));
+    assert_eq!(
+        config_provider("model_provider = 'a'\nprofile = \"p\"\n[profiles.p]\nmodel_provider = \"b\"\n[profiles.q]\nmodel_provider = \"c\"\n").as_deref(),
+        Some("b")
+    );
+    assert_eq!(config_provider("[profiles.p]\nmodel_provider = \"b\"\n"), None);
+    assert_eq!(config_provider(""), None);
+}
