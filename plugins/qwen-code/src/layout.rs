@@ -1,0 +1,73 @@
+//! Where Qwen Code keeps sessions under a home directory.
+//!
+//! ```text
+//! ~/.qwen/projects/<cwd with [^a-zA-Z0-9] → "-">/chats/<sessionId>.jsonl   transcript
+//! ~/.qwen/tmp/<sha256(project root)>/chats/<sessionId>.jsonl              older builds
+//! ~/.qwen/tmp/<sha256(project root)>/<tool>_<id>.output                   full output of a truncated tool result
+//! ```
+
+use trajhost_codec_sdk::CodecError;
+
+/// Project roots relative to the home, in the order they are searched.
+pub const ROOTS: [&str; 2] = [".qwen/projects", ".qwen/tmp"];
+/// Sessions directory inside a project directory.
+pub const CHATS: &str = "chats";
+/// Extension of transcript files.
+pub const JSONL: &str = ".jsonl";
+/// The Qwen Code directory, relative to the home.
+pub const QWEN_DIR: &str = ".qwen";
+
+/// The paths of one session file, relative to the home.
+#[derive(Debug, Clone)]
+pub struct SessionPaths {
+    pub locator: String,
+    /// The file stem: the session id.
+    pub native_id: String,
+}
+
+impl SessionPaths {
+    /// Splits a locator `<root>/<project>/chats/<sessionId>.jsonl`.
+    pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
+        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
+        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c == "." || c.is_empty()) {
+            return Err(bad("not a relative path below the home"));
+        }
+        let rest = ROOTS
+            .iter()
+            .find_map(|root| locator.strip_prefix(root).and_then(|r| r.strip_prefix('/')))
+            .ok_or_else(|| bad("not under .qwen/projects or .qwen/tmp"))?;
+        let parts: Vec<&str> = rest.split('/').collect();
+        let [_, chats, file] = parts.as_slice() else {
+            return Err(bad("not <project>/chats/<file>"));
+        };
+        let stem = file.strip_suffix(JSONL).filter(|s| !s.is_empty());
+        let (true, Some(stem)) = (*chats == CHATS, stem) else {
+            return Err(bad("not a chats/<sessionId>.jsonl file"));
+        };
+        Ok(SessionPaths { locator: locator.to_string(), native_id: stem.to_string() })
+    }
+}
+
+/// The spilled output a truncated tool result names by its absolute path
+/// in the original home: `<anything>/.qwen/<rest>` becomes `.qwen/<rest>`
+/// when every segment of `<rest>` is a plain name.
+pub fn spilled_output(recorded_path: &str) -> Option<String> {
+    let marker = format!("/{QWEN_DIR}/");
+    let start = recorded_path.rfind(&marker)? + marker.len();
+    let rest = recorded_path[start..].trim();
+    let segments: Vec<&str> = rest.split('/').collect();
+    if segments.len() > 4 || !segments.iter().all(|s| plain_file_name(s)) {
+        return None;
+    }
+    Some(join(QWEN_DIR, rest))
+}
+
+/// `dir/name`, or `name` when `dir` is empty.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}
+
+/// A file name safe to look up inside a known directory.
+pub fn plain_file_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+}

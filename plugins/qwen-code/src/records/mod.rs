@@ -1,0 +1,242 @@
+//! Native records → canonical records.
+//!
+//! Every record's kind (`type`, `system/<subtype>` for system records) is
+//! either mapped (see [`KNOWN_RECORD_TYPES`]) or counted in a diagnostic:
+//! `unmapped-record-type` for kinds the codec knows and leaves out on
+//! purpose, `unknown-record-type` for kinds it has never seen. Nothing is
+//! dropped silently.
+
+mod conversation;
+mod meta;
+mod system;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use trajhost_codec_sdk::Severity;
+use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
+
+use crate::native::{self, Entry};
+
+pub use meta::session_meta;
+
+/// How the codec treats a native record kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Mapped to canonical records of the named kind(s).
+    Mapped(&'static str),
+    /// Known, carries nothing a canonical record holds; counted in an
+    /// `unmapped-record-type` diagnostic.
+    Reported,
+}
+
+/// Every record kind Qwen Code is known to write (`ChatRecord.type` and the
+/// system `subtype`s of `chatRecordingService.ts`).
+pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
+    ("user", Handling::Mapped("user (tool_result for functionResponse parts)")),
+    ("assistant", Handling::Mapped("assistant, reasoning, tool_call")),
+    ("tool_result", Handling::Mapped("tool_result")),
+    ("system", Handling::Mapped("observation system")),
+    ("system/chat_compression", Handling::Mapped("compaction")),
+    ("system/custom_title", Handling::Mapped("observation custom_title, meta title")),
+    ("system/slash_command", Handling::Mapped("observation slash_command/<phase>")),
+    ("system/at_command", Handling::Mapped("observation at_command")),
+    ("system/mid_turn_user_message", Handling::Mapped("user")),
+    ("system/notification", Handling::Mapped("observation notification")),
+    ("system/background_task_completed", Handling::Mapped("observation background_task_completed")),
+    ("system/cron", Handling::Mapped("observation cron")),
+    ("system/realtime_message", Handling::Mapped("observation realtime_message")),
+    ("system/rewind", Handling::Mapped("observation rewind")),
+    ("system/parent_session", Handling::Mapped("observation parent_session, meta parent_session")),
+    ("system/session_model", Handling::Mapped("observation session_model")),
+    ("system/session_approval_mode", Handling::Mapped("observation session_approval_mode")),
+    // Telemetry (usage and tool timings repeated from the records above),
+    // attribution and file-history snapshots, notes, goals, agent runtime
+    // bookkeeping, managed-session envelopes.
+    ("system/ui_telemetry", Handling::Reported),
+    ("system/attribution_snapshot", Handling::Reported),
+    ("system/file_history_snapshot", Handling::Reported),
+    ("system/session_notes", Handling::Reported),
+    ("system/session_source", Handling::Reported),
+    ("system/session_sources_snapshot", Handling::Reported),
+    ("system/session_execution_engine", Handling::Reported),
+    ("system/session_artifact_event", Handling::Reported),
+    ("system/session_artifact_snapshot", Handling::Reported),
+    ("system/omni_recall", Handling::Reported),
+    ("system/user_text_elements", Handling::Reported),
+    ("system/agent_bootstrap", Handling::Reported),
+    ("system/agent_launch_prompt", Handling::Reported),
+    ("system/agent_retry", Handling::Reported),
+    ("system/agent_session_ready", Handling::Reported),
+    ("system/branch_checkpoint", Handling::Reported),
+    ("system/goal_state", Handling::Reported),
+    ("system/goal_runtime", Handling::Reported),
+    ("system/goal_turn_end", Handling::Reported),
+    ("system/turn_result", Handling::Reported),
+    ("system/managed_session_header_v1", Handling::Reported),
+    ("system/managed_session_event_v1", Handling::Reported),
+    ("system/managed_session_commit_v1", Handling::Reported),
+];
+
+/// How `kind` is handled; `None` for a kind the codec has never seen.
+pub fn handling(kind: &str) -> Option<Handling> {
+    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+}
+
+/// The kind of one record, as [`KNOWN_RECORD_TYPES`] names it.
+pub fn record_type(entry: &Entry) -> String {
+    entry.record_type()
+}
+
+/// Where records and diagnostics go.
+pub struct Out<'a> {
+    pub writer: &'a mut BatchWriter,
+    pub diags: &'a mut Diagnostics,
+    /// The granted home, for spilled tool outputs.
+    pub home: &'a Dir,
+}
+
+/// Byte span of one line.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Recent native uuids → the record ids they resolve to, so `parentUuid`
+/// links point at records: a record that produced nothing resolves to its
+/// own parent. Bounded: a parent further back resolves to its raw uuid.
+struct Links {
+    map: BTreeMap<String, String>,
+    order: VecDeque<String>,
+}
+
+const LINKS_KEPT: usize = 1024;
+
+impl Links {
+    fn alias(&mut self, uuid: &str, target: Option<String>) {
+        let Some(target) = target else { return };
+        if target == uuid {
+            return;
+        }
+        if self.map.insert(uuid.to_string(), target).is_none() {
+            self.order.push_back(uuid.to_string());
+            if self.order.len() > LINKS_KEPT
+                && let Some(old) = self.order.pop_front()
+            {
+                self.map.remove(&old);
+            }
+        }
+    }
+
+    fn resolve(&self, uuid: Option<&str>) -> Option<String> {
+        let uuid = uuid.filter(|u| !u.is_empty())?;
+        Some(self.map.get(uuid).cloned().unwrap_or_else(|| uuid.to_string()))
+    }
+}
+
+/// The reading state of one transcript.
+pub struct Transcript {
+    file: String,
+    links: Links,
+    /// The last timestamp seen: the time of records that carry none.
+    last_ts: Option<String>,
+    /// The first `version` seen, to report a mid-file change once per change.
+    version: Option<String>,
+}
+
+impl Transcript {
+    pub fn new(file: String) -> Transcript {
+        Transcript { file, links: Links { map: BTreeMap::new(), order: VecDeque::new() }, last_ts: None, version: None }
+    }
+
+    /// Maps one line.
+    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+        let span = Span { offset: line.offset, len: line.len };
+        let entry = match native::parse(line.bytes) {
+            Ok(entry) => entry,
+            Err(_) => {
+                let bad = BadLine::of(line);
+                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                return;
+            }
+        };
+        if let Some(ts) = &entry.timestamp {
+            self.last_ts = Some(ts.clone());
+        }
+        if let Some(version) = entry.version.as_deref().filter(|v| !v.is_empty()) {
+            match &self.version {
+                Some(v) if v != version => {
+                    out.diags.add("native-version-changed", Severity::Info, "version", Some(&self.file), Some(span.offset));
+                    self.version = Some(version.to_string());
+                }
+                None => self.version = Some(version.to_string()),
+                _ => {}
+            }
+        }
+        let kind = entry.record_type();
+        let emitted = match handling(&kind) {
+            Some(Handling::Mapped(_)) => match entry.kind.as_deref() {
+                Some("user") => conversation::user(self, &entry, span, out),
+                Some("assistant") => conversation::assistant(self, &entry, span, out),
+                Some("tool_result") => conversation::tool_result(self, &entry, span, out),
+                _ => system::map(self, &entry, span, out),
+            },
+            Some(Handling::Reported) => {
+                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
+                false
+            }
+            None => {
+                out.diags.add("unknown-record-type", Severity::Warning, type_name(&kind), Some(&self.file), Some(span.offset));
+                false
+            }
+        };
+        if !emitted && let Some(uuid) = entry.uuid.as_deref() {
+            // Nothing came of this record: its children hang off its parent.
+            let parent = self.links.resolve(entry.parent_uuid.as_deref());
+            self.links.alias(uuid, parent);
+        }
+    }
+
+    /// The id of the `index`th record a line yields: its uuid, else its
+    /// byte location.
+    fn line_id(&self, entry: &Entry, span: Span, index: usize) -> String {
+        match entry.uuid.as_deref().filter(|u| !u.is_empty()) {
+            Some(uuid) if index == 0 => uuid.to_string(),
+            Some(uuid) => format!("{uuid}#{index}"),
+            None => location_id(&self.file, span.offset, index),
+        }
+    }
+
+    fn parent(&self, entry: &Entry) -> Option<String> {
+        self.links.resolve(entry.parent_uuid.as_deref())
+    }
+
+    fn ts(&self, entry: &Entry) -> Option<String> {
+        entry.timestamp.clone().or_else(|| self.last_ts.clone())
+    }
+
+    fn record(&self, entry: &Entry, id: String, body: Body, parent: Option<String>, span: Span) -> Record {
+        let agent = entry.agent_id.clone().filter(|a| !a.is_empty() && entry.is_sidechain != Some(false));
+        Record {
+            id,
+            body,
+            parent,
+            ts: self.ts(entry),
+            agent,
+            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
+        }
+    }
+}
+
+/// A type name safe to put in a diagnostic: identifier characters only.
+pub fn type_name(kind: &str) -> &str {
+    let ok = !kind.is_empty()
+        && kind.len() <= 64
+        && kind.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+    if ok { kind } else { "(not an identifier)" }
+}

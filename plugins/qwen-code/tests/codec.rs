@@ -1,0 +1,718 @@
+//! The Qwen Code codec against sessions written by the real Qwen Code CLI
+//! (fixtures/qwen-code/0.15.10), run natively through `Dir::native`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trajhost_codec_qwen_code::{Handling, KNOWN_RECORD_TYPES, QwenCode, rfc3339_utc};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+
+const CHATS: &str = ".qwen/projects/-home-user-project/chats";
+const CWD: &str = "/home/user/project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/qwen-code/0.15.10")
+}
+
+/// (scenario, session id)
+const SCENARIOS: [(&str, &str); 5] = [
+    ("simple", "7fa53858-ad16-462e-8b1e-2640d3637bc1"),
+    ("parallel", "eec2ce2c-b5be-4bcb-965c-986095fb1304"),
+    ("failing-tool", "daa3378f-645b-457e-a8ed-4cc17e9e2351"),
+    ("multibyte", "8fa97795-2a49-4318-8e58-068f023ab812"),
+    ("long-output", "0788181a-5d0f-4bb5-aa5b-a3de653622f2"),
+];
+
+fn home(scenario: &str) -> PathBuf {
+    fixtures().join(scenario)
+}
+
+fn scenario(name: &str) -> (&'static str, &'static str) {
+    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+}
+
+fn locator(id: &str) -> String {
+    format!("{CHATS}/{id}.jsonl")
+}
+
+/// The record kind of a raw line, classified here independently of the codec.
+fn raw_kind(line: &Value) -> String {
+    let kind = line["type"].as_str().unwrap_or("(no type)");
+    match line["subtype"].as_str() {
+        Some(subtype) if kind == "system" => format!("system/{subtype}"),
+        _ => kind.to_string(),
+    }
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    early_diagnostics: usize,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut last_diags = 0;
+    trajhost_codec_sdk::read_all::<QwenCode>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last_diags;
+        last_diags = batch.diagnostics.len();
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(name: &str) -> Read {
+    let (s, id) = scenario(name);
+    read(&home(s), &locator(id))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn observations(records: &[Record]) -> Vec<(&str, Option<&str>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Observation { subtype, text } => Some((subtype.as_str(), text.as_deref())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
+    read.diagnostics.iter().find(|d| d.code == code)
+}
+
+fn raw_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn copy_of(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&home(scenario), dir.path());
+    dir
+}
+
+/// A glob of `info.session_globs` (`*` within one segment) against a path.
+fn glob_matches(glob: &str, path: &str) -> bool {
+    fn seg(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => seg(&p[1..], s) || (!s.is_empty() && seg(p, &s[1..])),
+            (Some(a), Some(b)) if a == b => seg(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    let g: Vec<&str> = glob.split('/').collect();
+    let p: Vec<&str> = path.split('/').collect();
+    g.len() == p.len() && g.iter().zip(&p).all(|(g, p)| seg(g.as_bytes(), p.as_bytes()))
+}
+
+// ---------------------------------------------------------------- info
+
+#[test]
+fn info_describes_the_codec() {
+    let info = QwenCode::info();
+    assert_eq!(info.harness, "qwen-code");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.native_versions, ">=0.1.0, <1.0.0");
+    assert!(info.native_version_source.contains("version"));
+    assert_eq!(info.reads, vec!["qwen-code-jsonl".to_string()]);
+    assert!(info.writes.is_empty());
+    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
+    for (_, id) in SCENARIOS {
+        assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
+    }
+    assert!(info.session_globs.iter().any(|g| glob_matches(g, ".qwen/tmp/abc/chats/x.jsonl")));
+}
+
+// ---------------------------------------------------------------- discover
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let found = QwenCode::discover(&Dir::native(&home)).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let session = &found.sessions[0];
+        assert_eq!(session.native_id, id, "{scenario}");
+        assert_eq!(session.locator, locator(id));
+        assert_eq!(session.cwd.as_deref(), Some(CWD));
+        assert_eq!(session.native_version.as_deref(), Some("0.15.10"));
+
+        let path = home.join(&session.locator);
+        let raw = raw_lines(&path);
+        assert_eq!(session.started_at.as_deref(), raw[0]["timestamp"].as_str(), "{scenario}");
+        let meta = std::fs::metadata(&path).unwrap();
+        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
+        assert_eq!(session.size, meta.len(), "{scenario}");
+
+        let prompt = raw[0]["message"]["parts"][0]["text"].as_str().unwrap();
+        let title = session.title.as_deref().unwrap();
+        assert!(title.chars().count() <= 80, "{title}");
+        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
+
+        let one = QwenCode::inspect(&Dir::native(&home), &session.locator).unwrap();
+        assert_eq!(one.native_id, session.native_id);
+        assert_eq!(one.cwd, session.cwd);
+        assert_eq!(one.started_at, session.started_at);
+        assert_eq!(one.updated_at, session.updated_at);
+        assert_eq!(one.size, session.size);
+        assert_eq!(one.title, session.title);
+        assert_eq!(one.native_version, session.native_version);
+    }
+}
+
+#[test]
+fn discover_of_a_home_without_qwen_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = QwenCode::discover(&Dir::native(dir.path())).unwrap();
+    assert!(found.sessions.is_empty());
+    assert!(found.diagnostics.is_empty());
+}
+
+#[test]
+fn discover_prefers_custom_titles_and_reports_oddities() {
+    let dir = copy_of("simple");
+    let (_, id) = scenario("simple");
+    let chats = dir.path().join(CHATS);
+    let main = chats.join(format!("{id}.jsonl"));
+    let mut text = std::fs::read_to_string(&main).unwrap();
+    for title in ["Auto title", "My rename"] {
+        text.push_str(&format!(
+            "{}\n",
+            json!({"uuid": format!("t-{title}"), "parentUuid": null, "sessionId": id, "timestamp": "2026-11-30T04:17:09.000Z",
+                   "type": "system", "subtype": "custom_title", "cwd": CWD, "version": "0.15.10",
+                   "systemPayload": {"customTitle": title, "titleSource": "manual"}})
+        ));
+    }
+    std::fs::write(&main, text).unwrap();
+    std::fs::write(chats.join("00000000-0000-0000-0000-000000000000.jsonl"), "").unwrap();
+    std::fs::write(chats.join("11111111-0000-0000-0000-000000000000.jsonl"), "{\"x\":1}\n").unwrap();
+    std::fs::write(chats.join("22222222-0000-0000-0000-000000000000.runtime.json"), "{}").unwrap();
+
+    let found = QwenCode::discover(&Dir::native(dir.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("My rename"));
+    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, BTreeSet::from(["empty-session-file", "no-session-records"]));
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn read_starts_with_meta() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let first = &read.records[0];
+        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
+        assert_eq!(first.id, id);
+        assert_eq!(meta.harness, "qwen-code");
+        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
+        assert_eq!(meta.native_id, id);
+        assert_eq!(meta.native_version.as_deref(), Some("0.15.10"));
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert_eq!(meta.git_branch, None, "the workspace is no git repository");
+        assert_eq!(meta.codec.as_deref(), Some(concat!("qwen-code@", env!("CARGO_PKG_VERSION"))));
+        assert!(meta.title.is_some());
+        assert_eq!(first.ts, meta.started_at);
+        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
+    }
+}
+
+#[test]
+fn simple_session_has_prompt_call_result_and_answer() {
+    let read = read_scenario("simple");
+    let records = &read.records;
+    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    let calls = tool_calls(records);
+    assert_eq!(calls.len(), 1);
+    let (call_id, name, arguments) = calls[0];
+    assert_eq!((call_id, name), ("call_lab_14229cc13bf549e7", "run_shell_command"));
+    assert_eq!(arguments, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
+    let results = tool_results(records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, call_id);
+    assert!(results[0].1.contains("Output: Hello from the lab workspace. The secret word is PAPAYA-42."));
+    assert_eq!(results[0].2, Some(true));
+
+    let answers = assistants(records);
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[0].text, "");
+    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
+    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
+
+    let kinds: Vec<&str> = records.iter().skip(1).map(|r| r.body.kind()).collect();
+    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+
+    // Parents point at records: telemetry and snapshots in between resolve away.
+    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
+    assert_eq!(by_id("a3d7bdf6-6f83-4cda-a82a-dd3aefa2f37f").parent, None);
+    assert_eq!(by_id("f04cbb0e-b78d-4e8f-817f-e347107b12b7").parent.as_deref(), Some("a3d7bdf6-6f83-4cda-a82a-dd3aefa2f37f"));
+    assert_eq!(by_id(call_id).parent.as_deref(), Some("f04cbb0e-b78d-4e8f-817f-e347107b12b7"));
+    assert_eq!(by_id("8b582fc3-d7a7-4558-81ed-de2170465876").parent.as_deref(), Some(call_id));
+    assert_eq!(by_id("80690a9e-0c06-4cfe-83ad-7decbb90c3a9").parent.as_deref(), Some("8b582fc3-d7a7-4558-81ed-de2170465876"));
+}
+
+#[test]
+fn assistant_records_carry_model_usage_and_timestamps() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        for a in assistants(&read.records) {
+            assert_eq!(a.model.as_deref(), Some("fake-model"), "{scenario}");
+            assert!(a.message_id.is_some());
+            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
+            assert_eq!(usage.input, Some(100));
+            assert_eq!(usage.output, Some(20));
+            assert_eq!(usage.cache_read, Some(0));
+            assert_eq!(usage.cache_write, None, "not recorded");
+            assert_eq!(usage.reasoning, Some(0));
+        }
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        for record in &read.records {
+            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
+            assert!(ts.starts_with("2026-11-30T04:") && ts.ends_with('Z'), "{ts}");
+            assert_eq!(record.agent, None);
+            let uuid = record.id.split('#').next().unwrap();
+            if let Some(line) = raw.iter().find(|l| l["uuid"] == uuid) {
+                assert_eq!(record.ts.as_deref(), line["timestamp"].as_str());
+            }
+        }
+    }
+}
+
+#[test]
+fn parallel_calls_have_their_results() {
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
+    assert_eq!(names, ["run_shell_command", "read_file"]);
+    assert_eq!(calls[0].2["command"], "cat hello.txt");
+    assert_eq!(calls[1].2, &json!({"file_path": "/home/user/project/second.txt"}));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    let by_call = |id: &str| results.iter().find(|r| r.0 == id).unwrap();
+    assert!(by_call(calls[0].0).1.contains("PAPAYA-42"));
+    assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n");
+    assert!(results.iter().all(|r| r.2 == Some(true)));
+    let answer = &assistants(&read.records).last().unwrap().text;
+    assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
+}
+
+#[test]
+fn failing_tool_keeps_the_status_the_store_recorded() {
+    let read = read_scenario("failing-tool");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, calls[0].0);
+    assert!(results[0].1.contains("No such file or directory") && results[0].1.contains("Exit Code: 3"));
+    // Qwen Code records the shell call as `success` despite the exit code.
+    let (s, id) = scenario("failing-tool");
+    let raw = raw_lines(&home(s).join(locator(id)));
+    let status = raw.iter().find_map(|l| l["toolCallResult"]["status"].as_str()).unwrap();
+    assert_eq!(status, "success");
+    assert_eq!(results[0].2, Some(true));
+    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let read = read_scenario("multibyte");
+    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
+    assert_eq!(users(&read.records), vec![prompt]);
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
+    }
+    let (s, id) = scenario("multibyte");
+    let raw = raw_lines(&home(s).join(locator(id)));
+    let recorded = raw.iter().find_map(|l| l["message"]["parts"][0]["functionResponse"]["response"]["output"].as_str()).unwrap();
+    assert_eq!(results[0].1, recorded);
+    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
+}
+
+const SPILL: &str = ".qwen/tmp/9dad1e4e08b0b11cbcd860257e8bdfa6b8e5f01790e10a6a0b1f4870c13e686b/run_shell_command_4942b8236de5.output";
+
+#[test]
+fn long_output_result_is_read_in_full_from_its_spill_file() {
+    let read = read_scenario("long-output");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    let spilled = std::fs::read_to_string(home("long-output").join(SPILL)).unwrap();
+    assert!(spilled.len() > 90_000);
+    assert_eq!(results[0].1, spilled);
+    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
+    // The scripted model cut its echo of the result short.
+    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER: the tool returned: Tool output was too large"));
+}
+
+#[test]
+fn long_output_without_its_spill_file_keeps_the_truncated_text() {
+    let dir = copy_of("long-output");
+    std::fs::remove_file(dir.path().join(SPILL)).unwrap();
+    let (_, id) = scenario("long-output");
+    let read = read(dir.path(), &locator(id));
+    let results = tool_results(&read.records);
+    assert!(results[0].1.starts_with("Tool output was too large and has been truncated."));
+    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+    assert_eq!(diag(&read, "persisted-output-missing").unwrap().severity, Severity::Info);
+}
+
+#[test]
+fn ids_are_stable_and_unique() {
+    for (scenario, _) in SCENARIOS {
+        let a = read_scenario(scenario);
+        let b = read_scenario(scenario);
+        assert_eq!(a.records, b.records, "{scenario}");
+        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "{scenario}: duplicate ids {ids:?}");
+        for r in &a.records {
+            match &r.body {
+                Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
+                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn batching_does_not_change_the_records() {
+    for (scenario, id) in SCENARIOS {
+        let whole = read(&home(scenario), &locator(id));
+        assert_eq!(whole.batches, 1, "{scenario}");
+        let small = read_with(&home(scenario), &locator(id), options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
+        assert_eq!(small.records, whole.records, "{scenario}");
+        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
+        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
+        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
+        assert_eq!(zero.records, whole.records, "{scenario}");
+    }
+}
+
+#[test]
+fn src_spans_slice_back_to_the_raw_lines() {
+    for (scenario, _) in SCENARIOS {
+        let home = home(scenario);
+        let read = read_scenario(scenario);
+        for record in &read.records {
+            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
+            let bytes = std::fs::read(home.join(&src.file)).unwrap();
+            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
+            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
+            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
+            let line: Value = serde_json::from_slice(&span[..span.len() - 1]).expect("one JSON line");
+            match &record.body {
+                Body::Meta(m) => assert_eq!(line["sessionId"].as_str(), Some(m.native_id.as_str())),
+                Body::ToolCall { call_id, .. } => {
+                    assert_eq!(line["type"], "assistant");
+                    assert!(line["message"]["parts"].as_array().unwrap().iter().any(|p| p["functionCall"]["id"] == call_id.as_str()));
+                }
+                Body::ToolResult { call_id, .. } => {
+                    assert_eq!(line["type"], "tool_result");
+                    assert_eq!(line["toolCallResult"]["callId"].as_str(), Some(call_id.as_str()));
+                }
+                _ => assert_eq!(line["uuid"].as_str(), Some(record.id.as_str())),
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_record_types_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+    let mut seen = BTreeSet::new();
+    for (scenario, id) in SCENARIOS {
+        for line in raw_lines(&home(scenario).join(locator(id))) {
+            let kind = raw_kind(&line);
+            assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
+            seen.insert(kind);
+            assert_eq!(line["version"], "0.15.10", "every record carries the version");
+        }
+    }
+    for kind in ["user", "assistant", "tool_result", "system/ui_telemetry", "system/attribution_snapshot"] {
+        assert!(seen.contains(kind), "{kind}");
+    }
+}
+
+#[test]
+fn every_record_type_is_mapped_or_reported() {
+    for (scenario, id) in SCENARIOS {
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        let read = read_scenario(scenario);
+        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
+        assert!(diag(&read, "unknown-content-part").is_none(), "{scenario}");
+        for (kind, handling) in KNOWN_RECORD_TYPES {
+            let count = raw.iter().filter(|l| raw_kind(l) == *kind).count() as u32;
+            if count == 0 {
+                continue;
+            }
+            match handling {
+                Handling::Reported => {
+                    let d = read
+                        .diagnostics
+                        .iter()
+                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
+                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
+                    assert_eq!(d.count, count, "{scenario}: {kind}");
+                    assert_eq!(d.severity, Severity::Info);
+                }
+                Handling::Mapped(_) => assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}"),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- damage
+
+#[test]
+fn torn_tail_is_a_warning_and_the_rest_is_read() {
+    let dir = copy_of("simple");
+    let (_, id) = scenario("simple");
+    let path = dir.path().join(locator(id));
+    let bytes = std::fs::read(&path).unwrap();
+    let start = find(&bytes, b"\"text\": \"NOTOOL ANSWER").or_else(|| find(&bytes, b"\"text\":\"NOTOOL ANSWER")).unwrap();
+    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&path, &bytes[..start]).unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
+    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.offset, Some(line_start as u64));
+    assert!(!d.detail.contains("NOTOOL"));
+    assert!(diag(&read, "malformed-line").is_none());
+    assert_eq!(users(&read.records).len(), 2);
+    let answers = assistants(&read.records);
+    assert_eq!(answers.len(), 2);
+    assert!(answers[1].text.contains("FINAL ANSWER"));
+}
+
+#[test]
+fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
+    let dir = copy_of("failing-tool");
+    let (_, id) = scenario("failing-tool");
+    let path = dir.path().join(locator(id));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let offset: usize = lines[..1].iter().map(|l| l.len() + 1).sum();
+    lines[1] = lines[1][..40].to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
+    assert_eq!(tool_results(&read.records).len(), 1);
+    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+// ---------------------------------------------------------------- synthetic shapes
+
+const SID: &str = "s1";
+
+fn synthetic(lines: &[Value]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join(CHATS);
+    std::fs::create_dir_all(&chats).unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(chats.join(format!("{SID}.jsonl")), text).unwrap();
+    dir
+}
+
+fn rec(kind: &str, uuid: &str, parent: Option<&str>) -> Value {
+    json!({"uuid": uuid, "parentUuid": parent, "sessionId": SID, "timestamp": "2026-01-01T00:00:00.000Z",
+           "type": kind, "cwd": "/w", "version": "0.14.0", "gitBranch": "main"})
+}
+
+fn system(uuid: &str, parent: &str, subtype: &str, payload: Value) -> Value {
+    let mut r = rec("system", uuid, Some(parent));
+    r["subtype"] = json!(subtype);
+    r["systemPayload"] = payload;
+    r
+}
+
+#[test]
+fn reasoning_errors_system_subtypes_and_unknown_kinds() {
+    let mut user = rec("user", "u1", None);
+    user["message"] = json!({"role": "user", "parts": [{"text": "look "}, {"text": "here"}, {"inlineData": {"mimeType": "image/png", "data": "AA"}}]});
+    let mut answer = rec("assistant", "a1", Some("u1"));
+    answer["model"] = json!("qwen3-coder-plus");
+    answer["message"] = json!({"role": "model", "parts": [
+        {"text": "hmm", "thought": true},
+        {"text": "Reading."},
+        {"functionCall": {"id": "c1", "name": "read_file", "args": {"absolute_path": "/w/x"}}},
+        {"brandNewPart": {"x": 1}},
+    ]});
+    answer["usageMetadata"] = json!({"promptTokenCount": 50, "candidatesTokenCount": 7, "cachedContentTokenCount": 30, "thoughtsTokenCount": 3, "totalTokenCount": 60});
+    let mut result = rec("tool_result", "r1", Some("a1"));
+    result["message"] = json!({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found: /w/x"}}}]});
+    result["toolCallResult"] = json!({"callId": "c1", "status": "error", "error": {"message": "File not found"}});
+    let mut compression = system("k1", "r1", "chat_compression", json!({
+        "info": {"originalTokenCount": 9000, "newTokenCount": 900, "compressionStatus": 1},
+        "compressedHistory": [
+            {"role": "user", "parts": [{"text": "<state_snapshot>summary</state_snapshot>"}]},
+            {"role": "model", "parts": [{"text": "Got it."}]},
+        ],
+    }));
+    compression["version"] = json!("0.15.0");
+    let mut mid = system("m1", "k1", "mid_turn_user_message", json!({}));
+    mid["message"] = json!({"role": "user", "parts": [{"text": "also check y"}]});
+    let dir = synthetic(&[
+        user,
+        answer,
+        result,
+        compression,
+        system("t1", "k1", "custom_title", json!({"customTitle": "Renamed", "titleSource": "manual"})),
+        system("sc1", "t1", "slash_command", json!({"phase": "invocation", "rawCommand": "/stats"})),
+        system("ui1", "sc1", "ui_telemetry", json!({"uiEvent": {}})),
+        mid,
+        system("x1", "ui1", "brand_new_subtype", json!({})),
+        rec("brand-new-type", "x2", Some("x1")),
+    ]);
+    let read = read(dir.path(), &format!("{CHATS}/{SID}.jsonl"));
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("meta", SID),
+            ("user", "u1"),
+            ("reasoning", "a1#1"),
+            ("assistant", "a1"),
+            ("tool_call", "c1"),
+            ("tool_result", "r1"),
+            ("compaction", "k1"),
+            ("observation", "t1"),
+            ("observation", "sc1"),
+            ("user", "m1"),
+        ]
+    );
+    let Body::Meta(meta) = &read.records[0].body else { panic!() };
+    assert_eq!((meta.title.as_deref(), meta.git_branch.as_deref(), meta.native_version.as_deref()), (Some("Renamed"), Some("main"), Some("0.14.0")));
+    let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
+    let Body::User { text, attachments } = &by_id("u1").body else { panic!() };
+    assert_eq!((text.as_str(), attachments[0].kind.as_str()), ("look here", "image"));
+    let Body::Reasoning(r) = &by_id("a1#1").body else { panic!() };
+    assert_eq!(r.text.as_deref(), Some("hmm"));
+    let a = assistants(&read.records)[0];
+    assert_eq!((a.text.as_str(), a.model.as_deref()), ("Reading.", Some("qwen3-coder-plus")));
+    let u = a.usage.as_ref().unwrap();
+    assert_eq!((u.input, u.output, u.cache_read, u.reasoning), (Some(20), Some(7), Some(30), Some(3)));
+    assert_eq!(tool_results(&read.records), [("c1", "File not found: /w/x", Some(false))]);
+    let Body::Compaction { summary, .. } = &by_id("k1").body else { panic!() };
+    assert_eq!(summary, "<state_snapshot>summary</state_snapshot>");
+    assert_eq!(observations(&read.records), [("custom_title", Some("Renamed")), ("slash_command/invocation", Some("/stats"))]);
+    assert_eq!(users(&read.records)[1], "also check y");
+    // The mid-turn message hangs off the telemetry record's parent.
+    assert_eq!(by_id("m1").parent.as_deref(), Some("k1"));
+
+    let details = |code: &str| -> Vec<(String, u32)> {
+        read.diagnostics.iter().filter(|d| d.code == code).map(|d| (d.detail.clone(), d.count)).collect()
+    };
+    assert_eq!(details("unknown-record-type"), [("brand-new-type".to_string(), 1), ("system/brand_new_subtype".to_string(), 1)]);
+    assert_eq!(details("unknown-content-part"), [("assistant/brandNewPart".to_string(), 1)]);
+    assert_eq!(details("unmapped-record-type"), [("system/ui_telemetry".to_string(), 1)]);
+    // 0.14.0 → 0.15.0 → 0.14.0: two changes.
+    assert_eq!(details("native-version-changed"), [("version".to_string(), 2)]);
+}
+
+#[test]
+fn subagent_records_carry_their_agent() {
+    let mut user = rec("user", "u1", None);
+    user["message"] = json!({"role": "user", "parts": [{"text": "go"}]});
+    let mut side = rec("assistant", "a1", Some("u1"));
+    side["isSidechain"] = json!(true);
+    side["agentId"] = json!("explore-7f3c");
+    side["message"] = json!({"role": "model", "parts": [{"text": "exploring"}]});
+    let dir = synthetic(&[user, side]);
+    let read = read(dir.path(), &format!("{CHATS}/{SID}.jsonl"));
+    let a = read.records.iter().find(|r| r.id == "a1").unwrap();
+    assert_eq!(a.agent.as_deref(), Some("explore-7f3c"));
+    assert_eq!(a.parent.as_deref(), Some("u1"));
+    let Body::Assistant(x) = &a.body else { panic!() };
+    assert_eq!(x.usage, None, "no usage recorded");
+}
