@@ -78,11 +78,14 @@ pub const KNOWN_RESPONSE_ITEM_TYPES: &[(&str, Handling)] = &[
     ("function_call_output", Handling::Mapped("tool_result")),
     ("custom_tool_call_output", Handling::Mapped("tool_result")),
     ("compaction", Handling::Mapped("compaction (remote, encrypted: empty summary)")),
-    ("compaction_summary", Handling::Mapped("compaction (remote, encrypted: empty summary)")),
+    ("compaction_summary", Handling::Mapped("compaction (older name of `compaction`)")),
+    ("context_compaction", Handling::Mapped("compaction (remote, encrypted: empty summary)")),
     ("tool_search_call", Handling::Reported),
     ("tool_search_output", Handling::Reported),
     ("image_generation_call", Handling::Reported),
     ("ghost_snapshot", Handling::Reported),
+    ("compaction_trigger", Handling::Reported),
+    ("configuration_update", Handling::Reported),
     ("other", Handling::Reported),
 ];
 
@@ -315,11 +318,13 @@ impl Rollout {
         // `message` is the summary; newer builds may leave it empty and put
         // the summary as the last message of the replacement history.
         let summary = item.message.non_empty().map(str::to_string).or_else(|| {
-            let history = item.replacement_history.0.as_ref()?;
-            history.iter().rev().find_map(|i| {
-                (i.kind.get() == Some("message")).then(|| native::join_text(i.content.0.as_deref().unwrap_or(&[]), "\n"))
-            })
+            let last = item.replacement_history.0.as_ref()?.last()?;
+            (last.kind.get() == Some("message")).then(|| native::join_text(last.content.0.as_deref().unwrap_or(&[]), "\n"))
         });
+        if summary.is_none() {
+            // Remote compaction: the summary is an encrypted item.
+            out.diags.add("opaque-compaction", Severity::Info, "compacted", Some(&self.file), Some(span.offset));
+        }
         let body = Body::Compaction { summary: summary.unwrap_or_default(), trigger: None };
         let record = self.record(location_id(&self.file, span.offset, 0), body, None, span);
         self.emit(record, out);

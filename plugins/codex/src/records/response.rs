@@ -33,7 +33,7 @@ pub fn map(t: &mut Rollout, payload: Option<&RawValue>, span: Span, out: &mut Ou
         "reasoning" => reasoning(t, &item, span, out),
         "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => tool_call(t, kind, &item, span, out),
         "function_call_output" | "custom_tool_call_output" => tool_result(t, &item, span, out),
-        "compaction" | "compaction_summary" => {
+        "compaction" | "compaction_summary" | "context_compaction" => {
             out.diags.add("opaque-compaction", Severity::Info, kind, Some(&t.file), Some(span.offset));
             let body = Body::Compaction { summary: String::new(), trigger: Some("remote".into()) };
             let record = t.record(own_id(&t.file, &item, span), body, None, span);
