@@ -1,0 +1,65 @@
+//! Where Grok Build keeps sessions under a home directory (`GROK_HOME`
+//! defaults to `~/.grok`).
+//!
+//! ```text
+//! ~/.grok/sessions/<percent-encoded cwd>/<uuidv7>/chat_history.jsonl  model context (main file)
+//! ~/.grok/sessions/<percent-encoded cwd>/<uuidv7>/updates.jsonl       ACP session/update journal
+//! ~/.grok/sessions/<percent-encoded cwd>/<uuidv7>/summary.json        id, cwd, times, title, model
+//! ~/.grok/sessions/<percent-encoded cwd>/<uuidv7>/{events.jsonl, usage.json, signals.json,
+//!     rewind_points.jsonl, prompt_context.json, system_prompt.txt, tool_definitions.json,
+//!     terminal/<call id>.log, subagents/<id>/meta.json, *.lock}
+//! ~/.grok/sessions/<percent-encoded cwd>/prompt_history.jsonl         input history (not a session)
+//! ~/.grok/sessions/session_search.sqlite                              search index (not a session)
+//! ```
+//! A subagent runs as a session of its own (its `summary.json` names the
+//! parent); an encoded cwd longer than 255 bytes becomes a slug with a hash.
+
+use trajhost_codec_sdk::CodecError;
+
+use crate::util::{is_relative_below, join};
+
+pub const SESSIONS: &str = ".grok/sessions";
+pub const CHAT_HISTORY: &str = "chat_history.jsonl";
+pub const UPDATES: &str = "updates.jsonl";
+pub const SUMMARY: &str = "summary.json";
+
+#[derive(Debug, Clone)]
+pub struct SessionPaths {
+    pub locator: String,
+    /// `.grok/sessions/<cwd folder>/<id>`.
+    pub session_dir: String,
+    /// The percent-encoded cwd (or its slug).
+    pub cwd_folder: String,
+    /// The folder name: the session id.
+    pub native_id: String,
+}
+
+impl SessionPaths {
+    pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
+        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
+        if !is_relative_below(locator) {
+            return Err(bad("not a relative path below the home"));
+        }
+        let session_dir = locator
+            .strip_suffix(CHAT_HISTORY)
+            .and_then(|d| d.strip_suffix('/'))
+            .ok_or_else(|| bad("not a Grok Build chat_history.jsonl"))?;
+        let (parent, native_id) = session_dir.rsplit_once('/').ok_or_else(|| bad("no session folder"))?;
+        let cwd_folder = parent.rsplit_once('/').map_or(parent, |(_, f)| f);
+        Ok(SessionPaths {
+            locator: locator.to_string(),
+            session_dir: session_dir.to_string(),
+            cwd_folder: cwd_folder.to_string(),
+            native_id: native_id.to_string(),
+        })
+    }
+
+    pub fn in_session(&self, name: &str) -> String {
+        join(&self.session_dir, name)
+    }
+}
+
+/// A folder name safe to look up below a known directory.
+pub fn plain_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+}

@@ -1,0 +1,69 @@
+//! trajhost codec for Grok Build (xAI's `grok` CLI): discovers and reads the
+//! sessions it keeps under `~/.grok/sessions/<percent-encoded cwd>/<uuidv7>/`
+//! into canonical records.
+//!
+//! `chat_history.jsonl` (the model context, what `--resume` replays) is the
+//! conversation; `updates.jsonl` (the ACP journal for the UI, which streams
+//! the same content again) is used only for times, tool outcomes and turn
+//! usage; `summary.json` gives the session's id, cwd, times, title and
+//! format version.
+//!
+//! Module map: [`layout`], [`summary`], [`discover`], [`updates`] (the
+//! journal index), [`records`] (item and update types → canonical,
+//! [`KNOWN_ITEM_TYPES`], [`KNOWN_UPDATE_TYPES`]), [`read`].
+//!
+//! Writing (`write`, `prepare`) is not implemented.
+
+pub mod discover;
+pub mod layout;
+pub mod read;
+pub mod records;
+pub mod summary;
+pub mod updates;
+pub mod util;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use records::{Handling, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
+
+pub const HARNESS: &str = "grok-build";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const CODEC: &str = concat!("grok-build@", env!("CARGO_PKG_VERSION"));
+/// `chat_format_version`s this codec reads (0 and 1; 1.0.41 writes 1).
+pub const NATIVE_VERSIONS: &str = ">=0.0.0, <2.0.0";
+pub const NATIVE_VERSION_SOURCE: &str = "`chat_format_version` of summary.json (the chat_history.jsonl format; Grok Build records no CLI version in a session)";
+
+pub struct GrokBuild;
+
+impl Codec for GrokBuild {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: NATIVE_VERSION_SOURCE.into(),
+            reads: vec!["grok-build-chat-history-jsonl".into(), "grok-build-updates-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::CHAT_HISTORY)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(GrokBuild);

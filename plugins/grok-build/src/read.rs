@@ -1,0 +1,100 @@
+//! `read`: one session as canonical records, streamed in batches: `meta`
+//! (from `summary.json`), then `chat_history.jsonl` in file order, with the
+//! facts of `updates.jsonl` (indexed first, see [`crate::updates`]).
+
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::JsonLines;
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
+
+use crate::discover;
+use crate::layout::{SUMMARY, SessionPaths, UPDATES};
+use crate::records::{History, Out};
+use crate::summary::Summary;
+use crate::updates::UpdatesIndex;
+use crate::util::fs_error;
+use crate::{CODEC, HARNESS};
+
+pub struct Reader {
+    writer: BatchWriter,
+    diags: Diagnostics,
+    meta: Option<Record>,
+    lines: Option<JsonLines>,
+    history: History,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let paths = SessionPaths::from_locator(locator)?;
+        let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
+        let mut diags = Diagnostics::new();
+        let files = home.list(&paths.session_dir).map_err(|e| fs_error(&paths.session_dir, e))?;
+        let found = discover::session_ref(&home, &paths, &files, &mut diags);
+        let summary = Summary::read(&home, &paths.in_session(SUMMARY), &mut Diagnostics::new());
+        let updates_file = paths.in_session(UPDATES);
+        let updates = UpdatesIndex::build(&home, &updates_file, &mut diags);
+        let started_at = summary.created_at.clone().or(updates.first_ts.clone());
+        let meta = Meta {
+            schema: SCHEMA.to_string(),
+            harness: HARNESS.to_string(),
+            native_id: paths.native_id.clone(),
+            native_version: summary.chat_format_version.clone(),
+            cwd: found.as_ref().and_then(|s| s.cwd.clone()),
+            title: summary.title.clone(),
+            git_branch: summary.git_branch.clone(),
+            started_at: started_at.clone(),
+            parent_session: summary.parent_session_id.clone(),
+            parent_call: None,
+            codec: Some(CODEC.to_string()),
+        };
+        let meta = Record { id: paths.native_id.clone(), body: Body::Meta(meta), parent: None, ts: started_at, agent: None, src: None };
+        Ok(Reader {
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(meta),
+            lines: Some(lines),
+            history: History::new(locator.to_string(), updates_file, updates),
+            done: false,
+        })
+    }
+
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        let Some(lines) = self.lines.as_mut() else { return Ok(false) };
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
+        match lines.next_line() {
+            Some(Ok(line)) => self.history.line(&line, &mut out),
+            Some(Err(e)) => return Err(fs_error(lines.path(), e)),
+            None => {
+                self.history.finish(&mut out);
+                self.lines = None;
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}

@@ -1,0 +1,355 @@
+//! Native record types → canonical records.
+//!
+//! `chat_history.jsonl` lines are `ConversationItem`s tagged by `type`;
+//! `updates.jsonl` lines are ACP notifications tagged by
+//! `params.update.sessionUpdate`. Every type is either mapped (see
+//! [`KNOWN_ITEM_TYPES`] and [`KNOWN_UPDATE_TYPES`]) or counted in a
+//! diagnostic: `unmapped-record-type` for types the codec knows and leaves
+//! out on purpose, `unknown-record-type` for types it has never seen.
+//! Details are `chat_history:<type>` and `updates:<sessionUpdate>`.
+
+use serde_json::Value;
+use trajhost_codec_sdk::Severity;
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
+
+use crate::layout::UPDATES;
+use crate::updates::{TurnUsage, UpdatesIndex};
+use crate::util::{str_of, type_name};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Mapped to canonical records, or merged into the records of the other
+    /// file (what it adds is named).
+    Mapped(&'static str),
+    /// Known, carries nothing a canonical record holds (or repeats what the
+    /// other file holds); counted in an `unmapped-record-type` diagnostic.
+    Reported,
+}
+
+/// Every `ConversationItem` type of `chat_history.jsonl`.
+pub const KNOWN_ITEM_TYPES: &[(&str, Handling)] = &[
+    ("system", Handling::Mapped("system")),
+    ("user", Handling::Mapped("user (prompts, <user_query> unwrapped); compaction (the summary of a compacted context); observation synthetic/<reason> and user-context (injected context)")),
+    ("assistant", Handling::Mapped("assistant (model_id as model), tool_call")),
+    ("tool_result", Handling::Mapped("tool_result")),
+    ("reasoning", Handling::Mapped("reasoning")),
+    ("backend_tool_call", Handling::Mapped("tool_call (run by the server; no separate result)")),
+];
+
+/// Every `sessionUpdate` kind known to appear in `updates.jsonl`: ACP's own
+/// and Grok Build's `_x.ai/session/update` extensions.
+pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = &[
+    ("user_message_chunk", Handling::Mapped("user ts (promptIndex); the text is read from chat_history.jsonl")),
+    ("agent_message_chunk", Handling::Mapped("assistant ts; the text is read from chat_history.jsonl")),
+    ("tool_call", Handling::Mapped("tool_call ts; the call is read from chat_history.jsonl")),
+    ("tool_call_update", Handling::Mapped("tool_result ok (status, rawOutput.exit_code) and ts")),
+    ("turn_completed", Handling::Mapped("assistant usage when the turn made one model call, else observation turn-usage")),
+    // Streams that repeat the context, and UI/session state.
+    ("agent_thought_chunk", Handling::Reported),
+    ("plan", Handling::Reported),
+    ("available_commands_update", Handling::Reported),
+    ("current_mode_update", Handling::Reported),
+    ("config_option_update", Handling::Reported),
+    ("session_info_update", Handling::Reported),
+    ("background_tasks", Handling::Reported),
+    ("git_branch_update", Handling::Reported),
+    ("diff_review", Handling::Reported),
+    ("retry_state", Handling::Reported),
+    ("auto_compact_started", Handling::Reported),
+    ("auto_compact_completed", Handling::Reported),
+    ("auto_compact_failed", Handling::Reported),
+    ("auto_compact_cancelled", Handling::Reported),
+    ("memory_flush_started", Handling::Reported),
+    ("memory_flush_completed", Handling::Reported),
+    ("memory_dream_completed", Handling::Reported),
+    ("memory_session_saved", Handling::Reported),
+    ("auto_continue_completed", Handling::Reported),
+    ("feedback_request", Handling::Reported),
+    ("relay_sync_status", Handling::Reported),
+    ("auto_recovery_started", Handling::Reported),
+    ("auto_recovery_exhausted", Handling::Reported),
+    ("hook_annotation", Handling::Reported),
+    ("hook_execution", Handling::Reported),
+    ("hooks_changed", Handling::Reported),
+    ("plugins_changed", Handling::Reported),
+    ("plugin_updates_installed", Handling::Reported),
+    ("session_status", Handling::Reported),
+    ("session_summary_generated", Handling::Reported),
+    ("session_recap", Handling::Reported),
+    ("session_recap_unavailable", Handling::Reported),
+    ("last_turn_summary", Handling::Reported),
+    ("compaction_checkpoint", Handling::Reported),
+    ("rewind_marker", Handling::Reported),
+    ("task_completed", Handling::Reported),
+    ("subagent_spawned", Handling::Reported),
+    ("subagent_progress", Handling::Reported),
+    ("subagent_finished", Handling::Reported),
+    ("task_backgrounded", Handling::Reported),
+    ("scheduled_task_created", Handling::Reported),
+    ("scheduled_task_fired", Handling::Reported),
+    ("scheduled_task_deleted", Handling::Reported),
+    ("monitor_event", Handling::Reported),
+    ("model_auto_switched", Handling::Reported),
+    ("model_changed", Handling::Reported),
+    ("tool_call_delta_chunk", Handling::Reported),
+    ("image_compressed", Handling::Reported),
+    ("image_dropped", Handling::Reported),
+    ("memory_files", Handling::Reported),
+    ("workflow_updated", Handling::Reported),
+    ("goal_updated", Handling::Reported),
+    ("pending_interaction", Handling::Reported),
+    ("interaction_resolved", Handling::Reported),
+    ("response_started", Handling::Reported),
+    ("reasoning_completed", Handling::Reported),
+    ("response_completed", Handling::Reported),
+];
+
+pub fn item_handling(kind: &str) -> Option<Handling> {
+    KNOWN_ITEM_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+}
+
+pub fn update_handling(kind: &str) -> Option<Handling> {
+    KNOWN_UPDATE_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+}
+
+/// How Grok Build opens the summary that replaces a compacted history.
+pub const COMPACTION_PREAMBLE: &str = "This session is being continued from a previous conversation";
+
+pub struct Out<'a> {
+    pub writer: &'a mut BatchWriter,
+    pub diags: &'a mut Diagnostics,
+}
+
+/// The reading state of `chat_history.jsonl`.
+pub struct History {
+    /// The file, relative to the home.
+    file: String,
+    /// The journal, relative to the home (for `turn-usage` spans).
+    updates_file: String,
+    updates: UpdatesIndex,
+    /// The prompt the items belong to (the last `user.prompt_index`).
+    prompt: Option<u64>,
+    /// The prompt's `turn_completed`, until an answer takes its usage or the
+    /// turn ends.
+    turn: Option<TurnUsage>,
+}
+
+impl History {
+    pub fn new(file: String, updates_file: String, updates: UpdatesIndex) -> History {
+        History { file, updates_file, updates, prompt: None, turn: None }
+    }
+
+    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+        let value: Value = match serde_json::from_slice(line.bytes) {
+            Ok(v) => v,
+            Err(_) => {
+                let bad = BadLine::of(line);
+                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+                out.diags.add(bad.code(), severity, "chat_history line", Some(&self.file), Some(line.offset));
+                return;
+            }
+        };
+        let span = (line.offset, line.len);
+        let kind = str_of(&value, "type");
+        match kind {
+            Some("system") => {
+                let text = text_of(value.get("content").unwrap_or(&Value::Null));
+                self.push(out, 0, Body::System { text }, None, span);
+            }
+            Some("user") => self.user(&value, span, out),
+            Some("assistant") => self.assistant(&value, span, out),
+            Some("tool_result") => self.tool_result(&value, span, out),
+            Some("reasoning") => {
+                let summary = parts_text(value.get("summary"));
+                let content = parts_text(value.get("content"));
+                let encrypted = str_of(&value, "encrypted_content").filter(|e| !e.is_empty());
+                let reasoning = Reasoning {
+                    text: content.or(summary),
+                    opaque: encrypted.map(str::to_string),
+                    encrypted: encrypted.is_some(),
+                };
+                let ts = self.prompt.and_then(|p| self.updates.prompt_ts(p));
+                self.push(out, 0, Body::Reasoning(reasoning), ts, span);
+            }
+            Some("backend_tool_call") => {
+                let kind = value.get("kind").unwrap_or(&Value::Null);
+                let body = Body::ToolCall {
+                    call_id: str_of(kind, "id").unwrap_or("").to_string(),
+                    name: str_of(kind, "tool_type").or_else(|| str_of(kind, "name")).unwrap_or("backend_tool").to_string(),
+                    arguments: kind.clone(),
+                };
+                self.push(out, 0, body, None, span);
+            }
+            other => {
+                let detail = format!("chat_history:{}", type_name(other));
+                match other.and_then(item_handling) {
+                    Some(_) => out.diags.add("unmapped-record-type", Severity::Info, &detail, Some(&self.file), Some(line.offset)),
+                    None => out.diags.add("unknown-record-type", Severity::Warning, &detail, Some(&self.file), Some(line.offset)),
+                }
+            }
+        }
+    }
+
+    /// Ends the file: the last turn's usage, if no answer took it.
+    pub fn finish(&mut self, out: &mut Out<'_>) {
+        self.end_turn(out);
+    }
+
+    fn user(&mut self, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
+        let content = value.get("content").unwrap_or(&Value::Null);
+        let text = text_of(content);
+        let attachments = attachments(content);
+        let prompt_index = value.get("prompt_index").and_then(Value::as_u64);
+        if let Some(p) = prompt_index {
+            self.end_turn(out);
+            self.prompt = Some(p);
+            self.turn = self.updates.take_turn(p);
+        }
+        let ts = prompt_index.and_then(|p| self.updates.prompt_ts(p));
+        let body = match str_of(value, "synthetic_reason") {
+            Some(reason) if reason == "compaction_meta" && text.starts_with(COMPACTION_PREAMBLE) => {
+                Body::Compaction { summary: text, trigger: None }
+            }
+            Some(reason) => Body::Observation { subtype: format!("synthetic/{}", type_name(Some(reason))), text: Some(text) },
+            None => match unwrap_query(&text) {
+                Some(query) => Body::User { text: query.to_string(), attachments },
+                None if prompt_index.is_some() => Body::User { text, attachments },
+                // The `<user_info>` preamble and other injected context.
+                None => Body::Observation { subtype: "user-context".into(), text: Some(text) },
+            },
+        };
+        self.push(out, 0, body, ts, span);
+    }
+
+    fn assistant(&mut self, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
+        let text = text_of(value.get("content").unwrap_or(&Value::Null));
+        let calls: &[Value] = value.get("tool_calls").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+        let text_ts = match (self.prompt, text.is_empty()) {
+            (Some(p), false) => self.updates.take_segment(p),
+            _ => None,
+        };
+        let call_ts = calls.iter().find_map(|c| str_of(c, "id")).and_then(|id| self.updates.call(id)).and_then(|f| f.call_ts.clone());
+        // RFC 3339 strings of one format order as times.
+        let ts = match (text_ts, call_ts) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // A turn's usage belongs to an answer only when the turn made one model call.
+        let usage = match &self.turn {
+            Some(turn) if turn.model_calls == Some(1) => self.turn.take().and_then(|t| t.usage),
+            _ => None,
+        };
+        let assistant = Assistant {
+            text,
+            model: str_of(value, "model_id").map(str::to_string),
+            message_id: None,
+            stop_reason: None,
+            usage,
+        };
+        self.push(out, 0, Body::Assistant(assistant), ts.clone(), span);
+        for (i, call) in calls.iter().enumerate() {
+            let arguments = match call.get("arguments") {
+                Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
+                Some(other) => other.clone(),
+                None => Value::Null,
+            };
+            let id = str_of(call, "id").unwrap_or("");
+            let call_ts = self.updates.call(id).and_then(|f| f.call_ts.clone()).or(ts.clone());
+            let body = Body::ToolCall { call_id: id.to_string(), name: str_of(call, "name").unwrap_or("").to_string(), arguments };
+            self.push(out, i + 1, body, call_ts, span);
+        }
+    }
+
+    fn tool_result(&mut self, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
+        let call_id = str_of(value, "tool_call_id").unwrap_or("").to_string();
+        let facts = self.updates.call(&call_id).cloned().unwrap_or_default();
+        let content = text_of(value.get("content").unwrap_or(&Value::Null));
+        if value.get("images").and_then(Value::as_array).is_some_and(|i| !i.is_empty()) {
+            out.diags.add("unmapped-content-part", Severity::Info, "tool_result:images", Some(&self.file), Some(span.0));
+        }
+        self.push(out, 0, Body::ToolResult { call_id, content, ok: facts.ok }, facts.result_ts, span);
+    }
+
+    /// The usage of a turn no single answer could take, as an observation.
+    fn end_turn(&mut self, out: &mut Out<'_>) {
+        let Some(turn) = self.turn.take() else { return };
+        let record = Record {
+            id: location_id(UPDATES, turn.offset, 0),
+            body: Body::Observation { subtype: "turn-usage".into(), text: Some(turn.raw) },
+            parent: None,
+            ts: turn.ts,
+            agent: None,
+            src: Some(SourceSpan { file: self.updates_file.clone(), offset: turn.offset, len: turn.len }),
+        };
+        out.writer.push(&record);
+    }
+
+    fn push(&self, out: &mut Out<'_>, index: usize, body: Body, ts: Option<String>, span: (u64, u64)) {
+        out.writer.push(&Record {
+            id: location_id(crate::layout::CHAT_HISTORY, span.0, index),
+            body,
+            parent: None,
+            ts,
+            agent: None,
+            src: Some(SourceSpan { file: self.file.clone(), offset: span.0, len: span.1 }),
+        });
+    }
+}
+
+/// Text of a content value: a string, or the text parts of a list joined by
+/// newlines.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|p| str_of(p, "type") == Some("text"))
+            .filter_map(|p| str_of(p, "text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Image parts of a user message.
+fn attachments(content: &Value) -> Vec<Attachment> {
+    let Value::Array(parts) = content else { return Vec::new() };
+    parts
+        .iter()
+        .filter(|p| str_of(p, "type") == Some("image"))
+        .map(|p| Attachment {
+            kind: "image".into(),
+            media_type: str_of(p, "url")
+                .and_then(|u| u.strip_prefix("data:"))
+                .and_then(|r| r.split([';', ',']).next())
+                .filter(|m| !m.is_empty() && m.len() <= 100)
+                .map(str::to_string),
+        })
+        .collect()
+}
+
+/// The texts of a list of `{type, text}` parts (reasoning summary/content).
+fn parts_text(parts: Option<&Value>) -> Option<String> {
+    let texts: Vec<&str> = parts?.as_array()?.iter().filter_map(|p| str_of(p, "text")).collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// The prompt inside `<user_query>…</user_query>`, as typed.
+fn unwrap_query(text: &str) -> Option<&str> {
+    let inner = text.trim().strip_prefix("<user_query>")?.strip_suffix("</user_query>")?;
+    let inner = inner.strip_prefix('\n').unwrap_or(inner);
+    Some(inner.strip_suffix('\n').unwrap_or(inner))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unwraps_user_queries() {
+        assert_eq!(super::unwrap_query("<user_query>\nHi\n</user_query>"), Some("Hi"));
+        assert_eq!(super::unwrap_query("<user_query>Hi</user_query>"), Some("Hi"));
+        assert_eq!(super::unwrap_query("<user_info>x</user_info>"), None);
+    }
+}
