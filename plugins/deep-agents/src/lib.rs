@@ -1,0 +1,90 @@
+//! trajhost codec for Deep Agents Code (`dcode`, langchain-ai/deepagents
+//! `libs/code`): discovers and reads the threads kept in its LangGraph
+//! SQLite checkpointer, `~/.deepagents/.state/sessions.db`, into canonical
+//! records.
+//!
+//! Module map, following the native store:
+//! - [`layout`]: the database and the locator `<db path>#<thread id>`;
+//! - [`threads`]: `discover`, `inspect` (one query per database over the
+//!   `checkpoints` table and its JSON metadata);
+//! - [`msgpack`]: a small MessagePack decoder for LangGraph's serializer;
+//! - [`messages`]: LangChain messages → canonical records, the
+//!   `add_messages` reducer, [`KNOWN_MESSAGE_TYPES`] and [`KNOWN_BLOCKS`];
+//! - [`read`]: the thread's conversation from its latest root checkpoint
+//!   (snapshot plus `messages` writes along the checkpoint chain).
+//!
+//! All database access goes through the host's read-only SQLite capability
+//! (natively, in tests: the SDK opens the file read-only with rusqlite).
+//!
+//! **Source spans.** A record made from a SQLite row has `src.file` = the
+//! database path relative to the home, `src.offset` = the row's `rowid` —
+//! of the `writes` row that added the message (or, for a message from a
+//! full snapshot, of the `checkpoints` row; for `meta`, the latest root
+//! checkpoint) — and `src.len` = 0: a row has no byte range of its own.
+//!
+//! **Ids.** `meta`: the thread id. A message's records: the LangChain
+//! message `id`, suffixed `#n` for further records; tool calls keep their
+//! native call id.
+//!
+//! **Versions.** `native_version` is `lc_versions["deepagents-code"]` of
+//! the latest checkpoint's metadata.
+//!
+//! Writing is not implemented.
+
+pub mod layout;
+pub mod messages;
+pub mod msgpack;
+pub mod read;
+pub mod sql;
+pub mod threads;
+mod time;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_MESSAGE_TYPES};
+pub use time::{rfc3339_utc, uuid6_ms};
+
+/// The harness id.
+pub const HARNESS: &str = "deep-agents";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("deep-agents@", env!("CARGO_PKG_VERSION"));
+/// deepagents-code versions whose threads this codec reads.
+pub const NATIVE_VERSIONS: &str = ">=0.1.0, <0.2.0";
+
+/// The Deep Agents codec.
+pub struct DeepAgents;
+
+impl Codec for DeepAgents {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`lc_versions.deepagents-code` of the latest checkpoint's metadata".into(),
+            reads: vec!["langgraph-sqlite-checkpoints".into()],
+            writes: Vec::new(),
+            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        threads::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        threads::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(DeepAgents);

@@ -1,0 +1,68 @@
+//! RFC 3339 formatting of epoch times (no date crate: one function is enough).
+
+/// `2026-11-30T04:05:54.384Z` for milliseconds since the Unix epoch.
+pub fn rfc3339_utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Proleptic Gregorian date of a day count since 1970-01-01
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(1_796_011_554_384), "2026-11-30T04:05:54.384Z");
+    }
+}
+
+/// The time encoded in a UUIDv6 (LangGraph's `checkpoint_id`), in ms since
+/// the Unix epoch; `None` for other UUID versions.
+pub fn uuid6_ms(id: &str) -> Option<i64> {
+    let hex: String = id.chars().filter(|c| *c != '-').collect();
+    if hex.len() != 32 || !hex.is_char_boundary(13) || &hex[12..13] != "6" {
+        return None;
+    }
+    let high = u64::from_str_radix(&hex[0..8], 16).ok()?;
+    let mid = u64::from_str_radix(&hex[8..12], 16).ok()?;
+    let low = u64::from_str_radix(&hex[13..16], 16).ok()?;
+    let ticks = (high << 28) | (mid << 12) | low; // 100 ns since 1582-10-15
+    let unix_ticks = ticks.checked_sub(0x01B2_1DD2_1381_4000)?;
+    Some((unix_ticks / 10_000) as i64)
+}
+
+#[cfg(test)]
+mod uuid_tests {
+    use super::*;
+
+    #[test]
+    fn uuid6_times() {
+        assert_eq!(uuid6_ms("1f1ec77e-230d-6b88-bfff-59098e29776e").map(rfc3339_utc).as_deref(), Some("2026-11-30T04:38:26.531Z"));
+        assert_eq!(uuid6_ms("01a22abf-01fd-75b4-80a2-4af2d53c094d"), None);
+    }
+}
