@@ -343,3 +343,135 @@ fn reading_leaves_the_database_byte_identical() {
     assert_eq!((sha(&db), sha(&wal)), before);
     drop(writer);
 }
+
+// ---------------------------------------------------------------- synthetic threads
+
+/// MessagePack of a JSON value (test helper; the codec only decodes).
+fn encode(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.push(0xc0),
+        Value::Bool(b) => out.push(if *b { 0xc3 } else { 0xc2 }),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push(0xd3);
+                out.extend_from_slice(&i.to_be_bytes());
+            } else {
+                out.push(0xcb);
+                out.extend_from_slice(&n.as_f64().unwrap().to_bits().to_be_bytes());
+            }
+        }
+        Value::String(s) => {
+            out.push(0xdb);
+            out.extend_from_slice(&(s.len() as u32).to_be_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        Value::Array(items) => {
+            out.push(0xdd);
+            out.extend_from_slice(&(items.len() as u32).to_be_bytes());
+            items.iter().for_each(|i| encode(i, out));
+        }
+        Value::Object(map) => {
+            out.push(0xdf);
+            out.extend_from_slice(&(map.len() as u32).to_be_bytes());
+            for (k, v) in map {
+                encode(&Value::String(k.clone()), out);
+                encode(v, out);
+            }
+        }
+    }
+}
+
+/// A LangChain message as LangGraph stores it: extension 5 (pydantic v2).
+fn message(class: &str, fields: Value) -> Vec<u8> {
+    let mut payload = Vec::new();
+    encode(&json!(["langchain_core.messages", class, fields, "model_validate_json"]), &mut payload);
+    let mut out = vec![0xc9];
+    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    out.push(5);
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// A `messages` write (a list of messages) for the latest checkpoint.
+fn write_messages(conn: &rusqlite::Connection, task: &str, messages: &[Vec<u8>]) {
+    let mut value = vec![0xdd];
+    value.extend_from_slice(&(messages.len() as u32).to_be_bytes());
+    messages.iter().for_each(|m| value.extend_from_slice(m));
+    conn.execute(
+        "INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) \
+         VALUES (?1, '', (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = ?1), ?2, ?2, 0, 'messages', 'msgpack', ?3)",
+        rusqlite::params![id_of("simple"), task, value],
+    )
+    .unwrap();
+}
+
+#[test]
+fn unknown_message_types_and_blocks_are_reported_and_removes_applied() {
+    let home = home("simple");
+    let conn = rusqlite::Connection::open(home.path().join(DB)).unwrap();
+    write_messages(
+        &conn,
+        "~t1",
+        &[
+            message("OracleMessage", json!({"type": "oracle", "content": "x", "id": "o1"})),
+            message("AIMessage", json!({"type": "ai", "id": "a9", "content": [
+                {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think — ✓"}]},
+                {"type": "hologram"},
+                {"type": "text", "text": "done"}],
+                "tool_calls": [], "response_metadata": {"model_name": "m2"},
+                "usage_metadata": {"input_tokens": 50, "output_tokens": 5, "input_token_details": {"cache_read": 30}}})),
+            // Undo the first prompt (LangGraph's RemoveMessage).
+            message("RemoveMessage", json!({"type": "remove", "id": "4f4d1bf1-f640-4289-ba6c-396bdc9d7976", "content": ""})),
+        ],
+    );
+    drop(conn);
+    let read = read(home.path(), &locator(id_of("simple")));
+    let unknown: Vec<(&str, &str, u32)> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.starts_with("unknown-"))
+        .map(|d| (d.code.as_str(), d.detail.as_str(), d.count))
+        .collect();
+    assert_eq!(unknown, [("unknown-content-block", "ai/hologram", 1), ("unknown-record-type", "oracle", 1)]);
+    assert_eq!(users(&read.records), ["What was the secret word again? [notool]"], "the removed prompt is gone");
+    let tail: Vec<&Body> = read.records.iter().rev().take(2).map(|r| &r.body).collect();
+    let Body::Reasoning(r) = tail[1] else { panic!("{:?}", tail[1]) };
+    assert_eq!(r.text.as_deref(), Some("think — ✓"));
+    let Body::Assistant(a) = tail[0] else { panic!() };
+    assert_eq!((a.text.as_str(), a.model.as_deref()), ("done", Some("m2")));
+    let u = a.usage.as_ref().unwrap();
+    assert_eq!((u.input, u.cache_read, u.output), (Some(20), Some(30), Some(5)), "input excludes cache reads");
+}
+
+#[test]
+fn a_full_snapshot_in_the_latest_checkpoint_is_the_starting_list() {
+    // Classic LangGraph: the checkpoint's channel_values holds `messages`.
+    let home = home("simple");
+    let conn = rusqlite::Connection::open(home.path().join(DB)).unwrap();
+    let snapshot = {
+        let mut out = Vec::new();
+        out.push(0x82);
+        encode(&json!("v"), &mut out);
+        encode(&json!(4), &mut out);
+        encode(&json!("channel_values"), &mut out);
+        out.push(0x81);
+        encode(&json!("messages"), &mut out);
+        out.push(0x91);
+        out.extend_from_slice(&message("HumanMessage", json!({"type": "human", "content": "snapshot prompt", "id": "h-snap"})));
+        out
+    };
+    conn.execute(
+        "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) \
+         SELECT thread_id, '', '1f1ec790-0000-6000-8000-000000000000', checkpoint_id, 'msgpack', ?1, \
+                CAST(json_remove(CAST(metadata AS TEXT), '$.counters_since_delta_snapshot') AS BLOB) \
+         FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1",
+        [snapshot],
+    )
+    .unwrap();
+    write_messages(&conn, "~t1", &[message("AIMessage", json!({"type": "ai", "content": "after the snapshot", "id": "a-snap"}))]);
+    drop(conn);
+    let read = read(home.path(), &locator(id_of("simple")));
+    assert_eq!(kinds(&read.records), ["meta", "user", "assistant"]);
+    assert_eq!(users(&read.records), ["snapshot prompt"]);
+    assert_eq!(assistants(&read.records)[0].text, "after the snapshot");
+}
