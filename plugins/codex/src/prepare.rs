@@ -1,6 +1,10 @@
 //! `prepare`: the plan that installs a written rollout into a target home.
 //!
-//! 1. `create-file` of the rollout at `.codex/sessions/YYYY/MM/DD/<file>`.
+//! 1. `create-file` of the rollout at `.codex/sessions/YYYY/MM/DD/<file>`,
+//!    its `session_meta.model_provider` set to the provider the target's
+//!    `.codex/config.toml` selects (else `openai`): Codex 0.171 refuses to
+//!    resume a thread recorded under another provider ("Cannot change this
+//!    thread's model provider from `openai` to `fake` on resume").
 //! 2. When the target has a state database (`.codex/state_<N>.sqlite`, the
 //!    highest `N`): its `threads` schema is checked first — every column
 //!    must be one this codec knows and the ones Codex needs must be there,
@@ -9,7 +13,8 @@
 //!    it, with `rollout_path` = `home-path` + `/` + the rollout's path.
 //!    Codex looks a thread up by that row first: a row whose path does not
 //!    exist makes `codex exec resume` fail ("no rollout found for thread
-//!    id"), so the row must name the real file in the target home.
+//!    id"), so the row must name the real file in the target home. A thread
+//!    id already in the table is refused.
 //!
 //! The guest never writes: the host validates and executes the plan.
 
@@ -184,13 +189,18 @@ pub fn threads_columns(target: &Dir, db: &str) -> Result<Vec<Column>, CodecError
     let database = Database::open(target, db).map_err(|e| sqlite_error(db, e))?;
     let columns = match table_info(&database) {
         Ok(columns) => columns,
-        // Hosts may refuse pragmas with an argument; the column names of an
-        // empty select are enough for the check.
-        Err(SqliteError::Denied(_)) => {
-            let rows = database.query("SELECT * FROM threads LIMIT 0", &[]).map_err(|e| sqlite_error(db, e))?;
+        // A host may refuse pragmas with an argument (trajhost's read-only
+        // authorizer allows `table_info` only without one); the column names
+        // of an empty select are enough for the check.
+        Err(_) => {
+            let rows = database.query("SELECT * FROM threads LIMIT 0", &[]).map_err(|e| match e {
+                SqliteError::Sqlite(m) if m.contains("no such table") => {
+                    CodecError::Unsupported(format!("{db}: no threads table; unknown state database schema"))
+                }
+                e => sqlite_error(db, e),
+            })?;
             rows.columns().into_iter().map(|name| Column { name, needs_value: false }).collect()
         }
-        Err(e) => return Err(sqlite_error(db, e)),
     };
     if columns.is_empty() {
         return Err(CodecError::Unsupported(format!("{db}: no threads table; unknown state database schema")));

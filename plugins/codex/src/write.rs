@@ -1,31 +1,44 @@
 //! `write`: a canonical session → one Codex rollout.
 //!
-//! The rollout is what Codex 0.171 writes and reads back on `resume`:
+//! The rollout has the shape Codex 0.171 writes itself (key order and
+//! `ordinal`s included):
 //!
 //! ```text
-//! session_meta                      id (= file name uuid), timestamp, cwd, cli_version 0.171.0, source cli
+//! session_meta                      id (= file name uuid), timestamp, cwd, originator codex_cli_rs,
+//!                                   cli_version 0.171.0, source cli, model_provider
 //! per user turn:
 //!   event_msg task_started          turn_id
-//!   turn_context                    turn_id, cwd, model, policies
-//!   response_item message user      the prompt
-//!   response_item reasoning         readable summary only
+//!   turn_context                    turn_id, cwd, model (the turn's first assistant's), policies
+//!   response_item message developer system records of a Codex session (instructions, environment)
+//!   response_item message user      the prompt (input_text)
+//!   response_item reasoning         readable summary (+ encrypted_content of a Codex session)
 //!   response_item message assistant output_text
 //!   response_item function_call     name, arguments (a JSON string), call_id
-//!   response_item function_call_output  call_id, output
-//!   event_msg token_count           the response's usage, where recorded
+//!   response_item custom_tool_call  when the arguments are a raw string (apply_patch)
+//!   response_item *_output          call_id, output
+//!   event_msg token_count           the response's usage (input including cache), where recorded
 //!   event_msg task_complete         turn_id, last_agent_message
-//! compacted                         a compaction's summary
+//! compacted                         a compaction's summary (Codex rebuilds history from it)
 //! ```
 //!
+//! Observed with the real Codex 0.171 (`tests/lab`, loader check with a
+//! mutated tool result): `session_meta` plus the `response_item` lines alone
+//! resume; `turn_context` and the events are what Codex itself writes and
+//! carry the model, usage and turn boundaries. `session_meta.model_provider`
+//! must be the provider the target is configured with — `prepare` sets it.
+//!
 //! What cannot be carried is named in `written.diagnostics` with code
-//! `not-carried`: opaque reasoning of another harness, image attachments,
-//! tool outcomes (`ok`; a rollout has no success flag), observations,
-//! subagent transcripts, system prompts of another harness.
+//! `not-carried` (detail = what): `opaque-reasoning` (signatures and
+//! encrypted reasoning of another harness), `image-attachment`,
+//! `tool-result-status` (a rollout output has no success flag),
+//! `orphan-tool-result`, `stop-reason`, `usage-cost`, `partial-usage`,
+//! `observation/<subtype>`, `subagent-transcript`, `parent-session`,
+//! `foreign-system-prompt`, `opaque-compaction`, `unknown-kind/<kind>`.
 //!
 //! The thread id is `options.native_id`, else a UUIDv7 whose time is the
 //! session start and whose random bits are a SHA-256 of the canonical
 //! document: the same document always gives the same rollout (the sandbox
-//! has no randomness and no clock).
+//! has no randomness and no clock). File names and day folders use UTC.
 
 use std::collections::BTreeMap;
 

@@ -960,6 +960,16 @@ fn prepare_into_a_home_without_a_state_database_plans_the_file_only() {
     assert_eq!(file.bytes, written.artifacts[0].bytes);
     let resume = plan.resume_command.unwrap();
     assert!(resume.starts_with("CODEX_HOME=/home/someone/.codex codex exec"), "{resume}");
+    // A configured provider is taken even without a state database: Codex
+    // 0.171 refuses to resume a rollout recorded under another provider.
+    std::fs::create_dir_all(target.path().join(".codex")).unwrap();
+    std::fs::write(target.path().join(".codex/config.toml"), "model_provider = \"fake\"\n").unwrap();
+    let plan = prepare(&written, target.path(), "/home/someone").unwrap();
+    assert_eq!(plan.operations.len(), 1);
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
+    let text = std::str::from_utf8(&file.bytes).unwrap();
+    assert!(text.lines().next().unwrap().contains(r#""model_provider":"fake"}"#), "key order kept");
+    assert_eq!(text.lines().skip(1).collect::<Vec<_>>(), std::str::from_utf8(&written.artifacts[0].bytes).unwrap().lines().skip(1).collect::<Vec<_>>());
 }
 
 fn state_with_threads(columns: &str) -> tempfile::TempDir {
