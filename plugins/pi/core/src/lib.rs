@@ -1,0 +1,122 @@
+//! The Pi session format, shared by the Pi (`plugins/pi`) and Oh My Pi
+//! (`plugins/omp`) codecs. Oh My Pi is a fork of Pi that keeps Pi's JSONL
+//! tree (format version 3) and adds a title slot line, more entry types and
+//! a different folder rule; a [`Flavor`] names those differences, and every
+//! operation here takes one.
+//!
+//! Module map:
+//! - [`layout`]: sessions folders, cwd-derived folder names, file names;
+//! - [`native`]: lenient access to the JSON of one line;
+//! - [`head`]: session facts from the head of a file (discover, `meta`);
+//! - [`discover`]: `discover` and `inspect`;
+//! - [`read`]: the two-pass reader (the tree, then the active branch);
+//! - [`records`]: entry types → canonical records, and the `KNOWN_*` lists;
+//! - [`write`]: canonical records → one session file;
+//! - [`prepare`]: the install plan for a target home.
+//!
+//! This crate exports no component: the codec crates do, so both can link it.
+
+pub mod discover;
+pub mod head;
+pub mod layout;
+pub mod native;
+pub mod prepare;
+pub mod read;
+pub mod records;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testkit;
+pub mod time;
+pub mod write;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::CodecInfo;
+
+pub use records::{Handling, KNOWN_MESSAGE_ROLES, OMP_ENTRY_TYPES, PI_ENTRY_TYPES};
+
+/// The codec version (the workspace version, shared by both codecs).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How a harness derives the folder of a cwd.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirRule {
+    /// `--<abs cwd>--`.
+    Pi,
+    /// `-<home-relative>`, `-tmp-<tmp-relative>`, else Pi's.
+    Omp,
+}
+
+/// What differs between Pi and Oh My Pi.
+#[derive(Debug)]
+pub struct Flavor {
+    /// Harness id, as `info` and `meta.harness` say it.
+    pub harness: &'static str,
+    /// `harness@version`, as `meta.codec` says it.
+    pub codec: &'static str,
+    /// The format name in `info.reads`/`writes`.
+    pub format: &'static str,
+    /// Sessions root relative to the home.
+    pub sessions_dir: &'static str,
+    pub dir_rule: DirRule,
+    /// Files start with Oh My Pi's fixed-width title slot line; `write` writes one.
+    pub title_slot: bool,
+    /// `model_change` carries `model: "provider/modelId"` (Oh My Pi) instead
+    /// of `provider` + `modelId` (Pi).
+    pub combined_model_change: bool,
+    /// User messages carry `attribution: "user"`.
+    pub user_attribution: bool,
+    /// Every entry type the harness is known to write, and its handling.
+    pub entry_types: &'static [(&'static str, Handling)],
+    /// The CLI program and its resume flag, for the resume command.
+    pub program: &'static str,
+    pub resume_flag: &'static str,
+    /// What `info.native-versions` says.
+    pub native_versions: &'static str,
+}
+
+/// Pi (`@mariozechner/pi-coding-agent`, format version 3; fixtures of 0.73.1).
+pub static PI: Flavor = Flavor {
+    harness: "pi",
+    codec: concat!("pi@", env!("CARGO_PKG_VERSION")),
+    format: "pi-session-jsonl",
+    sessions_dir: ".pi/agent/sessions",
+    dir_rule: DirRule::Pi,
+    title_slot: false,
+    combined_model_change: false,
+    user_attribution: false,
+    entry_types: PI_ENTRY_TYPES,
+    program: "pi",
+    resume_flag: "--session",
+    native_versions: ">=3.0.0, <4.0.0",
+};
+
+/// Oh My Pi (`@oh-my-pi/pi-coding-agent`, format version 3; fixtures of 18.2.3).
+pub static OMP: Flavor = Flavor {
+    harness: "oh-my-pi",
+    codec: concat!("oh-my-pi@", env!("CARGO_PKG_VERSION")),
+    format: "omp-session-jsonl",
+    sessions_dir: ".omp/agent/sessions",
+    dir_rule: DirRule::Omp,
+    title_slot: true,
+    combined_model_change: true,
+    user_attribution: true,
+    entry_types: OMP_ENTRY_TYPES,
+    program: "omp",
+    resume_flag: "--resume",
+    native_versions: ">=3.0.0, <4.0.0",
+};
+
+/// `info` of a flavor's codec.
+pub fn info(flavor: &Flavor) -> CodecInfo {
+    CodecInfo {
+        harness: flavor.harness.into(),
+        codec_version: VERSION.into(),
+        native_versions: flavor.native_versions.into(),
+        native_version_source: "`version` of the `session` header line: the session format version \
+             (the CLI does not record its own version in the file)"
+            .into(),
+        reads: vec![flavor.format.into()],
+        writes: vec![flavor.format.into()],
+        session_globs: vec![format!("{}/*/*.jsonl", flavor.sessions_dir)],
+        canonical_schema: SCHEMA.into(),
+    }
+}

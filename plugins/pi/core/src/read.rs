@@ -1,0 +1,249 @@
+//! `read`: one session as canonical records, streamed in batches.
+//!
+//! A Pi session file is a tree: every entry names its `parentId`, and the
+//! conversation the harness resumes is the branch from the root to the last
+//! entry of the file. Reading takes two passes over the file:
+//!
+//! 1. the tree: each entry's id, parent and byte offset (no content kept),
+//!    then the active branch, walked from the last entry up its parents;
+//! 2. the records: the `meta` from the header, then each entry of the active
+//!    branch in file order. Entries off the branch are not emitted; they are
+//!    counted in an `off-branch-entry` diagnostic (detail: the entry type).
+//!
+//! A `compaction` replaces the history before its `firstKeptEntryId`, and
+//! the kept entries precede it in the file; its record is emitted right
+//! before the first kept entry, so that a canonical `compaction` replaces
+//! exactly what it summarizes.
+//!
+//! Memory is bounded by the longest line plus a few dozen bytes per entry.
+//! Diagnostics are aggregated and go out with the last batch.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::{Dir, File};
+use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::Flavor;
+use crate::discover::fs_error;
+use crate::head::Head;
+use crate::layout;
+use crate::native::{str_of, string_of, type_name};
+use crate::records::{Mapper, Out, Span};
+
+/// The tree of one file, from pass 1.
+struct Tree {
+    /// Offsets of entry lines off the active branch.
+    off_branch: BTreeSet<u64>,
+    /// First kept entry id → the span of the compaction that keeps it.
+    compaction_before: BTreeMap<String, (u64, u64)>,
+    /// Offsets of compactions emitted before their first kept entry.
+    moved_compactions: BTreeSet<u64>,
+}
+
+struct Node {
+    offset: u64,
+    len: u64,
+    id: Option<String>,
+    parent: Option<String>,
+    first_kept: Option<String>,
+}
+
+impl Tree {
+    fn build(lines: &mut JsonLines, path: &str) -> Result<Tree, CodecError> {
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        while let Some(line) = lines.next_line() {
+            let line = line.map_err(|e| fs_error(path, e))?;
+            let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else { continue };
+            if matches!(str_of(&v, "type"), Some("session" | "title") | None) {
+                continue;
+            }
+            let id = string_of(&v, "id");
+            if let Some(id) = &id {
+                index.insert(id.clone(), nodes.len());
+            }
+            let first_kept = (str_of(&v, "type") == Some("compaction")).then(|| string_of(&v, "firstKeptEntryId")).flatten();
+            nodes.push(Node { offset: line.offset, len: line.len, id, parent: string_of(&v, "parentId"), first_kept });
+        }
+        // The active branch: the last entry and its ancestors. Entries
+        // without an id (format v1, a linear list) are all on it.
+        let mut active = vec![false; nodes.len()];
+        if let Some(last) = nodes.iter().rposition(|n| n.id.is_some()) {
+            let mut current = Some(last);
+            let mut steps = 0;
+            while let Some(i) = current {
+                if active[i] || steps > nodes.len() {
+                    break; // a cycle
+                }
+                active[i] = true;
+                steps += 1;
+                current = nodes[i].parent.as_ref().and_then(|p| index.get(p)).copied().filter(|&p| p < nodes.len());
+            }
+        }
+        let mut tree = Tree { off_branch: BTreeSet::new(), compaction_before: BTreeMap::new(), moved_compactions: BTreeSet::new() };
+        for (i, node) in nodes.iter().enumerate() {
+            if node.id.is_some() && !active[i] {
+                tree.off_branch.insert(node.offset);
+            }
+        }
+        for (i, node) in nodes.iter().enumerate() {
+            let Some(kept) = &node.first_kept else { continue };
+            if !active[i] {
+                continue;
+            }
+            if let Some(&k) = index.get(kept)
+                && k < i
+                && active[k]
+            {
+                tree.compaction_before.insert(kept.clone(), (node.offset, node.len));
+                tree.moved_compactions.insert(node.offset);
+            }
+        }
+        Ok(tree)
+    }
+}
+
+/// A session being read.
+pub struct Reader {
+    flavor: &'static Flavor,
+    file: File,
+    lines: JsonLines,
+    tree: Tree,
+    mapper: Mapper<'static>,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    meta: Option<Record>,
+    /// Offset of the header line; a later `session` line is reported.
+    header_offset: u64,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(flavor: &'static Flavor, home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        layout::check_locator(locator)?;
+        let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
+        let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+        if !head.has_header() {
+            return Err(CodecError::Malformed(format!("{locator}: no `session` header line")));
+        }
+        let mut lines = JsonLines::new(home.open(locator).map_err(|e| fs_error(locator, e))?, locator);
+        let tree = Tree::build(&mut lines, locator)?;
+        lines.seek(0);
+        let mut diags = Diagnostics::new();
+        let file_id = locator.rsplit('/').next().and_then(layout::id_of_file_name);
+        let native_id = head.id.clone().or_else(|| file_id.map(str::to_string)).unwrap_or_default();
+        if file_id.is_some_and(|id| id != native_id) {
+            diags.add("session-id-mismatch", Severity::Warning, "id", Some(locator), None);
+        }
+        let meta = Record {
+            id: native_id.clone(),
+            body: Body::Meta(Meta {
+                schema: SCHEMA.to_string(),
+                harness: flavor.harness.to_string(),
+                native_id,
+                native_version: head.version.clone(),
+                cwd: head.cwd.clone(),
+                title: head.title(),
+                git_branch: None,
+                started_at: head.started_at.clone(),
+                parent_session: head.parent_session.clone(),
+                parent_call: None,
+                codec: Some(flavor.codec.to_string()),
+            }),
+            parent: None,
+            ts: head.started_at.clone(),
+            agent: None,
+            src: head.header_span.map(|(offset, len)| SourceSpan { file: locator.to_string(), offset, len }),
+        };
+        Ok(Reader {
+            flavor,
+            file,
+            lines,
+            tree,
+            mapper: Mapper::new(flavor, locator.to_string()),
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(meta),
+            header_offset: head.header_span.map_or(0, |(offset, _)| offset),
+            done: false,
+        })
+    }
+
+    /// One line. False when the file is exhausted.
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        let path = self.lines.path().to_string();
+        let Some(line) = self.lines.next_line() else { return Ok(false) };
+        let line = line.map_err(|e| fs_error(&path, e))?;
+        let span = Span { offset: line.offset, len: line.len };
+        let v: Value = match serde_json::from_slice(line.bytes) {
+            Ok(v) => v,
+            Err(_) => {
+                let bad = BadLine::of(&line);
+                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+                self.diags.add(bad.code(), severity, "line", Some(&path), Some(span.offset));
+                return Ok(true);
+            }
+        };
+        let kind = str_of(&v, "type");
+        match kind {
+            Some("session") => {
+                if span.offset != self.header_offset {
+                    self.diags.add("extra-session-header", Severity::Warning, "session", Some(&path), Some(span.offset));
+                }
+                return Ok(true);
+            }
+            Some("title") if self.flavor.title_slot => return Ok(true),
+            _ => {}
+        }
+        if self.tree.off_branch.contains(&span.offset) {
+            let detail = type_name(kind);
+            self.diags.add("off-branch-entry", Severity::Info, &detail, Some(&path), Some(span.offset));
+            return Ok(true);
+        }
+        if self.tree.moved_compactions.contains(&span.offset) {
+            return Ok(true);
+        }
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
+        if let Some(id) = str_of(&v, "id")
+            && let Some(&(offset, len)) = self.tree.compaction_before.get(id)
+        {
+            match self.file.read_at(offset, len.min(u64::from(u32::MAX)) as u32) {
+                Ok(bytes) => match serde_json::from_slice::<Value>(bytes.trim_ascii_end()) {
+                    Ok(compaction) => self.mapper.entry(&compaction, Span { offset, len }, &mut out),
+                    Err(_) => out.diags.add("malformed-line", Severity::Error, "compaction", Some(&path), Some(offset)),
+                },
+                Err(e) => return Err(fs_error(&path, e)),
+            }
+        }
+        self.mapper.entry(&v, span, &mut out);
+        Ok(true)
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}

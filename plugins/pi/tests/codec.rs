@@ -1,0 +1,485 @@
+//! The Pi codec against sessions written by the real Pi CLI
+//! (fixtures/pi/0.73.1), run natively through `Dir::native`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trajhost_codec_pi::core::testkit::{
+    Conversation, assistants, check_chain, conversation, copy_dir, kinds, options, raw_lines, read, read_with,
+    tool_calls, tool_results, users,
+};
+use trajhost_codec_pi::{Handling, KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Pi};
+use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
+use trajhost_codec_sdk::canonical::{Body, Usage};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
+
+const DIR: &str = ".pi/agent/sessions/--home-user-project--";
+const CWD: &str = "/home/user/project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi/0.73.1")
+}
+
+/// (scenario, session id, file time)
+const SCENARIOS: [(&str, &str, &str); 5] = [
+    ("simple", "01a22aa6-008b-76c9-a11d-d83500852399", "2026-11-30T04-10-51-921Z"),
+    ("parallel", "01a22aa6-1bc9-71c6-9fda-d3e6a9c60e75", "2026-11-30T04-10-58-890Z"),
+    ("failing-tool", "01a22aa6-2d4f-7641-bd47-377aa6efcdf6", "2026-11-30T04-11-03-376Z"),
+    ("multibyte", "01a22aa6-408a-7017-b2e1-c620338955bb", "2026-11-30T04-11-08-302Z"),
+    ("long-output", "01a22aa9-eb76-7121-a434-01c035f9dce2", "2026-11-30T04-15-08-664Z"),
+];
+
+fn home(scenario: &str) -> PathBuf {
+    fixtures().join(scenario)
+}
+
+fn locator(scenario: &str) -> String {
+    let (_, id, ts) = SCENARIOS.iter().find(|(s, _, _)| *s == scenario).unwrap();
+    format!("{DIR}/{ts}_{id}.jsonl")
+}
+
+fn read_scenario(scenario: &str) -> trajhost_codec_pi::core::testkit::Read {
+    read::<Pi>(&home(scenario), &locator(scenario))
+}
+
+fn copy_of(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&home(scenario), dir.path());
+    dir
+}
+
+/// A home holding one synthetic session file with `lines` after a header.
+fn synthetic(lines: &[Value]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let id = "01a22aa6-0000-7000-8000-000000000001";
+    let locator = format!("{DIR}/2026-11-30T04-10-51-921Z_{id}.jsonl");
+    let path = dir.path().join(&locator);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut text =
+        json!({"type":"session","version":3,"id":id,"timestamp":"2026-11-30T04:10:51.921Z","cwd":CWD}).to_string();
+    text.push('\n');
+    for line in lines {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    (dir, locator)
+}
+
+fn entry(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> Value {
+    let mut v = json!({"type": kind, "id": id, "parentId": parent, "timestamp": "2026-11-30T04:10:52.000Z"});
+    for (k, val) in fields.as_object().unwrap() {
+        v[k] = val.clone();
+    }
+    v
+}
+
+fn user(id: &str, parent: Option<&str>, text: &str) -> Value {
+    entry("message", id, parent, json!({"message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}}))
+}
+
+fn answer(id: &str, parent: &str, text: &str) -> Value {
+    entry(
+        "message",
+        id,
+        Some(parent),
+        json!({"message": {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "openai-completions",
+          "provider": "fake", "model": "fake-model", "stopReason": "stop", "timestamp": 2}}),
+    )
+}
+
+// ---------------------------------------------------------------- info, discover
+
+#[test]
+fn info_describes_the_codec() {
+    let info = Pi::info();
+    assert_eq!(info.harness, "pi");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.reads, vec!["pi-session-jsonl".to_string()]);
+    assert_eq!(info.writes, info.reads);
+    assert_eq!(info.session_globs, vec![".pi/agent/sessions/*/*.jsonl".to_string()]);
+    assert!(info.native_version_source.contains("header"), "{}", info.native_version_source);
+    assert!(info.native_version_source.contains("does not record"));
+}
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, id, _) in SCENARIOS {
+        let found = Pi::discover(&Dir::native(home(scenario))).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let s = &found.sessions[0];
+        assert_eq!(s.native_id, id);
+        assert_eq!(s.locator, locator(scenario));
+        assert_eq!(s.cwd.as_deref(), Some(CWD));
+        assert_eq!(s.native_version.as_deref(), Some("3"));
+        let header = &raw_lines(&home(scenario).join(&s.locator))[0];
+        assert_eq!(s.started_at.as_deref(), header["timestamp"].as_str());
+        assert!(s.title.as_deref().is_some_and(|t| !t.is_empty()));
+        assert_eq!(s.size, std::fs::metadata(home(scenario).join(&s.locator)).unwrap().len());
+        let inspected = Pi::inspect(&Dir::native(home(scenario)), &s.locator).unwrap();
+        assert_eq!(inspected.native_id, s.native_id);
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let found = Pi::discover(&Dir::native(empty.path())).unwrap();
+    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
+    for (scenario, id, _) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let first = &read.records[0];
+        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is not meta") };
+        assert_eq!((meta.harness.as_str(), meta.native_id.as_str()), ("pi", id));
+        assert_eq!(meta.native_version.as_deref(), Some("3"));
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert!(!users(&read.records).is_empty(), "{scenario}");
+        let calls = tool_calls(&read.records);
+        let results = tool_results(&read.records);
+        assert!(!calls.is_empty(), "{scenario}");
+        assert_eq!(calls.len(), results.len(), "{scenario}");
+        for (call_id, content, _) in &results {
+            assert!(calls.iter().any(|(c, _, _)| c == call_id), "{scenario}: result {call_id} has no call");
+            assert!(!content.is_empty());
+        }
+        assert!(calls.iter().all(|(_, _, args)| args.is_object()));
+        let answers = assistants(&read.records);
+        assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER")), "{scenario}");
+        for a in &answers {
+            assert_eq!(a.model.as_deref(), Some("fake-model"));
+            assert!(a.message_id.as_deref().is_some_and(|m| m.starts_with("chatcmpl-")));
+            let usage = a.usage.as_ref().unwrap();
+            let want = Usage {
+                input: Some(100),
+                output: Some(20),
+                cache_read: Some(0),
+                cache_write: Some(0),
+                reasoning: None,
+                cost_usd: Some(0.0),
+            };
+            assert_eq!(usage, &want);
+        }
+        assert!(read.diagnostics.iter().all(|d| d.severity != Severity::Error), "{scenario}: {:?}", read.diagnostics);
+    }
+}
+
+#[test]
+fn simple_session_reads_in_order() {
+    let read = read_scenario("simple");
+    assert_eq!(
+        kinds(&read.records),
+        [
+            "meta", "observation", "observation", "user", "assistant", "tool_call", "tool_result", "assistant", "user",
+            "assistant"
+        ]
+    );
+    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls, [("call_lab_81ff91670c56432e", "bash", &json!({"command": "cat hello.txt"}))]);
+    let results = tool_results(&read.records);
+    assert_eq!(results[0].0, "call_lab_81ff91670c56432e");
+    assert!(results[0].1.contains("PAPAYA-42"));
+    assert_eq!(results[0].2, Some(true));
+    let answers = assistants(&read.records);
+    assert_eq!(answers[0].stop_reason.as_deref(), Some("toolUse"));
+    assert!(answers[1].text.starts_with("FINAL ANSWER: the tool returned: Hello from the lab workspace."));
+    let Body::Observation { subtype, text } = &read.records[1].body else { panic!() };
+    assert_eq!((subtype.as_str(), text.as_deref()), ("model_change", Some("fake/fake-model")));
+    let Body::Observation { subtype, text } = &read.records[2].body else { panic!() };
+    assert_eq!((subtype.as_str(), text.as_deref()), ("thinking_level_change", Some("off")));
+    // Parents follow the native parentId chain.
+    assert_eq!(read.records[3].id, "4c24691d");
+    assert_eq!(read.records[3].parent.as_deref(), Some("8079d639"));
+    assert_eq!(read.records[5].parent.as_deref(), Some("0b0b76ff"));
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+}
+
+#[test]
+fn failing_tool_result_is_not_ok_and_parallel_results_link_to_their_calls() {
+    let read = read_scenario("failing-tool");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].2, Some(false));
+    assert!(results[0].1.contains("Command exited with code 3"));
+
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1], ("call_lab_9c44f9eac3244220", "read", &json!({"path": "/home/user/project/second.txt"})));
+    let results = tool_results(&read.records);
+    assert!(results.iter().any(|r| r.0 == "call_lab_4b57403879d44dee" && r.1.contains("PAPAYA-42")));
+    assert!(results.iter().any(|r| r.0 == "call_lab_9c44f9eac3244220" && r.1.contains("KIWI-58")));
+}
+
+#[test]
+fn multibyte_and_long_output_are_intact() {
+    let read = read_scenario("multibyte");
+    assert!(users(&read.records)[0].contains("読んでください 🍍") && users(&read.records)[0].contains("café"));
+    assert!(tool_results(&read.records)[0].1.contains("CHERRY-本-91 ✓"));
+    assert!(tool_results(&read.records)[0].1.contains("👩‍💻 🏳️‍🌈"));
+
+    let read = read_scenario("long-output");
+    let result = tool_results(&read.records)[0].1;
+    // Pi kept the tail (its full output went to a file under /tmp, outside the home).
+    assert!(result.contains("LONG-OUTPUT-END LIME-1024"));
+    assert_eq!(result.chars().count(), 51_277);
+}
+
+#[test]
+fn ids_are_stable_unique_and_batching_does_not_change_records() {
+    for (scenario, _, _) in SCENARIOS {
+        let a = read_scenario(scenario);
+        let b = read_with::<Pi>(&home(scenario), &locator(scenario), options(1, 1));
+        assert_eq!(a.records, b.records, "{scenario}");
+        assert!(b.batches > a.records.len() / 2, "{scenario}: {} batches", b.batches);
+        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids.len(), a.records.len(), "{scenario}: duplicate ids");
+    }
+}
+
+#[test]
+fn src_spans_slice_back_to_the_raw_lines() {
+    let read = read_scenario("parallel");
+    let bytes = std::fs::read(home("parallel").join(locator("parallel"))).unwrap();
+    for record in &read.records {
+        let src = record.src.as_ref().unwrap();
+        assert_eq!(src.file, locator("parallel"));
+        let line = &bytes[src.offset as usize..(src.offset + src.len) as usize];
+        assert_eq!(*line.last().unwrap(), b'\n');
+        let v: Value = serde_json::from_slice(line).unwrap();
+        let own = record.id.split('#').next().unwrap();
+        if record.body.kind() != "meta" {
+            assert_eq!(v["id"], own, "{record:?}");
+        } else {
+            assert_eq!(v["type"], "session");
+        }
+    }
+}
+
+// ---------------------------------------------------------------- types
+
+#[test]
+fn fixture_entry_types_and_roles_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+    let roles: BTreeSet<&str> = KNOWN_MESSAGE_ROLES.iter().map(|(k, _)| *k).collect();
+    for (scenario, _, _) in SCENARIOS {
+        for line in raw_lines(&home(scenario).join(locator(scenario))) {
+            let kind = line["type"].as_str().unwrap();
+            assert!(known.contains(kind), "{scenario}: entry type {kind:?} was never seen: map or report it");
+            if kind == "message" {
+                let role = line["message"]["role"].as_str().unwrap();
+                assert!(roles.contains(role), "{scenario}: message role {role:?} was never seen");
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_and_unmapped_types_are_reported_with_counts() {
+    let (dir, locator) = synthetic(&[
+        user("a0000001", None, "hi"),
+        entry("custom", "a0000002", Some("a0000001"), json!({"customType": "ext-state", "data": {}})),
+        entry("hologram", "a0000003", Some("a0000002"), json!({})),
+        entry("hologram", "a0000004", Some("a0000003"), json!({})),
+        entry("message", "a0000005", Some("a0000004"), json!({"message": {"role": "telepathy"}})),
+        answer("a0000006", "a0000005", "ok"),
+    ]);
+    let read = read::<Pi>(dir.path(), &locator);
+    let unknown = read.diag("unknown-record-type").unwrap();
+    assert_eq!((unknown.detail.as_str(), unknown.count, unknown.severity), ("hologram", 2, Severity::Warning));
+    assert!(read.diagnostics.iter().any(|d| d.code == "unknown-record-type" && d.detail == "message/telepathy"));
+    let unmapped = read.diag("unmapped-record-type").unwrap();
+    assert_eq!((unmapped.detail.as_str(), unmapped.count), ("custom/ext-state", 1));
+    // The answer's parent skips the entries that produced no record.
+    let last = read.records.last().unwrap();
+    assert_eq!(last.parent.as_deref(), Some("a0000001"));
+    for (kind, handling) in KNOWN_RECORD_TYPES {
+        assert!(matches!(handling, Handling::Mapped(_) | Handling::Reported), "{kind}");
+    }
+}
+
+#[test]
+fn only_the_active_branch_is_read_and_the_rest_is_counted() {
+    // a1 ─ a2 ─ a3 (abandoned) ; a2 ─ b3 ─ b4 (the last entry: the active leaf)
+    let (dir, locator) = synthetic(&[
+        user("a0000001", None, "first"),
+        answer("a0000002", "a0000001", "answer one"),
+        user("a0000003", Some("a0000002"), "abandoned"),
+        user("b0000003", Some("a0000002"), "second"),
+        answer("b0000004", "b0000003", "answer two"),
+    ]);
+    let read = read::<Pi>(dir.path(), &locator);
+    assert_eq!(users(&read.records), ["first", "second"]);
+    let off = read.diag("off-branch-entry").unwrap();
+    assert_eq!((off.detail.as_str(), off.count), ("message", 1));
+}
+
+#[test]
+fn a_compaction_comes_before_the_entries_it_keeps() {
+    let (dir, locator) = synthetic(&[
+        user("a0000001", None, "old"),
+        answer("a0000002", "a0000001", "old answer"),
+        user("a0000003", Some("a0000002"), "kept"),
+        answer("a0000004", "a0000003", "kept answer"),
+        entry("compaction", "a0000005", Some("a0000004"), json!({"summary": "SUMMARY", "firstKeptEntryId": "a0000003", "tokensBefore": 9})),
+        user("a0000006", Some("a0000005"), "after"),
+    ]);
+    let read = read::<Pi>(dir.path(), &locator);
+    let texts: Vec<String> = read.records.iter().skip(1).map(|r| match &r.body {
+        Body::User { text, .. } => text.clone(),
+        Body::Assistant(a) => a.text.clone(),
+        Body::Compaction { summary, .. } => format!("[{summary}]"),
+        other => other.kind().to_string(),
+    }).collect();
+    assert_eq!(texts, ["old", "old answer", "[SUMMARY]", "kept", "kept answer", "after"]);
+    let compaction = read.records.iter().find(|r| r.body.kind() == "compaction").unwrap();
+    assert_eq!(compaction.id, "a0000005");
+}
+
+#[test]
+fn torn_tail_is_a_warning_and_the_rest_is_read() {
+    let dir = copy_of("simple");
+    let path = dir.path().join(locator("simple"));
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"{\"type\":\"message\",\"id\":\"ffff");
+    std::fs::write(&path, bytes).unwrap();
+    let read = read::<Pi>(dir.path(), &locator("simple"));
+    assert_eq!(read.diag("torn-tail").unwrap().severity, Severity::Warning);
+    assert_eq!(users(&read.records).len(), 2);
+}
+
+// ---------------------------------------------------------------- write, prepare
+
+fn document(records: &[trajhost_codec_sdk::canonical::Record]) -> String {
+    records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
+}
+
+fn write_options(cwd: &str) -> WriteOptions {
+    WriteOptions { cwd: Some(cwd.into()), native_id: None, home_path: None }
+}
+
+#[test]
+fn round_trip_keeps_the_conversation() {
+    for (scenario, _, _) in SCENARIOS {
+        let first = read_scenario(scenario);
+        let written = Pi::write(&document(&first.records), write_options(CWD)).unwrap();
+        assert_eq!(written.artifacts.len(), 1);
+        let artifact = &written.artifacts[0];
+        let header = check_chain(&artifact.bytes);
+        assert_eq!(header["id"], written.native_id.as_str());
+        assert_eq!(header["cwd"], CWD);
+        let name = artifact.path.rsplit('/').next().unwrap();
+        let ts = header["timestamp"].as_str().unwrap().replace([':', '.'], "-");
+        assert_eq!(name, format!("{ts}_{}.jsonl", written.native_id), "file name agrees with the header");
+        assert!(artifact.path.starts_with(&format!("{DIR}/")), "{}", artifact.path);
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &artifact.bytes).unwrap();
+        let second = read::<Pi>(dir.path(), &artifact.path);
+        let (a, b): (Conversation, Conversation) = (conversation(&first.records), conversation(&second.records));
+        assert_eq!(a, b, "{scenario}");
+        // Same harness: model, usage, ok flags, entry ids and observations survive.
+        let strip = |r: &trajhost_codec_sdk::canonical::Record| (r.id.clone(), r.body.clone(), r.parent.clone());
+        let a: Vec<_> = first.records.iter().skip(1).map(strip).collect();
+        let b: Vec<_> = second.records.iter().skip(1).map(strip).collect();
+        assert_eq!(a, b, "{scenario}");
+        assert!(second.diagnostics.is_empty(), "{scenario}: {:?}", second.diagnostics);
+    }
+}
+
+#[test]
+fn write_is_deterministic_and_fills_what_pi_requires() {
+    let first = read_scenario("simple");
+    let doc = document(&first.records);
+    let a = Pi::write(&doc, write_options(CWD)).unwrap();
+    let b = Pi::write(&doc, write_options(CWD)).unwrap();
+    assert_eq!(a.artifacts[0].bytes, b.artifacts[0].bytes);
+    assert_eq!(a.native_id, b.native_id);
+
+    // A foreign session: no usage, no ok, a system prompt, an orphan result.
+    let foreign = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"codex","native_id":"x","cwd":"/w","started_at":"2026-11-30T04:00:00.000Z"}),
+        json!({"id":"s","kind":"system","text":"You are Codex."}),
+        json!({"id":"u","kind":"user","text":"hi","ts":"2026-11-30T04:00:01.000Z"}),
+        json!({"id":"a","kind":"assistant","text":"","model":"gpt-5"}),
+        json!({"id":"c","kind":"tool_call","call_id":"call_1","name":"shell","arguments":{"cmd":["ls"]}}),
+        json!({"id":"r","kind":"tool_result","call_id":"call_1","content":"a.txt"}),
+        json!({"id":"o","kind":"tool_result","call_id":"call_404","content":"?"}),
+        json!({"id":"a2","kind":"assistant","text":"done","model":"gpt-5","usage":{"input":5,"output":1}}),
+    ];
+    let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
+    let written = Pi::write(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
+    let artifact = &written.artifacts[0];
+    assert!(artifact.path.starts_with(".pi/agent/sessions/--w--/2026-11-30T04-00-00-000Z_"));
+    check_chain(&artifact.bytes);
+    let codes: Vec<(String, String)> = written.diagnostics.iter().map(|d| (d.code.clone(), d.detail.clone())).collect();
+    for want in [("not-carried", "system"), ("not-carried", "orphan-tool-result"), ("defaulted", "usage"), ("defaulted", "toolResult.isError")] {
+        assert!(codes.iter().any(|(c, d)| c == want.0 && d == want.1), "{want:?} in {codes:?}");
+    }
+    let lines: Vec<Value> = std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let call_msg = &lines[2]["message"];
+    assert_eq!(call_msg["role"], "assistant");
+    assert_eq!(call_msg["stopReason"], "toolUse");
+    assert_eq!(call_msg["content"][0], json!({"type":"toolCall","id":"call_1","name":"shell","arguments":{"cmd":["ls"]}}));
+    assert_eq!(lines[3]["message"]["toolName"], "shell");
+    assert_eq!(lines[3]["message"]["isError"], false);
+    assert_eq!(lines.len(), 5, "header, user, call, result, answer");
+}
+
+#[test]
+fn prepare_plans_one_new_file_in_the_cwd_folder() {
+    let target = copy_of("simple");
+    let first = read_scenario("parallel");
+    let written = Pi::write(&document(&first.records), write_options(CWD)).unwrap();
+    let home_path = target.path().display().to_string();
+    let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some(home_path.clone()) };
+    let plan = Pi::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    assert_eq!(plan.operations.len(), 1);
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!("expected create-file") };
+    assert_eq!(file.path, written.artifacts[0].path);
+    assert_eq!(file.bytes, written.artifacts[0].bytes);
+    assert!(!target.path().join(&file.path).exists());
+    let resume = plan.resume_command.unwrap();
+    assert_eq!(resume, format!("cd {CWD} && pi --session {home_path}/{}", file.path));
+
+    // Another cwd: another folder, and the header names it.
+    let options = WriteOptions { cwd: Some("/srv/other dir".into()), native_id: None, home_path: Some(home_path.clone()) };
+    let plan = Pi::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
+    assert!(file.path.starts_with(".pi/agent/sessions/--srv-other dir--/"), "{}", file.path);
+    assert_eq!(check_chain(&file.bytes)["cwd"], "/srv/other dir");
+    assert!(plan.resume_command.unwrap().starts_with("cd '/srv/other dir' && pi --session"));
+
+    // An existing session is never overwritten.
+    let path = target.path().join(&written.artifacts[0].path);
+    std::fs::write(&path, b"x").unwrap();
+    let options = WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: Some(home_path) };
+    let err = Pi::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    assert!(format!("{err:?}").contains("already exists"), "{err:?}");
+}
+
+// ---------------------------------------------------------------- layout (core unit rules, run here: the core crate is not a default member)
+
+#[test]
+fn folder_file_and_time_rules() {
+    use trajhost_codec_pi::core::{layout, time};
+    assert_eq!(layout::legacy_dir_name("/home/user/project"), "--home-user-project--");
+    assert_eq!(layout::omp_dir_name("/home/user/project", Some("/home/user")), "-project");
+    assert_eq!(layout::omp_dir_name("/home/user", Some("/home/user")), "-");
+    assert_eq!(layout::omp_dir_name("/tmp/x/y", Some("/home/user")), "-tmp-x-y");
+    assert_eq!(layout::omp_dir_name("/home/userx", Some("/home/user")), "--home-userx--");
+    assert_eq!(layout::file_name(1_796_011_851_921, "id"), "2026-11-30T04-10-51-921Z_id.jsonl");
+    for ms in [0, 951_782_400_000, 1_796_011_851_921] {
+        assert_eq!(time::parse_rfc3339(&time::rfc3339_utc(ms)), Some(ms));
+    }
+    assert_eq!(time::parse_rfc3339("2026-11-30T05:10:51+01:00"), Some(1_796_011_851_000));
+    assert!(layout::check_locator("../x.jsonl").is_err());
+}
