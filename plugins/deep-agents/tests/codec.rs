@@ -25,8 +25,12 @@ fn fixtures() -> PathBuf {
 }
 
 /// (scenario, thread id) checked by name.
-const KNOWN_SCENARIOS: [(&str, &str); 2] =
-    [("simple", "01a22abf-01fd-75b4-80a2-4af2d53c094d"), ("failing-tool", "01a22acd-5aa4-7377-ac77-335ed451f5f9")];
+const KNOWN_SCENARIOS: [(&str, &str); 4] = [
+    ("simple", "01a22abf-01fd-75b4-80a2-4af2d53c094d"),
+    ("failing-tool", "01a22acd-5aa4-7377-ac77-335ed451f5f9"),
+    ("multibyte", "01a22acd-fbc4-73f6-b258-6fcc1ae02b54"),
+    ("long-output", "01a22ace-b9c4-7161-bca4-80898c06e6be"),
+];
 
 /// Every scenario directory present.
 fn scenarios() -> Vec<String> {
@@ -287,6 +291,31 @@ fn failing_tool_result_is_not_ok_when_the_store_says_error() {
         .unwrap();
     assert_eq!(results[0].2, Some(status == "success"));
     assert_eq!(tool_calls(&read.records)[0].2, &json!({"command": "cat missing.txt; exit 3"}));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let (id, read) = read_scenario("multibyte");
+    assert_eq!(id, id_of("multibyte"));
+    assert!(users(&read.records)[0].contains("読んでください 🍍") && users(&read.records)[0].contains("cafe\u{301}"));
+    let results = tool_results(&read.records);
+    for needle in ["日本語のテキスト", "👩\u{200d}💻", "🏳️\u{200d}🌈", "CHERRY-本-91 ✓", "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}"] {
+        assert!(results[0].1.contains(needle), "{needle}");
+        assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn long_output_keeps_what_the_store_holds() {
+    // dcode spills a large result to /tmp (outside the home) and stores a
+    // pointer message in the thread: that message is the result.
+    let (_, read) = read_scenario("long-output");
+    let calls = tool_calls(&read.records);
+    let results = tool_results(&read.records);
+    assert_eq!(results[0].0, calls[0].0);
+    assert!(results[0].1.starts_with("Tool result too large"), "{}", results[0].1);
+    assert!(results[0].1.contains(calls[0].0));
+    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER"));
 }
 
 #[test]
