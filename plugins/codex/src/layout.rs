@@ -75,7 +75,7 @@ pub fn state_databases<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(u32, St
             Some((n.parse::<u32>().ok()?, name.to_string()))
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found
 }
 

@@ -204,7 +204,7 @@ fn discover_lists_every_fixture_session() {
         assert!(s.locator.ends_with(&format!("-{}.jsonl", scenario.id)));
         assert_eq!(s.cwd.as_deref(), Some(CWD));
         assert_eq!(s.native_version.as_deref(), Some("0.171.0"));
-        assert_eq!(s.title.as_deref(), Some(scenario.prompts[0]).map(|p| title_of(p)).as_deref());
+        assert_eq!(s.title.as_deref(), Some(title_of(scenario.prompts[0])).as_deref());
         let started = s.started_at.as_deref().unwrap();
         assert!(started.starts_with("2026-11-30T04:10:"), "{started}");
         assert!(s.updated_at.is_some());
