@@ -1,0 +1,693 @@
+//! The Copilot CLI codec against sessions written by the real GitHub
+//! Copilot CLI (fixtures/copilot-cli/1.0.102), run natively through
+//! `Dir::native`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trajhost_codec_copilot_cli::{CopilotCli, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+
+const STATE: &str = ".copilot/session-state";
+const CWD: &str = "/home/user/project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/copilot-cli/1.0.102")
+}
+
+/// (scenario, session id)
+const SCENARIOS: [(&str, &str); 5] = [
+    ("simple", "3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d"),
+    ("parallel", "1b7d41dd-f8c5-4d43-ad11-53446c20bf32"),
+    ("failing-tool", "45e1cd3f-9288-4b56-8c2b-0302a0d9c0fe"),
+    ("multibyte", "426540d6-111e-44e3-8326-9b2053a62c92"),
+    ("long-output", "3caf83fe-7e44-4425-8bbb-f897f10067d9"),
+];
+
+fn home(scenario: &str) -> PathBuf {
+    fixtures().join(scenario)
+}
+
+fn scenario(name: &str) -> (&'static str, &'static str) {
+    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+}
+
+fn locator(id: &str) -> String {
+    format!("{STATE}/{id}/events.jsonl")
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    early_diagnostics: usize,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut last_diags = 0;
+    trajhost_codec_sdk::read_all::<CopilotCli>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last_diags;
+        last_diags = batch.diagnostics.len();
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(name: &str) -> Read {
+    let (s, id) = scenario(name);
+    read(&home(s), &locator(id))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn observations(records: &[Record]) -> Vec<(&str, Option<&str>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Observation { subtype, text } => Some((subtype.as_str(), text.as_deref())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
+    read.diagnostics.iter().find(|d| d.code == code)
+}
+
+fn raw_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn copy_of(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&home(scenario), dir.path());
+    dir
+}
+
+/// A glob of `info.session_globs` (`*` within one segment) against a path.
+fn glob_matches(glob: &str, path: &str) -> bool {
+    fn seg(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => seg(&p[1..], s) || (!s.is_empty() && seg(p, &s[1..])),
+            (Some(a), Some(b)) if a == b => seg(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    let g: Vec<&str> = glob.split('/').collect();
+    let p: Vec<&str> = path.split('/').collect();
+    g.len() == p.len() && g.iter().zip(&p).all(|(g, p)| seg(g.as_bytes(), p.as_bytes()))
+}
+
+fn systems(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::System { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- info
+
+#[test]
+fn info_describes_the_codec() {
+    let info = CopilotCli::info();
+    assert_eq!(info.harness, "copilot-cli");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.native_versions, ">=0.0.330, <2.0.0");
+    assert!(info.native_version_source.contains("copilotVersion"));
+    assert_eq!(info.reads, vec!["copilot-cli-events-jsonl".to_string()]);
+    assert!(info.writes.is_empty());
+    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
+    for (_, id) in SCENARIOS {
+        assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
+    }
+    assert!(!info.session_globs.iter().any(|g| glob_matches(g, ".copilot/session-state/x/workspace.yaml")));
+}
+
+// ---------------------------------------------------------------- discover
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let found = CopilotCli::discover(&Dir::native(&home)).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let session = &found.sessions[0];
+        assert_eq!(session.native_id, id, "{scenario}");
+        assert_eq!(session.locator, locator(id));
+        assert_eq!(session.cwd.as_deref(), Some(CWD));
+        assert_eq!(session.native_version.as_deref(), Some("1.0.102"));
+
+        let path = home.join(&session.locator);
+        let raw = raw_lines(&path);
+        assert_eq!(raw[0]["type"], "session.start");
+        assert_eq!(session.started_at.as_deref(), raw[0]["data"]["startTime"].as_str(), "{scenario}");
+        let events = std::fs::metadata(&path).unwrap();
+        let workspace = std::fs::metadata(home.join(STATE).join(id).join("workspace.yaml")).unwrap();
+        let mtime = events.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
+        assert_eq!(session.size, events.len() + workspace.len(), "{scenario}");
+
+        // The workspace's name: here the first prompt.
+        let yaml = std::fs::read_to_string(home.join(STATE).join(id).join("workspace.yaml")).unwrap();
+        let name = yaml.lines().find_map(|l| l.strip_prefix("name: ")).unwrap();
+        let name = name.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')).unwrap_or(name);
+        assert_eq!(session.title.as_deref(), Some(name));
+
+        let one = CopilotCli::inspect(&Dir::native(&home), &session.locator).unwrap();
+        assert_eq!(one.native_id, session.native_id);
+        assert_eq!(one.cwd, session.cwd);
+        assert_eq!(one.started_at, session.started_at);
+        assert_eq!(one.updated_at, session.updated_at);
+        assert_eq!(one.size, session.size);
+        assert_eq!(one.title, session.title);
+        assert_eq!(one.native_version, session.native_version);
+    }
+}
+
+#[test]
+fn discover_of_a_home_without_copilot_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = CopilotCli::discover(&Dir::native(dir.path())).unwrap();
+    assert!(found.sessions.is_empty());
+    assert!(found.diagnostics.is_empty());
+}
+
+#[test]
+fn discover_uses_the_workspace_and_reports_oddities() {
+    let dir = copy_of("simple");
+    let (_, id) = scenario("simple");
+    let state = dir.path().join(STATE);
+    let yaml = state.join(id).join("workspace.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap().replace("name: Read hello.txt and tell me the secret word.", "name: 'Secret: word'");
+    std::fs::write(&yaml, text.replace("cwd: /home/user/project", "cwd: /elsewhere")).unwrap();
+    // Not sessions: a directory without an event log, an empty log, a log without session.start.
+    std::fs::create_dir_all(state.join("aaaaaaaa-0000-0000-0000-000000000000")).unwrap();
+    std::fs::create_dir_all(state.join("bbbbbbbb-0000-0000-0000-000000000000")).unwrap();
+    std::fs::write(state.join("bbbbbbbb-0000-0000-0000-000000000000/events.jsonl"), "").unwrap();
+    std::fs::create_dir_all(state.join("cccccccc-0000-0000-0000-000000000000")).unwrap();
+    std::fs::write(state.join("cccccccc-0000-0000-0000-000000000000/events.jsonl"), "{\"type\":\"session.idle\",\"data\":{}}\n").unwrap();
+
+    let found = CopilotCli::discover(&Dir::native(dir.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("Secret: word"));
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some("/elsewhere"), "workspace.yaml wins");
+    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, BTreeSet::from(["empty-session-file", "no-event-log", "no-session-start"]));
+
+    // Without workspace.yaml, session.start and the first prompt say it.
+    std::fs::remove_file(&yaml).unwrap();
+    let found = CopilotCli::discover(&Dir::native(dir.path())).unwrap();
+    let session = found.sessions.iter().find(|s| s.native_id == id).unwrap();
+    assert_eq!(session.cwd.as_deref(), Some(CWD));
+    assert_eq!(session.title.as_deref(), Some("Read hello.txt and tell me the secret word."));
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn read_starts_with_meta() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let first = &read.records[0];
+        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
+        assert_eq!(first.id, id);
+        assert_eq!(meta.harness, "copilot-cli");
+        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
+        assert_eq!(meta.native_id, id);
+        assert_eq!(meta.native_version.as_deref(), Some("1.0.102"));
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert_eq!(meta.codec.as_deref(), Some(concat!("copilot-cli@", env!("CARGO_PKG_VERSION"))));
+        assert!(meta.title.is_some());
+        assert!(meta.started_at.is_some());
+        assert_eq!(first.ts, meta.started_at);
+        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
+    }
+}
+
+#[test]
+fn simple_session_has_prompt_call_result_and_answer() {
+    let read = read_scenario("simple");
+    let records = &read.records;
+    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    let system = systems(records);
+    assert_eq!(system.len(), 1);
+    assert!(system[0].starts_with("You are the GitHub Copilot CLI"));
+
+    // The call is logged in the message's toolRequests and again by
+    // tool.execution_start: one record.
+    let calls = tool_calls(records);
+    assert_eq!(calls.len(), 1);
+    let (call_id, name, arguments) = calls[0];
+    assert_eq!((call_id, name), ("call_lab_bee85d4a98434268", "bash"));
+    assert_eq!(arguments, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
+    let results = tool_results(records);
+    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.\n<shellId: 0 completed with exit code 0>", Some(true))]);
+
+    let answers = assistants(records);
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[0].text, "");
+    assert_eq!(answers[0].message_id.as_deref(), Some("d0e529b3-fc8b-496c-8090-5af3a54f20a7"));
+    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
+    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
+    assert_eq!(observations(records), [("session.resume", None)]);
+
+    let kinds: Vec<&str> = records.iter().skip(1).map(|r| r.body.kind()).collect();
+    assert_eq!(kinds, ["user", "system", "assistant", "tool_call", "tool_result", "assistant", "observation", "user", "assistant"]);
+
+    // Parents point at records: lifecycle and usage events resolve away.
+    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
+    // The first prompt follows session.start, which is the meta record.
+    assert_eq!(by_id("2625031c-8a62-4fad-9553-18fd4d5017a1").parent.as_deref(), Some("3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d"));
+    let system_id = records.iter().find(|r| matches!(r.body, Body::System { .. })).unwrap().id.clone();
+    assert_eq!(by_id("1eef003f-0682-4acb-a122-f822e66f5ead").parent.as_deref(), Some(system_id.as_str()));
+    assert_eq!(by_id(call_id).parent.as_deref(), Some("1eef003f-0682-4acb-a122-f822e66f5ead"));
+    assert_eq!(by_id("a502bba4-3fef-4a1b-b57b-a645c1f0852e").parent.as_deref(), Some(call_id));
+}
+
+#[test]
+fn assistant_records_carry_model_and_the_usage_record_of_their_call() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        let usage_records = raw.iter().filter(|l| l["type"] == "session.usage_record").count();
+        let answers = assistants(&read.records);
+        assert_eq!(answers.len(), usage_records, "{scenario}: one usage record per model call");
+        for a in answers {
+            assert_eq!(a.model.as_deref(), Some("gpt-4o"), "{scenario}");
+            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
+            assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(100), Some(20), Some(0), Some(0)));
+            assert_eq!(usage.reasoning, None);
+        }
+        assert!(diag(&read, "unmatched-usage-record").is_none(), "{scenario}");
+        for record in &read.records {
+            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
+            assert!(ts.starts_with("2026-11-30T04:") && ts.ends_with('Z'), "{ts}");
+            assert_eq!(record.agent, None);
+            if let Some(line) = raw.iter().find(|l| l["id"] == record.id.as_str()) {
+                assert_eq!(record.ts.as_deref(), line["timestamp"].as_str());
+            }
+        }
+    }
+}
+
+#[test]
+fn parallel_calls_have_their_results() {
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
+    assert_eq!(names, ["bash", "view"]);
+    assert_eq!(calls[0].2["command"], "cat hello.txt");
+    assert_eq!(calls[1].2, &json!({"path": "/home/user/project/second.txt"}));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    let by_call = |id: &str| results.iter().find(|r| r.0 == id).unwrap();
+    assert!(by_call(calls[0].0).1.contains("PAPAYA-42"));
+    assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n", "what the model saw, not the UI diff");
+    assert!(results.iter().all(|r| r.2 == Some(true)));
+    let answer = &assistants(&read.records).last().unwrap().text;
+    assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
+}
+
+#[test]
+fn failing_tool_keeps_the_status_the_store_recorded() {
+    let read = read_scenario("failing-tool");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, calls[0].0);
+    assert_eq!(results[0].1, "cat: missing.txt: No such file or directory\n<shellId: 0 completed with exit code 3>");
+    // Copilot CLI records `success: true` for a shell that ran, whatever its exit code.
+    let (s, id) = scenario("failing-tool");
+    let raw = raw_lines(&home(s).join(locator(id)));
+    let complete = raw.iter().find(|l| l["type"] == "tool.execution_complete").unwrap();
+    assert_eq!(complete["data"]["success"], true);
+    assert_eq!(complete["data"]["shellExecution"]["exitCode"], 3);
+    assert_eq!(results[0].2, Some(true));
+    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let read = read_scenario("multibyte");
+    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
+    assert_eq!(users(&read.records), vec![prompt]);
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
+    }
+    let (s, id) = scenario("multibyte");
+    let raw = raw_lines(&home(s).join(locator(id)));
+    let recorded = raw.iter().find_map(|l| l["data"]["result"]["content"].as_str()).unwrap();
+    assert_eq!(results[0].1, recorded);
+    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
+}
+
+#[test]
+fn long_output_result_is_the_preview_the_model_saw() {
+    // Copilot CLI saved the full output under /tmp, outside the home: the
+    // preview in the log is all there is.
+    let read = read_scenario("long-output");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.starts_with("Output too large to read at once (103.8 KB). Saved to: /tmp/"));
+    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+    assert_eq!(results[0].2, Some(true));
+    assert!(assistants(&read.records).last().unwrap().text.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+}
+
+#[test]
+fn ids_are_stable_and_unique() {
+    for (scenario, _) in SCENARIOS {
+        let a = read_scenario(scenario);
+        let b = read_scenario(scenario);
+        assert_eq!(a.records, b.records, "{scenario}");
+        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "{scenario}: duplicate ids {ids:?}");
+        for r in &a.records {
+            if let Body::ToolCall { call_id, .. } = &r.body {
+                assert_eq!(&r.id, call_id);
+            }
+        }
+    }
+}
+
+#[test]
+fn batching_does_not_change_the_records() {
+    for (scenario, id) in SCENARIOS {
+        let whole = read(&home(scenario), &locator(id));
+        assert_eq!(whole.batches, 1, "{scenario}");
+        let small = read_with(&home(scenario), &locator(id), options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
+        assert_eq!(small.records, whole.records, "{scenario}");
+        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
+        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
+        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
+        assert_eq!(zero.records, whole.records, "{scenario}");
+    }
+}
+
+#[test]
+fn src_spans_slice_back_to_the_raw_lines() {
+    for (scenario, _) in SCENARIOS {
+        let home = home(scenario);
+        let read = read_scenario(scenario);
+        for record in &read.records {
+            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
+            let bytes = std::fs::read(home.join(&src.file)).unwrap();
+            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
+            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
+            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
+            let line: Value = serde_json::from_slice(&span[..span.len() - 1]).expect("one JSON line");
+            match &record.body {
+                Body::Meta(m) => {
+                    assert_eq!(line["type"], "session.start");
+                    assert_eq!(line["data"]["sessionId"].as_str(), Some(m.native_id.as_str()));
+                }
+                Body::ToolCall { call_id, .. } => {
+                    assert_eq!(line["type"], "assistant.message");
+                    assert!(line["data"]["toolRequests"].as_array().unwrap().iter().any(|r| r["toolCallId"] == call_id.as_str()));
+                }
+                Body::ToolResult { call_id, .. } => {
+                    assert_eq!(line["type"], "tool.execution_complete");
+                    assert_eq!(line["data"]["toolCallId"].as_str(), Some(call_id.as_str()));
+                    assert_eq!(line["id"].as_str(), Some(record.id.as_str()));
+                }
+                _ => assert_eq!(line["id"].as_str(), Some(record.id.as_str())),
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_record_types_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+    let mut seen = BTreeSet::new();
+    for (scenario, id) in SCENARIOS {
+        for line in raw_lines(&home(scenario).join(locator(id))) {
+            let kind = line["type"].as_str().unwrap().to_string();
+            assert!(known.contains(kind.as_str()), "{scenario}: event type {kind:?} is not in KNOWN_RECORD_TYPES");
+            seen.insert(kind);
+        }
+    }
+    for kind in ["session.start", "user.message", "system.message", "assistant.message", "session.usage_record", "tool.execution_start", "tool.execution_complete", "session.shutdown", "session.resume"] {
+        assert!(seen.contains(kind), "{kind}");
+    }
+}
+
+#[test]
+fn every_record_type_is_mapped_or_reported() {
+    for (scenario, id) in SCENARIOS {
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        let read = read_scenario(scenario);
+        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
+        for (kind, handling) in KNOWN_RECORD_TYPES {
+            let count = raw.iter().filter(|l| l["type"] == *kind).count() as u32;
+            if count == 0 {
+                continue;
+            }
+            match handling {
+                Handling::Reported => {
+                    let d = read
+                        .diagnostics
+                        .iter()
+                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
+                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
+                    assert_eq!(d.count, count, "{scenario}: {kind}");
+                    assert_eq!(d.severity, Severity::Info);
+                }
+                Handling::Mapped(_) => assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}"),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- damage
+
+#[test]
+fn torn_tail_is_a_warning_and_the_rest_is_read() {
+    let dir = copy_of("simple");
+    let (_, id) = scenario("simple");
+    let path = dir.path().join(locator(id));
+    let bytes = std::fs::read(&path).unwrap();
+    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
+    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&path, &bytes[..start]).unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
+    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.offset, Some(line_start as u64));
+    assert!(!d.detail.contains("NOTOOL"));
+    assert!(diag(&read, "malformed-line").is_none());
+    assert_eq!(users(&read.records).len(), 2);
+    assert_eq!(assistants(&read.records).len(), 2);
+    // The torn message's usage record found no message.
+    assert_eq!(diag(&read, "unmatched-usage-record").unwrap().count, 1);
+}
+
+#[test]
+fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
+    let dir = copy_of("failing-tool");
+    let (_, id) = scenario("failing-tool");
+    let path = dir.path().join(locator(id));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines.iter().position(|l| l.contains("\"tool.execution_start\"")).unwrap();
+    let offset: usize = lines[..at].iter().map(|l| l.len() + 1).sum();
+    lines[at] = lines[at][..40].to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
+    assert_eq!(tool_calls(&read.records).len(), 1, "the call is still in the message");
+    assert_eq!(tool_results(&read.records).len(), 1);
+    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+// ---------------------------------------------------------------- synthetic shapes
+
+const SID: &str = "s1";
+
+fn synthetic(events: &[Value]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join(STATE).join(SID);
+    std::fs::create_dir_all(&session).unwrap();
+    let text: String = events.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(session.join("events.jsonl"), text).unwrap();
+    std::fs::write(session.join("workspace.yaml"), "id: s1\ncwd: /w\nname: Synthetic\n").unwrap();
+    dir
+}
+
+fn event(kind: &str, id: &str, parent: Option<&str>, data: Value) -> Value {
+    json!({"type": kind, "data": data, "id": id, "timestamp": "2026-01-01T00:00:00.000Z", "parentId": parent})
+}
+
+#[test]
+fn reasoning_usage_errors_compaction_and_unknown_events() {
+    let dir = synthetic(&[
+        event("session.start", "e0", None, json!({"sessionId": SID, "version": 1, "copilotVersion": "0.0.400", "startTime": "2026-01-01T00:00:00.000Z", "context": {"cwd": "/w", "branch": "main"}})),
+        event("user.message", "e1", Some("e0"), json!({"content": "look", "transformedContent": "<date/>look", "attachments": [{"type": "file", "path": "/w/a.txt"}, {"type": "blob", "mimeType": "image/png"}]})),
+        event("assistant.reasoning", "e2", Some("e1"), json!({"reasoningId": "r1", "content": "thinking hard"})),
+        event("session.usage_record", "e3", Some("e2"), json!({"usage": {"model": "claude-sonnet-4.5", "inputTokens": 120, "outputTokens": 9, "cacheReadTokens": 80, "cacheWriteTokens": 10, "apiCallId": "api1"}})),
+        event("assistant.message", "e4", Some("e3"), json!({"messageId": "m1", "content": "Reading.", "reasoningText": "thinking hard", "reasoningOpaque": "SIG",
+            "toolRequests": [{"toolCallId": "c1", "name": "view", "arguments": {"path": "/w/x"}, "type": "function"}], "apiCallId": "api1"})),
+        event("tool.execution_start", "e5", Some("e4"), json!({"toolCallId": "c1", "toolName": "view", "arguments": {"path": "/w/x"}})),
+        event("tool.execution_complete", "e6", Some("e5"), json!({"toolCallId": "c1", "success": false, "error": {"message": "Path does not exist", "code": "failure"}})),
+        event("tool.user_requested", "e7", Some("e6"), json!({"toolCallId": "u1", "toolName": "bash", "arguments": {"command": "ls"}})),
+        event("assistant.message", "e8", Some("e7"), json!({"messageId": "m2", "content": "Done.", "encryptedContent": "ENC", "outputTokens": 3})),
+        event("session.compaction_complete", "e9", Some("e8"), json!({"success": true, "summaryContent": "<summary>so far</summary>", "trigger": "threshold"})),
+        event("session.error", "e10", Some("e9"), json!({"errorType": "rate_limit", "message": "Rate limited"})),
+        event("abort", "e11", Some("e10"), json!({"reason": "user_initiated"})),
+        event("session.model_change", "e12", Some("e11"), json!({"newModel": "gpt-5"})),
+        event("hook.start", "e13", Some("e12"), json!({})),
+        event("session.usage_record", "e14", Some("e13"), json!({"usage": {"model": "gpt-5", "inputTokens": 1, "outputTokens": 1, "apiCallId": "orphan"}})),
+        json!({"type": "brand.new_event", "data": {}, "id": "e15", "timestamp": "2026-01-01T00:00:01.000Z", "parentId": "e14", "agentId": "sub-1"}),
+        json!({"type": "user.message", "data": {"content": "from a subagent"}, "id": "e16", "timestamp": "2026-01-01T00:00:01.000Z", "parentId": "e15", "agentId": "sub-1"}),
+    ]);
+    let read = read(dir.path(), &format!("{STATE}/{SID}/events.jsonl"));
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("meta", SID),
+            ("user", "e1"),
+            ("reasoning", "e2"),
+            ("reasoning", "e4#reasoning"),
+            ("assistant", "e4"),
+            ("tool_call", "c1"),
+            ("tool_result", "e6"),
+            ("tool_call", "u1"),
+            ("reasoning", "e8#reasoning"),
+            ("assistant", "e8"),
+            ("compaction", "e9"),
+            ("observation", "e10"),
+            ("observation", "e11"),
+            ("observation", "e12"),
+            ("user", "e16"),
+        ]
+    );
+    let Body::Meta(meta) = &read.records[0].body else { panic!() };
+    assert_eq!((meta.native_version.as_deref(), meta.git_branch.as_deref(), meta.title.as_deref()), (Some("0.0.400"), Some("main"), Some("Synthetic")));
+    let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
+    let Body::User { text, attachments } = &by_id("e1").body else { panic!() };
+    assert_eq!(text, "look");
+    assert_eq!(attachments.iter().map(|a| (a.kind.as_str(), a.media_type.as_deref())).collect::<Vec<_>>(), [("file", None), ("blob", Some("image/png"))]);
+    // The message's reasoning text was logged already: only the opaque part remains.
+    let Body::Reasoning(r) = &by_id("e4#reasoning").body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("SIG"), true));
+    let Body::Reasoning(r) = &by_id("e8#reasoning").body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("ENC"), true));
+    let answers = assistants(&read.records);
+    assert_eq!(answers[0].model.as_deref(), Some("claude-sonnet-4.5"), "from the usage record");
+    let u = answers[0].usage.as_ref().unwrap();
+    assert_eq!((u.input, u.output, u.cache_read, u.cache_write), (Some(30), Some(9), Some(80), Some(10)));
+    let u = answers[1].usage.as_ref().unwrap();
+    assert_eq!((u.input, u.output, u.cache_read), (None, Some(3), None), "only the message's own output count");
+    assert_eq!(tool_results(&read.records), [("c1", "Path does not exist", Some(false))]);
+    assert_eq!(tool_calls(&read.records).iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(), [("c1", "view"), ("u1", "bash")]);
+    let Body::Compaction { summary, trigger } = &by_id("e9").body else { panic!() };
+    assert_eq!((summary.as_str(), trigger.as_deref()), ("<summary>so far</summary>", Some("threshold")));
+    assert_eq!(
+        observations(&read.records),
+        [("session.error", Some("Rate limited")), ("abort", Some("user_initiated")), ("session.model_change", Some("gpt-5"))]
+    );
+    assert_eq!(by_id("e16").agent.as_deref(), Some("sub-1"));
+    // Unmapped and unknown events resolve to their parents.
+    assert_eq!(by_id("e16").parent.as_deref(), Some("e12"));
+    assert_eq!(by_id("u1").parent.as_deref(), Some("e6"));
+
+    let details = |code: &str| -> Vec<(String, u32)> {
+        read.diagnostics.iter().filter(|d| d.code == code).map(|d| (d.detail.clone(), d.count)).collect()
+    };
+    assert_eq!(details("unknown-record-type"), [("brand.new_event".to_string(), 1)]);
+    assert_eq!(details("unmapped-record-type"), [("hook.start".to_string(), 1)]);
+    assert_eq!(details("unmatched-usage-record"), [("apiCallId".to_string(), 1)]);
+}
