@@ -57,21 +57,16 @@ impl<'a> Row<'a> {
     }
 }
 
-/// The column names of `table` (`PRAGMA table_info`, which the host allows).
-/// Empty when the table does not exist.
+/// The column names of `table`, from the result columns of
+/// `SELECT * … LIMIT 0` (the host's authorizer denies pragmas with an
+/// argument, such as `table_info(x)`). Empty when the table does not exist.
 pub fn table_columns(db: &Database, table: &str) -> Result<BTreeSet<String>, SqliteError> {
     // `table` is one of this crate's constants, never input.
-    let rows = db.query(&format!("PRAGMA table_info({table})"), &[])?;
-    let columns = rows.columns();
-    let name = columns.iter().position(|c| c == "name").unwrap_or(1);
-    Ok(rows
-        .collect_all()?
-        .into_iter()
-        .filter_map(|row| match row.into_iter().nth(name) {
-            Some(Value::Text(s)) => Some(s),
-            _ => None,
-        })
-        .collect())
+    match db.query(&format!("SELECT * FROM {table} LIMIT 0"), &[]) {
+        Ok(rows) => Ok(rows.columns().into_iter().collect()),
+        Err(SqliteError::Sqlite(m)) if m.contains("no such table") => Ok(BTreeSet::new()),
+        Err(e) => Err(e),
+    }
 }
 
 /// `name` when the table has it, else `NULL AS name`: one query text for
