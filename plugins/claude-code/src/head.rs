@@ -186,6 +186,12 @@ fn prompt_title(content: &Content<'_>) -> Option<String> {
             .and_then(|b| b.text.get())?,
         Content::None => return None,
     };
+    title_from_prompt(text)
+}
+
+/// The title a prompt gives a session that has no other: its text,
+/// whitespace collapsed, cut to [`TITLE_CHARS`].
+pub fn title_from_prompt(text: &str) -> Option<String> {
     let mut out = String::new();
     for (n, word) in text.split_whitespace().enumerate() {
         if n > 0 {

@@ -13,6 +13,10 @@ use trajhost_codec_sdk::CodecError;
 
 /// Project roots relative to the home, in the order they are searched.
 pub const PROJECT_ROOTS: [&str; 2] = [".claude/projects", ".config/claude/projects"];
+/// Where Claude Code 2.x writes sessions (the default `CLAUDE_CONFIG_DIR`).
+pub const WRITE_ROOT: &str = PROJECT_ROOTS[0];
+/// Longest project directory name before it is cut and hashed.
+pub const MAX_PROJECT_DIR_CHARS: usize = 200;
 
 /// Extension of transcript files.
 pub const JSONL: &str = ".jsonl";
@@ -75,6 +79,67 @@ impl SessionPaths {
     pub fn tool_result(&self, name: &str) -> String {
         join(&join(&self.session_dir, TOOL_RESULTS), name)
     }
+}
+
+/// The project directory name Claude Code keys a working directory by:
+/// every UTF-16 code unit outside `[a-zA-Z0-9]` becomes `-` (the CLI runs
+/// `cwd.replace(/[^a-zA-Z0-9]/g, "-")` on a JavaScript string, so a
+/// character outside the BMP becomes two dashes); a name longer than 200
+/// is cut to 200 and `-<hash>` appended, the hash being
+/// `Math.abs(h).toString(36)` of the 32-bit `h = (h << 5) - h + unit` over
+/// the UTF-16 code units of the original cwd (read from the 2.1.197
+/// binary: functions `$E`/`fNu`/`jCe`).
+pub fn project_dir_name(cwd: &str) -> String {
+    let mut name = String::with_capacity(cwd.len());
+    for c in cwd.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c);
+        } else {
+            for _ in 0..c.len_utf16() {
+                name.push('-');
+            }
+        }
+    }
+    if name.len() <= MAX_PROJECT_DIR_CHARS {
+        return name;
+    }
+    let mut h: i32 = 0;
+    for unit in cwd.encode_utf16() {
+        h = (h << 5).wrapping_sub(h).wrapping_add(i32::from(unit));
+    }
+    name.truncate(MAX_PROJECT_DIR_CHARS);
+    name.push('-');
+    name.push_str(&base36(u64::from(h.unsigned_abs())));
+    name
+}
+
+/// `.claude/projects/<project-dir-name(cwd)>`.
+pub fn project_dir(cwd: &str) -> String {
+    join(WRITE_ROOT, &project_dir_name(cwd))
+}
+
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A Claude Code session id: a UUID, lowercase hex.
+pub fn is_session_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_digit() || (b'a'..=b'f').contains(c),
+        })
 }
 
 /// `dir/name`, or `name` when `dir` is empty.

@@ -1,6 +1,7 @@
 //! trajhost codec for Claude Code: discovers and reads the JSONL transcripts
 //! Claude Code keeps under `~/.claude/projects/<cwd-slug>/<sessionId>.jsonl`
-//! (subagent transcripts included) into canonical records.
+//! (subagent transcripts included) into canonical records, and writes
+//! canonical sessions back as transcripts Claude Code resumes.
 //!
 //! Module map, following the native format:
 //! - [`layout`]: where sessions, subagents and spilled tool outputs live;
@@ -10,27 +11,36 @@
 //! - [`read`]: the batch reader over the main and subagent transcripts;
 //! - [`records`]: native record types → canonical records, one module per
 //!   family (`user`, `assistant`, `system`, the rest in `other`), and
-//!   [`KNOWN_RECORD_TYPES`].
-//!
-//! Writing (`write`, `prepare`) is not implemented yet.
+//!   [`KNOWN_RECORD_TYPES`];
+//! - [`write`]: a canonical document → one transcript (what is not carried
+//!   is reported as `not-carried` diagnostics);
+//! - [`prepare`]: the plan that installs it into a target home, and the
+//!   command that resumes it;
+//! - [`ids`]: the deterministic ids written sessions get.
 //!
 //! Natively (tests, benchmarks) the codec runs without the sandbox:
 //! `trajhost_codec_sdk::read_all::<ClaudeCode>(Dir::native(home), locator, options, sink)`.
 
 pub mod discover;
 pub mod head;
+pub mod ids;
 pub mod layout;
 pub mod native;
+pub mod prepare;
 pub mod read;
 pub mod records;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    Artifact, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions,
+    Written,
+};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES};
-pub use time::rfc3339_utc;
+pub use time::{parse_rfc3339, rfc3339_utc};
 
 /// The harness id.
 pub const HARNESS: &str = "claude-code";
@@ -54,7 +64,7 @@ impl Codec for ClaudeCode {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`version` field of user/assistant records".into(),
             reads: vec!["claude-code-jsonl".into()],
-            writes: Vec::new(),
+            writes: vec!["claude-code-jsonl".into()],
             session_globs: layout::PROJECT_ROOTS
                 .iter()
                 .map(|root| format!("{root}/*/*.jsonl"))
@@ -73,6 +83,18 @@ impl Codec for ClaudeCode {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(session: &str, options: WriteOptions) -> Result<Written, CodecError> {
+        write::write(session, &options)
+    }
+
+    fn prepare(
+        artifacts: Vec<Artifact>,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        prepare::prepare(artifacts, target, &options)
     }
 }
 

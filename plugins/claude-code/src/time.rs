@@ -1,4 +1,4 @@
-//! RFC 3339 formatting of file times (no date crate: one function is enough).
+//! RFC 3339 formatting and parsing (no date crate: two functions are enough).
 
 /// `2026-11-30T04:05:54.384Z` for milliseconds since the Unix epoch.
 pub fn rfc3339_utc(ms: i64) -> String {
@@ -13,6 +13,76 @@ pub fn rfc3339_utc(ms: i64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// Milliseconds since the Unix epoch of an RFC 3339 timestamp
+/// (`2026-11-30T04:05:54.384Z`, `2026-11-30T06:05:54+02:00`, a space for
+/// `T`, any number of fraction digits). `None` when it is not one.
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(range)?;
+        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(part).ok()?.parse().ok()
+    };
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let mut i = 19;
+    let mut millis = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let digits = &s[start..i.min(start + 3)];
+        millis = digits.parse::<i64>().ok()? * 10_i64.pow(3 - digits.len() as u32);
+    }
+    let offset_min = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(sign @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
+            let minutes = num(i + 1..i + 3)? * 60 + num(i + 4..i + 6)?;
+            if *sign == b'-' { -minutes } else { minutes }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month as u32, day as u32);
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
+    Some(secs * 1000 + millis)
+}
+
+/// Day count since 1970-01-01 of a proleptic Gregorian date (Howard
+/// Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01
@@ -32,7 +102,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::rfc3339_utc;
+    use super::{parse_rfc3339, rfc3339_utc};
 
     #[test]
     fn formats_known_instants() {
@@ -40,5 +110,36 @@ mod tests {
         assert_eq!(rfc3339_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
         assert_eq!(rfc3339_utc(1_796_011_554_384), "2026-11-30T04:05:54.384Z");
         assert_eq!(rfc3339_utc(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn parses_what_it_formats_and_offsets() {
+        for ms in [
+            0,
+            951_782_400_000,
+            1_796_011_554_384,
+            -1,
+            253_402_300_799_999,
+        ] {
+            assert_eq!(parse_rfc3339(&rfc3339_utc(ms)), Some(ms), "{ms}");
+        }
+        assert_eq!(
+            parse_rfc3339("2026-11-30T06:05:54.384123+02:00"),
+            Some(1_796_011_554_384)
+        );
+        assert_eq!(
+            parse_rfc3339("2026-11-30 04:05:54Z"),
+            Some(1_796_011_554_000)
+        );
+        for bad in [
+            "",
+            "2026-11-30",
+            "2026-13-01T00:00:00Z",
+            "2026-11-30T04:05:54",
+            "2026-11-30T04:05:54.Z",
+            "x026-11-30T04:05:54Z",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
     }
 }

@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use trajhost_codec_claude_code::{ClaudeCode, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+use trajhost_codec_sdk::{
+    Codec, CodecError, Diagnostic, Operation, ReadOptions, Severity, WriteOptions, Written,
+};
 
 const PROJECT: &str = ".claude/projects/-home-user-project";
 
@@ -170,7 +172,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=1.0.0, <3.0.0");
     assert_eq!(info.reads, vec!["claude-code-jsonl".to_string()]);
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["claude-code-jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
     assert!(info.native_version_source.contains("version"));
 }
@@ -1206,5 +1208,1137 @@ fn subagent_transcripts_follow_the_main_one() {
         assistants(&read.records)
             .iter()
             .any(|a| a.text == "Found it")
+    );
+}
+
+// ---------------------------------------------------------------- write
+
+/// Canonical records as a document (JSON lines).
+fn document(records: &[Record]) -> String {
+    records
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect()
+}
+
+fn write_options(cwd: Option<&str>, native_id: Option<&str>) -> WriteOptions {
+    WriteOptions {
+        cwd: cwd.map(str::to_string),
+        native_id: native_id.map(str::to_string),
+        home_path: None,
+    }
+}
+
+fn write(doc: &str, options: WriteOptions) -> Written {
+    ClaudeCode::write(doc, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+/// A fresh home holding the written artifacts.
+fn home_of(written: &Written) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for artifact in &written.artifacts {
+        let path = dir.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &artifact.bytes).unwrap();
+    }
+    dir
+}
+
+/// The written transcript's lines.
+fn written_lines(written: &Written) -> Vec<Value> {
+    assert_eq!(written.artifacts.len(), 1);
+    std::str::from_utf8(&written.artifacts[0].bytes)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn not_carried(written: &Written, detail: &str) -> Option<u32> {
+    written
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "not-carried" && d.detail == detail)
+        .map(|d| d.count)
+}
+
+fn diagnostic(written: &Written, code: &str, detail: &str) -> Option<u32> {
+    written
+        .diagnostics
+        .iter()
+        .find(|d| d.code == code && d.detail == detail)
+        .map(|d| d.count)
+}
+
+/// What a conversation says, in order: prompts, answers, calls (name and
+/// arguments), results (content and outcome).
+#[derive(Debug, PartialEq)]
+enum Said {
+    User(String),
+    Assistant(String),
+    Call(String, String, Value),
+    Result(String, String, Option<bool>),
+}
+
+fn said(records: &[Record]) -> Vec<Said> {
+    records
+        .iter()
+        .filter(|r| r.agent.is_none())
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(Said::User(text.clone())),
+            Body::Assistant(a) if !a.text.is_empty() => Some(Said::Assistant(a.text.clone())),
+            Body::ToolCall {
+                call_id,
+                name,
+                arguments,
+            } => Some(Said::Call(call_id.clone(), name.clone(), arguments.clone())),
+            Body::ToolResult {
+                call_id,
+                content,
+                ok,
+            } => Some(Said::Result(call_id.clone(), content.clone(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Checks what Claude Code needs of a transcript: one uuid chain from the
+/// newest leaf through every conversational line, the session id on every
+/// line, the full assistant envelope, tool results in user lines.
+fn assert_resumable(written: &Written) {
+    let artifact = &written.artifacts[0];
+    let stem = artifact
+        .path
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .strip_suffix(".jsonl")
+        .unwrap();
+    assert_eq!(stem, written.native_id);
+    let lines = written_lines(written);
+    let mut uuids = BTreeSet::new();
+    let mut parents = std::collections::BTreeMap::new();
+    for (n, line) in lines.iter().enumerate() {
+        assert_eq!(line["sessionId"], stem, "line {n}: {line}");
+        let kind = line["type"].as_str().unwrap();
+        let Some(uuid) = line["uuid"].as_str() else {
+            assert_eq!(kind, "ai-title", "line {n} has no uuid: {line}");
+            continue;
+        };
+        assert!(
+            uuids.insert(uuid.to_string()),
+            "line {n}: uuid {uuid} repeats"
+        );
+        for (field, value) in [("userType", "external"), ("version", "2.1.197")] {
+            assert_eq!(line[field], value, "line {n}: {field}");
+        }
+        assert_eq!(line["isSidechain"], false, "line {n}");
+        assert!(line["cwd"].as_str().unwrap().starts_with('/'), "line {n}");
+        assert!(line["entrypoint"].is_string(), "line {n}");
+        let ts = line["timestamp"].as_str().unwrap();
+        assert!(
+            trajhost_codec_claude_code::parse_rfc3339(ts).is_some(),
+            "line {n}: {ts}"
+        );
+        // The parent: the previous line; a compact boundary starts afresh
+        // and names it as its logical parent, as Claude Code writes it.
+        let parent = match line["parentUuid"].as_str() {
+            Some(parent) => Some(parent),
+            None if n > 0 => {
+                assert_eq!(
+                    line["subtype"], "compact_boundary",
+                    "line {n}: a second root"
+                );
+                Some(
+                    line["logicalParentUuid"]
+                        .as_str()
+                        .expect("logicalParentUuid"),
+                )
+            }
+            None => None,
+        };
+        if let Some(parent) = parent {
+            assert!(
+                uuids.contains(parent),
+                "line {n}: parent {parent} is not an earlier line"
+            );
+        }
+        parents.insert(uuid.to_string(), parent.map(str::to_string));
+        match kind {
+            "assistant" => {
+                let m = &line["message"];
+                assert!(m["id"].as_str().unwrap().starts_with("msg_"), "line {n}");
+                assert_eq!(m["type"], "message", "line {n}");
+                assert_eq!(m["role"], "assistant", "line {n}");
+                assert!(!m["model"].as_str().unwrap().is_empty(), "line {n}");
+                assert!(
+                    matches!(
+                        m["stop_reason"].as_str(),
+                        Some(
+                            "end_turn"
+                                | "tool_use"
+                                | "max_tokens"
+                                | "stop_sequence"
+                                | "pause_turn"
+                                | "refusal"
+                        )
+                    ),
+                    "line {n}"
+                );
+                assert!(m["stop_sequence"].is_null(), "line {n}");
+                for field in [
+                    "input_tokens",
+                    "output_tokens",
+                    "cache_read_input_tokens",
+                    "cache_creation_input_tokens",
+                ] {
+                    assert!(m["usage"][field].is_u64(), "line {n}: usage.{field}");
+                }
+                let blocks = m["content"].as_array().unwrap();
+                assert_eq!(blocks.len(), 1, "line {n}: one block per line");
+                for block in blocks {
+                    match block["type"].as_str().unwrap() {
+                        "text" => assert!(!block["text"].as_str().unwrap().trim().is_empty()),
+                        "tool_use" => {
+                            assert!(block["input"].is_object(), "line {n}: tool_use.input");
+                            assert!(
+                                block["id"]
+                                    .as_str()
+                                    .unwrap()
+                                    .bytes()
+                                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                            );
+                        }
+                        "thinking" => assert!(block["signature"].is_string()),
+                        "redacted_thinking" => assert!(block["data"].is_string()),
+                        other => panic!("line {n}: block {other}"),
+                    }
+                }
+            }
+            "user" => {
+                let content = &line["message"]["content"];
+                assert_eq!(line["message"]["role"], "user");
+                if let Some(blocks) = content.as_array() {
+                    for block in blocks {
+                        assert_eq!(block["type"], "tool_result", "line {n}");
+                        assert!(line["toolUseResult"].is_string(), "line {n}");
+                        assert!(line["sourceToolAssistantUUID"].is_string(), "line {n}");
+                    }
+                } else {
+                    assert!(!content.as_str().unwrap().trim().is_empty(), "line {n}");
+                }
+            }
+            "system" => assert_eq!(line["subtype"], "compact_boundary"),
+            other => panic!("line {n}: unexpected type {other}"),
+        }
+    }
+    // One chain: walking back from the newest line visits every line.
+    let last = lines.iter().rev().find_map(|l| l["uuid"].as_str()).unwrap();
+    let mut seen = 0;
+    let mut at = Some(last.to_string());
+    while let Some(uuid) = at {
+        seen += 1;
+        at = parents[&uuid].clone();
+    }
+    assert_eq!(seen, uuids.len(), "lines off the chain");
+    let first = lines.iter().find(|l| l["uuid"].is_string()).unwrap();
+    assert!(first["parentUuid"].is_null());
+    // A tool result answers a tool use of an earlier assistant line.
+    let mut calls = BTreeSet::new();
+    for line in &lines {
+        for block in line["message"]["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("tool_use") => {
+                    assert!(calls.insert(block["id"].as_str().unwrap().to_string()))
+                }
+                Some("tool_result") => {
+                    assert!(calls.contains(block["tool_use_id"].as_str().unwrap()))
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn write_read_round_trip_keeps_every_fixture_conversation() {
+    for (scenario, id) in SCENARIOS {
+        let first = read_scenario(scenario);
+        let written = write(&document(&first.records), write_options(None, None));
+        assert_ne!(
+            written.native_id, id,
+            "{scenario}: a new id, derived from the content"
+        );
+        assert_eq!(
+            written.artifacts[0].path,
+            format!("{PROJECT}/{}.jsonl", written.native_id),
+            "{scenario}"
+        );
+        assert_resumable(&written);
+        let home = home_of(&written);
+        let second = read(home.path(), &written.artifacts[0].path);
+        let before = said(&first.records);
+        assert!(before.len() >= 4, "{scenario}: {before:?}");
+        assert_eq!(said(&second.records), before, "{scenario}");
+        // Model and usage come back too.
+        let (a, b) = (assistants(&first.records), assistants(&second.records));
+        assert_eq!(a.len(), b.len(), "{scenario}");
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(
+                (&a.model, &a.usage, &a.stop_reason),
+                (&b.model, &b.usage, &b.stop_reason),
+                "{scenario}"
+            );
+            assert_eq!(
+                a.message_id, b.message_id,
+                "{scenario}: native message ids are kept"
+            );
+        }
+        let Body::Meta(meta) = &second.records[0].body else {
+            panic!()
+        };
+        assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(meta.native_version.as_deref(), Some("2.1.197"));
+        assert_eq!(meta.git_branch.as_deref(), Some("HEAD"));
+        assert_eq!(meta.native_id, written.native_id);
+        // The new transcript reads without complaint.
+        assert!(
+            second
+                .diagnostics
+                .iter()
+                .all(|d| d.severity == Severity::Info && d.code != "unknown-record-type"),
+            "{scenario}: {:?}",
+            second.diagnostics
+        );
+        // Observations (queue operations, attachments, modes) are the only
+        // records left behind, and they are reported.
+        let observations = first
+            .records
+            .iter()
+            .filter(|r| matches!(r.body, Body::Observation { .. }))
+            .count() as u32;
+        let reported: u32 = written
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "not-carried" && d.detail.starts_with("observation/"))
+            .map(|d| d.count)
+            .sum();
+        assert_eq!(
+            reported, observations,
+            "{scenario}: {:?}",
+            written.diagnostics
+        );
+        assert!(
+            written
+                .diagnostics
+                .iter()
+                .all(|d| d.code == "not-carried" && d.detail.starts_with("observation/")),
+            "{scenario}: {:?}",
+            written.diagnostics
+        );
+    }
+}
+
+#[test]
+fn written_lines_look_like_claude_codes_own() {
+    let first = read_scenario("parallel");
+    let written = write(&document(&first.records), write_options(None, None));
+    let lines = written_lines(&written);
+    let kinds: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let block = &l["message"]["content"][0];
+            format!(
+                "{}/{}",
+                l["type"].as_str().unwrap(),
+                block["type"].as_str().unwrap_or("text")
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user/text",
+            "assistant/tool_use",
+            "assistant/tool_use",
+            "user/tool_result",
+            "user/tool_result",
+            "assistant/text",
+        ]
+    );
+    // One API response over two lines: one message id, tool_use stop.
+    assert_eq!(lines[1]["message"]["id"], lines[2]["message"]["id"]);
+    assert_eq!(lines[1]["message"]["stop_reason"], "tool_use");
+    assert_eq!(lines[5]["message"]["stop_reason"], "end_turn");
+    assert_ne!(lines[1]["message"]["id"], lines[5]["message"]["id"]);
+    // The fixture's envelope, field for field.
+    let native = raw_lines(&home("parallel").join(locator(SCENARIOS[1].1)));
+    let native_call = native.iter().find(|l| l["type"] == "assistant").unwrap();
+    let envelope_keys = |l: &Value| -> BTreeSet<String> {
+        l.as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "entrypoint")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(envelope_keys(&lines[1]), envelope_keys(native_call));
+    let native_result = native
+        .iter()
+        .find(|l| l["toolUseResult"]["stdout"].is_string())
+        .unwrap();
+    let mut result_keys = envelope_keys(native_result);
+    result_keys.remove("promptId");
+    let mut ours = envelope_keys(&lines[4]);
+    ours.remove("promptId");
+    assert_eq!(ours, result_keys);
+    for field in ["cwd", "version", "gitBranch", "userType"] {
+        assert_eq!(lines[1][field], native_call[field], "{field}");
+    }
+    // Results point at the line holding their call, and say the outcome.
+    let bash = lines
+        .iter()
+        .find(|l| l["message"]["content"][0]["name"] == "Bash")
+        .unwrap();
+    let bash_result = lines
+        .iter()
+        .find(|l| l["message"]["content"][0]["tool_use_id"] == bash["message"]["content"][0]["id"])
+        .unwrap();
+    assert_eq!(bash_result["sourceToolAssistantUUID"], bash["uuid"]);
+    assert_eq!(bash_result["message"]["content"][0]["is_error"], false);
+    let read_result = &lines[3];
+    assert!(
+        read_result["message"]["content"][0]
+            .get("is_error")
+            .is_none(),
+        "outcome not recorded"
+    );
+    // The prompt and its tool results share a prompt id.
+    assert_eq!(lines[0]["promptId"], lines[3]["promptId"]);
+    let simple = written_lines(&write(
+        &document(&read_scenario("simple").records),
+        write_options(None, None),
+    ));
+    let prompts: Vec<&Value> = simple
+        .iter()
+        .filter(|l| l["message"]["content"].is_string())
+        .map(|l| &l["promptId"])
+        .collect();
+    assert_eq!(prompts.len(), 2);
+    assert_ne!(prompts[0], prompts[1]);
+
+    let failing = write(
+        &document(&read_scenario("failing-tool").records),
+        write_options(None, None),
+    );
+    let result = written_lines(&failing)
+        .into_iter()
+        .find(|l| l["toolUseResult"].is_string())
+        .unwrap();
+    assert_eq!(result["message"]["content"][0]["is_error"], true);
+    assert!(
+        result["toolUseResult"]
+            .as_str()
+            .unwrap()
+            .starts_with("Error: Exit code 3")
+    );
+}
+
+#[test]
+fn write_is_deterministic_and_honours_the_options() {
+    let doc = document(&read_scenario("simple").records);
+    let a = write(&doc, write_options(None, None));
+    let b = write(&doc, write_options(None, None));
+    assert_eq!(a.native_id, b.native_id);
+    assert_eq!(a.artifacts[0].path, b.artifacts[0].path);
+    assert_eq!(
+        a.artifacts[0].bytes, b.artifacts[0].bytes,
+        "same input, same bytes"
+    );
+    let other = write(
+        &doc.replace("PAPAYA-42", "MANGO-77"),
+        write_options(None, None),
+    );
+    assert_ne!(other.native_id, a.native_id);
+
+    let id = "0f0e0d0c-0b0a-4908-8706-050403020100";
+    let chosen = write(
+        &doc,
+        write_options(Some("/srv/other place"), Some(&id.to_uppercase())),
+    );
+    assert_eq!(chosen.native_id, id);
+    assert_eq!(
+        chosen.artifacts[0].path,
+        format!(".claude/projects/-srv-other-place/{id}.jsonl")
+    );
+    assert!(written_lines(&chosen).iter().all(|l| l["sessionId"] == id));
+    assert!(
+        written_lines(&chosen)
+            .iter()
+            .filter(|l| l["uuid"].is_string())
+            .all(|l| l["cwd"] == "/srv/other place")
+    );
+
+    let err = ClaudeCode::write(&doc, write_options(None, Some("not-a-uuid"))).unwrap_err();
+    assert!(matches!(err, CodecError::Other(m) if m.contains("UUID")));
+    let no_cwd = doc.replace(r#""cwd":"/home/user/project","#, "");
+    assert!(!no_cwd.contains("/home/user/project\""));
+    let err = ClaudeCode::write(&no_cwd, write_options(None, None)).unwrap_err();
+    assert!(
+        matches!(&err, CodecError::Malformed(m) if m.contains("cwd")),
+        "{err:?}"
+    );
+    assert!(ClaudeCode::write(&no_cwd, write_options(Some("/w"), None)).is_ok());
+    let err = ClaudeCode::write(&doc, write_options(Some("relative/dir"), None)).unwrap_err();
+    assert!(matches!(err, CodecError::Malformed(_)));
+    let err = ClaudeCode::write("{not json\n", write_options(Some("/w"), None)).unwrap_err();
+    assert!(
+        matches!(&err, CodecError::Malformed(m) if m.contains("line 1")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn project_directory_names_follow_claude_code() {
+    use trajhost_codec_claude_code::layout::project_dir_name;
+    assert_eq!(project_dir_name("/home/user/project"), "-home-user-project");
+    assert_eq!(project_dir_name("/home/u/my_proj.x"), "-home-u-my-proj-x");
+    // One dash per UTF-16 code unit: an emoji outside the BMP is two.
+    assert_eq!(project_dir_name("/tmp/é🎉x"), "-tmp----x");
+    // Longer than 200: cut, and the base-36 hash of the whole cwd appended
+    // (expected values computed with the function from the 2.1.197 CLI).
+    let long = format!("/home/user/{}项目🎉", "very_long-directory.name/".repeat(9));
+    let name = project_dir_name(&long);
+    assert_eq!(name.len(), 207);
+    assert_eq!(&name[200..], "-lzwggq");
+    assert!(name.starts_with("-home-user-very-long-directory-name-"));
+    let name = project_dir_name(&format!("/{}", "a".repeat(250)));
+    assert_eq!(name, format!("-{}-feo44x", "a".repeat(199)));
+    assert_eq!(
+        project_dir_name(&format!("/{}", "a".repeat(199))).len(),
+        200,
+        "200 is not cut"
+    );
+
+    let doc = document(&read_scenario("simple").records);
+    let written = write(&doc, write_options(Some(&long), None));
+    assert_eq!(
+        written.artifacts[0].path,
+        format!(
+            ".claude/projects/{}/{}.jsonl",
+            project_dir_name(&long),
+            written.native_id
+        )
+    );
+}
+
+/// A session from another harness with everything Claude Code cannot hold.
+fn foreign_session() -> Vec<Record> {
+    let rec = |id: &str, body: Body| Record {
+        id: id.into(),
+        body,
+        parent: None,
+        ts: Some(format!("2026-03-01T10:00:{:02}.000Z", id.len())),
+        agent: None,
+        src: None,
+    };
+    let assistant = |text: &str, usage: Option<trajhost_codec_sdk::canonical::Usage>| {
+        Body::Assistant(trajhost_codec_sdk::canonical::Assistant {
+            text: text.into(),
+            model: Some("gpt-5.1-codex".into()),
+            message_id: Some("msg_from_codex".into()),
+            stop_reason: None,
+            usage,
+        })
+    };
+    let call = |call_id: &str, name: &str, arguments: Value| Body::ToolCall {
+        call_id: call_id.into(),
+        name: name.into(),
+        arguments,
+    };
+    let result = |call_id: &str, content: &str, ok: Option<bool>| Body::ToolResult {
+        call_id: call_id.into(),
+        content: content.into(),
+        ok,
+    };
+    let observation = |subtype: &str| Body::Observation {
+        subtype: subtype.into(),
+        text: Some("x".into()),
+    };
+    let reasoning = |text: Option<&str>, opaque: Option<&str>, encrypted: bool| {
+        Body::Reasoning(trajhost_codec_sdk::canonical::Reasoning {
+            text: text.map(str::to_string),
+            opaque: opaque.map(str::to_string),
+            encrypted,
+        })
+    };
+    let mut child = rec(
+        "c1",
+        Body::User {
+            text: "child prompt".into(),
+            attachments: vec![],
+        },
+    );
+    child.agent = Some("agent-1".into());
+    let mut child2 = rec("c2", assistant("child answer", None));
+    child2.agent = Some("agent-1".into());
+    vec![
+        rec(
+            "meta",
+            Body::Meta(trajhost_codec_sdk::canonical::Meta {
+                schema: trajhost_codec_sdk::canonical::SCHEMA.into(),
+                harness: "codex".into(),
+                native_id: "019a0000-0000-7000-8000-000000000000".into(),
+                cwd: Some("/home/user/project".into()),
+                title: Some("Fix the build".into()),
+                git_branch: Some("main".into()),
+                started_at: Some("2026-03-01T10:00:00.000Z".into()),
+                ..Default::default()
+            }),
+        ),
+        rec(
+            "sys",
+            Body::System {
+                text: "You are Codex.".into(),
+            },
+        ),
+        rec("o1", observation("turn_context")),
+        rec(
+            "u1",
+            Body::User {
+                text: "Read hello.txt".into(),
+                attachments: vec![trajhost_codec_sdk::canonical::Attachment {
+                    kind: "image".into(),
+                    media_type: Some("image/png".into()),
+                }],
+            },
+        ),
+        rec(
+            "r1",
+            reasoning(Some("I should read it"), Some("gAAAA-encrypted"), true),
+        ),
+        rec("r2", reasoning(None, Some("gAAAA-only-opaque"), true)),
+        rec(
+            "a1",
+            assistant(
+                "Reading it.",
+                Some(trajhost_codec_sdk::canonical::Usage {
+                    input: Some(1200),
+                    output: Some(30),
+                    cache_read: Some(800),
+                    cache_write: None,
+                    reasoning: Some(12),
+                    cost_usd: Some(0.01),
+                }),
+            ),
+        ),
+        rec(
+            "t1",
+            call("call_1", "shell", json!({"command": ["cat", "hello.txt"]})),
+        ),
+        rec(
+            "t2",
+            call(
+                "call.2/x",
+                "functions.read",
+                json!("{\"path\":\"hello.txt\"}"),
+            ),
+        ),
+        rec(
+            "t3",
+            call("call_3", "apply_patch", json!("*** Begin Patch")),
+        ),
+        rec("o2", observation("event/exec_command_end")),
+        rec("x1", result("call_1", "PAPAYA-42", None)),
+        rec("x2", result("call.2/x", "PAPAYA-42 again", Some(false))),
+        // call_3 never gets a result before the next prompt.
+        rec("o3", observation("event/token_count")),
+        rec(
+            "u2",
+            Body::User {
+                text: "And now?".into(),
+                attachments: vec![],
+            },
+        ),
+        rec("x9", result("call_unknown", "stray", Some(true))),
+        rec("t4", call("call_1", "shell", json!({"command": "ls"}))),
+        rec("x4", result("call_1", "a b c", Some(true))),
+        rec("x5", result("call_1", "a b c", Some(true))),
+        rec("a2", assistant("Done.", None)),
+        rec(
+            "k1",
+            Body::Compaction {
+                summary: "The user asked to read hello.txt; it says PAPAYA-42.".into(),
+                trigger: None,
+            },
+        ),
+        rec(
+            "u3",
+            Body::User {
+                text: "Continue".into(),
+                attachments: vec![],
+            },
+        ),
+        rec("a3", assistant("   ", None)),
+        child,
+        child2,
+    ]
+}
+
+#[test]
+fn what_cannot_be_carried_is_reported() {
+    let records = foreign_session();
+    let doc = document(&records);
+    let written = write(&doc, write_options(None, None));
+    assert_resumable(&written);
+    for (detail, count) in [
+        ("system-prompt", 1),
+        ("attachments", 1),
+        ("reasoning", 1),
+        ("opaque-reasoning", 1),
+        ("observation/turn_context", 1),
+        ("observation/event", 2),
+        ("subagent-transcript", 1),
+        ("usage.cost_usd", 1),
+        ("usage.reasoning", 1),
+        ("orphan-tool-result", 1),
+        ("duplicate-tool-result", 1),
+        ("empty-assistant-turn", 1),
+    ] {
+        assert_eq!(
+            not_carried(&written, detail),
+            Some(count),
+            "{detail}: {:?}",
+            written.diagnostics
+        );
+    }
+    assert_eq!(
+        diagnostic(&written, "synthesized", "missing-tool-result"),
+        Some(1)
+    );
+    assert_eq!(
+        diagnostic(&written, "renamed", "tool-call-id"),
+        Some(2),
+        "call.2/x and the reused call_1"
+    );
+    assert_eq!(diagnostic(&written, "renamed", "tool-name"), Some(1));
+    assert_eq!(diagnostic(&written, "reshaped", "tool-arguments"), Some(1));
+    assert_eq!(
+        diagnostic(&written, "placeholder", "usage"),
+        Some(3),
+        "t4's response, a2, a3"
+    );
+    let every: u32 = written.diagnostics.iter().map(|d| d.count).sum();
+    assert!(every >= 20);
+
+    let lines = written_lines(&written);
+    let text = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
+    assert!(
+        !text.contains("thinking"),
+        "no reasoning of another harness is written"
+    );
+    assert!(!text.contains("I should read it"));
+    assert!(!text.contains("You are Codex"));
+    assert!(!text.contains("child answer"));
+    assert!(
+        !text.contains("msg_from_codex"),
+        "foreign message ids are not kept"
+    );
+    // Usage as recorded, cache apart; zeros where none was recorded.
+    let first = lines.iter().find(|l| l["type"] == "assistant").unwrap();
+    assert_eq!(
+        first["message"]["usage"],
+        json!({"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 800, "output_tokens": 30})
+    );
+    assert_eq!(first["message"]["model"], "gpt-5.1-codex");
+    assert_eq!(first["gitBranch"], "main");
+    assert_eq!(first["timestamp"], "2026-03-01T10:00:02.000Z");
+    let inputs: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["message"]["content"][0]["type"] == "tool_use")
+        .map(|l| &l["message"]["content"][0]["input"])
+        .collect();
+    assert_eq!(
+        inputs,
+        [
+            &json!({"command": ["cat", "hello.txt"]}),
+            &json!({"path": "hello.txt"}),
+            &json!({"input": "*** Begin Patch"}),
+            &json!({"command": "ls"})
+        ]
+    );
+    // The compaction: a boundary that starts the chain afresh, then the summary.
+    let boundary = lines
+        .iter()
+        .position(|l| l["subtype"] == "compact_boundary")
+        .unwrap();
+    assert!(lines[boundary]["parentUuid"].is_null());
+    assert_eq!(
+        lines[boundary]["logicalParentUuid"],
+        lines[boundary - 1]["uuid"]
+    );
+    assert_eq!(lines[boundary + 1]["isCompactSummary"], true);
+    assert_eq!(lines[boundary + 1]["parentUuid"], lines[boundary]["uuid"]);
+    // The title survives as Claude Code's title line.
+    assert_eq!(lines.last().unwrap()["aiTitle"], "Fix the build");
+
+    // Read back: the conversation, with the repairs.
+    let home = home_of(&written);
+    let back = read(home.path(), &written.artifacts[0].path);
+    let Body::Meta(meta) = &back.records[0].body else {
+        panic!()
+    };
+    assert_eq!(meta.title.as_deref(), Some("Fix the build"));
+    let said = said(&back.records);
+    let renamed = |n: usize| match &said[n] {
+        Said::Call(id, ..) => id.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        said,
+        [
+            Said::User("Read hello.txt".into()),
+            Said::Assistant("Reading it.".into()),
+            Said::Call(
+                "call_1".into(),
+                "shell".into(),
+                json!({"command": ["cat", "hello.txt"]})
+            ),
+            Said::Call(
+                renamed(3),
+                "functions_read".into(),
+                json!({"path": "hello.txt"})
+            ),
+            Said::Call(
+                "call_3".into(),
+                "apply_patch".into(),
+                json!({"input": "*** Begin Patch"})
+            ),
+            Said::Result("call_1".into(), "PAPAYA-42".into(), None),
+            Said::Result(renamed(3), "PAPAYA-42 again".into(), Some(false)),
+            Said::Result(
+                "call_3".into(),
+                trajhost_codec_claude_code::write::MISSING_RESULT.into(),
+                Some(false)
+            ),
+            Said::User("And now?".into()),
+            Said::Call(renamed(9), "shell".into(), json!({"command": "ls"})),
+            Said::Result(renamed(9), "a b c".into(), Some(true)),
+            Said::Assistant("Done.".into()),
+            Said::User("Continue".into()),
+        ]
+    );
+    assert!(renamed(3).starts_with("toolu_01") && renamed(9).starts_with("toolu_01"));
+    assert_ne!(renamed(3), renamed(9));
+    let answers = assistants(&back.records);
+    assert_eq!(answers[0].usage.as_ref().unwrap().input, Some(1200));
+    assert_eq!(
+        answers[1].usage, None,
+        "placeholder zeros read back as no usage"
+    );
+    assert_eq!(
+        answers[1].model.as_deref(),
+        Some("gpt-5.1-codex"),
+        "the session's model"
+    );
+    let compaction = back.records.iter().find_map(|r| match &r.body {
+        Body::Compaction { summary, trigger } => Some((summary.as_str(), trigger.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        compaction,
+        Some(("The user asked to read hello.txt; it says PAPAYA-42.", None))
+    );
+}
+
+#[test]
+fn a_session_without_models_or_times_gets_placeholders() {
+    let doc = [
+        json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": "toy", "native_id": "t", "cwd": "/w"}),
+        json!({"id": "u", "kind": "user", "text": "hi"}),
+        json!({"id": "a", "kind": "assistant", "text": "hello"}),
+        json!({"id": "z", "kind": "brand_new_kind", "what": 1}),
+    ]
+    .iter()
+    .map(|v| format!("{v}\n"))
+    .collect::<String>();
+    let written = write(&doc, write_options(None, None));
+    assert_resumable(&written);
+    assert_eq!(diagnostic(&written, "placeholder", "model"), Some(1));
+    assert_eq!(diagnostic(&written, "placeholder", "timestamp"), Some(1));
+    assert_eq!(
+        not_carried(&written, "unknown-kind/brand_new_kind"),
+        Some(1)
+    );
+    let lines = written_lines(&written);
+    assert_eq!(lines[1]["message"]["model"], "<synthetic>");
+    let (t0, t1) = (
+        lines[0]["timestamp"].as_str().unwrap(),
+        lines[1]["timestamp"].as_str().unwrap(),
+    );
+    assert!(t0 < t1, "synthesized times still increase: {t0} {t1}");
+    let home = home_of(&written);
+    let back = read(home.path(), &written.artifacts[0].path);
+    let answers = assistants(&back.records);
+    assert_eq!(
+        (answers[0].model.as_deref(), answers[0].usage.as_ref()),
+        (None, None)
+    );
+}
+
+#[test]
+fn claude_codes_own_thinking_is_written_back_with_its_signature() {
+    let dir = synthetic(
+        "s1",
+        &[
+            user_line("u1", None, json!("hi")),
+            assistant_line(
+                "a1",
+                "u1",
+                "msg_1",
+                json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}),
+                1,
+            ),
+            assistant_line(
+                "a2",
+                "a1",
+                "msg_1",
+                json!({"type": "redacted_thinking", "data": "ENC"}),
+                2,
+            ),
+            assistant_line(
+                "a3",
+                "a2",
+                "msg_1",
+                json!({"type": "text", "text": "Let me look."}),
+                3,
+            ),
+            assistant_line(
+                "a4",
+                "a3",
+                "msg_1",
+                json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}),
+                4,
+            ),
+            user_line(
+                "u2",
+                Some("a4"),
+                json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "X"}]),
+            ),
+            assistant_line(
+                "a5",
+                "u2",
+                "msg_2",
+                json!({"type": "thinking", "thinking": "", "signature": "sig2"}),
+                5,
+            ),
+            assistant_line(
+                "a6",
+                "a5",
+                "msg_2",
+                json!({"type": "text", "text": "Done."}),
+                6,
+            ),
+        ],
+    );
+    let first = read(dir.path(), &locator("s1"));
+    let written = write(&document(&first.records), write_options(None, None));
+    assert_resumable(&written);
+    assert_eq!(
+        not_carried(&written, "reasoning"),
+        None,
+        "{:?}",
+        written.diagnostics
+    );
+    let blocks: Vec<(String, Value)> = written_lines(&written)
+        .iter()
+        .filter(|l| l["type"] == "assistant")
+        .map(|l| {
+            (
+                l["message"]["id"].as_str().unwrap().to_string(),
+                l["message"]["content"][0].clone(),
+            )
+        })
+        .collect();
+    let kinds: Vec<(&str, &str)> = blocks
+        .iter()
+        .map(|(id, b)| (id.as_str(), b["type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("msg_1", "thinking"),
+            ("msg_1", "redacted_thinking"),
+            ("msg_1", "text"),
+            ("msg_1", "tool_use"),
+            ("msg_2", "thinking"),
+            ("msg_2", "text")
+        ]
+    );
+    assert_eq!(
+        blocks[0].1,
+        json!({"type": "thinking", "thinking": "hmm", "signature": "sig"})
+    );
+    assert_eq!(
+        blocks[1].1,
+        json!({"type": "redacted_thinking", "data": "ENC"})
+    );
+    assert_eq!(
+        blocks[4].1,
+        json!({"type": "thinking", "thinking": "", "signature": "sig2"})
+    );
+    let home = home_of(&written);
+    let second = read(home.path(), &written.artifacts[0].path);
+    let reasoning = |records: &[Record]| -> Vec<trajhost_codec_sdk::canonical::Reasoning> {
+        records
+            .iter()
+            .filter_map(|r| match &r.body {
+                Body::Reasoning(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(reasoning(&second.records), reasoning(&first.records));
+    assert_eq!(said(&second.records), said(&first.records));
+}
+
+// ---------------------------------------------------------------- prepare
+
+/// Carries out a plan the way the host does (create-file only).
+fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
+    for op in &plan.operations {
+        let Operation::CreateFile(file) = op else {
+            panic!("only files")
+        };
+        let path = home.join(&file.path);
+        assert!(!path.exists());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &file.bytes).unwrap();
+    }
+}
+
+#[test]
+fn prepare_plans_the_file_in_the_project_of_the_cwd() {
+    let doc = document(&read_scenario("simple").records);
+    let written = write(&doc, write_options(None, None));
+    let target = tempfile::tempdir().unwrap();
+    let plan = ClaudeCode::prepare(
+        written.artifacts.clone(),
+        &Dir::native(target.path()),
+        write_options(None, None),
+    )
+    .unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    assert_eq!(plan.operations.len(), 1);
+    let Operation::CreateFile(file) = &plan.operations[0] else {
+        panic!()
+    };
+    assert_eq!(file.path, format!("{PROJECT}/{}.jsonl", written.native_id));
+    assert_eq!(
+        file.bytes, written.artifacts[0].bytes,
+        "same cwd: the bytes as written"
+    );
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(
+            format!(
+                "cd /home/user/project && claude -p --resume {} \"<prompt>\"",
+                written.native_id
+            )
+            .as_str()
+        )
+    );
+    apply(&plan, target.path());
+    let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, written.native_id);
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some("/home/user/project"));
+
+    // Installed once: a second plan names the file and fails.
+    let err = ClaudeCode::prepare(
+        written.artifacts.clone(),
+        &Dir::native(target.path()),
+        write_options(None, None),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, CodecError::Other(m) if m.contains(&file.path) && m.contains("exists")),
+        "{err:?}"
+    );
+    // Under another cwd too: the id would be ambiguous.
+    let err = ClaudeCode::prepare(
+        written.artifacts.clone(),
+        &Dir::native(target.path()),
+        write_options(Some("/elsewhere"), None),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, CodecError::Other(m) if m.contains(&file.path)),
+        "{err:?}"
+    );
+    // A native id that is not the transcript's.
+    let err = ClaudeCode::prepare(
+        written.artifacts.clone(),
+        &Dir::native(tempfile::tempdir().unwrap().path()),
+        write_options(None, Some("0f0e0d0c-0b0a-4908-8706-050403020100")),
+    )
+    .unwrap_err();
+    assert!(matches!(err, CodecError::Malformed(_)));
+    // Artifacts that are not a transcript under .claude/projects.
+    let mut odd = written.artifacts.clone();
+    odd[0].path = format!("../{}", odd[0].path);
+    assert!(
+        ClaudeCode::prepare(odd, &Dir::native(target.path()), write_options(None, None)).is_err()
+    );
+}
+
+#[test]
+fn prepare_moves_a_session_to_another_cwd() {
+    let doc = document(&read_scenario("parallel").records);
+    let written = write(&doc, write_options(None, None));
+    let target = tempfile::tempdir().unwrap();
+    let cwd = "/home/someone/my_app";
+    let plan = ClaudeCode::prepare(
+        written.artifacts.clone(),
+        &Dir::native(target.path()),
+        write_options(Some(cwd), None),
+    )
+    .unwrap();
+    let Operation::CreateFile(file) = &plan.operations[0] else {
+        panic!()
+    };
+    assert_eq!(
+        file.path,
+        format!(
+            ".claude/projects/-home-someone-my-app/{}.jsonl",
+            written.native_id
+        )
+    );
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(
+            format!(
+                "cd /home/someone/my_app && claude -p --resume {} \"<prompt>\"",
+                written.native_id
+            )
+            .as_str()
+        )
+    );
+    let text = std::str::from_utf8(&file.bytes).unwrap();
+    for line in text.lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        if line["uuid"].is_string() {
+            assert_eq!(line["cwd"], cwd);
+        }
+    }
+    // Only the envelope moved: the conversation's own paths are as they were.
+    assert!(text.contains("/home/user/project/second.txt"));
+    apply(&plan, target.path());
+    let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some(cwd));
+    let back = read(target.path(), &file.path);
+    assert_eq!(
+        said(&back.records),
+        said(&read_scenario("parallel").records)
     );
 }

@@ -193,7 +193,11 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
         };
         group.span.len = span.offset + span.len - group.span.offset;
         if group.model.is_none() {
-            group.model = message.model.owned();
+            // `<synthetic>` marks a response no model served.
+            group.model = message
+                .model
+                .owned()
+                .filter(|m| m != crate::write::SYNTHETIC_MODEL);
         }
         if let Some(reason) = message.stop_reason.owned() {
             group.stop_reason = Some(reason);
@@ -330,7 +334,9 @@ pub fn emit(t: &mut Transcript, group: Group, out: &mut Out<'_>) {
 }
 
 /// `message.usage` in canonical form. Anthropic's `input_tokens` already
-/// excludes cache reads and writes. `None` when no count is recorded.
+/// excludes cache reads and writes. `None` when no count is recorded, or
+/// every count is zero: no model call costs nothing, and zeros are what
+/// Claude Code (and trajhost's writer) put where no usage was recorded.
 fn usage(u: &native::Usage) -> Option<Usage> {
     let usage = Usage {
         input: u.input_tokens.0,
@@ -340,10 +346,14 @@ fn usage(u: &native::Usage) -> Option<Usage> {
         reasoning: None,
         cost_usd: None,
     };
-    let any = usage.input.is_some()
-        || usage.output.is_some()
-        || usage.cache_read.is_some()
-        || usage.cache_write.is_some();
+    let any = [
+        usage.input,
+        usage.output,
+        usage.cache_read,
+        usage.cache_write,
+    ]
+    .iter()
+    .any(|n| n.is_some_and(|n| n > 0));
     any.then_some(usage)
 }
 

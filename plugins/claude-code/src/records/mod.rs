@@ -368,7 +368,7 @@ impl Transcript {
 /// A record type name fit for a diagnostic: the native spelling when it is a
 /// plain identifier, else a placeholder (a hostile file could put anything
 /// in `type`).
-fn type_name(kind: Option<&str>) -> String {
+pub(crate) fn type_name(kind: Option<&str>) -> String {
     match kind {
         None => "(missing)".to_string(),
         Some(k)

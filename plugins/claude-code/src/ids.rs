@@ -1,0 +1,82 @@
+//! Deterministic ids for written sessions. The sandbox has no randomness and
+//! no clock, and the same canonical document must always give the same
+//! bytes, so every id is a SHA-256 of the document's digest and a label.
+
+use sha2::{Digest, Sha256};
+
+/// Ids derived from one canonical document.
+pub struct Ids {
+    seed: [u8; 32],
+}
+
+impl Ids {
+    /// Ids seeded by the SHA-256 of `document`.
+    pub fn of(document: &[u8]) -> Ids {
+        Ids {
+            seed: Sha256::digest(document).into(),
+        }
+    }
+
+    /// 32 bytes for `label` and `index`.
+    fn bytes(&self, label: &str, index: u64) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        hasher.update(self.seed);
+        hasher.update(label.as_bytes());
+        hasher.update([0]);
+        hasher.update(index.to_be_bytes());
+        hasher.finalize().into()
+    }
+
+    /// A UUID in the version-4 layout (what Claude Code uses for session
+    /// ids and line uuids), lowercase.
+    pub fn uuid(&self, label: &str, index: u64) -> String {
+        let h = self.bytes(label, index);
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&h[..16]);
+        b[6] = 0x40 | (b[6] & 0x0f);
+        b[8] = 0x80 | (b[8] & 0x3f);
+        let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+        format!(
+            "{}-{}-{}-{}-{}",
+            &hex[..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..]
+        )
+    }
+
+    /// `<prefix>01` + 22 base-58 characters, the shape of Anthropic ids
+    /// (`msg_01…`, `toolu_01…`).
+    pub fn anthropic_id(&self, prefix: &str, label: &str, index: u64) -> String {
+        const ALPHABET: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+        let h = self.bytes(label, index);
+        let mut out = String::with_capacity(prefix.len() + 24);
+        out.push_str(prefix);
+        out.push_str("01");
+        for byte in &h[..22] {
+            out.push(ALPHABET[usize::from(*byte) % 58] as char);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ids;
+
+    #[test]
+    fn ids_are_deterministic_distinct_and_well_formed() {
+        let a = Ids::of(b"doc");
+        assert_eq!(a.uuid("line", 0), Ids::of(b"doc").uuid("line", 0));
+        assert_ne!(a.uuid("line", 0), a.uuid("line", 1));
+        assert_ne!(a.uuid("line", 0), Ids::of(b"doc2").uuid("line", 0));
+        let id = a.uuid("session", 0);
+        assert!(crate::layout::is_session_id(&id), "{id}");
+        assert_eq!(&id[14..15], "4");
+        assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"));
+        let msg = a.anthropic_id("msg_", "message", 3);
+        assert!(msg.starts_with("msg_01") && msg.len() == 28, "{msg}");
+        assert!(msg[4..].bytes().all(|b| b.is_ascii_alphanumeric()));
+    }
+}
