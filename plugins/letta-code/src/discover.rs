@@ -1,0 +1,121 @@
+//! `discover` and `inspect`: conversations from directory listings (one stat
+//! per entry, by the host's listing), their `manifest.json` and
+//! `conversation.json`, and the head of each `messages.jsonl`.
+
+use serde_json::Value;
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
+use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+
+use crate::head::Head;
+use crate::layout::{CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGES, SessionPaths, plain_name};
+use crate::util::{fs_error, fs_kind, join, rfc3339_ms, str_of, title_of};
+
+pub const TITLE_CHARS: usize = 80;
+/// Largest side JSON file read.
+pub const MAX_JSON_BYTES: u64 = 4 << 20;
+/// Transcript formats this codec reads (`manifest.json` `message_format`).
+pub const FORMATS: [&str; 2] = ["pi-ai-message-jsonl", "pi-session-entry-jsonl"];
+
+/// What a conversation's side files and head say.
+#[derive(Debug, Default, Clone)]
+pub struct Facts {
+    pub head: Head,
+    pub manifest_created_at: Option<String>,
+    pub title: Option<String>,
+    pub agent_id: Option<String>,
+}
+
+pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+    let mut diags = Diagnostics::new();
+    let mut sessions = Vec::new();
+    let Some(folders) = list(home, CONVERSATIONS, &mut diags) else {
+        return Ok(Discovery { sessions, diagnostics: diags.drain() });
+    };
+    for folder in folders.iter().filter(|e| e.is_dir() && plain_name(&e.name)) {
+        let dir = join(CONVERSATIONS, &folder.name);
+        let Some(files) = list(home, &dir, &mut diags) else { continue };
+        if !files.iter().any(|f| f.is_file() && f.name == MESSAGES) {
+            continue;
+        }
+        let paths = SessionPaths::from_locator(&join(&dir, MESSAGES))?;
+        if let Some((session, _)) = session_ref(home, &paths, &files, &mut diags) {
+            sessions.push(session);
+        }
+    }
+    Ok(Discovery { sessions, diagnostics: diags.drain() })
+}
+
+pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+    let paths = SessionPaths::from_locator(locator)?;
+    let files = home.list(&paths.dir).map_err(|e| fs_error(&paths.dir, e))?;
+    let mut diags = Diagnostics::new();
+    session_ref(home, &paths, &files, &mut diags)
+        .map(|(s, _)| s)
+        .ok_or_else(|| CodecError::NotFound(format!("{locator}: no Letta Code messages")))
+}
+
+pub fn session_ref(home: &Dir, paths: &SessionPaths, files: &[DirEntry], diags: &mut Diagnostics) -> Option<(SessionRef, Facts)> {
+    let messages = files.iter().find(|f| f.is_file() && f.name == MESSAGES)?;
+    let head = match Head::scan(home, &paths.locator) {
+        Ok(head) => head,
+        Err(e) => {
+            diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(&paths.locator), None);
+            return None;
+        }
+    };
+    if !head.has_rows {
+        // An agent's default conversation before its first message.
+        diags.add("empty-session", Severity::Info, MESSAGES, Some(&paths.dir), None);
+        return None;
+    }
+    let manifest = read_json(home, &paths.in_dir(MANIFEST), diags).unwrap_or(Value::Null);
+    if let Some(format) = str_of(&manifest, "message_format").filter(|f| !FORMATS.contains(f)) {
+        diags.add("unknown-format", Severity::Warning, &crate::util::type_name(Some(format)), Some(&paths.dir), None);
+    }
+    let conversation = read_json(home, &paths.in_dir(CONVERSATION), diags).unwrap_or(Value::Null);
+    let facts = Facts {
+        manifest_created_at: str_of(&manifest, "created_at").map(str::to_string),
+        title: str_of(&conversation, "summary")
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
+            .or_else(|| head.first_prompt.as_deref().and_then(|p| title_of(p, TITLE_CHARS))),
+        agent_id: str_of(&conversation, "agent_id").map(str::to_string),
+        head,
+    };
+    let session = SessionRef {
+        native_id: paths.native_id.clone(),
+        locator: paths.locator.clone(),
+        cwd: facts.head.cwd.clone(),
+        started_at: facts.head.started_at.clone().or(facts.manifest_created_at.clone()),
+        updated_at: messages.meta.modified_ms.map(rfc3339_ms),
+        size: files.iter().filter(|f| f.is_file()).map(|f| f.meta.size).sum(),
+        native_version: facts.head.version.clone(),
+        title: facts.title.clone(),
+    };
+    Some((session, facts))
+}
+
+fn read_json(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Value> {
+    match home.read_to_end(path, MAX_JSON_BYTES) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|_| diags.add("malformed-file", Severity::Warning, "json", Some(path), None))
+            .ok(),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(path), None);
+            None
+        }
+    }
+}
+
+pub fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
+    match home.list(path) {
+        Ok(entries) => Some(entries),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
+            None
+        }
+    }
+}

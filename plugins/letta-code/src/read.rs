@@ -1,0 +1,140 @@
+//! `read`: one conversation as canonical records, streamed in batches:
+//! `meta`, then `messages.jsonl` in file order. A first pass notes where
+//! each message id's last snapshot is (ids and offsets only, bounded by
+//! [`MAX_IDS`]); the second pass emits only last snapshots.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::discover;
+use crate::layout::SessionPaths;
+use crate::records::{Out, map_line, message_id};
+use crate::util::{fs_error, fs_kind};
+use crate::{CODEC, HARNESS};
+
+/// Message ids whose last position is remembered; past it, every snapshot
+/// of a new id is emitted.
+pub const MAX_IDS: usize = 200_000;
+
+pub struct Reader {
+    file: String,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    meta: Option<Record>,
+    lines: Option<JsonLines>,
+    last: BTreeMap<String, u64>,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let paths = SessionPaths::from_locator(locator)?;
+        let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
+        let mut diags = Diagnostics::new();
+        let files = home.list(&paths.dir).map_err(|e| fs_error(&paths.dir, e))?;
+        let found = discover::session_ref(&home, &paths, &files, &mut Diagnostics::new());
+        let last = last_positions(&home, locator, &mut diags);
+        let meta = Meta {
+            schema: SCHEMA.to_string(),
+            harness: HARNESS.to_string(),
+            native_id: paths.native_id.clone(),
+            native_version: found.as_ref().and_then(|(s, _)| s.native_version.clone()),
+            cwd: found.as_ref().and_then(|(s, _)| s.cwd.clone()),
+            title: found.as_ref().and_then(|(s, _)| s.title.clone()),
+            git_branch: None,
+            started_at: found.as_ref().and_then(|(s, _)| s.started_at.clone()),
+            parent_session: None,
+            parent_call: None,
+            codec: Some(CODEC.to_string()),
+        };
+        let ts = meta.started_at.clone();
+        Ok(Reader {
+            file: locator.to_string(),
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(Record { id: paths.native_id.clone(), body: Body::Meta(meta), parent: None, ts, agent: None, src: None }),
+            lines: Some(lines),
+            last,
+            done: false,
+        })
+    }
+
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        let Some(lines) = self.lines.as_mut() else { return Ok(false) };
+        match lines.next_line() {
+            Some(Ok(line)) => {
+                let Ok(value) = serde_json::from_slice::<Value>(line.bytes) else {
+                    let bad = BadLine::of(&line);
+                    let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+                    self.diags.add(bad.code(), severity, "messages line", Some(&self.file), Some(line.offset));
+                    return Ok(true);
+                };
+                if let Some(id) = message_id(&value)
+                    && self.last.get(id).is_some_and(|last| *last != line.offset)
+                {
+                    self.diags.add("superseded-snapshot", Severity::Info, "message", Some(&self.file), Some(line.offset));
+                    return Ok(true);
+                }
+                let span = (line.offset, line.len);
+                let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
+                map_line(&self.file, &value, span, &mut out);
+            }
+            Some(Err(e)) => return Err(fs_error(lines.path(), e)),
+            None => self.lines = None,
+        }
+        Ok(true)
+    }
+}
+
+/// Where each message id is last written.
+fn last_positions(home: &Dir, path: &str, diags: &mut Diagnostics) -> BTreeMap<String, u64> {
+    let mut last = BTreeMap::new();
+    let mut lines = match JsonLines::open(home, path) {
+        Ok(lines) => lines,
+        Err(e) => {
+            diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(path), None);
+            return last;
+        }
+    };
+    while let Some(Ok(line)) = lines.next_line() {
+        let Ok(value) = serde_json::from_slice::<Value>(line.bytes) else { continue };
+        if let Some(id) = message_id(&value) {
+            if last.len() >= MAX_IDS && !last.contains_key(id) {
+                diags.add("snapshot-index-full", Severity::Warning, "message ids", Some(path), None);
+                continue;
+            }
+            last.insert(id.to_string(), line.offset);
+        }
+    }
+    last
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}
