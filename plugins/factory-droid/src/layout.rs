@@ -1,0 +1,48 @@
+//! Where Factory Droid keeps sessions under a home directory.
+//!
+//! ```text
+//! ~/.factory/sessions/<cwd with "/" → "-">/<sessionId>.jsonl           transcript
+//! ~/.factory/sessions/<cwd with "/" → "-">/<sessionId>.settings.json   model, autonomy, token totals
+//! ~/.factory/sessions/<cwd with "/" → "-">/<sessionId>.settings.json.bak
+//! ```
+
+use trajhost_codec_sdk::CodecError;
+
+/// Session project directories, relative to the home.
+pub const SESSIONS: &str = ".factory/sessions";
+/// Extension of transcript files.
+pub const JSONL: &str = ".jsonl";
+/// Extension of the settings file beside a transcript.
+pub const SETTINGS: &str = ".settings.json";
+
+/// The paths of one session, relative to the home.
+#[derive(Debug, Clone)]
+pub struct SessionPaths {
+    pub locator: String,
+    /// The file stem: the session id.
+    pub native_id: String,
+}
+
+impl SessionPaths {
+    /// Splits a locator `.factory/sessions/<slug>/<sessionId>.jsonl`.
+    pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
+        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
+        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c == "." || c.is_empty()) {
+            return Err(bad("not a relative path below the home"));
+        }
+        let rest = locator
+            .strip_prefix(SESSIONS)
+            .and_then(|r| r.strip_prefix('/'))
+            .ok_or_else(|| bad("not under .factory/sessions"))?;
+        let Some((_, file)) = rest.split_once('/').filter(|(_, f)| !f.contains('/')) else {
+            return Err(bad("not <project>/<sessionId>.jsonl"));
+        };
+        let stem = file.strip_suffix(JSONL).filter(|s| !s.is_empty()).ok_or_else(|| bad("not a .jsonl file"))?;
+        Ok(SessionPaths { locator: locator.to_string(), native_id: stem.to_string() })
+    }
+}
+
+/// `dir/name`, or `name` when `dir` is empty.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}

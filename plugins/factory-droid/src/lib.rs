@@ -1,0 +1,83 @@
+//! trajhost codec for Factory Droid: discovers and reads the JSONL session
+//! files Droid keeps under `~/.factory/sessions/<cwd-slug>/<sessionId>.jsonl`
+//! into canonical records. The `<sessionId>.settings.json` beside each
+//! (model, autonomy, session token totals) is not a session.
+//!
+//! Lines: `session_start` (`{id, title, owner, version, cwd}`; `version` is
+//! the session format version, 2), `message` (`{id, parentId, timestamp,
+//! message: {role, content[]}}` with Anthropic-style blocks: `text`,
+//! `thinking`, `redacted_thinking`, `tool_use`, `tool_result`, `image`,
+//! `document`), and bookkeeping (`agent_turn_outcome`, `todo_state`,
+//! `session_settings`, `compaction_state`, `session_end`).
+//!
+//! Module map:
+//! - [`layout`]: where sessions live;
+//! - [`native`]: the line shapes;
+//! - [`head`]: session facts from the start of a file;
+//! - [`discover`]: `discover` and `inspect`;
+//! - [`read`]: the batch reader;
+//! - [`records`]: native lines → canonical records and
+//!   [`KNOWN_RECORD_TYPES`].
+//!
+//! Droid records no CLI version in a session: the native version is the
+//! session format version of `session_start`. Per-message usage is not
+//! recorded (only session totals in the settings file). Writing is not
+//! implemented.
+
+pub mod discover;
+pub mod head;
+pub mod layout;
+pub mod native;
+pub mod read;
+pub mod records;
+mod time;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+
+pub use records::{Handling, KNOWN_RECORD_TYPES};
+pub use time::rfc3339_utc;
+
+/// The harness id.
+pub const HARNESS: &str = "factory-droid";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("factory-droid@", env!("CARGO_PKG_VERSION"));
+/// Session format versions (`session_start.version`) this codec reads.
+pub const NATIVE_VERSIONS: &str = ">=2.0.0, <3.0.0";
+
+/// The Factory Droid codec.
+pub struct FactoryDroid;
+
+impl Codec for FactoryDroid {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`version` of the `session_start` line: the session format version (Droid records no CLI version in sessions)".into(),
+            reads: vec!["factory-droid-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: vec![format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(FactoryDroid);

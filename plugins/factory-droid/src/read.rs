@@ -1,0 +1,87 @@
+//! `read`: one session as canonical records, streamed in batches.
+//!
+//! Order: the session's `meta`, then the records of the lines in file
+//! order. Memory is bounded by the longest line plus a bounded map of
+//! recent message ids; diagnostics are aggregated and go out with the last
+//! batch.
+
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::JsonLines;
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::discover::fs_error;
+use crate::head::Head;
+use crate::layout::SessionPaths;
+use crate::records::{self, Out, Transcript};
+
+/// A session being read.
+pub struct Reader {
+    writer: BatchWriter,
+    diags: Diagnostics,
+    meta: Option<trajhost_codec_sdk::canonical::Record>,
+    lines: JsonLines,
+    transcript: Transcript,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let paths = SessionPaths::from_locator(locator)?;
+        let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
+        let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+        let mut diags = Diagnostics::new();
+        if head.start_span.is_none() {
+            diags.add("no-session-start", Severity::Warning, "session_start", Some(locator), None);
+        }
+        if head.session_id.as_deref().is_some_and(|id| id != paths.native_id) {
+            diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
+        }
+        let meta = records::session_meta(locator, &paths.native_id, &head);
+        Ok(Reader {
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(meta),
+            lines: JsonLines::new(file, locator),
+            transcript: Transcript::new(locator.to_string()),
+            done: false,
+        })
+    }
+
+    /// Does one unit of work. False when nothing is left.
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
+        match self.lines.next_line() {
+            Some(Ok(line)) => {
+                self.transcript.line(&line, &mut out);
+                Ok(true)
+            }
+            Some(Err(e)) => Err(fs_error(self.lines.path(), e)),
+            None => Ok(false),
+        }
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}

@@ -1,0 +1,186 @@
+//! Native lines → canonical records.
+//!
+//! Every line's `type` is either mapped (see [`KNOWN_RECORD_TYPES`]) or
+//! counted in a diagnostic: `unmapped-record-type` for types the codec
+//! knows and leaves out on purpose, `unknown-record-type` for types it has
+//! never seen. Nothing is dropped silently.
+
+mod message;
+mod meta;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use trajhost_codec_sdk::Severity;
+use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
+
+use crate::native::{self, Entry};
+
+pub use meta::session_meta;
+
+/// How the codec treats a native record type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Mapped to canonical records of the named kind(s).
+    Mapped(&'static str),
+    /// Known, carries nothing a canonical record holds; counted in an
+    /// `unmapped-record-type` diagnostic.
+    Reported,
+}
+
+/// Every line `type` Factory Droid is known to write (0.225–0.229).
+pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
+    ("session_start", Handling::Mapped("meta")),
+    ("message", Handling::Mapped("user, observation context, tool_result; assistant, reasoning, tool_call")),
+    ("compaction_state", Handling::Mapped("compaction (observation when it holds no summary)")),
+    // Turn bookkeeping (how each agent turn ended), the todo list, settings
+    // revisions and the end marker.
+    ("agent_turn_outcome", Handling::Reported),
+    ("todo_state", Handling::Reported),
+    ("session_settings", Handling::Reported),
+    ("session_end", Handling::Reported),
+];
+
+/// How `kind` is handled; `None` for a type the codec has never seen.
+pub fn handling(kind: &str) -> Option<Handling> {
+    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+}
+
+/// Where records and diagnostics go.
+pub struct Out<'a> {
+    pub writer: &'a mut BatchWriter,
+    pub diags: &'a mut Diagnostics,
+}
+
+/// Byte span of one line.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Recent message ids that produced no record → their parents, so
+/// `parentId` links point at records. Bounded.
+const LINKS_KEPT: usize = 1024;
+
+/// The reading state of one session file.
+pub struct Transcript {
+    file: String,
+    links: BTreeMap<String, String>,
+    link_order: VecDeque<String>,
+    /// `session_start` lines seen.
+    starts: u32,
+    last_ts: Option<String>,
+}
+
+impl Transcript {
+    pub fn new(file: String) -> Transcript {
+        Transcript { file, links: BTreeMap::new(), link_order: VecDeque::new(), starts: 0, last_ts: None }
+    }
+
+    /// Maps one line.
+    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+        let span = Span { offset: line.offset, len: line.len };
+        let entry = match native::parse(line.bytes) {
+            Ok(entry) => entry,
+            Err(_) => {
+                let bad = BadLine::of(line);
+                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                return;
+            }
+        };
+        if let Some(ts) = &entry.timestamp {
+            self.last_ts = Some(ts.clone());
+        }
+        let kind = entry.kind.clone().unwrap_or_default();
+        let emitted = match (kind.as_str(), handling(&kind)) {
+            ("session_start", _) => {
+                self.starts += 1;
+                if self.starts > 1 {
+                    out.diags.add("repeated-session-start", Severity::Info, "session_start", Some(&self.file), Some(span.offset));
+                }
+                false
+            }
+            ("message", _) => message::map(self, &entry, span, out),
+            ("compaction_state", _) => {
+                compaction(self, &entry, span, out);
+                true
+            }
+            (_, Some(_)) => {
+                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
+                false
+            }
+            (_, None) => {
+                out.diags.add("unknown-record-type", Severity::Warning, type_name(&kind), Some(&self.file), Some(span.offset));
+                false
+            }
+        };
+        if !emitted && let Some(id) = entry.id.as_deref().filter(|_| kind == "message") {
+            let parent = self.resolve(entry.parent_id.as_deref());
+            self.alias(id, parent);
+        }
+    }
+
+    fn alias(&mut self, id: &str, target: Option<String>) {
+        let Some(target) = target else { return };
+        if target == id {
+            return;
+        }
+        if self.links.insert(id.to_string(), target).is_none() {
+            self.link_order.push_back(id.to_string());
+            if self.link_order.len() > LINKS_KEPT
+                && let Some(old) = self.link_order.pop_front()
+            {
+                self.links.remove(&old);
+            }
+        }
+    }
+
+    fn resolve(&self, id: Option<&str>) -> Option<String> {
+        let id = id.filter(|i| !i.is_empty())?;
+        Some(self.links.get(id).cloned().unwrap_or_else(|| id.to_string()))
+    }
+
+    /// The id of the `index`th record a line yields: its native id, else
+    /// its byte location.
+    fn line_id(&self, entry: &Entry, span: Span, index: usize) -> String {
+        match entry.id.as_deref().filter(|i| !i.is_empty()) {
+            Some(id) if index == 0 => id.to_string(),
+            Some(id) => format!("{id}#{index}"),
+            None => location_id(&self.file, span.offset, index),
+        }
+    }
+
+    fn record(&self, entry: &Entry, id: String, body: Body, parent: Option<String>, span: Span) -> Record {
+        Record {
+            id,
+            body,
+            parent,
+            ts: entry.timestamp.clone().or_else(|| self.last_ts.clone()),
+            agent: None,
+            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
+        }
+    }
+}
+
+/// `compaction_state`: the summary that replaces the history before it.
+fn compaction(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) {
+    let summary = entry.summary_text.clone().or_else(|| entry.summary.clone()).filter(|s| !s.is_empty());
+    let body = match summary {
+        Some(summary) => Body::Compaction { summary, trigger: None },
+        None => Body::Observation { subtype: "compaction_state".into(), text: None },
+    };
+    let record = t.record(entry, t.line_id(entry, span, 0), body, t.resolve(entry.parent_id.as_deref()), span);
+    out.writer.push(&record);
+}
+
+/// A type name safe to put in a diagnostic: identifier characters only.
+pub fn type_name(kind: &str) -> &str {
+    let ok = !kind.is_empty()
+        && kind.len() <= 64
+        && kind.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+    if ok { kind } else { "(not an identifier)" }
+}

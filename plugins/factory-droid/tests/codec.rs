@@ -1,0 +1,631 @@
+//! The Factory Droid codec against sessions written by the real Droid CLI
+//! (fixtures/factory-droid/0.225.1), run natively through `Dir::native`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use trajhost_codec_factory_droid::{FactoryDroid, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+
+const PROJECT: &str = ".factory/sessions/-home-user-project";
+const CWD: &str = "/home/user/project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/factory-droid/0.225.1")
+}
+
+/// (scenario, session id)
+const SCENARIOS: [(&str, &str); 5] = [
+    ("simple", "0a734e8d-dba5-4efd-8e2f-0375c7a0848e"),
+    ("parallel", "ac9df1b9-45eb-4194-a260-27bd01dcd378"),
+    ("failing-tool", "033b71a8-e6d0-4c41-8d7c-ab5429954932"),
+    ("multibyte", "81431c73-9f6e-417e-97d2-f0445cddc1fc"),
+    ("long-output", "a81f4717-9da8-4e74-832c-02c10f33e707"),
+];
+
+fn home(scenario: &str) -> PathBuf {
+    fixtures().join(scenario)
+}
+
+fn scenario(name: &str) -> (&'static str, &'static str) {
+    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+}
+
+fn locator(id: &str) -> String {
+    format!("{PROJECT}/{id}.jsonl")
+}
+
+fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+    batches: usize,
+    early_diagnostics: usize,
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
+    let mut last_diags = 0;
+    trajhost_codec_sdk::read_all::<FactoryDroid>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last_diags;
+        last_diags = batch.diagnostics.len();
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
+            read.records.push(record);
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, options(1000, 1 << 20))
+}
+
+fn read_scenario(name: &str) -> Read {
+    let (s, id) = scenario(name);
+    read(&home(s), &locator(id))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn observations(records: &[Record]) -> Vec<(&str, Option<&str>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Observation { subtype, text } => Some((subtype.as_str(), text.as_deref())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
+    read.diagnostics.iter().find(|d| d.code == code)
+}
+
+fn raw_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn copy_of(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&home(scenario), dir.path());
+    dir
+}
+
+/// A glob of `info.session_globs` (`*` within one segment) against a path.
+fn glob_matches(glob: &str, path: &str) -> bool {
+    fn seg(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => seg(&p[1..], s) || (!s.is_empty() && seg(p, &s[1..])),
+            (Some(a), Some(b)) if a == b => seg(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    let g: Vec<&str> = glob.split('/').collect();
+    let p: Vec<&str> = path.split('/').collect();
+    g.len() == p.len() && g.iter().zip(&p).all(|(g, p)| seg(g.as_bytes(), p.as_bytes()))
+}
+
+// ---------------------------------------------------------------- info
+
+#[test]
+fn info_describes_the_codec() {
+    let info = FactoryDroid::info();
+    assert_eq!(info.harness, "factory-droid");
+    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(info.native_versions, ">=2.0.0, <3.0.0");
+    assert!(info.native_version_source.contains("session_start"));
+    assert_eq!(info.reads, vec!["factory-droid-jsonl".to_string()]);
+    assert!(info.writes.is_empty());
+    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
+    for (_, id) in SCENARIOS {
+        assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
+        let settings = format!("{PROJECT}/{id}.settings.json");
+        assert!(!info.session_globs.iter().any(|g| glob_matches(g, &settings)), "the settings file is no session");
+    }
+}
+
+// ---------------------------------------------------------------- discover
+
+#[test]
+fn discover_finds_each_fixture_session_and_skips_settings_files() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let found = FactoryDroid::discover(&Dir::native(&home)).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}: the settings files are no sessions");
+        let session = &found.sessions[0];
+        assert_eq!(session.native_id, id, "{scenario}");
+        assert_eq!(session.locator, locator(id));
+        assert_eq!(session.cwd.as_deref(), Some(CWD));
+        assert_eq!(session.native_version.as_deref(), Some("2"), "the session format version");
+
+        let path = home.join(&session.locator);
+        let raw = raw_lines(&path);
+        assert_eq!(raw[0]["type"], "session_start");
+        assert_eq!(session.title.as_deref(), raw[0]["title"].as_str());
+        assert_eq!(session.started_at.as_deref(), raw[1]["timestamp"].as_str(), "session_start has no timestamp");
+        let meta = std::fs::metadata(&path).unwrap();
+        let settings = std::fs::metadata(home.join(PROJECT).join(format!("{id}.settings.json"))).unwrap();
+        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
+        assert_eq!(session.size, meta.len() + settings.len(), "{scenario}");
+
+        let one = FactoryDroid::inspect(&Dir::native(&home), &session.locator).unwrap();
+        assert_eq!(one.native_id, session.native_id);
+        assert_eq!(one.cwd, session.cwd);
+        assert_eq!(one.started_at, session.started_at);
+        assert_eq!(one.updated_at, session.updated_at);
+        assert_eq!(one.size, session.size);
+        assert_eq!(one.title, session.title);
+        assert_eq!(one.native_version, session.native_version);
+    }
+}
+
+#[test]
+fn discover_of_a_home_without_droid_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = FactoryDroid::discover(&Dir::native(dir.path())).unwrap();
+    assert!(found.sessions.is_empty());
+    assert!(found.diagnostics.is_empty());
+}
+
+#[test]
+fn discover_reports_oddities() {
+    let dir = copy_of("simple");
+    let project = dir.path().join(PROJECT);
+    std::fs::write(project.join("00000000-0000-0000-0000-000000000000.jsonl"), "").unwrap();
+    std::fs::write(project.join("11111111-0000-0000-0000-000000000000.jsonl"), "{\"type\":\"todo_state\"}\n").unwrap();
+    let found = FactoryDroid::discover(&Dir::native(dir.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
+    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, BTreeSet::from(["empty-session-file", "no-session-start"]));
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn read_starts_with_meta() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let first = &read.records[0];
+        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
+        assert_eq!(first.id, id);
+        assert_eq!(meta.harness, "factory-droid");
+        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
+        assert_eq!(meta.native_id, id);
+        assert_eq!(meta.native_version.as_deref(), Some("2"));
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert_eq!(meta.codec.as_deref(), Some(concat!("factory-droid@", env!("CARGO_PKG_VERSION"))));
+        assert!(meta.title.is_some());
+        assert_eq!(first.ts, meta.started_at);
+        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
+    }
+}
+
+#[test]
+fn simple_session_has_prompt_call_result_and_answer() {
+    let read = read_scenario("simple");
+    let records = &read.records;
+    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    // The injected system reminders are context, not the person.
+    let obs = observations(records);
+    assert_eq!(obs.len(), 1);
+    assert_eq!(obs[0].0, "context");
+    assert!(obs[0].1.unwrap().starts_with("<system-reminder>"));
+
+    let calls = tool_calls(records);
+    assert_eq!(calls.len(), 1);
+    let (call_id, name, arguments) = calls[0];
+    assert_eq!((call_id, name), ("call_lab_b7375a0e8cbd4689", "Execute"));
+    assert_eq!(arguments, &json!({"command": "cat hello.txt", "summary": "", "riskLevelReason": "", "riskLevel": "low"}));
+    let results = tool_results(records);
+    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.\n\n\n[Process exited with code 0]", Some(true))]);
+
+    let answers = assistants(records);
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[0].text, "");
+    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
+    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
+
+    let kinds: Vec<&str> = records.iter().skip(1).map(|r| r.body.kind()).collect();
+    assert_eq!(kinds, ["observation", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+
+    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
+    assert_eq!(by_id("318a0a50-cd24-4dd2-8a37-dab3f42bc266").parent.as_deref(), Some("context-318a0a50-cd24-4dd2-8a37-dab3f42bc266"));
+    assert_eq!(by_id("20531f75-134b-4e14-bb06-4e20f7cadf5e").parent.as_deref(), Some("318a0a50-cd24-4dd2-8a37-dab3f42bc266"));
+    assert_eq!(by_id(call_id).parent.as_deref(), Some("20531f75-134b-4e14-bb06-4e20f7cadf5e"));
+    assert_eq!(by_id("75fd59a3-6b1d-4197-b574-a10c2c04631b").parent.as_deref(), Some(call_id));
+    assert_eq!(by_id("73f79c46-3af3-45af-8efc-ddfa3f023fbf").parent.as_deref(), Some("75fd59a3-6b1d-4197-b574-a10c2c04631b"));
+}
+
+#[test]
+fn assistant_records_carry_the_model_and_no_usage() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        for a in assistants(&read.records) {
+            assert_eq!(a.model.as_deref(), Some("custom:Fake-0"), "{scenario}: the model id Droid recorded");
+            assert!(a.message_id.as_deref().unwrap().starts_with("chatcmpl-lab"), "the provider's response id");
+            assert_eq!(a.usage, None, "Droid records token counts per session only");
+        }
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        for record in &read.records {
+            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
+            assert!(ts.starts_with("2026-11-30T04:") && ts.ends_with('Z'), "{ts}");
+            assert_eq!(record.agent, None);
+            let native = record.id.split('#').next().unwrap();
+            if let Some(line) = raw.iter().find(|l| l["id"] == native && l["timestamp"].is_string()) {
+                assert_eq!(record.ts.as_deref(), line["timestamp"].as_str());
+            }
+        }
+    }
+}
+
+#[test]
+fn parallel_calls_have_their_results() {
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
+    assert_eq!(names, ["Execute", "Read"]);
+    assert_eq!(calls[0].2["command"], "cat hello.txt");
+    assert_eq!(calls[1].2, &json!({"file_path": "/home/user/project/second.txt"}));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    let by_call = |id: &str| results.iter().find(|r| r.0 == id).unwrap();
+    assert!(by_call(calls[0].0).1.contains("PAPAYA-42"));
+    assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n");
+    assert!(results.iter().all(|r| r.2 == Some(true)));
+    // Two results in one message: two records with their own ids.
+    let ids: Vec<&str> = read.records.iter().filter(|r| matches!(r.body, Body::ToolResult { .. })).map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["00a7feea-0829-4698-8ca4-a361db5c1cee", "00a7feea-0829-4698-8ca4-a361db5c1cee#1"]);
+    let answer = &assistants(&read.records).last().unwrap().text;
+    assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
+}
+
+#[test]
+fn failing_tool_result_is_not_ok() {
+    let read = read_scenario("failing-tool");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, calls[0].0);
+    assert_eq!(results[0].1, "Error: Command failed (exit code: 3)\ncat: missing.txt: No such file or directory\n\n\n[Process exited with code 3]");
+    assert_eq!(results[0].2, Some(false), "is_error: true");
+    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
+}
+
+#[test]
+fn multibyte_text_is_intact() {
+    let read = read_scenario("multibyte");
+    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
+    assert_eq!(users(&read.records), vec![prompt]);
+    let Body::Meta(meta) = &read.records[0].body else { panic!() };
+    assert_eq!(meta.title.as_deref(), Some(prompt));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
+    }
+    let (s, id) = scenario("multibyte");
+    let raw = raw_lines(&home(s).join(locator(id)));
+    let recorded = raw.iter().find_map(|l| l["message"]["content"][0]["content"].as_str()).unwrap();
+    assert_eq!(results[0].1, recorded);
+    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
+}
+
+#[test]
+fn long_output_result_is_what_the_store_kept() {
+    // Droid keeps head and tail in the session and the full log under /tmp,
+    // outside the home.
+    let read = read_scenario("long-output");
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:"));
+    assert!(results[0].1.contains("LONG-OUTPUT-END LIME-1024"));
+    assert!(results[0].1.contains("Full command output saved to: /tmp/"));
+    assert_eq!(results[0].2, Some(true));
+    assert!(assistants(&read.records).last().unwrap().text.contains("LONG-OUTPUT-BEGIN LEMON-512"));
+}
+
+#[test]
+fn ids_are_stable_and_unique() {
+    for (scenario, _) in SCENARIOS {
+        let a = read_scenario(scenario);
+        let b = read_scenario(scenario);
+        assert_eq!(a.records, b.records, "{scenario}");
+        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "{scenario}: duplicate ids {ids:?}");
+        for r in &a.records {
+            if let Body::ToolCall { call_id, .. } = &r.body {
+                assert_eq!(&r.id, call_id);
+            }
+        }
+    }
+}
+
+#[test]
+fn batching_does_not_change_the_records() {
+    for (scenario, id) in SCENARIOS {
+        let whole = read(&home(scenario), &locator(id));
+        assert_eq!(whole.batches, 1, "{scenario}");
+        let small = read_with(&home(scenario), &locator(id), options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
+        assert_eq!(small.records, whole.records, "{scenario}");
+        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
+        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
+        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
+        assert_eq!(zero.records, whole.records, "{scenario}");
+    }
+}
+
+#[test]
+fn src_spans_slice_back_to_the_raw_lines() {
+    for (scenario, _) in SCENARIOS {
+        let home = home(scenario);
+        let read = read_scenario(scenario);
+        for record in &read.records {
+            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
+            let bytes = std::fs::read(home.join(&src.file)).unwrap();
+            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
+            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
+            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
+            let line: Value = serde_json::from_slice(&span[..span.len() - 1]).expect("one JSON line");
+            match &record.body {
+                Body::Meta(m) => {
+                    assert_eq!(line["type"], "session_start");
+                    assert_eq!(line["id"].as_str(), Some(m.native_id.as_str()));
+                }
+                Body::ToolCall { call_id, .. } => {
+                    assert_eq!(line["message"]["role"], "assistant");
+                    assert!(line["message"]["content"].as_array().unwrap().iter().any(|b| b["id"] == call_id.as_str()));
+                }
+                Body::ToolResult { call_id, .. } => {
+                    assert!(line["message"]["content"].as_array().unwrap().iter().any(|b| b["tool_use_id"] == call_id.as_str()));
+                }
+                _ => assert_eq!(line["id"].as_str(), Some(record.id.as_str())),
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_record_types_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+    let mut seen = BTreeSet::new();
+    let mut blocks = BTreeSet::new();
+    for (scenario, id) in SCENARIOS {
+        for line in raw_lines(&home(scenario).join(locator(id))) {
+            let kind = line["type"].as_str().unwrap().to_string();
+            assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
+            seen.insert(kind);
+            for block in line["message"]["content"].as_array().into_iter().flatten() {
+                blocks.insert(format!("{}/{}", line["message"]["role"].as_str().unwrap(), block["type"].as_str().unwrap()));
+            }
+        }
+    }
+    assert_eq!(seen, BTreeSet::from(["session_start", "message", "agent_turn_outcome"].map(String::from)));
+    assert_eq!(blocks, BTreeSet::from(["user/text", "user/tool_result", "assistant/text", "assistant/tool_use"].map(String::from)));
+}
+
+#[test]
+fn every_record_type_is_mapped_or_reported() {
+    for (scenario, id) in SCENARIOS {
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        let read = read_scenario(scenario);
+        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
+        assert!(diag(&read, "unknown-content-block").is_none(), "{scenario}");
+        for (kind, handling) in KNOWN_RECORD_TYPES {
+            let count = raw.iter().filter(|l| l["type"] == *kind).count() as u32;
+            if count == 0 {
+                continue;
+            }
+            match handling {
+                Handling::Reported => {
+                    let d = read
+                        .diagnostics
+                        .iter()
+                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
+                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
+                    assert_eq!(d.count, count, "{scenario}: {kind}");
+                    assert_eq!(d.severity, Severity::Info);
+                }
+                Handling::Mapped(_) => assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}"),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- damage
+
+#[test]
+fn torn_tail_is_a_warning_and_the_rest_is_read() {
+    let dir = copy_of("simple");
+    let (_, id) = scenario("simple");
+    let path = dir.path().join(locator(id));
+    let bytes = std::fs::read(&path).unwrap();
+    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
+    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&path, &bytes[..start]).unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
+    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.offset, Some(line_start as u64));
+    assert!(!d.detail.contains("NOTOOL"));
+    assert!(diag(&read, "malformed-line").is_none());
+    assert_eq!(users(&read.records).len(), 2);
+    let answers = assistants(&read.records);
+    assert_eq!(answers.len(), 2);
+    assert!(answers[1].text.contains("FINAL ANSWER"));
+}
+
+#[test]
+fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
+    let dir = copy_of("failing-tool");
+    let (_, id) = scenario("failing-tool");
+    let path = dir.path().join(locator(id));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let offset: usize = lines[..1].iter().map(|l| l.len() + 1).sum();
+    lines[1] = lines[1][..40].to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let read = read(dir.path(), &locator(id));
+    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
+    assert_eq!(tool_results(&read.records).len(), 1);
+    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+// ---------------------------------------------------------------- synthetic shapes
+
+const SID: &str = "s1";
+
+fn synthetic(lines: &[Value]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join(PROJECT);
+    std::fs::create_dir_all(&project).unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(project.join(format!("{SID}.jsonl")), text).unwrap();
+    dir
+}
+
+fn message(id: &str, parent: Option<&str>, role: &str, content: Value) -> Value {
+    json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z", "message": {"role": role, "content": content}})
+}
+
+#[test]
+fn reasoning_attachments_compaction_and_unknown_shapes() {
+    let mut answer = message("a1", Some("u1"), "assistant", json!([
+        {"type": "thinking", "thinking": "hmm", "signature": "SIG", "signatureProvider": "anthropic"},
+        {"type": "redacted_thinking", "data": "ENC"},
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "c1", "name": "Read", "input": {"file_path": "/w/x"}},
+        {"type": "brand_new_block"},
+    ]));
+    answer["message"]["modelId"] = json!("claude-opus-4-1");
+    let dir = synthetic(&[
+        json!({"type": "session_start", "id": SID, "title": "T", "sessionTitle": "Renamed", "owner": "u", "version": 2, "cwd": "/w"}),
+        message("u1", None, "user", json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}])),
+        answer,
+        message("r1", Some("a1"), "user", json!([{"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"media_type": "image/jpeg"}}]}])),
+        json!({"type": "todo_state", "todos": []}),
+        json!({"type": "compaction_state", "timestamp": "2026-01-01T00:00:05.000Z", "summaryText": "Summary so far"}),
+        json!({"type": "session_settings", "settings": {}}),
+        json!({"type": "brand_new_line"}),
+        message("m1", Some("r1"), "system", json!("?")),
+        message("u2", Some("m1"), "user", json!("plain string prompt")),
+    ]);
+    let read = read(dir.path(), &format!("{PROJECT}/{SID}.jsonl"));
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("meta", SID),
+            ("user", "u1"),
+            ("reasoning", "a1#1"),
+            ("reasoning", "a1#2"),
+            ("assistant", "a1"),
+            ("tool_call", "c1"),
+            ("tool_result", "r1"),
+            ("compaction", kinds[7].1),
+            ("user", "u2"),
+        ]
+    );
+    let Body::Meta(meta) = &read.records[0].body else { panic!() };
+    assert_eq!(meta.title.as_deref(), Some("Renamed"));
+    let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
+    let Body::User { text, attachments } = &by_id("u1").body else { panic!() };
+    assert_eq!((text.as_str(), attachments[0].kind.as_str(), attachments[0].media_type.as_deref()), ("look", "image", Some("image/png")));
+    let Body::Reasoning(r) = &by_id("a1#1").body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("hmm"), Some("SIG"), false));
+    let Body::Reasoning(r) = &by_id("a1#2").body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("ENC"), true));
+    let a = assistants(&read.records)[0];
+    assert_eq!((a.text.as_str(), a.model.as_deref(), a.message_id.as_deref()), ("Let me look.", Some("claude-opus-4-1"), Some("a1")));
+    assert_eq!(tool_results(&read.records), [("c1", "X\n[image: image/jpeg]", None)]);
+    let Body::Compaction { summary, .. } = &read.records[7].body else { panic!() };
+    assert_eq!(summary, "Summary so far");
+    // The unknown-role message resolves to its parent.
+    assert_eq!(by_id("u2").parent.as_deref(), Some("r1"));
+
+    let details = |code: &str| -> Vec<(String, u32)> {
+        read.diagnostics.iter().filter(|d| d.code == code).map(|d| (d.detail.clone(), d.count)).collect()
+    };
+    assert_eq!(details("unknown-record-type"), [("brand_new_line".to_string(), 1), ("message/system".to_string(), 1)]);
+    assert_eq!(details("unknown-content-block"), [("assistant/brand_new_block".to_string(), 1)]);
+    assert_eq!(details("unmapped-record-type"), [("session_settings".to_string(), 1), ("todo_state".to_string(), 1)]);
+}
