@@ -1,0 +1,161 @@
+//! trajhost codec for OpenCode (`opencode-ai`, sst/opencode, now
+//! anomalyco/opencode): discovers and reads the sessions of OpenCode's
+//! SQLite store `~/.local/share/opencode/opencode.db` (tables `session`,
+//! `message`, `part`) through the host's read-only SQLite capability, writes
+//! canonical sessions as OpenCode import documents, and plans their
+//! installation.
+//!
+//! Module map:
+//! - [`layout`]: the store, locators (`<db>#<session id>`), where import documents go;
+//! - [`store`]: the schema check (fail closed) and the session rows;
+//! - [`discover`]: `discover` and `inspect`;
+//! - [`read`]: the batch reader and the mapping of messages and parts
+//!   (see its table), including what `src` means for rows;
+//! - [`write`]: canonical records → an import document; [`ids`]: OpenCode ids;
+//! - [`prepare`]: the plan (one file) and the resume command.
+//!
+//! ## Why an import document, not rows in `opencode.db`
+//!
+//! The WIT contract allows both: `insert-rows` into the target's database, or
+//! a file the harness loads. This codec writes the JSON document of
+//! `opencode export`, installed by `opencode import <file>` (run by the
+//! resume command), because:
+//!
+//! 1. **The real CLI accepts it.** The lab's loader check for OpenCode 1.18.33
+//!    passed through `opencode import` (harness-lab.md §5): a rewritten
+//!    export, imported into a fresh home, was sent back to the model on
+//!    `opencode run --session`. Direct inserts were never verified.
+//! 2. **A fresh home has no database.** `insert-rows` needs the database to
+//!    exist, and OpenCode creates it (38 migrations by 1.18.33) on its first
+//!    run; `opencode import` creates and migrates it.
+//! 3. **Rows need facts the sandbox cannot know.** `session.project_id` is
+//!    the git root commit of the cwd (or `global`), and a `project` row must
+//!    exist; `opencode import` sets the project, `directory` and `path` from
+//!    the cwd it runs in. It also validates the document with OpenCode's own
+//!    schemas, so a drift in the message or part shapes fails loudly there
+//!    instead of leaving rows OpenCode cannot load.
+//! 4. **The schema drifts.** Besides `session`/`message`/`part`, 1.18 keeps an
+//!    event log (`event`, `event_sequence`) and newer trees add
+//!    `session_message`; the import path is what OpenCode maintains across
+//!    those changes.
+//!
+//! The cost: installing is two steps (`prepare` creates the file, the resume
+//! command imports it), and until it runs the session is not in the store.
+//!
+//! Natively (tests) the codec runs without the sandbox:
+//! `trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, sink)`.
+
+pub mod discover;
+pub mod ids;
+pub mod layout;
+pub mod prepare;
+pub mod read;
+mod sql;
+pub mod store;
+pub mod time;
+pub mod write;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{
+    Artifact, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written,
+};
+
+/// The harness id.
+pub const HARNESS: &str = "opencode";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("opencode@", env!("CARGO_PKG_VERSION"));
+/// OpenCode versions whose SQLite store this codec reads (the store replaced
+/// the JSON `storage/` tree in 1.x; the schema is checked on every open).
+pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
+/// The format read.
+pub const READS: &str = "opencode-sqlite";
+/// The format written.
+pub const WRITES: &str = "opencode-import-json";
+
+/// How the codec treats a native record type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Mapped to canonical records of the named kind(s).
+    Mapped(&'static str),
+    /// Known, carries nothing a canonical record holds; counted in an
+    /// `unmapped-record-type` diagnostic.
+    Reported,
+}
+
+/// Every record type OpenCode is known to write: message roles
+/// (`message/<role>`) and part types (`part/<type>`), per
+/// `packages/opencode/src/session/message-v2.ts`.
+pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
+    ("message/user", Handling::Mapped("user")),
+    ("message/assistant", Handling::Mapped("assistant (compaction when summary)")),
+    ("part/text", Handling::Mapped("user or assistant text")),
+    ("part/reasoning", Handling::Mapped("reasoning")),
+    ("part/tool", Handling::Mapped("tool_call, tool_result")),
+    ("part/step-finish", Handling::Mapped("assistant.stop_reason")),
+    ("part/file", Handling::Mapped("user attachment; observation file on assistant messages")),
+    ("part/compaction", Handling::Mapped("compaction (summary = the next summary message)")),
+    ("part/subtask", Handling::Mapped("observation subtask")),
+    ("part/agent", Handling::Mapped("observation agent")),
+    ("part/retry", Handling::Mapped("observation retry")),
+    ("part/patch", Handling::Mapped("observation patch")),
+    // Step boundaries and file-system snapshot hashes.
+    ("part/step-start", Handling::Reported),
+    ("part/snapshot", Handling::Reported),
+];
+
+/// How `kind` is handled; `None` for a type never seen.
+pub fn handling(kind: &str) -> Option<Handling> {
+    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+}
+
+/// A type name safe for a diagnostic detail (no content).
+pub fn type_name(kind: &str) -> String {
+    let clean: String =
+        kind.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')).take(64).collect();
+    if clean.is_empty() { "<odd>".to_string() } else { clean }
+}
+
+/// The OpenCode codec.
+pub struct OpenCode;
+
+impl Codec for OpenCode {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`session.version` column (the OpenCode version that created the session)".into(),
+            reads: vec![READS.into()],
+            writes: vec![WRITES.into()],
+            session_globs: vec![layout::DB.into()],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+
+    fn write(session: &str, options: WriteOptions) -> Result<Written, CodecError> {
+        write::write(session, &options)
+    }
+
+    fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        prepare::prepare(artifacts, target, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(OpenCode);

@@ -1,0 +1,377 @@
+//! `read`: one session as canonical records, streamed in batches.
+//!
+//! Order: the `meta` (from the `session` row), then the session's messages
+//! by id (OpenCode's ids sort by creation time), each with its parts by id.
+//! Messages are paged from the host; the parts of one message are fetched
+//! when it is reached, so memory is bounded by one message and its parts.
+//! Diagnostics are aggregated and go out with the last batch.
+//!
+//! Mapping:
+//!
+//! | native | canonical |
+//! |---|---|
+//! | `message` role `user`: `text` parts | `user` (text parts joined by `\n`, ignored parts left out); `file` parts → attachments |
+//! | `message` role `assistant` | `reasoning` per `reasoning` part, one `assistant` (text parts joined, `modelID`, usage from `tokens`/`cost`, `finish`), then per `tool` part a `tool_call` (`callID`, `tool`, `state.input`), then the `tool_result`s (`state.output`, or `state.error`) |
+//! | `part` `compaction` + the next assistant message with `summary: true` | `compaction` (summary = that message's text) |
+//! | `subtask`, `agent`, `retry`, `patch`, assistant `file` parts, `error` of a message | `observation` |
+//! | `step-start`, `snapshot` | counted (`unmapped-record-type`) |
+//!
+//! `ok` of a tool result: `false` for `status: error` or a completed call
+//! whose `metadata.exit` is a non-zero exit code, `true` for other completed
+//! calls; none for calls without a result (`pending`/`running`, reported).
+//! Usage is `None` when the message has no `tokens`; `input` is OpenCode's
+//! `tokens.input`, which excludes cache reads and writes.
+//!
+//! Ids: a message's record has the message id (`msg_…`), a part's record the
+//! part id (`prt_…`), a tool result `<part id>#result`. `src` of a record
+//! read from SQLite: `file` = the database path, `offset` = the row's
+//! `rowid` (of the message or part row; the session row for `meta`),
+//! `len` = 0 (a row has no byte span).
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record, SCHEMA, SourceSpan, Usage};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::layout;
+use crate::sql::Row;
+use crate::store::{self, Session, sqlite_error};
+use crate::time::rfc3339_utc;
+use crate::{CODEC, HARNESS, Handling, handling};
+
+/// Messages fetched per page.
+const PAGE: u32 = 64;
+
+/// A session being read.
+pub struct Reader {
+    db: Database,
+    path: String,
+    messages: Rows,
+    columns: Vec<String>,
+    page: VecDeque<Vec<Sql>>,
+    messages_done: bool,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    meta: Option<Record>,
+    /// The trigger of a `compaction` part whose summary message is next.
+    compaction: Option<Option<String>>,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let (path, id) = layout::parse_locator(locator)?;
+        let db = Database::open(&home, path).map_err(|e| sqlite_error(path, e))?;
+        let schema = store::check(&db, path)?;
+        let session = store::session_by_id(&db, path, &schema, id)?
+            .ok_or_else(|| CodecError::NotFound(format!("{path}: no session {id}")))?;
+        let messages = db
+            .query(
+                "SELECT rowid AS row_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY id",
+                &[Sql::Text(id.to_string())],
+            )
+            .map_err(|e| sqlite_error(path, e))?;
+        let columns = messages.columns();
+        Ok(Reader {
+            meta: Some(meta(path, &session)),
+            db,
+            path: path.to_string(),
+            messages,
+            columns,
+            page: VecDeque::new(),
+            messages_done: false,
+            writer: BatchWriter::new(options),
+            diags: Diagnostics::new(),
+            compaction: None,
+            done: false,
+        })
+    }
+
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        if self.page.is_empty() {
+            if self.messages_done {
+                return Ok(false);
+            }
+            let page = self.messages.next_page(PAGE).map_err(|e| sqlite_error(&self.path, e))?;
+            self.messages_done = page.done;
+            self.page.extend(page.rows);
+            if self.page.is_empty() {
+                return Ok(false);
+            }
+        }
+        let values = self.page.pop_front().unwrap_or_default();
+        let row = Row { columns: &self.columns, values: &values };
+        let (rowid, id) = (row.int("row_id").unwrap_or(0), row.text("id").unwrap_or("").to_string());
+        let created = row.int("time_created");
+        let data: Value = match row.text("data").map(serde_json::from_str) {
+            Some(Ok(v)) => v,
+            _ => {
+                self.diags.add("malformed-row", Severity::Error, "message.data", Some(&self.path), Some(rowid as u64));
+                return Ok(true);
+            }
+        };
+        let parts = self.parts(&id)?;
+        self.message(&id, rowid, created, &data, &parts);
+        Ok(true)
+    }
+
+    /// The parts of one message: (rowid, id, data).
+    fn parts(&mut self, message: &str) -> Result<Vec<(i64, String, Value)>, CodecError> {
+        let rows = self
+            .db
+            .query("SELECT rowid AS row_id, id, data FROM part WHERE message_id = ? ORDER BY id", &[Sql::Text(message.into())])
+            .map_err(|e| sqlite_error(&self.path, e))?;
+        let columns = rows.columns();
+        let mut parts = Vec::new();
+        for values in rows.collect_all().map_err(|e| sqlite_error(&self.path, e))? {
+            let row = Row { columns: &columns, values: &values };
+            let rowid = row.int("row_id").unwrap_or(0);
+            match row.text("data").map(serde_json::from_str::<Value>) {
+                Some(Ok(v)) => parts.push((rowid, row.text("id").unwrap_or("").to_string(), v)),
+                _ => self.diags.add("malformed-row", Severity::Error, "part.data", Some(&self.path), Some(rowid as u64)),
+            }
+        }
+        Ok(parts)
+    }
+
+    fn src(&self, rowid: i64) -> Option<SourceSpan> {
+        Some(SourceSpan { file: self.path.clone(), offset: rowid.max(0) as u64, len: 0 })
+    }
+
+    fn push(&mut self, id: String, body: Body, parent: Option<String>, ts: Option<String>, rowid: i64) {
+        let record = Record { id, body, parent, ts, agent: None, src: self.src(rowid) };
+        self.writer.push(&record);
+    }
+
+    /// Counts a record type, or reports it unknown; true when it is mapped.
+    fn known(&mut self, kind: &str, rowid: i64) -> bool {
+        match handling(kind) {
+            Some(Handling::Mapped(_)) => true,
+            Some(Handling::Reported) => {
+                self.diags.add("unmapped-record-type", Severity::Info, kind, Some(&self.path), Some(rowid as u64));
+                false
+            }
+            None => {
+                let detail = crate::type_name(kind);
+                self.diags.add("unknown-record-type", Severity::Warning, &detail, Some(&self.path), Some(rowid as u64));
+                false
+            }
+        }
+    }
+
+    fn message(&mut self, id: &str, rowid: i64, created: Option<i64>, data: &Value, parts: &[(i64, String, Value)]) {
+        let role = str_of(data, "role").unwrap_or("");
+        let created = data.pointer("/time/created").and_then(Value::as_i64).or(created);
+        let ts = created.map(rfc3339_utc);
+        if !self.known(&format!("message/{role}"), rowid) {
+            return;
+        }
+        let parent = str_of(data, "parentID").map(str::to_string);
+        if role == "user" {
+            let mut texts = Vec::new();
+            let mut attachments = Vec::new();
+            for (prowid, pid, part) in parts {
+                let kind = str_of(part, "type").unwrap_or("");
+                if !self.known(&format!("part/{kind}"), *prowid) {
+                    continue;
+                }
+                match kind {
+                    "text" if part.get("ignored").and_then(Value::as_bool) != Some(true) => {
+                        texts.push(str_of(part, "text").unwrap_or("").to_string())
+                    }
+                    "file" => attachments.push(Attachment { kind: "file".into(), media_type: str_of(part, "mime").map(str::to_string) }),
+                    "compaction" => {
+                        let trigger = match part.get("auto").and_then(Value::as_bool) {
+                            Some(true) => Some("auto".to_string()),
+                            Some(false) => Some("manual".to_string()),
+                            None => None,
+                        };
+                        self.compaction = Some(trigger);
+                    }
+                    _ => self.observation_part(kind, pid, part, id, ts.clone(), *prowid),
+                }
+            }
+            if !texts.is_empty() || !attachments.is_empty() {
+                self.push(id.to_string(), Body::User { text: texts.join("\n"), attachments }, None, ts, rowid);
+            }
+            return;
+        }
+        // assistant
+        if data.get("summary").and_then(Value::as_bool) == Some(true) {
+            let trigger = self.compaction.take().unwrap_or(None);
+            let text: Vec<&str> = parts
+                .iter()
+                .filter(|(_, _, p)| str_of(p, "type") == Some("text"))
+                .filter_map(|(_, _, p)| str_of(p, "text"))
+                .collect();
+            self.push(id.to_string(), Body::Compaction { summary: text.join("\n"), trigger }, parent, ts, rowid);
+            return;
+        }
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut results = Vec::new();
+        let mut finish = str_of(data, "finish").map(str::to_string);
+        for (prowid, pid, part) in parts {
+            let kind = str_of(part, "type").unwrap_or("");
+            if !self.known(&format!("part/{kind}"), *prowid) {
+                continue;
+            }
+            let pts = part.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_utc).or(ts.clone());
+            match kind {
+                "text" => texts.push(str_of(part, "text").unwrap_or("").to_string()),
+                "reasoning" => {
+                    let body = Body::Reasoning(Reasoning { text: str_of(part, "text").map(str::to_string), opaque: None, encrypted: false });
+                    self.push(pid.clone(), body, Some(id.to_string()), pts, *prowid);
+                }
+                "step-finish" => {
+                    if finish.is_none() {
+                        finish = str_of(part, "reason").map(str::to_string);
+                    }
+                }
+                "tool" => {
+                    let state = part.get("state").unwrap_or(&Value::Null);
+                    let call_id = str_of(part, "callID").unwrap_or(pid).to_string();
+                    let arguments = match state.get("input") {
+                        None | Some(Value::Null) => Value::Object(Default::default()),
+                        Some(v) => v.clone(),
+                    };
+                    let name = str_of(part, "tool").unwrap_or("").to_string();
+                    calls.push((pid.clone(), Body::ToolCall { call_id: call_id.clone(), name: name.clone(), arguments }, pts.clone(), *prowid));
+                    let end = state.pointer("/time/end").and_then(Value::as_i64).map(rfc3339_utc).or(pts);
+                    match str_of(state, "status") {
+                        Some("completed") => {
+                            let exit = state.pointer("/metadata/exit").and_then(Value::as_i64);
+                            if state.pointer("/metadata/truncated").and_then(Value::as_bool) == Some(true) {
+                                let detail = format!("tool/{}", crate::type_name(&name));
+                                self.diags.add("tool-output-truncated", Severity::Info, &detail, Some(&self.path), Some(*prowid as u64));
+                            }
+                            let content = str_of(state, "output").unwrap_or("").to_string();
+                            let ok = Some(exit.is_none_or(|code| code == 0));
+                            results.push((format!("{pid}#result"), Body::ToolResult { call_id, content, ok }, end, *prowid));
+                        }
+                        Some("error") => {
+                            let content = str_of(state, "error").unwrap_or("").to_string();
+                            results.push((format!("{pid}#result"), Body::ToolResult { call_id, content, ok: Some(false) }, end, *prowid));
+                        }
+                        other => {
+                            let detail = format!("tool-state/{}", crate::type_name(other.unwrap_or("<missing>")));
+                            self.diags.add("unfinished-tool-call", Severity::Info, &detail, Some(&self.path), Some(*prowid as u64));
+                        }
+                    }
+                }
+                _ => self.observation_part(kind, pid, part, id, pts, *prowid),
+            }
+        }
+        let assistant = Assistant {
+            text: texts.join("\n"),
+            model: str_of(data, "modelID").map(str::to_string),
+            message_id: Some(id.to_string()),
+            stop_reason: finish,
+            usage: usage(data),
+        };
+        self.push(id.to_string(), Body::Assistant(assistant), parent, ts.clone(), rowid);
+        for (cid, body, cts, prowid) in calls {
+            self.push(cid, body, Some(id.to_string()), cts, prowid);
+        }
+        for (rid, body, rts, prowid) in results {
+            self.push(rid, body, Some(id.to_string()), rts, prowid);
+        }
+        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
+            let name = str_of(error, "name").unwrap_or("error");
+            let message = error.pointer("/data/message").and_then(Value::as_str).unwrap_or("");
+            let text = if message.is_empty() { name.to_string() } else { format!("{name}: {message}") };
+            self.push(format!("{id}#error"), Body::Observation { subtype: "error".into(), text: Some(text) }, Some(id.to_string()), ts, rowid);
+        }
+    }
+
+    /// `subtask`, `agent`, `retry`, `patch` and assistant `file` parts.
+    fn observation_part(&mut self, kind: &str, pid: &str, part: &Value, message: &str, ts: Option<String>, rowid: i64) {
+        let text = match kind {
+            "subtask" => str_of(part, "prompt").or_else(|| str_of(part, "description")).map(str::to_string),
+            "agent" => str_of(part, "name").map(str::to_string),
+            "retry" => part.pointer("/error/data/message").and_then(Value::as_str).or_else(|| str_of(part, "error")).map(str::to_string),
+            "patch" => part.get("files").and_then(Value::as_array).map(|files| {
+                files.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")
+            }),
+            "file" => str_of(part, "filename").or_else(|| str_of(part, "url")).map(str::to_string),
+            // Text parts of user messages marked `ignored`.
+            "text" => {
+                self.diags.add("ignored-text-part", Severity::Info, "part/text", Some(&self.path), Some(rowid as u64));
+                return;
+            }
+            _ => None,
+        };
+        self.push(pid.to_string(), Body::Observation { subtype: kind.to_string(), text }, Some(message.to_string()), ts, rowid);
+    }
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)?.as_str()
+}
+
+/// Usage of an assistant message; `None` without `tokens`.
+fn usage(data: &Value) -> Option<Usage> {
+    let tokens = data.get("tokens").filter(|t| t.is_object())?;
+    let count = |ptr: &str| tokens.pointer(ptr).and_then(Value::as_u64);
+    let usage = Usage {
+        input: count("/input"),
+        output: count("/output"),
+        cache_read: count("/cache/read"),
+        cache_write: count("/cache/write"),
+        reasoning: count("/reasoning"),
+        cost_usd: data.get("cost").and_then(Value::as_f64),
+    };
+    (usage != Usage::default()).then_some(usage)
+}
+
+fn meta(path: &str, session: &Session) -> Record {
+    let started = session.created.map(rfc3339_utc);
+    Record {
+        id: session.id.clone(),
+        body: Body::Meta(Meta {
+            schema: SCHEMA.to_string(),
+            harness: HARNESS.to_string(),
+            native_id: session.id.clone(),
+            native_version: session.version.clone(),
+            cwd: session.directory.clone(),
+            title: session.title.clone(),
+            git_branch: None,
+            started_at: started.clone(),
+            parent_session: session.parent.clone(),
+            parent_call: None,
+            codec: Some(CODEC.to_string()),
+        }),
+        parent: None,
+        ts: started,
+        agent: None,
+        src: Some(SourceSpan { file: path.to_string(), offset: session.rowid.max(0) as u64, len: 0 }),
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}

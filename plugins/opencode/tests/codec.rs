@@ -1,0 +1,514 @@
+//! The OpenCode codec against stores written by the real OpenCode CLI
+//! (fixtures/opencode/1.18.33), run natively through `Dir::native`. Every
+//! read works on a copy of the fixture home: a native read-only SQLite open
+//! of a WAL-mode database may create `-wal`/`-shm` files beside it (the host
+//! opens such databases `immutable=1` or reads a private copy).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use trajhost_codec_opencode::{Handling, KNOWN_RECORD_TYPES, OpenCode};
+use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
+use trajhost_codec_sdk::canonical::{Assistant, Body, Record, Usage};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity, WriteOptions};
+
+const DB: &str = ".local/share/opencode/opencode.db";
+const CWD: &str = "/home/user/project";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/opencode/1.18.33")
+}
+
+const SCENARIOS: [(&str, &str); 5] = [
+    ("simple", "ses_dd5597ad9ffezBir1gCV6AWlI8"),
+    ("parallel", "ses_dd558f8bbffe8Mvu192aETzSXm"),
+    ("failing-tool", "ses_dd5588d98ffeqk5WotCyFGL3Gs"),
+    ("multibyte", "ses_dd5583dc8ffeBhYdo0uSh80JTS"),
+    ("long-output", "ses_dd555eb26ffeA9aHR0kofxxfww"),
+];
+
+fn id_of(scenario: &str) -> &'static str {
+    SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
+}
+
+fn locator(id: &str) -> String {
+    format!("{DB}#{id}")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A writable copy of a fixture home.
+fn home(scenario: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join(scenario), dir.path());
+    dir
+}
+
+struct Read {
+    records: Vec<Record>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Read {
+    fn diag(&self, code: &str) -> Option<&Diagnostic> {
+        self.diagnostics.iter().find(|d| d.code == code)
+    }
+}
+
+fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    let mut read = Read { records: Vec::new(), diagnostics: Vec::new() };
+    trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, |batch| {
+        for line in batch.records.lines() {
+            read.records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record {line}: {e}")));
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })
+    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
+    read
+}
+
+fn read(home: &Path, locator: &str) -> Read {
+    read_with(home, locator, ReadOptions { max_batch_records: 1000, max_batch_bytes: 1 << 20 })
+}
+
+fn read_scenario(scenario: &str) -> Read {
+    let home = home(scenario);
+    read(home.path(), &locator(id_of(scenario)))
+}
+
+fn users(records: &[Record]) -> Vec<&str> {
+    records.iter().filter_map(|r| match &r.body { Body::User { text, .. } => Some(text.as_str()), _ => None }).collect()
+}
+
+fn assistants(records: &[Record]) -> Vec<&Assistant> {
+    records.iter().filter_map(|r| match &r.body { Body::Assistant(a) => Some(a), _ => None }).collect()
+}
+
+fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn kinds(records: &[Record]) -> Vec<&'static str> {
+    records.iter().map(|r| r.body.kind()).collect()
+}
+
+fn sha(path: &Path) -> Option<String> {
+    std::fs::read(path).ok().map(|b| hex::encode(Sha256::digest(b)))
+}
+
+// ---------------------------------------------------------------- info, discover
+
+#[test]
+fn info_describes_the_codec() {
+    let info = OpenCode::info();
+    assert_eq!(info.harness, "opencode");
+    assert_eq!(info.reads, vec!["opencode-sqlite".to_string()]);
+    assert_eq!(info.writes, vec!["opencode-import-json".to_string()]);
+    assert_eq!(info.session_globs, vec![DB.to_string()]);
+    assert!(info.native_version_source.contains("session.version"));
+}
+
+#[test]
+fn discover_finds_each_fixture_session() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let found = OpenCode::discover(&Dir::native(home.path())).unwrap();
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let s = &found.sessions[0];
+        assert_eq!(s.native_id, id);
+        assert_eq!(s.locator, locator(id));
+        assert_eq!(s.cwd.as_deref(), Some(CWD));
+        assert_eq!(s.native_version.as_deref(), Some("1.18.33"));
+        assert_eq!(s.title.as_deref(), Some("Lab session"));
+        assert!(s.size > 500, "{scenario}: {}", s.size);
+        assert!(s.started_at.as_deref().is_some_and(|t| t.starts_with("2026-11-30T04:")));
+        let inspected = OpenCode::inspect(&Dir::native(home.path()), &s.locator).unwrap();
+        assert_eq!(inspected.size, s.size);
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let found = OpenCode::discover(&Dir::native(empty.path())).unwrap();
+    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
+}
+
+// ---------------------------------------------------------------- read
+
+#[test]
+fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
+    for (scenario, id) in SCENARIOS {
+        let read = read_scenario(scenario);
+        let Body::Meta(meta) = &read.records[0].body else { panic!("{scenario}") };
+        assert_eq!((meta.harness.as_str(), meta.native_id.as_str()), ("opencode", id));
+        assert_eq!(meta.native_version.as_deref(), Some("1.18.33"));
+        assert_eq!(meta.cwd.as_deref(), Some(CWD));
+        assert!(!users(&read.records).is_empty());
+        let calls = tool_calls(&read.records);
+        let results = tool_results(&read.records);
+        assert!(!calls.is_empty());
+        assert_eq!(calls.len(), results.len());
+        for (call_id, _, _) in &results {
+            assert!(calls.iter().any(|(c, _, _)| c == call_id), "{scenario}");
+        }
+        let answers = assistants(&read.records);
+        assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER")), "{scenario}");
+        for a in answers {
+            assert_eq!(a.model.as_deref(), Some("fake-model"));
+            let want = Usage { input: Some(100), output: Some(20), cache_read: Some(0), cache_write: Some(0), reasoning: Some(0), cost_usd: Some(0.0) };
+            assert_eq!(a.usage.as_ref(), Some(&want));
+        }
+        assert!(read.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", read.diagnostics);
+    }
+}
+
+#[test]
+fn simple_session_details() {
+    let read = read_scenario("simple");
+    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(tool_calls(&read.records), [("call_lab_f67d384dabb14c35", "bash", &json!({"command": "cat hello.txt"}))]);
+    let result = tool_results(&read.records)[0];
+    assert!(result.1.contains("PAPAYA-42") && result.2 == Some(true));
+    let answers = assistants(&read.records);
+    assert_eq!(answers[0].stop_reason.as_deref(), Some("tool-calls"));
+    assert_eq!(answers[1].stop_reason.as_deref(), Some("stop"));
+    assert!(read.records[1].id.starts_with("msg_") && read.records[3].id.starts_with("prt_"));
+    assert_eq!(read.records[4].id, format!("{}#result", read.records[3].id));
+    assert_eq!(read.records[2].parent.as_deref(), Some(read.records[1].id.as_str()));
+    // src: the database, the rowid, no byte span.
+    let src = read.records[3].src.as_ref().unwrap();
+    assert_eq!((src.file.as_str(), src.offset, src.len), (DB, 3, 0));
+    assert_eq!(read.records[0].src.as_ref().unwrap().offset, 1);
+    let reported = read.diag("unmapped-record-type").unwrap();
+    assert_eq!((reported.detail.as_str(), reported.count), ("part/step-start", 3));
+}
+
+#[test]
+fn failing_parallel_multibyte_and_long_output() {
+    let read = read_scenario("failing-tool");
+    let r = tool_results(&read.records)[0];
+    assert!(r.1.contains("No such file") && r.2 == Some(false), "exit 3 is a failure");
+
+    let read = read_scenario("parallel");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1].1, "read");
+    assert_eq!(calls[1].2, &json!({"filePath": "/home/user/project/second.txt"}));
+    let results = tool_results(&read.records);
+    assert!(results.iter().any(|r| r.0 == calls[0].0 && r.1.contains("PAPAYA-42")));
+    assert!(results.iter().any(|r| r.0 == calls[1].0 && r.1.contains("KIWI-58")));
+
+    let read = read_scenario("multibyte");
+    assert!(users(&read.records)[0].contains("読んでください 🍍"));
+    assert!(tool_results(&read.records)[0].1.contains("CHERRY-本-91 ✓"));
+
+    let read = read_scenario("long-output");
+    let r = tool_results(&read.records)[0];
+    assert!(r.1.contains("LONG-OUTPUT-END LIME-1024") && r.1.starts_with("...output truncated..."));
+    assert_eq!(read.diag("tool-output-truncated").unwrap().detail, "tool/bash");
+}
+
+#[test]
+fn ids_are_stable_unique_and_batching_does_not_change_records() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        let a = read(home.path(), &locator(id));
+        let b = read_with(home.path(), &locator(id), ReadOptions { max_batch_records: 1, max_batch_bytes: 1 });
+        assert_eq!(a.records, b.records, "{scenario}");
+        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids.len(), a.records.len(), "{scenario}");
+    }
+}
+
+// ---------------------------------------------------------------- types
+
+fn sqlite(path: &Path) -> Connection {
+    Connection::open(path).unwrap()
+}
+
+#[test]
+fn fixture_record_types_are_all_known() {
+    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+    for (scenario, _) in SCENARIOS {
+        let home = home(scenario);
+        let conn = sqlite(&home.path().join(DB));
+        let mut types = Vec::new();
+        for (table, field, prefix) in [("message", "role", "message"), ("part", "type", "part")] {
+            let mut stmt = conn.prepare(&format!("SELECT DISTINCT json_extract(data, '$.{field}') FROM {table}")).unwrap();
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
+            types.extend(rows.map(|r| format!("{prefix}/{}", r.unwrap())));
+        }
+        for kind in types {
+            assert!(known.contains(kind.as_str()), "{scenario}: {kind:?} was never seen: map or report it");
+        }
+    }
+    for (kind, handling) in KNOWN_RECORD_TYPES {
+        assert!(matches!(handling, Handling::Mapped(_) | Handling::Reported), "{kind}");
+    }
+}
+
+#[test]
+fn unknown_part_types_are_reported_not_dropped_silently() {
+    let home = home("simple");
+    let conn = sqlite(&home.path().join(DB));
+    let id = id_of("simple");
+    conn.execute(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data)
+         SELECT 'prt_zzzzzzzzzzzz0000000000000' || n, message_id, session_id, time_created, time_updated, '{\"type\":\"hologram\"}'
+         FROM part, (SELECT 1 AS n UNION SELECT 2) WHERE part.rowid = 2",
+        [],
+    )
+    .unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    drop(conn);
+    let read = read(home.path(), &locator(id));
+    let d = read.diagnostics.iter().find(|d| d.code == "unknown-record-type").unwrap();
+    assert_eq!((d.detail.as_str(), d.count, d.severity), ("part/hologram", 2, Severity::Warning));
+}
+
+#[test]
+fn an_unknown_schema_fails_closed() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join(DB);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let conn = sqlite(&path);
+    conn.execute_batch(
+        "CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+         INSERT INTO session VALUES ('ses_x', '/w', 't', 1, 2);",
+    )
+    .unwrap();
+    drop(conn);
+    let err = OpenCode::discover(&Dir::native(home.path())).unwrap_err();
+    let text = format!("{err:?}");
+    assert!(text.contains("Unsupported") && text.contains("`session` lacks version") && text.contains("no `part` table"), "{text}");
+    assert!(OpenCode::read(Dir::native(home.path()), &locator("ses_x"), ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }).is_err());
+}
+
+// ---------------------------------------------------------------- the store is left as it was
+
+#[test]
+fn reading_leaves_the_database_byte_identical() {
+    let home = home("simple");
+    let db = home.path().join(DB);
+    let wal = home.path().join(format!("{DB}-wal"));
+    let before = (sha(&db), sha(&wal));
+    assert!(before.1.is_none(), "the fixture has no WAL");
+    OpenCode::discover(&Dir::native(home.path())).unwrap();
+    read(home.path(), &locator(id_of("simple")));
+    assert_eq!(sha(&db), before.0);
+    // A native read-only open of a WAL-mode database may leave an empty -wal.
+    assert_eq!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0), 0);
+}
+
+#[test]
+fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
+    let home = home("simple");
+    let db = home.path().join(DB);
+    let wal = home.path().join(format!("{DB}-wal"));
+    // A writer that keeps its connection (and its WAL) open, as a running
+    // OpenCode does, with one committed part not yet checkpointed.
+    let writer = sqlite(&db);
+    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    writer
+        .execute(
+            "UPDATE part SET data = json_set(data, '$.text', 'one more — ✓') WHERE rowid = 8",
+            [],
+        )
+        .unwrap();
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+    let before = (sha(&db), sha(&wal));
+    OpenCode::discover(&Dir::native(home.path())).unwrap();
+    let read = read(home.path(), &locator(id_of("simple")));
+    assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
+    assert_eq!((sha(&db), sha(&wal)), before);
+    drop(writer);
+}
+
+// ---------------------------------------------------------------- write, prepare
+
+fn document(records: &[Record]) -> String {
+    records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
+}
+
+/// What `opencode import` does with a document (import.ts): the session,
+/// message and part rows, into an existing store.
+fn import(db: &Path, doc: &Value) {
+    let conn = sqlite(db);
+    let info = &doc["info"];
+    conn.execute(
+        "INSERT INTO session (id, project_id, slug, directory, path, title, version, time_created, time_updated)
+         VALUES (?1, 'global', ?2, ?3, '', ?4, ?5, ?6, ?7)",
+        rusqlite::params![
+            info["id"].as_str().unwrap(), info["slug"].as_str().unwrap(), info["directory"].as_str().unwrap(),
+            info["title"].as_str().unwrap(), info["version"].as_str().unwrap(),
+            info["time"]["created"].as_i64().unwrap(), info["time"]["updated"].as_i64().unwrap()
+        ],
+    )
+    .unwrap();
+    for m in doc["messages"].as_array().unwrap() {
+        let mut data = m["info"].clone();
+        let id = data["id"].as_str().unwrap().to_string();
+        let created = data["time"]["created"].as_i64().unwrap();
+        data.as_object_mut().unwrap().remove("id");
+        data.as_object_mut().unwrap().remove("sessionID");
+        conn.execute(
+            "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?3, ?4)",
+            rusqlite::params![id, info["id"].as_str().unwrap(), created, data.to_string()],
+        )
+        .unwrap();
+        for p in m["parts"].as_array().unwrap() {
+            let mut data = p.clone();
+            let pid = data["id"].as_str().unwrap().to_string();
+            for k in ["id", "sessionID", "messageID"] {
+                data.as_object_mut().unwrap().remove(k);
+            }
+            conn.execute(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![pid, id, info["id"].as_str().unwrap(), created, data.to_string()],
+            )
+            .unwrap();
+        }
+    }
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+}
+
+fn conversation(records: &[Record]) -> (Vec<String>, Vec<(String, Value)>, Vec<(String, Option<bool>)>, Vec<String>) {
+    (
+        users(records).into_iter().map(str::to_string).collect(),
+        tool_calls(records).into_iter().map(|(_, n, a)| (n.to_string(), a.clone())).collect(),
+        tool_results(records).into_iter().map(|(_, c, ok)| (c.to_string(), ok)).collect(),
+        assistants(records).into_iter().map(|a| a.text.clone()).filter(|t| !t.is_empty()).collect(),
+    )
+}
+
+fn write_options() -> WriteOptions {
+    WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None }
+}
+
+#[test]
+fn round_trip_keeps_the_conversation() {
+    for (scenario, _) in SCENARIOS {
+        let first = read_scenario(scenario);
+        let written = OpenCode::write(&document(&first.records), write_options()).unwrap();
+        assert_eq!(written.artifacts.len(), 1);
+        let artifact = &written.artifacts[0];
+        assert_eq!(artifact.path, format!(".local/share/trajhost/opencode-import/{}.json", written.native_id));
+        let doc: Value = serde_json::from_slice(&artifact.bytes).unwrap();
+        assert_eq!(doc["info"]["id"], written.native_id.as_str());
+        assert_eq!(doc["info"]["version"], "1.18.33");
+        // Ids increase in conversation order (OpenCode sorts by id).
+        let mut last = String::new();
+        for m in doc["messages"].as_array().unwrap() {
+            let id = m["info"]["id"].as_str().unwrap().to_string();
+            assert!(id.starts_with("msg_") && id > last, "{id} after {last}");
+            last = id;
+            let mut last_part = String::new();
+            for p in m["parts"].as_array().unwrap() {
+                let pid = p["id"].as_str().unwrap().to_string();
+                assert!(pid.starts_with("prt_") && pid > last_part);
+                last_part = pid;
+            }
+        }
+        // Into a store of another session, as `opencode import` would.
+        let target = home("simple");
+        import(&target.path().join(DB), &doc);
+        let second = read(target.path(), &locator(&written.native_id));
+        assert_eq!(conversation(&first.records), conversation(&second.records), "{scenario}");
+        let models: Vec<_> = assistants(&second.records).iter().map(|a| (a.model.clone(), a.usage.clone(), a.stop_reason.clone())).collect();
+        let want: Vec<_> = assistants(&first.records).iter().map(|a| (a.model.clone(), a.usage.clone(), a.stop_reason.clone())).collect();
+        assert_eq!(models, want, "{scenario}");
+        assert!(second.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", second.diagnostics);
+    }
+}
+
+#[test]
+fn write_is_deterministic_and_handles_foreign_sessions() {
+    let first = read_scenario("parallel");
+    let doc = document(&first.records);
+    assert_eq!(OpenCode::write(&doc, write_options()).unwrap().artifacts[0].bytes, OpenCode::write(&doc, write_options()).unwrap().artifacts[0].bytes);
+
+    let foreign = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"codex","native_id":"x","cwd":"/w","started_at":"2026-11-30T04:00:00.000Z"}),
+        json!({"id":"s","kind":"system","text":"You are Codex."}),
+        json!({"id":"u","kind":"user","text":"hi","ts":"2026-11-30T04:00:01.000Z"}),
+        json!({"id":"c","kind":"tool_call","call_id":"call_1","name":"shell","arguments":{"cmd":["ls"]}}),
+        json!({"id":"r","kind":"tool_result","call_id":"call_1","content":"a.txt"}),
+        json!({"id":"a2","kind":"assistant","text":"done","model":"gpt-5"}),
+        json!({"id":"k","kind":"compaction","summary":"SUMMARY"}),
+    ];
+    let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
+    let written = OpenCode::write(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
+    let codes: Vec<(String, String)> = written.diagnostics.iter().map(|d| (d.code.clone(), d.detail.clone())).collect();
+    assert!(codes.contains(&("not-carried".into(), "system".into())), "{codes:?}");
+    assert!(codes.contains(&("defaulted".into(), "assistant.tokens".into())), "{codes:?}");
+    let doc: Value = serde_json::from_slice(&written.artifacts[0].bytes).unwrap();
+    assert_eq!(doc["info"]["directory"], "/w");
+    let target = home("simple");
+    import(&target.path().join(DB), &doc);
+    let read = read(target.path(), &locator(&written.native_id));
+    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "compaction"]);
+    assert_eq!(tool_calls(&read.records)[0].2, &json!({"cmd": ["ls"]}));
+    assert_eq!(tool_results(&read.records)[0].1, "a.txt");
+    let Body::Compaction { summary, .. } = &read.records.last().unwrap().body else { panic!() };
+    assert_eq!(summary, "SUMMARY");
+}
+
+#[test]
+fn prepare_plans_the_import_document_and_its_command() {
+    let first = read_scenario("simple");
+    let written = OpenCode::write(&document(&first.records), write_options()).unwrap();
+    // A fresh home: no database yet (`opencode import` creates it).
+    let fresh = tempfile::tempdir().unwrap();
+    let home_path = fresh.path().display().to_string();
+    let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some(home_path.clone()) };
+    let plan = OpenCode::prepare(written.artifacts.clone(), &Dir::native(fresh.path()), options.clone()).unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    assert_eq!(plan.operations.len(), 1);
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
+    assert_eq!(file.path, written.artifacts[0].path);
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd {CWD} && opencode import {home_path}/{} && opencode --session {}", file.path, written.native_id).as_str())
+    );
+    // A home with a store: checked read-only, left byte-identical.
+    let target = home("simple");
+    let before = sha(&target.path().join(DB));
+    let plan = OpenCode::prepare(written.artifacts.clone(), &Dir::native(target.path()), options.clone()).unwrap();
+    assert_eq!(plan.operations.len(), 1);
+    assert_eq!(sha(&target.path().join(DB)), before);
+    // Its session already there: refused.
+    import(&target.path().join(DB), &serde_json::from_slice(&written.artifacts[0].bytes).unwrap());
+    let err = OpenCode::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    assert!(format!("{err:?}").contains("never overwrites"), "{err:?}");
+}
