@@ -720,10 +720,10 @@ impl Transcript {
     }
 
     fn usage(&mut self, usage: &Usage) -> UsageOut {
-        if usage.cost_usd.is_some() {
+        if usage.cost_usd.is_some_and(|c| c > 0.0) {
             self.not_carried("usage.cost_usd", Severity::Info);
         }
-        if usage.reasoning.is_some() {
+        if usage.reasoning.is_some_and(|n| n > 0) {
             self.not_carried("usage.reasoning", Severity::Info);
         }
         UsageOut {
