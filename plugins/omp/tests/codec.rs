@@ -103,7 +103,11 @@ fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
         let unmapped: Vec<&str> =
             read.diagnostics.iter().filter(|d| d.code == "unmapped-record-type").map(|d| d.detail.as_str()).collect();
         assert!(unmapped.contains(&"custom/tool_execution_start") && unmapped.contains(&"custom/session_exit"), "{unmapped:?}");
-        assert!(read.diagnostics.iter().all(|d| d.code == "unmapped-record-type"), "{:?}", read.diagnostics);
+        assert!(
+            read.diagnostics.iter().all(|d| d.code == "unmapped-record-type" || d.code == "tool-output-truncated"),
+            "{:?}",
+            read.diagnostics
+        );
         let ids: BTreeSet<&str> = read.records.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids.len(), read.records.len());
         assert_eq!(read_with::<Omp>(&home(scenario), &locator(scenario), options(1, 1)).records, read.records);
@@ -136,6 +140,11 @@ fn simple_session_details() {
     let long = read_scenario("long-output");
     let result = tool_results(&long.records)[0].1;
     assert!(result.starts_with("LONG-OUTPUT-BEGIN LEMON-512") && result.contains("LONG-OUTPUT-END LIME-1024"));
+    // The result is what the model saw (head and tail); the full output is
+    // in the artifacts folder, and the cut is said.
+    assert!(result.contains("Read artifact://0 for full output"));
+    let cut = long.diagnostics.iter().find(|d| d.code == "tool-output-truncated").unwrap();
+    assert_eq!((cut.detail.as_str(), cut.severity), ("tool/bash", Severity::Info));
 }
 
 #[test]
@@ -248,4 +257,19 @@ fn prepare_uses_the_home_relative_folder() {
     assert!(file.path.starts_with(".omp/agent/sessions/-tmp-work-x/"), "{}", file.path);
     let header = check_chain(&file.bytes);
     assert_eq!(header["cwd"], "/tmp/work/x");
+}
+
+#[test]
+fn subagent_transcripts_in_the_artifacts_folder_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&home("simple"), dir.path());
+    let artifacts = dir.path().join(locator("simple").strip_suffix(".jsonl").unwrap());
+    std::fs::create_dir_all(&artifacts).unwrap();
+    std::fs::write(artifacts.join("0-scout.jsonl"), "{}\n").unwrap();
+    std::fs::write(artifacts.join("1.bash.log"), "x").unwrap();
+    let read = read::<Omp>(dir.path(), &locator("simple"));
+    let d = read.diagnostics.iter().find(|d| d.code == "subagent-transcript-not-read").unwrap();
+    assert_eq!(d.count, 1);
+    // Discovery lists the session only, not the nested transcript.
+    assert_eq!(Omp::discover(&Dir::native(dir.path())).unwrap().sessions.len(), 1);
 }

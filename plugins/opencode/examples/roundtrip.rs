@@ -5,6 +5,10 @@
 //! lab's loader check.
 //!
 //! `cargo run -p trajhost-codec-opencode --example roundtrip -- <home|-> <locator|doc.jsonl> <out> [home-path]`
+//!
+//! Point it at a copy of a home: natively the SDK opens the database with
+//! rusqlite read-only, which leaves `-wal`/`-shm` files beside a WAL-mode
+//! database (the host reads through `immutable=1` or a private copy).
 
 use trajhost_codec_opencode::OpenCode;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;

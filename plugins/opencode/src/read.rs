@@ -58,8 +58,8 @@ pub struct Reader {
     writer: BatchWriter,
     diags: Diagnostics,
     meta: Option<Record>,
-    /// The trigger of a `compaction` part whose summary message is next.
-    compaction: Option<Option<String>>,
+    /// A `compaction` part whose summary message is next: (part id, rowid, trigger).
+    compaction: Option<(String, i64, Option<String>)>,
     done: bool,
 }
 
@@ -195,7 +195,7 @@ impl Reader {
                             Some(false) => Some("manual".to_string()),
                             None => None,
                         };
-                        self.compaction = Some(trigger);
+                        self.compaction = Some((pid.clone(), *prowid, trigger));
                     }
                     _ => self.observation_part(kind, pid, part, id, ts.clone(), *prowid),
                 }
@@ -207,7 +207,7 @@ impl Reader {
         }
         // assistant
         if data.get("summary").and_then(Value::as_bool) == Some(true) {
-            let trigger = self.compaction.take().unwrap_or(None);
+            let trigger = self.compaction.take().and_then(|(_, _, trigger)| trigger);
             let text: Vec<&str> = parts
                 .iter()
                 .filter(|(_, _, p)| str_of(p, "type") == Some("text"))
@@ -215,6 +215,11 @@ impl Reader {
                 .collect();
             self.push(id.to_string(), Body::Compaction { summary: text.join("\n"), trigger }, parent, ts, rowid);
             return;
+        }
+        if let Some((pid, prowid, trigger)) = self.compaction.take() {
+            // A compaction request whose summary never came.
+            let body = Body::Observation { subtype: "compaction".into(), text: trigger };
+            self.push(pid, body, None, ts.clone(), prowid);
         }
         let mut texts = Vec::new();
         let mut calls = Vec::new();

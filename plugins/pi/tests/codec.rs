@@ -228,6 +228,8 @@ fn multibyte_and_long_output_are_intact() {
     // Pi kept the tail (its full output went to a file under /tmp, outside the home).
     assert!(result.contains("LONG-OUTPUT-END LIME-1024"));
     assert_eq!(result.chars().count(), 51_277);
+    let cut = read.diag("tool-output-truncated").unwrap();
+    assert_eq!((cut.detail.as_str(), cut.count), ("tool/bash", 1));
 }
 
 #[test]

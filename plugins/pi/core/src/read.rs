@@ -135,6 +135,15 @@ impl Reader {
         let tree = Tree::build(&mut lines, locator)?;
         lines.seek(0);
         let mut diags = Diagnostics::new();
+        // Oh My Pi nests subagent transcripts in the session's artifacts
+        // folder (`<ts>_<id>/*.jsonl`); they are sessions of their own, not
+        // read into this one.
+        if let Ok(entries) = home.list(layout::artifacts_dir(locator)) {
+            for entry in entries.iter().filter(|e| e.is_file() && e.name.ends_with(layout::JSONL)) {
+                let path = layout::join(layout::artifacts_dir(locator), &entry.name);
+                diags.add("subagent-transcript-not-read", Severity::Info, "jsonl", Some(&path), None);
+            }
+        }
         let file_id = locator.rsplit('/').next().and_then(layout::id_of_file_name);
         let native_id = head.id.clone().or_else(|| file_id.map(str::to_string)).unwrap_or_default();
         if file_id.is_some_and(|id| id != native_id) {

@@ -268,6 +268,16 @@ impl<'f> Mapper<'f> {
             "developer" => records.push(main(Body::System { text: content_text(message.get("content"), |_, _| {}) })),
             "assistant" => return self.assistant(eid, parent.clone(), ts.clone(), message, span, out),
             "toolResult" => {
+                // The content is what the model saw. When the harness cut a
+                // long output (Pi: `details.truncation`, its full output in a
+                // temp file; Oh My Pi: `details.meta.truncation`, the full
+                // output in the session's artifacts folder), that is said.
+                let truncated = message.pointer("/details/truncation/truncated").and_then(Value::as_bool) == Some(true)
+                    || message.pointer("/details/meta/truncation").is_some_and(Value::is_object);
+                if truncated {
+                    let detail = format!("tool/{}", type_name(str_of(message, "toolName")));
+                    out.diags.add("tool-output-truncated", Severity::Info, &detail, Some(&self.file), Some(span.offset));
+                }
                 let content = content_text(message.get("content"), |_, _| {});
                 let ok = message.get("isError").and_then(Value::as_bool).map(|e| !e);
                 let call_id = str_of(message, "toolCallId").unwrap_or("").to_string();
