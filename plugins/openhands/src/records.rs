@@ -222,8 +222,8 @@ impl Events {
     fn action(&mut self, event: &Value, ctx: &Ctx<'_>, out: &mut Out<'_>) {
         let response = str_of(event, "llm_response_id");
         if response.is_none() || response != self.last_response.as_deref() {
-            let index = self.reasoning(event, ctx, 2, out);
-            let _ = index;
+            // Reasoning is `#2…`, the assistant `#1`, the call the event id.
+            self.reasoning(event, ctx, 2, out);
             let thought = text_of(event.get("thought").unwrap_or(&Value::Null));
             let assistant = self.assistant(thought, response);
             push(out, ctx, 1, Body::Assistant(assistant));
