@@ -43,7 +43,7 @@ impl Reader {
         let bytes = home.read_to_end(&paths.messages, MAX_MESSAGES_BYTES).map_err(|e| fs_error(&paths.messages, e))?;
         let mut diags = Diagnostics::new();
         let parsed: MessagesFile<'_> = serde_json::from_slice(&bytes)
-            .map_err(|e| CodecError::Malformed(format!("{}: not a Cline messages document ({})", paths.messages, format!("{:?}", e.classify()))))?;
+            .map_err(|e| CodecError::Malformed(format!("{}: not a Cline messages document ({:?})", paths.messages, e.classify())))?;
         let base = bytes.as_ptr() as usize;
         let span = |raw: &serde_json::value::RawValue| (raw.get().as_ptr() as usize - base, raw.get().len());
         let spans: VecDeque<(usize, usize)> = parsed.messages.iter().map(|m| span(m)).collect();

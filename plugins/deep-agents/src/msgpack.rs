@@ -73,12 +73,12 @@ impl<'a> Reader<'a> {
             0xc0 => Value::Null,
             0xc2 => Value::Bool(false),
             0xc3 => Value::Bool(true),
-            0xc4 | 0xc5 | 0xc6 => {
+            0xc4..=0xc6 => {
                 let n = self.len(1 << (t - 0xc4))?;
                 self.take(n)?;
                 Value::Object(Map::from_iter([("__bytes".to_string(), Value::from(n))]))
             }
-            0xc7 | 0xc8 | 0xc9 => {
+            0xc7..=0xc9 => {
                 let n = self.len(1 << (t - 0xc7))?;
                 self.ext(n, depth)?
             }
@@ -90,7 +90,7 @@ impl<'a> Reader<'a> {
             0xd2 => Value::from(self.uint(4)? as u32 as i32),
             0xd3 => Value::from(self.uint(8)? as i64),
             0xd4..=0xd8 => self.ext(1 << (t - 0xd4), depth)?,
-            0xd9 | 0xda | 0xdb => {
+            0xd9..=0xdb => {
                 let n = self.len(1 << (t - 0xd9))?;
                 self.str(n)?
             }
