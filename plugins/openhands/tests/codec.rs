@@ -14,9 +14,10 @@ use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
 
 /// (scenario, conversation id, first prompt) of the scenarios the lab has
 /// generated; every scenario folder present is also checked generically.
-const SCENARIOS: [(&str, &str, &str); 4] = [
+const SCENARIOS: [(&str, &str, &str); 5] = [
     ("simple", "fd9b1653f768424e8c62f5940edd4ec2", "Read hello.txt and tell me the secret word."),
     ("parallel", "3ae13d9f41194f8d940ffe1d46ba1db0", "Read hello.txt and second.txt and tell me both words."),
+    ("failing-tool", "cac2e970452a49bf9a64cc4a363e8736", "Run cat missing.txt and tell me what happened."),
     (
         "multibyte",
         "f0f56adf94464464848dbd8450048b3b",
@@ -236,7 +237,7 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
             assert!(a.message_id.as_deref().unwrap().starts_with("chatcmpl-lab"));
         }
         for r in &records[1..] {
-            assert!(r.ts.as_deref().is_some_and(|t| t.starts_with("2026-11-30T04:") && t.ends_with('Z')), "{name}: {r:?}");
+            assert!(r.ts.as_deref().is_some_and(|t| t.starts_with("2026-11-30T0") && t.ends_with('Z')), "{name}: {r:?}");
             assert!(r.src.as_ref().unwrap().file.contains("/events/event-"));
         }
         assert!(read.diagnostics.iter().all(|d| d.code == "naive-time-read-as-utc"), "{name}: {:?}", read.diagnostics);
@@ -291,8 +292,9 @@ fn multibyte_and_long_output_are_intact() {
 
 #[test]
 fn a_failing_command_is_not_ok() {
-    // The lab's failing-tool scenario, when present; else the simple one
-    // with its observation turned into a failed command.
+    // The lab's failing-tool scenario (is_error false, exit_code 3), when
+    // present; else the simple one with its observation turned into a
+    // failed command.
     let (home, id) = if fixtures().join("failing-tool").exists() {
         let home = tempfile::tempdir().unwrap();
         copy_dir(&fixtures().join("failing-tool"), home.path());
