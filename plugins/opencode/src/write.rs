@@ -155,6 +155,11 @@ fn first_model(records: &[Record]) -> Option<String> {
     })
 }
 
+/// (call id, name, arguments, ms, result: (content, ok, ms))
+type Tool = (String, String, Value, i64, Option<ToolOutcome>);
+/// (content, ok, ms)
+type ToolOutcome = (String, Option<bool>, i64);
+
 /// The assistant message being gathered.
 struct Open {
     id: String,
@@ -162,8 +167,7 @@ struct Open {
     end_ms: i64,
     reasoning: Vec<(String, i64)>,
     assistant: Option<Assistant>,
-    /// (call id, name, arguments, ms, result: (content, ok, ms))
-    tools: Vec<(String, String, Value, i64, Option<(String, Option<bool>, i64)>)>,
+    tools: Vec<Tool>,
     summary: bool,
 }
 

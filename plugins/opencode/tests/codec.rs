@@ -403,7 +403,10 @@ fn import(db: &Path, doc: &Value) {
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
 }
 
-fn conversation(records: &[Record]) -> (Vec<String>, Vec<(String, Value)>, Vec<(String, Option<bool>)>, Vec<String>) {
+/// User texts, tool calls (name, arguments), tool results (content, ok), assistant texts.
+type Conversation = (Vec<String>, Vec<(String, Value)>, Vec<(String, Option<bool>)>, Vec<String>);
+
+fn conversation(records: &[Record]) -> Conversation {
     (
         users(records).into_iter().map(str::to_string).collect(),
         tool_calls(records).into_iter().map(|(_, n, a)| (n.to_string(), a.clone())).collect(),
