@@ -9,6 +9,16 @@
 //! When the target already has a database, it is checked (read-only) for a
 //! session with the same id: a second import would overwrite the session's
 //! project and directory and keep the old messages, so the plan refuses.
+//!
+//! The model: OpenCode continues a session with the model of its last user
+//! message, and fails ("Unexpected server error") when that names a provider
+//! it does not know — which a converted session's messages do (canonical
+//! records carry no provider: `write` says `unknown`). So when the target has
+//! a default model (`model` in `.config/opencode/opencode.json`), the user
+//! messages are set to it; otherwise the resume command passes
+//! `-m <provider>/<model>` for the user to fill in. Observed with OpenCode
+//! 1.18.33: `providerID: "unknown"` → the resume fails; the configured
+//! provider → it resumes with the history; no `model` → `import` refuses.
 
 use serde_json::Value;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
@@ -65,6 +75,11 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
         Err(FsError::NotFound(_)) => {}
         Err(e) => return Err(CodecError::Io(format!("{DB}: {e}"))),
     }
+    let mut bytes = artifact.bytes;
+    let default_model = configured_model(target);
+    if let Some((provider, model)) = &default_model {
+        bytes = with_user_model(doc.clone(), provider, model);
+    }
     let cwd = options
         .cwd
         .clone()
@@ -74,12 +89,40 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
         Some(home) => shell_quote(&format!("{}/{path}", home.trim_end_matches('/'))),
         None => format!("\"$HOME\"/{}", shell_quote(&path)),
     };
-    let resume = format!("cd {} && opencode import {file} && opencode --session {id}", shell_quote(&cwd));
+    let mut resume = format!("cd {} && opencode import {file} && opencode --session {id}", shell_quote(&cwd));
+    if default_model.is_none() {
+        resume.push_str(" -m '<provider>/<model>'");
+    }
     Ok(Plan {
         native_id: id,
-        operations: vec![Operation::CreateFile(CreateFile { path, bytes: artifact.bytes })],
+        operations: vec![Operation::CreateFile(CreateFile { path, bytes })],
         resume_command: Some(resume),
     })
+}
+
+/// OpenCode's global config, relative to the home.
+pub const CONFIG: &str = ".config/opencode/opencode.json";
+
+/// `(provider, model)` of the target's default `model` ("provider/model").
+fn configured_model(target: &Dir) -> Option<(String, String)> {
+    let bytes = target.read_to_end(CONFIG, 1 << 20).ok()?;
+    let config: Value = serde_json::from_slice(&bytes).ok()?;
+    let (provider, model) = config.get("model")?.as_str()?.split_once('/')?;
+    (!provider.is_empty() && !model.is_empty()).then(|| (provider.to_string(), model.to_string()))
+}
+
+/// The document with every user message's `model` set to the target's default.
+fn with_user_model(mut doc: Value, provider: &str, model: &str) -> Vec<u8> {
+    for message in doc.get_mut("messages").and_then(Value::as_array_mut).into_iter().flatten() {
+        if let Some(info) = message.get_mut("info")
+            && info.get("role").and_then(Value::as_str) == Some("user")
+        {
+            info["model"] = serde_json::json!({"providerID": provider, "modelID": model});
+        }
+    }
+    let mut bytes = serde_json::to_vec_pretty(&doc).expect("document serializes");
+    bytes.push(b'\n');
+    bytes
 }
 
 fn shell_quote(s: &str) -> String {

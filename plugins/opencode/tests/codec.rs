@@ -501,16 +501,31 @@ fn prepare_plans_the_import_document_and_its_command() {
     assert_eq!(plan.operations.len(), 1);
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     assert_eq!(file.path, written.artifacts[0].path);
+    // No default model in the target: the user names one.
     assert_eq!(
         plan.resume_command.as_deref(),
-        Some(format!("cd {CWD} && opencode import {home_path}/{} && opencode --session {}", file.path, written.native_id).as_str())
+        Some(
+            format!(
+                "cd {CWD} && opencode import {home_path}/{} && opencode --session {} -m '<provider>/<model>'",
+                file.path, written.native_id
+            )
+            .as_str()
+        )
     );
-    // A home with a store: checked read-only, left byte-identical.
+    assert_eq!(file.bytes, written.artifacts[0].bytes);
+    // A home with a store and a default model: the store is checked
+    // read-only and left byte-identical; user messages take the model.
     let target = home("simple");
     let before = sha(&target.path().join(DB));
     let plan = OpenCode::prepare(written.artifacts.clone(), &Dir::native(target.path()), options.clone()).unwrap();
     assert_eq!(plan.operations.len(), 1);
     assert_eq!(sha(&target.path().join(DB)), before);
+    assert!(plan.resume_command.as_deref().unwrap().ends_with(&format!("opencode --session {}", written.native_id)));
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
+    let doc: Value = serde_json::from_slice(&file.bytes).unwrap();
+    for m in doc["messages"].as_array().unwrap().iter().filter(|m| m["info"]["role"] == "user") {
+        assert_eq!(m["info"]["model"], json!({"providerID": "fake", "modelID": "fake-model"}));
+    }
     // Its session already there: refused.
     import(&target.path().join(DB), &serde_json::from_slice(&written.artifacts[0].bytes).unwrap());
     let err = OpenCode::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
