@@ -1,0 +1,47 @@
+//! # trajhost
+//!
+//! Finds, reads and converts the native session history of coding-agent
+//! harnesses. Each harness's format is handled by a codec: a sandboxed
+//! WebAssembly component that speaks the `trajhost:codec` WIT API and
+//! reaches files and SQLite only through this host.
+//!
+//! Modules, one job each:
+//! - [`wit`]: bindings of every supported API version;
+//! - [`runtime`]: the wasmtime engine, linker, limits and compiled cache;
+//! - [`capabilities`]: the read-only fs, SQLite and log imports;
+//! - [`registry`]: installed codecs (content-addressed blobs + index);
+//! - [`catalog`]: built-ins + installed codecs and codec selection;
+//! - [`inventory`]: discovery and session resolution across harnesses;
+//! - [`convert`]: export a session to another harness, with a fidelity report;
+//! - [`plan`]: validate and apply a codec's install plan, all or nothing.
+
+pub mod capabilities;
+pub mod catalog;
+pub mod convert;
+pub mod error;
+pub mod inventory;
+pub mod limits;
+pub mod plan;
+pub mod registry;
+pub mod runtime;
+pub mod time;
+pub mod wit;
+
+pub use error::{HostError, LimitKind, Operation, Result};
+pub use limits::Limits;
+pub use trajhost_canonical as canonical;
+
+use std::path::PathBuf;
+
+/// The trajhost data directory: `$TRAJHOST_HOME`, else
+/// `$XDG_DATA_HOME/trajhost`, else `~/.local/share/trajhost`.
+pub fn default_data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("TRAJHOST_HOME") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_DATA_HOME") {
+        return PathBuf::from(dir).join("trajhost");
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    home.join(".local").join("share").join("trajhost")
+}

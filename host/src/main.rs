@@ -1,1 +1,7 @@
-fn main() {}
+//! The `trajhost` command line: a thin layer over the `trajhost` library.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -159,6 +159,11 @@ mod imp {
             std::fs::File::open(&path).map(File).map_err(|e| io_error(&path, e))
         }
 
+        /// The directory's real path (native builds only).
+        pub fn host_path(&self) -> &Path {
+            &self.0
+        }
+
         pub fn open_dir(&self, path: &str) -> Result<Dir, FsError> {
             let path = self.join(path);
             if path.is_dir() { Ok(Dir(path)) } else { Err(FsError::NotFound(path.display().to_string())) }

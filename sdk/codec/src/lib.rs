@@ -78,6 +78,16 @@ pub trait Codec {
     /// Sessions under a granted home directory.
     fn discover(home: &fs::Dir) -> Result<Discovery, CodecError>;
 
+    /// The session-ref of the session at `locator`. The default runs
+    /// `discover` and picks it out; override it when that is costly.
+    fn inspect(home: &fs::Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        Self::discover(home)?
+            .sessions
+            .into_iter()
+            .find(|s| s.locator == locator)
+            .ok_or_else(|| CodecError::NotFound(locator.to_string()))
+    }
+
     /// Starts reading one session. `home` is an owned handle to the granted
     /// directory, so the reader may open further files later.
     fn read(home: fs::Dir, locator: &str, options: ReadOptions) -> Result<Self::Reader, CodecError>;
@@ -150,6 +160,10 @@ impl<C: Codec + 'static> export::Guest for Export<C> {
 
     fn discover(home: &bindings::trajhost::codec::fs::Dir) -> Result<Discovery, CodecError> {
         C::discover(&fs::Dir::from_borrow(home)?)
+    }
+
+    fn inspect(home: &bindings::trajhost::codec::fs::Dir, locator: String) -> Result<SessionRef, CodecError> {
+        C::inspect(&fs::Dir::from_borrow(home)?, &locator)
     }
 
     fn read(

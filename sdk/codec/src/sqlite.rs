@@ -1,13 +1,140 @@
-//! The host's read-only SQLite capability (wasm guests only).
+//! Read-only SQLite through the host's capability. Compiled natively (tests,
+//! benchmarks) the same API opens the file read-only with rusqlite.
 
-#[cfg(target_arch = "wasm32")]
-pub use crate::bindings::trajhost::codec::sqlite::{Database, Page, Rows, SqliteError, Value};
-
-#[cfg(not(target_arch = "wasm32"))]
 pub use crate::bindings::trajhost::codec::sqlite::{Page, SqliteError, Value};
+
+use crate::fs::Dir;
 
 impl From<SqliteError> for crate::CodecError {
     fn from(error: SqliteError) -> Self {
-        crate::CodecError::Io(error.to_string())
+        crate::CodecError::Io(format!("{error:?}"))
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod imp {
+    use super::*;
+    use crate::bindings::trajhost::codec::sqlite as host;
+
+    /// A read-only database opened by the host.
+    pub struct Database(host::Database);
+
+    /// The result of one query, fetched in pages.
+    pub struct Rows(host::Rows);
+
+    impl Database {
+        /// Opens `path` (relative to `dir`) read-only.
+        pub fn open(dir: &Dir, path: &str) -> Result<Database, SqliteError> {
+            host::Database::open(dir.handle(), path).map(Database)
+        }
+
+        /// Runs one statement with positional `?` parameters.
+        pub fn query(&self, sql: &str, params: &[Value]) -> Result<Rows, SqliteError> {
+            self.0.query(sql, params).map(Rows)
+        }
+    }
+
+    impl Rows {
+        pub fn columns(&self) -> Vec<String> {
+            self.0.columns()
+        }
+
+        pub fn next_page(&self, max_rows: u32) -> Result<Page, SqliteError> {
+            self.0.next_page(max_rows)
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod imp {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+
+    /// A database opened read-only with rusqlite (native builds only).
+    pub struct Database(rusqlite::Connection);
+
+    /// All rows of one query, handed out in pages.
+    pub struct Rows {
+        columns: Vec<String>,
+        rows: RefCell<VecDeque<Vec<Value>>>,
+    }
+
+    fn error(e: rusqlite::Error) -> SqliteError {
+        SqliteError::Sqlite(e.to_string())
+    }
+
+    impl Database {
+        pub fn open(dir: &Dir, path: &str) -> Result<Database, SqliteError> {
+            let full = dir.host_path().join(path);
+            if !full.is_file() {
+                return Err(SqliteError::NotFound(path.to_string()));
+            }
+            let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = rusqlite::Connection::open_with_flags(&full, flags).map_err(error)?;
+            conn.execute_batch("PRAGMA query_only = ON;").map_err(error)?;
+            Ok(Database(conn))
+        }
+
+        pub fn query(&self, sql: &str, params: &[Value]) -> Result<Rows, SqliteError> {
+            use rusqlite::types::{Value as V, ValueRef};
+            let mut stmt = self.0.prepare(sql).map_err(error)?;
+            let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+            let params: Vec<V> = params
+                .iter()
+                .map(|p| match p {
+                    Value::Null => V::Null,
+                    Value::Integer(i) => V::Integer(*i),
+                    Value::Real(f) => V::Real(*f),
+                    Value::Text(s) => V::Text(s.clone()),
+                    Value::Blob(b) => V::Blob(b.clone()),
+                })
+                .collect();
+            let mut rows = stmt.query(rusqlite::params_from_iter(params.iter())).map_err(error)?;
+            let mut out = VecDeque::new();
+            while let Some(row) = rows.next().map_err(error)? {
+                let mut values = Vec::with_capacity(columns.len());
+                for i in 0..columns.len() {
+                    values.push(match row.get_ref(i).map_err(error)? {
+                        ValueRef::Null => Value::Null,
+                        ValueRef::Integer(i) => Value::Integer(i),
+                        ValueRef::Real(f) => Value::Real(f),
+                        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+                        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+                    });
+                }
+                out.push_back(values);
+            }
+            Ok(Rows { columns, rows: RefCell::new(out) })
+        }
+    }
+
+    impl Rows {
+        pub fn columns(&self) -> Vec<String> {
+            self.columns.clone()
+        }
+
+        pub fn next_page(&self, max_rows: u32) -> Result<Page, SqliteError> {
+            let mut rows = self.rows.borrow_mut();
+            let take = (max_rows.max(1) as usize).min(rows.len());
+            let page: Vec<Vec<Value>> = rows.drain(..take).collect();
+            Ok(Page { rows: page, done: rows.is_empty() })
+        }
+    }
+}
+
+pub use imp::{Database, Rows};
+
+impl Rows {
+    /// Every remaining row (convenience for small results).
+    pub fn collect_all(&self) -> Result<Vec<Vec<Value>>, SqliteError> {
+        let mut all = Vec::new();
+        loop {
+            let page = self.next_page(1024)?;
+            all.extend(page.rows);
+            if page.done {
+                return Ok(all);
+            }
+        }
     }
 }

@@ -1,0 +1,10 @@
+//! What a codec can reach: read-only directories, read-only SQLite and a
+//! log. Each module implements one imported WIT interface for
+//! [`PluginState`](crate::runtime::PluginState).
+
+pub mod fs;
+pub mod log;
+pub mod sqlite;
+
+// The shared `types` interface has no functions.
+impl crate::wit::latest::types::Host for crate::runtime::PluginState {}

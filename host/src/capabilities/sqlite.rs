@@ -1,0 +1,271 @@
+//! The read-only SQLite capability (`trajhost:codec/sqlite`).
+//!
+//! Read-only by construction, in layers: read-only open flags, `query_only`,
+//! `trusted_schema=OFF`, defensive mode, no attached databases, and an
+//! authorizer that allows only reads. A live store is never changed: a
+//! database with a WAL beside it is copied (with its WAL) into a private
+//! temporary directory first, and one without is opened `immutable=1`, so
+//! SQLite neither checkpoints nor creates `-wal`/`-shm` files next to it.
+//! Every statement runs under a progress handler bound to the same deadline
+//! as the epoch interruption of the calling codec.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use wasmtime::component::Resource;
+
+use crate::capabilities::fs::DirHandle;
+use crate::runtime::PluginState;
+use crate::wit::latest::sqlite::{self as wit, Page, SqliteError, Value};
+
+/// An open, read-only database.
+pub struct DatabaseHandle {
+    conn: Connection,
+    /// Holds the private copy of a database that had a live WAL.
+    _copy: Option<tempfile::TempDir>,
+}
+
+/// The buffered result of one query, handed out in pages.
+pub struct RowsHandle {
+    columns: Vec<String>,
+    rows: VecDeque<Vec<Value>>,
+}
+
+/// A deadline shared between the epoch timer and SQLite's progress handler:
+/// milliseconds since `base`, or `u64::MAX` for none.
+#[derive(Clone)]
+pub struct SharedDeadline {
+    base: Instant,
+    at_ms: Arc<AtomicU64>,
+}
+
+impl SharedDeadline {
+    pub fn new() -> SharedDeadline {
+        SharedDeadline { base: Instant::now(), at_ms: Arc::new(AtomicU64::new(u64::MAX)) }
+    }
+
+    pub fn set(&self, timeout: std::time::Duration) {
+        let at = self.base.elapsed().saturating_add(timeout).as_millis() as u64;
+        self.at_ms.store(at, Ordering::Relaxed);
+    }
+
+    pub fn passed(&self) -> bool {
+        self.base.elapsed().as_millis() as u64 > self.at_ms.load(Ordering::Relaxed)
+    }
+}
+
+impl Default for SharedDeadline {
+    fn default() -> Self {
+        SharedDeadline::new()
+    }
+}
+
+/// Pragmas a codec may read, without an argument. Setting any pragma is denied.
+const READABLE_PRAGMAS: &[&str] =
+    &["table_list", "user_version", "schema_version", "application_id", "page_size", "page_count", "encoding"];
+
+/// Schema introspection pragmas, whose argument is a table or index name.
+const SCHEMA_PRAGMAS: &[&str] = &["table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"];
+
+fn authorize(ctx: AuthContext<'_>) -> Authorization {
+    match ctx.action {
+        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Function { .. } | AuthAction::Recursive => {
+            Authorization::Allow
+        }
+        AuthAction::Pragma { pragma_name, pragma_value } => {
+            let name = pragma_name.to_ascii_lowercase();
+            let allowed = match pragma_value {
+                // Introspection pragmas take a table or index name.
+                Some(_) => SCHEMA_PRAGMAS.contains(&name.as_str()),
+                None => READABLE_PRAGMAS.contains(&name.as_str()) || SCHEMA_PRAGMAS.contains(&name.as_str()),
+            };
+            if allowed { Authorization::Allow } else { Authorization::Deny }
+        }
+        _ => Authorization::Deny,
+    }
+}
+
+fn sqlite_error(path: &str, error: rusqlite::Error) -> SqliteError {
+    match &error {
+        rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::AuthorizationForStatementDenied => {
+            SqliteError::Denied(format!("{path}: only reads are allowed ({error})"))
+        }
+        rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::OperationInterrupted => {
+            SqliteError::LimitExceeded(format!("{path}: query ran past the call deadline"))
+        }
+        rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::ReadOnly => {
+            SqliteError::Denied(format!("{path}: the database is read-only"))
+        }
+        rusqlite::Error::MultipleStatement => SqliteError::Invalid(format!("{path}: one statement per query")),
+        _ => SqliteError::Sqlite(format!("{path}: {error}")),
+    }
+}
+
+/// Opens `host_path` without changing it or anything beside it.
+fn open_read_only(host_path: &Path, rel: &str, deadline: SharedDeadline) -> Result<DatabaseHandle, SqliteError> {
+    let wal = host_path.with_file_name(format!(
+        "{}-wal",
+        host_path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+    ));
+    let live_wal = std::fs::metadata(&wal).map(|m| m.len() > 0).unwrap_or(false);
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let io = |e: std::io::Error| SqliteError::Sqlite(format!("{rel}: {e}"));
+    let (conn, copy) = if live_wal {
+        // The WAL holds committed data; reading it in place would need a
+        // -shm beside the store. Read a private copy instead.
+        let dir = tempfile::Builder::new().prefix("trajhost-sqlite-").tempdir().map_err(io)?;
+        let copy = dir.path().join("db.sqlite");
+        std::fs::copy(host_path, &copy).map_err(io)?;
+        std::fs::copy(&wal, dir.path().join("db.sqlite-wal")).map_err(io)?;
+        let conn = Connection::open_with_flags(&copy, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(|e| sqlite_error(rel, e))?;
+        (conn, Some(dir))
+    } else {
+        let uri = format!("file:{}?mode=ro&immutable=1", uri_escape(host_path));
+        (Connection::open_with_flags(uri, flags).map_err(|e| sqlite_error(rel, e))?, None)
+    };
+    harden(&conn, deadline).map_err(|e| sqlite_error(rel, e))?;
+    // Fail at open, not at the first query, when the file is not a database.
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
+        .map_err(|e| sqlite_error(rel, e))?;
+    Ok(DatabaseHandle { conn, _copy: copy })
+}
+
+fn harden(conn: &Connection, deadline: SharedDeadline) -> rusqlite::Result<()> {
+    use rusqlite::config::DbConfig;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
+    conn.execute_batch("PRAGMA query_only = ON;")?;
+    conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, 100_000)?;
+    conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, 64 << 20)?;
+    conn.authorizer(Some(authorize));
+    conn.progress_handler(10_000, Some(move || deadline.passed()));
+    Ok(())
+}
+
+fn uri_escape(path: &Path) -> String {
+    let mut out = String::new();
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'?' | b'#' | b'%' => out.push_str(&format!("%{byte:02X}")),
+            _ => out.push(byte as char),
+        }
+    }
+    out
+}
+
+fn to_sql(value: &Value) -> rusqlite::types::Value {
+    use rusqlite::types::Value as V;
+    match value {
+        Value::Null => V::Null,
+        Value::Integer(i) => V::Integer(*i),
+        Value::Real(f) => V::Real(*f),
+        Value::Text(s) => V::Text(s.clone()),
+        Value::Blob(b) => V::Blob(b.clone()),
+    }
+}
+
+fn from_sql(value: ValueRef<'_>) -> (Value, usize) {
+    match value {
+        ValueRef::Null => (Value::Null, 1),
+        ValueRef::Integer(i) => (Value::Integer(i), 8),
+        ValueRef::Real(f) => (Value::Real(f), 8),
+        ValueRef::Text(t) => (Value::Text(String::from_utf8_lossy(t).into_owned()), t.len()),
+        ValueRef::Blob(b) => (Value::Blob(b.to_vec()), b.len()),
+    }
+}
+
+fn run_query(conn: &Connection, sql: &str, params: &[Value], max_bytes: usize) -> Result<RowsHandle, SqliteError> {
+    let label = "query";
+    let mut stmt = conn.prepare(sql).map_err(|e| sqlite_error(label, e))?;
+    if !stmt.readonly() {
+        return Err(SqliteError::Denied("only read statements are allowed".into()));
+    }
+    let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+    let params: Vec<rusqlite::types::Value> = params.iter().map(to_sql).collect();
+    let mut rows = stmt
+        .query(rusqlite::params_from_iter(params.iter()))
+        .map_err(|e| sqlite_error(label, e))?;
+    let mut out = VecDeque::new();
+    let mut bytes = 0usize;
+    while let Some(row) = rows.next().map_err(|e| sqlite_error(label, e))? {
+        let mut values = Vec::with_capacity(columns.len());
+        for i in 0..columns.len() {
+            let (value, size) = from_sql(row.get_ref(i).map_err(|e| sqlite_error(label, e))?);
+            bytes += size;
+            values.push(value);
+        }
+        if bytes > max_bytes {
+            return Err(SqliteError::LimitExceeded(format!("query result is larger than {max_bytes} bytes")));
+        }
+        out.push_back(values);
+    }
+    Ok(RowsHandle { columns, rows: out })
+}
+
+impl wit::Host for PluginState {}
+
+impl wit::HostDatabase for PluginState {
+    fn open(&mut self, root: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Resource<DatabaseHandle>, SqliteError>> {
+        if self.open_databases >= self.limits.sqlite_max_connections {
+            return Ok(Err(SqliteError::LimitExceeded(format!(
+                "more than {} open databases",
+                self.limits.sqlite_max_connections
+            ))));
+        }
+        let dir = self.table.get(&root)?;
+        let host_path = match dir.resolve_host_path(&path) {
+            Ok(p) => p,
+            Err(e) => return Ok(Err(SqliteError::Denied(format!("{e:?}")))),
+        };
+        match open_read_only(&host_path, &path, self.deadline.clone()) {
+            Ok(handle) => {
+                self.open_databases += 1;
+                Ok(Ok(self.table.push(handle)?))
+            }
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    fn query(&mut self, db: Resource<DatabaseHandle>, sql: String, params: Vec<Value>) -> wasmtime::Result<Result<Resource<RowsHandle>, SqliteError>> {
+        self.stats.sql_queries += 1;
+        let max = self.limits.sqlite_max_result_bytes;
+        let handle = self.table.get(&db)?;
+        match run_query(&handle.conn, &sql, &params, max) {
+            Ok(rows) => Ok(Ok(self.table.push(rows)?)),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    fn drop(&mut self, db: Resource<DatabaseHandle>) -> wasmtime::Result<()> {
+        self.table.delete(db)?;
+        self.open_databases = self.open_databases.saturating_sub(1);
+        Ok(())
+    }
+}
+
+impl wit::HostRows for PluginState {
+    fn columns(&mut self, rows: Resource<RowsHandle>) -> wasmtime::Result<Vec<String>> {
+        Ok(self.table.get(&rows)?.columns.clone())
+    }
+
+    fn next_page(&mut self, rows: Resource<RowsHandle>, max_rows: u32) -> wasmtime::Result<Result<Page, SqliteError>> {
+        let handle = self.table.get_mut(&rows)?;
+        let take = (max_rows.max(1) as usize).min(handle.rows.len());
+        let page: Vec<Vec<Value>> = handle.rows.drain(..take).collect();
+        Ok(Ok(Page { rows: page, done: handle.rows.is_empty() }))
+    }
+
+    fn drop(&mut self, rows: Resource<RowsHandle>) -> wasmtime::Result<()> {
+        self.table.delete(rows)?;
+        Ok(())
+    }
+}

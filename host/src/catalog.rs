@@ -1,0 +1,232 @@
+//! The codecs this process can use: the built-ins embedded in the binary
+//! plus those installed in the registry, and the rule that picks one for a
+//! session.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::error::{HostError, Result};
+use crate::registry::builtin::{BUILTIN_CODECS, BuiltinCodec};
+use crate::registry::{self, CodecRecord, CodecSource, Registry};
+use crate::runtime::{CodecInstance, LoadKind, LoadedCodec, Runtime};
+
+/// A codec known to the catalog.
+#[derive(Debug, Clone)]
+pub struct CatalogEntry {
+    pub record: CodecRecord,
+    /// Set when an installed codec of the same harness and version replaces
+    /// this built-in.
+    pub shadowed_by: Option<String>,
+}
+
+/// Built-ins and installed codecs, loaded lazily and at most once.
+pub struct Catalog<'a> {
+    runtime: &'a Runtime,
+    registry: &'a Registry,
+    entries: Vec<CatalogEntry>,
+    loaded: RefCell<HashMap<String, Rc<LoadedCodec>>>,
+    /// How each component was obtained, for tests and `--verbose`.
+    loads: RefCell<Vec<(String, LoadKind)>>,
+    /// Codecs that failed to load, with why.
+    unusable: Vec<(String, HostError)>,
+}
+
+impl<'a> Catalog<'a> {
+    /// Reads the registry index and the built-ins' `info`.
+    pub fn open(runtime: &'a Runtime, registry: &'a Registry) -> Result<Catalog<'a>> {
+        let installed = registry.installed()?;
+        let mut catalog = Catalog {
+            runtime,
+            registry,
+            entries: Vec::new(),
+            loaded: RefCell::new(HashMap::new()),
+            loads: RefCell::new(Vec::new()),
+            unusable: Vec::new(),
+        };
+        for builtin in BUILTIN_CODECS {
+            let record = match catalog.builtin_record(builtin) {
+                Ok(record) => record,
+                Err(error) => {
+                    // One broken codec must not take the others down.
+                    tracing::warn!("built-in {} is unusable: {error}", builtin.package);
+                    catalog.unusable.push((builtin.package.to_string(), error));
+                    continue;
+                }
+            };
+            let shadowed_by = installed
+                .iter()
+                .find(|i| i.harness == record.harness && i.codec_version == record.codec_version)
+                .map(CodecRecord::id);
+            catalog.entries.push(CatalogEntry { record, shadowed_by });
+        }
+        catalog.entries.extend(installed.into_iter().map(|record| CatalogEntry { record, shadowed_by: None }));
+        Ok(catalog)
+    }
+
+    /// A built-in's record: from the cache note when there is one, else by
+    /// loading the component and asking its `info`.
+    fn builtin_record(&self, builtin: &BuiltinCodec) -> Result<CodecRecord> {
+        let cache = self.runtime.cache();
+        if let Some(record) = cache
+            .and_then(|c| c.read_note(builtin.sha256))
+            .and_then(|bytes| serde_json::from_slice::<CodecRecord>(&bytes).ok())
+        {
+            return Ok(record);
+        }
+        let name = format!("built-in {}", builtin.package);
+        let info = self.load_bytes(builtin.wasm, builtin.sha256, &name)?.instantiate(self.runtime)?.info()?;
+        let record = CodecRecord::from_info(
+            info,
+            crate::wit::latest_version().to_string(),
+            registry::sdk_section(builtin.wasm),
+            builtin.sha256.to_string(),
+            builtin.wasm.len() as u64,
+            CodecSource::Builtin,
+        );
+        if let Some(cache) = cache {
+            let note = serde_json::to_vec(&record).expect("records serialize");
+            if let Err(error) = cache.write_note(builtin.sha256, &note) {
+                tracing::warn!("cannot cache the info of {name}: {error}");
+            }
+        }
+        Ok(record)
+    }
+
+    /// Codecs that could not be loaded, and why.
+    pub fn unusable(&self) -> &[(String, HostError)] {
+        &self.unusable
+    }
+
+    /// Every codec, shadowed built-ins included.
+    pub fn entries(&self) -> &[CatalogEntry] {
+        &self.entries
+    }
+
+    /// Codecs in effect (not shadowed).
+    pub fn effective(&self) -> impl Iterator<Item = &CodecRecord> {
+        self.entries.iter().filter(|e| e.shadowed_by.is_none()).map(|e| &e.record)
+    }
+
+    /// Harness ids with at least one codec, sorted.
+    pub fn harnesses(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.effective().map(|r| r.harness.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// Codecs of one harness, highest version first.
+    pub fn for_harness(&self, harness: &str) -> Vec<&CodecRecord> {
+        let mut codecs: Vec<&CodecRecord> = self.effective().filter(|r| r.harness == harness).collect();
+        codecs.sort_by(|a, b| b.version().cmp(&a.version()));
+        codecs
+    }
+
+    /// The codec for a session: `--codec` if given, else the highest codec
+    /// version whose native range covers the session's native version.
+    pub fn select(&self, harness: &str, native_version: Option<&str>, codec_override: Option<&str>) -> Result<&CodecRecord> {
+        let codecs = self.for_harness(harness);
+        if let Some(wanted) = codec_override {
+            let (h, v) = wanted.split_once('@').unwrap_or((wanted, ""));
+            return self
+                .effective()
+                .find(|r| r.harness == h && (v.is_empty() || r.codec_version == v))
+                .ok_or_else(|| HostError::NoCodec(format!("no codec {wanted} (available: {})", describe(&codecs))));
+        }
+        if codecs.is_empty() {
+            return Err(HostError::NoCodec(format!("no codec for harness {harness:?} (known harnesses: {})", self.harnesses().join(", "))));
+        }
+        let Some(native) = native_version else {
+            return Ok(codecs[0]);
+        };
+        let Some(version) = parse_native_version(native) else {
+            tracing::warn!("{harness} native version {native:?} is not semver; using {}", codecs[0].id());
+            return Ok(codecs[0]);
+        };
+        codecs.iter().copied().find(|r| r.covers(&version)).ok_or_else(|| {
+            HostError::NoCodec(format!(
+                "{harness} session has native version {native}, which no installed codec covers; installed: {}",
+                describe(&codecs)
+            ))
+        })
+    }
+
+    /// A fresh instance of `record`.
+    pub fn instantiate(&self, record: &CodecRecord) -> Result<CodecInstance> {
+        let loaded = match self.loaded.borrow().get(&record.sha256) {
+            Some(loaded) => Some(loaded.clone()),
+            None => None,
+        };
+        let loaded = match loaded {
+            Some(loaded) => loaded,
+            None => match &record.source {
+                CodecSource::Builtin => {
+                    let builtin = BUILTIN_CODECS
+                        .iter()
+                        .find(|b| b.sha256 == record.sha256)
+                        .ok_or_else(|| HostError::NoCodec(format!("built-in {} is missing", record.id())))?;
+                    self.load_bytes(builtin.wasm, builtin.sha256, &record.id())?
+                }
+                CodecSource::Installed { .. } => {
+                    let bytes = self.registry.read_blob(record)?;
+                    self.load_bytes(&bytes, &record.sha256, &record.id())?
+                }
+            },
+        };
+        let mut instance = loaded.instantiate(self.runtime)?;
+        instance.set_name(record.id());
+        Ok(instance)
+    }
+
+    fn load_bytes(&self, bytes: &[u8], sha256: &str, name: &str) -> Result<Rc<LoadedCodec>> {
+        if let Some(loaded) = self.loaded.borrow().get(sha256) {
+            return Ok(loaded.clone());
+        }
+        let (component, kind) = self.runtime.load(bytes, sha256, name)?;
+        self.loads.borrow_mut().push((name.to_string(), kind));
+        let loaded = Rc::new(self.runtime.prepare(&component, name)?);
+        self.loaded.borrow_mut().insert(sha256.to_string(), loaded.clone());
+        Ok(loaded)
+    }
+
+    /// How every component loaded so far was obtained.
+    pub fn loads(&self) -> Vec<(String, LoadKind)> {
+        self.loads.borrow().clone()
+    }
+}
+
+fn describe(codecs: &[&CodecRecord]) -> String {
+    if codecs.is_empty() {
+        return "none".into();
+    }
+    codecs.iter().map(|r| format!("{} ({})", r.id(), r.native_versions)).collect::<Vec<_>>().join(", ")
+}
+
+/// Reads a native version leniently: `v1.2`, `1.2`, `2026.9.6`, `1.2.3-beta`.
+pub fn parse_native_version(text: &str) -> Option<semver::Version> {
+    let text = text.trim().trim_start_matches('v');
+    if let Ok(v) = semver::Version::parse(text) {
+        return Some(v);
+    }
+    let core: String = text.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let mut parts = core.split('.').filter(|p| !p.is_empty()).map(|p| p.parse::<u64>().ok());
+    let major = parts.next()??;
+    let minor = parts.next().flatten().unwrap_or(0);
+    let patch = parts.next().flatten().unwrap_or(0);
+    Some(semver::Version::new(major, minor, patch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_native_version;
+
+    #[test]
+    fn lenient_native_versions() {
+        assert_eq!(parse_native_version("2.1.197").unwrap().to_string(), "2.1.197");
+        assert_eq!(parse_native_version("v1.2").unwrap().to_string(), "1.2.0");
+        assert_eq!(parse_native_version("3").unwrap().to_string(), "3.0.0");
+        assert_eq!(parse_native_version("2026.9.6").unwrap().to_string(), "2026.9.6");
+        assert!(parse_native_version("unknown").is_none());
+    }
+}

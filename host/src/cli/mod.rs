@@ -1,0 +1,141 @@
+//! Argument parsing, output and exit codes. Everything else lives in the
+//! library; this is the only place that prints.
+
+mod plugin;
+mod read;
+mod sessions;
+mod transcript;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use trajhost::registry::Registry;
+use trajhost::runtime::{Mode, Runtime};
+use trajhost::{HostError, Limits};
+
+/// Exit codes (documented in the README).
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const ERROR: u8 = 1;
+    /// Bad flags: clap exits with it itself.
+    #[allow(dead_code)]
+    pub const USAGE: u8 = 2;
+    pub const NOT_FOUND: u8 = 3;
+    pub const SANDBOX: u8 = 4;
+    pub const TAMPERED: u8 = 5;
+}
+
+#[derive(Parser)]
+#[command(name = "trajhost", version, about = "Find, read and convert coding-agent session history through sandboxed codecs")]
+struct Cli {
+    /// trajhost's own data directory (installed codecs, compiled cache).
+    /// Default: $TRAJHOST_HOME, else $XDG_DATA_HOME/trajhost, else ~/.local/share/trajhost.
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+
+    /// Where compiled codecs are cached. Default: DATA_DIR/cache, or $TRAJHOST_CACHE_DIR.
+    #[arg(long, global = true, value_name = "DIR", env = "TRAJHOST_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
+
+    /// Wall-clock limit of one call into a codec, in seconds.
+    #[arg(long, global = true, value_name = "SECS")]
+    limit_time: Option<f64>,
+
+    /// Memory limit of a codec instance, in MiB.
+    #[arg(long, global = true, value_name = "MIB")]
+    limit_memory: Option<usize>,
+
+    /// Log what the host does (repeat for more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List sessions of every harness under a home directory.
+    Sessions(sessions::Args),
+    /// Read one session into canonical records.
+    Read(read::Args),
+    /// Install, list, remove, verify and test codecs.
+    #[command(subcommand)]
+    Plugin(plugin::Command),
+}
+
+/// What commands share.
+pub struct Context {
+    pub runtime: Runtime,
+    pub registry: Registry,
+}
+
+impl Context {
+    fn new(cli: &Cli, mode: Mode) -> Result<Context, HostError> {
+        let data_dir = cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir);
+        let registry = Registry::new(&data_dir);
+        let mut limits = Limits::default();
+        if let Some(secs) = cli.limit_time {
+            limits.call_timeout = Duration::from_secs_f64(secs);
+        }
+        if let Some(mib) = cli.limit_memory {
+            limits.memory_bytes = mib << 20;
+        }
+        let cache_dir = cli.cache_dir.clone().unwrap_or_else(|| registry.cache_dir());
+        let runtime = Runtime::new(limits, Some(&cache_dir), mode)?;
+        Ok(Context { runtime, registry })
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter = match cli.verbose {
+        0 => "warn",
+        1 => "info,trajhost=debug",
+        _ => "debug,trajhost=trace",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TRAJHOST_LOG").unwrap_or_else(|_| filter.into()))
+        .with_writer(std::io::stderr)
+        .init();
+
+    let mode = match &cli.command {
+        Command::Plugin(plugin::Command::Test(_)) => Mode::Metered,
+        _ => Mode::Production,
+    };
+    let result = Context::new(&cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match &cli.command {
+        Command::Sessions(args) => sessions::run(&ctx, args),
+        Command::Read(args) => read::run(&ctx, args),
+        Command::Plugin(command) => plugin::run(&ctx, command),
+    });
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            if is_broken_pipe(&error) {
+                return ExitCode::from(exit::OK);
+            }
+            eprintln!("error: {error:#}");
+            ExitCode::from(exit_code(&error))
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+fn exit_code(error: &anyhow::Error) -> u8 {
+    match error.downcast_ref::<HostError>() {
+        Some(HostError::SessionNotFound(_) | HostError::NoCodec(_)) => exit::NOT_FOUND,
+        Some(HostError::Trap { .. } | HostError::LimitExceeded { .. }) => exit::SANDBOX,
+        Some(HostError::Tampered { .. }) => exit::TAMPERED,
+        _ => exit::ERROR,
+    }
+}
+
+/// The user's home, the default place to look for sessions.
+pub fn default_home() -> PathBuf {
+    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"))
+}

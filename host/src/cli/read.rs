@@ -1,0 +1,93 @@
+//! `trajhost read`
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use trajhost::canonical::Record;
+use trajhost::catalog::Catalog;
+use trajhost::inventory;
+
+use super::transcript::Transcript;
+use super::{Context, default_home, exit};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A session file, or a session id (or unique prefix) under --home.
+    target: String,
+    /// The harness, when the path or id is ambiguous.
+    #[arg(long)]
+    harness: Option<String>,
+    /// Use this codec (HARNESS@VERSION) instead of the one the session's
+    /// native version selects.
+    #[arg(long, value_name = "HARNESS@VERSION")]
+    codec: Option<String>,
+    /// Where to look for an id (default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Canonical records as JSON lines (then one `diagnostics` line).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
+    let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
+    let home = args.home.clone().unwrap_or_else(default_home);
+    let found = inventory::resolve(&catalog, &args.target, &home, args.harness.as_deref())?;
+    let (codec, mut stream) = inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
+    tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
+
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut diagnostics = Vec::new();
+    let mut transcript = Transcript::new(&found, &codec);
+    loop {
+        let batch = match stream.next_batch() {
+            Ok(Some(batch)) => batch,
+            Ok(None) => break,
+            Err(error) => {
+                out.flush()?;
+                let log = stream.plugin_log();
+                if !log.is_empty() {
+                    eprintln!("codec log:\n{log}");
+                }
+                return Err(error.into());
+            }
+        };
+        diagnostics.extend(batch.diagnostics);
+        if args.json {
+            out.write_all(batch.records.as_bytes())?;
+        } else {
+            for line in batch.records.lines() {
+                let record: Record = serde_json::from_str(line)
+                    .map_err(|e| anyhow::anyhow!("codec {} returned a record that is not canonical JSON: {e}", codec.id()))?;
+                transcript.write(&mut out, &record)?;
+            }
+        }
+    }
+    if args.json {
+        let items: Vec<serde_json::Value> = diagnostics
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "code": d.code, "severity": format!("{:?}", d.severity).to_lowercase(), "detail": d.detail,
+                    "count": d.count, "file": d.file, "offset": d.offset,
+                })
+            })
+            .collect();
+        serde_json::to_writer(&mut out, &serde_json::json!({"kind": "diagnostics", "codec": codec.id(), "items": items}))?;
+        writeln!(out)?;
+    } else {
+        transcript.finish(&mut out)?;
+        for d in &diagnostics {
+            eprintln!(
+                "{:?}: {} {} ×{}{}",
+                d.severity,
+                d.code,
+                d.detail,
+                d.count,
+                d.file.as_ref().map(|f| format!(" (first in {f} at byte {})", d.offset.unwrap_or(0))).unwrap_or_default()
+            );
+        }
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,337 @@
+//! The plugin registry: installed codecs stored content-addressed by sha256,
+//! with an index keyed by (harness, codec version), changed atomically and
+//! under a lock.
+//!
+//! Layout under the trajhost data directory:
+//!
+//! ```text
+//! plugins/blobs/sha256/<hex>.wasm   immutable component bytes
+//! plugins/index.json                one entry per installed (harness, version)
+//! plugins/lock                      held while the index changes
+//! cache/wasmtime-<ver>/<engine>/    compiled components (see runtime::cache)
+//! ```
+
+pub mod builtin;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{HostError, Result};
+use crate::runtime::Runtime;
+use crate::wit::latest::codec::CodecInfo;
+
+/// Where a codec comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CodecSource {
+    /// Compiled from `plugins/` into this binary.
+    Builtin,
+    /// Installed with `trajhost plugin install`.
+    Installed { from: PathBuf, installed_at: String },
+}
+
+/// Everything the host knows about one codec without running it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodecRecord {
+    pub harness: String,
+    pub codec_version: String,
+    pub native_versions: String,
+    pub native_version_source: String,
+    pub reads: Vec<String>,
+    pub writes: Vec<String>,
+    pub session_globs: Vec<String>,
+    pub canonical_schema: String,
+    /// The `trajhost:codec` API version the component exports.
+    pub api: String,
+    /// The SDK that built it, from its `trajhost:sdk` section, if any.
+    pub sdk: Option<String>,
+    pub sha256: String,
+    pub size: u64,
+    pub source: CodecSource,
+}
+
+impl CodecRecord {
+    /// `harness@version`.
+    pub fn id(&self) -> String {
+        format!("{}@{}", self.harness, self.codec_version)
+    }
+
+    pub fn version(&self) -> semver::Version {
+        semver::Version::parse(&self.codec_version).unwrap_or_else(|_| semver::Version::new(0, 0, 0))
+    }
+
+    /// Whether this codec's native range covers `native`.
+    pub fn covers(&self, native: &semver::Version) -> bool {
+        semver::VersionReq::parse(&self.native_versions).map(|req| req.matches(native)).unwrap_or(false)
+    }
+
+    pub(crate) fn from_info(info: CodecInfo, api: String, sdk: Option<String>, sha256: String, size: u64, source: CodecSource) -> CodecRecord {
+        CodecRecord {
+            harness: info.harness,
+            codec_version: info.codec_version,
+            native_versions: info.native_versions,
+            native_version_source: info.native_version_source,
+            reads: info.reads,
+            writes: info.writes,
+            session_globs: info.session_globs,
+            canonical_schema: info.canonical_schema,
+            api,
+            sdk,
+            sha256,
+            size,
+            source,
+        }
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    format: u32,
+    codecs: Vec<CodecRecord>,
+}
+
+/// Result of `install`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Installed {
+    New(CodecRecord),
+    /// The same bytes were already installed under this (harness, version).
+    AlreadyPresent(CodecRecord),
+    /// `--force` replaced different bytes under the same (harness, version).
+    Replaced(CodecRecord),
+}
+
+/// The outcome of re-hashing one blob.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verification {
+    pub codec: String,
+    pub path: PathBuf,
+    pub status: VerifyStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum VerifyStatus {
+    Ok,
+    Tampered { found: String },
+    Missing,
+}
+
+/// The on-disk registry.
+pub struct Registry {
+    root: PathBuf,
+}
+
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+impl Registry {
+    /// The registry under a trajhost data directory.
+    pub fn new(data_dir: &Path) -> Registry {
+        Registry { root: data_dir.to_path_buf() }
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+
+    fn plugins_dir(&self) -> PathBuf {
+        self.root.join("plugins")
+    }
+
+    fn index_path(&self) -> PathBuf {
+        self.plugins_dir().join("index.json")
+    }
+
+    /// Where the blob of `sha256` lives.
+    pub fn blob_path(&self, sha256: &str) -> PathBuf {
+        self.plugins_dir().join("blobs").join("sha256").join(format!("{sha256}.wasm"))
+    }
+
+    fn registry_error(&self, message: impl std::fmt::Display) -> HostError {
+        HostError::Registry { path: self.plugins_dir(), message: message.to_string() }
+    }
+
+    /// Installed codecs.
+    pub fn installed(&self) -> Result<Vec<CodecRecord>> {
+        Ok(self.read_index()?.codecs)
+    }
+
+    fn read_index(&self) -> Result<Index> {
+        let path = self.index_path();
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| HostError::Registry { path: path.clone(), message: format!("unreadable index: {e}") }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Index { format: 1, codecs: Vec::new() }),
+            Err(e) => Err(HostError::io(&path, e)),
+        }
+    }
+
+    fn write_index(&self, index: &Index) -> Result<()> {
+        let path = self.index_path();
+        let bytes = serde_json::to_vec_pretty(index).map_err(|e| self.registry_error(e))?;
+        write_atomically(&path, &bytes)
+    }
+
+    /// Holds the registry lock until dropped.
+    fn lock(&self) -> Result<std::fs::File> {
+        let dir = self.plugins_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| HostError::io(&dir, e))?;
+        let path = dir.join("lock");
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| HostError::io(&path, e))?;
+        file.lock().map_err(|e| HostError::io(&path, e))?;
+        Ok(file)
+    }
+
+    /// Validates and installs a component file.
+    pub fn install(&self, runtime: &Runtime, file: &Path, force: bool) -> Result<Installed> {
+        let _lock = self.lock()?;
+        let name = file.display().to_string();
+        let meta = std::fs::metadata(file).map_err(|e| HostError::io(file, e))?;
+        let max = runtime.limits().max_component_bytes;
+        if meta.len() as usize > max {
+            return Err(HostError::InvalidComponent { component: name, message: format!("{} bytes is larger than the {max}-byte limit", meta.len()) });
+        }
+        let bytes = std::fs::read(file).map_err(|e| HostError::io(file, e))?;
+        let sha256 = sha256_hex(&bytes);
+        let component = runtime.compile(&bytes, &name)?;
+        let api = runtime.check_component(&component, &name)?;
+        let loaded = runtime.prepare(&component, &name)?;
+        let info = loaded.instantiate(runtime)?.info()?;
+        validate_info(&info, &name)?;
+        let source = CodecSource::Installed {
+            from: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
+            installed_at: crate::time::now_rfc3339(),
+        };
+        let record = CodecRecord::from_info(info, api.to_string(), sdk_section(&bytes), sha256.clone(), bytes.len() as u64, source);
+
+        let mut index = self.read_index()?;
+        let existing = index.codecs.iter().position(|c| c.harness == record.harness && c.codec_version == record.codec_version);
+        if let Some(i) = existing {
+            if index.codecs[i].sha256 == sha256 {
+                return Ok(Installed::AlreadyPresent(index.codecs[i].clone()));
+            }
+            if !force {
+                return Err(self.registry_error(format!(
+                    "{} is already installed with different contents (sha256 {}); use --force to replace it",
+                    record.id(),
+                    index.codecs[i].sha256
+                )));
+            }
+        }
+        let blob = self.blob_path(&sha256);
+        if !blob.exists() {
+            std::fs::create_dir_all(blob.parent().unwrap()).map_err(|e| HostError::io(&blob, e))?;
+            write_atomically(&blob, &bytes)?;
+            let mut perms = std::fs::metadata(&blob).map_err(|e| HostError::io(&blob, e))?.permissions();
+            perms.set_readonly(true);
+            std::fs::set_permissions(&blob, perms).map_err(|e| HostError::io(&blob, e))?;
+        }
+        runtime.precompile(&component, &sha256)?;
+        let outcome = match existing {
+            Some(i) => {
+                index.codecs[i] = record.clone();
+                Installed::Replaced(record)
+            }
+            None => {
+                index.codecs.push(record.clone());
+                Installed::New(record)
+            }
+        };
+        index.format = 1;
+        self.write_index(&index)?;
+        Ok(outcome)
+    }
+
+    /// Removes `harness@version`; the blob goes when nothing refers to it.
+    pub fn remove(&self, harness: &str, version: &str) -> Result<CodecRecord> {
+        let _lock = self.lock()?;
+        let mut index = self.read_index()?;
+        let Some(i) = index.codecs.iter().position(|c| c.harness == harness && c.codec_version == version) else {
+            let installed: Vec<String> = index.codecs.iter().map(CodecRecord::id).collect();
+            return Err(self.registry_error(format!(
+                "{harness}@{version} is not installed (installed: {})",
+                if installed.is_empty() { "none".into() } else { installed.join(", ") }
+            )));
+        };
+        let removed = index.codecs.remove(i);
+        self.write_index(&index)?;
+        if !index.codecs.iter().any(|c| c.sha256 == removed.sha256) {
+            let blob = self.blob_path(&removed.sha256);
+            if let Err(e) = std::fs::remove_file(&blob) {
+                tracing::warn!("cannot remove {}: {e}", blob.display());
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Re-hashes every installed blob.
+    pub fn verify(&self) -> Result<Vec<Verification>> {
+        let mut out = Vec::new();
+        for record in self.installed()? {
+            let path = self.blob_path(&record.sha256);
+            let status = match std::fs::read(&path) {
+                Ok(bytes) => {
+                    let found = sha256_hex(&bytes);
+                    if found == record.sha256 { VerifyStatus::Ok } else { VerifyStatus::Tampered { found } }
+                }
+                Err(_) => VerifyStatus::Missing,
+            };
+            out.push(Verification { codec: record.id(), path, status });
+        }
+        Ok(out)
+    }
+
+    /// The bytes of an installed codec, refused when they no longer match
+    /// the recorded hash.
+    pub fn read_blob(&self, record: &CodecRecord) -> Result<Vec<u8>> {
+        let path = self.blob_path(&record.sha256);
+        let bytes = std::fs::read(&path).map_err(|e| HostError::io(&path, e))?;
+        let found = sha256_hex(&bytes);
+        if found != record.sha256 {
+            return Err(HostError::Tampered { path, expected: record.sha256.clone(), found });
+        }
+        Ok(bytes)
+    }
+}
+
+fn validate_info(info: &CodecInfo, component: &str) -> Result<()> {
+    let bad = |message: String| Err(HostError::InvalidComponent { component: component.into(), message });
+    if info.harness.is_empty() || !info.harness.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+        return bad(format!("harness id {:?} must be lowercase letters, digits and '-'", info.harness));
+    }
+    if let Err(e) = semver::Version::parse(&info.codec_version) {
+        return bad(format!("codec version {:?} is not semver: {e}", info.codec_version));
+    }
+    if let Err(e) = semver::VersionReq::parse(&info.native_versions) {
+        return bad(format!("native version range {:?} is not a semver range: {e}", info.native_versions));
+    }
+    Ok(())
+}
+
+/// The `trajhost:sdk` custom section (`sdk=X;api=Y`), wherever it sits in
+/// the component.
+pub(crate) fn sdk_section(bytes: &[u8]) -> Option<String> {
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        if let Ok(wasmparser::Payload::CustomSection(section)) = payload {
+            if section.name() == "trajhost:sdk" {
+                return Some(String::from_utf8_lossy(section.data()).into_owned());
+            }
+        }
+    }
+    None
+}
+
+/// Writes `path` through a temporary file in the same directory and a rename.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| HostError::io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| HostError::io(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| HostError::io(path, e))?;
+    tmp.persist(path).map_err(|e| HostError::io(path, e.error))?;
+    Ok(())
+}

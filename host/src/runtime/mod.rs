@@ -1,0 +1,481 @@
+//! The wasm runtime: one wasmtime engine, the linker with exactly the
+//! imports codecs may use, the compiled-component cache, and instances with
+//! limits on every call.
+
+mod cache;
+mod output;
+mod state;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use wasmtime::component::{Component, HasSelf, Linker, ResourceAny};
+use wasmtime::{Config, Engine, Store, Trap};
+
+pub use cache::{CompiledCache, LoadKind};
+pub use state::{CapabilityStats, PluginState};
+
+use crate::capabilities::fs::DirHandle;
+use crate::error::{HostError, LimitKind, Operation, Result};
+use crate::limits::Limits;
+use crate::wit::latest::codec::{CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written};
+use crate::wit::latest::{CodecPlugin, CodecPluginPre};
+
+/// How often the epoch advances; call deadlines are multiples of it.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// Whether instructions are counted (fuel) or only time-bounded (epochs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Epoch deadlines only: the fast mode for real work.
+    Production,
+    /// Fuel counting as well, for `plugin test` reports. Compiled code
+    /// differs, so it has its own cache directory.
+    Metered,
+}
+
+/// The engine, linker and cache shared by every codec in the process.
+pub struct Runtime {
+    engine: Engine,
+    linker: Linker<PluginState>,
+    limits: Limits,
+    cache: Option<CompiledCache>,
+    mode: Mode,
+}
+
+impl Runtime {
+    /// A runtime; `cache_root` enables the on-disk compiled-component cache.
+    pub fn new(limits: Limits, cache_root: Option<&Path>, mode: Mode) -> Result<Runtime> {
+        let mut config = Config::new();
+        config
+            .wasm_component_model(true)
+            .epoch_interruption(true)
+            .max_wasm_stack(limits.wasm_stack_bytes)
+            .parallel_compilation(true)
+            .consume_fuel(mode == Mode::Metered);
+        let engine = Engine::new(&config).map_err(|e| HostError::Trap {
+            plugin: "-".into(),
+            op: Operation::Load,
+            message: format!("cannot create the wasm engine: {e}"),
+        })?;
+        spawn_epoch_ticker(&engine);
+        let linker = build_linker(&engine).map_err(|e| HostError::Trap {
+            plugin: "-".into(),
+            op: Operation::Load,
+            message: format!("cannot link host imports: {e}"),
+        })?;
+        let cache = cache_root.map(|root| CompiledCache::new(root, &engine, mode));
+        Ok(Runtime { engine, linker, limits, cache, mode })
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The compiled-component cache, when enabled.
+    pub fn cache(&self) -> Option<&CompiledCache> {
+        self.cache.as_ref()
+    }
+
+    /// Compiles a component without the cache (validation at install).
+    pub fn compile(&self, bytes: &[u8], name: &str) -> Result<Component> {
+        Component::new(&self.engine, bytes)
+            .map_err(|e| HostError::InvalidComponent { component: name.into(), message: format!("{e:#}") })
+    }
+
+    /// Loads a component through the cache: deserializes a previous
+    /// compilation when there is one, else compiles and stores it.
+    pub fn load(&self, bytes: &[u8], sha256: &str, name: &str) -> Result<(Component, LoadKind)> {
+        match &self.cache {
+            Some(cache) => cache.load_or_compile(&self.engine, bytes, sha256, name),
+            None => Ok((self.compile(bytes, name)?, LoadKind::Compiled)),
+        }
+    }
+
+    /// Writes the compiled form of a component to the cache (at install).
+    pub fn precompile(&self, component: &Component, sha256: &str) -> Result<Option<PathBuf>> {
+        match &self.cache {
+            Some(cache) => cache.store(component, sha256).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Checks a component is a codec this host can run: it exports a
+    /// supported `trajhost:codec/codec` and imports nothing outside the
+    /// allow-list. Returns the API version it exports.
+    pub fn check_component(&self, component: &Component, name: &str) -> Result<semver::Version> {
+        let ty = component.component_type();
+        let denied: Vec<String> =
+            ty.imports(&self.engine).map(|(import, _)| import).filter(|i| !import_allowed(i)).map(|i| format!("`{i}`")).collect();
+        if !denied.is_empty() {
+            return Err(HostError::CapabilityDenied { component: name.into(), import: denied.join(", ") });
+        }
+        let mut found = Vec::new();
+        for (export, _) in ty.exports(&self.engine) {
+            if let Some(version) = export.strip_prefix("trajhost:codec/codec@") {
+                let version = semver::Version::parse(version).map_err(|e| HostError::InvalidComponent {
+                    component: name.into(),
+                    message: format!("export `{export}` has an invalid version: {e}"),
+                })?;
+                if crate::wit::is_supported(&version) {
+                    return Ok(version);
+                }
+                found.push(export.to_string());
+            }
+        }
+        Err(HostError::ApiMismatch {
+            component: name.into(),
+            message: if found.is_empty() {
+                "exports no trajhost:codec/codec interface".into()
+            } else {
+                format!("exports {}", found.join(", "))
+            },
+            supported: crate::wit::supported_range(),
+        })
+    }
+
+    /// Prepares a checked component for fast instantiation.
+    pub fn prepare(&self, component: &Component, name: &str) -> Result<LoadedCodec> {
+        self.check_component(component, name)?;
+        let pre = self
+            .linker
+            .instantiate_pre(component)
+            .and_then(CodecPluginPre::new)
+            .map_err(|e| HostError::InvalidComponent { component: name.into(), message: format!("{e:#}") })?;
+        Ok(LoadedCodec { pre, name: name.into() })
+    }
+}
+
+/// Interfaces a codec may import: its own API, and the WASI `cli`/`io`
+/// subset that Rust's std pulls in for panics and prints (given an empty
+/// context).
+fn import_allowed(name: &str) -> bool {
+    let (package, version) = name.split_once('@').unwrap_or((name, ""));
+    let track = |prefix: &str| version.starts_with(prefix);
+    match package.split_once('/') {
+        Some(("trajhost:codec", iface)) => {
+            matches!(iface, "types" | "fs" | "sqlite" | "log") && track("0.1.")
+        }
+        Some(("wasi:cli", iface)) => {
+            matches!(
+                iface,
+                "environment" | "exit" | "stdin" | "stdout" | "stderr" | "terminal-input"
+                    | "terminal-output" | "terminal-stdin" | "terminal-stdout" | "terminal-stderr"
+            ) && track("0.2.")
+        }
+        Some(("wasi:io", iface)) => matches!(iface, "error" | "poll" | "streams") && track("0.2."),
+        _ => false,
+    }
+}
+
+fn build_linker(engine: &Engine) -> wasmtime::Result<Linker<PluginState>> {
+    use wasmtime_wasi::cli::{WasiCli, WasiCliView as _};
+    use wasmtime_wasi::p2::bindings::{cli, sync};
+
+    struct HasTable;
+    impl wasmtime::component::HasData for HasTable {
+        type Data<'a> = &'a mut wasmtime::component::ResourceTable;
+    }
+
+    let mut linker = Linker::new(engine);
+    CodecPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+    let l = &mut linker;
+    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<PluginState, HasTable>(l, |s| &mut s.table)?;
+    sync::io::poll::add_to_linker::<PluginState, HasTable>(l, |s| &mut s.table)?;
+    sync::io::streams::add_to_linker::<PluginState, HasTable>(l, |s| &mut s.table)?;
+    cli::exit::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::environment::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::stdin::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::stdout::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::stderr::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_input::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_output::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_stdin::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_stdout::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_stderr::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    Ok(linker)
+}
+
+/// Advances the epoch every tick while the engine lives.
+fn spawn_epoch_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("trajhost-epoch".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(EPOCH_TICK);
+                match weak.upgrade() {
+                    Some(engine) => engine.increment_epoch(),
+                    None => return,
+                }
+            }
+        })
+        .expect("spawning the epoch thread");
+}
+
+/// A compiled, linked codec ready to instantiate.
+pub struct LoadedCodec {
+    pre: CodecPluginPre<PluginState>,
+    name: String,
+}
+
+impl LoadedCodec {
+    /// A fresh instance (its own store and memory) for one operation.
+    pub fn instantiate(&self, runtime: &Runtime) -> Result<CodecInstance> {
+        let mut store = Store::new(runtime.engine(), PluginState::new(self.name.clone(), runtime.limits.clone()));
+        store.limiter(|s| &mut s.limiter);
+        if runtime.mode == Mode::Metered {
+            store.set_fuel(u64::MAX).expect("fuel is enabled in metered mode");
+        }
+        store.set_epoch_deadline(deadline_ticks(runtime.limits.call_timeout));
+        let bindings = self.pre.instantiate(&mut store).map_err(|e| {
+            classify(e, store.data(), &self.name, Operation::Load, &runtime.limits)
+        })?;
+        Ok(CodecInstance { store, bindings, name: self.name.clone(), limits: runtime.limits.clone(), mode: runtime.mode })
+    }
+}
+
+fn deadline_ticks(timeout: Duration) -> u64 {
+    (timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
+}
+
+/// Turns a failed call into the precise error: which limit, or which trap.
+fn classify(error: wasmtime::Error, state: &PluginState, plugin: &str, op: Operation, limits: &Limits) -> HostError {
+    let limit = |kind: LimitKind, limit: String| HostError::LimitExceeded { plugin: plugin.into(), op, kind, limit };
+    if state.limiter.hit {
+        return limit(LimitKind::Memory, format!("{} bytes", limits.memory_bytes));
+    }
+    match error.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => limit(LimitKind::Time, format!("{:?}", limits.call_timeout)),
+        Some(Trap::StackOverflow) => limit(LimitKind::Stack, format!("{} bytes", limits.wasm_stack_bytes)),
+        Some(Trap::OutOfFuel) => limit(LimitKind::Fuel, "exhausted".into()),
+        _ => HostError::Trap { plugin: plugin.into(), op, message: format!("{error:#}") },
+    }
+}
+
+/// One instance of a codec, with its store.
+pub struct CodecInstance {
+    store: Store<PluginState>,
+    bindings: CodecPlugin,
+    name: String,
+    limits: Limits,
+    mode: Mode,
+}
+
+/// What an operation cost, for reports.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Usage {
+    /// Instructions (fuel), in metered mode.
+    pub fuel: Option<u64>,
+    /// Peak linear memory of the instance.
+    pub peak_memory: usize,
+    pub capabilities: CapabilityStats,
+}
+
+impl CodecInstance {
+    /// `harness@version` of the codec.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Names the codec in messages once its `info` is known.
+    pub fn set_name(&mut self, name: String) {
+        self.store.data_mut().plugin = name.clone();
+        self.name = name;
+    }
+
+    /// Runs one export call under the call deadline and maps failures.
+    fn call<R>(
+        &mut self,
+        op: Operation,
+        f: impl FnOnce(&mut Store<PluginState>, &CodecPlugin) -> wasmtime::Result<R>,
+    ) -> Result<R> {
+        self.store.set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
+        self.store.data().deadline.set(self.limits.call_timeout);
+        let result = f(&mut self.store, &self.bindings);
+        result.map_err(|e| classify(e, self.store.data(), &self.name, op, &self.limits))
+    }
+
+    fn codec_error(&self, op: Operation, error: crate::wit::latest::types::CodecError) -> HostError {
+        HostError::Codec { plugin: self.name.clone(), op, message: describe_codec_error(&error) }
+    }
+
+    /// Grants a host directory to the instance for one call.
+    fn grant(&mut self, dir: &Path) -> Result<wasmtime::component::Resource<DirHandle>> {
+        let handle = DirHandle::grant(dir).map_err(|e| HostError::io(dir, e))?;
+        self.store.data_mut().table.push(handle).map_err(|e| HostError::io(dir, e))
+    }
+
+    pub fn info(&mut self) -> Result<CodecInfo> {
+        self.call(Operation::Info, |store, b| b.trajhost_codec_codec().call_info(store))
+    }
+
+    /// Sessions under `home`.
+    pub fn discover(&mut self, home: &Path) -> Result<Discovery> {
+        let dir = self.grant(home)?;
+        let result = self.call(Operation::Discover, |store, b| b.trajhost_codec_codec().call_discover(store, dir))?;
+        result.map_err(|e| self.codec_error(Operation::Discover, e))
+    }
+
+    /// The session-ref of one session.
+    pub fn inspect(&mut self, home: &Path, locator: &str) -> Result<SessionRef> {
+        let dir = self.grant(home)?;
+        self.call(Operation::Discover, |store, b| b.trajhost_codec_codec().call_inspect(store, dir, locator))?
+            .map_err(|e| self.codec_error(Operation::Discover, e))
+    }
+
+    /// Starts reading a session; the instance moves into the stream.
+    pub fn read(mut self, home: &Path, locator: &str, options: ReadOptions) -> Result<SessionStream> {
+        let dir = self.grant(home)?;
+        let reader = self
+            .call(Operation::Read, |store, b| b.trajhost_codec_codec().call_read(store, dir, locator, options))?
+            .map_err(|e| self.codec_error(Operation::Read, e))?;
+        Ok(SessionStream { instance: self, reader: Some(reader), started: Instant::now() })
+    }
+
+    pub fn write(&mut self, session: &str, options: &WriteOptions) -> Result<Written> {
+        let written = self
+            .call(Operation::Write, |store, b| b.trajhost_codec_codec().call_write(store, session, options))?
+            .map_err(|e| self.codec_error(Operation::Write, e))?;
+        let size: usize = written.artifacts.iter().map(|a| a.bytes.len() + a.path.len()).sum();
+        self.check_output(Operation::Write, size)?;
+        Ok(written)
+    }
+
+    pub fn prepare(
+        &mut self,
+        artifacts: &[crate::wit::latest::codec::Artifact],
+        target: &Path,
+        options: &WriteOptions,
+    ) -> Result<Plan> {
+        let dir = self.grant(target)?;
+        self.call(Operation::Prepare, |store, b| b.trajhost_codec_codec().call_prepare(store, artifacts, dir, options))?
+            .map_err(|e| self.codec_error(Operation::Prepare, e))
+    }
+
+    fn check_output(&self, op: Operation, size: usize) -> Result<()> {
+        if size > self.limits.max_output_bytes {
+            return Err(HostError::LimitExceeded {
+                plugin: self.name.clone(),
+                op,
+                kind: LimitKind::Output,
+                limit: format!("{} bytes", self.limits.max_output_bytes),
+            });
+        }
+        Ok(())
+    }
+
+    /// What the instance has used so far.
+    pub fn usage(&self) -> Usage {
+        let fuel = match self.mode {
+            Mode::Metered => self.store.get_fuel().ok().map(|left| u64::MAX - left),
+            Mode::Production => None,
+        };
+        Usage { fuel, peak_memory: self.store.data().limiter.peak, capabilities: self.store.data().stats }
+    }
+
+    /// The codec's log and captured output, sanitized.
+    pub fn plugin_log(&self) -> String {
+        self.store.data().plugin_log()
+    }
+}
+
+/// Renders a codec's own error for a message.
+pub fn describe_codec_error(error: &crate::wit::latest::types::CodecError) -> String {
+    use crate::wit::latest::types::CodecError as E;
+    match error {
+        E::Unsupported(m) => format!("unsupported: {m}"),
+        E::NotFound(m) => format!("not found: {m}"),
+        E::Malformed(m) => format!("malformed input: {m}"),
+        E::Io(m) => format!("i/o: {m}"),
+        E::LimitExceeded(m) => format!("limit exceeded: {m}"),
+        E::Other(m) => m.clone(),
+    }
+}
+
+/// A session being read: batches of canonical records.
+pub struct SessionStream {
+    instance: CodecInstance,
+    reader: Option<ResourceAny>,
+    started: Instant,
+}
+
+/// One batch as the host received it.
+pub use crate::wit::latest::codec::Batch;
+
+impl SessionStream {
+    /// The next batch, or `None` when the session is exhausted.
+    pub fn next_batch(&mut self) -> Result<Option<Batch>> {
+        let Some(reader) = self.reader else { return Ok(None) };
+        let next = self
+            .instance
+            .call(Operation::Read, |store, b| b.trajhost_codec_codec().session_reader().call_next_batch(store, reader))?
+            .map_err(|e| self.instance.codec_error(Operation::Read, e))?;
+        match next {
+            Some(batch) => {
+                if batch.records.len() > self.instance.limits.max_batch_bytes {
+                    return Err(HostError::LimitExceeded {
+                        plugin: self.instance.name.clone(),
+                        op: Operation::Read,
+                        kind: LimitKind::Output,
+                        limit: format!("{} bytes per batch", self.instance.limits.max_batch_bytes),
+                    });
+                }
+                Ok(Some(batch))
+            }
+            None => {
+                self.close();
+                Ok(None)
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            // A failed drop only means the instance is already unusable.
+            let _ = reader.resource_drop(&mut self.instance.store);
+        }
+    }
+
+    pub fn usage(&self) -> Usage {
+        self.instance.usage()
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    pub fn plugin_log(&self) -> String {
+        self.instance.plugin_log()
+    }
+}
+
+impl Drop for SessionStream {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::import_allowed;
+
+    #[test]
+    fn allow_list() {
+        assert!(import_allowed("trajhost:codec/fs@0.1.0"));
+        assert!(import_allowed("wasi:cli/stderr@0.2.6"));
+        assert!(import_allowed("wasi:io/streams@0.2.0"));
+        assert!(!import_allowed("wasi:filesystem/preopens@0.2.6"));
+        assert!(!import_allowed("wasi:sockets/tcp@0.2.6"));
+        assert!(!import_allowed("trajhost:codec/fs@0.2.0"));
+        assert!(!import_allowed("wasi:cli/run@0.2.6"));
+    }
+}

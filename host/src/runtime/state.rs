@@ -1,0 +1,121 @@
+//! What one codec instance's store holds.
+
+use wasmtime::component::ResourceTable;
+use wasmtime::ResourceLimiter;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::capabilities::log::PluginLog;
+use crate::capabilities::sqlite::SharedDeadline;
+use crate::limits::Limits;
+use super::output::CapturedOutput;
+
+/// Counters of capability use during one operation, for tests and
+/// `plugin test`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CapabilityStats {
+    pub list_calls: u64,
+    pub entries_listed: u64,
+    pub stat_calls: u64,
+    pub opens: u64,
+    pub bytes_read: u64,
+    pub sql_queries: u64,
+}
+
+/// Enforces the memory cap and remembers whether it was hit and the peak.
+pub struct MemoryLimiter {
+    max_memory: usize,
+    pub(crate) hit: bool,
+    pub(crate) peak: usize,
+}
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.max_memory {
+            self.hit = true;
+            wasmtime::bail!("memory limit of {} bytes reached", self.max_memory);
+        }
+        self.peak = self.peak.max(desired);
+        Ok(true)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > 1_000_000 {
+            self.hit = true;
+            wasmtime::bail!("table limit of 1000000 elements reached");
+        }
+        Ok(true)
+    }
+
+    fn instances(&self) -> usize {
+        32
+    }
+
+    fn tables(&self) -> usize {
+        64
+    }
+
+    fn memories(&self) -> usize {
+        8
+    }
+}
+
+/// The store data of one codec instance.
+pub struct PluginState {
+    /// `harness@version`, for messages.
+    pub(crate) plugin: String,
+    pub(crate) table: ResourceTable,
+    wasi: WasiCtx,
+    pub(crate) limits: Limits,
+    pub(crate) limiter: MemoryLimiter,
+    pub(crate) log: PluginLog,
+    stdout: CapturedOutput,
+    stderr: CapturedOutput,
+    pub(crate) deadline: SharedDeadline,
+    pub(crate) stats: CapabilityStats,
+    pub(crate) open_databases: usize,
+}
+
+impl PluginState {
+    /// An empty WASI context: no preopens, no environment, no arguments, no
+    /// network, empty stdin; stdout and stderr go to bounded buffers.
+    pub(crate) fn new(plugin: String, limits: Limits) -> PluginState {
+        let stdout = CapturedOutput::new(limits.plugin_log_bytes);
+        let stderr = CapturedOutput::new(limits.plugin_log_bytes);
+        let wasi = WasiCtx::builder().stdout(stdout.clone()).stderr(stderr.clone()).build();
+        PluginState {
+            plugin,
+            table: ResourceTable::new(),
+            wasi,
+            limiter: MemoryLimiter { max_memory: limits.memory_bytes, hit: false, peak: 0 },
+            log: PluginLog::new(limits.plugin_log_bytes),
+            limits,
+            stdout,
+            stderr,
+            deadline: SharedDeadline::new(),
+            stats: CapabilityStats::default(),
+            open_databases: 0,
+        }
+    }
+
+    /// The log calls plus captured stdout/stderr, sanitized.
+    pub fn plugin_log(&self) -> String {
+        let mut out = self.log.contents();
+        for (name, pipe) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            let (bytes, dropped) = pipe.contents();
+            if !bytes.is_empty() {
+                out.push_str(&format!("[{name}]\n"));
+                out.push_str(&crate::capabilities::log::sanitize(&String::from_utf8_lossy(&bytes)));
+            }
+            if dropped > 0 {
+                out.push_str(&format!("\n[{dropped} more bytes of {name} dropped]\n"));
+            }
+        }
+        out
+    }
+}
+
+impl WasiView for PluginState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}

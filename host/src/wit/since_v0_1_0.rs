@@ -1,0 +1,16 @@
+//! Bindings of `trajhost:codec@0.1.0` (frozen in `wit/since_v0.1.0/`).
+
+wasmtime::component::bindgen!({
+    world: "codec-plugin",
+    path: "../wit/since_v0.1.0",
+    imports: { default: trappable },
+    with: {
+        "trajhost:codec/fs.dir": crate::capabilities::fs::DirHandle,
+        "trajhost:codec/fs.file": crate::capabilities::fs::FileHandle,
+        "trajhost:codec/sqlite.database": crate::capabilities::sqlite::DatabaseHandle,
+        "trajhost:codec/sqlite.rows": crate::capabilities::sqlite::RowsHandle,
+    },
+});
+
+pub use exports::trajhost::codec::codec as codec;
+pub use trajhost::codec::{fs, log, sqlite, types};

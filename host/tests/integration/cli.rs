@@ -1,0 +1,123 @@
+//! The command line as scripts use it: output formats and exit codes.
+
+use crate::common::*;
+
+const CLAUDE_HOME: (&str, &str, &str) = ("claude-code", "2.1.197", "simple");
+
+#[test]
+fn sessions_lists_fixture_sessions_as_json_and_table() {
+    let data = tempfile::tempdir().unwrap();
+    let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
+    let out = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sessions.len(), 1);
+    let s = &sessions[0];
+    assert_eq!(s["harness"], "claude-code");
+    assert_eq!(s["native_version"], "2.1.197");
+    assert_eq!(s["cwd"], "/home/user/project");
+    assert!(s["native_id"].as_str().unwrap().len() == 36);
+    assert!(std::path::Path::new(s["path"].as_str().unwrap()).is_file());
+
+    let table = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap()]);
+    let text = stdout(&table);
+    assert!(text.starts_with("HARNESS"), "{text}");
+    assert!(text.contains(s["native_id"].as_str().unwrap()));
+}
+
+#[test]
+fn cwd_filter_uses_path_boundaries() {
+    let data = tempfile::tempdir().unwrap();
+    let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
+    let count = |cwd: &str| {
+        let out = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--cwd", cwd, "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).unwrap().len()
+    };
+    assert_eq!(count("/home/user/project"), 1);
+    assert_eq!(count("/home/user"), 1);
+    assert_eq!(count("/home/user/proj"), 0);
+    assert_eq!(count("/home/user/project/sub"), 0);
+}
+
+#[test]
+fn read_shows_a_readable_transcript_by_id_and_by_path() {
+    let data = tempfile::tempdir().unwrap();
+    let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
+    let listed = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--json"]);
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let id = sessions[0]["native_id"].as_str().unwrap();
+    let path = sessions[0]["path"].as_str().unwrap();
+
+    for target in [id, &id[..8], path] {
+        let out = trajhost(data.path(), &["read", target, "--home", home.to_str().unwrap()]);
+        assert!(out.status.success(), "{target}: {}", stderr(&out));
+        let text = stdout(&out);
+        for needle in ["user", "Read hello.txt", "tool call Bash", "cat hello.txt", "tool result", "PAPAYA-42", "assistant", "FINAL ANSWER"] {
+            assert!(text.contains(needle), "{target}: {needle:?} missing from\n{text}");
+        }
+    }
+}
+
+#[test]
+fn read_json_is_canonical_jsonl_with_a_diagnostics_trailer() {
+    let data = tempfile::tempdir().unwrap();
+    let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
+    let file = std::fs::read_dir(home.join(".claude/projects/-home-user-project"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let out = trajhost(data.path(), &["read", file.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["kind"], "meta");
+    assert_eq!(lines.last().unwrap()["kind"], "diagnostics");
+    let kinds: std::collections::BTreeSet<&str> = lines.iter().filter_map(|l| l["kind"].as_str()).collect();
+    for kind in ["user", "assistant", "tool_call", "tool_result"] {
+        assert!(kinds.contains(kind), "{kind} missing: {kinds:?}");
+    }
+}
+
+#[test]
+fn exit_codes_distinguish_not_found_from_errors() {
+    let data = tempfile::tempdir().unwrap();
+    let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
+    let out = trajhost(data.path(), &["read", "no-such-session", "--home", home.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no session \"no-such-session\""), "{}", stderr(&out));
+    let out = trajhost(data.path(), &["sessions", "--bogus-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = trajhost(data.path(), &["plugin", "install", "/nonexistent.wasm"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("/nonexistent.wasm"), "{}", stderr(&out));
+}
+
+#[test]
+fn plugin_commands_round_trip() {
+    let data = tempfile::tempdir().unwrap();
+    let toy = guest("trajhost-toy-v1");
+    let out = trajhost(data.path(), &["plugin", "install", toy.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("installed toy@1.0.0"), "{}", stdout(&out));
+
+    let out = trajhost(data.path(), &["plugin", "list", "--json"]);
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<String> = list.iter().map(|c| format!("{}@{}", c["harness"].as_str().unwrap(), c["codec_version"].as_str().unwrap())).collect();
+    assert!(ids.contains(&"toy@1.0.0".to_string()) && ids.iter().any(|i| i.starts_with("claude-code@")), "{ids:?}");
+
+    let out = trajhost(data.path(), &["plugin", "verify"]);
+    assert!(out.status.success() && stdout(&out).contains("ok        toy@1.0.0"), "{}", stdout(&out));
+
+    let home = toy_home(&[("t1", "1.0.0")]);
+    let out = trajhost(data.path(), &["plugin", "test", toy.to_str().unwrap(), home.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("records=3") && text.contains("fuel=") && !text.contains("fuel=-"), "{text}");
+
+    let out = trajhost(data.path(), &["plugin", "remove", "toy@1.0.0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = trajhost(data.path(), &["plugin", "install", guest("trajhost-hostile-import").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("wasi:filesystem"), "{}", stderr(&out));
+}

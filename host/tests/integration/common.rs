@@ -1,0 +1,109 @@
+//! Shared helpers: paths of the test guests and fixtures, runtimes with
+//! test limits, and the CLI binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use trajhost::Limits;
+use trajhost::runtime::{LoadedCodec, Mode, Runtime};
+
+/// A wasm component built from `plugins/` or `tests/` by build.rs.
+pub fn guest(package: &str) -> PathBuf {
+    let path = Path::new(env!("TRAJHOST_GUESTS_DIR")).join(format!("{}.wasm", package.replace('-', "_")));
+    assert!(path.exists(), "{} was not built", path.display());
+    path
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// `fixtures/<harness>/<version>/<scenario>`: a HOME written by the real CLI.
+pub fn fixture_home(harness: &str, version: &str, scenario: &str) -> PathBuf {
+    let path = repo_root().join("fixtures").join(harness).join(version).join(scenario);
+    assert!(path.is_dir(), "missing fixture {}", path.display());
+    path
+}
+
+/// A compiled-component cache shared by every test (writes are atomic), so
+/// the built-in codecs are compiled once per test run, not once per test.
+pub fn shared_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trajhost-cache")
+}
+
+/// Limits small enough that hostile guests fail fast.
+pub fn test_limits() -> Limits {
+    Limits {
+        call_timeout: Duration::from_secs(3),
+        memory_bytes: 512 << 20,
+        max_batch_bytes: 8 << 20,
+        ..Limits::default()
+    }
+}
+
+pub fn runtime(limits: Limits) -> Runtime {
+    Runtime::new(limits, None, Mode::Production).expect("runtime")
+}
+
+pub fn load(runtime: &Runtime, package: &str) -> LoadedCodec {
+    let path = guest(package);
+    let bytes = std::fs::read(&path).unwrap();
+    let component = runtime.compile(&bytes, package).expect("compiles");
+    runtime.prepare(&component, package).expect("links")
+}
+
+/// Runs the `trajhost` binary with its own data directory.
+pub fn trajhost(data_dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trajhost"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .env_remove("TRAJHOST_HOME")
+        .env("TRAJHOST_CACHE_DIR", shared_cache())
+        .output()
+        .expect("running trajhost")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A toy-format home with one session per (id, native version).
+pub fn toy_home(sessions: &[(&str, &str)]) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("toy")).unwrap();
+    for (id, version) in sessions {
+        let body = format!(
+            "{{\"v\":\"{version}\",\"role\":\"user\",\"text\":\"hello from {id}\"}}\n{{\"v\":\"{version}\",\"role\":\"assistant\",\"text\":\"hi\"}}\n"
+        );
+        std::fs::write(home.path().join("toy").join(format!("{id}.jsonl")), body).unwrap();
+    }
+    home
+}
+
+/// sha256 of every file under `dir`, by relative path.
+pub fn tree_hashes(dir: &Path) -> std::collections::BTreeMap<PathBuf, String> {
+    use sha2::{Digest, Sha256};
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.file_type().is_symlink() {
+                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), format!("symlink -> {}", std::fs::read_link(&path).unwrap().display()));
+            } else if meta.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), hex::encode(Sha256::digest(&bytes)));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,41 @@
+//! Released WIT snapshots are frozen: `wit/released.sha256` records the
+//! hash of every file of every released `wit/since_v*/` directory.
+
+use sha2::{Digest, Sha256};
+
+use crate::common::repo_root;
+
+#[test]
+fn released_wit_snapshots_are_unchanged() {
+    let wit = repo_root().join("wit");
+    let manifest = std::fs::read_to_string(wit.join("released.sha256")).expect("wit/released.sha256");
+    let mut checked = 0;
+    for line in manifest.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+        let (hash, file) = line.split_once("  ").expect("`<sha256>  <path>` lines");
+        let bytes = std::fs::read(wit.join(file)).unwrap_or_else(|e| panic!("wit/{file}: {e}"));
+        assert_eq!(hex::encode(Sha256::digest(&bytes)), hash, "released wit/{file} changed: copy it to a new since_vX.Y.Z instead");
+        checked += 1;
+    }
+    // Every file of every snapshot is listed.
+    for entry in std::fs::read_dir(&wit).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.is_dir() && dir.file_name().unwrap().to_string_lossy().starts_with("since_v") {
+            for file in std::fs::read_dir(&dir).unwrap() {
+                let rel = file.unwrap().path().strip_prefix(&wit).unwrap().to_string_lossy().into_owned();
+                assert!(manifest.contains(&format!("  {rel}")), "wit/{rel} is not in wit/released.sha256");
+            }
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn the_host_binds_the_newest_snapshot() {
+    let newest = std::fs::read_dir(repo_root().join("wit"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_prefix("since_v").map(String::from))
+        .filter_map(|v| semver::Version::parse(&v).ok())
+        .max()
+        .unwrap();
+    assert_eq!(&newest, trajhost::wit::latest_version());
+}

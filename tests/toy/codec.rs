@@ -1,0 +1,143 @@
+// The toy codec, shared by the `v1` and `v2` crates, which differ only in
+// `CODEC_VERSION` and `NATIVE_VERSIONS`. Format: `toy/<id>.jsonl`, each line
+// `{"v": "<native version>", "role": "user"|"assistant", "text": "..."}`.
+
+use trajhost_codec_sdk::jsonl::BadLine;
+use trajhost_codec_sdk::prelude::*;
+
+pub struct Toy;
+
+pub struct Reader {
+    lines: JsonLines,
+    file: String,
+    batch: BatchWriter,
+    diagnostics: Diagnostics,
+    meta_sent: bool,
+    id: String,
+    done: bool,
+}
+
+fn native_version(home: &Dir, path: &str) -> Option<String> {
+    let mut lines = JsonLines::open(home, path).ok()?;
+    let line = lines.next_line()?.ok()?;
+    let value: serde_json::Value = serde_json::from_slice(line.bytes).ok()?;
+    value["v"].as_str().map(String::from)
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        if !self.meta_sent {
+            self.meta_sent = true;
+            self.batch.push(&Record {
+                id: format!("{}:meta", self.id),
+                body: Body::Meta(canonical::Meta {
+                    schema: canonical::SCHEMA.into(),
+                    harness: "toy".into(),
+                    native_id: self.id.clone(),
+                    codec: Some(format!("toy@{CODEC_VERSION}")),
+                    ..Default::default()
+                }),
+                parent: None,
+                ts: None,
+                agent: None,
+                src: None,
+            });
+        }
+        loop {
+            let Some(line) = self.lines.next_line() else {
+                self.done = true;
+                let diagnostics = self.diagnostics.drain();
+                return Ok(Some(self.batch.take(diagnostics)));
+            };
+            let line = line?;
+            let span = SourceSpan { file: self.file.clone(), offset: line.offset, len: line.len };
+            let value: serde_json::Value = match serde_json::from_slice(line.bytes) {
+                Ok(v) => v,
+                Err(_) => {
+                    let code = BadLine::of(&line).code();
+                    self.diagnostics.add(code, Severity::Warning, "line", Some(&span.file), Some(span.offset));
+                    continue;
+                }
+            };
+            let text = value["text"].as_str().unwrap_or_default().to_string();
+            let body = match value["role"].as_str() {
+                Some("user") => Body::User { text, attachments: vec![] },
+                Some("assistant") => Body::Assistant(canonical::Assistant { text, ..Default::default() }),
+                other => {
+                    self.diagnostics.add("unknown-record-type", Severity::Warning, other.unwrap_or("(none)"), Some(&span.file), Some(span.offset));
+                    continue;
+                }
+            };
+            self.batch.push(&Record {
+                id: format!("{}@{}", span.file, span.offset),
+                body,
+                parent: None,
+                ts: None,
+                agent: None,
+                src: Some(span),
+            });
+            if self.batch.is_full() {
+                return Ok(Some(self.batch.take(Vec::new())));
+            }
+        }
+    }
+}
+
+impl Codec for Toy {
+    type Reader = Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: "toy".into(),
+            codec_version: CODEC_VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`v` of the first line".into(),
+            reads: vec!["toy-jsonl".into()],
+            writes: vec![],
+            session_globs: vec!["toy/*.jsonl".into()],
+            canonical_schema: canonical::SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        let mut sessions = Vec::new();
+        let entries = match home.list("toy") {
+            Ok(entries) => entries,
+            Err(FsError::NotFound(_)) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        };
+        for entry in entries {
+            let Some(id) = entry.name.strip_suffix(".jsonl") else { continue };
+            let locator = format!("toy/{}", entry.name);
+            sessions.push(SessionRef {
+                native_id: id.to_string(),
+                native_version: native_version(home, &locator),
+                locator,
+                cwd: None,
+                started_at: None,
+                updated_at: None,
+                size: entry.meta.size,
+                title: None,
+            });
+        }
+        Ok(Discovery { sessions, diagnostics: Vec::new() })
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {
+        let id = locator.rsplit('/').next().unwrap_or(locator).trim_end_matches(".jsonl").to_string();
+        Ok(Reader {
+            lines: JsonLines::open(&home, locator)?,
+            file: locator.to_string(),
+            batch: BatchWriter::new(&options),
+            diagnostics: Diagnostics::new(),
+            meta_sent: false,
+            id,
+            done: false,
+        })
+    }
+}
+
+trajhost_codec_sdk::export_codec!(Toy);

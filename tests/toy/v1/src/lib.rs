@@ -1,0 +1,4 @@
+//! Toy codec 1.0.0: reads native versions below 2.
+const CODEC_VERSION: &str = "1.0.0";
+const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
+include!("../../codec.rs");
