@@ -1,6 +1,8 @@
 //! Argument parsing, output and exit codes. Everything else lives in the
 //! library; this is the only place that prints.
 
+mod convert;
+mod bench;
 mod plugin;
 mod read;
 mod sessions;
@@ -61,6 +63,12 @@ enum Command {
     Sessions(sessions::Args),
     /// Read one session into canonical records.
     Read(read::Args),
+    /// Convert a session for another harness into an export directory.
+    Convert(convert::ConvertArgs),
+    /// Install an export directory into a harness's native store.
+    Prepare(convert::PrepareArgs),
+    /// Measure the sandbox's cost: wasm vs native, peak RSS, load times, SQLite, casr.
+    Bench(bench::Args),
     /// Install, list, remove, verify and test codecs.
     #[command(subcommand)]
     Plugin(plugin::Command),
@@ -108,6 +116,9 @@ pub fn main() -> ExitCode {
     let result = Context::new(&cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match &cli.command {
         Command::Sessions(args) => sessions::run(&ctx, args),
         Command::Read(args) => read::run(&ctx, args),
+        Command::Convert(args) => convert::run_convert(&ctx, args),
+        Command::Prepare(args) => convert::run_prepare(&ctx, args),
+        Command::Bench(args) => bench::run(&ctx, args),
         Command::Plugin(command) => plugin::run(&ctx, command),
     });
     match result {

@@ -4,6 +4,7 @@ mod common;
 
 mod claude_code;
 mod cli;
+mod convert;
 mod registry;
 mod sandbox;
 mod wit_snapshots;

@@ -51,8 +51,15 @@ mod imp {
     use std::cell::RefCell;
     use std::collections::VecDeque;
 
-    /// A database opened read-only with rusqlite (native builds only).
-    pub struct Database(rusqlite::Connection);
+    /// A database opened read-only with rusqlite (native builds only). Like
+    /// the host, it never creates or changes files beside the store: a
+    /// database with a live WAL is read from a private copy, one without is
+    /// opened `immutable=1`.
+    pub struct Database {
+        conn: rusqlite::Connection,
+        /// Keeps the private copy of a store with a live WAL alive.
+        _copy: Option<tempfile::TempDir>,
+    }
 
     /// All rows of one query, handed out in pages.
     pub struct Rows {
@@ -70,15 +77,30 @@ mod imp {
             if !full.is_file() {
                 return Err(SqliteError::NotFound(path.to_string()));
             }
-            let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-            let conn = rusqlite::Connection::open_with_flags(&full, flags).map_err(error)?;
+            use rusqlite::OpenFlags;
+            let io = |e: std::io::Error| SqliteError::Sqlite(format!("{path}: {e}"));
+            let mut wal = full.clone().into_os_string();
+            wal.push("-wal");
+            let wal = std::path::PathBuf::from(wal);
+            let live_wal = std::fs::metadata(&wal).map(|m| m.len() > 0).unwrap_or(false);
+            let (conn, copy) = if live_wal {
+                let dir = tempfile::tempdir().map_err(io)?;
+                let copy = dir.path().join("db.sqlite");
+                std::fs::copy(&full, &copy).map_err(io)?;
+                std::fs::copy(&wal, dir.path().join("db.sqlite-wal")).map_err(io)?;
+                (rusqlite::Connection::open(&copy).map_err(error)?, Some(dir))
+            } else {
+                let uri = format!("file:{}?mode=ro&immutable=1", full.display());
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+                (rusqlite::Connection::open_with_flags(uri, flags).map_err(error)?, None)
+            };
             conn.execute_batch("PRAGMA query_only = ON;").map_err(error)?;
-            Ok(Database(conn))
+            Ok(Database { conn, _copy: copy })
         }
 
         pub fn query(&self, sql: &str, params: &[Value]) -> Result<Rows, SqliteError> {
             use rusqlite::types::{Value as V, ValueRef};
-            let mut stmt = self.0.prepare(sql).map_err(error)?;
+            let mut stmt = self.conn.prepare(sql).map_err(error)?;
             let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
             let params: Vec<V> = params
                 .iter()

@@ -1,0 +1,81 @@
+//! `trajhost bench`: one table from one run (see docs/performance.md).
+
+use std::path::PathBuf;
+
+use trajhost::bench::{self, Options};
+
+use super::{Context, exit};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Size of the session read as wasm and natively, in MB.
+    #[arg(long, default_value_t = 100, value_name = "MB")]
+    throughput_mb: u64,
+    /// Session sizes whose peak RSS is measured, in MB (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = [10u64, 100], value_name = "MB,…")]
+    rss_mb: Vec<u64>,
+    /// Also measure peak RSS on a 1 GB session (1000 MB; takes a while).
+    #[arg(long)]
+    large: bool,
+    /// Size of the long single lines in generated sessions, in MiB (≤ 64).
+    #[arg(long, default_value_t = 4, value_name = "MIB")]
+    max_line_mib: usize,
+    /// Copies of the opencode fixture's rows in the synthetic SQLite store.
+    #[arg(long, default_value_t = 400)]
+    sqlite_copies: u32,
+    /// Generator seed.
+    #[arg(long, default_value_t = 0x7261_6a68_6f73_7400)]
+    seed: u64,
+    /// Also measure casr 0.4.0 (installed with `cargo install --locked` into
+    /// a temp dir, or into --casr-root; takes minutes).
+    #[arg(long)]
+    with_casr: bool,
+    /// Where casr is (or gets) installed; reused when it holds bin/casr.
+    #[arg(long, value_name = "DIR")]
+    casr_root: Option<PathBuf>,
+    /// Working directory for corpora (default: a temp dir, removed at the end).
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
+    /// The table as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(_ctx: &Context, args: &Args) -> anyhow::Result<u8> {
+    let temp = tempfile::Builder::new().prefix("trajhost-bench-").tempdir()?;
+    let work_dir = args.work_dir.clone().unwrap_or_else(|| temp.path().to_path_buf());
+    let mut rss_mb = args.rss_mb.clone();
+    if args.large && !rss_mb.contains(&1000) {
+        rss_mb.push(1000);
+    }
+    let casr_root = match (&args.casr_root, args.with_casr) {
+        (Some(root), _) => Some(root.clone()),
+        (None, true) => Some(work_dir.join("casr")),
+        (None, false) => None,
+    };
+    let template = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/opencode/1.18.33/long-output")
+        .join(bench::OPENCODE_DB);
+    let options = Options {
+        cache_dir: work_dir.join("cache"),
+        exe: std::env::current_exe()?,
+        work_dir,
+        seed: args.seed,
+        throughput_mb: args.throughput_mb,
+        rss_mb,
+        max_line_bytes: args.max_line_mib.clamp(1, 64) << 20,
+        sqlite_copies: args.sqlite_copies,
+        sqlite_template: template.exists().then_some(template),
+        casr_root,
+    };
+    let report = bench::run(&options, &|step| eprintln!("bench: {step}"))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", bench::render(&report.rows));
+        for line in &report.skipped {
+            println!("{line}");
+        }
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,123 @@
+//! `convert` + `prepare`: Claude Code ↔ Codex through the CLI, with the
+//! fidelity report, refusal to overwrite, dry runs and untouched sources.
+
+use std::path::Path;
+
+use crate::common::*;
+
+fn session_file(home: &Path) -> String {
+    let out = trajhost(home, &["sessions", "--home", home.to_str().unwrap(), "--json"]);
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    sessions[0]["path"].as_str().unwrap().to_string()
+}
+
+/// Converts a fixture and prepares it into a fresh home; returns the home.
+fn convert_and_prepare(harness: &str, version: &str, to: &str) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
+    let data = tempfile::tempdir().unwrap();
+    let fixture = fixture_home(harness, version, "simple");
+    // Work on a copy: the conversion must not depend on where the store is.
+    let source = tempfile::tempdir().unwrap();
+    copy_tree(&fixture, source.path());
+    let before = tree_hashes(source.path());
+    let file = session_file(source.path());
+    let out = data.path().join("export");
+
+    let converted = trajhost(data.path(), &["convert", &file, "--to", to, "--out", out.to_str().unwrap(), "--json"]);
+    assert!(converted.status.success(), "convert: {}", stderr(&converted));
+    let manifest: serde_json::Value = serde_json::from_slice(&converted.stdout).unwrap();
+    assert_eq!(before, tree_hashes(source.path()), "convert wrote into the source store");
+
+    let target = tempfile::tempdir().unwrap();
+    let dry = trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap(), "--dry-run", "--json"]);
+    assert!(dry.status.success(), "dry run: {}", stderr(&dry));
+    assert!(tree_hashes(target.path()).is_empty(), "a dry run changed the target");
+
+    let prepared = trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap(), "--json"]);
+    assert!(prepared.status.success(), "prepare: {}", stderr(&prepared));
+    let plan: serde_json::Value = serde_json::from_slice(&prepared.stdout).unwrap();
+
+    // Installing again never overwrites the session.
+    let snapshot = tree_hashes(target.path());
+    let again = trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    assert!(!again.status.success(), "a second prepare must be refused");
+    assert!(stderr(&again).contains("already exists") || stderr(&again).contains("exist"), "{}", stderr(&again));
+    assert_eq!(snapshot, tree_hashes(target.path()), "a refused prepare changed the target");
+    (target, manifest, plan)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+        if meta.is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_tree(&entry.path(), &dest);
+        } else if meta.is_file() {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Reads the installed session back through trajhost and returns all text.
+fn installed_text(home: &Path, harness: &str) -> String {
+    let data = tempfile::tempdir().unwrap();
+    let out = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--harness", harness, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let read = trajhost(data.path(), &["read", sessions[0]["path"].as_str().unwrap(), "--json"]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    stdout(&read)
+}
+
+#[test]
+fn claude_code_to_codex_and_back() {
+    let (codex_home, manifest, plan) = convert_and_prepare("claude-code", "2.1.197", "codex");
+    assert_eq!(manifest["target"]["harness"], "codex");
+    assert!(["value-lossless", "semantic"].contains(&manifest["fidelity"]["tier"].as_str().unwrap()), "{manifest}");
+    assert!(plan["resume_command"].as_str().unwrap().contains("codex"), "{plan}");
+    let text = installed_text(codex_home.path(), "codex");
+    for needle in ["Read hello.txt and tell me the secret word.", "cat hello.txt", "PAPAYA-42", "FINAL ANSWER"] {
+        assert!(text.contains(needle), "{needle} missing after Claude Code → Codex");
+    }
+
+    // And back again: Codex → Claude Code keeps the same essentials.
+    let data = tempfile::tempdir().unwrap();
+    let file = session_file(codex_home.path());
+    let out = data.path().join("back");
+    let converted = trajhost(data.path(), &["convert", &file, "--to", "claude-code", "--out", out.to_str().unwrap(), "--json"]);
+    assert!(converted.status.success(), "{}", stderr(&converted));
+    let target = tempfile::tempdir().unwrap();
+    let prepared = trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    assert!(prepared.status.success(), "{}", stderr(&prepared));
+    assert!(stdout(&prepared).contains("claude -p --resume"), "{}", stdout(&prepared));
+    let text = installed_text(target.path(), "claude-code");
+    for needle in ["Read hello.txt and tell me the secret word.", "cat hello.txt", "PAPAYA-42", "FINAL ANSWER"] {
+        assert!(text.contains(needle), "{needle} missing after Claude Code → Codex → Claude Code");
+    }
+}
+
+#[test]
+fn codex_to_claude_code() {
+    let (home, manifest, _) = convert_and_prepare("codex", "0.171.0", "claude-code");
+    let losses: Vec<&str> = manifest["fidelity"]["not_carried"].as_array().unwrap().iter().map(|l| l["what"].as_str().unwrap()).collect();
+    assert!(!losses.contains(&"tool call") && !losses.contains(&"user text"), "essentials lost: {losses:?}");
+    let text = installed_text(home.path(), "claude-code");
+    for needle in ["cat hello.txt", "PAPAYA-42", "FINAL ANSWER"] {
+        assert!(text.contains(needle), "{needle} missing after Codex → Claude Code");
+    }
+}
+
+#[test]
+fn a_nonempty_export_directory_is_refused() {
+    let data = tempfile::tempdir().unwrap();
+    let fixture = fixture_home("claude-code", "2.1.197", "simple");
+    let out = data.path().join("busy");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("keep.txt"), "mine").unwrap();
+    let converted = trajhost(data.path(), &["convert", &session_file(&fixture), "--to", "codex", "--out", out.to_str().unwrap()]);
+    assert_eq!(converted.status.code(), Some(1));
+    assert!(stderr(&converted).contains("not empty"), "{}", stderr(&converted));
+    assert_eq!(std::fs::read_to_string(out.join("keep.txt")).unwrap(), "mine");
+}
