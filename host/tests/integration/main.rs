@@ -2,6 +2,7 @@
 
 mod common;
 
+mod bench;
 mod claude_code;
 mod cli;
 mod convert;
