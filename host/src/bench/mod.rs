@@ -150,13 +150,13 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
         let first = peaks[0].1;
         let mut row = Row::new(
             format!("peak RSS `read --json` claude-code {size} MB"),
-            format!("{} MB in {:.2} s", mib(child.peak_rss), secs(child.elapsed)),
+            format!("{} MiB in {:.2} s", mib(child.peak_rss), secs(child.elapsed)),
         )
-        .reference(format!("longest line {} MB", mib(session.longest_line)), None);
+        .reference(format!("longest line {} MiB", mib(session.longest_line)), None);
         if size >= 1000 {
-            row = row.target("≤ 64 MB", child.peak_rss <= 64 << 20);
+            row = row.target("≤ 64 MiB", child.peak_rss <= 64 << 20);
         } else if peaks.len() > 1 {
-            row = row.target(format!("flat (≤ {} MB + 48)", mib(first)), child.peak_rss <= first + (48 << 20));
+            row = row.target(format!("flat (≤ {} MiB + 48)", mib(first)), child.peak_rss <= first + (48 << 20));
         }
         report.rows.push(row);
         if session.path != claude.path {
@@ -176,13 +176,13 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
             progress("sqlite: opencode natively / direct rusqlite");
             let native = read_native_opencode(&home, &found.session.locator)?;
             let direct = scan_opencode_rusqlite(&home.join(OPENCODE_DB), &found.session.native_id)?;
-            let label = format!("{} messages, {} parts, {} MB", store.messages, store.parts, mib(store.bytes));
+            let label = format!("{} messages, {} parts, {} MiB", store.messages, store.parts, mib(store.bytes));
             report.rows.push(
                 Row::new(format!("opencode read via SQLite capability ({label})"), format!("{:.0} ms", ms(wasm.elapsed)))
                     .reference(format!("same codec native {:.0} ms", ms(native.elapsed)), Some(secs(wasm.elapsed) / secs(native.elapsed))),
             );
             report.rows.push(
-                Row::new("  same queries, direct rusqlite (no JSON, no records)", format!("{:.0} ms", ms(wasm.elapsed)))
+                Row::new("  same queries, direct rusqlite (no JSON parsing, no records)", format!("{:.0} ms", ms(wasm.elapsed)))
                     .reference(format!("rusqlite {:.0} ms", ms(direct.elapsed)), Some(secs(wasm.elapsed) / secs(direct.elapsed))),
             );
         }
@@ -198,22 +198,22 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
                 let codex = generate(options, Format::Codex, mb.min(50))?;
                 let claude50 = if mb == 50 { claude.clone() } else { generate(options, Format::ClaudeCode, 50)? };
                 for session in [&claude50, &codex] {
-                    progress(&format!("casr: {} {} MB", session.format.harness(), mib(session.bytes)));
+                    progress(&format!("casr: {} {} MiB", session.format.harness(), mib(session.bytes)));
                     let ours = cli_read(options, &session.path)?;
                     match casr::read(&bin, session, &options.work_dir) {
                         Err(reason) => report.skipped.push(format!("SKIP casr on {}: {reason}", session.format.harness())),
                         Ok(theirs) => {
                             let t = secs(ours.elapsed) / secs(theirs.elapsed);
                             let m = ours.peak_rss as f64 / theirs.peak_rss.max(1) as f64;
-                            let what = format!("{} {} MB", session.format.harness(), mib(session.bytes));
+                            let what = format!("{} {} MiB", session.format.harness(), mib(session.bytes));
                             report.rows.push(
                                 Row::new(format!("vs casr, time: {what}"), format!("{:.2} s", secs(ours.elapsed)))
                                     .reference(format!("casr {:.2} s ({})", secs(theirs.elapsed), theirs.what), Some(t))
                                     .target("ratio < 1", t < 1.0),
                             );
                             report.rows.push(
-                                Row::new(format!("vs casr, peak RSS: {what}"), format!("{} MB", mib(ours.peak_rss)))
-                                    .reference(format!("casr {} MB", mib(theirs.peak_rss)), Some(m))
+                                Row::new(format!("vs casr, peak RSS: {what}"), format!("{} MiB", mib(ours.peak_rss)))
+                                    .reference(format!("casr {} MiB", mib(theirs.peak_rss)), Some(m))
                                     .target("ratio < 1", m < 1.0),
                             );
                         }
@@ -607,34 +607,32 @@ pub mod casr {
         }
     }
 
-    /// casr reading the same session: it converts it to the other
-    /// harness's format (its read path), into a scratch home.
+    /// casr reading the same session: `casr resume <other> <id> --dry-run
+    /// --source <file>` parses it and converts it to the other harness in
+    /// memory, writing nothing; history and tool outputs are not truncated
+    /// (`--max-context-tokens 0 --max-tool-output 0`), as `trajhost read`
+    /// carries everything. HOME is an empty scratch dir.
     pub fn read(bin: &Path, session: &Generated, work: &Path) -> std::result::Result<CasrRun, String> {
         let scratch = work.join("casr-home");
         let _ = std::fs::remove_dir_all(&scratch);
         std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
-        // Copy the session's home layout into the scratch home so casr finds it.
         let target = match session.format {
-            Format::ClaudeCode => "codex",
-            Format::Codex => "claude-code",
+            Format::ClaudeCode => "cod",
+            Format::Codex => "cc",
         };
-        let dest = scratch.join(&session.locator);
-        std::fs::create_dir_all(dest.parent().expect("has parent")).map_err(|e| e.to_string())?;
-        std::fs::hard_link(&session.path, &dest)
-            .or_else(|_| std::fs::copy(&session.path, &dest).map(|_| ()))
-            .map_err(|e| e.to_string())?;
         let mut command = Command::new(bin);
         command
-            .args(["resume", target, &session.native_id, "--dry-run", "--json"])
+            .args(["resume", target, &session.native_id, "--dry-run", "--json", "--max-context-tokens", "0", "--max-tool-output", "0", "--source"])
+            .arg(&session.path)
             .env("HOME", &scratch)
-            .env("CLAUDE_HOME", scratch.join(".claude"))
-            .env("CODEX_HOME", scratch.join(".codex"))
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .current_dir(&scratch)
             .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::null());
         let run = run_child(&mut command).map_err(|e| e.to_string())?;
         if run.exit_code != 0 {
-            return Err(format!("`casr resume {target} <id> --dry-run` exited with {}", run.exit_code));
+            return Err(format!("`casr resume {target} <id> --dry-run --source <file>` exited with {}", run.exit_code));
         }
         Ok(CasrRun { elapsed: run.elapsed, peak_rss: run.peak_rss, what: format!("resume {target} --dry-run") })
     }
