@@ -1,36 +1,97 @@
-//! `discover`: every session of `~/.local/share/opencode/opencode.db`.
+//! `discover`: every session of `~/.local/share/opencode/opencode.db`, and
+//! the import documents this codec's `prepare` installs (not yet imported).
 
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::sqlite::Database;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
-use crate::layout::{self, DB};
+use serde_json::Value;
+
+use crate::layout::{self, DB, IMPORT_DIR};
 use crate::store::{self, Session, sqlite_error};
 use crate::time::rfc3339_utc;
 
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut diags = Diagnostics::new();
+    let mut sessions = Vec::new();
     match home.stat(DB) {
-        Ok(_) => {}
-        Err(FsError::NotFound(_)) => return Ok(Discovery { sessions: Vec::new(), diagnostics: Vec::new() }),
+        Ok(_) => {
+            let db = Database::open(home, DB).map_err(|e| sqlite_error(DB, e))?;
+            let schema = store::check(&db, DB)?;
+            for session in store::sessions(&db, DB, &schema)? {
+                let size = store::session_bytes(&db, DB, &session.id)?;
+                sessions.push(session_ref(DB, &session, size));
+            }
+        }
+        Err(FsError::NotFound(_)) => {}
         Err(e) => {
             diags.add("unreadable-file", Severity::Warning, "opencode.db", Some(DB), None);
             let _ = e;
-            return Ok(Discovery { sessions: Vec::new(), diagnostics: diags.drain() });
         }
     }
-    let db = Database::open(home, DB).map_err(|e| sqlite_error(DB, e))?;
-    let schema = store::check(&db, DB)?;
-    let mut sessions = Vec::new();
-    for session in store::sessions(&db, DB, &schema)? {
-        let size = store::session_bytes(&db, DB, &session.id)?;
-        sessions.push(session_ref(DB, &session, size));
+    if let Ok(entries) = home.list(IMPORT_DIR) {
+        let mut names: Vec<String> = entries.into_iter().filter(|e| e.is_file()).map(|e| e.name).collect();
+        names.sort();
+        for name in names {
+            let locator = format!("{IMPORT_DIR}/{name}");
+            if layout::import_locator(&locator).is_none() {
+                continue;
+            }
+            match import_ref(home, &locator) {
+                Ok(s) => sessions.push(s),
+                Err(_) => diags.add("unreadable-file", Severity::Warning, "import document", Some(&locator), None),
+            }
+        }
     }
     Ok(Discovery { sessions, diagnostics: diags.drain() })
 }
 
+/// Largest import document read.
+pub const MAX_IMPORT_BYTES: u64 = 512 << 20;
+
+/// An import document (`{info, messages: [{info, parts}]}`), checked against its file name.
+pub fn import_document(home: &Dir, locator: &str) -> Result<Value, CodecError> {
+    let id = layout::import_locator(locator).ok_or_else(|| CodecError::NotFound(format!("locator {locator:?}")))?;
+    let bytes = home.read_to_end(locator, MAX_IMPORT_BYTES).map_err(|e| match e {
+        FsError::NotFound(_) => CodecError::NotFound(locator.to_string()),
+        other => CodecError::Io(format!("{locator}: {other:?}")),
+    })?;
+    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| CodecError::Malformed(format!("{locator}: not JSON ({e})")))?;
+    if doc.pointer("/info/id").and_then(Value::as_str) != Some(id) || !doc.get("messages").is_some_and(Value::is_array) {
+        return Err(CodecError::Malformed(format!("{locator}: not an import document of session {id}")));
+    }
+    Ok(doc)
+}
+
+/// The session of an import document, as a `session` row would give it.
+pub fn import_session(doc: &Value) -> Session {
+    let info = &doc["info"];
+    let text = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_string);
+    Session {
+        rowid: 0,
+        id: text("id").unwrap_or_default(),
+        directory: text("directory"),
+        title: text("title"),
+        version: text("version"),
+        created: info.pointer("/time/created").and_then(Value::as_i64),
+        updated: info.pointer("/time/updated").and_then(Value::as_i64),
+        parent: text("parentID"),
+    }
+}
+
+fn import_ref(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+    let size = home.stat(locator).map(|m| m.size).unwrap_or(0);
+    let doc = import_document(home, locator)?;
+    let mut s = session_ref(locator, &import_session(&doc), size);
+    s.locator = locator.to_string();
+    Ok(s)
+}
+
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+    if layout::import_locator(locator).is_some() {
+        return import_ref(home, locator);
+    }
     let (path, id) = layout::parse_locator(locator)?;
     let db = Database::open(home, path).map_err(|e| sqlite_error(path, e))?;
     let schema = store::check(&db, path)?;

@@ -9,7 +9,9 @@
 //! `.local/share/opencode/opencode.db#ses_dd5597ad9ffezBir1gCV6AWlI8`.
 //! Written sessions are OpenCode import documents, installed at
 //! `.local/share/trajhost/opencode-import/<session id>.json` (outside
-//! OpenCode's own folder, which it manages).
+//! OpenCode's own folder, which it manages). Such a document is discovered
+//! and read too (its locator is that path): `trajhost convert` reads what it
+//! wrote back before reporting fidelity.
 
 use trajhost_codec_sdk::CodecError;
 
@@ -34,4 +36,11 @@ pub fn parse_locator(locator: &str) -> Result<(&str, &str), CodecError> {
         return Err(bad("not an OpenCode session id (ses_…)"));
     }
     Ok((db, id))
+}
+
+/// The session id of an import document's locator
+/// (`.local/share/trajhost/opencode-import/<ses id>.json`), or `None`.
+pub fn import_locator(locator: &str) -> Option<&str> {
+    let id = locator.strip_prefix(IMPORT_DIR)?.strip_prefix('/')?.strip_suffix(".json")?;
+    (id.starts_with("ses_") && id.len() > 4 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')).then_some(id)
 }

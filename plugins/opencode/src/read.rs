@@ -26,7 +26,9 @@
 //! part id (`prt_…`), a tool result `<part id>#result`. `src` of a record
 //! read from SQLite: `file` = the database path, `offset` = the row's
 //! `rowid` (of the message or part row; the session row for `meta`),
-//! `len` = 0 (a row has no byte span).
+//! `len` = 0 (a row has no byte span). Read from an import document
+//! (`prepare`'s output): `file` = the document's path, `offset` = the
+//! message's index (a part's running index), `len` = 0.
 
 use std::collections::VecDeque;
 
@@ -47,14 +49,23 @@ use crate::{CODEC, HARNESS, Handling, handling};
 /// Messages fetched per page.
 const PAGE: u32 = 64;
 
+/// Where the messages come from (one per reader: the size difference does not matter).
+#[allow(clippy::large_enum_variant)]
+enum Source {
+    /// The store: messages paged from the host, parts per message.
+    Db { db: Database, messages: Rows, columns: Vec<String>, page: VecDeque<Vec<Sql>>, done: bool },
+    /// An import document (`prepare`'s output, not yet imported): its messages
+    /// with their parts; `src.offset` is the message's (part's) index.
+    Doc(VecDeque<DocMessage>),
+}
+
+/// (index, id, created, info, parts as (index, id, data)).
+type DocMessage = (i64, String, Option<i64>, Value, Vec<(i64, String, Value)>);
+
 /// A session being read.
 pub struct Reader {
-    db: Database,
+    source: Source,
     path: String,
-    messages: Rows,
-    columns: Vec<String>,
-    page: VecDeque<Vec<Sql>>,
-    messages_done: bool,
     writer: BatchWriter,
     diags: Diagnostics,
     meta: Option<Record>,
@@ -65,6 +76,32 @@ pub struct Reader {
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        if layout::import_locator(locator).is_some() {
+            let doc = crate::discover::import_document(&home, locator)?;
+            let session = crate::discover::import_session(&doc);
+            let mut messages = VecDeque::new();
+            let mut part_index = 0i64;
+            for (i, m) in doc["messages"].as_array().into_iter().flatten().enumerate() {
+                let info = m.get("info").cloned().unwrap_or(Value::Null);
+                let id = info.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+                let created = info.pointer("/time/created").and_then(Value::as_i64);
+                let mut parts = Vec::new();
+                for p in m.get("parts").and_then(Value::as_array).into_iter().flatten() {
+                    parts.push((part_index, p.get("id").and_then(Value::as_str).unwrap_or("").to_string(), p.clone()));
+                    part_index += 1;
+                }
+                messages.push_back((i as i64, id, created, info, parts));
+            }
+            return Ok(Reader {
+                meta: Some(meta(locator, &session)),
+                source: Source::Doc(messages),
+                path: locator.to_string(),
+                writer: BatchWriter::new(options),
+                diags: Diagnostics::new(),
+                compaction: None,
+                done: false,
+            });
+        }
         let (path, id) = layout::parse_locator(locator)?;
         let db = Database::open(&home, path).map_err(|e| sqlite_error(path, e))?;
         let schema = store::check(&db, path)?;
@@ -79,12 +116,8 @@ impl Reader {
         let columns = messages.columns();
         Ok(Reader {
             meta: Some(meta(path, &session)),
-            db,
+            source: Source::Db { db, messages, columns, page: VecDeque::new(), done: false },
             path: path.to_string(),
-            messages,
-            columns,
-            page: VecDeque::new(),
-            messages_done: false,
             writer: BatchWriter::new(options),
             diags: Diagnostics::new(),
             compaction: None,
@@ -97,19 +130,29 @@ impl Reader {
             self.writer.push(&meta);
             return Ok(true);
         }
-        if self.page.is_empty() {
-            if self.messages_done {
+        let (messages, columns, page, done) = match &mut self.source {
+            Source::Doc(queue) => {
+                let Some((index, id, created, data, parts)) = queue.pop_front() else {
+                    return Ok(false);
+                };
+                self.message(&id, index, created, &data, &parts);
+                return Ok(true);
+            }
+            Source::Db { messages, columns, page, done, .. } => (messages, columns, page, done),
+        };
+        if page.is_empty() {
+            if *done {
                 return Ok(false);
             }
-            let page = self.messages.next_page(PAGE).map_err(|e| sqlite_error(&self.path, e))?;
-            self.messages_done = page.done;
-            self.page.extend(page.rows);
-            if self.page.is_empty() {
+            let next = messages.next_page(PAGE).map_err(|e| sqlite_error(&self.path, e))?;
+            *done = next.done;
+            page.extend(next.rows);
+            if page.is_empty() {
                 return Ok(false);
             }
         }
-        let values = self.page.pop_front().unwrap_or_default();
-        let row = Row { columns: &self.columns, values: &values };
+        let values = page.pop_front().unwrap_or_default();
+        let row = Row { columns, values: &values };
         let (rowid, id) = (row.int("row_id").unwrap_or(0), row.text("id").unwrap_or("").to_string());
         let created = row.int("time_created");
         let data: Value = match row.text("data").map(serde_json::from_str) {
@@ -126,8 +169,10 @@ impl Reader {
 
     /// The parts of one message: (rowid, id, data).
     fn parts(&mut self, message: &str) -> Result<Vec<(i64, String, Value)>, CodecError> {
-        let rows = self
-            .db
+        let Source::Db { db, .. } = &self.source else {
+            return Ok(Vec::new());
+        };
+        let rows = db
             .query("SELECT rowid AS row_id, id, data FROM part WHERE message_id = ? ORDER BY id", &[Sql::Text(message.into())])
             .map_err(|e| sqlite_error(&self.path, e))?;
         let columns = rows.columns();

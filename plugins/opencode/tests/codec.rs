@@ -531,3 +531,28 @@ fn prepare_plans_the_import_document_and_its_command() {
     let err = OpenCode::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
     assert!(format!("{err:?}").contains("never overwrites"), "{err:?}");
 }
+
+/// `trajhost convert` reads the written artifacts back through `discover` and
+/// `read`: an import document not yet imported is a session too.
+#[test]
+fn written_import_document_is_discovered_and_read() {
+    for (scenario, _) in SCENARIOS {
+        let first = read_scenario(scenario);
+        let written = OpenCode::write(&document(&first.records), write_options()).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let artifact = &written.artifacts[0];
+        let path = out.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &artifact.bytes).unwrap();
+        let found = OpenCode::discover(&Dir::native(out.path())).unwrap();
+        assert_eq!(found.sessions.len(), 1, "{scenario}");
+        let s = &found.sessions[0];
+        assert_eq!((s.native_id.as_str(), s.locator.as_str()), (written.native_id.as_str(), artifact.path.as_str()));
+        assert_eq!(s.cwd.as_deref(), Some(CWD));
+        let inspected = OpenCode::inspect(&Dir::native(out.path()), &s.locator).unwrap();
+        assert_eq!(inspected.native_id, written.native_id);
+        let second = read(out.path(), &s.locator);
+        assert_eq!(conversation(&first.records), conversation(&second.records), "{scenario}");
+        assert!(second.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", second.diagnostics);
+    }
+}
