@@ -26,6 +26,7 @@ pub mod plan;
 pub mod registry;
 pub mod runtime;
 pub mod time;
+pub mod trajectory;
 pub mod wit;
 
 pub use error::{HostError, LimitKind, Operation, Result};

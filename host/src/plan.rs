@@ -10,11 +10,9 @@
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-use rusqlite::types::Value as SqlValue;
-
 use crate::error::{HostError, Result};
 use crate::wit::latest::codec::{Operation, Plan};
-use crate::wit::latest::sqlite::Value;
+use crate::capabilities::sqlite::to_sql;
 
 /// What executing (or checking) a plan did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -99,15 +97,6 @@ pub fn validate(plan: &Plan, home: &Path) -> Result<Applied> {
     Ok(applied)
 }
 
-fn to_sql(value: &Value) -> SqlValue {
-    match value {
-        Value::Null => SqlValue::Null,
-        Value::Integer(i) => SqlValue::Integer(*i),
-        Value::Real(f) => SqlValue::Real(*f),
-        Value::Text(s) => SqlValue::Text(s.clone()),
-        Value::Blob(b) => SqlValue::Blob(b.clone()),
-    }
-}
 
 /// Undo log of a partially applied plan.
 #[derive(Default)]

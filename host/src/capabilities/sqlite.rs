@@ -162,7 +162,8 @@ fn uri_escape(path: &Path) -> String {
     out
 }
 
-fn to_sql(value: &Value) -> rusqlite::types::Value {
+/// A WIT value as a SQLite parameter.
+pub(crate) fn to_sql(value: &Value) -> rusqlite::types::Value {
     use rusqlite::types::Value as V;
     match value {
         Value::Null => V::Null,

@@ -24,9 +24,24 @@ pub struct Args {
     /// Where to look for an id (default: $HOME).
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// Canonical records as JSON lines (then one `diagnostics` line).
+    /// Canonical records as JSON lines (then one `diagnostics` line);
+    /// the same as `--format canonical`.
     #[arg(long)]
     json: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Transcript)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A readable transcript.
+    Transcript,
+    /// Canonical records as JSON lines.
+    Canonical,
+    /// letta-ai/trajectory `trajectory-v1` records as JSON lines.
+    #[value(name = "trajectory-v1")]
+    TrajectoryV1,
 }
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
@@ -39,6 +54,8 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut diagnostics = Vec::new();
     let mut transcript = Transcript::new(&found, &codec);
+    let format = if args.json { Format::Canonical } else { args.format };
+    let mut collected = Vec::new();
     loop {
         let batch = match stream.next_batch() {
             Ok(Some(batch)) => batch,
@@ -53,17 +70,29 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             }
         };
         diagnostics.extend(batch.diagnostics);
-        if args.json {
+        if format == Format::Canonical {
             out.write_all(batch.records.as_bytes())?;
-        } else {
-            for line in batch.records.lines() {
-                let record: Record = serde_json::from_str(line)
-                    .map_err(|e| anyhow::anyhow!("codec {} returned a record that is not canonical JSON: {e}", codec.id()))?;
-                transcript.write(&mut out, &record)?;
+            continue;
+        }
+        for line in batch.records.lines() {
+            let record: Record = serde_json::from_str(line)
+                .map_err(|e| anyhow::anyhow!("codec {} returned a record that is not canonical JSON: {e}", codec.id()))?;
+            match format {
+                Format::Transcript => transcript.write(&mut out, &record)?,
+                _ => collected.push(record),
             }
         }
     }
-    if args.json {
+    if format == Format::TrajectoryV1 {
+        let projected = trajhost::trajectory::project(&collected);
+        for record in &projected.records {
+            serde_json::to_writer(&mut out, record)?;
+            writeln!(out)?;
+        }
+        for (reason, count) in &projected.dropped {
+            eprintln!("trajectory-v1: {reason} ×{count}");
+        }
+    } else if format == Format::Canonical {
         let items: Vec<serde_json::Value> = diagnostics
             .iter()
             .map(|d| {

@@ -121,3 +121,23 @@ fn plugin_commands_round_trip() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("wasi:filesystem"), "{}", stderr(&out));
 }
+
+#[test]
+fn read_projects_to_trajectory_v1() {
+    let data = tempfile::tempdir().unwrap();
+    let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
+    let out = trajhost(data.path(), &["read", "61ec73f4", "--home", home.to_str().unwrap(), "--format", "trajectory-v1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let records: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(records[0]["role"], "meta");
+    assert_eq!(records[0]["source"], "claude-code");
+    assert_eq!(records.iter().filter(|r| r["role"] == "meta").count(), 1);
+    let call = records.iter().find(|r| r["tool_calls"].is_array()).expect("a tool call record");
+    assert!(call["content"].is_null());
+    let args: serde_json::Value = serde_json::from_str(call["tool_calls"][0]["args"].as_str().unwrap()).unwrap();
+    assert_eq!(args["command"], "cat hello.txt");
+    let result = records.iter().find(|r| r["role"] == "tool").expect("a tool record");
+    assert_eq!(result["tool_call_id"], call["tool_calls"][0]["id"]);
+    assert!(result["content"].as_str().unwrap().contains("PAPAYA-42"));
+    assert!(records.iter().all(|r| r["role"] == "meta" || r["timestamp"].is_string()));
+}
