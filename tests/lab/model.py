@@ -317,8 +317,6 @@ def decide(items, tools, scenario):
     ends_in_text = bool(after) and after[-1][0] == "assistant"
     steps = scenario.get("steps") or []
     if not tools:
-        if prompt and "json" in json.dumps(scenario.get("_schema_hint", "")):
-            pass
         return ("text", side_text(prompt))
     if "[notool]" in prompt:
         return ("text", notool_text(items))
