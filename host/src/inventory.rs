@@ -140,7 +140,14 @@ pub fn is_within(path: &Path, root: &Path) -> bool {
 pub fn resolve(catalog: &Catalog<'_>, target: &str, home: &Path, harness: Option<&str>) -> Result<FoundSession> {
     let as_path = Path::new(target);
     if as_path.exists() {
-        return resolve_path(catalog, as_path, harness);
+        return resolve_path(catalog, as_path, harness, None);
+    }
+    // `store.db#session` names one session inside a multi-session store, as
+    // `sessions` prints it.
+    if let Some((file, fragment)) = target.rsplit_once('#') {
+        if Path::new(file).is_file() && !fragment.is_empty() {
+            return resolve_path(catalog, Path::new(file), harness, Some(fragment));
+        }
     }
     let inventory = discover(catalog, &SessionQuery { home: home.to_path_buf(), harness: harness.map(String::from), cwd: None })?;
     let exact: Vec<&FoundSession> = inventory.sessions.iter().filter(|s| s.session.native_id == target).collect();
@@ -167,7 +174,7 @@ pub fn resolve(catalog: &Catalog<'_>, target: &str, home: &Path, harness: Option
 
 /// Maps a session file to (harness, home, locator) with the codecs'
 /// `session-globs`, then asks that codec about it.
-fn resolve_path(catalog: &Catalog<'_>, path: &Path, harness: Option<&str>) -> Result<FoundSession> {
+fn resolve_path(catalog: &Catalog<'_>, path: &Path, harness: Option<&str>, fragment: Option<&str>) -> Result<FoundSession> {
     let path = std::fs::canonicalize(path).map_err(|e| HostError::io(path, e))?;
     let components: Vec<String> = path
         .components()
@@ -210,7 +217,10 @@ fn resolve_path(catalog: &Catalog<'_>, path: &Path, harness: Option<&str>) -> Re
             path.display()
         ))),
         1 => {
-            let (codec, home, locator) = candidates.remove(0);
+            let (codec, home, mut locator) = candidates.remove(0);
+            if let Some(fragment) = fragment {
+                locator = format!("{locator}#{fragment}");
+            }
             let session = catalog.instantiate(codec)?.inspect(&home, &locator)?;
             Ok(FoundSession {
                 harness: codec.harness.clone(),

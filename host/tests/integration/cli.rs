@@ -141,3 +141,50 @@ fn read_projects_to_trajectory_v1() {
     assert!(result["content"].as_str().unwrap().contains("PAPAYA-42"));
     assert!(records.iter().all(|r| r["role"] == "meta" || r["timestamp"].is_string()));
 }
+
+/// Copies `from` into `to`, keeping files already there (fixture homes of
+/// different harnesses are disjoint apart from shared config dirs).
+fn merge_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+        if meta.is_dir() {
+            merge_tree(&entry.path(), &dest);
+        } else if meta.is_file() && !dest.exists() {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn one_home_with_every_harness_lists_them_all() {
+    let data = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut harnesses = std::collections::BTreeSet::new();
+    for harness in std::fs::read_dir(repo_root().join("fixtures")).unwrap() {
+        let harness = harness.unwrap().path();
+        for version in std::fs::read_dir(&harness).unwrap() {
+            let simple = version.unwrap().path().join("simple");
+            if simple.is_dir() {
+                merge_tree(&simple, home.path());
+                harnesses.insert(harness.file_name().unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    let out = trajhost(data.path(), &["sessions", "--home", home.path().to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: std::collections::BTreeSet<String> = sessions.iter().map(|s| s["harness"].as_str().unwrap().to_string()).collect();
+    assert_eq!(listed, harnesses, "every harness with a fixture is listed");
+    for s in &sessions {
+        assert!(s["native_id"].as_str().is_some_and(|id| !id.is_empty()), "{s}");
+        assert!(s["started_at"].is_string() || s["updated_at"].is_string(), "no times: {s}");
+    }
+    // A session inside a multi-session store is addressed as `store#id`.
+    let opencode = sessions.iter().find(|s| s["harness"] == "opencode").expect("opencode listed");
+    let read = trajhost(data.path(), &["read", opencode["path"].as_str().unwrap(), "--json"]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert!(stdout(&read).contains("PAPAYA-42"));
+}
