@@ -19,6 +19,7 @@ pub mod bench;
 pub mod capabilities;
 pub mod catalog;
 pub mod convert;
+pub mod digest;
 pub mod error;
 pub mod inventory;
 pub mod limits;

@@ -24,7 +24,7 @@ pub struct Args {
     /// Where to look for an id (default: $HOME).
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// Canonical records as JSON lines (then one `diagnostics` line);
+    /// Canonical records as JSON lines (then one `summary` line);
     /// the same as `--format canonical`.
     #[arg(long)]
     json: bool,
@@ -56,6 +56,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let mut transcript = Transcript::new(&found, &codec);
     let format = if args.json { Format::Canonical } else { args.format };
     let mut collected = Vec::new();
+    let mut digest = trajhost::digest::SessionDigest::new();
     loop {
         let batch = match stream.next_batch() {
             Ok(Some(batch)) => batch,
@@ -72,14 +73,15 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         diagnostics.extend(batch.diagnostics);
         if format == Format::Canonical {
             out.write_all(batch.records.as_bytes())?;
-            continue;
         }
         for line in batch.records.lines() {
             let record: Record = serde_json::from_str(line)
                 .map_err(|e| anyhow::anyhow!("codec {} returned a record that is not canonical JSON: {e}", codec.id()))?;
+            digest.push(line, &record);
             match format {
                 Format::Transcript => transcript.write(&mut out, &record)?,
-                _ => collected.push(record),
+                Format::TrajectoryV1 => collected.push(record),
+                Format::Canonical => {}
             }
         }
     }
@@ -102,10 +104,17 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 })
             })
             .collect();
-        serde_json::to_writer(&mut out, &serde_json::json!({"kind": "diagnostics", "codec": codec.id(), "items": items}))?;
+        serde_json::to_writer(
+            &mut out,
+            &serde_json::json!({
+                "kind": "summary", "codec": codec.id(), "records": digest.records(),
+                "snapshot_id": digest.snapshot_id(), "ending": digest.ending(), "diagnostics": items,
+            }),
+        )?;
         writeln!(out)?;
     } else {
         transcript.finish(&mut out)?;
+        writeln!(out, "ending {:?}, snapshot {}", digest.ending(), digest.snapshot_id())?;
         for d in &diagnostics {
             eprintln!(
                 "{:?}: {} {} ×{}{}",

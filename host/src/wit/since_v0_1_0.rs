@@ -12,5 +12,5 @@ wasmtime::component::bindgen!({
     },
 });
 
-pub use exports::trajhost::codec::codec as codec;
-pub use trajhost::codec::{fs, log, sqlite, types};
+pub use self::exports::trajhost::codec::codec;
+pub use self::trajhost::codec::{fs, log, sqlite, types};

@@ -60,7 +60,7 @@ fn read_shows_a_readable_transcript_by_id_and_by_path() {
 }
 
 #[test]
-fn read_json_is_canonical_jsonl_with_a_diagnostics_trailer() {
+fn read_json_is_canonical_jsonl_with_a_summary_trailer() {
     let data = tempfile::tempdir().unwrap();
     let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
     let file = std::fs::read_dir(home.join(".claude/projects/-home-user-project"))
@@ -72,7 +72,16 @@ fn read_json_is_canonical_jsonl_with_a_diagnostics_trailer() {
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines[0]["kind"], "meta");
-    assert_eq!(lines.last().unwrap()["kind"], "diagnostics");
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["kind"], "summary");
+    assert_eq!(summary["ending"], "completed");
+    assert_eq!(summary["records"].as_u64().unwrap() as usize, lines.len() - 1);
+    assert!(summary["snapshot_id"].as_str().unwrap().starts_with("sha256:"));
+    assert!(summary["diagnostics"].is_array());
+    // The same bytes give the same snapshot id.
+    let again = trajhost(data.path(), &["read", file.to_str().unwrap(), "--json"]);
+    let again: serde_json::Value = serde_json::from_str(stdout(&again).lines().last().unwrap()).unwrap();
+    assert_eq!(again["snapshot_id"], summary["snapshot_id"]);
     let kinds: std::collections::BTreeSet<&str> = lines.iter().filter_map(|l| l["kind"].as_str()).collect();
     for kind in ["user", "assistant", "tool_call", "tool_result"] {
         assert!(kinds.contains(kind), "{kind} missing: {kinds:?}");

@@ -6,6 +6,7 @@ mod bench;
 mod claude_code;
 mod cli;
 mod convert;
+mod lab;
 mod registry;
 mod sandbox;
 mod wit_snapshots;
