@@ -184,3 +184,21 @@ fn every_fixture_reads_without_unknown_record_types() {
         );
     }
 }
+
+#[test]
+fn discovery_stats_each_candidate_once() {
+    let data = tempfile::tempdir().unwrap();
+    let registry = Registry::new(data.path());
+    let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
+    let catalog = Catalog::open(&runtime, &registry).unwrap();
+    let codec = catalog.for_harness("claude-code")[0].clone();
+    let home = fixture_home("claude-code", VERSION, "long-output");
+    let mut instance = catalog.instantiate(&codec).unwrap();
+    let discovery = instance.discover(&home).unwrap();
+    let used = instance.usage().capabilities;
+    assert_eq!(discovery.sessions.len(), 1);
+    // Sizes and times come from the one stat per entry that `list` makes.
+    assert_eq!(used.stat_calls, 0, "{used:?}");
+    assert!(used.entries_listed >= 1 && used.list_calls >= 1, "{used:?}");
+    assert!(used.opens <= 2 * discovery.sessions.len() as u64 + 2, "{used:?}");
+}
