@@ -37,6 +37,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value as Json;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::hash::Fnv;
 use trajhost_codec_sdk::Severity;
 
 use crate::sql::Row;
@@ -363,22 +364,7 @@ fn display_identity(row: &Row<'_>) -> u64 {
         h.write(&[0xff]);
     }
     h.write(&row.real("timestamp").unwrap_or(0.0).to_bits().to_le_bytes());
-    h.0
-}
-
-/// FNV-1a, 64 bits (deterministic; no random seed).
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    h.finish()
 }
 
 /// A type name fit for a diagnostic: the native spelling when it is a plain

@@ -5,70 +5,8 @@ use serde_json::Value;
 use trajhost_codec_sdk::CodecError;
 use trajhost_codec_sdk::fs::FsError;
 
-/// `2026-11-30T04:05:54.384Z` for milliseconds since the Unix epoch.
-pub fn rfc3339_ms(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// RFC 3339 for fractional seconds since the Unix epoch (millisecond precision).
-pub fn rfc3339_secs(secs: f64) -> Option<String> {
-    if !secs.is_finite() || secs.abs() > 1e12 {
-        return None;
-    }
-    Some(rfc3339_ms((secs * 1000.0).round() as i64))
-}
-
-/// Proleptic Gregorian date of a day count since 1970-01-01
-/// (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-/// FNV-1a, 64 bit: a fixed hash (no random seed) for matching lines and texts.
-#[derive(Clone, Copy)]
-pub struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    pub fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    pub fn finish(self) -> u64 {
-        self.0
-    }
-    pub fn of(bytes: &[u8]) -> u64 {
-        let mut h = Fnv::default();
-        h.write(bytes);
-        h.finish()
-    }
-}
+pub use trajhost_codec_sdk::hash::Fnv;
+pub use trajhost_codec_sdk::time::{rfc3339_ms, rfc3339_secs};
 
 /// A record type name fit for a diagnostic: the native spelling when it is a
 /// plain identifier, else a placeholder (a hostile file could put anything
@@ -166,52 +104,12 @@ mod tests {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// An ISO 8601 timestamp `YYYY-MM-DDTHH:MM:SS[.frac][Z|±HH:MM]`: the
 /// milliseconds since the epoch it names, reading a timestamp without an
-/// offset as if it were UTC, and whether it had an offset.
+/// offset as if it were UTC, and whether it had an offset. The offset is
+/// read leniently (`+5:30` too), as it always was here.
 pub fn parse_iso(text: &str) -> Option<(i64, bool)> {
-    let b = text.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = text.get(r)?;
-        (!s.is_empty() && s.bytes().all(|c| c.is_ascii_digit())).then(|| s.parse().ok())?
-    };
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    let mut i = 19;
-    let mut millis = 0i64;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        let frac = &text[start..i];
-        if frac.is_empty() {
-            return None;
-        }
-        let digits: String = frac.chars().chain("000".chars()).take(3).collect();
-        millis = digits.parse().ok()?;
-    }
-    let mut ms = ((days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + millis;
-    let rest = &text[i..];
+    let (mut ms, rest) = trajhost_codec_sdk::time::parse_naive(text)?;
     let has_offset = match rest {
         "" => false,
         "Z" | "z" => true,

@@ -10,7 +10,9 @@
 //!   capability, and [`sqlite::Database`] over its read-only SQLite;
 //! - [`jsonl::JsonLines`], a JSON-lines reader that tracks byte offsets and
 //!   tells a torn tail from corruption;
-//! - [`records::BatchWriter`] and [`diag::Diagnostics`] to build batches.
+//! - [`records::BatchWriter`] and [`diag::Diagnostics`] to build batches;
+//! - [`time`] (RFC 3339 / ISO 8601 without a date crate) and [`hash::Fnv`]
+//!   (a deterministic hash).
 //!
 //! The same codec crate also compiles natively (for benchmarks and tests):
 //! then `fs::Dir` reads the real filesystem through `std::fs`.
@@ -37,9 +39,11 @@
 
 pub mod diag;
 pub mod fs;
+pub mod hash;
 pub mod jsonl;
 pub mod records;
 pub mod sqlite;
+pub mod time;
 
 pub use trajhost_canonical as canonical;
 
