@@ -9,8 +9,10 @@ use crate::util::{parse_iso, rfc3339_ms};
 
 /// Largest offset accepted (UTC+14:00).
 const MAX_OFFSET_MS: i64 = 14 * 3_600_000;
-/// How far the file's time may trail the event's own stamp.
-const MAX_WRITE_LAG_MS: i64 = 120_000;
+/// How far the file's time may trail the event's own stamp. Tight, because a
+/// later copy or checkout (mtime = copy time) that happens to land near a
+/// quarter hour after the stamp must not pass for a time zone.
+const MAX_WRITE_LAG_MS: i64 = 2_000;
 const QUARTER_HOUR_MS: i64 = 900_000;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
