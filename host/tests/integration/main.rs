@@ -10,6 +10,7 @@ mod convert;
 mod lab;
 mod registry;
 mod sandbox;
+mod sniff;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would
