@@ -2,7 +2,6 @@
 
 mod common;
 
-mod bench;
 mod claude_code;
 mod cli;
 mod convert;
