@@ -2,6 +2,7 @@
 
 mod common;
 
+mod build_script;
 mod claude_code;
 mod cli;
 mod convert;
