@@ -7,9 +7,10 @@ pub enum BenchError {
     /// The host library failed (runtime, catalog, a codec).
     #[error(transparent)]
     Host(#[from] trajhost::HostError),
-    #[error("{}: {source}", path.display())]
+    // The cause is the error's source: `{:#}` prints it after the path.
+    #[error("{}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Sqlite { path: PathBuf, source: rusqlite::Error },
     #[error("no built-in codec {0} in this build")]
     NoBuiltin(String),
