@@ -14,7 +14,7 @@ pub fn trajhost_exe() -> Result<PathBuf> {
     let own = std::env::current_exe().map_err(|e| BenchError::TrajhostBinary(format!("cannot tell where this program is: {e}")))?;
     let profile_dir = profile_dir(&own);
     match std::env::var_os("CARGO") {
-        Some(cargo) => build_with_cargo(Path::new(&cargo), &profile_name(&profile_dir)),
+        Some(cargo) => build_with_cargo(Path::new(&cargo), &profile_name(&profile_dir), target_dir(&profile_dir)),
         None => {
             let beside = profile_dir.join(format!("trajhost{}", std::env::consts::EXE_SUFFIX));
             if beside.is_file() {
@@ -37,6 +37,12 @@ fn profile_dir(exe: &Path) -> PathBuf {
     if dir.file_name().is_some_and(|n| n == "deps") { dir.parent().unwrap_or(dir) } else { dir }.to_path_buf()
 }
 
+/// The target directory holding `profile_dir`, when it is one (cargo marks
+/// it with CACHEDIR.TAG): builds there even under `cargo --target-dir DIR`.
+fn target_dir(profile_dir: &Path) -> Option<&Path> {
+    profile_dir.parent().filter(|dir| dir.join("CACHEDIR.TAG").is_file())
+}
+
 /// Cargo names the dev profile's directory `debug`; others by their name.
 fn profile_name(profile_dir: &Path) -> String {
     match profile_dir.file_name().and_then(|n| n.to_str()) {
@@ -45,7 +51,7 @@ fn profile_name(profile_dir: &Path) -> String {
     }
 }
 
-fn build_with_cargo(cargo: &Path, profile: &str) -> Result<PathBuf> {
+fn build_with_cargo(cargo: &Path, profile: &str, target_dir: Option<&Path>) -> Result<PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
     let mut command = Command::new(cargo);
     command
@@ -54,6 +60,9 @@ fn build_with_cargo(cargo: &Path, profile: &str) -> Result<PathBuf> {
         .arg(&manifest)
         .args(["-p", "trajhost", "--bin", "trajhost", "--profile", profile, "--message-format", "json-render-diagnostics"])
         .stdin(Stdio::null());
+    if let Some(dir) = target_dir {
+        command.arg("--target-dir").arg(dir);
+    }
     let shown = format!("cargo build -p trajhost --bin trajhost --profile {profile}");
     let output = command.output().map_err(|e| BenchError::TrajhostBinary(format!("cannot run `{shown}`: {e}")))?;
     if !output.status.success() {
