@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::canonical::{Body, Record};
 use crate::catalog::Catalog;
 use crate::error::{HostError, Result};
+use crate::install::{InstallOp, InstallPlan, SqlValue};
 use crate::inventory::{self, FoundSession};
 use crate::registry::{CodecRecord, sha256_hex, write_atomically};
 use crate::wit::latest::codec::{Artifact, Plan, WriteOptions};
@@ -312,7 +313,7 @@ pub fn plan(catalog: &Catalog<'_>, manifest: &ExportManifest, artifacts: &[Artif
         .or_else(|| catalog.for_harness(harness).first().copied())
         .cloned()
         .ok_or_else(|| HostError::NoCodec(format!("no codec for {harness}")))?;
-    let home = std::fs::canonicalize(home).map_err(|e| HostError::io(home, e))?;
+    let home = crate::install::resolve_home(home)?;
     let options = WriteOptions {
         cwd: manifest.cwd.clone(),
         native_id: Some(manifest.target.native_id.clone()),
@@ -320,4 +321,33 @@ pub fn plan(catalog: &Catalog<'_>, manifest: &ExportManifest, artifacts: &[Artif
     };
     let plan = catalog.instantiate(&codec)?.prepare(artifacts, &home, &options)?;
     Ok((codec, plan))
+}
+
+/// A codec's plan in the installer's terms.
+pub fn install_plan(plan: &Plan) -> InstallPlan {
+    use crate::wit::latest::codec::Operation;
+    let value = |v: &crate::wit::latest::sqlite::Value| {
+        use crate::wit::latest::sqlite::Value as V;
+        match v {
+            V::Null => SqlValue::Null,
+            V::Integer(i) => SqlValue::Integer(*i),
+            V::Real(f) => SqlValue::Real(*f),
+            V::Text(s) => SqlValue::Text(s.clone()),
+            V::Blob(b) => SqlValue::Blob(b.clone()),
+        }
+    };
+    let operations = plan
+        .operations
+        .iter()
+        .map(|op| match op {
+            Operation::CreateFile(f) => InstallOp::CreateFile { path: f.path.clone(), bytes: f.bytes.clone() },
+            Operation::InsertRows(i) => InstallOp::InsertRows {
+                database: i.database.clone(),
+                table: i.table.clone(),
+                columns: i.columns.clone(),
+                rows: i.rows.iter().map(|row| row.iter().map(value).collect()).collect(),
+            },
+        })
+        .collect();
+    InstallPlan { native_id: plan.native_id.clone(), operations, resume_command: plan.resume_command.clone() }
 }
