@@ -324,30 +324,28 @@ pub fn plan(catalog: &Catalog<'_>, manifest: &ExportManifest, artifacts: &[Artif
 }
 
 /// A codec's plan in the installer's terms.
-pub fn install_plan(plan: &Plan) -> InstallPlan {
+pub fn install_plan(plan: Plan) -> InstallPlan {
     use crate::wit::latest::codec::Operation;
-    let value = |v: &crate::wit::latest::sqlite::Value| {
-        use crate::wit::latest::sqlite::Value as V;
-        match v {
-            V::Null => SqlValue::Null,
-            V::Integer(i) => SqlValue::Integer(*i),
-            V::Real(f) => SqlValue::Real(*f),
-            V::Text(s) => SqlValue::Text(s.clone()),
-            V::Blob(b) => SqlValue::Blob(b.clone()),
-        }
+    use crate::wit::latest::sqlite::Value as V;
+    let value = |v: V| match v {
+        V::Null => SqlValue::Null,
+        V::Integer(i) => SqlValue::Integer(i),
+        V::Real(f) => SqlValue::Real(f),
+        V::Text(s) => SqlValue::Text(s),
+        V::Blob(b) => SqlValue::Blob(b),
     };
     let operations = plan
         .operations
-        .iter()
+        .into_iter()
         .map(|op| match op {
-            Operation::CreateFile(f) => InstallOp::CreateFile { path: f.path.clone(), bytes: f.bytes.clone() },
+            Operation::CreateFile(f) => InstallOp::CreateFile { path: f.path, bytes: f.bytes },
             Operation::InsertRows(i) => InstallOp::InsertRows {
-                database: i.database.clone(),
-                table: i.table.clone(),
-                columns: i.columns.clone(),
-                rows: i.rows.iter().map(|row| row.iter().map(value).collect()).collect(),
+                database: i.database,
+                table: i.table,
+                columns: i.columns,
+                rows: i.rows.into_iter().map(|row| row.into_iter().map(value).collect()).collect(),
             },
         })
         .collect();
-    InstallPlan { native_id: plan.native_id.clone(), operations, resume_command: plan.resume_command.clone() }
+    InstallPlan { native_id: plan.native_id, operations, resume_command: plan.resume_command }
 }

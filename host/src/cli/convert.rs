@@ -91,7 +91,7 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let (manifest, artifacts) = convert::load_export(&args.export)?;
     let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &home)?;
     let home = install::resolve_home(&home)?;
-    let plan = convert::install_plan(&plan);
+    let plan = convert::install_plan(plan);
     let applied = if args.dry_run {
         install::validate(&plan, &home)?
     } else {

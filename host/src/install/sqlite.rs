@@ -83,6 +83,8 @@ fn authorize(gate: &Mutex<Gate>, ctx: AuthContext<'_>) -> Authorization {
         }
         // A virtual table fills its shadow tables while it is created.
         (Phase::SchemaStep | Phase::Rows, AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. }) => true,
+        // Creating an index on a table with rows fills it.
+        (Phase::SchemaPrepare | Phase::SchemaStep, AuthAction::Reindex { .. }) => true,
         (_, AuthAction::Read { .. } | AuthAction::Select | AuthAction::Recursive) => true,
         (_, AuthAction::Function { function_name }) => !function_name.eq_ignore_ascii_case("load_extension"),
         _ => false,

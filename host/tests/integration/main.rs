@@ -6,6 +6,7 @@ mod bench;
 mod claude_code;
 mod cli;
 mod convert;
+mod install;
 mod lab;
 mod registry;
 mod sandbox;
