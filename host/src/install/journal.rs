@@ -184,8 +184,15 @@ pub(crate) fn journal_error(path: &Path, error: impl std::fmt::Display) -> Insta
     InstallError::Journal { path: path.to_path_buf(), message: error.to_string() }
 }
 
-/// Removes `<id>.json` (durably) and then `<id>.lock`.
+/// Removes `<id>.json` (durably), a temporary journal a kill left while
+/// rewriting it, and then `<id>.lock`.
 pub(crate) fn remove_journal(dir: &Path, id: &str) -> Result<()> {
+    let temp_prefix = format!(".{id}.json.trajhost-");
+    for entry in std::fs::read_dir(dir).map_err(|e| journal_error(dir, e))?.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&temp_prefix) {
+            files::remove_if_exists(&entry.path()).map_err(|e| journal_error(&entry.path(), e))?;
+        }
+    }
     let path = journal_path(dir, id);
     files::remove_if_exists(&path).map_err(|e| journal_error(&path, e))?;
     files::sync_dir(dir).map_err(|e| journal_error(dir, e))?;

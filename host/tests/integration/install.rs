@@ -531,6 +531,8 @@ enum Kill {
     At(&'static str),
     /// After a delay from spawning.
     After(Duration),
+    /// After a delay from the moment the install's journal appears.
+    AfterJournal(Duration),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -543,7 +545,7 @@ enum Outcome {
 
 /// Spawns `command`, kills it (SIGKILL) as `kill` says. Returns whether it
 /// was still running when killed.
-fn spawn_and_kill(mut command: Command, kill: &Kill, signal: &Path) -> bool {
+fn spawn_and_kill(mut command: Command, kill: &Kill, signal: &Path, journal_dir: &Path) -> bool {
     let _ = std::fs::remove_file(signal);
     if let Kill::At(point) = kill {
         command.env("TRAJHOST_TEST_PAUSE_AT", point).env("TRAJHOST_TEST_PAUSE_SIGNAL", signal);
@@ -565,10 +567,32 @@ fn spawn_and_kill(mut command: Command, kill: &Kill, signal: &Path) -> bool {
             std::thread::sleep(*delay);
             child.try_wait().unwrap().is_none()
         }
+        Kill::AfterJournal(delay) => {
+            while journal_state(journal_dir).is_none() {
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            std::thread::sleep(*delay);
+            child.try_wait().unwrap().is_none()
+        }
     };
     child.kill().ok(); // SIGKILL
     child.wait().unwrap();
     killed
+}
+
+/// The state of the install journal in `dir`, if there is one.
+fn journal_state(dir: &Path) -> Option<String> {
+    for entry in std::fs::read_dir(dir).ok()? {
+        let path = entry.ok()?.path();
+        if path.extension().is_some_and(|e| e == "json") && !path.file_name()?.to_string_lossy().starts_with('.') {
+            let journal: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+            return journal["state"].as_str().map(str::to_string);
+        }
+    }
+    None
 }
 
 fn threads_rows(home: &Path) -> Vec<String> {
@@ -588,7 +612,7 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
     let work = tempfile::tempdir().unwrap();
     let cache = shared_cache();
     // A large Codex session, converted (Codex → Codex) into an export.
-    let (name, rollout) = large_rollout(50 << 20);
+    let (name, rollout) = large_rollout(56 << 20);
     let source = work.path().join("source/.codex/sessions/2026/12/01").join(&name);
     std::fs::create_dir_all(source.parent().unwrap()).unwrap();
     std::fs::write(&source, &rollout).unwrap();
@@ -618,15 +642,35 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
     let before = tree(&home);
     let rows_before = threads_rows(&home);
     let started = Instant::now();
-    let status = prepare(&work.path().join("data-reference")).status().unwrap();
+    let reference_data = work.path().join("data-reference");
+    let mut child = prepare(&reference_data).spawn().unwrap();
+    let mut journal_seen = None;
+    let status = loop {
+        if journal_seen.is_none() && journal_state(&reference_data.join("installs")).is_some() {
+            journal_seen = Some(started.elapsed());
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
     let duration = started.elapsed();
     assert!(status.success(), "the uninterrupted prepare failed");
+    // The install proper: from the journal's appearance to the end.
+    let journal_seen = journal_seen.expect("the journal was seen during the reference run");
+    let window = duration - journal_seen;
     let complete = tree(&home);
     let rows_complete = threads_rows(&home);
     assert_eq!(rows_complete.len(), rows_before.len() + 1, "prepare inserts one threads row");
-    let rollout_rel = complete.keys().find(|p| p.to_string_lossy().contains(KILL_ID)).cloned().expect("the rollout is installed");
+    let rollout_rel = artifact.strip_prefix(export.join("artifacts")).unwrap().to_path_buf();
+    assert!(complete.contains_key(&rollout_rel) && !before.contains_key(&rollout_rel), "the rollout is installed");
     let installed = std::fs::read(home.join(&rollout_rel)).unwrap();
-    assert_eq!(installed.len() as u64, artifact_size, "the installed rollout has the artifact's size");
+    // The codec rewrites session_meta's model_provider for the target; every
+    // other line is the artifact's.
+    let artifact_bytes = std::fs::read(&artifact).unwrap();
+    let tail = |b: &[u8]| b[b.iter().position(|c| *c == b'\n').unwrap()..].to_vec();
+    assert!(tail(&installed) == tail(&artifact_bytes), "the installed rollout is the artifact");
+    drop(artifact_bytes);
     let db_rel = PathBuf::from(".codex/state_5.sqlite");
     let without_db = |t: &BTreeMap<PathBuf, String>| t.iter().filter(|(p, _)| **p != db_rel).map(|(p, v)| (p.clone(), v.clone())).collect::<BTreeMap<_, _>>();
 
@@ -646,14 +690,23 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
         kills.push((format!("after {delay:.2?}"), Kill::After(delay), None));
     }
 
+    for i in 0..16 {
+        let delay = window.mul_f64(0.7 * i as f64 / 15.0);
+        kills.push((format!("journal + {delay:.2?}"), Kill::AfterJournal(delay), None));
+    }
+
     let signal = work.path().join("paused");
     let mut results: Vec<(String, Outcome)> = Vec::new();
+    let mut phases: BTreeMap<String, usize> = BTreeMap::new();
     for (n, (label, kill, kill_recovery)) in kills.iter().enumerate() {
         reset();
         let data = work.path().join(format!("data-{n}"));
-        let killed = spawn_and_kill(prepare(&data), kill, &signal);
+        let journal_dir = data.join("installs");
+        let killed = spawn_and_kill(prepare(&data), kill, &signal, &journal_dir);
+        let phase = if !killed { "finished".to_string() } else { journal_state(&journal_dir).unwrap_or_else(|| "no journal".into()) };
+        *phases.entry(phase).or_default() += 1;
         if let Some(point) = kill_recovery {
-            assert!(spawn_and_kill(trajhost_command(&data, &cache, &["plugin", "verify"]), &Kill::At(point), &signal), "{label}");
+            assert!(spawn_and_kill(trajhost_command(&data, &cache, &["plugin", "verify"]), &Kill::At(point), &signal, &journal_dir), "{label}");
         }
         // Any command recovers.
         let recovery = trajhost(&data, &["plugin", "verify"]);
@@ -686,12 +739,13 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
         count(Outcome::Complete),
         count(Outcome::FinishedFirst)
     );
+    eprintln!("  journal state when killed: {phases:?} (install window {window:.2?} of the run)");
     for (label, outcome) in &results {
         eprintln!("  {label}: {outcome:?}");
     }
     assert!(count(Outcome::Untouched) > 0 && count(Outcome::Complete) > 0, "both outcomes must occur: {results:?}");
-    let timed: Vec<&(String, Outcome)> = results.iter().filter(|(l, _)| l.starts_with("after")).collect();
-    assert!(timed.len() >= 20, "at least 20 timed kill points");
+    let timed = results.iter().filter(|(l, _)| l.starts_with("after") || l.starts_with("journal +")).count();
+    assert!(timed >= 20, "at least 20 timed kill points");
 }
 
 // --- SIGKILL: `trajhost plugin install` ------------------------------------
@@ -742,7 +796,7 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
     for (n, kill) in kills.iter().enumerate() {
         let (data, cache) = (work.path().join(format!("data-{n}")), work.path().join(format!("cache-{n}")));
         linked_cache(&shared_cache(), &cache, &sha);
-        spawn_and_kill(install_cmd(&data, &cache), kill, &signal);
+        spawn_and_kill(install_cmd(&data, &cache), kill, &signal, &data.join("installs"));
 
         // What a kill leaves is complete: the blob, the compiled code, the index.
         let blob = data.join("plugins/blobs/sha256").join(format!("{sha}.wasm"));
