@@ -122,10 +122,10 @@ pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option
     };
 
     let spliced = scan(text).and_then(|root| splice_into(text, &root, &tokens[..depth], &splice));
-    if let Some(new_text) = spliced {
-        if serde_json::from_str::<Value>(&new_text).ok().as_ref() == Some(&document) {
-            return Ok(Some(new_text));
-        }
+    if let Some(new_text) = spliced
+        && serde_json::from_str::<Value>(&new_text).ok().as_ref() == Some(&document)
+    {
+        return Ok(Some(new_text));
     }
     tracing::warn!("{}: cannot add the entry in place; writing the document re-formatted", path.display());
     let mut pretty = serde_json::to_string_pretty(&document).map_err(|e| InstallError::io(path, e))?;

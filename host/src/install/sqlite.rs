@@ -288,10 +288,11 @@ pub(crate) fn begin_inserts(conn: &Connection, path: &Path, inserts: &[Insert<'_
             }
         })?;
     }
-    if has_rowid && let Some(rowid) = first_rowid {
-        if let Some(values) = row_at(conn, path, first.table, rowid)? {
-            return Ok(Probe::Row { table: first.table.to_string(), rowid, values });
-        }
+    if has_rowid
+        && let Some(rowid) = first_rowid
+        && let Some(values) = row_at(conn, path, first.table, rowid)?
+    {
+        return Ok(Probe::Row { table: first.table.to_string(), rowid, values });
     }
     let after = count(first.table)?;
     Ok(Probe::Count { table: first.table.to_string(), before, after })

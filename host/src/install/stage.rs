@@ -377,12 +377,12 @@ pub(crate) fn commit_json(step: &JsonStep) -> Result<()> {
 pub(crate) fn sync_parents<'a>(paths: impl Iterator<Item = &'a PathBuf>) {
     let mut done = std::collections::BTreeSet::new();
     for path in paths {
-        if let Some(parent) = path.parent() {
-            if done.insert(parent.to_path_buf()) && parent.exists() {
-                if let Err(e) = files::sync_dir(parent) {
-                    tracing::warn!("cannot fsync {}: {e}", parent.display());
-                }
-            }
+        if let Some(parent) = path.parent()
+            && done.insert(parent.to_path_buf())
+            && parent.exists()
+            && let Err(e) = files::sync_dir(parent)
+        {
+            tracing::warn!("cannot fsync {}: {e}", parent.display());
         }
     }
 }

@@ -326,10 +326,10 @@ fn validate_info(info: &CodecInfo, component: &str) -> Result<()> {
 /// the component.
 pub(crate) fn sdk_section(bytes: &[u8]) -> Option<String> {
     for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        if let Ok(wasmparser::Payload::CustomSection(section)) = payload {
-            if section.name() == "trajhost:sdk" {
-                return Some(String::from_utf8_lossy(section.data()).into_owned());
-            }
+        if let Ok(wasmparser::Payload::CustomSection(section)) = payload
+            && section.name() == "trajhost:sdk"
+        {
+            return Some(String::from_utf8_lossy(section.data()).into_owned());
         }
     }
     None

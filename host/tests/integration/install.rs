@@ -412,7 +412,8 @@ fn json_entries_are_added_in_place() {
 #[test]
 fn json_refusals_name_the_problem() {
     let fx = fixture();
-    let cases: Vec<(InstallOp, fn(&InstallError) -> bool)> = vec![
+    type Expected = fn(&InstallError) -> bool;
+    let cases: Vec<(InstallOp, Expected)> = vec![
         (json_entry("kimi.json", "", Some("version"), None, "2", None), |e| matches!(e, InstallError::JsonKeyCollision { .. })),
         (json_entry("absent.json", "", Some("k"), None, "1", None), |e| matches!(e, InstallError::JsonMissing(_))),
         (json_entry("plain.txt", "", Some("k"), None, "1", None), |e| matches!(e, InstallError::JsonInvalid { what: "the file", .. })),
@@ -464,7 +465,7 @@ fn large_rollout(target: usize) -> (String, String) {
             state ^= state >> 7;
             state ^= state << 17;
             text.push_str(words[(state % words.len() as u64) as usize]);
-            text.push(if state % 11 == 0 { '\n' } else { ' ' });
+            text.push(if state.is_multiple_of(11) { '\n' } else { ' ' });
         }
         let mut line = template.clone();
         line["payload"]["id"] = format!("msg_kill_{n}").into();
