@@ -16,7 +16,6 @@
 //! - [`install`]: validate and apply a codec's install plan, all or nothing,
 //!   also across a kill (journal + recovery).
 
-pub mod bench;
 pub mod capabilities;
 pub mod catalog;
 pub mod convert;

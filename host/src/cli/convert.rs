@@ -89,9 +89,9 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
     let home = args.home.clone().unwrap_or_else(default_home);
     let (manifest, artifacts) = convert::load_export(&args.export)?;
-    let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &home)?;
+    let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &args.export, &home)?;
     let home = install::resolve_home(&home)?;
-    let plan = convert::install_plan(plan);
+    let plan = convert::install_plan(plan, &args.export, &artifacts)?;
     let applied = if args.dry_run {
         install::validate(&plan, &home)?
     } else {
@@ -110,7 +110,7 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 InstallOp::CreateDatabase { path, tables, .. } => serde_json::json!({
                     "op": "create-database",
                     "path": path,
-                    "rows": tables.iter().map(|t| t.rows.len()).sum::<usize>(),
+                    "tables": tables.iter().map(|t| serde_json::json!({"table": t.table, "rows": t.rows.len()})).collect::<Vec<_>>(),
                 }),
                 InstallOp::AddJsonEntry { path, pointer, key, .. } => {
                     serde_json::json!({"op": "add-json-entry", "path": path, "pointer": pointer, "key": key})

@@ -2,7 +2,8 @@
 
 mod common;
 
-mod bench;
+mod api_versions;
+mod build_script;
 mod claude_code;
 mod cli;
 mod convert;
@@ -10,6 +11,7 @@ mod install;
 mod lab;
 mod registry;
 mod sandbox;
+mod sniff;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would
