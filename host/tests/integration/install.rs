@@ -705,13 +705,21 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
         let journal_dir = data.join("installs");
         let killed = spawn_and_kill(prepare(&data), kill, &signal, &journal_dir);
         let phase = if !killed { "finished".to_string() } else { journal_state(&journal_dir).unwrap_or_else(|| "no journal".into()) };
-        *phases.entry(phase).or_default() += 1;
+        *phases.entry(phase.clone()).or_default() += 1;
         if let Some(point) = kill_recovery {
             assert!(spawn_and_kill(trajhost_command(&data, &cache, &["plugin", "verify"]), &Kill::At(point), &signal, &journal_dir), "{label}");
         }
         // Any command recovers.
         let recovery = trajhost(&data, &["plugin", "verify"]);
         assert!(recovery.status.success(), "{label}: recovery run failed: {}", stderr(&recovery));
+        let said = match phase.as_str() {
+            "staging" => Some("was undone"),
+            "committing" => Some("was completed"),
+            _ => None,
+        };
+        if let Some(said) = said {
+            assert!(stderr(&recovery).contains(said), "{label}: recovery of a {phase} journal must say it {said}: {}", stderr(&recovery));
+        }
         let journal_left = leftovers(&data.join("installs"));
         assert!(journal_left.is_empty(), "{label}: journal left after recovery: {journal_left:?}");
         let now = tree(&home);
