@@ -386,3 +386,65 @@ pub(crate) fn sync_parents<'a>(paths: impl Iterator<Item = &'a PathBuf>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: &str, value: &str) -> json::Entry {
+        json::Entry { pointer: String::new(), key: Some(key.into()), match_member: None, value: value.into() }
+    }
+
+    fn step(dir: &Path, base: &[u8], staged: &str) -> JsonStep {
+        let target = dir.join("index.json");
+        std::fs::write(&target, base).unwrap();
+        let temp = files::temp_path(&target, "t");
+        std::fs::write(&temp, staged).unwrap();
+        JsonStep {
+            temp,
+            target,
+            base_sha256: Some(sha256_hex(base)),
+            initial: None,
+            entries: vec![entry("new", "1")],
+            mode: None,
+        }
+    }
+
+    #[test]
+    fn a_json_roll_forward_replaces_an_unchanged_file_and_readds_to_a_changed_one() {
+        let dir = tempfile::tempdir().unwrap();
+        // Unchanged since staging: the staged content goes in.
+        let unchanged = step(dir.path(), b"{\"a\":1}", "{\"a\":1,\"new\":1}");
+        commit_json(&unchanged).unwrap();
+        assert_eq!(std::fs::read_to_string(&unchanged.target).unwrap(), "{\"a\":1,\"new\":1}");
+        assert!(!unchanged.temp.exists());
+        // Done already (the rename consumed the temporary file): a no-op.
+        commit_json(&unchanged).unwrap();
+        assert_eq!(std::fs::read_to_string(&unchanged.target).unwrap(), "{\"a\":1,\"new\":1}");
+
+        // Changed by someone else after staging: their change is kept and
+        // the entry added to it.
+        let changed = step(dir.path(), b"{\"a\":1}", "{\"a\":1,\"new\":1}");
+        std::fs::write(&changed.target, "{\"a\":1,\"theirs\":2}").unwrap();
+        commit_json(&changed).unwrap();
+        assert_eq!(std::fs::read_to_string(&changed.target).unwrap(), "{\"a\":1,\"theirs\":2,\"new\":1}");
+        assert!(!changed.temp.exists());
+    }
+
+    #[test]
+    fn a_file_roll_forward_recognizes_a_link_made_before_the_unlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("session.jsonl");
+        let temp = files::temp_path(&target, "t");
+        std::fs::write(&temp, "x").unwrap();
+        std::fs::hard_link(&temp, &target).unwrap();
+        let file = FileStep { temp: temp.clone(), target: target.clone() };
+        assert!(matches!(place_file(&file).unwrap(), Placement::Placed));
+        assert!(!temp.exists() && std::fs::read_to_string(&target).unwrap() == "x");
+        // A target that is someone else's file is not replaced.
+        std::fs::write(&temp, "mine").unwrap();
+        std::fs::write(&target, "theirs").unwrap();
+        assert!(matches!(place_file(&file).unwrap(), Placement::Conflict(_)));
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs");
+    }
+}
