@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::canonical::{Body, Record};
 use crate::catalog::Catalog;
 use crate::error::{HostError, Result};
+use crate::install::{InstallOp, InstallPlan, SqlValue, TableRows};
 use crate::inventory::{self, FoundSession};
 use sha2::{Digest, Sha256};
 
@@ -448,7 +449,7 @@ pub fn plan(
         .or_else(|| catalog.for_harness(harness).first().copied())
         .cloned()
         .ok_or_else(|| HostError::NoCodec(format!("no codec for {harness}")))?;
-    let home = std::fs::canonicalize(home).map_err(|e| HostError::io(home, e))?;
+    let home = crate::install::resolve_home(home)?;
     let options = WriteOptions {
         cwd: manifest.cwd.clone(),
         native_id: Some(manifest.target.native_id.clone()),
@@ -456,4 +457,52 @@ pub fn plan(
     };
     let plan = catalog.instantiate(&codec)?.prepare(artifacts, &export.join("artifacts"), &home, &options)?;
     Ok((codec, plan))
+}
+
+/// A codec's plan in the installer's terms. `copy-artifact` names an
+/// artifact of the export (`export/artifacts/<artifact>`, listed in the
+/// manifest and hash-checked by [`load_export`]).
+pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Result<InstallPlan> {
+    use crate::wit::latest::codec::Operation;
+    use crate::wit::latest::sqlite::Value as V;
+    let value = |v: V| match v {
+        V::Null => SqlValue::Null,
+        V::Integer(i) => SqlValue::Integer(i),
+        V::Real(f) => SqlValue::Real(f),
+        V::Text(s) => SqlValue::Text(s),
+        V::Blob(b) => SqlValue::Blob(b),
+    };
+    let rows = |rows: Vec<Vec<V>>| rows.into_iter().map(|row| row.into_iter().map(value).collect()).collect();
+    let mut operations = Vec::with_capacity(plan.operations.len());
+    for op in plan.operations {
+        operations.push(match op {
+            Operation::CreateFile(f) => InstallOp::CreateFile { path: f.path, bytes: f.bytes },
+            Operation::CopyArtifact(c) => {
+                if !artifacts.iter().any(|a| a.path == c.artifact) {
+                    return Err(HostError::io(export, format!("the plan copies {:?}, which is not an artifact of this export", c.artifact)));
+                }
+                let file = artifact_path(export, &c.artifact)?;
+                let source = std::fs::canonicalize(&file).map_err(|e| HostError::io(&file, e))?;
+                InstallOp::CopyFile { source, path: c.path }
+            }
+            Operation::InsertRows(i) => {
+                InstallOp::InsertRows { database: i.database, table: i.table, columns: i.columns, rows: rows(i.rows) }
+            }
+            Operation::CreateDatabase(d) => InstallOp::CreateDatabase {
+                path: d.path,
+                schema: d.schema,
+                user_version: d.user_version,
+                tables: d.tables.into_iter().map(|t| TableRows { table: t.table, columns: t.columns, rows: rows(t.rows) }).collect(),
+            },
+            Operation::AddJsonEntry(j) => InstallOp::AddJsonEntry {
+                path: j.path,
+                pointer: j.pointer,
+                key: j.key,
+                match_member: j.match_member,
+                value: j.value,
+                initial: j.initial,
+            },
+        });
+    }
+    Ok(InstallPlan { native_id: plan.native_id, operations, resume_command: plan.resume_command })
 }
