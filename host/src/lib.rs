@@ -18,6 +18,7 @@
 pub mod bench;
 pub mod capabilities;
 pub mod catalog;
+pub mod conformance;
 pub mod convert;
 pub mod digest;
 pub mod error;
