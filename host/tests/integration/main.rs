@@ -5,6 +5,7 @@ mod common;
 mod bench;
 mod claude_code;
 mod cli;
+mod conformance;
 mod convert;
 mod lab;
 mod registry;
