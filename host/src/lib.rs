@@ -27,6 +27,7 @@ pub mod limits;
 pub mod plan;
 pub mod registry;
 pub mod runtime;
+pub mod scaffold;
 pub mod time;
 pub mod trajectory;
 pub mod wit;

@@ -10,6 +10,7 @@ use trajhost::conformance::expect::{self, ExpectationsFile, TextWatch, Unmet};
 use trajhost::conformance::{self, Check, Failure};
 use trajhost::inventory;
 use trajhost::registry::{CodecSource, Installed, VerifyStatus};
+use trajhost::scaffold::{self, SdkSource};
 
 use super::{Context, exit};
 
@@ -42,6 +43,24 @@ pub enum Command {
     /// check an expectations file. Exit 1 when a check or expectation fails,
     /// 4 when the codec traps or hits a limit.
     Test(TestArgs),
+    /// Create a codec crate that builds on its own, outside this repository,
+    /// and passes `plugin test` unchanged.
+    New(NewArgs),
+}
+
+#[derive(clap::Args)]
+pub struct NewArgs {
+    /// The harness id (lowercase letters, digits, `-`); the crate is NAME-codec.
+    name: String,
+    /// Where to create the crate (default: ./NAME-codec). Must not exist or be empty.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Take the SDK from this directory (default: this trajhost's checkout, sdk/codec).
+    #[arg(long, value_name = "DIR", conflicts_with = "sdk_git")]
+    sdk_path: Option<PathBuf>,
+    /// Take the SDK from this git repository instead.
+    #[arg(long, value_name = "URL")]
+    sdk_git: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -105,7 +124,34 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<u8> {
             Ok(if bad { exit::TAMPERED } else { exit::OK })
         }
         Command::Test(args) => test(ctx, args),
+        Command::New(args) => new(args),
     }
+}
+
+fn new(args: &NewArgs) -> anyhow::Result<u8> {
+    let sdk = match (&args.sdk_path, &args.sdk_git) {
+        (Some(path), _) => SdkSource::Path(std::path::absolute(path)?),
+        (None, Some(url)) => SdkSource::Git { url: url.clone() },
+        (None, None) => SdkSource::this_checkout().ok_or_else(|| {
+            anyhow::anyhow!("this trajhost was built from a checkout that is gone, so it cannot point at its SDK; pass --sdk-path DIR or --sdk-git URL")
+        })?,
+    };
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}-codec", args.name)));
+    let made = scaffold::create(&scaffold::Options { name: args.name.clone(), dir: std::path::absolute(&dir)?, sdk: sdk.clone() })?;
+    println!("created {} in {}", made.crate_name, made.dir.display());
+    println!("SDK dependency: {}", sdk.describe());
+    println!("next:");
+    println!("  cd {}", made.dir.display());
+    println!("  rustup target add wasm32-wasip2   # once");
+    println!("  cargo build --target wasm32-wasip2 --release");
+    println!("  cargo test-native");
+    println!(
+        "  trajhost plugin test target/{} {} --expect expect.toml",
+        made.wasm.display(),
+        made.fixture.display()
+    );
+    println!("  trajhost plugin install target/{}", made.wasm.display());
+    Ok(exit::OK)
 }
 
 fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {

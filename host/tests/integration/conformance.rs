@@ -201,3 +201,63 @@ fn a_forbidden_import_names_the_rust_api_behind_it() {
     assert!(err.contains("`wasi:filesystem/preopens@") && err.contains("`wasi:filesystem/types@"), "the imports are listed: {err}");
     assert!(err.contains("std::fs pulls it in") && err.contains("trajhost_codec_sdk::fs::Dir"), "{err}");
 }
+
+/// `plugin new` → `cargo build` → `plugin test --expect` → `plugin install`
+/// → `sessions` → `read`, in a temp directory outside the repository, as
+/// sdk/README.md's "Writing a codec outside this repository" describes. Slow
+/// (it builds the SDK for wasm32-wasip2 in its own target directory).
+#[test]
+fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_repo() {
+    let work = tempfile::tempdir().unwrap();
+    assert!(!work.path().starts_with(repo_root()), "the temp dir must lie outside the repository");
+    let data = work.path().join("data");
+    let crate_dir = work.path().join("acme");
+    let out = trajhost(&data, &["plugin", "new", "acme", "--dir", crate_dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sdk = std::fs::canonicalize(repo_root().join("sdk/codec")).unwrap();
+    assert!(stdout(&out).contains(&format!("SDK dependency: path {}", sdk.display())), "{}", stdout(&out));
+    // A second `plugin new` into the same directory refuses and changes nothing.
+    let manifest = std::fs::read(crate_dir.join("Cargo.toml")).unwrap();
+    let again = trajhost(&data, &["plugin", "new", "acme", "--dir", crate_dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains("already exists and is not empty"), "{}", stderr(&again));
+    assert_eq!(std::fs::read(crate_dir.join("Cargo.toml")).unwrap(), manifest);
+
+    let target_dir = work.path().join("target");
+    let mut cargo = std::process::Command::new("cargo");
+    cargo
+        .current_dir(&crate_dir)
+        .args(["build", "--target", "wasm32-wasip2", "--release", "--offline"])
+        .env("CARGO_TARGET_DIR", &target_dir);
+    // The outer test build's settings are not the scaffold's.
+    for var in ["CARGO_BUILD_TARGET", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "RUSTC_WORKSPACE_WRAPPER", "CARGO_LLVM_COV", "LLVM_PROFILE_FILE"] {
+        cargo.env_remove(var);
+    }
+    let built = cargo.output().expect("running cargo");
+    assert!(built.status.success(), "the unchanged scaffold does not build:\n{}", stderr(&built));
+    let wasm = target_dir.join("wasm32-wasip2/release/acme_codec.wasm");
+    assert!(wasm.is_file(), "{} missing", wasm.display());
+
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_trajhost"))
+            .current_dir(&crate_dir)
+            .arg("--data-dir")
+            .arg(&data)
+            .args(args)
+            .env_remove("TRAJHOST_HOME")
+            .env("TRAJHOST_CACHE_DIR", crate::common::shared_cache())
+            .output()
+            .expect("running trajhost");
+        assert!(out.status.success(), "trajhost {args:?} failed:\n{}\n{}", stdout(&out), stderr(&out));
+        stdout(&out)
+    };
+    let wasm = wasm.to_str().unwrap();
+    let tested = run(&["plugin", "test", wasm, "fixtures/home", "--expect", "expect.toml"]);
+    assert!(tested.contains("records=5") && !tested.contains("FAIL") && !tested.contains("UNMET"), "{tested}");
+    assert!(run(&["plugin", "install", wasm]).contains("installed acme@0.1.0"));
+    let sessions: Vec<serde_json::Value> = serde_json::from_str(&run(&["sessions", "--home", "fixtures/home", "--json"])).unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!((sessions[0]["harness"].as_str(), sessions[0]["native_id"].as_str()), (Some("acme"), Some("s-0001")));
+    let read = run(&["read", "s-0001", "--home", "fixtures/home", "--json", "--strict"]);
+    assert!(read.contains("What files are in this project?") && read.contains("\"codec\":\"acme@0.1.0\""), "{read}");
+}
