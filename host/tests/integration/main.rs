@@ -2,6 +2,7 @@
 
 mod common;
 
+mod api_versions;
 mod bench;
 mod claude_code;
 mod cli;
@@ -10,6 +11,7 @@ mod convert;
 mod lab;
 mod registry;
 mod sandbox;
+mod sniff;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would

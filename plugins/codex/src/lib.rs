@@ -25,13 +25,15 @@ pub mod native;
 pub mod prepare;
 pub mod read;
 pub mod records;
+pub mod sniff;
 pub mod time;
 pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Artifact, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written,
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter,
+    WriteOptions,
 };
 
 pub use records::{Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES, KNOWN_RESPONSE_ITEM_TYPES};
@@ -78,11 +80,16 @@ impl Codec for Codex {
         read::Reader::open(home, locator, &options)
     }
 
-    fn write(session: &str, options: WriteOptions) -> Result<Written, CodecError> {
-        write::write(session, &options)
+    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
+        sniff::sniff(path, head)
     }
 
-    fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        write::RolloutWriter::start(options)
+    }
+
+    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         prepare::prepare(artifacts, target, &options)
     }
 }
