@@ -171,19 +171,17 @@ impl StreamChecks {
             Body::ToolCall { call_id, .. } => {
                 self.calls.insert((record.agent.clone(), call_id.clone()));
             }
-            Body::ToolResult { call_id, .. } => {
-                if !self.calls.contains(&(record.agent.clone(), call_id.clone())) {
-                    self.violations.add(Check::ToolResultAfterCall, || {
-                        let scope = match &record.agent {
-                            Some(agent) => format!("subagent {agent:?}'s"),
-                            None => "the main transcript's".into(),
-                        };
-                        format!(
-                            "tool_result {:?} (record {position}) answers call {call_id:?}, which none of {scope} earlier tool_calls made",
-                            record.id
-                        )
-                    });
-                }
+            Body::ToolResult { call_id, .. } if !self.calls.contains(&(record.agent.clone(), call_id.clone())) => {
+                self.violations.add(Check::ToolResultAfterCall, || {
+                    let scope = match &record.agent {
+                        Some(agent) => format!("subagent {agent:?}'s"),
+                        None => "the main transcript's".into(),
+                    };
+                    format!(
+                        "tool_result {:?} (record {position}) answers call {call_id:?}, which none of {scope} earlier tool_calls made",
+                        record.id
+                    )
+                });
             }
             _ => {}
         }
@@ -329,10 +327,10 @@ pub fn check_fixture(
         let first = read_ids(instance(runtime)?, home, &session.locator, options, &mut |record: &Record| {
             session_run.records += 1;
             *session_run.kinds.entry(record.body.kind().to_string()).or_default() += 1;
-            if let Body::Meta(meta) = &record.body {
-                if meta_version.is_none() {
-                    meta_version = meta.native_version.clone();
-                }
+            if let Body::Meta(meta) = &record.body
+                && meta_version.is_none()
+            {
+                meta_version = meta.native_version.clone();
             }
             observe(record);
         });

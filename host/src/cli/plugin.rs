@@ -171,7 +171,7 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
         writeln!(out)?;
         return Ok(exit::OK);
     }
-    writeln!(out, "{:<24} {:<22} {:<10} {:<6} {}", "CODEC", "NATIVE VERSIONS", "SOURCE", "API", "NOTE")?;
+    writeln!(out, "{:<24} {:<22} {:<10} {:<6} NOTE", "CODEC", "NATIVE VERSIONS", "SOURCE", "API")?;
     for e in catalog.entries() {
         let source = match &e.record.source {
             CodecSource::Builtin => "built-in",

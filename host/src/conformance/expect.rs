@@ -262,10 +262,10 @@ pub fn evaluate(expectations: &Expectations, run: &FixtureRun, texts: &TextWatch
     let mut miss = |expectation: String, detail: String| {
         unmet.push(Unmet { fixture: run.home.clone(), expectation, detail });
     };
-    if let Some(sessions) = expectations.sessions {
-        if run.discovered as u64 != sessions {
-            miss("sessions".into(), format!("expected {sessions} sessions, discover found {}", run.discovered));
-        }
+    if let Some(sessions) = expectations.sessions
+        && run.discovered as u64 != sessions
+    {
+        miss("sessions".into(), format!("expected {sessions} sessions, discover found {}", run.discovered));
     }
     let mut found: BTreeMap<&str, u64> = BTreeMap::new();
     for session in &run.sessions {

@@ -130,10 +130,10 @@ fn type_name(name: &str) -> String {
 /// if a later file fails.
 pub fn create(options: &Options) -> Result<Scaffolded, ScaffoldError> {
     validate_name(&options.name)?;
-    if let SdkSource::Path(path) = &options.sdk {
-        if !path.join("Cargo.toml").is_file() {
-            return Err(ScaffoldError::NoSdk { path: path.clone() });
-        }
+    if let SdkSource::Path(path) = &options.sdk
+        && !path.join("Cargo.toml").is_file()
+    {
+        return Err(ScaffoldError::NoSdk { path: path.clone() });
     }
     let dir = &options.dir;
     let io = |path: &Path, e: std::io::Error| ScaffoldError::Io { path: path.to_path_buf(), message: e.to_string() };
