@@ -3,7 +3,7 @@
 mod common;
 
 mod api_versions;
-mod bench;
+mod build_script;
 mod claude_code;
 mod cli;
 mod conformance;
