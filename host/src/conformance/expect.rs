@@ -5,7 +5,7 @@
 //!
 //! ```toml
 //! sessions = 1                          # sessions discover finds, per fixture
-//! allowed-diagnostics = ["torn-tail"]   # any other warning or error fails
+//! allowed-diagnostics = ["malformed-line"] # any other warning or error fails
 //! texts = ["hello"]                     # must appear in user/assistant/tool text
 //!
 //! [kinds]                               # records per kind, summed over a fixture's sessions
