@@ -30,7 +30,7 @@ fn hint_for(import: &str) -> &'static str {
     match (namespace, interface) {
         ("wasi:filesystem", _) => "std::fs pulls it in; read through the granted directory with trajhost_codec_sdk::fs::Dir",
         ("wasi:random", _) => {
-            "HashMap::new() / RandomState (a random seed) pulls it in; use BTreeMap, or HashMap::with_hasher with a fixed hasher (see trajhost_codec_sdk::hash)"
+            "HashMap::new() / RandomState (a random seed) pulls it in; use BTreeMap, or trajhost_codec_sdk::hash::HashMap (a seedless FixedState hasher): HashMap::default()"
         }
         ("wasi:clocks", _) => {
             "std::time::SystemTime / Instant pull it in; take times from the native data, parsed with trajhost_codec_sdk::time"
