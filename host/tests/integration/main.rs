@@ -9,6 +9,7 @@ mod cli;
 mod conformance;
 mod convert;
 mod install;
+mod install_ops;
 mod lab;
 mod registry;
 mod sandbox;
