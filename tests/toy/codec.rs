@@ -1,6 +1,13 @@
 // The toy codec, shared by the `v1` and `v2` crates, which differ only in
-// `CODEC_VERSION` and `NATIVE_VERSIONS`. Format: `toy/<id>.jsonl`, each line
+// `CODEC_VERSION`, `NATIVE_VERSIONS` and `SESSION_DIR` (1.x keeps sessions in
+// `toy/`, 2.x in `toy2/`, as a harness that moved its store would). Format:
+// `<SESSION_DIR>/<id>.jsonl`, each line
 // `{"v": "<native version>", "role": "user"|"assistant", "text": "..."}`.
+//
+// For the host's failure tests: a file `panic.trap` in the session folder
+// makes `discover` panic, `loop.trap` makes it spin until the time limit,
+// and a line with role `panic` makes `read` panic. Any other file that is not
+// `*.jsonl` is reported as a `not-a-session` diagnostic naming it.
 
 use trajhost_codec_sdk::jsonl::BadLine;
 use trajhost_codec_sdk::prelude::*;
@@ -66,6 +73,7 @@ impl SessionReader for Reader {
             let body = match value["role"].as_str() {
                 Some("user") => Body::User { text, attachments: vec![] },
                 Some("assistant") => Body::Assistant(canonical::Assistant { text, ..Default::default() }),
+                Some("panic") => panic!("the toy codec was told to panic at byte {}", span.offset),
                 other => {
                     self.diagnostics.add("unknown-record-type", Severity::Warning, other.unwrap_or("(none)"), Some(&span.file), Some(span.offset));
                     continue;
@@ -97,21 +105,43 @@ impl Codec for Toy {
             native_version_source: "`v` of the first line".into(),
             reads: vec!["toy-jsonl".into()],
             writes: vec![],
-            session_globs: vec!["toy/*.jsonl".into()],
+            session_globs: vec![format!("{SESSION_DIR}/*.jsonl")],
             canonical_schema: canonical::SCHEMA.into(),
         }
     }
 
     fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         let mut sessions = Vec::new();
-        let entries = match home.list("toy") {
+        let mut diagnostics = Vec::new();
+        let entries = match home.list(SESSION_DIR) {
             Ok(entries) => entries,
             Err(FsError::NotFound(_)) => Vec::new(),
             Err(e) => return Err(e.into()),
         };
         for entry in entries {
-            let Some(id) = entry.name.strip_suffix(".jsonl") else { continue };
-            let locator = format!("toy/{}", entry.name);
+            let locator = format!("{SESSION_DIR}/{}", entry.name);
+            match entry.name.as_str() {
+                "panic.trap" => panic!("the toy codec was told to panic in discover"),
+                "loop.trap" => {
+                    let mut x: u64 = 0;
+                    loop {
+                        x = std::hint::black_box(x.wrapping_add(1));
+                    }
+                }
+                _ => {}
+            }
+            let Some(id) = entry.name.strip_suffix(".jsonl") else {
+                // One diagnostic per file, naming it.
+                diagnostics.push(Diagnostic {
+                    code: "not-a-session".into(),
+                    severity: Severity::Warning,
+                    detail: "not a .jsonl file".into(),
+                    count: 1,
+                    file: Some(locator),
+                    offset: None,
+                });
+                continue;
+            };
             sessions.push(SessionRef {
                 native_id: id.to_string(),
                 native_version: native_version(home, &locator),
@@ -123,7 +153,7 @@ impl Codec for Toy {
                 title: None,
             });
         }
-        Ok(Discovery { sessions, diagnostics: Vec::new() })
+        Ok(Discovery { sessions, diagnostics })
     }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {

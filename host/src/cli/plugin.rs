@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use trajhost::catalog::Catalog;
 use trajhost::inventory;
 use trajhost::registry::{CodecSource, Installed, VerifyStatus};
 
@@ -100,7 +99,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<u8> {
 }
 
 fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
-    let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
+    let catalog = ctx.catalog()?;
     let mut out = std::io::stdout().lock();
     if json {
         let rows: Vec<serde_json::Value> = catalog
@@ -148,13 +147,19 @@ fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
     let info = loaded.instantiate(&ctx.runtime)?.info()?;
     let codec_id = format!("{}@{}", info.harness, info.codec_version);
     let mut reports = Vec::new();
+    // The exit code of the worst failure (a trap or limit is 4).
+    let mut failure_code = exit::OK;
+    let mut failed = |e: &trajhost::HostError| {
+        failure_code = failure_code.max(super::host_exit_code(e));
+        e.to_string()
+    };
     for fixture in &args.fixtures {
         let mut discovering = loaded.instantiate(&ctx.runtime)?;
         discovering.set_name(codec_id.clone());
         let discovery = match discovering.discover(fixture) {
             Ok(d) => d,
             Err(e) => {
-                reports.push(SessionReport { fixture: fixture.clone(), error: Some(e.to_string()), ..Default::default() });
+                reports.push(SessionReport { fixture: fixture.clone(), error: Some(failed(&e)), ..Default::default() });
                 continue;
             }
         };
@@ -188,7 +193,7 @@ fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
                             }
                             Ok(None) => break,
                             Err(e) => {
-                                report.error = Some(e.to_string());
+                                report.error = Some(failed(&e));
                                 break;
                             }
                         }
@@ -197,12 +202,11 @@ fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
                     report.fuel = usage.fuel;
                     report.peak_memory = usage.peak_memory;
                 }
-                Err(e) => report.error = Some(e.to_string()),
+                Err(e) => report.error = Some(failed(&e)),
             }
             reports.push(report);
         }
     }
-    let failed = reports.iter().any(|r| r.error.is_some());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     } else {
@@ -227,5 +231,5 @@ fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    Ok(if failed { exit::ERROR } else { exit::OK })
+    Ok(failure_code)
 }
