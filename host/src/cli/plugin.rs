@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use trajhost::catalog::Catalog;
 use trajhost::inventory;
 use trajhost::registry::{CodecSource, Installed, VerifyStatus};
 
@@ -99,7 +100,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<u8> {
 }
 
 fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
-    let catalog = ctx.catalog()?;
+    let catalog: Catalog<'_> = ctx.catalog()?;
     let mut out = std::io::stdout().lock();
     if json {
         let rows: Vec<serde_json::Value> = catalog

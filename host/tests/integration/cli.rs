@@ -298,7 +298,7 @@ fn side_by_side_versions_list_both_folders_and_read_with_the_selected_codec() {
 }
 
 #[test]
-fn snapshot_ids_survive_a_codec_upgrade_and_a_copy_under_another_name() {
+fn snapshot_ids_survive_a_codec_upgrade() {
     let (data, home) = toys();
     let moved = home.path().join("toy/moved.jsonl");
     let by_v2 = trajhost(data.path(), &["read", moved.to_str().unwrap(), "--json"]);
@@ -306,7 +306,13 @@ fn snapshot_ids_survive_a_codec_upgrade_and_a_copy_under_another_name() {
     let meta = |out: &std::process::Output| -> serde_json::Value { serde_json::from_str(stdout(out).lines().next().unwrap()).unwrap() };
     assert_eq!((meta(&by_v1)["codec"].as_str(), meta(&by_v2)["codec"].as_str()), (Some("toy@1.0.0"), Some("toy@2.0.0")));
     assert_eq!(summary_of(&by_v1)["snapshot_id"], summary_of(&by_v2)["snapshot_id"]);
+}
 
+/// Needs the Claude Code codec to name a renamed transcript by the
+/// `sessionId` inside it (the file name no longer says).
+#[test]
+fn a_claude_code_session_copied_under_another_name_keeps_its_snapshot_id() {
+    let data = tempfile::tempdir().unwrap();
     let file = std::fs::read_dir(fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2).join(".claude/projects/-home-user-project"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -396,7 +402,7 @@ fn traps_exit_4_in_read_plugin_test_and_convert() {
 
     let out = trajhost(data.path(), &["plugin", "test", guest("trajhost-toy-v1").to_str().unwrap(), home.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(4), "{}\n{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("trapped during read"), "{}", stdout(&out));
+    assert!(format!("{}{}", stdout(&out), stderr(&out)).contains("trapped during read"), "{}", stdout(&out));
     let quiet = tempfile::tempdir().unwrap();
     let out = trajhost(data.path(), &["plugin", "test", guest("trajhost-toy-v1").to_str().unwrap(), quiet.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "an empty home is no failure: {}", stdout(&out));
