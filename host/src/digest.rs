@@ -77,6 +77,8 @@ pub struct SessionDigest {
     /// Every `src.file` seen, in order of first appearance: a file's index
     /// here stands for its path in the snapshot id.
     files: Vec<String>,
+    /// Reused for each record's encoding.
+    buf: Vec<u8>,
     pending_calls: BTreeSet<String>,
     /// The last conversational kind of the main transcript.
     last: Option<&'static str>,
@@ -108,40 +110,46 @@ impl SessionDigest {
     /// Feeds the record's canonical encoding, without the codec's identity
     /// and with file paths replaced by ordinals (see the module docs).
     fn hash_record(&mut self, value: &Value, record: &Record) {
-        let Value::Object(fields) = value else {
-            encode(&mut self.hasher, value);
-            return;
-        };
-        let file = record.src.as_ref().map(|src| {
-            let ordinal = match self.files.iter().position(|f| *f == src.file) {
-                Some(i) => i,
-                None => {
-                    self.files.push(src.file.clone());
-                    self.files.len() - 1
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        match value {
+            Value::Object(fields) => {
+                let file = record.src.as_ref().map(|src| (src.file.as_str(), self.file_ordinal(&src.file)));
+                let is_meta = matches!(record.body, Body::Meta(_));
+                let mut keys: Vec<&String> = fields.keys().filter(|k| !(is_meta && k.as_str() == "codec")).collect();
+                if !keys.is_sorted() {
+                    keys.sort_unstable();
                 }
-            };
-            (src.file.as_str(), format!("\u{0}file{ordinal}\u{0}"))
-        });
-        let is_meta = matches!(record.body, Body::Meta(_));
-        let mut keys: Vec<&String> = fields.keys().filter(|k| !(is_meta && k.as_str() == "codec")).collect();
-        keys.sort();
-        self.hasher.update(b"{");
-        self.hasher.update((keys.len() as u64).to_le_bytes());
-        for key in keys {
-            let field = &fields[key];
-            encode_str(&mut self.hasher, key);
-            match (key.as_str(), field, &file) {
-                ("src", Value::Object(src), Some((_, ordinal))) => {
-                    let mut src = src.clone();
-                    src.insert("file".into(), Value::String(ordinal.clone()));
-                    encode(&mut self.hasher, &Value::Object(src));
+                buf.push(b'{');
+                push_len(&mut buf, keys.len());
+                for key in keys {
+                    let field = &fields[key];
+                    encode_str(&mut buf, key);
+                    match (key.as_str(), field, &file) {
+                        ("src", Value::Object(src), Some((_, ordinal))) => encode_object(&mut buf, src, Some(ordinal)),
+                        ("id" | "parent", Value::String(text), Some((path, ordinal))) if !path.is_empty() && text.contains(path) => {
+                            encode_str(&mut buf, &text.replace(path, ordinal));
+                        }
+                        _ => encode(&mut buf, field),
+                    }
                 }
-                ("id" | "parent", Value::String(text), Some((path, ordinal))) if !path.is_empty() && text.contains(path) => {
-                    encode_str(&mut self.hasher, &text.replace(path, ordinal));
-                }
-                _ => encode(&mut self.hasher, field),
             }
+            other => encode(&mut buf, other),
         }
+        self.hasher.update(&buf);
+        self.buf = buf;
+    }
+
+    /// `\0file<N>\0`, where N is the file's index among those seen.
+    fn file_ordinal(&mut self, file: &str) -> String {
+        let ordinal = match self.files.iter().position(|f| f == file) {
+            Some(i) => i,
+            None => {
+                self.files.push(file.to_string());
+                self.files.len() - 1
+            }
+        };
+        format!("\u{0}file{ordinal}\u{0}")
     }
 
     /// Tracks the conversation's state for the ending.
@@ -200,43 +208,70 @@ impl SessionDigest {
 }
 
 /// A canonical, unambiguous encoding: a type tag, then lengths before
-/// contents, object keys sorted.
-fn encode(hasher: &mut Sha256, value: &Value) {
+/// contents, object keys sorted. Written to a buffer hashed once per record
+/// (many small hasher updates cost more than the parse).
+fn encode(buf: &mut Vec<u8>, value: &Value) {
     match value {
-        Value::Null => hasher.update(b"n"),
-        Value::Bool(true) => hasher.update(b"t"),
-        Value::Bool(false) => hasher.update(b"f"),
+        Value::Null => buf.push(b'n'),
+        Value::Bool(true) => buf.push(b't'),
+        Value::Bool(false) => buf.push(b'f'),
         Value::Number(n) => {
-            let text = n.to_string();
-            hasher.update(b"#");
-            hasher.update((text.len() as u64).to_le_bytes());
-            hasher.update(text.as_bytes());
+            if let Some(u) = n.as_u64() {
+                buf.push(b'u');
+                buf.extend_from_slice(&u.to_le_bytes());
+            } else if let Some(i) = n.as_i64() {
+                buf.push(b'i');
+                buf.extend_from_slice(&i.to_le_bytes());
+            } else {
+                buf.push(b'd');
+                buf.extend_from_slice(&n.as_f64().unwrap_or(f64::NAN).to_bits().to_le_bytes());
+            }
         }
-        Value::String(s) => encode_str(hasher, s),
+        Value::String(s) => encode_str(buf, s),
         Value::Array(items) => {
-            hasher.update(b"[");
-            hasher.update((items.len() as u64).to_le_bytes());
+            buf.push(b'[');
+            push_len(buf, items.len());
             for item in items {
-                encode(hasher, item);
+                encode(buf, item);
             }
         }
-        Value::Object(fields) => {
-            let mut keys: Vec<&String> = fields.keys().collect();
-            keys.sort();
-            hasher.update(b"{");
-            hasher.update((keys.len() as u64).to_le_bytes());
-            for key in keys {
-                encode_str(hasher, key);
-                encode(hasher, &fields[key]);
-            }
+        Value::Object(fields) => encode_object(buf, fields, None),
+    }
+}
+
+/// An object; `file` replaces the value of its `file` key (for `src`).
+fn encode_object(buf: &mut Vec<u8>, fields: &serde_json::Map<String, Value>, file: Option<&str>) {
+    buf.push(b'{');
+    push_len(buf, fields.len());
+    let mut put = |buf: &mut Vec<u8>, key: &String, value: &Value| {
+        encode_str(buf, key);
+        match file {
+            Some(file) if key == "file" => encode_str(buf, file),
+            _ => encode(buf, value),
+        }
+    };
+    // serde_json's map is sorted unless its `preserve_order` feature is on.
+    if fields.keys().is_sorted() {
+        for (key, value) in fields {
+            put(buf, key, value);
+        }
+    } else {
+        let mut entries: Vec<(&String, &Value)> = fields.iter().collect();
+        entries.sort_unstable_by_key(|(k, _)| *k);
+        for (key, value) in entries {
+            put(buf, key, value);
         }
     }
 }
 
-fn encode_str(hasher: &mut Sha256, text: &str) {
-    hasher.update(b"s");
-    hasher.update((text.len() as u64).to_le_bytes());
-    hasher.update(text.as_bytes());
+fn encode_str(buf: &mut Vec<u8>, text: &str) {
+    buf.push(b's');
+    push_len(buf, text.len());
+    buf.extend_from_slice(text.as_bytes());
+}
+
+fn push_len(buf: &mut Vec<u8>, len: usize) {
+    buf.extend_from_slice(&(len as u64).to_le_bytes());
 }
 
 #[cfg(test)]
