@@ -30,6 +30,9 @@ pub enum Progress {
     Compiling { codecs: Vec<String>, first_run: bool },
 }
 
+/// Where a catalog sends its [`Progress`].
+type ProgressFn<'a> = Box<dyn Fn(&Progress) + 'a>;
+
 /// Built-ins and installed codecs, loaded lazily and at most once.
 pub struct Catalog<'a> {
     runtime: &'a Runtime,
@@ -40,7 +43,7 @@ pub struct Catalog<'a> {
     loads: RefCell<Vec<(String, LoadKind)>>,
     /// Codecs that failed to load, with why.
     unusable: Vec<(String, HostError)>,
-    progress: Option<Box<dyn Fn(&Progress) + 'a>>,
+    progress: Option<ProgressFn<'a>>,
 }
 
 impl<'a> Catalog<'a> {
@@ -55,7 +58,7 @@ impl<'a> Catalog<'a> {
         Catalog::open_inner(runtime, registry, Some(Box::new(progress)))
     }
 
-    fn open_inner(runtime: &'a Runtime, registry: &'a Registry, progress: Option<Box<dyn Fn(&Progress) + 'a>>) -> Result<Catalog<'a>> {
+    fn open_inner(runtime: &'a Runtime, registry: &'a Registry, progress: Option<ProgressFn<'a>>) -> Result<Catalog<'a>> {
         let installed = registry.installed()?;
         let mut catalog = Catalog {
             runtime,
@@ -169,7 +172,7 @@ impl<'a> Catalog<'a> {
     /// Codecs of one harness, highest version first.
     pub fn for_harness(&self, harness: &str) -> Vec<&CodecRecord> {
         let mut codecs: Vec<&CodecRecord> = self.effective().filter(|r| r.harness == harness).collect();
-        codecs.sort_by(|a, b| b.version().cmp(&a.version()));
+        codecs.sort_by_key(|r| std::cmp::Reverse(r.version()));
         codecs
     }
 
@@ -204,10 +207,7 @@ impl<'a> Catalog<'a> {
 
     /// A fresh instance of `record`.
     pub fn instantiate(&self, record: &CodecRecord) -> Result<CodecInstance> {
-        let loaded = match self.loaded.borrow().get(&record.sha256) {
-            Some(loaded) => Some(loaded.clone()),
-            None => None,
-        };
+        let loaded = self.loaded.borrow().get(&record.sha256).cloned();
         let loaded = match loaded {
             Some(loaded) => loaded,
             None => match &record.source {

@@ -243,7 +243,7 @@ fn encode(buf: &mut Vec<u8>, value: &Value) {
 fn encode_object(buf: &mut Vec<u8>, fields: &serde_json::Map<String, Value>, file: Option<&str>) {
     buf.push(b'{');
     push_len(buf, fields.len());
-    let mut put = |buf: &mut Vec<u8>, key: &String, value: &Value| {
+    let put = |buf: &mut Vec<u8>, key: &String, value: &Value| {
         encode_str(buf, key);
         match file {
             Some(file) if key == "file" => encode_str(buf, file),

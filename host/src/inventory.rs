@@ -235,10 +235,11 @@ pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) ->
     }
     // `store.db#session` names one session inside a multi-session store, as
     // `sessions` prints it.
-    if let Some((file, fragment)) = target.rsplit_once('#') {
-        if Path::new(file).is_file() && !fragment.is_empty() {
-            return resolve_path(catalog, Path::new(file), harness, forced, Some(fragment));
-        }
+    if let Some((file, fragment)) = target.rsplit_once('#')
+        && Path::new(file).is_file()
+        && !fragment.is_empty()
+    {
+        return resolve_path(catalog, Path::new(file), harness, forced, Some(fragment));
     }
     let home = lookup.home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let inventory = discover(catalog, &SessionQuery { home: home.clone(), harness: harness.map(String::from), cwd: None })?;

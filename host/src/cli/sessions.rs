@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         if inventory.sessions.is_empty() {
             eprintln!("no sessions under {}", query.home.display());
         } else {
-            writeln!(out, "{:<12} {:<38} {:<20} {:<20} {:<10} {}", "HARNESS", "ID", "STARTED", "UPDATED", "VERSION", "CWD")?;
+            writeln!(out, "{:<12} {:<38} {:<20} {:<20} {:<10} CWD", "HARNESS", "ID", "STARTED", "UPDATED", "VERSION")?;
             for s in &inventory.sessions {
                 let session = &s.session;
                 writeln!(
