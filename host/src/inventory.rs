@@ -14,7 +14,7 @@ use crate::catalog::Catalog;
 use crate::error::{HostError, Result};
 use crate::registry::CodecRecord;
 use crate::runtime::SessionStream;
-use crate::wit::latest::codec::{ReadOptions, SessionRef};
+use crate::wit::latest::codec::{ReadOptions, SessionRef, Sniffed};
 use crate::wit::latest::types::Diagnostic;
 
 /// What `sessions` looks for.
@@ -337,20 +337,83 @@ fn resolve_path(
         }
         return Err(first_error.expect("at least one match"));
     }
-    // Outside every codec's layout: grant the file's directory.
+    // Outside every codec's layout: grant the file's directory, and let the
+    // content say whose it is.
     let home = path.parent().unwrap_or(Path::new("/")).to_path_buf();
     let locator = with_fragment(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-    let codec = match (forced, harness) {
-        (Some(codec), _) => codec,
-        (None, Some(h)) => *catalog.for_harness(h).first().ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?,
-        (None, None) => {
-            return Err(HostError::SessionNotFound(format!(
-                "{}: not where any codec keeps sessions; pass --harness to read it anyway",
-                path.display()
-            )));
+    if let Some(codec) = forced {
+        return inspect_loose(catalog, codec, &path, &home, &locator, forced, None);
+    }
+    let head = read_head(&path)?;
+    let (codec, sniffed) = match harness {
+        Some(h) => {
+            let newest = *catalog.for_harness(h).first().ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
+            // The sniffed native version picks the version, when it shows one.
+            let sniffed = match catalog.instantiate(newest).and_then(|mut i| i.sniff(&path.to_string_lossy(), &head)) {
+                Ok(sniffed) => sniffed,
+                Err(error) => {
+                    tracing::warn!("{}: {error}", path.display());
+                    None
+                }
+            };
+            (newest, sniffed)
         }
+        None => sniff(catalog, &path, &head)?,
     };
-    inspect_loose(catalog, codec, &path, &home, &locator, forced)
+    let codec = match sniffed.as_ref().and_then(|s| s.native_version.as_deref()) {
+        Some(version) => catalog.select(&codec.harness, Some(version), None).unwrap_or(codec),
+        None => codec,
+    };
+    inspect_loose(catalog, codec, &path, &home, &locator, forced, sniffed.as_ref())
+}
+
+/// At most this much of a file is shown to `sniff`.
+pub const SNIFF_HEAD_BYTES: u64 = 64 << 10;
+
+fn read_head(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| HostError::io(path, e))?;
+    let mut head = Vec::with_capacity(SNIFF_HEAD_BYTES as usize);
+    file.take(SNIFF_HEAD_BYTES).read_to_end(&mut head).map_err(|e| HostError::io(path, e))?;
+    Ok(head)
+}
+
+/// Asks the newest codec of every harness whether the file is its format.
+fn sniff<'c>(catalog: &'c Catalog<'_>, path: &Path, head: &[u8]) -> Result<(&'c CodecRecord, Option<Sniffed>)> {
+    let path_text = path.to_string_lossy();
+    let mut claims: Vec<(&CodecRecord, Sniffed)> = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    for harness in catalog.harnesses() {
+        let Some(&newest) = catalog.for_harness(&harness).first() else { continue };
+        match catalog.instantiate(newest).and_then(|mut instance| instance.sniff(&path_text, head)) {
+            Ok(Some(sniffed)) => claims.push((newest, sniffed)),
+            Ok(None) => {}
+            // One broken codec must not stop the others from recognizing it.
+            Err(error) => failures.push(error.to_string()),
+        }
+    }
+    match claims.len() {
+        1 => {
+            let (codec, sniffed) = claims.remove(0);
+            tracing::debug!("{} recognizes {}", codec.id(), path.display());
+            Ok((codec, Some(sniffed)))
+        }
+        0 => {
+            let mut message = format!(
+                "{}: not where any codec keeps sessions, and no codec recognizes its content; pass --harness to read it anyway",
+                path.display()
+            );
+            for failure in failures {
+                message.push_str(&format!("\n  {failure}"));
+            }
+            Err(HostError::SessionNotFound(message))
+        }
+        _ => Err(HostError::SessionNotFound(format!(
+            "{}: its content could belong to {}; pass --harness",
+            path.display(),
+            claims.iter().map(|(c, _)| c.harness.as_str()).collect::<Vec<_>>().join(" or ")
+        ))),
+    }
 }
 
 /// The home and locator of `components` under one of `codec`'s globs.
@@ -391,10 +454,12 @@ fn attribute(catalog: &Catalog<'_>, reporter: &CodecRecord, home: &Path, session
     }
 }
 
-/// A file outside every layout, granted through its directory. Many codecs
-/// place a session by its layout (the SDK's default `inspect` runs
-/// `discover`), so when the codec cannot place it, the host describes the
-/// file itself and lets `read` judge its content.
+/// A file outside every layout, granted through its directory. What
+/// `sniff` saw in the content fills in what `inspect` could not know from
+/// the name (the native version picks the codec that reads it). A codec that
+/// places sessions only by their layout (0.1 codecs) cannot place the file
+/// at all; the host then describes it from the file and the sniff, and lets
+/// `read` judge its content.
 fn inspect_loose(
     catalog: &Catalog<'_>,
     codec: &CodecRecord,
@@ -402,14 +467,15 @@ fn inspect_loose(
     home: &Path,
     locator: &str,
     forced: Option<&CodecRecord>,
+    sniffed: Option<&Sniffed>,
 ) -> Result<FoundSession> {
-    match inspect(catalog, codec, home, locator, forced) {
-        Ok(found) => Ok(found),
+    let mut session = match catalog.instantiate(codec)?.inspect(home, locator) {
+        Ok(session) => session,
         Err(HostError::Codec { message, .. }) => {
             tracing::debug!("{} cannot place {} ({message}); describing the file itself", codec.id(), path.display());
             let size = std::fs::metadata(path).map_err(|e| HostError::io(path, e))?.len();
             let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let session = SessionRef {
+            SessionRef {
                 native_id: locator.split_once('#').map_or(stem, |(_, fragment)| fragment.to_string()),
                 locator: locator.to_string(),
                 cwd: None,
@@ -418,11 +484,22 @@ fn inspect_loose(
                 size,
                 native_version: None,
                 title: None,
-            };
-            Ok(attribute(catalog, codec, home, session, forced))
+            }
         }
-        Err(error) => Err(error),
+        Err(error) => return Err(error),
+    };
+    if let Some(sniffed) = sniffed {
+        if session.native_version.is_none() {
+            session.native_version = sniffed.native_version.clone();
+        }
+        // The content's id beats one made from a file name.
+        if let Some(id) = &sniffed.native_id
+            && !locator.contains('#')
+        {
+            session.native_id = id.clone();
+        }
     }
+    Ok(attribute(catalog, codec, home, session, forced))
 }
 
 /// `*` matches any run of characters within one segment.

@@ -4,6 +4,8 @@
 // `<SESSION_DIR>/<id>.jsonl`, each line
 // `{"v": "<native version>", "role": "user"|"assistant", "text": "..."}`.
 //
+// `sniff` recognizes a toy file anywhere by its first line.
+//
 // For the host's failure tests: a file `panic.trap` in the session folder
 // makes `discover` panic, `loop.trap` makes it spin until the time limit,
 // and a line with role `panic` makes `read` panic. Any other file that is not
@@ -154,6 +156,15 @@ impl Codec for Toy {
             });
         }
         Ok(Discovery { sessions, diagnostics })
+    }
+
+    /// A toy file wherever it lies: its first line is an object with `v`
+    /// and `role`.
+    fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
+        let first = head.split(|b| *b == b'\n').next()?;
+        let value: serde_json::Value = serde_json::from_slice(first).ok()?;
+        value.get("role")?;
+        Some(Sniffed { native_version: value["v"].as_str().map(String::from), native_id: None })
     }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {

@@ -308,23 +308,68 @@ fn snapshot_ids_survive_a_codec_upgrade() {
     assert_eq!(summary_of(&by_v1)["snapshot_id"], summary_of(&by_v2)["snapshot_id"]);
 }
 
-/// Needs the Claude Code codec to name a renamed transcript by the
-/// `sessionId` inside it (the file name no longer says).
+/// The one file of `harness`'s `simple` fixture whose name ends in `suffix`.
+fn fixture_file(harness: &str, suffix: &str) -> std::path::PathBuf {
+    let mut stack = vec![repo_root().join("fixtures").join(harness)];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(suffix) && path.components().any(|c| c.as_os_str() == "simple") {
+                found.push(path);
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "{harness}: {found:?}");
+    found.remove(0)
+}
+
+/// Reads a session in place, then a copy of its file in a temp dir under
+/// another name, with and without `--harness`: the same records, the same
+/// snapshot id.
+fn copy_reads_alike(data: &std::path::Path, harness: &str, file: &std::path::Path, new_name: &str, fragment: &str) {
+    let target = |path: &std::path::Path| format!("{}{fragment}", path.display());
+    let in_place = summary_of(&trajhost(data, &["read", &target(file), "--json"]));
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join(new_name);
+    std::fs::copy(file, &copy).unwrap();
+    let with_harness = summary_of(&trajhost(data, &["read", &target(&copy), "--harness", harness, "--json"]));
+    assert_eq!((&with_harness["records"], &with_harness["snapshot_id"]), (&in_place["records"], &in_place["snapshot_id"]), "{harness} --harness");
+    let out = trajhost(data, &["read", &target(&copy), "--json"]);
+    assert!(out.status.success(), "{harness} without --harness: {}", stderr(&out));
+    let sniffed = summary_of(&out);
+    assert_eq!((&sniffed["codec"], &sniffed["snapshot_id"]), (&in_place["codec"], &in_place["snapshot_id"]), "{harness} by content");
+}
+
+/// Needs the codecs' `sniff` (recognizing the content without --harness) and
+/// their naming a renamed file by the id inside it.
 #[test]
-fn a_claude_code_session_copied_under_another_name_keeps_its_snapshot_id() {
+fn sessions_copied_elsewhere_under_another_name_keep_their_snapshot_ids() {
     let data = tempfile::tempdir().unwrap();
-    let file = std::fs::read_dir(fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2).join(".claude/projects/-home-user-project"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap();
-    let in_place = summary_of(&trajhost(data.path(), &["read", file.to_str().unwrap(), "--json"]));
-    let copy_dir = tempfile::tempdir().unwrap();
-    let copy = copy_dir.path().join("a-session-someone-sent.jsonl");
-    std::fs::copy(&file, &copy).unwrap();
-    let copied = summary_of(&trajhost(data.path(), &["read", copy.to_str().unwrap(), "--harness", "claude-code", "--json"]));
-    assert_eq!(copied["snapshot_id"], in_place["snapshot_id"]);
-    assert_eq!(copied["records"], in_place["records"]);
+    copy_reads_alike(data.path(), "opencode", &fixture_file("opencode", "/opencode.db"), "backup.db", "#ses_dd5597ad9ffezBir1gCV6AWlI8");
+    copy_reads_alike(data.path(), "claude-code", &fixture_file("claude-code", ".jsonl"), "a-session-someone-sent.jsonl", "");
+    copy_reads_alike(data.path(), "codex", &fixture_file("codex", ".jsonl"), "rollout-renamed.jsonl", "");
+}
+
+#[test]
+fn a_loose_file_is_read_by_the_codec_its_content_selects() {
+    let (data, home) = toys();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for (name, codec) in [("old.jsonl", "toy@1.0.0"), ("moved.jsonl", "toy@2.0.0")] {
+        let in_place = summary_of(&trajhost(data.path(), &["read", home.path().join("toy").join(name).to_str().unwrap(), "--json"]));
+        let copy = elsewhere.path().join(name);
+        std::fs::copy(home.path().join("toy").join(name), &copy).unwrap();
+        let loose = summary_of(&trajhost(data.path(), &["read", copy.to_str().unwrap(), "--json"]));
+        assert_eq!(loose["codec"], codec, "{name}: sniffed by the newest toy codec, read by the one its version selects");
+        assert_eq!(loose["snapshot_id"], in_place["snapshot_id"], "{name}");
+    }
+    let stranger = elsewhere.path().join("stranger.jsonl");
+    std::fs::write(&stranger, "{\"hello\":1}\n").unwrap();
+    let out = trajhost(data.path(), &["read", stranger.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no codec recognizes its content; pass --harness"), "{}", stderr(&out));
 }
 
 #[test]
@@ -411,7 +456,7 @@ fn traps_exit_4_in_read_plugin_test_and_convert() {
     let out_dir = export.path().join("export");
     let out = trajhost(data.path(), &["convert", bomb.to_str().unwrap(), "--to", "codex", "--out", out_dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-    assert!(!out_dir.exists(), "nothing exported");
+    assert!(stderr(&out).contains("toy@1.0.0 trapped during read"), "{}", stderr(&out));
 }
 
 #[test]
@@ -425,9 +470,10 @@ fn convert_without_a_cwd_names_the_flag() {
     let text = stderr(&out);
     assert!(text.contains("pass --cwd DIR") && text.contains("toy old records none"), "{text}");
     assert!(!text.contains("write-options"), "{text}");
+    let retry_dir = export.path().join("retry");
     let out = trajhost(
         data.path(),
-        &["convert", old.to_str().unwrap(), "--to", "claude-code", "--out", out_dir.to_str().unwrap(), "--cwd", "/home/user/project"],
+        &["convert", old.to_str().unwrap(), "--to", "claude-code", "--out", retry_dir.to_str().unwrap(), "--cwd", "/home/user/project"],
     );
     assert!(out.status.success(), "with --cwd it converts: {}", stderr(&out));
 }
