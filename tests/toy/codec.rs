@@ -4,7 +4,8 @@
 // `<SESSION_DIR>/<id>.jsonl`, each line
 // `{"v": "<native version>", "role": "user"|"assistant", "text": "..."}`.
 //
-// `sniff` recognizes a toy file anywhere by its first line.
+// `sniff` recognizes a toy file anywhere by its first line; `write` keeps the
+// user and assistant texts, `prepare` copies the result into the folder.
 //
 // For the host's failure tests: a file `panic.trap` in the session folder
 // makes `discover` panic, `loop.trap` makes it spin until the time limit,
@@ -106,7 +107,7 @@ impl Codec for Toy {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`v` of the first line".into(),
             reads: vec!["toy-jsonl".into()],
-            writes: vec![],
+            writes: vec!["toy-jsonl".into()],
             session_globs: vec![format!("{SESSION_DIR}/*.jsonl")],
             canonical_schema: canonical::SCHEMA.into(),
         }
@@ -167,6 +168,23 @@ impl Codec for Toy {
         Some(Sniffed { native_version: value["v"].as_str().map(String::from), native_id: None })
     }
 
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(WholeDocument::new(options, write_document))
+    }
+
+    /// Creates the artifact's file in the session folder; a cwd of `/panic`
+    /// makes it panic instead (for the host's exit-code tests).
+    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, _target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        if options.cwd.as_deref() == Some("/panic") {
+            panic!("the toy codec was told to panic in prepare");
+        }
+        let operations = trajhost_codec_sdk::load_artifacts(export, &artifacts)?
+            .into_iter()
+            .map(|a| Operation::CreateFile(trajhost_codec_sdk::CreateFile { path: a.path, bytes: a.bytes }))
+            .collect();
+        Ok(Plan { native_id: options.native_id.clone().unwrap_or_default(), operations, resume_command: None })
+    }
+
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {
         let id = locator.rsplit('/').next().unwrap_or(locator).trim_end_matches(".jsonl").to_string();
         Ok(Reader {
@@ -179,6 +197,33 @@ impl Codec for Toy {
             done: false,
         })
     }
+}
+
+/// The toy format of a canonical document: its user and assistant texts.
+fn write_document(document: &str, options: &WriteOptions) -> Result<Written, CodecError> {
+    let mut native_id = options.native_id.clone();
+    let mut out = String::new();
+    let version = CODEC_VERSION;
+    for line in document.lines().filter(|l| !l.trim().is_empty()) {
+        let record: Record = serde_json::from_str(line).map_err(|e| CodecError::Malformed(format!("canonical record: {e}")))?;
+        let role = match record.body {
+            Body::Meta(meta) => {
+                native_id.get_or_insert(meta.native_id);
+                continue;
+            }
+            Body::User { text, .. } => ("user", text),
+            Body::Assistant(a) => ("assistant", a.text),
+            _ => continue,
+        };
+        out.push_str(&serde_json::json!({"v": version, "role": role.0, "text": role.1}).to_string());
+        out.push('\n');
+    }
+    let native_id = native_id.ok_or_else(|| CodecError::Malformed("the document has no meta record".into()))?;
+    Ok(Written {
+        chunks: vec![ArtifactChunk { path: format!("{SESSION_DIR}/{native_id}.jsonl"), bytes: out.into_bytes() }],
+        native_id,
+        diagnostics: Vec::new(),
+    })
 }
 
 trajhost_codec_sdk::export_codec!(Toy);

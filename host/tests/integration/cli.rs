@@ -515,3 +515,26 @@ fn a_first_run_says_once_that_it_compiles_the_built_ins() {
     assert!(second.status.success());
     assert_eq!(stderr(&second), "", "a warm cache compiles nothing and says nothing");
 }
+
+#[test]
+fn a_trap_in_prepare_exits_4_and_installs_nothing() {
+    let (data, home) = toys();
+    let old = home.path().join("toy/old.jsonl");
+    let work = tempfile::tempdir().unwrap();
+    let target = work.path().join("target-home");
+    std::fs::create_dir(&target).unwrap();
+    for (cwd, code) in [("/panic", 4), ("/home/user/project", 0)] {
+        let export = work.path().join(format!("export{}", cwd.replace('/', "-")));
+        let out = trajhost(data.path(), &["convert", old.to_str().unwrap(), "--to", "toy", "--cwd", cwd, "--out", export.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let out = trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(code), "cwd {cwd}: {}", stderr(&out));
+        if code == 4 {
+            assert!(stderr(&out).contains("toy@2.0.0 trapped during prepare"), "{}", stderr(&out));
+            assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0, "nothing installed");
+        }
+    }
+    // The working plan installed the session where toy 2.x keeps them.
+    let installed = std::fs::read_to_string(target.join("toy2/old.jsonl")).unwrap();
+    assert!(installed.contains("hello from old") && installed.contains("\"v\":\"2.0.0\""), "{installed}");
+}
