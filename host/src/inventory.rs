@@ -296,18 +296,18 @@ fn resolve_path(
 ) -> Result<FoundSession> {
     let path = std::fs::canonicalize(path).map_err(|e| HostError::io(path, e))?;
     let components = normal_components(&path);
-    let codecs: Vec<&CodecRecord> = match forced {
-        Some(codec) => vec![codec],
-        None => {
-            let mut all: Vec<&CodecRecord> = Vec::new();
-            for h in catalog.harnesses() {
-                if harness.is_none_or(|wanted| wanted == h) {
-                    all.extend(catalog.for_harness(&h));
-                }
-            }
-            all
+    // Every version's globs: a forced codec still finds the home through
+    // the layout of the version that keeps such files.
+    let mut codecs: Vec<&CodecRecord> = Vec::new();
+    for h in catalog.harnesses() {
+        if harness.is_none_or(|wanted| wanted == h) {
+            codecs.extend(catalog.for_harness(&h));
         }
-    };
+    }
+    if let Some(codec) = forced {
+        codecs.retain(|c| c.id() != codec.id());
+        codecs.insert(0, codec);
+    }
     let matches: Vec<GlobMatch<'_>> = codecs.iter().filter_map(|codec| glob_match(codec, &components)).collect();
     let mut harnesses: Vec<&str> = matches.iter().map(|m| m.codec.harness.as_str()).collect();
     harnesses.dedup();
@@ -322,6 +322,9 @@ fn resolve_path(
         Some(fragment) => format!("{locator}#{fragment}"),
         None => locator,
     };
+    if let (Some(codec), Some(m)) = (forced, matches.first()) {
+        return inspect_loose(catalog, codec, &path, &m.home, &with_fragment(m.locator.clone()), forced, None);
+    }
     if !matches.is_empty() {
         // Newest matching version first (the catalog lists them so); an
         // older one may still place a file the newest does not.
@@ -454,7 +457,8 @@ fn attribute(catalog: &Catalog<'_>, reporter: &CodecRecord, home: &Path, session
     }
 }
 
-/// A file outside every layout, granted through its directory. What
+/// A file outside every layout, granted through its directory (or one a
+/// forced codec is asked about, in another version's layout). What
 /// `sniff` saw in the content fills in what `inspect` could not know from
 /// the name (the native version picks the codec that reads it). A codec that
 /// places sessions only by their layout (0.1 codecs) cannot place the file

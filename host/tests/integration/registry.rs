@@ -145,6 +145,13 @@ fn side_by_side_versions_with_different_folders_both_list_and_read() {
     // version's folders.
     let old = home.path().join("toy/old.jsonl");
     assert_eq!(read_toy(&env, home.path(), old.to_str().unwrap(), Some("toy@2.0.0")).unwrap().0, "toy@2.0.0");
+    let lookup = Lookup { home: None, harness: None, codec: Some("toy@2.0.0") };
+    let found = inventory::resolve_with(&catalog, old.to_str().unwrap(), &lookup).unwrap();
+    assert_eq!(
+        (found.home.as_path(), found.session.locator.as_str(), found.codec.as_deref()),
+        (home.path().canonicalize().unwrap().as_path(), "toy/old.jsonl", Some("toy@2.0.0")),
+        "the home comes from toy 1.x's layout even when toy 2.x reads"
+    );
     let fresh = home.path().join("toy2/fresh.jsonl");
     assert_eq!(read_toy(&env, home.path(), fresh.to_str().unwrap(), Some("toy@1.0.0")).unwrap().0, "toy@1.0.0");
 
