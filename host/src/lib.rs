@@ -15,7 +15,6 @@
 //! - [`convert`]: export a session to another harness, with a fidelity report;
 //! - [`plan`]: validate and apply a codec's install plan, all or nothing.
 
-pub mod bench;
 pub mod capabilities;
 pub mod catalog;
 pub mod convert;

@@ -2,7 +2,6 @@
 //! library; this is the only place that prints.
 
 mod convert;
-mod bench;
 mod plugin;
 mod read;
 mod sessions;
@@ -69,8 +68,6 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Install an export directory into a harness's native store.
     Prepare(convert::PrepareArgs),
-    /// Measure the sandbox's cost: wasm vs native, peak RSS, load times, SQLite, casr.
-    Bench(bench::Args),
     /// Install, list, remove, verify and test codecs.
     #[command(subcommand)]
     Plugin(plugin::Command),
@@ -141,7 +138,6 @@ pub fn main() -> ExitCode {
         Command::Read(args) => read::run(&ctx, args),
         Command::Convert(args) => convert::run_convert(&ctx, args),
         Command::Prepare(args) => convert::run_prepare(&ctx, args),
-        Command::Bench(args) => bench::run(&ctx, args),
         Command::Plugin(command) => plugin::run(&ctx, command),
     });
     match result {

@@ -3,13 +3,14 @@
 mod common;
 
 mod api_versions;
-mod bench;
+mod build_script;
 mod claude_code;
 mod cli;
 mod convert;
 mod lab;
 mod registry;
 mod sandbox;
+mod sniff;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would

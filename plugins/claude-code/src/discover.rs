@@ -89,7 +89,7 @@ fn session_ref(
     has_sibling_dir: bool,
     diags: &mut Diagnostics,
 ) -> Option<SessionRef> {
-    let paths = SessionPaths::from_locator(locator).ok()?;
+    let mut paths = SessionPaths::from_locator(locator).ok()?;
     if meta.size == 0 {
         // Claude Code creates the file with its first line; an empty one is
         // left over from a crash or a copy.
@@ -125,6 +125,10 @@ fn session_ref(
             None,
         );
         return None;
+    }
+    // A renamed copy (not `<uuid>.jsonl`) is identified by its content.
+    if let Some(id) = head.session_id.as_deref().filter(|_| !crate::sniff::is_session_id(&paths.native_id)) {
+        paths.native_id = id.to_string();
     }
     if head
         .session_id

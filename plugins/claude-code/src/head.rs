@@ -95,6 +95,13 @@ impl Head {
         Ok(head)
     }
 
+    /// The facts of the complete lines of a file's first bytes (for `sniff`).
+    pub fn of_bytes(bytes: &[u8]) -> Head {
+        let mut head = Head::default();
+        head.feed(bytes, 0);
+        head
+    }
+
     /// Takes the facts from the complete lines of `buf` (which starts at file
     /// offset `base`); returns the bytes of complete lines consumed.
     fn feed(&mut self, buf: &[u8], base: u64) -> usize {

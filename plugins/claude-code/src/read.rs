@@ -50,10 +50,14 @@ struct Child {
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let paths = SessionPaths::from_locator(locator)?;
+        let mut paths = SessionPaths::from_locator(locator)?;
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
+        // A renamed copy (not `<uuid>.jsonl`) is identified by its content.
+        if let Some(id) = head.session_id.as_deref().filter(|_| !crate::sniff::is_session_id(&paths.native_id)) {
+            paths.native_id = id.to_string();
+        }
         if head
             .session_id
             .as_deref()

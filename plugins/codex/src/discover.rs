@@ -51,7 +51,7 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
 /// The session-ref of one rollout, as `discover` reports it (one stat, one
 /// head read).
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-    layout::check_locator(locator)?;
+    layout::name_id(locator)?;
     let meta = home.stat(locator).map_err(|e| fs_error(locator, e))?;
     let mut diags = Diagnostics::new();
     session_ref(home, locator, &meta, &mut diags)
@@ -70,7 +70,7 @@ fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>
 }
 
 fn session_ref(home: &Dir, locator: &str, meta: &Metadata, diags: &mut Diagnostics) -> Option<SessionRef> {
-    let name_id = layout::check_locator(locator).ok()?.to_string();
+    let name_id = layout::name_id(locator).ok()?.map(str::to_string);
     if meta.size == 0 {
         diags.add("empty-session-file", Severity::Info, "jsonl", Some(locator), None);
         return None;
@@ -87,7 +87,7 @@ fn session_ref(home: &Dir, locator: &str, meta: &Metadata, diags: &mut Diagnosti
         diags.add("no-session-meta", Severity::Warning, "session_meta", Some(locator), None);
         return None;
     };
-    if id != name_id {
+    if name_id.as_ref().is_some_and(|n| *n != id) {
         diags.add("session-id-mismatch", Severity::Warning, "session_meta.id", Some(locator), None);
     }
     Some(SessionRef {

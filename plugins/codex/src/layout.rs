@@ -53,6 +53,23 @@ pub fn rollout_path(ms: i64, id: &str) -> String {
 
 /// Checks a locator names a rollout file under the sessions tree; returns
 /// the thread id of its file name.
+/// The id a locator's file name carries: `Some` for a rollout path in the
+/// store, `None` for another relative `.jsonl` path (a copy under another
+/// name or folder, which the content identifies).
+pub fn name_id(locator: &str) -> Result<Option<&str>, CodecError> {
+    if let Ok(id) = check_locator(locator) {
+        return Ok(Some(id));
+    }
+    let plain = !locator.is_empty()
+        && !locator.starts_with('/')
+        && locator.split('/').all(|p| !p.is_empty() && p != "." && p != "..");
+    if plain && locator.ends_with(".jsonl") {
+        Ok(None)
+    } else {
+        Err(CodecError::NotFound(format!("{locator}: not a Codex rollout path ({SESSION_GLOB}) or a .jsonl file")))
+    }
+}
+
 pub fn check_locator(locator: &str) -> Result<&str, CodecError> {
     let bad = || CodecError::NotFound(format!("{locator}: not a Codex rollout path ({SESSION_GLOB})"));
     let rest = locator.strip_prefix(SESSIONS_DIR).and_then(|r| r.strip_prefix('/')).ok_or_else(bad)?;
