@@ -343,14 +343,28 @@ fn copy_reads_alike(data: &std::path::Path, harness: &str, file: &std::path::Pat
     assert_eq!((&sniffed["codec"], &sniffed["snapshot_id"]), (&in_place["codec"], &in_place["snapshot_id"]), "{harness} by content");
 }
 
-/// Needs the codecs' `sniff` (recognizing the content without --harness) and
-/// their naming a renamed file by the id inside it.
 #[test]
 fn sessions_copied_elsewhere_under_another_name_keep_their_snapshot_ids() {
     let data = tempfile::tempdir().unwrap();
-    copy_reads_alike(data.path(), "opencode", &fixture_file("opencode", "/opencode.db"), "backup.db", "#ses_dd5597ad9ffezBir1gCV6AWlI8");
     copy_reads_alike(data.path(), "claude-code", &fixture_file("claude-code", ".jsonl"), "a-session-someone-sent.jsonl", "");
     copy_reads_alike(data.path(), "codex", &fixture_file("codex", ".jsonl"), "rollout-renamed.jsonl", "");
+
+    // An OpenCode session document (what `opencode export` prints and
+    // trajhost installs), made by converting the Claude Code fixture.
+    let work = tempfile::tempdir().unwrap();
+    let export = work.path().join("export");
+    let claude = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
+    let out = trajhost(data.path(), &["convert", "61ec73f4", "--home", claude.to_str().unwrap(), "--to", "opencode", "--out", export.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let home = work.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let out = trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", home.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--harness", "opencode", "--json"]);
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(sessions.len(), 1, "{}", stdout(&listed));
+    let document = std::path::PathBuf::from(sessions[0]["path"].as_str().unwrap());
+    copy_reads_alike(data.path(), "opencode", &document, "sent-by-a-colleague.json", "");
 }
 
 #[test]
