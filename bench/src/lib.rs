@@ -146,6 +146,7 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
     let warm = generate(options, Format::ClaudeCode, 1)?;
     cli_read(options, &warm.path)?; // fills the children's cache
     let mut peaks = Vec::new();
+    let mut convert_peaks = Vec::new();
     for &size in &options.rss_mb {
         progress(&format!("corpus + peak RSS: claude-code {size} MB"));
         let session = if size == mb { claude.clone() } else { generate(options, Format::ClaudeCode, size)? };
@@ -163,6 +164,25 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
             row = row.target(format!("flat (≤ {} MiB + 48)", mib(first)), child.peak_rss <= first + (48 << 20));
         }
         report.rows.push(row);
+
+        progress(&format!("peak RSS: convert claude-code {size} MB to codex"));
+        let out = options.work_dir.join(format!("convert-{size}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let convert = cli_convert(options, &session.path, "codex", &out)?;
+        convert_peaks.push(convert.peak_rss);
+        let mut row = Row::new(
+            format!("peak RSS `convert --to codex` claude-code {size} MB"),
+            format!("{} MiB in {:.2} s", mib(convert.peak_rss), secs(convert.elapsed)),
+        )
+        .reference(format!("longest line {} MiB", mib(session.longest_line)), None);
+        if size >= 1000 {
+            row = row.target("≤ 128 MiB", convert.peak_rss <= 128 << 20);
+        } else if convert_peaks.len() > 1 {
+            let first = convert_peaks[0];
+            row = row.target(format!("flat (≤ {} MiB + 48)", mib(first)), convert.peak_rss <= first + (48 << 20));
+        }
+        report.rows.push(row);
+        let _ = std::fs::remove_dir_all(&out);
         if session.path != claude.path {
             let _ = std::fs::remove_file(&session.path);
         }
@@ -460,6 +480,28 @@ pub fn cli_read(options: &Options, path: &Path) -> Result<ChildRun> {
     let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
     if run.exit_code != 0 {
         return Err(BenchError::Child { command: format!("trajhost read {} --json", path.display()), code: run.exit_code });
+    }
+    Ok(run)
+}
+
+/// `trajhost convert FILE --to TARGET --out DIR --json` as a child.
+pub fn cli_convert(options: &Options, path: &Path, target: &str, out: &Path) -> Result<ChildRun> {
+    let mut command = Command::new(&options.exe);
+    command
+        .arg("--data-dir")
+        .arg(options.work_dir.join("data"))
+        .arg("convert")
+        .arg(path)
+        .args(["--to", target, "--out"])
+        .arg(out)
+        .arg("--json")
+        .env("TRAJHOST_CACHE_DIR", &options.cache_dir)
+        .env_remove("TRAJHOST_HOME")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
+    if run.exit_code != 0 {
+        return Err(BenchError::Child { command: format!("trajhost convert {} --to {target}", path.display()), code: run.exit_code });
     }
     Ok(run)
 }

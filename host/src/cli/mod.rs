@@ -133,6 +133,7 @@ pub fn main() -> ExitCode {
         Command::Plugin(plugin::Command::Test(_)) => Mode::Metered,
         _ => Mode::Production,
     };
+    convert::recover_installs(&cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir));
     let result = Context::new(&cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match &cli.command {
         Command::Sessions(args) => sessions::run(&ctx, args),
         Command::Read(args) => read::run(&ctx, args),

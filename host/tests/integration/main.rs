@@ -7,6 +7,7 @@ mod build_script;
 mod claude_code;
 mod cli;
 mod convert;
+mod install;
 mod lab;
 mod registry;
 mod sandbox;
