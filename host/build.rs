@@ -19,12 +19,12 @@ use toolchain::TargetPlan;
 const GUEST_TARGET: &str = "wasm32-wasip2";
 const GUEST_PROFILE: &str = "guest";
 /// Guests that exist only for the host's tests.
-const TEST_GUESTS: &[&str] = &["tests/hostile", "tests/hostile-import", "tests/hostile-api", "tests/toy/v1", "tests/toy/v2"];
+const TEST_GUESTS: &[&str] = &["tests/hostile", "tests/broken", "tests/hostile-import", "tests/hostile-api", "tests/toy/v1", "tests/toy/v2"];
 
 fn main() {
     let host_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = host_dir.parent().unwrap().to_path_buf();
-    for watched in ["plugins", "sdk", "wit", "tests/hostile", "tests/hostile-import", "tests/hostile-api", "tests/toy", "Cargo.lock"] {
+    for watched in ["plugins", "sdk", "wit", "tests/hostile", "tests/hostile-import", "tests/hostile-api", "tests/toy", "tests/broken", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
 

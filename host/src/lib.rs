@@ -18,6 +18,7 @@
 
 pub mod capabilities;
 pub mod catalog;
+pub mod conformance;
 pub mod convert;
 pub mod digest;
 pub mod error;
@@ -26,6 +27,7 @@ pub mod inventory;
 pub mod limits;
 pub mod registry;
 pub mod runtime;
+pub mod scaffold;
 pub mod time;
 pub mod trajectory;
 pub mod wit;

@@ -29,6 +29,11 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Transcript)]
     format: Format,
+    /// Also check the records against the conformance rules (meta first,
+    /// src on every record, unique ids, tool results after their calls);
+    /// exit 1 naming each rule broken.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -56,6 +61,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let format = if args.json { Format::Canonical } else { args.format };
     let mut collected = Vec::new();
     let mut digest = trajhost::digest::SessionDigest::new();
+    let mut strict = args.strict.then(|| trajhost::conformance::StreamChecks::new(found.session.locator.clone()));
     loop {
         let batch = match stream.next_batch() {
             Ok(Some(batch)) => batch,
@@ -75,6 +81,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         }
         for line in batch.records.lines() {
             let record = digest.push_line(line).map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
+            if let Some(checks) = &mut strict {
+                checks.push(&record);
+            }
             match format {
                 Format::Transcript => transcript.write(&mut out, &record)?,
                 Format::TrajectoryV1 => collected.push(record),
@@ -112,6 +121,16 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     if format == Format::Transcript {
         for d in &diagnostics {
             eprintln!("{}", describe_diagnostic(d));
+        }
+    }
+    if let Some(checks) = strict {
+        let failures = checks.finish();
+        for failure in &failures {
+            eprintln!("FAIL {failure}");
+        }
+        if !failures.is_empty() {
+            let names: Vec<&str> = failures.iter().map(|f| f.check.name()).collect();
+            anyhow::bail!("codec {} fails conformance checks: {}", codec.id(), names.join(", "));
         }
     }
     Ok(exit::OK)

@@ -62,9 +62,12 @@ impl CodecRecord {
         semver::Version::parse(&self.codec_version).unwrap_or_else(|_| semver::Version::new(0, 0, 0))
     }
 
-    /// Whether this codec's native range covers `native`.
+    /// Whether this codec's native range covers `native` (a prerelease of a
+    /// covered version is covered, as `plugin test` checks).
     pub fn covers(&self, native: &semver::Version) -> bool {
-        semver::VersionReq::parse(&self.native_versions).map(|req| req.matches(native)).unwrap_or(false)
+        semver::VersionReq::parse(&self.native_versions)
+            .map(|req| crate::conformance::version_in_range(&req, native))
+            .unwrap_or(false)
     }
 
     pub(crate) fn from_info(info: CodecInfo, api: String, sdk: Option<String>, sha256: String, size: u64, source: CodecSource) -> CodecRecord {

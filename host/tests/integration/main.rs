@@ -6,6 +6,7 @@ mod api_versions;
 mod build_script;
 mod claude_code;
 mod cli;
+mod conformance;
 mod convert;
 mod install;
 mod lab;
