@@ -20,6 +20,19 @@ pub struct CatalogEntry {
     pub shadowed_by: Option<String>,
 }
 
+/// What the catalog tells its caller while it works, so a slow first run
+/// can be explained (the library never prints; the CLI does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Progress {
+    /// These codecs have no compiled form in the cache and are about to be
+    /// compiled. `first_run` is set when that is every built-in: a fresh
+    /// cache directory.
+    Compiling { codecs: Vec<String>, first_run: bool },
+}
+
+/// Where a catalog sends its [`Progress`].
+type ProgressFn<'a> = Box<dyn Fn(&Progress) + 'a>;
+
 /// Built-ins and installed codecs, loaded lazily and at most once.
 pub struct Catalog<'a> {
     runtime: &'a Runtime,
@@ -30,11 +43,22 @@ pub struct Catalog<'a> {
     loads: RefCell<Vec<(String, LoadKind)>>,
     /// Codecs that failed to load, with why.
     unusable: Vec<(String, HostError)>,
+    progress: Option<ProgressFn<'a>>,
 }
 
 impl<'a> Catalog<'a> {
     /// Reads the registry index and the built-ins' `info`.
     pub fn open(runtime: &'a Runtime, registry: &'a Registry) -> Result<Catalog<'a>> {
+        Catalog::open_inner(runtime, registry, None)
+    }
+
+    /// Like [`Catalog::open`], telling `progress` before anything slow
+    /// happens (compiling codecs that are not in the cache).
+    pub fn open_reporting(runtime: &'a Runtime, registry: &'a Registry, progress: impl Fn(&Progress) + 'a) -> Result<Catalog<'a>> {
+        Catalog::open_inner(runtime, registry, Some(Box::new(progress)))
+    }
+
+    fn open_inner(runtime: &'a Runtime, registry: &'a Registry, progress: Option<ProgressFn<'a>>) -> Result<Catalog<'a>> {
         let installed = registry.installed()?;
         let mut catalog = Catalog {
             runtime,
@@ -43,7 +67,19 @@ impl<'a> Catalog<'a> {
             loaded: RefCell::new(HashMap::new()),
             loads: RefCell::new(Vec::new()),
             unusable: Vec::new(),
+            progress,
         };
+        // Built-ins without a cached `info` are loaded now; say so first
+        // when that means compiling them.
+        let to_compile: Vec<String> = BUILTIN_CODECS
+            .iter()
+            .filter(|b| catalog.builtin_note(b).is_none() && catalog.must_compile(b.sha256))
+            .map(|b| format!("built-in {}", b.package))
+            .collect();
+        if !to_compile.is_empty() {
+            let first_run = runtime.cache().is_some() && to_compile.len() == BUILTIN_CODECS.len();
+            catalog.report(&Progress::Compiling { codecs: to_compile, first_run });
+        }
         for builtin in BUILTIN_CODECS {
             let record = match catalog.builtin_record(builtin) {
                 Ok(record) => record,
@@ -68,14 +104,11 @@ impl<'a> Catalog<'a> {
     /// loading the component and asking its `info`.
     fn builtin_record(&self, builtin: &BuiltinCodec) -> Result<CodecRecord> {
         let cache = self.runtime.cache();
-        if let Some(record) = cache
-            .and_then(|c| c.read_note(builtin.sha256))
-            .and_then(|bytes| serde_json::from_slice::<CodecRecord>(&bytes).ok())
-        {
+        if let Some(record) = self.builtin_note(builtin) {
             return Ok(record);
         }
         let name = format!("built-in {}", builtin.package);
-        let info = self.load_bytes(builtin.wasm, builtin.sha256, &name)?.instantiate(self.runtime)?.info()?;
+        let info = self.load_bytes(builtin.wasm, builtin.sha256, &name, false)?.instantiate(self.runtime)?.info()?;
         let record = CodecRecord::from_info(
             info,
             crate::wit::latest_version().to_string(),
@@ -91,6 +124,26 @@ impl<'a> Catalog<'a> {
             }
         }
         Ok(record)
+    }
+
+    /// The built-in's record cached beside its compiled form, if any.
+    fn builtin_note(&self, builtin: &BuiltinCodec) -> Option<CodecRecord> {
+        let bytes = self.runtime.cache()?.read_note(builtin.sha256)?;
+        serde_json::from_slice::<CodecRecord>(&bytes).ok()
+    }
+
+    /// Whether loading the component of `sha256` means compiling it.
+    fn must_compile(&self, sha256: &str) -> bool {
+        if self.loaded.borrow().contains_key(sha256) {
+            return false;
+        }
+        self.runtime.cache().is_none_or(|cache| !cache.path_of(sha256).exists())
+    }
+
+    fn report(&self, progress: &Progress) {
+        if let Some(report) = &self.progress {
+            report(progress);
+        }
     }
 
     /// Codecs that could not be loaded, and why.
@@ -119,7 +172,7 @@ impl<'a> Catalog<'a> {
     /// Codecs of one harness, highest version first.
     pub fn for_harness(&self, harness: &str) -> Vec<&CodecRecord> {
         let mut codecs: Vec<&CodecRecord> = self.effective().filter(|r| r.harness == harness).collect();
-        codecs.sort_by(|a, b| b.version().cmp(&a.version()));
+        codecs.sort_by_key(|r| std::cmp::Reverse(r.version()));
         codecs
     }
 
@@ -154,10 +207,7 @@ impl<'a> Catalog<'a> {
 
     /// A fresh instance of `record`.
     pub fn instantiate(&self, record: &CodecRecord) -> Result<CodecInstance> {
-        let loaded = match self.loaded.borrow().get(&record.sha256) {
-            Some(loaded) => Some(loaded.clone()),
-            None => None,
-        };
+        let loaded = self.loaded.borrow().get(&record.sha256).cloned();
         let loaded = match loaded {
             Some(loaded) => loaded,
             None => match &record.source {
@@ -166,11 +216,11 @@ impl<'a> Catalog<'a> {
                         .iter()
                         .find(|b| b.sha256 == record.sha256)
                         .ok_or_else(|| HostError::NoCodec(format!("built-in {} is missing", record.id())))?;
-                    self.load_bytes(builtin.wasm, builtin.sha256, &record.id())?
+                    self.load_bytes(builtin.wasm, builtin.sha256, &record.id(), true)?
                 }
                 CodecSource::Installed { .. } => {
                     let bytes = self.registry.read_blob(record)?;
-                    self.load_bytes(&bytes, &record.sha256, &record.id())?
+                    self.load_bytes(&bytes, &record.sha256, &record.id(), true)?
                 }
             },
         };
@@ -179,9 +229,14 @@ impl<'a> Catalog<'a> {
         Ok(instance)
     }
 
-    fn load_bytes(&self, bytes: &[u8], sha256: &str, name: &str) -> Result<Rc<LoadedCodec>> {
+    /// Loads a component once per catalog; `announce` reports a compilation
+    /// (built-ins loaded while opening were announced together).
+    fn load_bytes(&self, bytes: &[u8], sha256: &str, name: &str, announce: bool) -> Result<Rc<LoadedCodec>> {
         if let Some(loaded) = self.loaded.borrow().get(sha256) {
             return Ok(loaded.clone());
+        }
+        if announce && self.must_compile(sha256) {
+            self.report(&Progress::Compiling { codecs: vec![name.to_string()], first_run: false });
         }
         let (component, kind) = self.runtime.load(bytes, sha256, name)?;
         self.loads.borrow_mut().push((name.to_string(), kind));

@@ -1,13 +1,20 @@
-//! Finding sessions: discovery across every harness's codec, filtering by
+//! Finding sessions: discovery across every harness's codecs, filtering by
 //! harness and cwd, and resolving a path or an id to one session.
+//!
+//! Several versions of one harness's codec may be installed side by side,
+//! each looking in its own folders. Discovery and path mapping therefore use
+//! every version's `discover` and `session-globs`; a session found by more
+//! than one version is listed once, attributed to the codec `read` would
+//! choose for its native version ([`Catalog::select`]).
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use crate::catalog::Catalog;
 use crate::error::{HostError, Result};
 use crate::registry::CodecRecord;
 use crate::runtime::SessionStream;
-use crate::wit::latest::codec::{ReadOptions, SessionRef};
+use crate::wit::latest::codec::{ReadOptions, SessionRef, Sniffed};
 use crate::wit::latest::types::Diagnostic;
 
 /// What `sessions` looks for.
@@ -23,8 +30,11 @@ pub struct SessionQuery {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FoundSession {
     pub harness: String,
-    /// The codec that discovered it.
+    /// The codec whose `discover` (or `inspect`) reported the session.
     pub discovered_by: String,
+    /// The codec `read` uses for it: the one its native version selects, or
+    /// `--codec`. `None` when no installed codec covers its native version.
+    pub codec: Option<String>,
     pub home: PathBuf,
     #[serde(flatten)]
     pub session: SessionSummary,
@@ -60,26 +70,39 @@ impl SessionSummary {
     }
 }
 
-/// A codec's complaint during discovery.
+/// The file part of a locator: `store.db#session` names a session inside
+/// `store.db`.
+fn locator_file(locator: &str) -> &str {
+    locator.split_once('#').map_or(locator, |(file, _)| file)
+}
+
+/// A codec's complaint during discovery, usually about one file (`file` is
+/// relative to the home).
 #[derive(Debug, Clone)]
 pub struct HarnessDiagnostic {
     pub harness: String,
+    /// The codec (`harness@version`) that reported it.
+    pub codec: String,
     pub diagnostic: Diagnostic,
 }
 
 /// Everything discovery found, plus what went wrong per harness.
 #[derive(Debug, Default)]
 pub struct Inventory {
+    /// The canonical home the sessions were looked for under.
+    pub home: PathBuf,
     pub sessions: Vec<FoundSession>,
     pub diagnostics: Vec<HarnessDiagnostic>,
-    /// A harness whose codec failed; the others still ran.
+    /// A codec whose `discover` failed, by harness; the error names the
+    /// codec. The other codecs and harnesses still ran.
     pub failures: Vec<(String, HostError)>,
 }
 
-/// Runs every harness's newest codec over the home.
+/// Runs every codec version of every harness (or of `query.harness`) over
+/// the home.
 pub fn discover(catalog: &Catalog<'_>, query: &SessionQuery) -> Result<Inventory> {
     let home = std::fs::canonicalize(&query.home).map_err(|e| HostError::io(&query.home, e))?;
-    let mut inventory = Inventory::default();
+    let mut inventory = Inventory { home: home.clone(), ..Inventory::default() };
     let harnesses: Vec<String> = match &query.harness {
         Some(h) => {
             if catalog.for_harness(h).is_empty() {
@@ -90,29 +113,10 @@ pub fn discover(catalog: &Catalog<'_>, query: &SessionQuery) -> Result<Inventory
         None => catalog.harnesses(),
     };
     for harness in harnesses {
-        let codec = catalog.for_harness(&harness)[0];
-        match catalog.instantiate(codec).and_then(|mut instance| instance.discover(&home)) {
-            Ok(discovery) => {
-                for session in discovery.sessions {
-                    let summary = SessionSummary::new(&home, session);
-                    if let Some(cwd) = &query.cwd {
-                        if !summary.cwd.as_deref().is_some_and(|c| is_within(Path::new(c), cwd)) {
-                            continue;
-                        }
-                    }
-                    inventory.sessions.push(FoundSession {
-                        harness: harness.clone(),
-                        discovered_by: codec.id(),
-                        home: home.clone(),
-                        session: summary,
-                    });
-                }
-                inventory.diagnostics.extend(
-                    discovery.diagnostics.into_iter().map(|diagnostic| HarnessDiagnostic { harness: harness.clone(), diagnostic }),
-                );
-            }
-            Err(error) => inventory.failures.push((harness.clone(), error)),
-        }
+        discover_harness(catalog, &harness, &home, &mut inventory);
+    }
+    if let Some(cwd) = &query.cwd {
+        inventory.sessions.retain(|s| s.session.cwd.as_deref().is_some_and(|c| is_within(Path::new(c), cwd)));
     }
     inventory.sessions.sort_by(|a, b| {
         b.session.updated_at.cmp(&a.session.updated_at).then_with(|| a.session.native_id.cmp(&b.session.native_id))
@@ -120,36 +124,125 @@ pub fn discover(catalog: &Catalog<'_>, query: &SessionQuery) -> Result<Inventory
     Ok(inventory)
 }
 
+/// One harness: every version's `discover`, then one entry per locator.
+fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory: &mut Inventory) {
+    // Newest first, so the first report of a locator is the newest codec's.
+    let codecs = catalog.for_harness(harness);
+    let mut reports: Vec<(String, Vec<(&CodecRecord, SessionRef)>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut diagnostics: Vec<HarnessDiagnostic> = Vec::new();
+    for codec in &codecs {
+        let discovery = match catalog.instantiate(codec).and_then(|mut instance| instance.discover(home)) {
+            Ok(discovery) => discovery,
+            Err(error) => {
+                inventory.failures.push((harness.to_string(), error));
+                continue;
+            }
+        };
+        for session in discovery.sessions {
+            let slot = *index.entry(session.locator.clone()).or_insert_with(|| {
+                reports.push((session.locator.clone(), Vec::new()));
+                reports.len() - 1
+            });
+            reports[slot].1.push((*codec, session));
+        }
+        for diagnostic in discovery.diagnostics {
+            let duplicate = diagnostics.iter().any(|d| {
+                d.diagnostic.code == diagnostic.code && d.diagnostic.file == diagnostic.file && d.diagnostic.detail == diagnostic.detail
+            });
+            if !duplicate {
+                diagnostics.push(HarnessDiagnostic { harness: harness.to_string(), codec: codec.id(), diagnostic });
+            }
+        }
+    }
+    // (codec, file) of every report, before the reports are consumed.
+    let reported: Vec<(String, String)> = reports
+        .iter()
+        .flat_map(|(locator, found)| found.iter().map(move |(codec, _)| (codec.id(), locator_file(locator).to_string())))
+        .collect();
+    for (_, mut found) in reports {
+        let (newest, primary) = &found[0];
+        let native_version = primary.native_version.clone();
+        let chosen = catalog.select(harness, native_version.as_deref(), None).ok().map(CodecRecord::id);
+        // Prefer the chosen codec's own account of the session.
+        let pick = chosen.as_ref().and_then(|c| found.iter().position(|(codec, _)| codec.id() == *c)).unwrap_or(0);
+        let discovered_by = if pick == 0 { newest.id() } else { found[pick].0.id() };
+        let (_, session) = found.swap_remove(pick);
+        inventory.sessions.push(FoundSession {
+            harness: harness.to_string(),
+            discovered_by,
+            codec: chosen,
+            home: home.to_path_buf(),
+            session: SessionSummary::new(home, session),
+        });
+    }
+    // A file one version cannot place while another lists it is no news;
+    // what a codec says about a file it listed itself stays.
+    diagnostics.retain(|d| match d.diagnostic.file.as_deref() {
+        Some(file) => {
+            let listed = reported.iter().any(|(_, f)| f == file);
+            !listed || reported.iter().any(|(codec, f)| f == file && *codec == d.codec)
+        }
+        None => true,
+    });
+    inventory.diagnostics.extend(diagnostics);
+}
+
 /// True when `path` is `root` or lies under it, on a path-component
 /// boundary (`/w/agent/sub` is within `/w/agent`; `/w/agent-dev` is not).
 pub fn is_within(path: &Path, root: &Path) -> bool {
-    let normalize = |p: &Path| -> Vec<String> {
-        p.components()
-            .filter_map(|c| match c {
-                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-                _ => None,
-            })
-            .collect()
-    };
-    let (path, root) = (normalize(path), normalize(root));
+    let (path, root) = (normal_components(path), normal_components(root));
     path.len() >= root.len() && path[..root.len()] == root[..]
+}
+
+fn normal_components(path: &Path) -> Vec<String> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How to find one session.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lookup<'a> {
+    /// Where an id is looked for.
+    pub home: Option<&'a Path>,
+    /// Only this harness.
+    pub harness: Option<&'a str>,
+    /// Use this codec (`harness@version`) for `inspect` and `read`, whatever
+    /// the native version says.
+    pub codec: Option<&'a str>,
 }
 
 /// Resolves `target` (a path to a session file, or a native id or unique
 /// prefix of one) to a session.
 pub fn resolve(catalog: &Catalog<'_>, target: &str, home: &Path, harness: Option<&str>) -> Result<FoundSession> {
+    resolve_with(catalog, target, &Lookup { home: Some(home), harness, codec: None })
+}
+
+/// [`resolve`] with every option.
+pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) -> Result<FoundSession> {
+    let forced = match lookup.codec {
+        Some(wanted) => Some(catalog.select(lookup.harness.unwrap_or(wanted.split('@').next().unwrap_or(wanted)), None, Some(wanted))?),
+        None => None,
+    };
+    let harness = forced.map(|c| c.harness.as_str()).or(lookup.harness);
     let as_path = Path::new(target);
     if as_path.exists() {
-        return resolve_path(catalog, as_path, harness, None);
+        return resolve_path(catalog, as_path, harness, forced, None);
     }
     // `store.db#session` names one session inside a multi-session store, as
     // `sessions` prints it.
-    if let Some((file, fragment)) = target.rsplit_once('#') {
-        if Path::new(file).is_file() && !fragment.is_empty() {
-            return resolve_path(catalog, Path::new(file), harness, Some(fragment));
-        }
+    if let Some((file, fragment)) = target.rsplit_once('#')
+        && Path::new(file).is_file()
+        && !fragment.is_empty()
+    {
+        return resolve_path(catalog, Path::new(file), harness, forced, Some(fragment));
     }
-    let inventory = discover(catalog, &SessionQuery { home: home.to_path_buf(), harness: harness.map(String::from), cwd: None })?;
+    let home = lookup.home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    let inventory = discover(catalog, &SessionQuery { home: home.clone(), harness: harness.map(String::from), cwd: None })?;
     let exact: Vec<&FoundSession> = inventory.sessions.iter().filter(|s| s.session.native_id == target).collect();
     let matches = if exact.is_empty() {
         inventory.sessions.iter().filter(|s| s.session.native_id.starts_with(target)).collect()
@@ -157,13 +250,26 @@ pub fn resolve(catalog: &Catalog<'_>, target: &str, home: &Path, harness: Option
         exact
     };
     match matches.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(HostError::SessionNotFound(format!(
-            "no session {target:?} under {} ({} sessions found; `trajhost sessions --home {}` lists them)",
-            home.display(),
-            inventory.sessions.len(),
-            home.display()
-        ))),
+        [one] => {
+            let mut found = (*one).clone();
+            if let Some(codec) = forced {
+                found.codec = Some(codec.id());
+            }
+            Ok(found)
+        }
+        [] => {
+            let mut message = format!(
+                "no session {target:?} under {} ({} sessions found; `trajhost sessions --home {}` lists them)",
+                home.display(),
+                inventory.sessions.len(),
+                home.display()
+            );
+            // A codec that failed may have held it: say which, and why.
+            for (harness, error) in &inventory.failures {
+                message.push_str(&format!("\n  {harness}: discovery failed: {error}"));
+            }
+            Err(HostError::SessionNotFound(message))
+        }
         many => Err(HostError::SessionNotFound(format!(
             "{target:?} matches {} sessions ({}); give more of the id or --harness",
             many.len(),
@@ -172,69 +278,232 @@ pub fn resolve(catalog: &Catalog<'_>, target: &str, home: &Path, harness: Option
     }
 }
 
-/// Maps a session file to (harness, home, locator) with the codecs'
-/// `session-globs`, then asks that codec about it.
-fn resolve_path(catalog: &Catalog<'_>, path: &Path, harness: Option<&str>, fragment: Option<&str>) -> Result<FoundSession> {
+/// Where a file lies relative to one codec's session globs.
+struct GlobMatch<'c> {
+    codec: &'c CodecRecord,
+    home: PathBuf,
+    locator: String,
+}
+
+/// Maps a session file to (harness, home, locator) with the `session-globs`
+/// of every codec version, then asks a codec about it.
+fn resolve_path(
+    catalog: &Catalog<'_>,
+    path: &Path,
+    harness: Option<&str>,
+    forced: Option<&CodecRecord>,
+    fragment: Option<&str>,
+) -> Result<FoundSession> {
     let path = std::fs::canonicalize(path).map_err(|e| HostError::io(path, e))?;
-    let components: Vec<String> = path
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    let mut candidates: Vec<(&CodecRecord, PathBuf, String)> = Vec::new();
-    for harness_id in catalog.harnesses() {
-        if harness.is_some_and(|h| h != harness_id) {
-            continue;
-        }
-        let codec = catalog.for_harness(&harness_id)[0];
-        for glob in &codec.session_globs {
-            let pattern: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
-            if pattern.is_empty() || pattern.len() > components.len() {
-                continue;
-            }
-            let tail = &components[components.len() - pattern.len()..];
-            if pattern.iter().zip(tail).all(|(p, c)| segment_matches(p, c)) {
-                let home: PathBuf = std::iter::once("/".to_string()).chain(components[..components.len() - pattern.len()].iter().cloned()).collect();
-                candidates.push((codec, home, tail.join("/")));
-                break;
-            }
+    let components = normal_components(&path);
+    // Every version's globs: a forced codec still finds the home through
+    // the layout of the version that keeps such files.
+    let mut codecs: Vec<&CodecRecord> = Vec::new();
+    for h in catalog.harnesses() {
+        if harness.is_none_or(|wanted| wanted == h) {
+            codecs.extend(catalog.for_harness(&h));
         }
     }
-    if candidates.is_empty() {
-        if let Some(h) = harness {
-            // Outside the usual layout: grant the file's directory.
-            let codec = catalog.for_harness(h).first().copied().ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
-            let home = path.parent().unwrap_or(Path::new("/")).to_path_buf();
-            let locator = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            candidates.push((codec, home, locator));
-        }
+    if let Some(codec) = forced {
+        codecs.retain(|c| c.id() != codec.id());
+        codecs.insert(0, codec);
     }
-    match candidates.len() {
-        0 => Err(HostError::SessionNotFound(format!(
-            "{}: not where any codec keeps sessions; pass --harness to read it anyway",
-            path.display()
-        ))),
-        1 => {
-            let (codec, home, mut locator) = candidates.remove(0);
-            if let Some(fragment) = fragment {
-                locator = format!("{locator}#{fragment}");
-            }
-            let session = catalog.instantiate(codec)?.inspect(&home, &locator)?;
-            Ok(FoundSession {
-                harness: codec.harness.clone(),
-                discovered_by: codec.id(),
-                session: SessionSummary::new(&home, session),
-                home,
-            })
-        }
-        _ => Err(HostError::SessionNotFound(format!(
+    let matches: Vec<GlobMatch<'_>> = codecs.iter().filter_map(|codec| glob_match(codec, &components)).collect();
+    let mut harnesses: Vec<&str> = matches.iter().map(|m| m.codec.harness.as_str()).collect();
+    harnesses.dedup();
+    if harnesses.len() > 1 {
+        return Err(HostError::SessionNotFound(format!(
             "{}: could belong to {}; pass --harness",
             path.display(),
-            candidates.iter().map(|(c, _, _)| c.harness.as_str()).collect::<Vec<_>>().join(" or ")
+            harnesses.join(" or ")
+        )));
+    }
+    let with_fragment = |locator: String| match fragment {
+        Some(fragment) => format!("{locator}#{fragment}"),
+        None => locator,
+    };
+    if let (Some(codec), Some(m)) = (forced, matches.first()) {
+        return inspect_loose(catalog, codec, &path, &m.home, &with_fragment(m.locator.clone()), forced, None);
+    }
+    if !matches.is_empty() {
+        // Newest matching version first (the catalog lists them so); an
+        // older one may still place a file the newest does not.
+        let mut first_error = None;
+        for m in &matches {
+            match inspect(catalog, m.codec, &m.home, &with_fragment(m.locator.clone()), forced) {
+                Ok(found) => return Ok(found),
+                Err(error) => {
+                    tracing::debug!("{} cannot inspect {}: {error}", m.codec.id(), path.display());
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        return Err(first_error.expect("at least one match"));
+    }
+    // Outside every codec's layout: grant the file's directory, and let the
+    // content say whose it is.
+    let home = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let locator = with_fragment(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    if let Some(codec) = forced {
+        return inspect_loose(catalog, codec, &path, &home, &locator, forced, None);
+    }
+    let head = read_head(&path)?;
+    let (codec, sniffed) = match harness {
+        Some(h) => {
+            let newest = *catalog.for_harness(h).first().ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
+            // The sniffed native version picks the version, when it shows one.
+            let sniffed = match catalog.instantiate(newest).and_then(|mut i| i.sniff(&path.to_string_lossy(), &head)) {
+                Ok(sniffed) => sniffed,
+                Err(error) => {
+                    tracing::warn!("{}: {error}", path.display());
+                    None
+                }
+            };
+            (newest, sniffed)
+        }
+        None => sniff(catalog, &path, &head)?,
+    };
+    let codec = match sniffed.as_ref().and_then(|s| s.native_version.as_deref()) {
+        Some(version) => catalog.select(&codec.harness, Some(version), None).unwrap_or(codec),
+        None => codec,
+    };
+    inspect_loose(catalog, codec, &path, &home, &locator, forced, sniffed.as_ref())
+}
+
+/// At most this much of a file is shown to `sniff`.
+pub const SNIFF_HEAD_BYTES: u64 = 64 << 10;
+
+fn read_head(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| HostError::io(path, e))?;
+    let mut head = Vec::with_capacity(SNIFF_HEAD_BYTES as usize);
+    file.take(SNIFF_HEAD_BYTES).read_to_end(&mut head).map_err(|e| HostError::io(path, e))?;
+    Ok(head)
+}
+
+/// Asks the newest codec of every harness whether the file is its format.
+fn sniff<'c>(catalog: &'c Catalog<'_>, path: &Path, head: &[u8]) -> Result<(&'c CodecRecord, Option<Sniffed>)> {
+    let path_text = path.to_string_lossy();
+    let mut claims: Vec<(&CodecRecord, Sniffed)> = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    for harness in catalog.harnesses() {
+        let Some(&newest) = catalog.for_harness(&harness).first() else { continue };
+        match catalog.instantiate(newest).and_then(|mut instance| instance.sniff(&path_text, head)) {
+            Ok(Some(sniffed)) => claims.push((newest, sniffed)),
+            Ok(None) => {}
+            // One broken codec must not stop the others from recognizing it.
+            Err(error) => failures.push(error.to_string()),
+        }
+    }
+    match claims.len() {
+        1 => {
+            let (codec, sniffed) = claims.remove(0);
+            tracing::debug!("{} recognizes {}", codec.id(), path.display());
+            Ok((codec, Some(sniffed)))
+        }
+        0 => {
+            let mut message = format!(
+                "{}: not where any codec keeps sessions, and no codec recognizes its content; pass --harness to read it anyway",
+                path.display()
+            );
+            for failure in failures {
+                message.push_str(&format!("\n  {failure}"));
+            }
+            Err(HostError::SessionNotFound(message))
+        }
+        _ => Err(HostError::SessionNotFound(format!(
+            "{}: its content could belong to {}; pass --harness",
+            path.display(),
+            claims.iter().map(|(c, _)| c.harness.as_str()).collect::<Vec<_>>().join(" or ")
         ))),
     }
+}
+
+/// The home and locator of `components` under one of `codec`'s globs.
+fn glob_match<'c>(codec: &'c CodecRecord, components: &[String]) -> Option<GlobMatch<'c>> {
+    for glob in &codec.session_globs {
+        let pattern: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+        if pattern.is_empty() || pattern.len() > components.len() {
+            continue;
+        }
+        let tail = &components[components.len() - pattern.len()..];
+        if pattern.iter().zip(tail).all(|(p, c)| segment_matches(p, c)) {
+            let home: PathBuf =
+                std::iter::once("/".to_string()).chain(components[..components.len() - pattern.len()].iter().cloned()).collect();
+            return Some(GlobMatch { codec, home, locator: tail.join("/") });
+        }
+    }
+    None
+}
+
+/// Asks `codec` about the session at `locator`, and attributes it to the
+/// codec its native version selects (or the forced one).
+fn inspect(catalog: &Catalog<'_>, codec: &CodecRecord, home: &Path, locator: &str, forced: Option<&CodecRecord>) -> Result<FoundSession> {
+    let session = catalog.instantiate(codec)?.inspect(home, locator)?;
+    Ok(attribute(catalog, codec, home, session, forced))
+}
+
+fn attribute(catalog: &Catalog<'_>, reporter: &CodecRecord, home: &Path, session: SessionRef, forced: Option<&CodecRecord>) -> FoundSession {
+    let chosen = match forced {
+        Some(codec) => Some(codec.id()),
+        None => catalog.select(&reporter.harness, session.native_version.as_deref(), None).ok().map(CodecRecord::id),
+    };
+    FoundSession {
+        harness: reporter.harness.clone(),
+        discovered_by: reporter.id(),
+        codec: chosen,
+        session: SessionSummary::new(home, session),
+        home: home.to_path_buf(),
+    }
+}
+
+/// A file outside every layout, granted through its directory (or one a
+/// forced codec is asked about, in another version's layout). What
+/// `sniff` saw in the content fills in what `inspect` could not know from
+/// the name (the native version picks the codec that reads it). A codec that
+/// places sessions only by their layout (0.1 codecs) cannot place the file
+/// at all; the host then describes it from the file and the sniff, and lets
+/// `read` judge its content.
+fn inspect_loose(
+    catalog: &Catalog<'_>,
+    codec: &CodecRecord,
+    path: &Path,
+    home: &Path,
+    locator: &str,
+    forced: Option<&CodecRecord>,
+    sniffed: Option<&Sniffed>,
+) -> Result<FoundSession> {
+    let mut session = match catalog.instantiate(codec)?.inspect(home, locator) {
+        Ok(session) => session,
+        Err(HostError::Codec { message, .. }) => {
+            tracing::debug!("{} cannot place {} ({message}); describing the file itself", codec.id(), path.display());
+            let size = std::fs::metadata(path).map_err(|e| HostError::io(path, e))?.len();
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            SessionRef {
+                native_id: locator.split_once('#').map_or(stem, |(_, fragment)| fragment.to_string()),
+                locator: locator.to_string(),
+                cwd: None,
+                started_at: None,
+                updated_at: None,
+                size,
+                native_version: None,
+                title: None,
+            }
+        }
+        Err(error) => return Err(error),
+    };
+    if let Some(sniffed) = sniffed {
+        if session.native_version.is_none() {
+            session.native_version = sniffed.native_version.clone();
+        }
+        // The content's id beats one made from a file name.
+        if let Some(id) = &sniffed.native_id
+            && !locator.contains('#')
+        {
+            session.native_id = id.clone();
+        }
+    }
+    Ok(attribute(catalog, codec, home, session, forced))
 }
 
 /// `*` matches any run of characters within one segment.
@@ -257,9 +526,11 @@ fn segment_matches(pattern: &str, text: &str) -> bool {
     true
 }
 
-/// Opens a session for reading with the codec its native version calls for.
+/// Opens a session for reading with the codec its native version calls for
+/// (or `codec_override`).
 pub fn open(catalog: &Catalog<'_>, found: &FoundSession, codec_override: Option<&str>, options: ReadOptions) -> Result<(CodecRecord, SessionStream)> {
-    let codec = catalog.select(&found.harness, found.session.native_version.as_deref(), codec_override)?.clone();
+    let wanted = codec_override.or(found.codec.as_deref());
+    let codec = catalog.select(&found.harness, found.session.native_version.as_deref(), wanted)?.clone();
     let stream = catalog.instantiate(&codec)?.read(&found.home, &found.session.locator, options)?;
     Ok((codec, stream))
 }
@@ -290,5 +561,11 @@ mod tests {
         assert!(segment_matches(".claude", ".claude"));
         assert!(segment_matches("*", "anything"));
         assert!(!segment_matches("a*b*c", "ac"));
+    }
+
+    #[test]
+    fn locator_files() {
+        assert_eq!(locator_file("a/store.db#ses_1"), "a/store.db");
+        assert_eq!(locator_file("a/b.jsonl"), "a/b.jsonl");
     }
 }

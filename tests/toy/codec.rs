@@ -1,6 +1,16 @@
 // The toy codec, shared by the `v1` and `v2` crates, which differ only in
-// `CODEC_VERSION` and `NATIVE_VERSIONS`. Format: `toy/<id>.jsonl`, each line
+// `CODEC_VERSION`, `NATIVE_VERSIONS` and `SESSION_DIR` (1.x keeps sessions in
+// `toy/`, 2.x in `toy2/`, as a harness that moved its store would). Format:
+// `<SESSION_DIR>/<id>.jsonl`, each line
 // `{"v": "<native version>", "role": "user"|"assistant", "text": "..."}`.
+//
+// `sniff` recognizes a toy file anywhere by its first line; `write` keeps the
+// user and assistant texts, `prepare` copies the result into the folder.
+//
+// For the host's failure tests: a file `panic.trap` in the session folder
+// makes `discover` panic, `loop.trap` makes it spin until the time limit,
+// and a line with role `panic` makes `read` panic. Any other file that is not
+// `*.jsonl` is reported as a `not-a-session` diagnostic naming it.
 
 use trajhost_codec_sdk::jsonl::BadLine;
 use trajhost_codec_sdk::prelude::*;
@@ -66,6 +76,7 @@ impl SessionReader for Reader {
             let body = match value["role"].as_str() {
                 Some("user") => Body::User { text, attachments: vec![] },
                 Some("assistant") => Body::Assistant(canonical::Assistant { text, ..Default::default() }),
+                Some("panic") => panic!("the toy codec was told to panic at byte {}", span.offset),
                 other => {
                     self.diagnostics.add("unknown-record-type", Severity::Warning, other.unwrap_or("(none)"), Some(&span.file), Some(span.offset));
                     continue;
@@ -96,22 +107,44 @@ impl Codec for Toy {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`v` of the first line".into(),
             reads: vec!["toy-jsonl".into()],
-            writes: vec![],
-            session_globs: vec!["toy/*.jsonl".into()],
+            writes: vec!["toy-jsonl".into()],
+            session_globs: vec![format!("{SESSION_DIR}/*.jsonl")],
             canonical_schema: canonical::SCHEMA.into(),
         }
     }
 
     fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         let mut sessions = Vec::new();
-        let entries = match home.list("toy") {
+        let mut diagnostics = Vec::new();
+        let entries = match home.list(SESSION_DIR) {
             Ok(entries) => entries,
             Err(FsError::NotFound(_)) => Vec::new(),
             Err(e) => return Err(e.into()),
         };
         for entry in entries {
-            let Some(id) = entry.name.strip_suffix(".jsonl") else { continue };
-            let locator = format!("toy/{}", entry.name);
+            let locator = format!("{SESSION_DIR}/{}", entry.name);
+            match entry.name.as_str() {
+                "panic.trap" => panic!("the toy codec was told to panic in discover"),
+                "loop.trap" => {
+                    let mut x: u64 = 0;
+                    loop {
+                        x = std::hint::black_box(x.wrapping_add(1));
+                    }
+                }
+                _ => {}
+            }
+            let Some(id) = entry.name.strip_suffix(".jsonl") else {
+                // One diagnostic per file, naming it.
+                diagnostics.push(Diagnostic {
+                    code: "not-a-session".into(),
+                    severity: Severity::Warning,
+                    detail: "not a .jsonl file".into(),
+                    count: 1,
+                    file: Some(locator),
+                    offset: None,
+                });
+                continue;
+            };
             sessions.push(SessionRef {
                 native_id: id.to_string(),
                 native_version: native_version(home, &locator),
@@ -123,7 +156,33 @@ impl Codec for Toy {
                 title: None,
             });
         }
-        Ok(Discovery { sessions, diagnostics: Vec::new() })
+        Ok(Discovery { sessions, diagnostics })
+    }
+
+    /// A toy file wherever it lies: its first line is an object with `v`
+    /// and `role`.
+    fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
+        let first = head.split(|b| *b == b'\n').next()?;
+        let value: serde_json::Value = serde_json::from_slice(first).ok()?;
+        value.get("role")?;
+        Some(Sniffed { native_version: value["v"].as_str().map(String::from), native_id: None })
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(WholeDocument::new(options, write_document))
+    }
+
+    /// Creates the artifact's file in the session folder; a cwd of `/panic`
+    /// makes it panic instead (for the host's exit-code tests).
+    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, _target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        if options.cwd.as_deref() == Some("/panic") {
+            panic!("the toy codec was told to panic in prepare");
+        }
+        let operations = trajhost_codec_sdk::load_artifacts(export, &artifacts)?
+            .into_iter()
+            .map(|a| Operation::CreateFile(trajhost_codec_sdk::CreateFile { path: a.path, bytes: a.bytes }))
+            .collect();
+        Ok(Plan { native_id: options.native_id.clone().unwrap_or_default(), operations, resume_command: None })
     }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {
@@ -138,6 +197,33 @@ impl Codec for Toy {
             done: false,
         })
     }
+}
+
+/// The toy format of a canonical document: its user and assistant texts.
+fn write_document(document: &str, options: &WriteOptions) -> Result<Written, CodecError> {
+    let mut native_id = options.native_id.clone();
+    let mut out = String::new();
+    let version = CODEC_VERSION;
+    for line in document.lines().filter(|l| !l.trim().is_empty()) {
+        let record: Record = serde_json::from_str(line).map_err(|e| CodecError::Malformed(format!("canonical record: {e}")))?;
+        let role = match record.body {
+            Body::Meta(meta) => {
+                native_id.get_or_insert(meta.native_id);
+                continue;
+            }
+            Body::User { text, .. } => ("user", text),
+            Body::Assistant(a) => ("assistant", a.text),
+            _ => continue,
+        };
+        out.push_str(&serde_json::json!({"v": version, "role": role.0, "text": role.1}).to_string());
+        out.push('\n');
+    }
+    let native_id = native_id.ok_or_else(|| CodecError::Malformed("the document has no meta record".into()))?;
+    Ok(Written {
+        chunks: vec![ArtifactChunk { path: format!("{SESSION_DIR}/{native_id}.jsonl"), bytes: out.into_bytes() }],
+        native_id,
+        diagnostics: Vec::new(),
+    })
 }
 
 trajhost_codec_sdk::export_codec!(Toy);

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use trajhost::catalog::Catalog;
 use trajhost::convert::{self, ExportManifest, Tier};
+use trajhost::HostError;
 use trajhost::install::{self, InstallOp, RecoveryOutcome};
-use trajhost::inventory;
+use trajhost::inventory::{self, FoundSession};
 
 use super::{Context, default_home, exit};
 
@@ -48,20 +48,37 @@ pub struct PrepareArgs {
 }
 
 pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
-    let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
+    let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
     let found = inventory::resolve(&catalog, &args.target, &home, args.harness.as_deref())?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("trajhost-export-{}-{}", args.to, found.session.native_id)));
-    let manifest = convert::convert(&catalog, &found, &args.to, &out, args.cwd.clone())?;
+    let manifest = match convert::convert(&catalog, &found, &args.to, &out, args.cwd.clone()) {
+        Ok(manifest) => manifest,
+        Err(error) => return Err(explain_convert_error(error, args, &found)),
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&manifest)?);
     } else {
         print_report(&manifest, &out);
     }
     Ok(exit::OK)
+}
+
+/// A codec that refuses to write without a working directory names its
+/// own option (`write-options.cwd`); the user's is `--cwd DIR`.
+fn explain_convert_error(error: HostError, args: &ConvertArgs, found: &FoundSession) -> anyhow::Error {
+    let cwd_unknown = args.cwd.is_none() && found.session.cwd.as_deref().is_none_or(str::is_empty);
+    match &error {
+        HostError::Codec { plugin, op: trajhost::Operation::Write, message } if cwd_unknown && message.contains("cwd") => anyhow::anyhow!(
+            "{plugin} needs the working directory the session belongs to, and {} {} records none: pass --cwd DIR",
+            found.harness,
+            found.session.native_id
+        ),
+        _ => error.into(),
+    }
 }
 
 fn print_report(m: &ExportManifest, out: &std::path::Path) {
@@ -86,8 +103,15 @@ fn print_report(m: &ExportManifest, out: &std::path::Path) {
 }
 
 pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
-    let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
+    let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
+    if !home.is_dir() {
+        anyhow::bail!(
+            "target home {} {}; create it first or pass --home DIR",
+            home.display(),
+            if home.exists() { "is not a directory" } else { "does not exist" }
+        );
+    }
     let (manifest, artifacts) = convert::load_export(&args.export)?;
     let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &args.export, &home)?;
     let home = install::resolve_home(&home)?;

@@ -12,8 +12,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use trajhost::catalog::{Catalog, Progress};
 use trajhost::registry::Registry;
 use trajhost::runtime::{Mode, Runtime};
+use trajhost::wit::latest::types::{Diagnostic, Severity};
 use trajhost::{HostError, Limits};
 
 /// Exit codes (documented in the README).
@@ -75,6 +77,8 @@ enum Command {
 pub struct Context {
     pub runtime: Runtime,
     pub registry: Registry,
+    /// Whether the compile notice was printed (once per process).
+    compile_noticed: std::cell::Cell<bool>,
 }
 
 impl Context {
@@ -90,7 +94,26 @@ impl Context {
         }
         let cache_dir = cli.cache_dir.clone().unwrap_or_else(|| registry.cache_dir());
         let runtime = Runtime::new(limits, Some(&cache_dir), mode)?;
-        Ok(Context { runtime, registry })
+        Ok(Context { runtime, registry, compile_noticed: std::cell::Cell::new(false) })
+    }
+
+    /// The codec catalog; says once on stderr when opening it, or a later
+    /// load, compiles codecs (seconds on a fresh data directory).
+    pub fn catalog(&self) -> Result<Catalog<'_>, HostError> {
+        Catalog::open_reporting(&self.runtime, &self.registry, |progress| match progress {
+            Progress::Compiling { codecs, first_run } => {
+                if self.compile_noticed.replace(true) {
+                    return;
+                }
+                if *first_run {
+                    eprintln!("compiling {} built-in codecs (first run)…", codecs.len());
+                } else if codecs.len() == 1 {
+                    eprintln!("compiling {}…", codecs[0]);
+                } else {
+                    eprintln!("compiling {} codecs…", codecs.len());
+                }
+            }
+        })
     }
 }
 
@@ -134,13 +157,42 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
-fn exit_code(error: &anyhow::Error) -> u8 {
-    match error.downcast_ref::<HostError>() {
-        Some(HostError::SessionNotFound(_) | HostError::NoCodec(_)) => exit::NOT_FOUND,
-        Some(HostError::Trap { .. } | HostError::LimitExceeded { .. }) => exit::SANDBOX,
-        Some(HostError::Tampered { .. }) => exit::TAMPERED,
+/// The exit code of a failed command: the one mapping every command uses.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    error.chain().find_map(|e| e.downcast_ref::<HostError>()).map_or(exit::ERROR, host_exit_code)
+}
+
+/// The exit code for a library error (traps and limits are 4 everywhere).
+pub fn host_exit_code(error: &HostError) -> u8 {
+    match error {
+        HostError::SessionNotFound(_) | HostError::NoCodec(_) => exit::NOT_FOUND,
+        HostError::Trap { .. } | HostError::LimitExceeded { .. } => exit::SANDBOX,
+        HostError::Tampered { .. } => exit::TAMPERED,
         _ => exit::ERROR,
     }
+}
+
+/// The exit code of a command that went on past several failures: the
+/// most specific one (tampered, sandbox, not found, error).
+pub fn worst_exit_code<'e>(errors: impl IntoIterator<Item = &'e HostError>) -> u8 {
+    errors.into_iter().map(host_exit_code).max().unwrap_or(exit::OK)
+}
+
+/// A severity as every output spells it.
+pub fn severity_name(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+/// A diagnostic as JSON, the same in `read --json` and `sessions --json`.
+pub fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
+    serde_json::json!({
+        "code": d.code, "severity": severity_name(d.severity), "detail": d.detail,
+        "count": d.count, "file": d.file, "offset": d.offset,
+    })
 }
 
 /// The user's home, the default place to look for sessions.

@@ -155,7 +155,7 @@ fn new(args: &NewArgs) -> anyhow::Result<u8> {
 }
 
 fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
-    let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
+    let catalog: Catalog<'_> = ctx.catalog()?;
     let mut out = std::io::stdout().lock();
     if json {
         let rows: Vec<serde_json::Value> = catalog
@@ -187,8 +187,9 @@ fn describe_diagnostic(d: &trajhost::wit::latest::types::Diagnostic) -> String {
     format!("{} {} ×{}", d.code, d.detail, d.count)
 }
 
+/// Traps and limits (exit 4), by the mapping every command uses.
 fn is_sandbox_error(error: &HostError) -> bool {
-    matches!(error, HostError::Trap { .. } | HostError::LimitExceeded { .. })
+    super::host_exit_code(error) == exit::SANDBOX
 }
 
 #[derive(serde::Serialize)]

@@ -3,12 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use trajhost::canonical::Record;
-use trajhost::catalog::Catalog;
-use trajhost::inventory;
+use trajhost::inventory::{self, Lookup};
 
 use super::transcript::Transcript;
-use super::{Context, default_home, exit};
+use super::{Context, default_home, diagnostic_json, exit, severity_name};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -50,9 +48,10 @@ pub enum Format {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
-    let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
+    let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
-    let found = inventory::resolve(&catalog, &args.target, &home, args.harness.as_deref())?;
+    let lookup = Lookup { home: Some(&home), harness: args.harness.as_deref(), codec: args.codec.as_deref() };
+    let found = inventory::resolve_with(&catalog, &args.target, &lookup)?;
     let (codec, mut stream) = inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
 
@@ -81,9 +80,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             out.write_all(batch.records.as_bytes())?;
         }
         for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line)
-                .map_err(|e| anyhow::anyhow!("codec {} returned a record that is not canonical JSON: {e}", codec.id()))?;
-            digest.push(line, &record);
+            let record = digest.push_line(line).map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
             if let Some(checks) = &mut strict {
                 checks.push(&record);
             }
@@ -104,15 +101,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             eprintln!("trajectory-v1: {reason} ×{count}");
         }
     } else if format == Format::Canonical {
-        let items: Vec<serde_json::Value> = diagnostics
-            .iter()
-            .map(|d| {
-                serde_json::json!({
-                    "code": d.code, "severity": format!("{:?}", d.severity).to_lowercase(), "detail": d.detail,
-                    "count": d.count, "file": d.file, "offset": d.offset,
-                })
-            })
-            .collect();
+        let items: Vec<serde_json::Value> = diagnostics.iter().map(diagnostic_json).collect();
         serde_json::to_writer(
             &mut out,
             &serde_json::json!({
@@ -123,19 +112,17 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         writeln!(out)?;
     } else {
         transcript.finish(&mut out)?;
-        writeln!(out, "ending {:?}, snapshot {}", digest.ending(), digest.snapshot_id())?;
+        writeln!(out, "ending {}, snapshot {}", digest.ending(), digest.snapshot_id())?;
+    }
+    // The transcript is complete on stdout before the diagnostics follow on
+    // stderr, so a terminal shows them after it, each on its own line.
+    out.flush()?;
+    drop(out);
+    if format == Format::Transcript {
         for d in &diagnostics {
-            eprintln!(
-                "{:?}: {} {} ×{}{}",
-                d.severity,
-                d.code,
-                d.detail,
-                d.count,
-                d.file.as_ref().map(|f| format!(" (first in {f} at byte {})", d.offset.unwrap_or(0))).unwrap_or_default()
-            );
+            eprintln!("{}", describe_diagnostic(d));
         }
     }
-    out.flush()?;
     if let Some(checks) = strict {
         let failures = checks.finish();
         for failure in &failures {
@@ -147,4 +134,14 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         }
     }
     Ok(exit::OK)
+}
+
+/// `warning: bad-line line ×2 (first in toy/a.jsonl at byte 40)`.
+pub fn describe_diagnostic(d: &trajhost::wit::latest::types::Diagnostic) -> String {
+    let place = match (&d.file, d.offset) {
+        (Some(file), Some(offset)) => format!(" (first in {file} at byte {offset})"),
+        (Some(file), None) => format!(" (first in {file})"),
+        (None, _) => String::new(),
+    };
+    format!("{}: {} {} ×{}{place}", severity_name(d.severity), d.code, d.detail, d.count)
 }

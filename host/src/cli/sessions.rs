@@ -3,10 +3,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use trajhost::catalog::Catalog;
-use trajhost::inventory::{self, SessionQuery};
+use trajhost::inventory::{self, HarnessDiagnostic, Inventory, SessionQuery};
 
-use super::{Context, default_home, exit};
+use super::{Context, default_home, diagnostic_json, host_exit_code, severity_name, worst_exit_code};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,48 +18,101 @@ pub struct Args {
     /// Only sessions whose recorded cwd is DIR or lies under it.
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
-    /// One JSON array instead of a table.
+    /// One JSON array on stdout instead of a table; discovery diagnostics
+    /// then go to stderr as JSON lines.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
-    let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
+    let catalog = ctx.catalog()?;
     let query = SessionQuery {
         home: args.home.clone().unwrap_or_else(default_home),
         harness: args.harness.clone(),
         cwd: args.cwd.clone(),
     };
     let inventory = inventory::discover(&catalog, &query)?;
-    for (harness, error) in &inventory.failures {
-        eprintln!("warning: {harness}: {error}");
-    }
-    for d in &inventory.diagnostics {
-        eprintln!("note: {}: {} {} ×{}", d.harness, d.diagnostic.code, d.diagnostic.detail, d.diagnostic.count);
-    }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &inventory.sessions)?;
         writeln!(out)?;
-    } else if inventory.sessions.is_empty() {
-        eprintln!("no sessions under {}", query.home.display());
+        out.flush()?;
+        for line in json_diagnostics(&inventory) {
+            eprintln!("{line}");
+        }
     } else {
-        writeln!(out, "{:<12} {:<38} {:<20} {:<20} {:<10} {}", "HARNESS", "ID", "STARTED", "UPDATED", "VERSION", "CWD")?;
-        for s in &inventory.sessions {
-            let session = &s.session;
-            writeln!(
-                out,
-                "{:<12} {:<38} {:<20} {:<20} {:<10} {}",
-                s.harness,
-                session.native_id,
-                session.started_at.as_deref().map(short_time).unwrap_or("-"),
-                session.updated_at.as_deref().map(short_time).unwrap_or("-"),
-                session.native_version.as_deref().unwrap_or("-"),
-                session.cwd.as_deref().unwrap_or("-"),
-            )?;
+        if inventory.sessions.is_empty() {
+            eprintln!("no sessions under {}", query.home.display());
+        } else {
+            writeln!(out, "{:<12} {:<38} {:<20} {:<20} {:<10} CWD", "HARNESS", "ID", "STARTED", "UPDATED", "VERSION")?;
+            for s in &inventory.sessions {
+                let session = &s.session;
+                writeln!(
+                    out,
+                    "{:<12} {:<38} {:<20} {:<20} {:<10} {}",
+                    s.harness,
+                    session.native_id,
+                    session.started_at.as_deref().map(short_time).unwrap_or("-"),
+                    session.updated_at.as_deref().map(short_time).unwrap_or("-"),
+                    session.native_version.as_deref().unwrap_or("-"),
+                    session.cwd.as_deref().unwrap_or("-"),
+                )?;
+            }
+        }
+        // After the table, on stderr: stdout stays the table alone.
+        out.flush()?;
+        for d in &inventory.diagnostics {
+            eprintln!("{}", describe(&inventory, d));
+        }
+        for (harness, error) in &inventory.failures {
+            eprintln!("error: {harness}: discovery failed: {error}");
         }
     }
-    Ok(if inventory.failures.is_empty() { exit::OK } else { exit::ERROR })
+    Ok(worst_exit_code(inventory.failures.iter().map(|(_, e)| e)))
+}
+
+/// `warning: codex: sessions/2025/x.jsonl: not-a-rollout no session_meta ×1 (codex@0.2.0)`.
+fn describe(inventory: &Inventory, d: &HarnessDiagnostic) -> String {
+    let diagnostic = &d.diagnostic;
+    let file = diagnostic
+        .file
+        .as_deref()
+        .map(|f| {
+            let at = diagnostic.offset.map(|o| format!(" at byte {o}")).unwrap_or_default();
+            format!(" {}{at}:", inventory.home.join(f).display())
+        })
+        .unwrap_or_default();
+    format!(
+        "{}: {}:{file} {} {} ×{} ({})",
+        severity_name(diagnostic.severity),
+        d.harness,
+        diagnostic.code,
+        diagnostic.detail,
+        diagnostic.count,
+        d.codec
+    )
+}
+
+/// One JSON object per line: `{"kind":"diagnostic",…}` per codec
+/// diagnostic, `{"kind":"discovery-failure",…}` per codec whose discover
+/// failed.
+fn json_diagnostics(inventory: &Inventory) -> Vec<String> {
+    let mut lines = Vec::new();
+    for d in &inventory.diagnostics {
+        let mut value = diagnostic_json(&d.diagnostic);
+        value["kind"] = "diagnostic".into();
+        value["harness"] = d.harness.clone().into();
+        value["codec"] = d.codec.clone().into();
+        value["path"] = serde_json::json!(d.diagnostic.file.as_deref().map(|f| inventory.home.join(f)));
+        lines.push(value.to_string());
+    }
+    for (harness, error) in &inventory.failures {
+        let value = serde_json::json!({
+            "kind": "discovery-failure", "harness": harness, "error": error.to_string(), "exit_code": host_exit_code(error),
+        });
+        lines.push(value.to_string());
+    }
+    lines
 }
 
 /// `2026-11-30T04:00:01.123Z` → `2026-11-30T04:00:01Z`-ish, at most 20 chars.

@@ -2,7 +2,8 @@
 //! native version, tampered blobs, incompatible APIs, the compiled cache.
 
 use trajhost::catalog::Catalog;
-use trajhost::inventory::{self, SessionQuery};
+use trajhost::digest::SessionDigest;
+use trajhost::inventory::{self, Lookup, SessionQuery};
 use trajhost::registry::{Installed, Registry, VerifyStatus};
 use trajhost::runtime::{LoadKind, Mode, Runtime};
 use trajhost::HostError;
@@ -28,13 +29,50 @@ fn install(env: &Env, package: &str) -> Installed {
 
 /// Reads a toy session and returns the codec recorded in its meta record.
 fn codec_that_reads(env: &Env, home: &std::path::Path, id: &str, codec_override: Option<&str>) -> Result<String, HostError> {
+    Ok(read_toy(env, home, id, codec_override)?.0)
+}
+
+/// Reads a session (by id or path) and returns the codec that read it (as
+/// its meta record says) and the snapshot id.
+fn read_toy(env: &Env, home: &std::path::Path, target: &str, codec_override: Option<&str>) -> Result<(String, String), HostError> {
     let catalog = Catalog::open(&env.runtime, &env.registry)?;
-    let found = inventory::resolve(&catalog, id, home, Some("toy"))?;
+    let lookup = Lookup { home: Some(home), harness: Some("toy"), codec: codec_override };
+    let found = inventory::resolve_with(&catalog, target, &lookup)?;
     let (record, mut stream) = inventory::open(&catalog, &found, codec_override, inventory::default_read_options())?;
-    let batch = stream.next_batch()?.expect("a batch");
-    let first: serde_json::Value = serde_json::from_str(batch.records.lines().next().unwrap()).unwrap();
-    assert_eq!(first["codec"].as_str(), Some(record.id().as_str()), "the selected codec did the reading");
-    Ok(record.id())
+    assert_eq!(found.codec.as_deref(), Some(record.id().as_str()), "resolve attributes the session to the codec that reads it");
+    let mut digest = SessionDigest::new();
+    let mut meta_codec = None;
+    while let Some(batch) = stream.next_batch()? {
+        for line in batch.records.lines() {
+            let record = digest.push_line(line).unwrap();
+            if let trajhost::canonical::Body::Meta(meta) = record.body {
+                meta_codec = meta.codec;
+            }
+        }
+    }
+    assert_eq!(meta_codec.as_deref(), Some(record.id().as_str()), "the selected codec did the reading");
+    Ok((record.id(), digest.snapshot_id()))
+}
+
+/// The hand-written home of `tests/toy/fixtures/side-by-side`, copied so a
+/// test may add files.
+fn side_by_side_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&repo_root().join("tests/toy/fixtures/side-by-side"), home.path());
+    home
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
 }
 
 #[test]
@@ -67,6 +105,120 @@ fn side_by_side_versions_are_selected_by_native_version() {
         seen,
         [("future".into(), Some("5.0.0".into())), ("new".into(), Some("2.3.1".into())), ("old".into(), Some("1.4.0".into()))]
     );
+}
+
+#[test]
+fn side_by_side_versions_with_different_folders_both_list_and_read() {
+    let env = env();
+    install(&env, "trajhost-toy-v1");
+    install(&env, "trajhost-toy-v2");
+    let home = side_by_side_home();
+    let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
+    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None }).unwrap();
+    assert!(inventory.failures.is_empty(), "{:?}", inventory.failures);
+    let mut seen: Vec<(String, String, String, Option<String>)> = inventory
+        .sessions
+        .iter()
+        .map(|s| (s.session.native_id.clone(), s.session.locator.clone(), s.discovered_by.clone(), s.codec.clone()))
+        .collect();
+    seen.sort();
+    let row = |id: &str, locator: &str, by: &str, codec: &str| (id.to_string(), locator.to_string(), by.to_string(), Some(codec.to_string()));
+    assert_eq!(
+        seen,
+        [
+            row("fresh", "toy2/fresh.jsonl", "toy@2.0.0", "toy@2.0.0"),
+            row("moved", "toy/moved.jsonl", "toy@1.0.0", "toy@2.0.0"),
+            row("old", "toy/old.jsonl", "toy@1.0.0", "toy@1.0.0"),
+        ],
+        "each folder's sessions are listed once, attributed to the codec their version selects"
+    );
+    // Each is read by that codec, by id and by path.
+    for (id, _, _, codec) in &seen {
+        let codec = codec.as_deref().unwrap();
+        assert_eq!(read_toy(&env, home.path(), id, None).unwrap().0, codec, "{id}");
+    }
+    for (locator, codec) in [("toy/old.jsonl", "toy@1.0.0"), ("toy/moved.jsonl", "toy@2.0.0"), ("toy2/fresh.jsonl", "toy@2.0.0")] {
+        let path = home.path().join(locator);
+        assert_eq!(read_toy(&env, home.path(), path.to_str().unwrap(), None).unwrap().0, codec, "{locator}");
+    }
+    // `--codec` is honoured by inspect and read, inside or outside that
+    // version's folders.
+    let old = home.path().join("toy/old.jsonl");
+    assert_eq!(read_toy(&env, home.path(), old.to_str().unwrap(), Some("toy@2.0.0")).unwrap().0, "toy@2.0.0");
+    let lookup = Lookup { home: None, harness: None, codec: Some("toy@2.0.0") };
+    let found = inventory::resolve_with(&catalog, old.to_str().unwrap(), &lookup).unwrap();
+    assert_eq!(
+        (found.home.as_path(), found.session.locator.as_str(), found.codec.as_deref()),
+        (home.path().canonicalize().unwrap().as_path(), "toy/old.jsonl", Some("toy@2.0.0")),
+        "the home comes from toy 1.x's layout even when toy 2.x reads"
+    );
+    let fresh = home.path().join("toy2/fresh.jsonl");
+    assert_eq!(read_toy(&env, home.path(), fresh.to_str().unwrap(), Some("toy@1.0.0")).unwrap().0, "toy@1.0.0");
+
+    // With only the newest version installed, the old folder is out of sight.
+    env.registry.remove("toy", "1.0.0").unwrap();
+    let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
+    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None }).unwrap();
+    let ids: Vec<&str> = inventory.sessions.iter().map(|s| s.session.native_id.as_str()).collect();
+    assert_eq!(ids, ["fresh"]);
+}
+
+#[test]
+fn snapshot_ids_do_not_depend_on_the_codec_version_or_the_file_path() {
+    let env = env();
+    install(&env, "trajhost-toy-v1");
+    install(&env, "trajhost-toy-v2");
+    let home = side_by_side_home();
+    let moved = home.path().join("toy/moved.jsonl");
+    let moved = moved.to_str().unwrap();
+    let (by_v2, id_v2) = read_toy(&env, home.path(), moved, None).unwrap();
+    let (by_v1, id_v1) = read_toy(&env, home.path(), moved, Some("toy@1.0.0")).unwrap();
+    assert_eq!((by_v1.as_str(), by_v2.as_str()), ("toy@1.0.0", "toy@2.0.0"));
+    assert_eq!(id_v1, id_v2, "the same bytes read by two codec versions");
+
+    // The same bytes outside any toy folder (the toy's record ids embed the
+    // file's path; the host grants the file's directory).
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copy = elsewhere.path().join("moved.jsonl");
+    std::fs::copy(moved, &copy).unwrap();
+    let (_, id_elsewhere) = read_toy(&env, elsewhere.path(), copy.to_str().unwrap(), None).unwrap();
+    assert_eq!(id_elsewhere, id_v2);
+    // Other bytes, another id.
+    let (_, id_old) = read_toy(&env, home.path(), home.path().join("toy/old.jsonl").to_str().unwrap(), None).unwrap();
+    assert_ne!(id_old, id_v2);
+    std::fs::write(&copy, std::fs::read_to_string(moved).unwrap().replace("moved", "MOVED")).unwrap();
+    let (_, id_changed) = read_toy(&env, elsewhere.path(), copy.to_str().unwrap(), None).unwrap();
+    assert_ne!(id_changed, id_v2, "a change in the content changes the id");
+}
+
+#[test]
+fn a_failing_codec_version_is_a_diagnostic_and_the_others_still_list() {
+    let env = env();
+    install(&env, "trajhost-toy-v1");
+    install(&env, "trajhost-toy-v2");
+    let home = side_by_side_home();
+    std::fs::write(home.path().join("toy/panic.trap"), b"").unwrap();
+    let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
+    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: None, cwd: None }).unwrap();
+    let ids: Vec<&str> = inventory.sessions.iter().map(|s| s.session.native_id.as_str()).collect();
+    assert_eq!(ids, ["fresh"], "toy@2.0.0 still lists its folder");
+    match inventory.failures.as_slice() {
+        [(harness, HostError::Trap { plugin, .. })] => assert_eq!((harness.as_str(), plugin.as_str()), ("toy", "toy@1.0.0")),
+        other => panic!("expected one trap of toy@1.0.0, got {other:?}"),
+    }
+}
+
+#[test]
+fn discovery_diagnostics_name_the_file() {
+    let env = env();
+    install(&env, "trajhost-toy-v1");
+    install(&env, "trajhost-toy-v2");
+    let home = side_by_side_home();
+    let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
+    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None }).unwrap();
+    let diagnostics: Vec<(&str, &str, Option<&str>)> =
+        inventory.diagnostics.iter().map(|d| (d.codec.as_str(), d.diagnostic.code.as_str(), d.diagnostic.file.as_deref())).collect();
+    assert_eq!(diagnostics, [("toy@1.0.0", "not-a-session", Some("toy/notes.txt"))]);
 }
 
 #[test]
