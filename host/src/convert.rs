@@ -102,7 +102,38 @@ pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path
     }
     let cwd = cwd.or_else(|| found.session.cwd.clone());
     let options = WriteOptions { cwd: cwd.clone(), native_id: None, home_path: None };
+    let existed = out.exists();
     prepare_out_dir(out)?;
+    let result = export(catalog, found, to, out, cwd, target_codec, options);
+    if result.is_err() {
+        // A failed conversion leaves no partial export behind (a retry would
+        // be refused as "not empty"); the directory goes if convert made it.
+        let cleanup = if existed { clear_dir(out) } else { std::fs::remove_dir_all(out) };
+        if let Err(e) = cleanup {
+            tracing::warn!("cannot remove the partial export {}: {e}", out.display());
+        }
+    }
+    result
+}
+
+fn clear_dir(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() { std::fs::remove_dir_all(&path)? } else { std::fs::remove_file(&path)? }
+    }
+    Ok(())
+}
+
+/// Streams the session into the export directory `out` (see [`convert`]).
+fn export(
+    catalog: &Catalog<'_>,
+    found: &FoundSession,
+    to: &str,
+    out: &Path,
+    cwd: Option<String>,
+    target_codec: CodecRecord,
+    options: WriteOptions,
+) -> Result<ExportManifest> {
     let (source_codec, mut stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
     let mut sink = catalog.instantiate(&target_codec)?.write(&options)?;
     let mut canonical = ExportFile::create(&out.join("canonical.jsonl"))?;

@@ -256,6 +256,7 @@ impl Registry {
         index.format = 1;
         crate::install::pause_point("plugin-index");
         self.write_index(&index)?;
+        crate::install::pause_point("plugin-installed");
         Ok(outcome)
     }
 

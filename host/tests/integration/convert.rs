@@ -121,3 +121,33 @@ fn a_nonempty_export_directory_is_refused() {
     assert!(stderr(&converted).contains("not empty"), "{}", stderr(&converted));
     assert_eq!(std::fs::read_to_string(out.join("keep.txt")).unwrap(), "mine");
 }
+
+/// A conversion that fails (here: the session records no cwd and Claude Code
+/// needs one) leaves no partial export: the directory it made is gone, an
+/// empty one it was given stays empty, and a retry with `--cwd` succeeds.
+#[test]
+fn a_failed_conversion_leaves_no_partial_export() {
+    let data = tempfile::tempdir().unwrap();
+    let install = trajhost(data.path(), &["plugin", "install", guest("trajhost-toy-v1").to_str().unwrap()]);
+    assert!(install.status.success(), "{}", stderr(&install));
+    let home = toy_home(&[("nocwd", "1.2.0")]);
+    let out = tempfile::tempdir().unwrap();
+    let made = out.path().join("export");
+    let args = |dir: &std::path::Path| {
+        vec!["convert".to_string(), "nocwd".into(), "--home".into(), home.path().display().to_string(), "--to".into(), "claude-code".into(), "--out".into(), dir.display().to_string()]
+    };
+    let run = |args: Vec<String>| trajhost(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let failed = run(args(&made));
+    assert!(!failed.status.success(), "converting a session without a cwd to Claude Code must fail");
+    assert!(stderr(&failed).contains("--cwd"), "{}", stderr(&failed));
+    assert!(!made.exists(), "the partial export was left behind");
+    let given = out.path().join("given");
+    std::fs::create_dir(&given).unwrap();
+    assert!(!run(args(&given)).status.success());
+    assert_eq!(std::fs::read_dir(&given).unwrap().count(), 0, "the given directory is left empty");
+    let mut retry = args(&given);
+    retry.extend(["--cwd".into(), "/work/toy".into()]);
+    let ok = run(retry);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    assert!(given.join("export.json").is_file());
+}

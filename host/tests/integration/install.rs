@@ -795,7 +795,9 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
     let duration = started.elapsed();
     let reference_cwasm = std::fs::read(cwasm_of(&cache).expect("install compiles into the cache")).unwrap();
 
-    let mut kills: Vec<Kill> = ["plugin-blob-written", "cwasm-written", "plugin-index"].into_iter().map(Kill::At).collect();
+    // The last pause point is after the index is written: that kill must find the codec installed.
+    let mut kills: Vec<Kill> =
+        ["plugin-blob-written", "cwasm-written", "plugin-index", "plugin-installed"].into_iter().map(Kill::At).collect();
     kills.push(Kill::After(Duration::ZERO));
     for i in 1..=12 {
         kills.push(Kill::After(duration.mul_f64(1.1 * i as f64 / 12.0)));
