@@ -1,0 +1,201 @@
+//! Helpers for `discover`: directory listings and per-file diagnostics.
+//!
+//! Every file under a harness's session store ends up in exactly one of
+//! three places: a session in `Discovery.sessions`; a known auxiliary file
+//! the codec passes over on purpose (each codec says which, in a comment
+//! where it skips them); or a [`FileProblems`] entry naming it. One bad
+//! file never ends a discovery: it becomes a diagnostic and the walk goes
+//! on.
+//!
+//! Unlike [`Diagnostics`], which folds a code and detail seen many times
+//! into one entry, file problems keep one entry per file, so each diagnostic
+//! names its file (`file: Some(path)`).
+
+use std::collections::BTreeMap;
+
+use crate::diag::{self, Diagnostics};
+use crate::errors::fs_kind;
+use crate::fs::{Dir, DirEntry, FsError};
+use crate::{Diagnostic, Discovery, SessionRef, Severity};
+
+/// A file in the store that is neither a session nor a known auxiliary
+/// file (an unexpected name, a directory where a file belongs).
+pub const UNRECOGNIZED_FILE: &str = "unrecognized-file";
+/// A file that could not be opened or read (the detail is the error kind).
+pub const UNREADABLE_FILE: &str = "unreadable-file";
+/// A file whose first bytes are not the format the name promises.
+pub const MALFORMED_HEAD: &str = "malformed-head";
+/// A directory of the store that could not be listed.
+pub const UNREADABLE_DIRECTORY: &str = "unreadable-directory";
+/// A session file with no bytes (left over from a crash or a copy).
+pub const EMPTY_SESSION_FILE: &str = "empty-session-file";
+
+/// Files named at most; past it one `diagnostics-truncated` entry counts the
+/// rest, so a store of a million stray files cannot grow memory unbounded.
+pub const MAX_FILES: usize = 1024;
+
+/// Problems with single files, one entry per (file, code).
+#[derive(Default)]
+pub struct FileProblems {
+    entries: BTreeMap<(String, String), Diagnostic>,
+    dropped: u32,
+}
+
+impl FileProblems {
+    pub fn new() -> FileProblems {
+        FileProblems::default()
+    }
+
+    /// Records that `file` has a problem. `detail` says what is wrong in
+    /// words or names a field, a type or an error kind; never content.
+    pub fn add(&mut self, code: &str, severity: Severity, file: &str, detail: &str) {
+        let key = (file.to_string(), code.to_string());
+        if let Some(d) = self.entries.get_mut(&key) {
+            d.count = d.count.saturating_add(1);
+            return;
+        }
+        if self.entries.len() >= MAX_FILES {
+            self.dropped = self.dropped.saturating_add(1);
+            return;
+        }
+        self.entries.insert(
+            key,
+            Diagnostic {
+                code: code.to_string(),
+                severity,
+                detail: detail.to_string(),
+                count: 1,
+                file: Some(file.to_string()),
+                offset: None,
+            },
+        );
+    }
+
+    /// A file that is neither a session nor a known auxiliary file;
+    /// `expected` says what would have been recognized.
+    pub fn unrecognized(&mut self, file: &str, expected: &str) {
+        self.add(UNRECOGNIZED_FILE, Severity::Warning, file, expected);
+    }
+
+    /// A file that could not be opened or read.
+    pub fn unreadable(&mut self, file: &str, error: &FsError) {
+        self.add(UNREADABLE_FILE, Severity::Warning, file, fs_kind(error));
+    }
+
+    /// A file whose head is not what its name promises; `what` says what
+    /// is missing or wrong.
+    pub fn malformed_head(&mut self, file: &str, what: &str) {
+        self.add(MALFORMED_HEAD, Severity::Warning, file, what);
+    }
+
+    /// A session file with no bytes; `format` names the file kind.
+    pub fn empty(&mut self, file: &str, format: &str) {
+        self.add(EMPTY_SESSION_FILE, Severity::Info, file, format);
+    }
+
+    /// A directory that could not be listed.
+    pub fn unreadable_directory(&mut self, dir: &str, error: &FsError) {
+        self.add(UNREADABLE_DIRECTORY, Severity::Warning, dir, fs_kind(error));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.dropped == 0
+    }
+
+    /// Everything collected so far, sorted by file.
+    pub fn drain(&mut self) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = std::mem::take(&mut self.entries).into_values().collect();
+        if self.dropped > 0 {
+            out.push(Diagnostic {
+                code: diag::TRUNCATED.to_string(),
+                severity: Severity::Warning,
+                detail: format!("more than {MAX_FILES} files with problems"),
+                count: std::mem::take(&mut self.dropped),
+                file: None,
+                offset: None,
+            });
+        }
+        out
+    }
+
+    /// The `Discovery` of `sessions`, with these file problems and any
+    /// store-level `diagnostics` (the file problems first).
+    pub fn finish(mut self, sessions: Vec<SessionRef>, mut diagnostics: Diagnostics) -> Discovery {
+        let mut all = self.drain();
+        all.extend(diagnostics.drain());
+        Discovery { sessions, diagnostics: all }
+    }
+}
+
+/// The entries of `path` under `home`. `None` when the directory does not
+/// exist (the harness never created it: nothing to report) or cannot be
+/// listed (an `unreadable-directory` problem naming it).
+pub fn list(home: &Dir, path: &str, problems: &mut FileProblems) -> Option<Vec<DirEntry>> {
+    match home.list(path) {
+        Ok(entries) => Some(entries),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            problems.unreadable_directory(path, &e);
+            None
+        }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_entry_per_file_each_naming_it() {
+        let mut problems = FileProblems::new();
+        problems.unrecognized("s/a.txt", "not a session file name");
+        problems.unrecognized("s/b.txt", "not a session file name");
+        problems.unrecognized("s/b.txt", "not a session file name");
+        problems.malformed_head("s/c.jsonl", "first line is not JSON");
+        problems.unreadable("s/d.jsonl", &FsError::Denied("/abs/s/d.jsonl".into()));
+        let all = problems.finish(Vec::new(), Diagnostics::new()).diagnostics;
+        let got: Vec<(&str, &str, &str, u32)> =
+            all.iter().map(|d| (d.code.as_str(), d.file.as_deref().unwrap(), d.detail.as_str(), d.count)).collect();
+        assert_eq!(
+            got,
+            [
+                (UNRECOGNIZED_FILE, "s/a.txt", "not a session file name", 1),
+                (UNRECOGNIZED_FILE, "s/b.txt", "not a session file name", 2),
+                (MALFORMED_HEAD, "s/c.jsonl", "first line is not JSON", 1),
+                (UNREADABLE_FILE, "s/d.jsonl", "denied", 1),
+            ]
+        );
+        assert!(all.iter().all(|d| matches!(d.severity, Severity::Warning)));
+    }
+
+    #[test]
+    fn bounded_and_merged_with_store_diagnostics() {
+        let mut problems = FileProblems::new();
+        for i in 0..MAX_FILES + 5 {
+            problems.unrecognized(&format!("f{i}"), "x");
+        }
+        let mut store = Diagnostics::new();
+        store.add("not-in-index", Severity::Info, "index row", None, None);
+        let all = problems.finish(Vec::new(), store).diagnostics;
+        assert_eq!(all.len(), MAX_FILES + 2);
+        let truncated = all.iter().find(|d| d.code == diag::TRUNCATED).unwrap();
+        assert_eq!(truncated.count, 5);
+        assert_eq!(all.last().unwrap().code, "not-in-index");
+    }
+
+    #[test]
+    fn list_reports_unreadable_directories_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        let home = Dir::native(dir.path());
+        let mut problems = FileProblems::new();
+        assert!(list(&home, "missing", &mut problems).is_none());
+        assert!(problems.is_empty(), "a store that does not exist is not a problem");
+        assert_eq!(list(&home, "", &mut problems).unwrap().len(), 1);
+        // Listing a plain file fails with an I/O error, not NotFound.
+        assert!(list(&home, "file", &mut problems).is_none());
+        let all = problems.drain();
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert_eq!((all[0].code.as_str(), all[0].file.as_deref()), (UNREADABLE_DIRECTORY, Some("file")));
+    }
+}
