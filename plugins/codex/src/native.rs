@@ -505,21 +505,8 @@ pub fn join_text(items: &[ContentItem<'_>], sep: &str) -> String {
     out
 }
 
-/// A native type name fit for a diagnostic: the spelling when it is a plain
-/// identifier, else a placeholder (a hostile file could put anything there).
-pub fn type_name(kind: Option<&str>) -> String {
-    match kind {
-        None => "(missing)".to_string(),
-        Some(k)
-            if !k.is_empty()
-                && k.len() <= 64
-                && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) =>
-        {
-            k.to_string()
-        }
-        Some(_) => "(not an identifier)".to_string(),
-    }
-}
+/// A native type name fit for a diagnostic (the SDK's rule).
+pub use trajhost_codec_sdk::text::type_name;
 
 /// Opening tags of the context Codex injects as `user`-role messages
 /// (`codex-rs/core/src/event_mapping.rs`, contextual user messages): not
