@@ -71,14 +71,13 @@ impl SessionPaths {
     /// one wins (true is returned when the content disagrees); a stem that
     /// is not (a renamed copy) gives way to the content's id.
     pub fn identify(&mut self, content_id: Option<&str>) -> bool {
-        match content_id.filter(|id| !id.is_empty()) {
-            Some(id) if !is_session_id(&self.native_id) => {
-                self.native_id = id.to_string();
-                false
-            }
-            Some(id) => id != self.native_id,
-            None => false,
-        }
+        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(
+            &self.native_id,
+            is_session_id(&self.native_id),
+            content_id,
+        );
+        self.native_id = id;
+        mismatch
     }
 
     /// `<project-dir>/<name>`.

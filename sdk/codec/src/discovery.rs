@@ -127,6 +127,24 @@ impl FileProblems {
     }
 }
 
+/// Code of the warning for a file whose name and content name different
+/// sessions.
+pub const SESSION_ID_MISMATCH: &str = "session-id-mismatch";
+
+/// The session id of a file in a store that names files by session id.
+/// `name_id` is the id the file name gives and `name_is_id` whether it has
+/// the shape of one: then it wins, and `true` is returned when the content
+/// names another session (worth a [`SESSION_ID_MISMATCH`]). A name without
+/// that shape (a renamed copy, `…-compact-001.jsonl`) gives way to the id the
+/// content carries; with neither, the name is all there is.
+pub fn identify(name_id: &str, name_is_id: bool, content_id: Option<&str>) -> (String, bool) {
+    match content_id.filter(|id| !id.is_empty()) {
+        Some(id) if !name_is_id => (id.to_string(), false),
+        Some(id) => (name_id.to_string(), id != name_id),
+        None => (name_id.to_string(), false),
+    }
+}
+
 /// The entries of `path` under `home`. `None` when the directory does not
 /// exist (the harness never created it: nothing to report) or cannot be
 /// listed (an `unreadable-directory` problem naming it).
@@ -181,6 +199,15 @@ mod tests {
         let truncated = all.iter().find(|d| d.code == diag::TRUNCATED).unwrap();
         assert_eq!(truncated.count, 5);
         assert_eq!(all.last().unwrap().code, "not-in-index");
+    }
+
+    #[test]
+    fn names_that_are_ids_win_and_other_names_give_way_to_the_content() {
+        assert_eq!(identify("a1", true, Some("a1")), ("a1".into(), false));
+        assert_eq!(identify("a1", true, Some("b2")), ("a1".into(), true));
+        assert_eq!(identify("backup", false, Some("b2")), ("b2".into(), false));
+        assert_eq!(identify("backup", false, None), ("backup".into(), false));
+        assert_eq!(identify("backup", false, Some("")), ("backup".into(), false));
     }
 
     #[test]
