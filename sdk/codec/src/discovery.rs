@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use crate::diag::{self, Diagnostics};
 use crate::errors::fs_kind;
-use crate::fs::{Dir, DirEntry, FsError};
+use crate::fs::{Dir, DirEntry, File, FsError};
 use crate::{Diagnostic, Discovery, SessionRef, Severity};
 
 /// A file in the store that is neither a session nor a known auxiliary
@@ -96,6 +96,37 @@ impl FileProblems {
     /// A directory that could not be listed.
     pub fn unreadable_directory(&mut self, dir: &str, error: &FsError) {
         self.add(UNREADABLE_DIRECTORY, Severity::Warning, dir, fs_kind(error));
+    }
+
+    /// Opens the session file `locator` (`size` bytes, as listed) and runs
+    /// the codec's head `scan` on it. `None` when there is nothing to scan:
+    /// the file is empty ([`EMPTY_SESSION_FILE`], `format` naming the kind
+    /// of file) or it cannot be opened or read ([`UNREADABLE_FILE`]), both
+    /// recorded here.
+    pub fn scan_head<H>(
+        &mut self,
+        home: &Dir,
+        locator: &str,
+        size: u64,
+        format: &str,
+        scan: impl FnOnce(&File) -> Result<H, FsError>,
+    ) -> Option<H> {
+        if size == 0 {
+            self.empty(locator, format);
+            return None;
+        }
+        match home.open(locator).and_then(|file| scan(&file)) {
+            Ok(head) => Some(head),
+            Err(e) => {
+                self.unreadable(locator, &e);
+                None
+            }
+        }
+    }
+
+    /// The detail of the first problem recorded, for an `inspect` error.
+    pub fn first_detail(&self) -> Option<&str> {
+        self.entries.values().next().map(|d| d.detail.as_str())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -208,6 +239,30 @@ mod tests {
         assert_eq!(identify("backup", false, Some("b2")), ("b2".into(), false));
         assert_eq!(identify("backup", false, None), ("backup".into(), false));
         assert_eq!(identify("backup", false, Some("")), ("backup".into(), false));
+    }
+
+    #[test]
+    fn scan_head_reports_empty_and_unreadable_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.jsonl"), b"{}\n").unwrap();
+        let home = Dir::native(dir.path());
+        let mut problems = FileProblems::new();
+        assert_eq!(problems.scan_head(&home, "s.jsonl", 3, "jsonl", |f| Ok(f.size())), Some(3));
+        assert_eq!(problems.scan_head(&home, "e.jsonl", 0, "jsonl", |f| Ok(f.size())), None);
+        assert_eq!(problems.scan_head(&home, "gone.jsonl", 9, "jsonl", |f| Ok(f.size())), None);
+        let failing = problems.scan_head(&home, "s.jsonl", 3, "jsonl", |_| Err::<u64, _>(FsError::Io("x".into())));
+        assert_eq!(failing, None);
+        assert_eq!(problems.first_detail(), Some("jsonl"));
+        let got: Vec<(String, String)> =
+            problems.drain().into_iter().map(|d| (d.code, d.file.unwrap() + " " + &d.detail)).collect();
+        assert_eq!(
+            got,
+            [
+                (EMPTY_SESSION_FILE.to_string(), "e.jsonl jsonl".to_string()),
+                (UNREADABLE_FILE.to_string(), "gone.jsonl not-found".to_string()),
+                (UNREADABLE_FILE.to_string(), "s.jsonl io".to_string()),
+            ]
+        );
     }
 
     #[test]
