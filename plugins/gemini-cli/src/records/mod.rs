@@ -211,7 +211,7 @@ impl Transcript {
             self.push(record, out);
         }
         for key in set.other.keys() {
-            let kind = format!("$set.{}", type_name(key));
+            let kind = format!("$set.{}", type_name(Some(key)));
             let (code, severity) = match handling(&kind) {
                 Some(Handling::Reported) => ("unmapped-record-type", Severity::Info),
                 Some(Handling::Mapped(_)) => continue,
@@ -235,7 +235,7 @@ impl Transcript {
             "gemini" => message::gemini(self, message, span, out),
             kind @ ("info" | "warning" | "error") => message::notice(self, kind, message, span, out),
             other => {
-                let kind = type_name(other).to_string();
+                let kind = type_name(Some(other));
                 out.diags.add("unknown-record-type", Severity::Warning, &kind, Some(&self.file), Some(span.offset));
             }
         }
@@ -272,10 +272,4 @@ impl Transcript {
     }
 }
 
-/// A type name safe to put in a diagnostic: identifier characters only.
-pub fn type_name(kind: &str) -> &str {
-    let ok = !kind.is_empty()
-        && kind.len() <= 64
-        && kind.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '$'));
-    if ok { kind } else { "(not an identifier)" }
-}
+pub use trajhost_codec_sdk::text::type_name;
