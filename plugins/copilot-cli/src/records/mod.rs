@@ -249,7 +249,7 @@ impl Transcript {
                 None
             }
             None => {
-                out.diags.add("unknown-record-type", Severity::Warning, type_name(&kind), Some(&self.file), Some(span.offset));
+                out.diags.add("unknown-record-type", Severity::Warning, &type_name(Some(&kind)), Some(&self.file), Some(span.offset));
                 None
             }
         };
@@ -331,10 +331,4 @@ impl Transcript {
     }
 }
 
-/// A type name safe to put in a diagnostic: identifier characters only.
-pub fn type_name(kind: &str) -> &str {
-    let ok = !kind.is_empty()
-        && kind.len() <= 64
-        && kind.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if ok { kind } else { "(not an identifier)" }
-}
+pub use trajhost_codec_sdk::text::type_name;
