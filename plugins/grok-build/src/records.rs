@@ -17,7 +17,8 @@ use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
 use crate::layout::UPDATES;
 use crate::updates::{TurnUsage, UpdatesIndex};
-use crate::util::{str_of, type_name};
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::text::type_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handling {
