@@ -10,7 +10,7 @@
 //! artifacts/<path>   native files, relative to a target home
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -19,8 +19,10 @@ use crate::canonical::{Body, Record};
 use crate::catalog::Catalog;
 use crate::error::{HostError, Result};
 use crate::inventory::{self, FoundSession};
-use crate::registry::{CodecRecord, sha256_hex, write_atomically};
-use crate::wit::latest::codec::{Artifact, Plan, WriteOptions};
+use sha2::{Digest, Sha256};
+
+use crate::registry::{CodecRecord, write_atomically};
+use crate::wit::latest::codec::{ArtifactChunk, ArtifactInfo, Plan, WriteOptions};
 
 /// How much of the session survived the conversion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,14 +86,13 @@ pub struct ExportManifest {
 }
 
 /// Reads `found`, writes it with `to`'s newest codec into `out`.
+///
+/// Everything streams: canonical batches go from the source codec to the
+/// target codec's writer as they are read, the pieces it returns are appended
+/// to the export's files, and the fidelity comparison keeps digests of the
+/// values, not the values. Memory follows the batch size and the longest
+/// record, not the session.
 pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path, cwd: Option<String>) -> Result<ExportManifest> {
-    let (source_codec, mut stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
-    let mut document = String::new();
-    while let Some(batch) = stream.next_batch()? {
-        document.push_str(&batch.records);
-    }
-    let source_records = parse(&document, &source_codec.id())?;
-
     let target_codec = catalog.for_harness(to).first().copied().cloned().ok_or_else(|| {
         HostError::NoCodec(format!("no codec for target harness {to:?} (known: {})", catalog.harnesses().join(", ")))
     })?;
@@ -100,16 +101,25 @@ pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path
     }
     let cwd = cwd.or_else(|| found.session.cwd.clone());
     let options = WriteOptions { cwd: cwd.clone(), native_id: None, home_path: None };
-    let written = catalog.instantiate(&target_codec)?.write(&document, &options)?;
-
     prepare_out_dir(out)?;
-    let mut artifacts = Vec::new();
-    for artifact in &written.artifacts {
-        let path = artifact_path(out, &artifact.path)?;
-        write_atomically(&path, &artifact.bytes)?;
-        artifacts.push(ArtifactEntry { path: artifact.path.clone(), sha256: sha256_hex(&artifact.bytes), size: artifact.bytes.len() as u64 });
+    let (source_codec, mut stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
+    let mut sink = catalog.instantiate(&target_codec)?.write(&options)?;
+    let mut canonical = ExportFile::create(&out.join("canonical.jsonl"))?;
+    let mut files = ArtifactFiles::new(out.to_path_buf());
+    let mut source = Essentials::default();
+    while let Some(batch) = stream.next_batch()? {
+        source.add_document(&batch.records, &source_codec.id())?;
+        canonical.append(batch.records.as_bytes())?;
+        if !batch.records.is_empty() && !batch.records.ends_with('\n') {
+            canonical.append(b"\n")?;
+        }
+        files.append(sink.push(&batch.records)?)?;
     }
-    write_atomically(&out.join("canonical.jsonl"), document.as_bytes())?;
+    drop(stream);
+    let mut written = sink.finish()?;
+    files.append(std::mem::take(&mut written.chunks))?;
+    let artifacts = files.finish()?;
+    canonical.finish()?;
 
     let mut not_carried: Vec<Loss> = written
         .diagnostics
@@ -117,12 +127,11 @@ pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path
         .filter(|d| d.code == "not-carried")
         .map(|d| Loss { what: d.detail.clone(), count: u64::from(d.count), found_by: "target codec".into() })
         .collect();
-    let read_back = read_back(catalog, &target_codec, &out.join("artifacts"), &written.native_id)?;
-    not_carried.extend(compare(&source_records, &read_back));
-    let byte_lossless = found.harness == to && written.artifacts.len() == 1 && {
-        let source_bytes = std::fs::read(&found.session.path).unwrap_or_default();
-        source_bytes == written.artifacts[0].bytes
-    };
+    let target = read_back(catalog, &target_codec, &out.join("artifacts"), &written.native_id)?;
+    not_carried.extend(compare(&source, &target));
+    let byte_lossless = found.harness == to
+        && artifacts.len() == 1
+        && file_digest(&found.session.path).is_ok_and(|(sha, _)| sha == artifacts[0].sha256);
     let tier = if byte_lossless {
         Tier::ByteLossless
     } else if not_carried.is_empty() {
@@ -149,24 +158,99 @@ pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path
         },
         cwd,
         artifacts,
-        fidelity: Fidelity { tier, not_carried, source_kinds: kinds(&source_records), target_kinds: kinds(&read_back) },
+        fidelity: Fidelity { tier, not_carried, source_kinds: source.kinds, target_kinds: target.kinds },
     };
     let json = serde_json::to_vec_pretty(&manifest).map_err(|e| HostError::io(out, e))?;
     write_atomically(&out.join("export.json"), &json)?;
     Ok(manifest)
 }
 
-fn parse(document: &str, codec: &str) -> Result<Vec<Record>> {
-    document
-        .lines()
-        .map(|line| {
-            serde_json::from_str::<Record>(line).map_err(|e| HostError::Codec {
-                plugin: codec.to_string(),
-                op: crate::error::Operation::Read,
-                message: format!("returned a record that is not canonical JSON: {e}"),
+/// A file of the export being written, hashed as it grows.
+struct ExportFile {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    hasher: Sha256,
+    size: u64,
+}
+
+impl ExportFile {
+    fn create(path: &Path) -> Result<ExportFile> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+        }
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| HostError::io(path, e))?;
+        Ok(ExportFile { path: path.to_path_buf(), file: std::io::BufWriter::with_capacity(1 << 20, file), hasher: Sha256::new(), size: 0 })
+    }
+
+    fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        use std::io::Write;
+        self.file.write_all(bytes).map_err(|e| HostError::io(&self.path, e))?;
+        self.hasher.update(bytes);
+        self.size += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Flushes and syncs; returns (sha256, size).
+    fn finish(self) -> Result<(String, u64)> {
+        let path = self.path;
+        let file = self.file.into_inner().map_err(|e| HostError::io(&path, e.error()))?;
+        file.sync_all().map_err(|e| HostError::io(&path, e))?;
+        Ok((hex::encode(self.hasher.finalize()), self.size))
+    }
+}
+
+/// The artifact files of an export, appended piece by piece.
+struct ArtifactFiles {
+    export: PathBuf,
+    files: Vec<(String, ExportFile)>,
+}
+
+impl ArtifactFiles {
+    fn new(export: PathBuf) -> ArtifactFiles {
+        ArtifactFiles { export, files: Vec::new() }
+    }
+
+    fn append(&mut self, chunks: Vec<ArtifactChunk>) -> Result<()> {
+        for chunk in chunks {
+            let index = match self.files.iter().position(|(p, _)| *p == chunk.path) {
+                Some(i) => i,
+                None => {
+                    let path = artifact_path(&self.export, &chunk.path)?;
+                    self.files.push((chunk.path.clone(), ExportFile::create(&path)?));
+                    self.files.len() - 1
+                }
+            };
+            self.files[index].1.append(&chunk.bytes)?;
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<ArtifactEntry>> {
+        self.files
+            .into_iter()
+            .map(|(path, file)| {
+                let (sha256, size) = file.finish()?;
+                Ok(ArtifactEntry { path, sha256, size })
             })
-        })
-        .collect()
+            .collect()
+    }
+}
+
+/// sha256 and size of a file, read in pieces.
+fn file_digest(path: &Path) -> Result<(String, u64)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|e| HostError::io(path, e))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = file.read(&mut buf).map_err(|e| HostError::io(path, e))?;
+        if n == 0 {
+            return Ok((hex::encode(hasher.finalize()), size));
+        }
+        hasher.update(&buf[..n]);
+        size += n as u64;
+    }
 }
 
 fn prepare_out_dir(out: &Path) -> Result<()> {
@@ -185,7 +269,7 @@ fn artifact_path(out: &Path, rel: &str) -> Result<PathBuf> {
 }
 
 /// Reads the written artifacts back with the target codec.
-fn read_back(catalog: &Catalog<'_>, codec: &CodecRecord, home: &Path, native_id: &str) -> Result<Vec<Record>> {
+fn read_back(catalog: &Catalog<'_>, codec: &CodecRecord, home: &Path, native_id: &str) -> Result<Essentials> {
     let discovery = catalog.instantiate(codec)?.discover(home)?;
     let session = discovery
         .sessions
@@ -197,60 +281,76 @@ fn read_back(catalog: &Catalog<'_>, codec: &CodecRecord, home: &Path, native_id:
             message: format!("wrote session {native_id} but cannot discover it in its own output"),
         })?;
     let mut stream = catalog.instantiate(codec)?.read(home, &session.locator, inventory::default_read_options())?;
-    let mut document = String::new();
+    let mut essentials = Essentials::default();
     while let Some(batch) = stream.next_batch()? {
-        document.push_str(&batch.records);
+        essentials.add_document(&batch.records, &codec.id())?;
     }
-    parse(&document, &codec.id())
+    Ok(essentials)
 }
 
-fn kinds(records: &[Record]) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    for r in records {
-        *out.entry(r.body.kind().to_string()).or_default() += 1;
-    }
-    out
+/// The values a conversion must keep, per category, as a multiset of
+/// digests (a long session is compared without holding its text), and the
+/// record count per kind.
+#[derive(Default)]
+struct Essentials {
+    values: BTreeMap<&'static str, HashMap<[u8; 16], i64>>,
+    kinds: BTreeMap<String, u64>,
 }
 
-/// The values a conversion must keep, as comparable strings per category.
-fn essentials(records: &[Record]) -> BTreeMap<&'static str, Vec<String>> {
-    let mut out: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
-    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    for r in records.iter().filter(|r| r.agent.is_none()) {
+impl Essentials {
+    fn add_document(&mut self, records: &str, codec: &str) -> Result<()> {
+        for line in records.lines().filter(|l| !l.trim().is_empty()) {
+            let record: Record = serde_json::from_str(line).map_err(|e| HostError::Codec {
+                plugin: codec.to_string(),
+                op: crate::error::Operation::Read,
+                message: format!("returned a record that is not canonical JSON: {e}"),
+            })?;
+            self.add(&record);
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, what: &'static str, value: &str) {
+        let digest = Sha256::digest(value.as_bytes());
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&digest[..16]);
+        *self.values.entry(what).or_default().entry(key).or_default() += 1;
+    }
+
+    fn add(&mut self, r: &Record) {
+        *self.kinds.entry(r.body.kind().to_string()).or_default() += 1;
+        if r.agent.is_some() {
+            return;
+        }
+        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
         match &r.body {
             Body::User { text, attachments } => {
                 if !text.trim().is_empty() {
-                    out.entry("user text").or_default().push(norm(text));
+                    self.push("user text", &norm(text));
                 }
                 for _ in attachments {
-                    out.entry("attachments").or_default().push(String::new());
+                    self.push("attachments", "");
                 }
             }
             Body::Assistant(a) => {
                 if !a.text.trim().is_empty() {
-                    out.entry("assistant text").or_default().push(norm(&a.text));
+                    self.push("assistant text", &norm(&a.text));
                 }
                 if a.usage.is_some() {
-                    out.entry("usage").or_default().push(String::new());
+                    self.push("usage", "");
                 }
             }
-            Body::ToolCall { name, arguments, .. } => {
-                out.entry("tool call").or_default().push(format!("{name} {}", canonical_json(arguments)));
-            }
-            Body::ToolResult { content, .. } => out.entry("tool result").or_default().push(norm(content)),
+            Body::ToolCall { name, arguments, .. } => self.push("tool call", &format!("{name} {}", canonical_json(arguments))),
+            Body::ToolResult { content, .. } => self.push("tool result", &norm(content)),
             Body::Reasoning(reasoning) => match &reasoning.text {
-                Some(text) if !text.trim().is_empty() => out.entry("reasoning text").or_default().push(norm(text)),
-                _ => out.entry("opaque reasoning").or_default().push(String::new()),
+                Some(text) if !text.trim().is_empty() => self.push("reasoning text", &norm(text)),
+                _ => self.push("opaque reasoning", ""),
             },
-            Body::System { text } => out.entry("system text").or_default().push(norm(text)),
-            Body::Compaction { summary, .. } => out.entry("compaction").or_default().push(norm(summary)),
+            Body::System { text } => self.push("system text", &norm(text)),
+            Body::Compaction { summary, .. } => self.push("compaction", &norm(summary)),
             Body::Meta(_) | Body::Observation { .. } => {}
         }
     }
-    for values in out.values_mut() {
-        values.sort();
-    }
-    out
 }
 
 fn canonical_json(value: &serde_json::Value) -> String {
@@ -262,48 +362,48 @@ fn canonical_json(value: &serde_json::Value) -> String {
 }
 
 /// What the source has that the read-back lacks, per category.
-fn compare(source: &[Record], target: &[Record]) -> Vec<Loss> {
-    let (source, target) = (essentials(source), essentials(target));
+fn compare(source: &Essentials, target: &Essentials) -> Vec<Loss> {
     let mut losses = Vec::new();
-    for (what, values) in &source {
-        let mut remaining: BTreeMap<&String, i64> = BTreeMap::new();
-        for v in target.get(what).into_iter().flatten() {
-            *remaining.entry(v).or_default() += 1;
-        }
-        let mut missing = 0u64;
-        for v in values {
-            match remaining.get_mut(v) {
-                Some(n) if *n > 0 => *n -= 1,
-                _ => missing += 1,
-            }
-        }
+    for (what, values) in &source.values {
+        let remaining = target.values.get(what);
+        let missing: i64 = values
+            .iter()
+            .map(|(key, count)| (count - remaining.and_then(|r| r.get(key)).copied().unwrap_or(0)).max(0))
+            .sum();
         if missing > 0 {
-            losses.push(Loss { what: what.to_string(), count: missing, found_by: "read-back".into() });
+            losses.push(Loss { what: what.to_string(), count: missing as u64, found_by: "read-back".into() });
         }
     }
     losses
 }
 
-/// Loads an export directory's manifest and artifacts, checking hashes.
-pub fn load_export(dir: &Path) -> Result<(ExportManifest, Vec<Artifact>)> {
+/// Loads an export directory's manifest and checks its artifacts' hashes.
+pub fn load_export(dir: &Path) -> Result<(ExportManifest, Vec<ArtifactInfo>)> {
     let path = dir.join("export.json");
     let bytes = std::fs::read(&path).map_err(|e| HostError::io(&path, e))?;
-    let manifest: ExportManifest = serde_json::from_slice(&bytes).map_err(|e| HostError::io(&path, format!("not an export manifest: {e}")))?;
+    let manifest: ExportManifest =
+        serde_json::from_slice(&bytes).map_err(|e| HostError::io(&path, format!("not an export manifest: {e}")))?;
     let mut artifacts = Vec::new();
     for entry in &manifest.artifacts {
         let file = artifact_path(dir, &entry.path)?;
-        let bytes = std::fs::read(&file).map_err(|e| HostError::io(&file, e))?;
-        let found = sha256_hex(&bytes);
+        let (found, size) = file_digest(&file)?;
         if found != entry.sha256 {
             return Err(HostError::io(&file, format!("changed since export (sha256 {found}, expected {})", entry.sha256)));
         }
-        artifacts.push(Artifact { path: entry.path.clone(), bytes });
+        artifacts.push(ArtifactInfo { path: entry.path.clone(), size, sha256: found });
     }
     Ok((manifest, artifacts))
 }
 
-/// Asks the target codec how to install an export into `home`.
-pub fn plan(catalog: &Catalog<'_>, manifest: &ExportManifest, artifacts: &[Artifact], home: &Path) -> Result<(CodecRecord, Plan)> {
+/// Asks the target codec how to install an export (the directory `export`)
+/// into `home`.
+pub fn plan(
+    catalog: &Catalog<'_>,
+    manifest: &ExportManifest,
+    artifacts: &[ArtifactInfo],
+    export: &Path,
+    home: &Path,
+) -> Result<(CodecRecord, Plan)> {
     let (harness, version) = manifest.target.codec.split_once('@').unwrap_or((&manifest.target.harness, ""));
     let codec = catalog
         .for_harness(harness)
@@ -318,6 +418,6 @@ pub fn plan(catalog: &Catalog<'_>, manifest: &ExportManifest, artifacts: &[Artif
         native_id: Some(manifest.target.native_id.clone()),
         home_path: Some(home.display().to_string()),
     };
-    let plan = catalog.instantiate(&codec)?.prepare(artifacts, &home, &options)?;
+    let plan = catalog.instantiate(&codec)?.prepare(artifacts, &export.join("artifacts"), &home, &options)?;
     Ok((codec, plan))
 }

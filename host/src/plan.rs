@@ -92,6 +92,10 @@ pub fn validate(plan: &Plan, home: &Path) -> Result<Applied> {
                 }
                 applied.inserted_rows.push((db, insert.table.clone(), insert.rows.len()));
             }
+            // Executed by the journaled installer (host/src/install).
+            Operation::CopyArtifact(_) | Operation::CreateDatabase(_) | Operation::AddJsonEntry(_) => {
+                return Err(plan_error(home, "this plan needs operations the installer does not apply yet".into()));
+            }
         }
     }
     Ok(applied)

@@ -90,7 +90,7 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let catalog = Catalog::open(&ctx.runtime, &ctx.registry)?;
     let home = args.home.clone().unwrap_or_else(default_home);
     let (manifest, artifacts) = convert::load_export(&args.export)?;
-    let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &home)?;
+    let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &args.export, &home)?;
     let home = std::fs::canonicalize(&home)?;
     let applied = if args.dry_run { plan::validate(&plan, &home)? } else { plan::execute(&plan, &home)? };
     if args.json {
@@ -102,6 +102,12 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 Operation::InsertRows(i) => {
                     serde_json::json!({"op": "insert-rows", "database": i.database, "table": i.table, "rows": i.rows.len()})
                 }
+                Operation::CopyArtifact(c) => serde_json::json!({"op": "copy-artifact", "artifact": c.artifact, "path": c.path}),
+                Operation::CreateDatabase(d) => serde_json::json!({
+                    "op": "create-database", "path": d.path,
+                    "tables": d.tables.iter().map(|t| serde_json::json!({"table": t.table, "rows": t.rows.len()})).collect::<Vec<_>>(),
+                }),
+                Operation::AddJsonEntry(j) => serde_json::json!({"op": "add-json-entry", "path": j.path, "pointer": j.pointer, "key": j.key}),
             })
             .collect();
         println!(

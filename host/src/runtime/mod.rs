@@ -18,8 +18,10 @@ pub use state::{CapabilityStats, PluginState};
 use crate::capabilities::fs::DirHandle;
 use crate::error::{HostError, LimitKind, Operation, Result};
 use crate::limits::Limits;
-use crate::wit::latest::codec::{CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written};
-use crate::wit::latest::{CodecPlugin, CodecPluginPre};
+use crate::wit::latest::codec::{
+    ArtifactChunk, ArtifactInfo, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, Sniffed, WriteOptions, Written,
+};
+use crate::wit::{since_v0_1_0 as v0_1, since_v0_2_0 as v0_2};
 
 /// How often the epoch advances; call deadlines are multiples of it.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -144,13 +146,15 @@ impl Runtime {
 
     /// Prepares a checked component for fast instantiation.
     pub fn prepare(&self, component: &Component, name: &str) -> Result<LoadedCodec> {
-        self.check_component(component, name)?;
-        let pre = self
-            .linker
-            .instantiate_pre(component)
-            .and_then(CodecPluginPre::new)
-            .map_err(|e| HostError::InvalidComponent { component: name.into(), message: format!("{e:#}") })?;
-        Ok(LoadedCodec { pre, name: name.into() })
+        let api = self.check_component(component, name)?;
+        let invalid = |e: wasmtime::Error| HostError::InvalidComponent { component: name.into(), message: format!("{e:#}") };
+        let instance_pre = self.linker.instantiate_pre(component).map_err(invalid)?;
+        let pre = if api.minor == 1 {
+            Pre::V0_1(v0_1::CodecPluginPre::new(instance_pre).map_err(invalid)?)
+        } else {
+            Pre::V0_2(v0_2::CodecPluginPre::new(instance_pre).map_err(invalid)?)
+        };
+        Ok(LoadedCodec { pre, name: name.into(), api })
     }
 }
 
@@ -162,7 +166,7 @@ fn import_allowed(name: &str) -> bool {
     let track = |prefix: &str| version.starts_with(prefix);
     match package.split_once('/') {
         Some(("trajhost:codec", iface)) => {
-            matches!(iface, "types" | "fs" | "sqlite" | "log") && track("0.1.")
+            matches!(iface, "types" | "fs" | "sqlite" | "log") && (track("0.1.") || track("0.2."))
         }
         Some(("wasi:cli", iface)) => {
             matches!(
@@ -186,7 +190,8 @@ fn build_linker(engine: &Engine) -> wasmtime::Result<Linker<PluginState>> {
     }
 
     let mut linker = Linker::new(engine);
-    CodecPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+    v0_2::CodecPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+    v0_1::CodecPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
     let l = &mut linker;
     wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<PluginState, HasTable>(l, |s| &mut s.table)?;
     sync::io::poll::add_to_linker::<PluginState, HasTable>(l, |s| &mut s.table)?;
@@ -223,11 +228,29 @@ fn spawn_epoch_ticker(engine: &Engine) {
 
 /// A compiled, linked codec ready to instantiate.
 pub struct LoadedCodec {
-    pre: CodecPluginPre<PluginState>,
+    pre: Pre,
     name: String,
+    api: semver::Version,
+}
+
+/// Pre-instantiated bindings of the API version the component exports.
+enum Pre {
+    V0_1(v0_1::CodecPluginPre<PluginState>),
+    V0_2(v0_2::CodecPluginPre<PluginState>),
+}
+
+/// Bindings of one instance.
+enum Bindings {
+    V0_1(v0_1::CodecPlugin),
+    V0_2(v0_2::CodecPlugin),
 }
 
 impl LoadedCodec {
+    /// The `trajhost:codec` API version the component exports.
+    pub fn api_version(&self) -> &semver::Version {
+        &self.api
+    }
+
     /// A fresh instance (its own store and memory) for one operation.
     pub fn instantiate(&self, runtime: &Runtime) -> Result<CodecInstance> {
         let mut store = Store::new(runtime.engine(), PluginState::new(self.name.clone(), runtime.limits.clone()));
@@ -236,9 +259,12 @@ impl LoadedCodec {
             store.set_fuel(u64::MAX).expect("fuel is enabled in metered mode");
         }
         store.set_epoch_deadline(deadline_ticks(runtime.limits.call_timeout));
-        let bindings = self.pre.instantiate(&mut store).map_err(|e| {
-            classify(e, store.data(), &self.name, Operation::Load, &runtime.limits)
-        })?;
+        let fail = |e, store: &Store<PluginState>| classify(e, store.data(), &self.name, Operation::Load, &runtime.limits);
+        let bindings = match &self.pre {
+            Pre::V0_1(pre) => pre.instantiate(&mut store).map(Bindings::V0_1),
+            Pre::V0_2(pre) => pre.instantiate(&mut store).map(Bindings::V0_2),
+        }
+        .map_err(|e| fail(e, &store))?;
         Ok(CodecInstance { store, bindings, name: self.name.clone(), limits: runtime.limits.clone(), mode: runtime.mode })
     }
 }
@@ -264,7 +290,7 @@ fn classify(error: wasmtime::Error, state: &PluginState, plugin: &str, op: Opera
 /// One instance of a codec, with its store.
 pub struct CodecInstance {
     store: Store<PluginState>,
-    bindings: CodecPlugin,
+    bindings: Bindings,
     name: String,
     limits: Limits,
     mode: Mode,
@@ -296,7 +322,7 @@ impl CodecInstance {
     fn call<R>(
         &mut self,
         op: Operation,
-        f: impl FnOnce(&mut Store<PluginState>, &CodecPlugin) -> wasmtime::Result<R>,
+        f: impl FnOnce(&mut Store<PluginState>, &Bindings) -> wasmtime::Result<R>,
     ) -> Result<R> {
         self.store.set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
         self.store.data().deadline.set(self.limits.call_timeout);
@@ -304,8 +330,8 @@ impl CodecInstance {
         result.map_err(|e| classify(e, self.store.data(), &self.name, op, &self.limits))
     }
 
-    fn codec_error(&self, op: Operation, error: crate::wit::latest::types::CodecError) -> HostError {
-        HostError::Codec { plugin: self.name.clone(), op, message: describe_codec_error(&error) }
+    fn codec_error(&self, op: Operation, error: impl Into<crate::wit::latest::types::CodecError>) -> HostError {
+        HostError::Codec { plugin: self.name.clone(), op, message: describe_codec_error(&error.into()) }
     }
 
     /// Grants a host directory to the instance for one call.
@@ -315,50 +341,103 @@ impl CodecInstance {
     }
 
     pub fn info(&mut self) -> Result<CodecInfo> {
-        self.call(Operation::Info, |store, b| b.trajhost_codec_codec().call_info(store))
+        self.call(Operation::Info, |store, b| match b {
+            Bindings::V0_2(b) => b.trajhost_codec_codec().call_info(store),
+            Bindings::V0_1(b) => b.trajhost_codec_codec().call_info(store).map(Into::into),
+        })
     }
 
     /// Sessions under `home`.
     pub fn discover(&mut self, home: &Path) -> Result<Discovery> {
         let dir = self.grant(home)?;
-        let result = self.call(Operation::Discover, |store, b| b.trajhost_codec_codec().call_discover(store, dir))?;
+        let result = self.call(Operation::Discover, |store, b| match b {
+            Bindings::V0_2(b) => b.trajhost_codec_codec().call_discover(store, dir),
+            Bindings::V0_1(b) => b.trajhost_codec_codec().call_discover(store, dir).map(|r| r.map(Into::into).map_err(Into::into)),
+        })?;
         result.map_err(|e| self.codec_error(Operation::Discover, e))
     }
 
     /// The session-ref of one session.
     pub fn inspect(&mut self, home: &Path, locator: &str) -> Result<SessionRef> {
         let dir = self.grant(home)?;
-        self.call(Operation::Discover, |store, b| b.trajhost_codec_codec().call_inspect(store, dir, locator))?
-            .map_err(|e| self.codec_error(Operation::Discover, e))
+        self.call(Operation::Discover, |store, b| match b {
+            Bindings::V0_2(b) => b.trajhost_codec_codec().call_inspect(store, dir, locator),
+            Bindings::V0_1(b) => {
+                b.trajhost_codec_codec().call_inspect(store, dir, locator).map(|r| r.map(Into::into).map_err(Into::into))
+            }
+        })?
+        .map_err(|e| self.codec_error(Operation::Discover, e))
+    }
+
+    /// Whether a file is this codec's format, from its path and first bytes.
+    /// A 0.1 codec cannot tell: `None`.
+    pub fn sniff(&mut self, path: &str, head: &[u8]) -> Result<Option<Sniffed>> {
+        self.call(Operation::Discover, |store, b| match b {
+            Bindings::V0_2(b) => b.trajhost_codec_codec().call_sniff(store, path, head),
+            Bindings::V0_1(_) => Ok(None),
+        })
     }
 
     /// Starts reading a session; the instance moves into the stream.
     pub fn read(mut self, home: &Path, locator: &str, options: ReadOptions) -> Result<SessionStream> {
         let dir = self.grant(home)?;
         let reader = self
-            .call(Operation::Read, |store, b| b.trajhost_codec_codec().call_read(store, dir, locator, options))?
+            .call(Operation::Read, |store, b| match b {
+                Bindings::V0_2(b) => b.trajhost_codec_codec().call_read(store, dir, locator, options),
+                Bindings::V0_1(b) => {
+                    b.trajhost_codec_codec().call_read(store, dir, locator, (&options).into()).map(|r| r.map_err(Into::into))
+                }
+            })?
             .map_err(|e| self.codec_error(Operation::Read, e))?;
         Ok(SessionStream { instance: self, reader: Some(reader), started: Instant::now() })
     }
 
-    pub fn write(&mut self, session: &str, options: &WriteOptions) -> Result<Written> {
-        let written = self
-            .call(Operation::Write, |store, b| b.trajhost_codec_codec().call_write(store, session, options))?
-            .map_err(|e| self.codec_error(Operation::Write, e))?;
-        let size: usize = written.artifacts.iter().map(|a| a.bytes.len() + a.path.len()).sum();
-        self.check_output(Operation::Write, size)?;
-        Ok(written)
+    /// Starts writing a session; the instance moves into the sink.
+    pub fn write(mut self, options: &WriteOptions) -> Result<SessionSink> {
+        let state = match &self.bindings {
+            Bindings::V0_1(_) => SinkState::Collecting { document: String::new(), options: options.clone() },
+            Bindings::V0_2(_) => {
+                let writer = self
+                    .call(Operation::Write, |store, b| match b {
+                        Bindings::V0_2(b) => b.trajhost_codec_codec().call_write(store, options),
+                        Bindings::V0_1(_) => unreachable!("matched above"),
+                    })?
+                    .map_err(|e| self.codec_error(Operation::Write, e))?;
+                SinkState::Streaming(Some(writer))
+            }
+        };
+        Ok(SessionSink { instance: self, state })
     }
 
-    pub fn prepare(
-        &mut self,
-        artifacts: &[crate::wit::latest::codec::Artifact],
-        target: &Path,
-        options: &WriteOptions,
-    ) -> Result<Plan> {
-        let dir = self.grant(target)?;
-        self.call(Operation::Prepare, |store, b| b.trajhost_codec_codec().call_prepare(store, artifacts, dir, options))?
-            .map_err(|e| self.codec_error(Operation::Prepare, e))
+    /// Plans installing an export's artifacts (under `export`) into `target`.
+    pub fn prepare(&mut self, artifacts: &[ArtifactInfo], export: &Path, target: &Path, options: &WriteOptions) -> Result<Plan> {
+        let plan = if matches!(self.bindings, Bindings::V0_1(_)) {
+            // 0.1 codecs receive the artifacts' bytes.
+            let mut with_bytes = Vec::new();
+            for a in artifacts {
+                let path = export.join(&a.path);
+                let bytes = std::fs::read(&path).map_err(|e| HostError::io(&path, e))?;
+                with_bytes.push(v0_1::codec::Artifact { path: a.path.clone(), bytes });
+            }
+            let dir = self.grant(target)?;
+            self.call(Operation::Prepare, |store, b| match b {
+                Bindings::V0_1(b) => b
+                    .trajhost_codec_codec()
+                    .call_prepare(store, &with_bytes, dir, &options.into())
+                    .map(|r| r.map(Into::into).map_err(Into::into)),
+                Bindings::V0_2(_) => unreachable!("matched above"),
+            })?
+        } else {
+            let export_dir = self.grant(export)?;
+            let dir = self.grant(target)?;
+            self.call(Operation::Prepare, |store, b| match b {
+                Bindings::V0_2(b) => b.trajhost_codec_codec().call_prepare(store, artifacts, export_dir, dir, options),
+                Bindings::V0_1(_) => unreachable!("matched above"),
+            })?
+        };
+        let plan = plan.map_err(|e| self.codec_error(Operation::Prepare, e))?;
+        self.check_output(Operation::Prepare, plan_size(&plan))?;
+        Ok(plan)
     }
 
     fn check_output(&self, op: Operation, size: usize) -> Result<()> {
@@ -417,7 +496,14 @@ impl SessionStream {
         let Some(reader) = self.reader else { return Ok(None) };
         let next = self
             .instance
-            .call(Operation::Read, |store, b| b.trajhost_codec_codec().session_reader().call_next_batch(store, reader))?
+            .call(Operation::Read, |store, b| match b {
+                Bindings::V0_2(b) => b.trajhost_codec_codec().session_reader().call_next_batch(store, reader),
+                Bindings::V0_1(b) => b
+                    .trajhost_codec_codec()
+                    .session_reader()
+                    .call_next_batch(store, reader)
+                    .map(|r| r.map(|o| o.map(Into::into)).map_err(Into::into)),
+            })?
             .map_err(|e| self.instance.codec_error(Operation::Read, e))?;
         match next {
             Some(batch) => {
@@ -464,6 +550,117 @@ impl Drop for SessionStream {
     }
 }
 
+fn plan_size(plan: &Plan) -> usize {
+    use crate::wit::latest::codec::Operation as Op;
+    use crate::wit::latest::sqlite::Value;
+    let value = |v: &Value| match v {
+        Value::Text(t) => t.len(),
+        Value::Blob(b) => b.len(),
+        _ => 8,
+    };
+    let rows = |rows: &[Vec<Value>]| rows.iter().flatten().map(value).sum::<usize>();
+    plan.operations
+        .iter()
+        .map(|op| match op {
+            Op::CreateFile(f) => f.bytes.len() + f.path.len(),
+            Op::CopyArtifact(c) => c.artifact.len() + c.path.len(),
+            Op::InsertRows(i) => rows(&i.rows),
+            Op::CreateDatabase(d) => d.schema.iter().map(String::len).sum::<usize>() + d.tables.iter().map(|t| rows(&t.rows)).sum::<usize>(),
+            Op::AddJsonEntry(j) => j.value.len() + j.initial.as_ref().map_or(0, String::len),
+        })
+        .sum()
+}
+
+/// A session being written: canonical batches in, artifact pieces out.
+pub struct SessionSink {
+    instance: CodecInstance,
+    state: SinkState,
+}
+
+enum SinkState {
+    /// A 0.2 codec's `session-writer`.
+    Streaming(Option<ResourceAny>),
+    /// A 0.1 codec takes the whole document in one `write` call.
+    Collecting { document: String, options: WriteOptions },
+}
+
+impl SessionSink {
+    /// Hands one batch of canonical records (JSON lines) to the codec and
+    /// returns the pieces it has ready.
+    pub fn push(&mut self, records: &str) -> Result<Vec<ArtifactChunk>> {
+        match &mut self.state {
+            SinkState::Collecting { document, .. } => {
+                document.push_str(records);
+                Ok(Vec::new())
+            }
+            SinkState::Streaming(writer) => {
+                let writer = writer.ok_or_else(|| HostError::Codec {
+                    plugin: self.instance.name.clone(),
+                    op: Operation::Write,
+                    message: "push after finish".into(),
+                })?;
+                let chunks = self
+                    .instance
+                    .call(Operation::Write, |store, b| match b {
+                        Bindings::V0_2(b) => b.trajhost_codec_codec().session_writer().call_push(store, writer, records),
+                        Bindings::V0_1(_) => unreachable!("0.1 codecs collect"),
+                    })?
+                    .map_err(|e| self.instance.codec_error(Operation::Write, e))?;
+                self.instance.check_output(Operation::Write, chunks.iter().map(|c| c.bytes.len() + c.path.len()).sum())?;
+                Ok(chunks)
+            }
+        }
+    }
+
+    /// Ends the session: the last pieces, the native id and diagnostics.
+    pub fn finish(mut self) -> Result<Written> {
+        let written = match std::mem::replace(&mut self.state, SinkState::Streaming(None)) {
+            SinkState::Collecting { document, options } => self
+                .instance
+                .call(Operation::Write, |store, b| match b {
+                    Bindings::V0_1(b) => b
+                        .trajhost_codec_codec()
+                        .call_write(store, &document, &(&options).into())
+                        .map(|r| r.map(Into::into).map_err(crate::wit::latest::types::CodecError::from)),
+                    Bindings::V0_2(_) => unreachable!("0.2 codecs stream"),
+                })?
+                .map_err(|e| self.instance.codec_error(Operation::Write, e))?,
+            SinkState::Streaming(Some(writer)) => {
+                let written = self
+                    .instance
+                    .call(Operation::Write, |store, b| match b {
+                        Bindings::V0_2(b) => b.trajhost_codec_codec().session_writer().call_finish(store, writer),
+                        Bindings::V0_1(_) => unreachable!("0.1 codecs collect"),
+                    })?
+                    .map_err(|e| self.instance.codec_error(Operation::Write, e));
+                let _ = writer.resource_drop(&mut self.instance.store);
+                written?
+            }
+            SinkState::Streaming(None) => {
+                return Err(HostError::Codec { plugin: self.instance.name.clone(), op: Operation::Write, message: "finished twice".into() });
+            }
+        };
+        self.instance.check_output(Operation::Write, written.chunks.iter().map(|c| c.bytes.len() + c.path.len()).sum())?;
+        Ok(written)
+    }
+
+    pub fn usage(&self) -> Usage {
+        self.instance.usage()
+    }
+
+    pub fn plugin_log(&self) -> String {
+        self.instance.plugin_log()
+    }
+}
+
+impl Drop for SessionSink {
+    fn drop(&mut self) {
+        if let SinkState::Streaming(Some(writer)) = std::mem::replace(&mut self.state, SinkState::Streaming(None)) {
+            let _ = writer.resource_drop(&mut self.instance.store);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::import_allowed;
@@ -475,7 +672,8 @@ mod tests {
         assert!(import_allowed("wasi:io/streams@0.2.0"));
         assert!(!import_allowed("wasi:filesystem/preopens@0.2.6"));
         assert!(!import_allowed("wasi:sockets/tcp@0.2.6"));
-        assert!(!import_allowed("trajhost:codec/fs@0.2.0"));
+        assert!(import_allowed("trajhost:codec/fs@0.2.0"));
+        assert!(!import_allowed("trajhost:codec/fs@0.3.0"));
         assert!(!import_allowed("wasi:cli/run@0.2.6"));
     }
 }

@@ -1,26 +1,24 @@
 //! Host bindings of every supported `trajhost:codec` API version.
 //!
 //! Each released WIT snapshot (`wit/since_vX.Y.Z/`) gets one module here.
-//! Only 0.1 exists; when 0.2 is released, 0.1's host traits delegate to the
-//! newest implementation and [`SUPPORTED`] grows.
+//! The capabilities implement the newest version's import traits; an older
+//! module implements its own traits by delegating to them and converts its
+//! export types to the newest ones, so the rest of the host sees one API.
 
 pub mod since_v0_1_0;
+pub mod since_v0_2_0;
 
-pub use since_v0_1_0 as latest;
+pub use since_v0_2_0 as latest;
 
 /// API versions this host can load, newest first.
-pub const SUPPORTED: &[semver::Version] = &[semver::Version::new(0, 1, 0)];
+pub const SUPPORTED: &[semver::Version] = &[semver::Version::new(0, 2, 0), semver::Version::new(0, 1, 0)];
 
 /// The WIT package name of the codec API.
 pub const PACKAGE: &str = "trajhost:codec";
 
 /// The range a component's exported `trajhost:codec/codec@X` must fall in.
 pub fn supported_range() -> String {
-    SUPPORTED
-        .iter()
-        .map(|v| format!("{}.{}.x", v.major, v.minor))
-        .collect::<Vec<_>>()
-        .join(", ")
+    SUPPORTED.iter().map(|v| format!("{}.{}.x", v.major, v.minor)).collect::<Vec<_>>().join(", ")
 }
 
 /// Whether an exported API version is one this host binds. Patch versions

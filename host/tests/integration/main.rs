@@ -2,6 +2,7 @@
 
 mod common;
 
+mod api_versions;
 mod bench;
 mod claude_code;
 mod cli;

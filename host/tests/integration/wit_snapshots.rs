@@ -39,3 +39,15 @@ fn the_host_binds_the_newest_snapshot() {
         .unwrap();
     assert_eq!(&newest, trajhost::wit::latest_version());
 }
+
+/// The SDK carries its own copy of the newest snapshot (so it builds outside
+/// this workspace); it must be that snapshot, byte for byte.
+#[test]
+fn the_sdk_carries_the_newest_snapshot() {
+    let root = repo_root();
+    let newest = format!("since_v{}", trajhost::wit::latest_version());
+    let released = std::fs::read(root.join("wit").join(&newest).join("codec.wit")).unwrap();
+    let sdk = std::fs::read(root.join("sdk/codec/wit/codec.wit")).expect("sdk/codec/wit/codec.wit");
+    assert!(released == sdk, "sdk/codec/wit/codec.wit differs from wit/{newest}/codec.wit: copy it");
+    assert_eq!(trajhost_codec_sdk::API_VERSION, trajhost::wit::latest_version().to_string());
+}

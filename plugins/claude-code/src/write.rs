@@ -194,7 +194,7 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
     }
     Ok(Written {
         native_id: session_id.clone(),
-        artifacts: vec![Artifact {
+        chunks: vec![Artifact {
             path: session_path(&cwd, &session_id),
             bytes,
         }],

@@ -1169,12 +1169,12 @@ fn write_options(cwd: Option<&str>, native_id: Option<&str>) -> WriteOptions {
     }
 }
 
-fn write(doc: &str, options: WriteOptions) -> Written {
-    ClaudeCode::write(doc, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+fn write(doc: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
+    trajhost_codec_sdk::write_document::<ClaudeCode>(doc, options).unwrap_or_else(|e| panic!("write: {e:?}"))
 }
 
 /// A fresh home holding the written artifacts.
-fn home_of(written: &Written) -> tempfile::TempDir {
+fn home_of(written: &trajhost_codec_sdk::WrittenFiles) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for artifact in &written.artifacts {
         let path = dir.path().join(&artifact.path);
@@ -1185,7 +1185,7 @@ fn home_of(written: &Written) -> tempfile::TempDir {
 }
 
 /// The written transcript's lines.
-fn written_lines(written: &Written) -> Vec<Value> {
+fn written_lines(written: &trajhost_codec_sdk::WrittenFiles) -> Vec<Value> {
     assert_eq!(written.artifacts.len(), 1);
     std::str::from_utf8(&written.artifacts[0].bytes)
         .unwrap()
@@ -1194,7 +1194,7 @@ fn written_lines(written: &Written) -> Vec<Value> {
         .collect()
 }
 
-fn not_carried(written: &Written, detail: &str) -> Option<u32> {
+fn not_carried(written: &trajhost_codec_sdk::WrittenFiles, detail: &str) -> Option<u32> {
     written
         .diagnostics
         .iter()
@@ -1202,7 +1202,7 @@ fn not_carried(written: &Written, detail: &str) -> Option<u32> {
         .map(|d| d.count)
 }
 
-fn diagnostic(written: &Written, code: &str, detail: &str) -> Option<u32> {
+fn diagnostic(written: &trajhost_codec_sdk::WrittenFiles, code: &str, detail: &str) -> Option<u32> {
     written
         .diagnostics
         .iter()
@@ -1245,7 +1245,7 @@ fn said(records: &[Record]) -> Vec<Said> {
 /// Checks what Claude Code needs of a transcript: one uuid chain from the
 /// newest leaf through every conversational line, the session id on every
 /// line, the full assistant envelope, tool results in user lines.
-fn assert_resumable(written: &Written) {
+fn assert_resumable(written: &trajhost_codec_sdk::WrittenFiles) {
     let artifact = &written.artifacts[0];
     let stem = artifact
         .path
@@ -1619,19 +1619,19 @@ fn write_is_deterministic_and_honours_the_options() {
             .all(|l| l["cwd"] == "/srv/other place")
     );
 
-    let err = ClaudeCode::write(&doc, write_options(None, Some("not-a-uuid"))).unwrap_err();
+    let err = trajhost_codec_sdk::write_document::<ClaudeCode>(&doc, write_options(None, Some("not-a-uuid"))).unwrap_err();
     assert!(matches!(err, CodecError::Other(m) if m.contains("UUID")));
     let no_cwd = doc.replace(r#""cwd":"/home/user/project","#, "");
     assert!(!no_cwd.contains("/home/user/project\""));
-    let err = ClaudeCode::write(&no_cwd, write_options(None, None)).unwrap_err();
+    let err = trajhost_codec_sdk::write_document::<ClaudeCode>(&no_cwd, write_options(None, None)).unwrap_err();
     assert!(
         matches!(&err, CodecError::Malformed(m) if m.contains("cwd")),
         "{err:?}"
     );
-    assert!(ClaudeCode::write(&no_cwd, write_options(Some("/w"), None)).is_ok());
-    let err = ClaudeCode::write(&doc, write_options(Some("relative/dir"), None)).unwrap_err();
+    assert!(trajhost_codec_sdk::write_document::<ClaudeCode>(&no_cwd, write_options(Some("/w"), None)).is_ok());
+    let err = trajhost_codec_sdk::write_document::<ClaudeCode>(&doc, write_options(Some("relative/dir"), None)).unwrap_err();
     assert!(matches!(err, CodecError::Malformed(_)));
-    let err = ClaudeCode::write("{not json\n", write_options(Some("/w"), None)).unwrap_err();
+    let err = trajhost_codec_sdk::write_document::<ClaudeCode>("{not json\n", write_options(Some("/w"), None)).unwrap_err();
     assert!(
         matches!(&err, CodecError::Malformed(m) if m.contains("line 1")),
         "{err:?}"
@@ -2162,7 +2162,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
     let doc = document(&read_scenario("simple").records);
     let written = write(&doc, write_options(None, None));
     let target = tempfile::tempdir().unwrap();
-    let plan = ClaudeCode::prepare(
+    let plan = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
         written.artifacts.clone(),
         &Dir::native(target.path()),
         write_options(None, None),
@@ -2195,7 +2195,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
     assert_eq!(found.sessions[0].cwd.as_deref(), Some("/home/user/project"));
 
     // Installed once: a second plan names the file and fails.
-    let err = ClaudeCode::prepare(
+    let err = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
         written.artifacts.clone(),
         &Dir::native(target.path()),
         write_options(None, None),
@@ -2206,7 +2206,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
         "{err:?}"
     );
     // Under another cwd too: the id would be ambiguous.
-    let err = ClaudeCode::prepare(
+    let err = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
         written.artifacts.clone(),
         &Dir::native(target.path()),
         write_options(Some("/elsewhere"), None),
@@ -2217,7 +2217,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
         "{err:?}"
     );
     // A native id that is not the transcript's.
-    let err = ClaudeCode::prepare(
+    let err = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
         written.artifacts.clone(),
         &Dir::native(tempfile::tempdir().unwrap().path()),
         write_options(None, Some("0f0e0d0c-0b0a-4908-8706-050403020100")),
@@ -2228,7 +2228,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
     let mut odd = written.artifacts.clone();
     odd[0].path = format!("../{}", odd[0].path);
     assert!(
-        ClaudeCode::prepare(odd, &Dir::native(target.path()), write_options(None, None)).is_err()
+        trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(odd, &Dir::native(target.path()), write_options(None, None)).is_err()
     );
 }
 
@@ -2238,7 +2238,7 @@ fn prepare_moves_a_session_to_another_cwd() {
     let written = write(&doc, write_options(None, None));
     let target = tempfile::tempdir().unwrap();
     let cwd = "/home/someone/my_app";
-    let plan = ClaudeCode::prepare(
+    let plan = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
         written.artifacts.clone(),
         &Dir::native(target.path()),
         write_options(Some(cwd), None),

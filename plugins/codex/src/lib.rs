@@ -31,7 +31,8 @@ pub mod write;
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Artifact, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written,
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter,
+    WriteOptions,
 };
 
 pub use records::{Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES, KNOWN_RESPONSE_ITEM_TYPES};
@@ -78,11 +79,12 @@ impl Codec for Codex {
         read::Reader::open(home, locator, &options)
     }
 
-    fn write(session: &str, options: WriteOptions) -> Result<Written, CodecError> {
-        write::write(session, &options)
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        write::RolloutWriter::start(options)
     }
 
-    fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         prepare::prepare(artifacts, target, &options)
     }
 }

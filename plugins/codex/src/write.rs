@@ -36,9 +36,11 @@
 //! `foreign-system-prompt`, `opaque-compaction`, `unknown-kind/<kind>`.
 //!
 //! The thread id is `options.native_id`, else a UUIDv7 whose time is the
-//! session start and whose random bits are a SHA-256 of the canonical
-//! document: the same document always gives the same rollout (the sandbox
-//! has no randomness and no clock). File names and day folders use UTC.
+//! session start and whose random bits are a SHA-256 of the canonical `meta`
+//! line (the source harness, session id and start): the same document always
+//! gives the same rollout (the sandbox has no randomness and no clock), and
+//! the writer streams (the id is known before the first record). File names
+//! and day folders use UTC.
 
 use std::collections::BTreeMap;
 
@@ -46,7 +48,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
+use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::time::{parse_rfc3339, rfc3339_utc};
 use crate::{HARNESS, layout};
@@ -63,124 +65,243 @@ pub const MODEL_PROVIDER: &str = "openai";
 /// the conservative ones (Codex tells the model when the current ones differ).
 pub const APPROVAL_POLICY: &str = "on-request";
 pub const SANDBOX_POLICY: &str = "read-only";
-/// Largest canonical document accepted.
-pub const MAX_DOCUMENT_BYTES: usize = 512 << 20;
-
-/// Writes `session` (canonical JSON lines) as a rollout.
-pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
-    if session.len() > MAX_DOCUMENT_BYTES {
-        return Err(CodecError::LimitExceeded(format!(
-            "canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}",
-            session.len()
-        )));
-    }
-    let mut diags = Diagnostics::new();
-    let (meta, records) = parse(session, &mut diags)?;
-    let start_ms = start_time(meta.as_ref(), &records).unwrap_or_else(|| {
-        diags.add("no-timestamp", Severity::Warning, "meta.started_at", None, None);
-        0
-    });
-    let native_id = match options.native_id.as_deref() {
-        Some(id) if layout::is_uuid(id) => id.to_ascii_lowercase(),
-        Some(_) => {
-            return Err(CodecError::Other("write-options.native-id must be a UUID: Codex thread ids are UUIDs".into()));
-        }
-        None => derive_uuid_v7(start_ms, session.as_bytes(), "thread"),
-    };
-    let cwd = options.cwd.clone().or_else(|| meta.as_ref().and_then(|m| m.cwd.clone())).unwrap_or_else(|| {
-        diags.add("no-cwd", Severity::Warning, "cwd", None, None);
-        "/".to_string()
-    });
-    let same_harness = meta.as_ref().is_some_and(|m| m.harness == HARNESS);
-    let mut writer = Rollout {
-        lines: Vec::new(),
-        ordinal: 0,
-        last_ms: start_ms,
-        native_id: native_id.clone(),
-        cwd,
-        same_harness,
-        model: first_model(&records).unwrap_or_else(|| "unknown".to_string()),
-        upcoming_model: None,
-        turn: None,
-        turns: 0,
-        calls: BTreeMap::new(),
-        pending_usage: None,
-        totals: out::TokenUsage::default(),
-        diags,
-    };
-    writer.session_meta(meta.as_ref(), start_ms);
-    for (i, record) in records.iter().enumerate() {
-        if matches!(record.body, Body::User { .. }) || i == 0 {
-            writer.upcoming_model = first_model(turn_records(&records[i..]));
-        }
-        writer.record(record);
-    }
-    writer.end_turn();
-    let Rollout { lines, mut diags, .. } = writer;
-    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for line in lines {
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-    }
-    Ok(Written {
-        native_id: native_id.clone(),
-        artifacts: vec![Artifact { path: layout::rollout_path(start_ms, &native_id), bytes }],
-        diagnostics: diags.drain(),
-    })
+/// Writes a canonical session as a rollout, batch by batch: lines are handed
+/// back as they are made, so memory follows the longest turn opening (the
+/// records from a prompt to its first assistant message), not the session.
+pub struct RolloutWriter {
+    options: WriteOptions,
+    diags: Diagnostics,
+    /// Lines of the canonical document seen, for messages.
+    line_no: usize,
+    meta: Option<Meta>,
+    /// SHA-256 of the `meta` line: the seed of a derived thread id.
+    meta_digest: Option<[u8; 32]>,
+    /// Records that came before any record time was known (the rollout's
+    /// first line needs the session start).
+    early: Vec<Record>,
+    rollout: Option<Rollout>,
+    path: String,
+    /// A turn's opening records, held until its first assistant message
+    /// names the model that `turn_context` must carry.
+    pending: Vec<Record>,
+    awaiting_model: bool,
+    /// A model was seen: the default of later turns that name none.
+    session_model_known: bool,
+    first_record: bool,
 }
 
-/// The document's `meta` and the records to write (subagent records and
-/// unknown kinds are left out and reported).
-fn parse(session: &str, diags: &mut Diagnostics) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
-    let mut meta = None;
-    let mut records = Vec::new();
-    for (n, line) in session.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+impl RolloutWriter {
+    pub fn start(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        if let Some(id) = options.native_id.as_deref() {
+            if !layout::is_uuid(id) {
+                return Err(CodecError::Other("the native id must be a UUID: Codex thread ids are UUIDs".into()));
+            }
         }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", n + 1)))?;
-        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-        let record: Record = match serde_json::from_value(value) {
-            Ok(record) => record,
-            Err(_) => {
-                let detail = format!("unknown-kind/{}", crate::native::type_name(Some(&kind)));
-                diags.add("not-carried", Severity::Warning, &detail, None, None);
+        Ok(Box::new(RolloutWriter {
+            options,
+            diags: Diagnostics::new(),
+            line_no: 0,
+            meta: None,
+            meta_digest: None,
+            early: Vec::new(),
+            rollout: None,
+            path: String::new(),
+            pending: Vec::new(),
+            awaiting_model: false,
+            session_model_known: false,
+            first_record: true,
+        }))
+    }
+
+    /// Opens the rollout once the session start is known.
+    fn open(&mut self, start_ms: Option<i64>) {
+        let start_ms = start_ms.unwrap_or_else(|| {
+            self.diags.add("no-timestamp", Severity::Warning, "meta.started_at", None, None);
+            0
+        });
+        let native_id = match self.options.native_id.as_deref() {
+            Some(id) => id.to_ascii_lowercase(),
+            None => derive_uuid_v7(start_ms, self.meta_digest.as_ref().map_or(&[][..], |d| &d[..]), "thread"),
+        };
+        let meta = self.meta.as_ref();
+        let cwd = self.options.cwd.clone().or_else(|| meta.and_then(|m| m.cwd.clone())).unwrap_or_else(|| {
+            self.diags.add("no-cwd", Severity::Warning, "cwd", None, None);
+            "/".to_string()
+        });
+        let same_harness = meta.is_some_and(|m| m.harness == HARNESS);
+        let mut rollout = Rollout {
+            lines: Vec::new(),
+            ordinal: 0,
+            last_ms: start_ms,
+            native_id: native_id.clone(),
+            cwd,
+            same_harness,
+            model: "unknown".to_string(),
+            upcoming_model: None,
+            turn: None,
+            turns: 0,
+            calls: BTreeMap::new(),
+            pending_usage: None,
+            totals: out::TokenUsage::default(),
+            diags: std::mem::take(&mut self.diags),
+        };
+        rollout.session_meta(self.meta.as_ref(), start_ms);
+        self.path = layout::rollout_path(start_ms, &native_id);
+        self.rollout = Some(rollout);
+        for record in std::mem::take(&mut self.early) {
+            self.feed(record);
+        }
+    }
+
+    /// One record, in order. A turn's opening is held until its first
+    /// assistant message names the model (and, until the session's first
+    /// model is known, everything is held: it is the default of turns that
+    /// name none).
+    fn feed(&mut self, record: Record) {
+        let opens_turn = matches!(record.body, Body::User { .. }) || self.first_record;
+        if opens_turn {
+            self.first_record = false;
+            if self.session_model_known {
+                self.flush_pending();
+            }
+            self.awaiting_model = true;
+        }
+        if !self.awaiting_model {
+            if let Some(rollout) = self.rollout.as_mut() {
+                rollout.record(&record);
+            }
+            return;
+        }
+        let model = match &record.body {
+            Body::Assistant(a) => a.model.clone().filter(|m| !m.is_empty()),
+            _ => None,
+        };
+        self.pending.push(record);
+        if let Some(model) = model {
+            if !self.session_model_known {
+                self.session_model_known = true;
+                if let Some(rollout) = self.rollout.as_mut() {
+                    rollout.model = model;
+                }
+            }
+            self.flush_pending();
+        }
+    }
+
+    /// Writes the held records; each turn opening gets the model of its
+    /// first assistant message, when the held records show it.
+    fn flush_pending(&mut self) {
+        self.awaiting_model = false;
+        let Some(rollout) = self.rollout.as_mut() else { return };
+        let pending = std::mem::take(&mut self.pending);
+        for (i, record) in pending.iter().enumerate() {
+            if i == 0 || matches!(record.body, Body::User { .. }) {
+                rollout.upcoming_model = pending[i..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(j, r)| *j == 0 || !matches!(r.body, Body::User { .. }))
+                    .find_map(|(_, r)| match &r.body {
+                        Body::Assistant(a) => a.model.clone().filter(|m| !m.is_empty()),
+                        _ => None,
+                    });
+            }
+            rollout.record(record);
+        }
+    }
+
+    /// The lines made so far, as one piece of the rollout.
+    fn take_chunk(&mut self) -> Vec<Artifact> {
+        let Some(rollout) = self.rollout.as_mut() else { return Vec::new() };
+        if rollout.lines.is_empty() {
+            return Vec::new();
+        }
+        let mut bytes = Vec::with_capacity(rollout.lines.iter().map(|l| l.len() + 1).sum());
+        for line in rollout.lines.drain(..) {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+        }
+        vec![Artifact { path: self.path.clone(), bytes }]
+    }
+
+    fn diags(&mut self) -> &mut Diagnostics {
+        match self.rollout.as_mut() {
+            Some(rollout) => &mut rollout.diags,
+            None => &mut self.diags,
+        }
+    }
+}
+
+impl SessionWriter for RolloutWriter {
+    fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
+        for line in records.lines() {
+            self.line_no += 1;
+            if line.trim().is_empty() {
                 continue;
             }
-        };
-        if record.agent.is_some() {
-            diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
-            continue;
+            let line_no = self.line_no;
+            let Some(record) = parse_line(line, line_no, self.diags())? else { continue };
+            if let Body::Meta(m) = &record.body {
+                if self.meta.is_none() && self.rollout.is_none() {
+                    self.meta_digest = Some(Sha256::digest(line.as_bytes()).into());
+                    self.meta = Some(m.clone());
+                } else {
+                    self.diags().add("not-carried", Severity::Info, "additional-meta", None, None);
+                }
+                continue;
+            }
+            if self.rollout.is_some() {
+                self.feed(record);
+                continue;
+            }
+            let meta_start = self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339);
+            let record_start = record.ts.as_deref().and_then(parse_rfc3339);
+            self.early.push(record);
+            if let Some(start) = meta_start.or(record_start) {
+                self.open(Some(start));
+            }
         }
-        match record.body {
-            Body::Meta(m) if meta.is_none() => meta = Some(m),
-            Body::Meta(_) => diags.add("not-carried", Severity::Info, "additional-meta", None, None),
-            _ => records.push(record),
-        }
+        Ok(self.take_chunk())
     }
-    Ok((meta, records))
+
+    fn finish(&mut self) -> Result<Written, CodecError> {
+        if self.rollout.is_none() {
+            let start = self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339);
+            self.open(start);
+        }
+        self.flush_pending();
+        let chunks = {
+            let rollout = self.rollout.as_mut().expect("opened above");
+            rollout.end_turn();
+            self.take_chunk()
+        };
+        let rollout = self.rollout.as_mut().expect("opened above");
+        Ok(Written { native_id: rollout.native_id.clone(), chunks, diagnostics: rollout.diags.drain() })
+    }
 }
 
-/// The session start: `meta.started_at`, else the first record time.
-fn start_time(meta: Option<&Meta>, records: &[Record]) -> Option<i64> {
-    meta.and_then(|m| m.started_at.as_deref())
-        .and_then(parse_rfc3339)
-        .or_else(|| records.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)))
+/// One canonical line as a record to write; `None` for what is left out
+/// (subagent records, unknown kinds), which is reported.
+fn parse_line(line: &str, line_no: usize, diags: &mut Diagnostics) -> Result<Option<Record>, CodecError> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| CodecError::Malformed(format!("canonical document line {line_no}: not JSON ({e})")))?;
+    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let record: Record = match serde_json::from_value(value) {
+        Ok(record) => record,
+        Err(_) => {
+            let detail = format!("unknown-kind/{}", crate::native::type_name(Some(&kind)));
+            diags.add("not-carried", Severity::Warning, &detail, None, None);
+            return Ok(None);
+        }
+    };
+    if record.agent.is_some() {
+        diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
+        return Ok(None);
+    }
+    Ok(Some(record))
 }
 
-/// The records of the turn `records` starts: up to the next user record.
-fn turn_records(records: &[Record]) -> &[Record] {
-    let end = records.iter().skip(1).position(|r| matches!(r.body, Body::User { .. })).map_or(records.len(), |p| p + 1);
-    &records[..end]
-}
 
-fn first_model(records: &[Record]) -> Option<String> {
-    records.iter().find_map(|r| match &r.body {
-        Body::Assistant(a) => a.model.clone().filter(|m| !m.is_empty()),
-        _ => None,
-    })
-}
+
 
 /// A UUIDv7 for instant `ms` whose 74 random bits come from SHA-256 of
 /// `content` and `salt`.

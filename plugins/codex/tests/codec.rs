@@ -614,8 +614,8 @@ fn held_back_responses_stay_bounded() {
 // ---------------------------------------------------------------------------
 // write
 
-fn write(document: &str, options: WriteOptions) -> trajhost_codec_sdk::Written {
-    Codex::write(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+fn write(document: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
+    trajhost_codec_sdk::write_document::<Codex>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
 }
 
 fn no_options() -> WriteOptions {
@@ -623,7 +623,7 @@ fn no_options() -> WriteOptions {
 }
 
 /// Puts written artifacts into a fresh home and reads the rollout back.
-fn read_back(written: &trajhost_codec_sdk::Written) -> (tempfile::TempDir, Read) {
+fn read_back(written: &trajhost_codec_sdk::WrittenFiles) -> (tempfile::TempDir, Read) {
     let tmp = tempfile::tempdir().unwrap();
     for artifact in &written.artifacts {
         let path = tmp.path().join(&artifact.path);
@@ -709,7 +709,7 @@ fn write_produces_a_rollout_codex_accepts() {
     assert_eq!(w.native_id, chosen);
     assert!(w.artifacts[0].path.ends_with(&format!("-{chosen}.jsonl")));
     assert_eq!(rollout_lines(&w.artifacts[0].bytes)[0]["payload"]["cwd"], "/elsewhere");
-    let err = Codex::write(&read.document, WriteOptions { native_id: Some("not-a-uuid".into()), ..no_options() }).unwrap_err();
+    let err = trajhost_codec_sdk::write_document::<Codex>(&read.document, WriteOptions { native_id: Some("not-a-uuid".into()), ..no_options() }).unwrap_err();
     assert!(matches!(err, CodecError::Other(_)), "{err:?}");
 }
 
@@ -861,7 +861,7 @@ fn write_from_another_harness_names_what_does_not_carry() {
 
 #[test]
 fn write_refuses_a_malformed_document() {
-    let err = Codex::write("{not json\n", no_options()).unwrap_err();
+    let err = trajhost_codec_sdk::write_document::<Codex>("{not json\n", no_options()).unwrap_err();
     assert!(matches!(err, CodecError::Malformed(_)), "{err:?}");
 }
 
@@ -916,13 +916,14 @@ fn execute(plan: &Plan, home: &Path) {
                     conn.execute(&sql, rusqlite::params_from_iter(values)).unwrap();
                 }
             }
+            other => panic!("the Codex plan uses create-file and insert-rows only, not {other:?}"),
         }
     }
 }
 
-fn prepare(written: &trajhost_codec_sdk::Written, target: &Path, home_path: &str) -> Result<Plan, CodecError> {
+fn prepare(written: &trajhost_codec_sdk::WrittenFiles, target: &Path, home_path: &str) -> Result<Plan, CodecError> {
     let options = WriteOptions { cwd: None, native_id: Some(written.native_id.clone()), home_path: Some(home_path.into()) };
-    Codex::prepare(written.artifacts.clone(), &Dir::native(target), options)
+    trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target), options)
 }
 
 #[test]
@@ -1064,16 +1065,16 @@ fn prepare_checks_its_artifacts_and_options() {
     let target = target_home(&SCENARIOS[0], false);
     // Another id than the written one.
     let options = WriteOptions { cwd: None, native_id: Some(SCENARIOS[1].id.into()), home_path: Some("/h".into()) };
-    let err = Codex::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err = trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
     assert!(matches!(err, CodecError::Malformed(_)), "{err:?}");
     // A state database needs the home path for the row.
     let options = WriteOptions { cwd: None, native_id: None, home_path: None };
-    let err = Codex::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err = trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
     assert!(matches!(&err, CodecError::Unsupported(m) if m.contains("home-path")), "{err:?}");
     // No rollout among the artifacts.
     let options = WriteOptions { cwd: None, native_id: None, home_path: Some("/h".into()) };
     let other = vec![trajhost_codec_sdk::Artifact { path: "elsewhere.jsonl".into(), bytes: b"{}\n".to_vec() }];
-    assert!(Codex::prepare(other, &Dir::native(target.path()), options).is_err());
+    assert!(trajhost_codec_sdk::prepare_artifacts::<Codex>(other, &Dir::native(target.path()), options).is_err());
 }
 
 #[test]

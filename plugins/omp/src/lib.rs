@@ -18,7 +18,8 @@
 
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Artifact, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written,
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
+    WriteOptions,
 };
 
 pub use trajhost_pi_core::{self as core, Handling, KNOWN_MESSAGE_ROLES, OMP, OMP_ENTRY_TYPES as KNOWN_RECORD_TYPES};
@@ -45,11 +46,12 @@ impl Codec for Omp {
         core::read::Reader::open(&OMP, home, locator, &options)
     }
 
-    fn write(session: &str, options: WriteOptions) -> Result<Written, CodecError> {
-        core::write::write(&OMP, session, &options)
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(WholeDocument::new(options, |session, options| core::write::write(&OMP, session, options)))
     }
 
-    fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         core::prepare::prepare(&OMP, artifacts, target, &options)
     }
 }

@@ -202,8 +202,8 @@ fn round_trip_keeps_the_conversation_and_writes_a_title_slot() {
     for (scenario, _, _) in SCENARIOS {
         let first = read_scenario(scenario);
         let options = WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None };
-        let written = Omp::write(&document(&first.records), options.clone()).unwrap();
-        assert_eq!(Omp::write(&document(&first.records), options).unwrap().artifacts[0].bytes, written.artifacts[0].bytes);
+        let written = trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options.clone()).unwrap();
+        assert_eq!(trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options).unwrap().artifacts[0].bytes, written.artifacts[0].bytes);
         let artifact = &written.artifacts[0];
         let header = check_chain(&artifact.bytes);
         assert_eq!(header["id"], written.native_id.as_str());
@@ -235,9 +235,9 @@ fn prepare_uses_the_home_relative_folder() {
     let target = tempfile::tempdir().unwrap();
     copy_dir(&home("simple"), target.path());
     let first = read_scenario("parallel");
-    let written = Omp::write(&document(&first.records), WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None }).unwrap();
+    let written = trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None }).unwrap();
     let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some("/home/user".into()) };
-    let plan = Omp::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<Omp>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     let name = written.artifacts[0].path.rsplit('/').next().unwrap();
     assert_eq!(file.path, format!("{DIR}/{name}"));
@@ -246,7 +246,7 @@ fn prepare_uses_the_home_relative_folder() {
     assert_eq!(plan.resume_command.as_deref(), Some(format!("cd {CWD} && omp --resume /home/user/{DIR}/{name}").as_str()));
 
     let options = WriteOptions { cwd: Some("/tmp/work/x".into()), native_id: None, home_path: Some("/home/user".into()) };
-    let plan = Omp::prepare(written.artifacts, &Dir::native(target.path()), options).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<Omp>(written.artifacts, &Dir::native(target.path()), options).unwrap();
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     assert!(file.path.starts_with(".omp/agent/sessions/-tmp-work-x/"), "{}", file.path);
     let header = check_chain(&file.bytes);

@@ -29,11 +29,11 @@ fn main() {
         trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, |b| document.push_str(&b.records)).unwrap();
     }
     let cwd = "/home/user/project".to_string();
-    let written = OpenCode::write(&document, WriteOptions { cwd: Some(cwd.clone()), native_id: None, home_path: None }).unwrap();
+    let written = trajhost_codec_sdk::write_document::<OpenCode>(&document, WriteOptions { cwd: Some(cwd.clone()), native_id: None, home_path: None }).unwrap();
     let home_path = rest.first().cloned().unwrap_or_else(|| out.clone());
     std::fs::create_dir_all(out).unwrap();
     let options = WriteOptions { cwd: Some(cwd), native_id: Some(written.native_id.clone()), home_path: Some(home_path) };
-    let plan = OpenCode::prepare(written.artifacts, &Dir::native(out), options).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts, &Dir::native(out), options).unwrap();
     for op in plan.operations {
         if let Operation::CreateFile(f) = op {
             let path = std::path::Path::new(out).join(&f.path);

@@ -58,7 +58,8 @@ pub mod write;
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Artifact, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, WriteOptions, Written,
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
+    WriteOptions,
 };
 
 /// The harness id.
@@ -149,11 +150,12 @@ impl Codec for OpenCode {
         read::Reader::open(home, locator, &options)
     }
 
-    fn write(session: &str, options: WriteOptions) -> Result<Written, CodecError> {
-        write::write(session, &options)
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(WholeDocument::new(options, |session, options| write::write(session, options)))
     }
 
-    fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         prepare::prepare(artifacts, target, &options)
     }
 }

@@ -107,7 +107,7 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
     bytes.push(b'\n');
     Ok(Written {
         native_id: native_id.clone(),
-        artifacts: vec![Artifact { path: format!("{IMPORT_DIR}/{native_id}.json"), bytes }],
+        chunks: vec![Artifact { path: format!("{IMPORT_DIR}/{native_id}.json"), bytes }],
         diagnostics: diags.drain(),
     })
 }

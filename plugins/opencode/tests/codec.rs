@@ -424,7 +424,7 @@ fn write_options() -> WriteOptions {
 fn round_trip_keeps_the_conversation() {
     for (scenario, _) in SCENARIOS {
         let first = read_scenario(scenario);
-        let written = OpenCode::write(&document(&first.records), write_options()).unwrap();
+        let written = trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
         assert_eq!(written.artifacts.len(), 1);
         let artifact = &written.artifacts[0];
         assert_eq!(artifact.path, format!(".local/share/trajhost/opencode-import/{}.json", written.native_id));
@@ -460,7 +460,7 @@ fn round_trip_keeps_the_conversation() {
 fn write_is_deterministic_and_handles_foreign_sessions() {
     let first = read_scenario("parallel");
     let doc = document(&first.records);
-    assert_eq!(OpenCode::write(&doc, write_options()).unwrap().artifacts[0].bytes, OpenCode::write(&doc, write_options()).unwrap().artifacts[0].bytes);
+    assert_eq!(trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes, trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes);
 
     let foreign = [
         json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"codex","native_id":"x","cwd":"/w","started_at":"2026-11-30T04:00:00.000Z"}),
@@ -472,7 +472,7 @@ fn write_is_deterministic_and_handles_foreign_sessions() {
         json!({"id":"k","kind":"compaction","summary":"SUMMARY"}),
     ];
     let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
-    let written = OpenCode::write(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
+    let written = trajhost_codec_sdk::write_document::<OpenCode>(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
     let codes: Vec<(String, String)> = written.diagnostics.iter().map(|d| (d.code.clone(), d.detail.clone())).collect();
     assert!(codes.contains(&("not-carried".into(), "system".into())), "{codes:?}");
     assert!(codes.contains(&("defaulted".into(), "assistant.tokens".into())), "{codes:?}");
@@ -491,12 +491,12 @@ fn write_is_deterministic_and_handles_foreign_sessions() {
 #[test]
 fn prepare_plans_the_import_document_and_its_command() {
     let first = read_scenario("simple");
-    let written = OpenCode::write(&document(&first.records), write_options()).unwrap();
+    let written = trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
     // A fresh home: no database yet (`opencode import` creates it).
     let fresh = tempfile::tempdir().unwrap();
     let home_path = fresh.path().display().to_string();
     let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some(home_path.clone()) };
-    let plan = OpenCode::prepare(written.artifacts.clone(), &Dir::native(fresh.path()), options.clone()).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts.clone(), &Dir::native(fresh.path()), options.clone()).unwrap();
     assert_eq!(plan.native_id, written.native_id);
     assert_eq!(plan.operations.len(), 1);
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
@@ -517,7 +517,7 @@ fn prepare_plans_the_import_document_and_its_command() {
     // read-only and left byte-identical; user messages take the model.
     let target = home("simple");
     let before = sha(&target.path().join(DB));
-    let plan = OpenCode::prepare(written.artifacts.clone(), &Dir::native(target.path()), options.clone()).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts.clone(), &Dir::native(target.path()), options.clone()).unwrap();
     assert_eq!(plan.operations.len(), 1);
     assert_eq!(sha(&target.path().join(DB)), before);
     assert!(plan.resume_command.as_deref().unwrap().ends_with(&format!("opencode --session {}", written.native_id)));
@@ -528,7 +528,7 @@ fn prepare_plans_the_import_document_and_its_command() {
     }
     // Its session already there: refused.
     import(&target.path().join(DB), &serde_json::from_slice(&written.artifacts[0].bytes).unwrap());
-    let err = OpenCode::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
     assert!(format!("{err:?}").contains("never overwrites"), "{err:?}");
 }
 
@@ -538,7 +538,7 @@ fn prepare_plans_the_import_document_and_its_command() {
 fn written_import_document_is_discovered_and_read() {
     for (scenario, _) in SCENARIOS {
         let first = read_scenario(scenario);
-        let written = OpenCode::write(&document(&first.records), write_options()).unwrap();
+        let written = trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
         let out = tempfile::tempdir().unwrap();
         let artifact = &written.artifacts[0];
         let path = out.path().join(&artifact.path);

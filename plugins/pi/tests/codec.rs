@@ -397,7 +397,7 @@ fn write_options(cwd: &str) -> WriteOptions {
 fn round_trip_keeps_the_conversation() {
     for (scenario, _, _) in SCENARIOS {
         let first = read_scenario(scenario);
-        let written = Pi::write(&document(&first.records), write_options(CWD)).unwrap();
+        let written = trajhost_codec_sdk::write_document::<Pi>(&document(&first.records), write_options(CWD)).unwrap();
         assert_eq!(written.artifacts.len(), 1);
         let artifact = &written.artifacts[0];
         let header = check_chain(&artifact.bytes);
@@ -428,8 +428,8 @@ fn round_trip_keeps_the_conversation() {
 fn write_is_deterministic_and_fills_what_pi_requires() {
     let first = read_scenario("simple");
     let doc = document(&first.records);
-    let a = Pi::write(&doc, write_options(CWD)).unwrap();
-    let b = Pi::write(&doc, write_options(CWD)).unwrap();
+    let a = trajhost_codec_sdk::write_document::<Pi>(&doc, write_options(CWD)).unwrap();
+    let b = trajhost_codec_sdk::write_document::<Pi>(&doc, write_options(CWD)).unwrap();
     assert_eq!(a.artifacts[0].bytes, b.artifacts[0].bytes);
     assert_eq!(a.native_id, b.native_id);
 
@@ -445,7 +445,7 @@ fn write_is_deterministic_and_fills_what_pi_requires() {
         json!({"id":"a2","kind":"assistant","text":"done","model":"gpt-5","usage":{"input":5,"output":1}}),
     ];
     let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
-    let written = Pi::write(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
+    let written = trajhost_codec_sdk::write_document::<Pi>(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
     let artifact = &written.artifacts[0];
     assert!(artifact.path.starts_with(".pi/agent/sessions/--w--/2026-11-30T04-00-00-000Z_"));
     check_chain(&artifact.bytes);
@@ -467,10 +467,10 @@ fn write_is_deterministic_and_fills_what_pi_requires() {
 fn prepare_plans_one_new_file_in_the_cwd_folder() {
     let target = copy_of("simple");
     let first = read_scenario("parallel");
-    let written = Pi::write(&document(&first.records), write_options(CWD)).unwrap();
+    let written = trajhost_codec_sdk::write_document::<Pi>(&document(&first.records), write_options(CWD)).unwrap();
     let home_path = target.path().display().to_string();
     let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some(home_path.clone()) };
-    let plan = Pi::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
     assert_eq!(plan.native_id, written.native_id);
     assert_eq!(plan.operations.len(), 1);
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!("expected create-file") };
@@ -482,7 +482,7 @@ fn prepare_plans_one_new_file_in_the_cwd_folder() {
 
     // Another cwd: another folder, and the header names it.
     let options = WriteOptions { cwd: Some("/srv/other dir".into()), native_id: None, home_path: Some(home_path.clone()) };
-    let plan = Pi::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     assert!(file.path.starts_with(".pi/agent/sessions/--srv-other dir--/"), "{}", file.path);
     assert_eq!(check_chain(&file.bytes)["cwd"], "/srv/other dir");
@@ -492,7 +492,7 @@ fn prepare_plans_one_new_file_in_the_cwd_folder() {
     let path = target.path().join(&written.artifacts[0].path);
     std::fs::write(&path, b"x").unwrap();
     let options = WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: Some(home_path) };
-    let err = Pi::prepare(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err = trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
     assert!(format!("{err:?}").contains("already exists"), "{err:?}");
 }
 

@@ -3,7 +3,9 @@
 //! Everything a codec author needs to turn one harness's native session store
 //! into trajhost's canonical records, as a sandboxed WebAssembly component:
 //!
-//! - [`bindings`]: the wit-bindgen bindings of `trajhost:codec@0.1.0`;
+//! - [`bindings`]: the wit-bindgen bindings of `trajhost:codec@0.2.0` (the
+//!   crate carries its own copy of the WIT in `wit/`, so it builds outside
+//!   the trajhost workspace);
 //! - the [`Codec`] trait (every operation but `info`, `discover` and `read` has
 //!   a default) and the [`export_codec!`] macro;
 //! - [`fs::Dir`] / [`fs::File`] over the host's read-only filesystem
@@ -60,7 +62,7 @@ pub use trajhost_canonical as canonical;
 pub mod bindings {
     wit_bindgen::generate!({
         world: "codec-plugin",
-        path: "../../wit/since_v0.1.0",
+        path: "wit",
         pub_export_macro: true,
         export_macro_name: "export_bindings",
         default_bindings_module: "trajhost_codec_sdk::bindings",
@@ -69,13 +71,15 @@ pub mod bindings {
 
 use bindings::exports::trajhost::codec::codec as export;
 pub use export::{
-    Artifact, Batch, CodecInfo, Discovery, Operation, Plan, ReadOptions, SessionRef, WriteOptions,
-    Written,
+    AddJsonEntry, ArtifactChunk, ArtifactInfo, Batch, CodecInfo, CopyArtifact, CreateDatabase, CreateFile, Discovery,
+    InsertRows, Operation, Plan, ReadOptions, SessionRef, Sniffed, TableRows, WriteOptions, Written,
 };
+/// A native file (or a piece of one) relative to a target home.
+pub type Artifact = ArtifactChunk;
 pub use bindings::trajhost::codec::types::{CodecError, Diagnostic, Severity};
 
 /// The API version of the WIT package this SDK binds.
-pub const API_VERSION: &str = "0.1.0";
+pub const API_VERSION: &str = "0.2.0";
 /// This SDK's version.
 pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -91,32 +95,175 @@ pub trait Codec {
     fn discover(home: &fs::Dir) -> Result<Discovery, CodecError>;
 
     /// The session-ref of the session at `locator`. The default runs
-    /// `discover` and picks it out; override it when that is costly.
+    /// `discover` and picks it out; a file outside the session globs (one the
+    /// host sniffed as this codec's, e.g. a renamed copy) gets a ref from its
+    /// name and size. Override it when discovery is costly or the content
+    /// names the session.
     fn inspect(home: &fs::Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        Self::discover(home)?
-            .sessions
-            .into_iter()
-            .find(|s| s.locator == locator)
-            .ok_or_else(|| CodecError::NotFound(locator.to_string()))
+        if let Some(found) = Self::discover(home)?.sessions.into_iter().find(|s| s.locator == locator) {
+            return Ok(found);
+        }
+        loose_file_ref(home, locator)
+    }
+
+    /// Whether a file is in this codec's format, from its path (as data) and
+    /// its first bytes (up to 64 KiB). The host asks when a path lies outside
+    /// every codec's session globs. The default recognizes nothing.
+    fn sniff(_path: &str, _head: &[u8]) -> Option<Sniffed> {
+        None
     }
 
     /// Starts reading one session. `home` is an owned handle to the granted
     /// directory, so the reader may open further files later.
     fn read(home: fs::Dir, locator: &str, options: ReadOptions) -> Result<Self::Reader, CodecError>;
 
-    /// Turns a canonical document (records as JSON lines) into native files.
-    fn write(_session: &str, _options: WriteOptions) -> Result<Written, CodecError> {
+    /// Starts writing a session: the host pushes canonical batches into the
+    /// returned writer. [`WholeDocument`] adapts a function that needs the
+    /// whole document at once.
+    fn write(_options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Err(CodecError::Unsupported("write".into()))
     }
 
-    /// Plans how to install written artifacts into a target home.
+    /// Plans how to install an export's artifacts into a target home. The
+    /// artifacts' bytes are readable in `export` ([`load_artifacts`] reads
+    /// them all; `Operation::CopyArtifact` installs one without reading it).
     fn prepare(
-        _artifacts: Vec<Artifact>,
+        _artifacts: Vec<ArtifactInfo>,
+        _export: &fs::Dir,
         _target: &fs::Dir,
         _options: WriteOptions,
     ) -> Result<Plan, CodecError> {
         Err(CodecError::Unsupported("prepare".into()))
     }
+}
+
+/// A session being written, batch by batch.
+pub trait SessionWriter {
+    /// One batch of canonical records (JSON lines, `meta` first). Returns the
+    /// artifact pieces ready so far; pieces of one path are appended.
+    fn push(&mut self, records: &str) -> Result<Vec<ArtifactChunk>, CodecError>;
+    /// No more records: the remaining pieces, the native id, diagnostics.
+    fn finish(&mut self) -> Result<Written, CodecError>;
+}
+
+/// A writer for formats that need the whole document at once: collects the
+/// pushed records and calls `write` at `finish`. Memory grows with the
+/// session; stream when the format allows.
+pub struct WholeDocument {
+    document: String,
+    options: WriteOptions,
+    write: Option<Box<dyn FnOnce(&str, &WriteOptions) -> Result<Written, CodecError>>>,
+}
+
+impl WholeDocument {
+    pub fn new(
+        options: WriteOptions,
+        write: impl FnOnce(&str, &WriteOptions) -> Result<Written, CodecError> + 'static,
+    ) -> Box<dyn SessionWriter> {
+        Box::new(WholeDocument { document: String::new(), options, write: Some(Box::new(write)) })
+    }
+}
+
+impl SessionWriter for WholeDocument {
+    fn push(&mut self, records: &str) -> Result<Vec<ArtifactChunk>, CodecError> {
+        self.document.push_str(records);
+        if !records.is_empty() && !records.ends_with('\n') {
+            self.document.push('\n');
+        }
+        Ok(Vec::new())
+    }
+
+    fn finish(&mut self) -> Result<Written, CodecError> {
+        let write = self.write.take().ok_or_else(|| CodecError::Other("writer finished twice".into()))?;
+        let document = std::mem::take(&mut self.document);
+        write(&document, &self.options)
+    }
+}
+
+/// Reads every artifact of an export (for `prepare`s that look at bytes).
+pub fn load_artifacts(export: &fs::Dir, artifacts: &[ArtifactInfo]) -> Result<Vec<Artifact>, CodecError> {
+    artifacts
+        .iter()
+        .map(|a| Ok(Artifact { path: a.path.clone(), bytes: export.read_to_end(&a.path, u64::MAX)? }))
+        .collect()
+}
+
+/// A session-ref for a file outside the usual layout: its stem is the id.
+pub fn loose_file_ref(home: &fs::Dir, locator: &str) -> Result<SessionRef, CodecError> {
+    let meta = home.stat(locator)?;
+    let name = locator.rsplit('/').next().unwrap_or(locator);
+    let stem = name.split('.').next().filter(|s| !s.is_empty()).unwrap_or(name);
+    Ok(SessionRef {
+        native_id: stem.to_string(),
+        locator: locator.to_string(),
+        cwd: None,
+        started_at: None,
+        updated_at: None,
+        size: meta.size,
+        native_version: None,
+        title: None,
+    })
+}
+
+/// What a whole write produced, pieces joined per file (native tests).
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug, Clone)]
+pub struct WrittenFiles {
+    pub native_id: String,
+    pub artifacts: Vec<Artifact>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Writes a whole canonical document natively, pushed in batches of
+/// [`NATIVE_WRITE_BATCH_LINES`] lines as the host would, and joins the pieces
+/// per path. For benchmarks and tests.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn write_document<C: Codec>(document: &str, options: WriteOptions) -> Result<WrittenFiles, CodecError> {
+    let mut writer = C::write(options)?;
+    let mut files: Vec<Artifact> = Vec::new();
+    let add = |chunks: Vec<ArtifactChunk>, files: &mut Vec<Artifact>| {
+        for chunk in chunks {
+            match files.iter_mut().find(|f| f.path == chunk.path) {
+                Some(file) => file.bytes.extend_from_slice(&chunk.bytes),
+                None => files.push(chunk),
+            }
+        }
+    };
+    let lines: Vec<&str> = document.split_inclusive('\n').collect();
+    for batch in lines.chunks(NATIVE_WRITE_BATCH_LINES) {
+        let chunks = writer.push(&batch.concat())?;
+        add(chunks, &mut files);
+    }
+    let written = writer.finish()?;
+    add(written.chunks, &mut files);
+    Ok(WrittenFiles { native_id: written.native_id, artifacts: files, diagnostics: written.diagnostics })
+}
+
+/// Lines per batch in [`write_document`]: small, so tests exercise streaming.
+#[cfg(not(target_arch = "wasm32"))]
+pub const NATIVE_WRITE_BATCH_LINES: usize = 7;
+
+/// Runs `prepare` natively on artifacts held in memory: they are put in a
+/// temporary export directory first, as the host would. For tests.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn prepare_artifacts<C: Codec>(artifacts: Vec<Artifact>, target: &fs::Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    use sha2::Digest as _;
+    let export = tempfile::tempdir().map_err(|e| CodecError::Io(e.to_string()))?;
+    let mut infos = Vec::new();
+    for artifact in &artifacts {
+        let path = std::path::Path::new(&artifact.path);
+        if path.is_absolute() || path.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+            return Err(CodecError::Other(format!("artifact path {:?} is not a plain relative path", artifact.path)));
+        }
+        let file = export.path().join(path);
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| CodecError::Io(e.to_string()))?;
+        }
+        std::fs::write(&file, &artifact.bytes).map_err(|e| CodecError::Io(e.to_string()))?;
+        let sha256 = sha2::Sha256::digest(&artifact.bytes).iter().map(|b| format!("{b:02x}")).collect();
+        infos.push(ArtifactInfo { path: artifact.path.clone(), size: artifact.bytes.len() as u64, sha256 });
+    }
+    C::prepare(infos, &fs::Dir::native(export.path()), target, options)
 }
 
 /// A session being read, batch by batch.
@@ -163,8 +310,22 @@ impl<R: SessionReader + 'static> export::GuestSessionReader for ExportedReader<R
     }
 }
 
+#[doc(hidden)]
+pub struct ExportedWriter(std::cell::RefCell<Box<dyn SessionWriter>>);
+
+impl export::GuestSessionWriter for ExportedWriter {
+    fn push(&self, records: String) -> Result<Vec<ArtifactChunk>, CodecError> {
+        self.0.borrow_mut().push(&records)
+    }
+
+    fn finish(&self) -> Result<Written, CodecError> {
+        self.0.borrow_mut().finish()
+    }
+}
+
 impl<C: Codec + 'static> export::Guest for Export<C> {
     type SessionReader = ExportedReader<C::Reader>;
+    type SessionWriter = ExportedWriter;
 
     fn info() -> CodecInfo {
         C::info()
@@ -187,16 +348,22 @@ impl<C: Codec + 'static> export::Guest for Export<C> {
         Ok(export::SessionReader::new(ExportedReader(std::cell::RefCell::new(reader))))
     }
 
-    fn write(session: String, options: WriteOptions) -> Result<Written, CodecError> {
-        C::write(&session, options)
+    fn sniff(path: String, head: Vec<u8>) -> Option<Sniffed> {
+        C::sniff(&path, &head)
+    }
+
+    fn write(options: WriteOptions) -> Result<export::SessionWriter, CodecError> {
+        let writer = C::write(options)?;
+        Ok(export::SessionWriter::new(ExportedWriter(std::cell::RefCell::new(writer))))
     }
 
     fn prepare(
-        artifacts: Vec<Artifact>,
+        artifacts: Vec<ArtifactInfo>,
+        export: &bindings::trajhost::codec::fs::Dir,
         target: &bindings::trajhost::codec::fs::Dir,
         options: WriteOptions,
     ) -> Result<Plan, CodecError> {
-        C::prepare(artifacts, &fs::Dir::from_borrow(target)?, options)
+        C::prepare(artifacts, &fs::Dir::from_borrow(export)?, &fs::Dir::from_borrow(target)?, options)
     }
 }
 
@@ -219,7 +386,7 @@ macro_rules! export_codec {
 
 /// `sdk=<version>;api=<version>`, embedded by [`export_codec!`].
 #[doc(hidden)]
-pub const SDK_SECTION: &str = concat!("sdk=", env!("CARGO_PKG_VERSION"), ";api=0.1.0");
+pub const SDK_SECTION: &str = concat!("sdk=", env!("CARGO_PKG_VERSION"), ";api=0.2.0");
 
 #[doc(hidden)]
 pub const fn sdk_section<const N: usize>() -> [u8; N] {
@@ -241,7 +408,8 @@ pub mod prelude {
     pub use crate::jsonl::{JsonLines, Line};
     pub use crate::records::BatchWriter;
     pub use crate::{
-        Artifact, Batch, Codec, CodecError, CodecInfo, Diagnostic, Discovery, Plan, ReadOptions,
-        SessionReader, SessionRef, Severity, WriteOptions, Written,
+        Artifact, ArtifactChunk, ArtifactInfo, Batch, Codec, CodecError, CodecInfo, Diagnostic, Discovery, Operation,
+        Plan, ReadOptions, SessionReader, SessionRef, SessionWriter, Severity, Sniffed, WholeDocument, WriteOptions,
+        Written,
     };
 }

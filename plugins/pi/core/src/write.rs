@@ -123,7 +123,7 @@ pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<W
         layout::session_dir(flavor, &cwd, options.home_path.as_deref()),
         layout::file_name(start_ms, &native_id)
     );
-    Ok(Written { native_id, artifacts: vec![Artifact { path, bytes }], diagnostics: diags.drain() })
+    Ok(Written { native_id, chunks: vec![Artifact { path, bytes }], diagnostics: diags.drain() })
 }
 
 /// The document's `meta` and the records to write (subagent records and
