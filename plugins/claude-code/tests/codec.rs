@@ -9,7 +9,7 @@ use trajhost_codec_claude_code::{ClaudeCode, Handling, KNOWN_RECORD_TYPES, rfc33
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Codec, CodecError, Operation, ReadOptions, Severity, WriteOptions, Written,
+    Codec, CodecError, Operation, ReadOptions, Severity, WriteOptions,
 };
 use trajhost_codec_testkit::{
     self as kit, Read, Spans, assistants, options, raw_lines, tool_calls, tool_results, users,
