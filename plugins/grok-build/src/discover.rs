@@ -71,9 +71,7 @@ pub fn session_ref(home: &Dir, paths: &mut SessionPaths, files: &[DirEntry], pro
     let summary_path = paths.in_session(SUMMARY);
     let mut summary_diags = Diagnostics::new();
     let summary = Summary::read(home, &summary_path, &mut summary_diags);
-    for d in summary_diags.drain() {
-        problems.add(&d.code, d.severity, d.file.as_deref().unwrap_or(&summary_path), &d.detail);
-    }
+    problems.absorb(&mut summary_diags, &summary_path);
     if paths.identify(summary.id.as_deref()) {
         problems.add(SESSION_ID_MISMATCH, Severity::Warning, &paths.session_dir, "info.id");
     }

@@ -17,7 +17,10 @@ use trajhost_codec_sdk::jsonl::{BadLine, Line};
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
 use crate::dedup::Dedup;
-use crate::util::{Fnv, rfc3339_secs, str_of, type_name};
+use trajhost_codec_sdk::hash::Fnv;
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::text::type_name;
+use trajhost_codec_sdk::time::rfc3339_secs;
 use crate::wire::{WireIndex, call_key, input_hash, text_key, text_of};
 
 /// How the codec treats a native record type.

@@ -124,6 +124,17 @@ impl FileProblems {
         }
     }
 
+    /// Takes over what a helper that reports through [`Diagnostics`] found
+    /// about one file (a side file's parser, say): each entry becomes a
+    /// problem of its own file, else of `file`.
+    pub fn absorb(&mut self, diagnostics: &mut Diagnostics, file: &str) {
+        for d in diagnostics.drain() {
+            for _ in 0..d.count.max(1) {
+                self.add(&d.code, d.severity, d.file.as_deref().unwrap_or(file), &d.detail);
+            }
+        }
+    }
+
     /// The detail of the first problem recorded, for an `inspect` error.
     pub fn first_detail(&self) -> Option<&str> {
         self.entries.values().next().map(|d| d.detail.as_str())
@@ -185,6 +196,19 @@ pub fn list(home: &Dir, path: &str, problems: &mut FileProblems) -> Option<Vec<D
         Err(FsError::NotFound(_)) => None,
         Err(e) => {
             problems.unreadable_directory(path, &e);
+            None
+        }
+    }
+}
+
+/// [`list`] for a reader, whose diagnostics go out with its batches: an
+/// unlistable directory is an aggregated `unreadable-directory` warning.
+pub fn list_or_note(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
+    match home.list(path) {
+        Ok(entries) => Some(entries),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            diags.add(UNREADABLE_DIRECTORY, Severity::Warning, fs_kind(&e), Some(path), None);
             None
         }
     }
@@ -262,6 +286,21 @@ mod tests {
                 (UNREADABLE_FILE.to_string(), "gone.jsonl not-found".to_string()),
                 (UNREADABLE_FILE.to_string(), "s.jsonl io".to_string()),
             ]
+        );
+    }
+
+    #[test]
+    fn absorbed_diagnostics_keep_their_file() {
+        let mut diags = Diagnostics::new();
+        diags.add("malformed-file", Severity::Warning, "json", Some("a/state.json"), None);
+        diags.add("unreadable-file", Severity::Warning, "io", None, None);
+        let mut problems = FileProblems::new();
+        problems.absorb(&mut diags, "a/summary.json");
+        assert!(diags.is_empty());
+        let got: Vec<(String, String)> = problems.drain().into_iter().map(|d| (d.code, d.file.unwrap())).collect();
+        assert_eq!(
+            got,
+            [("malformed-file".into(), "a/state.json".into()), ("unreadable-file".into(), "a/summary.json".into())]
         );
     }
 
