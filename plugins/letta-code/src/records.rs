@@ -19,7 +19,9 @@ use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Reco
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
-use crate::util::{count_of, rfc3339_ms, str_of, type_name};
+use trajhost_codec_sdk::json::{count_of, str_of};
+use trajhost_codec_sdk::text::type_name;
+use trajhost_codec_sdk::time::rfc3339_ms;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handling {
