@@ -19,7 +19,8 @@ use trajhost_codec_sdk::records::BatchWriter;
 
 use crate::clock::Clock;
 use crate::store::ResponseUsage;
-use crate::util::{str_of, type_name};
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::text::type_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handling {
