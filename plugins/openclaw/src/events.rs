@@ -131,7 +131,7 @@ impl Mapper {
             "custom_message" => out.push(Made {
                 id: id.clone(),
                 body: observation(
-                    format!("custom-message/{}", type_name(str_at(entry, "customType").unwrap_or(""))),
+                    format!("custom-message/{}", type_name(str_at(entry, "customType"))),
                     Some(content(entry.get("content"), "custom_message", file, offset, diags).text),
                 ),
                 parent: parent.clone(),
@@ -143,7 +143,7 @@ impl Mapper {
             }),
             _ => match entry_handling(kind) {
                 Some(_) => diags.add("unmapped-record-type", Severity::Info, kind, Some(file), Some(offset)),
-                None => diags.add("unknown-record-type", Severity::Warning, &type_name(kind), Some(file), Some(offset)),
+                None => diags.add("unknown-record-type", Severity::Warning, &type_name(Some(kind)), Some(file), Some(offset)),
             },
         }
         if out.is_empty() {
@@ -201,7 +201,7 @@ impl Mapper {
                 out.push(Made {
                     id: id.to_string(),
                     body: Body::Observation {
-                        subtype: format!("custom/{}", type_name(str_at(message, "customType").unwrap_or(""))),
+                        subtype: format!("custom/{}", type_name(str_at(message, "customType"))),
                         text: Some(c.text),
                     },
                     parent,
@@ -220,7 +220,7 @@ impl Mapper {
             other => diags.add(
                 "unknown-record-type",
                 Severity::Warning,
-                &format!("message/{}", type_name(other)),
+                &format!("message/{}", type_name(Some(other))),
                 Some(file),
                 Some(offset),
             ),
@@ -282,7 +282,7 @@ fn assistant(message: &Json, id: &str, parent: Option<String>, file: &str, offse
             other => diags.add(
                 "unknown-content-block",
                 Severity::Warning,
-                &format!("assistant/{}", type_name(other)),
+                &format!("assistant/{}", type_name(Some(other))),
                 Some(file),
                 Some(offset),
             ),
@@ -357,7 +357,7 @@ fn content(value: Option<&Json>, role: &str, file: &str, offset: u64, diags: &mu
             other => diags.add(
                 "unknown-content-block",
                 Severity::Warning,
-                &format!("{role}/{}", type_name(other)),
+                &format!("{role}/{}", type_name(Some(other))),
                 Some(file),
                 Some(offset),
             ),
@@ -374,14 +374,5 @@ fn join(parts: &[Option<&str>]) -> String {
     parts.iter().flatten().copied().collect::<Vec<_>>().join("/")
 }
 
-/// A type name fit for a diagnostic: the native spelling when it is a plain
-/// identifier, else a placeholder.
-pub fn type_name(kind: &str) -> String {
-    if kind.is_empty() {
-        "(missing)".to_string()
-    } else if kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b':')) {
-        kind.to_string()
-    } else {
-        "(not an identifier)".to_string()
-    }
-}
+pub use trajhost_codec_sdk::text::type_name;
+

@@ -42,14 +42,18 @@ pub fn fixtures(harness: &str, version: &str) -> PathBuf {
     fixtures_root().join(harness).join(version)
 }
 
-/// Copies a directory tree (files and directories; a symlink is copied as
-/// the file it points to).
+/// Copies a directory tree: files, directories, and symlinks as symlinks
+/// (fixtures keep the links a harness left, dangling ones included).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("create {}: {e}", to.display()));
     for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("list {}: {e}", from.display())) {
         let entry = entry.unwrap();
         let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            let link = std::fs::read_link(entry.path()).unwrap();
+            std::os::unix::fs::symlink(&link, &target).unwrap_or_else(|e| panic!("link {}: {e}", target.display()));
+        } else if kind.is_dir() {
             copy_dir(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
@@ -462,6 +466,18 @@ mod tests {
         assert!(!glob_matches(".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/2026/11/rollout-x.jsonl"));
         assert!(!glob_matches("a/*.json", "a/b/c.json"));
         assert!(glob_matches("a/*", "a/"), "`*` matches the empty name too");
+    }
+
+    #[test]
+    fn copies_keep_symlinks_dangling_ones_too() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        std::fs::write(dir.path().join("d/f"), b"x").unwrap();
+        std::os::unix::fs::symlink("f", dir.path().join("d/to-f")).unwrap();
+        std::os::unix::fs::symlink("/nowhere/at/all", dir.path().join("dangling")).unwrap();
+        let copy = copy_of(dir.path());
+        assert_eq!(tree_digest(copy.path()), tree_digest(dir.path()));
+        assert_eq!(std::fs::read(copy.path().join("d/to-f")).unwrap(), b"x");
     }
 
     #[test]
