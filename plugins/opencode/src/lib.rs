@@ -50,7 +50,6 @@ pub mod ids;
 pub mod layout;
 pub mod prepare;
 pub mod read;
-mod sql;
 pub mod store;
 pub mod time;
 pub mod write;

@@ -46,6 +46,22 @@ pub fn sqlite_error(path: &str, error: SqliteError) -> CodecError {
     }
 }
 
+/// What a codec error about `path` says, without the path (which the
+/// diagnostic carries in `file`), for a diagnostic's detail. Codec errors
+/// name files, fields and types, never content.
+pub fn detail_of(path: &str, error: &CodecError) -> String {
+    let message = match error {
+        CodecError::Unsupported(m)
+        | CodecError::NotFound(m)
+        | CodecError::Malformed(m)
+        | CodecError::Io(m)
+        | CodecError::LimitExceeded(m)
+        | CodecError::Other(m) => m,
+    };
+    let message = message.strip_prefix(path).map_or(message.as_str(), |m| m.trim_start_matches(':').trim_start());
+    if message.is_empty() { "error".to_string() } else { message.to_string() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +75,7 @@ mod tests {
         assert_eq!(sqlite_kind(&SqliteError::Sqlite("no such table".into())), "sqlite");
         let e = sqlite_error("db.sqlite", SqliteError::LimitExceeded("rows".into()));
         assert!(matches!(&e, CodecError::LimitExceeded(m) if m == "db.sqlite: rows"), "{e:?}");
+        assert_eq!(detail_of("db.sqlite", &e), "rows");
+        assert_eq!(detail_of("db.sqlite", &CodecError::Unsupported("no `part` table".into())), "no `part` table");
     }
 }
