@@ -26,15 +26,7 @@ use trajhost_codec_sdk::Severity;
 
 use crate::native::{Block, Message, Metrics};
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every message `role` of the transcript.
 pub const KNOWN_ROLES: &[(&str, Handling)] = &[

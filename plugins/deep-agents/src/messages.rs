@@ -25,11 +25,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usag
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::Severity;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    Mapped(&'static str),
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every message `type` (LangChain message classes, chunks included).
 pub const KNOWN_MESSAGE_TYPES: &[(&str, Handling)] = &[

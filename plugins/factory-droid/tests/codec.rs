@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_factory_droid::{FactoryDroid, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_factory_droid::{FactoryDroid, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, ReadOptions, Severity};
@@ -399,26 +399,8 @@ fn every_record_type_is_mapped_or_reported() {
     for (scenario, id) in SCENARIOS {
         let raw = raw_lines(&home(scenario).join(locator(id)));
         let read = read_scenario(scenario);
-        assert!(read.diag("unknown-record-type").is_none(), "{scenario}");
         assert!(read.diag("unknown-content-block").is_none(), "{scenario}");
-        for (kind, handling) in KNOWN_RECORD_TYPES {
-            let count = raw.iter().filter(|l| l["type"] == *kind).count() as u32;
-            if count == 0 {
-                continue;
-            }
-            match handling {
-                Handling::Reported => {
-                    let d = read
-                        .diagnostics
-                        .iter()
-                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
-                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
-                    assert_eq!(d.count, count, "{scenario}: {kind}");
-                    assert_eq!(d.severity, Severity::Info);
-                }
-                Handling::Mapped(_) => assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}"),
-            }
-        }
+        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| raw.iter().filter(|l| l["type"] == kind).count() as u32);
     }
 }
 

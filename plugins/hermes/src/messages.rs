@@ -43,15 +43,7 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::sql::Row;
 use crate::time::from_epoch_secs;
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every `messages.role` Hermes writes (OpenAI chat roles).
 pub const KNOWN_ROLES: &[(&str, Handling)] = &[
@@ -66,7 +58,7 @@ pub const KNOWN_PARTS: &[&str] = &["text", "input_text", "output_text", "image_u
 
 /// How `role` is handled; `None` for a role the codec has never seen.
 pub fn handling(role: &str) -> Option<Handling> {
-    KNOWN_ROLES.iter().find(|(k, _)| *k == role).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_ROLES, role)
 }
 
 /// Columns of `messages` the reader selects (those the schema has).

@@ -18,15 +18,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usag
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::Severity;
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every entry `type` OpenClaw's Pi-style transcript is known to hold.
 pub const KNOWN_ENTRY_TYPES: &[(&str, Handling)] = &[
@@ -57,11 +49,11 @@ pub const KNOWN_MESSAGE_ROLES: &[(&str, Handling)] = &[
 ];
 
 pub fn entry_handling(kind: &str) -> Option<Handling> {
-    KNOWN_ENTRY_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_ENTRY_TYPES, kind)
 }
 
 pub fn role_handling(role: &str) -> Option<Handling> {
-    KNOWN_MESSAGE_ROLES.iter().find(|(k, _)| *k == role).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_MESSAGE_ROLES, role)
 }
 
 /// A record made from an entry, before it gets the row-wide fields.

@@ -48,6 +48,7 @@ pub mod hash;
 pub mod head;
 pub mod json;
 pub mod jsonl;
+pub mod known;
 pub mod paths;
 pub mod records;
 pub mod sql;

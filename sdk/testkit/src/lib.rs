@@ -26,7 +26,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions};
+use trajhost_codec_sdk::known::{Handling, UNKNOWN_RECORD_TYPE, UNMAPPED_RECORD_TYPE};
+use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, Severity};
 
 pub use trajhost_codec_sdk as sdk;
 
@@ -369,6 +370,35 @@ pub fn check_spans(home: &Path, read: &Read, kind: Spans) {
     }
 }
 
+// ------------------------------------------------------------------ native types
+
+/// Every native type of `table` that the raw session holds (`count` says
+/// how many records of a type it holds) is handled as the table says:
+/// a mapped one is named by no diagnostic; a reported one by one
+/// `unmapped-record-type` info diagnostic that counts exactly its records.
+/// And no `unknown-record-type` diagnostic at all.
+pub fn check_handling(read: &Read, table: &[(&str, Handling)], count: impl Fn(&str) -> u32) {
+    assert!(read.diag(UNKNOWN_RECORD_TYPE).is_none(), "unknown types: {:?}", read.diagnostics);
+    for (kind, handling) in table {
+        let n = count(kind);
+        if n == 0 {
+            continue;
+        }
+        match handling {
+            Handling::Reported => {
+                let d = read
+                    .diag_with(UNMAPPED_RECORD_TYPE, kind)
+                    .unwrap_or_else(|| panic!("{kind}: {n} records, not reported: {:?}", read.diagnostics));
+                assert_eq!(d.count, n, "{kind}: reported {} times, {n} records", d.count);
+                assert_eq!(d.severity, Severity::Info, "{kind}");
+            }
+            Handling::Mapped(_) => {
+                assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{kind} is mapped, yet named: {:?}", read.diagnostics)
+            }
+        }
+    }
+}
+
 // ------------------------------------------------------------------ ids
 
 /// Two reads of the same bytes give the same records, and ids are unique.
@@ -532,6 +562,27 @@ mod tests {
         assert!(!bad(Some(("s.jsonl", 3, 5)), Spans::Bytes), "bytes may start anywhere");
         assert!(bad(Some(("gone.jsonl", 0, 1)), Spans::Bytes), "a missing file");
         assert!(bad(Some(("s.jsonl", 7, 1)), Spans::Rows), "a row span has no length");
+    }
+
+    #[test]
+    fn handling_checks_count_reported_types_and_refuse_named_mapped_ones() {
+        const TABLE: &[(&str, Handling)] = &[("user", Handling::Mapped("user")), ("progress", Handling::Reported)];
+        let diag = |code: &str, detail: &str, count| Diagnostic {
+            code: code.into(),
+            severity: Severity::Info,
+            detail: detail.into(),
+            count,
+            file: None,
+            offset: None,
+        };
+        let read = |diagnostics| Read { diagnostics, ..Read::default() };
+        let counts = |k: &str| if k == "progress" { 2 } else { 1 };
+        check_handling(&read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2)]), TABLE, counts);
+        let fails = |r: Read| std::panic::catch_unwind(|| check_handling(&r, TABLE, counts)).is_err();
+        assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 1)])), "wrong count");
+        assert!(fails(read(vec![])), "not reported");
+        assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2), diag("x", "user", 1)])), "mapped yet named");
+        assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2), diag(UNKNOWN_RECORD_TYPE, "y", 1)])));
     }
 
     #[test]

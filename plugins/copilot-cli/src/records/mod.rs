@@ -29,15 +29,7 @@ use crate::native::{self, Event};
 
 pub use meta::session_meta;
 
-/// How the codec treats an event type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every event type of the `SessionEvent` union (copilot-sdk
 /// `session-events.schema.json`), plus `session.usage_record`, which
@@ -167,7 +159,7 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
 
 /// How `kind` is handled; `None` for a type the codec has never seen.
 pub fn handling(kind: &str) -> Option<Handling> {
-    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
 /// Where records and diagnostics go.

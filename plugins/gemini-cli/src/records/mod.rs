@@ -28,15 +28,7 @@ use crate::native::{self, LineKind};
 
 pub use meta::{child_meta, session_meta};
 
-/// How the codec treats a native record kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every kind of line Gemini CLI (0.39–0.61) is known to write. Message
 /// records are named by their `type`; `$set` patches by the key they set.
@@ -64,7 +56,7 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
 
 /// How `kind` is handled; `None` for a kind the codec has never seen.
 pub fn handling(kind: &str) -> Option<Handling> {
-    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
 /// The record kinds of one line, as [`KNOWN_RECORD_TYPES`] names them (a
