@@ -9,10 +9,10 @@ use trajhost_codec_claude_code::{ClaudeCode, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Codec, CodecError, Operation, ReadOptions, Severity, WriteOptions,
+    Codec, CodecError, Operation, Severity, WriteOptions,
 };
 use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, options, raw_lines, tool_calls, tool_results, users,
+    self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users,
 };
 
 const PROJECT: &str = ".claude/projects/-home-user-project";
@@ -36,10 +36,6 @@ fn home(scenario: &str) -> PathBuf {
 
 fn locator(id: &str) -> String {
     format!("{PROJECT}/{id}.jsonl")
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<ClaudeCode>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
@@ -536,28 +532,6 @@ fn ids_are_stable_and_unique() {
                 _ => {}
             }
         }
-    }
-}
-
-#[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, id) in SCENARIOS {
-        let whole = read(&home(scenario), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(&home(scenario), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(
-            format!("{:?}", small.diagnostics),
-            format!("{:?}", whole.diagnostics),
-            "{scenario}"
-        );
-        assert_eq!(
-            small.early_diagnostics, 0,
-            "diagnostics go out with the last batch"
-        );
-        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
     }
 }
 

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use trajhost_codec_cline::{Cline, KNOWN_BLOCKS, KNOWN_ROLES};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, ReadOptions, Severity};
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, options, tool_calls, tool_results, users};
+use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
 
 const INDEX: &str = ".cline/data/db/sessions.db";
 
@@ -39,10 +39,6 @@ fn id_of(scenario: &str) -> &'static str {
 /// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
     kit::copy_of(&fixtures().join(scenario))
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<Cline>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
@@ -297,21 +293,6 @@ fn ids_are_stable_unique_native_and_spans_slice_messages() {
                 }
             }
         }
-    }
-}
-
-#[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let whole = read(home.path(), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(home.path(), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(small.early_diagnostics, 0);
-        let zero = read_with(home.path(), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
     }
 }
 

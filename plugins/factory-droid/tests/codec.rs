@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use trajhost_codec_factory_droid::{FactoryDroid, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, ReadOptions, Severity};
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, options, raw_lines, tool_calls, tool_results, users};
+use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users};
 
 const PROJECT: &str = ".factory/sessions/-home-user-project";
 const CWD: &str = "/home/user/project";
@@ -37,10 +37,6 @@ fn scenario(name: &str) -> (&'static str, &'static str) {
 
 fn locator(id: &str) -> String {
     format!("{PROJECT}/{id}.jsonl")
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<FactoryDroid>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
@@ -327,21 +323,6 @@ fn ids_are_stable_and_unique() {
                 assert_eq!(&r.id, call_id);
             }
         }
-    }
-}
-
-#[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, id) in SCENARIOS {
-        let whole = read(&home(scenario), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(&home(scenario), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
-        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
-        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
     }
 }
 

@@ -29,10 +29,6 @@ fn home(scenario: &str) -> PathBuf {
     kit::fixtures("letta-code", "0.25.9").join(scenario)
 }
 
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<LettaCode>(home, locator, options)
-}
-
 fn read(home: &Path) -> Read {
     kit::read::<LettaCode>(home, LOCATOR)
 }
@@ -214,17 +210,6 @@ fn multibyte_and_long_output_are_intact() {
     let result = tool_results(&records)[0].1;
     assert!(result.contains("LONG-OUTPUT-BEGIN LEMON-512"));
     assert!(assistants(&records).iter().any(|a| a.text.contains("LEMON-512")));
-}
-
-#[test]
-fn ids_are_unique_and_stable_across_reads_and_batch_sizes() {
-    for (name, _) in SCENARIOS {
-        let a = read(&home(name));
-        let b = read_with(&home(name), LOCATOR, ReadOptions { max_batch_records: 1, max_batch_bytes: 1 });
-        assert_eq!(a.records, b.records, "{name}");
-        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids.len(), a.records.len(), "{name}");
-    }
 }
 
 #[test]

@@ -45,10 +45,6 @@ fn home(scenario: &str) -> tempfile::TempDir {
     kit::copy_of(&fixtures().join(scenario))
 }
 
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<OpenCode>(home, locator, options)
-}
-
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<OpenCode>(home, locator)
 }
@@ -171,18 +167,6 @@ fn failing_parallel_multibyte_and_long_output() {
     let r = tool_results(&read.records)[0];
     assert!(r.1.contains("LONG-OUTPUT-END LIME-1024") && r.1.starts_with("...output truncated..."));
     assert_eq!(read.diag("tool-output-truncated").unwrap().detail, "tool/bash");
-}
-
-#[test]
-fn ids_are_stable_unique_and_batching_does_not_change_records() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let a = read(home.path(), &locator(id));
-        let b = read_with(home.path(), &locator(id), ReadOptions { max_batch_records: 1, max_batch_bytes: 1 });
-        assert_eq!(a.records, b.records, "{scenario}");
-        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids.len(), a.records.len(), "{scenario}");
-    }
 }
 
 // ---------------------------------------------------------------- types

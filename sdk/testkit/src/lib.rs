@@ -11,6 +11,10 @@
 //! - [`check_store_untouched`]: discover and read leave the store
 //!   byte-identical (every file hashed before and after, `-wal` and `-shm`
 //!   included, and no file added or removed);
+//! - [`check_batching`]: batch caps change how a session is cut, not what
+//!   it holds;
+//! - [`check_handling`]: every native type of a codec's table is mapped or
+//!   counted in a diagnostic;
 //! - [`conformance`]: all of these and `meta` first, in one call.
 //!
 //! ```ignore
@@ -417,6 +421,28 @@ pub fn check_unique_ids(read: &Read) {
     }
 }
 
+/// Batch caps change how a session is cut, never what it holds: read in
+/// one batch, in batches of 2 records / 512 bytes (soft caps: a native
+/// line that gives several records may overshoot, but the session is cut),
+/// and
+/// with zero caps (one record a batch), the records and diagnostics are
+/// the same, and diagnostics go out with the last batch. Returns the read
+/// in one batch.
+pub fn check_batching<C: Codec>(home: &Path, locator: &str) -> Read {
+    let whole = read::<C>(home, locator);
+    assert_eq!(whole.batches, 1, "{locator}: a fixture session fits one batch");
+    let small = read_with::<C>(home, locator, options(2, 512));
+    if whole.records.len() > 2 {
+        assert!(small.batches > 1, "{locator}: {} records in one batch of 2", whole.records.len());
+    }
+    assert_eq!(small.records, whole.records, "{locator}: small batches");
+    assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{locator}: small batches");
+    assert_eq!(small.early_diagnostics, 0, "{locator}: diagnostics go out with the last batch");
+    let zero = read_with::<C>(home, locator, options(0, 0));
+    assert_eq!(zero.records, whole.records, "{locator}: zero caps");
+    whole
+}
+
 /// The first record is `meta`, and only the first.
 pub fn check_meta_first(read: &Read) {
     let kinds = kinds(&read.records);
@@ -487,6 +513,7 @@ pub fn conformance<C: Codec>(home: &Path, locator: &str, spans: Spans) -> Read {
     check_meta_first(&read);
     check_spans(home, &read, spans);
     check_stable_ids::<C>(home, locator);
+    check_batching::<C>(home, locator);
     read
 }
 
