@@ -650,20 +650,11 @@ fn every_record_type_is_mapped_or_reported() {
 fn torn_tail_is_a_warning_and_the_rest_is_read() {
     let dir = copy_of("simple");
     let (_, id) = SCENARIOS[0];
-    let path = dir.path().join(locator(id));
-    let bytes = std::fs::read(&path).unwrap();
     // Cut the last assistant line (the NOTOOL answer) in the middle.
-    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
-    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
-    std::fs::write(&path, &bytes[..start]).unwrap();
-
+    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
-    let d = read.diag("torn-tail").expect("torn-tail diagnostic");
-    assert_eq!(d.severity, Severity::Warning);
-    assert_eq!(d.offset, Some(line_start as u64));
-    assert_eq!(d.file.as_deref(), Some(locator(id).as_str()));
-    assert!(!d.detail.contains("NOTOOL"), "diagnostics carry no content");
-    assert!(read.diag("malformed-line").is_none());
+    kit::check_torn_tail(&read, line_start, "NOTOOL");
+    assert_eq!(read.diag("torn-tail").unwrap().file.as_deref(), Some(locator(id).as_str()));
     assert_eq!(
         users(&read.records).len(),
         2,
@@ -679,19 +670,10 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     let dir = copy_of("failing-tool");
     let (_, id) = SCENARIOS[2];
     let path = dir.path().join(locator(id));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     // Line 4 (an attachment) loses its end; line 5 gets a stray byte.
-    let offset: usize = lines[..3].iter().map(|l| l.len() + 1).sum();
-    lines[3] = lines[3][..40].to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-
+    let offset = kit::corrupt_line(&path, 3, 40);
     let read = read(dir.path(), &locator(id));
-    let d = read.diag("malformed-line").expect("malformed-line diagnostic");
-    assert_eq!(d.severity, Severity::Error);
-    assert_eq!(d.offset, Some(offset as u64));
-    assert_eq!(d.count, 1);
-    assert!(read.diag("torn-tail").is_none());
+    kit::check_corrupt_line(&read, offset);
     assert_eq!(tool_results(&read.records).len(), 1);
     assert!(
         assistants(&read.records)
@@ -700,10 +682,6 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
             .text
             .contains("FINAL ANSWER")
     );
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 // ---------------------------------------------------------------- synthetic shapes

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use trajhost_codec_copilot_cli::{CopilotCli, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_sdk::Codec;
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users};
 
 const STATE: &str = ".copilot/session-state";
@@ -406,18 +406,9 @@ fn every_record_type_is_mapped_or_reported() {
 fn torn_tail_is_a_warning_and_the_rest_is_read() {
     let dir = copy_of("simple");
     let (_, id) = scenario("simple");
-    let path = dir.path().join(locator(id));
-    let bytes = std::fs::read(&path).unwrap();
-    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
-    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
-    std::fs::write(&path, &bytes[..start]).unwrap();
-
+    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
-    let d = read.diag("torn-tail").expect("torn-tail diagnostic");
-    assert_eq!(d.severity, Severity::Warning);
-    assert_eq!(d.offset, Some(line_start as u64));
-    assert!(!d.detail.contains("NOTOOL"));
-    assert!(read.diag("malformed-line").is_none());
+    kit::check_torn_tail(&read, line_start, "NOTOOL");
     assert_eq!(users(&read.records).len(), 2);
     assert_eq!(assistants(&read.records).len(), 2);
     // The torn message's usage record found no message.
@@ -429,23 +420,12 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     let dir = copy_of("failing-tool");
     let (_, id) = scenario("failing-tool");
     let path = dir.path().join(locator(id));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let at = lines.iter().position(|l| l.contains("\"tool.execution_start\"")).unwrap();
-    let offset: usize = lines[..at].iter().map(|l| l.len() + 1).sum();
-    lines[at] = lines[at][..40].to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-
+    let offset = kit::corrupt_line(&path, kit::line_with(&path, "\"tool.execution_start\""), 40);
     let read = read(dir.path(), &locator(id));
-    let d = read.diag("malformed-line").expect("malformed-line diagnostic");
-    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
+    kit::check_corrupt_line(&read, offset);
     assert_eq!(tool_calls(&read.records).len(), 1, "the call is still in the message");
     assert_eq!(tool_results(&read.records).len(), 1);
     assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 // ---------------------------------------------------------------- synthetic shapes

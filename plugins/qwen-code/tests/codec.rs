@@ -448,18 +448,9 @@ fn every_record_type_is_mapped_or_reported() {
 fn torn_tail_is_a_warning_and_the_rest_is_read() {
     let dir = copy_of("simple");
     let (_, id) = scenario("simple");
-    let path = dir.path().join(locator(id));
-    let bytes = std::fs::read(&path).unwrap();
-    let start = find(&bytes, b"\"text\": \"NOTOOL ANSWER").or_else(|| find(&bytes, b"\"text\":\"NOTOOL ANSWER")).unwrap();
-    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
-    std::fs::write(&path, &bytes[..start]).unwrap();
-
+    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
-    let d = read.diag("torn-tail").expect("torn-tail diagnostic");
-    assert_eq!(d.severity, Severity::Warning);
-    assert_eq!(d.offset, Some(line_start as u64));
-    assert!(!d.detail.contains("NOTOOL"));
-    assert!(read.diag("malformed-line").is_none());
+    kit::check_torn_tail(&read, line_start, "NOTOOL");
     assert_eq!(users(&read.records).len(), 2);
     let answers = assistants(&read.records);
     assert_eq!(answers.len(), 2);
@@ -471,21 +462,11 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     let dir = copy_of("failing-tool");
     let (_, id) = scenario("failing-tool");
     let path = dir.path().join(locator(id));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let offset: usize = lines[..1].iter().map(|l| l.len() + 1).sum();
-    lines[1] = lines[1][..40].to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-
+    let offset = kit::corrupt_line(&path, 1, 40);
     let read = read(dir.path(), &locator(id));
-    let d = read.diag("malformed-line").expect("malformed-line diagnostic");
-    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
+    kit::check_corrupt_line(&read, offset);
     assert_eq!(tool_results(&read.records).len(), 1);
     assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 // ---------------------------------------------------------------- synthetic shapes

@@ -374,6 +374,68 @@ pub fn check_spans(home: &Path, read: &Read, kind: Spans) {
     }
 }
 
+// ------------------------------------------------------------------ damage
+
+/// Where `needle` first occurs in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Cuts the JSON-lines file at `path` in the middle of the line holding
+/// `needle` (as a writer killed mid-line leaves it); returns the offset of
+/// that line, where a reader should report the torn tail.
+pub fn tear_at(path: &Path, needle: &str) -> u64 {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let cut = find(&bytes, needle.as_bytes()).unwrap_or_else(|| panic!("{needle:?} not in {}", path.display()));
+    std::fs::write(path, &bytes[..cut]).unwrap();
+    bytes[..cut].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) as u64
+}
+
+/// Cuts line `index` of the JSON-lines file at `path` to its first `keep`
+/// bytes, in the middle of the file; returns the line's offset.
+pub fn corrupt_line(path: &Path, index: usize, keep: usize) -> u64 {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert!(index + 1 < lines.len(), "line {index} is not in the middle of {}", path.display());
+    let offset: usize = lines[..index].iter().map(|l| l.len() + 1).sum();
+    lines[index].truncate(keep);
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    offset as u64
+}
+
+/// The index of the first line of the file at `path` holding `needle`.
+pub fn line_with(path: &Path, needle: &str) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle:?} not in {}", path.display()))
+}
+
+/// A torn tail at `offset` is one `torn-tail` warning there (naming no
+/// content: not `sentinel`, the text of the torn line), and no
+/// `malformed-line`.
+pub fn check_torn_tail(read: &Read, offset: u64, sentinel: &str) {
+    let d = read.diag("torn-tail").unwrap_or_else(|| panic!("no torn-tail diagnostic: {:?}", read.diagnostics));
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Warning, Some(offset), 1), "{d:?}");
+    assert!(!d.detail.contains(sentinel), "diagnostics carry no content: {d:?}");
+    assert!(read.diag("malformed-line").is_none(), "{:?}", read.diagnostics);
+}
+
+/// A corrupt line at `offset` is one `malformed-line` error there, and no
+/// `torn-tail`.
+pub fn check_corrupt_line(read: &Read, offset: u64) {
+    let d = read.diag("malformed-line").unwrap_or_else(|| panic!("no malformed-line diagnostic: {:?}", read.diagnostics));
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset), 1), "{d:?}");
+    assert!(read.diag("torn-tail").is_none(), "{:?}", read.diagnostics);
+}
+
+/// A home holding one JSON-lines file at `locator`, a line per value.
+pub fn home_with_lines(locator: &str, lines: &[Value]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(locator);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    dir
+}
+
 // ------------------------------------------------------------------ native types
 
 /// Every native type of `table` that the raw session holds (`count` says
@@ -610,6 +672,20 @@ mod tests {
         assert!(fails(read(vec![])), "not reported");
         assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2), diag("x", "user", 1)])), "mapped yet named");
         assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2), diag(UNKNOWN_RECORD_TYPE, "y", 1)])));
+    }
+
+    #[test]
+    fn damage_helpers_cut_where_they_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":\"SECRET\"}\n{\"c\":3}\n").unwrap();
+        assert_eq!(line_with(&path, "SECRET"), 1);
+        assert_eq!(corrupt_line(&path, 1, 4), 8);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"b\"\n{\"c\":3}\n");
+        assert_eq!(tear_at(&path, ":3"), 13);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"b\"\n{\"c\"");
+        let home = home_with_lines("a/b.jsonl", &[serde_json::json!({"x": 1})]);
+        assert_eq!(std::fs::read_to_string(home.path().join("a/b.jsonl")).unwrap(), "{\"x\":1}\n");
     }
 
     #[test]
