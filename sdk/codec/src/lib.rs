@@ -49,6 +49,7 @@ pub mod head;
 pub mod json;
 pub mod jsonl;
 pub mod known;
+pub mod lenient;
 pub mod paths;
 pub mod records;
 pub mod sql;
