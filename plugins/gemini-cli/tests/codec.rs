@@ -379,12 +379,9 @@ fn long_output_without_its_spill_file_keeps_the_truncated_text() {
 #[test]
 fn ids_are_stable_and_unique() {
     for (scenario, _, _) in SCENARIOS {
+        // Stable across reads: kit::check_stable_ids, in conformance.
         let a = read_scenario(scenario);
-        let b = read_scenario(scenario);
-        assert_eq!(a.records, b.records, "{scenario}");
-        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        let unique: BTreeSet<&str> = ids.iter().copied().collect();
-        assert_eq!(unique.len(), ids.len(), "{scenario}: duplicate ids {ids:?}");
+        kit::check_unique_ids(&a);
         for r in &a.records {
             match &r.body {
                 Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
@@ -402,13 +399,11 @@ fn src_spans_slice_back_to_the_raw_lines() {
         let home = home(scenario);
         let read = read_scenario(scenario);
         for record in &read.records {
+            // On line boundaries (kit::check_spans, in conformance): one JSON line each.
             let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
-            let bytes = std::fs::read(home.join(&src.file)).unwrap();
-            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
-            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
-            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
-            let line: Value = serde_json::from_slice(&span[..span.len() - 1]).expect("one JSON line");
-            let text = std::str::from_utf8(span).unwrap();
+            let line = kit::span_json(&home, src);
+            let span = kit::span_bytes(&home, src);
+            let text = std::str::from_utf8(&span).unwrap();
             match &record.body {
                 Body::Meta(m) => assert_eq!(line["sessionId"].as_str(), Some(m.native_id.as_str())),
                 // A message's records come from the line that holds it (or
