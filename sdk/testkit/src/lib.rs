@@ -327,7 +327,7 @@ pub enum Spans {
 /// The bytes a span covers, checked to lie inside its file under `home`.
 pub fn span_bytes(home: &Path, src: &SourceSpan) -> Vec<u8> {
     let bytes = std::fs::read(home.join(&src.file)).unwrap_or_else(|e| panic!("span file {}: {e}", src.file));
-    let end = src.offset.checked_add(src.len).unwrap_or(u64::MAX);
+    let end = src.offset.saturating_add(src.len);
     assert!(end <= bytes.len() as u64, "span {src:?} ends past its file ({} bytes)", bytes.len());
     bytes[src.offset as usize..end as usize].to_vec()
 }
@@ -357,7 +357,7 @@ pub fn check_spans(home: &Path, read: &Read, kind: Spans) {
                 .unwrap_or_else(|e| panic!("record {}: src file {}: {e}", record.id, src.file))
         });
         let at = format!("record {} ({}) src {src:?}", record.id, record.body.kind());
-        let end = src.offset.checked_add(src.len).unwrap_or(u64::MAX);
+        let end = src.offset.saturating_add(src.len);
         match kind {
             Spans::Rows => assert_eq!(src.len, 0, "{at}: a row span has no length"),
             _ if is_meta => assert!(end <= bytes.len() as u64, "{at}: ends past the file ({} bytes)", bytes.len()),
