@@ -1,22 +1,30 @@
 //! Builds every codec under `plugins/` (and the test guests under `tests/`)
 //! for wasm32-wasip2 and embeds the codecs in the binary, so a plain
 //! `cargo build` or `cargo install --path host` gives working built-ins.
+//!
+//! rustup does not add rust-toolchain.toml's `targets` to a toolchain that is
+//! already installed, so a missing wasm32-wasip2 is added here (with rustup),
+//! or the build stops saying what to run, before any guest is compiled.
+
+#[path = "build/toolchain.rs"]
+mod toolchain;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sha2::{Digest, Sha256};
+use toolchain::TargetPlan;
 
 const GUEST_TARGET: &str = "wasm32-wasip2";
 const GUEST_PROFILE: &str = "guest";
 /// Guests that exist only for the host's tests.
-const TEST_GUESTS: &[&str] = &["tests/hostile", "tests/hostile-import", "tests/hostile-api", "tests/toy/v1", "tests/toy/v2"];
+const TEST_GUESTS: &[&str] = &["tests/hostile", "tests/broken", "tests/hostile-import", "tests/hostile-api", "tests/toy/v1", "tests/toy/v2"];
 
 fn main() {
     let host_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = host_dir.parent().unwrap().to_path_buf();
-    for watched in ["plugins", "sdk", "wit", "tests/hostile", "tests/hostile-import", "tests/hostile-api", "tests/toy", "Cargo.lock"] {
+    for watched in ["plugins", "sdk", "wit", "tests/hostile", "tests/hostile-import", "tests/hostile-api", "tests/toy", "tests/broken", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
 
@@ -33,6 +41,9 @@ fn main() {
         .collect();
     packages.extend(test_guests.iter().cloned());
 
+    if !ensure_guest_target() {
+        return; // cargo::error= was printed: cargo stops the build.
+    }
     let target_dir = root.join("target").join("guests");
     build_guests(&root, &target_dir, &packages);
     let out_dir = target_dir.join(GUEST_TARGET).join(GUEST_PROFILE);
@@ -91,12 +102,85 @@ fn build_guests(root: &Path, target_dir: &Path, packages: &[(PathBuf, String)]) 
         cmd.env_remove(var);
     }
     let output = cmd.output().expect("running cargo to build the wasm guests");
-    if !output.status.success() {
+    let log = target_dir.join("build-failure.log");
+    if output.status.success() {
+        let _ = std::fs::remove_file(&log); // from an earlier failed build
+    } else {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let saved = match std::fs::create_dir_all(target_dir).and_then(|()| std::fs::write(&log, stderr.as_bytes())) {
+            Ok(()) => format!("cargo's whole output: {}", log.display()),
+            Err(e) => format!("(could not save cargo's whole output to {}: {e})", log.display()),
+        };
         panic!(
-            "building the wasm guests failed (is the {GUEST_TARGET} target installed? `rustup target add {GUEST_TARGET}`)\n{}",
-            String::from_utf8_lossy(&output.stderr)
+            "building the wasm guests failed (cargo build --target {GUEST_TARGET} --profile {GUEST_PROFILE}):\n\n{}\n\n{saved}",
+            toolchain::relevant_cargo_errors(&stderr, 60)
         );
     }
+}
+
+/// Makes sure the guests' target is installed; false when the build must
+/// stop (the reason is printed as `cargo::error=`).
+fn ensure_guest_target() -> bool {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let sysroot = match Command::new(&rustc).args(["--print", "sysroot"]).output() {
+        Ok(out) if out.status.success() => PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()),
+        Ok(out) => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            println!("cargo::error=`{} --print sysroot` failed: {}", Path::new(&rustc).display(), err.trim());
+            return false;
+        }
+        Err(e) => {
+            println!("cargo::error=cannot run `{} --print sysroot`: {e}", Path::new(&rustc).display());
+            return false;
+        }
+    };
+    let installed = toolchain::target_installed(&sysroot, GUEST_TARGET);
+    let rustup = if installed { None } else { find_rustup() };
+    let owner = toolchain::rustup_toolchain_of(&sysroot);
+    match toolchain::target_plan(GUEST_TARGET, &sysroot, installed, rustup.is_some(), owner.as_deref()) {
+        TargetPlan::Ready => true,
+        TargetPlan::Install { toolchain } => {
+            let rustup = rustup.expect("planned only when rustup was found");
+            let shown = format!("rustup target add {GUEST_TARGET} --toolchain {toolchain}");
+            let result = Command::new(&rustup).args(["target", "add", GUEST_TARGET, "--toolchain", &toolchain]).output();
+            let failure = match result {
+                Ok(out) if out.status.success() && toolchain::target_installed(&sysroot, GUEST_TARGET) => None,
+                Ok(out) if out.status.success() => Some(format!("it succeeded but {} still lacks it", sysroot.display())),
+                Ok(out) => {
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    Some(err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim().to_string())
+                }
+                Err(e) => Some(e.to_string()),
+            };
+            match failure {
+                None => {
+                    println!(
+                        "cargo:warning=added the {GUEST_TARGET} target the built-in codecs are compiled to: `{shown}` (once per toolchain)"
+                    );
+                    true
+                }
+                Some(reason) => {
+                    println!("cargo::error=the {GUEST_TARGET} target is missing and `{shown}` failed ({reason}): run it yourself, then build again");
+                    false
+                }
+            }
+        }
+        TargetPlan::Stop(message) => {
+            println!("cargo::error={message}");
+            false
+        }
+    }
+}
+
+/// rustup on PATH, else in `$CARGO_HOME/bin` (where rustup installs itself).
+fn find_rustup() -> Option<PathBuf> {
+    let mut candidates = vec![PathBuf::from("rustup")];
+    if let Some(home) = std::env::var_os("CARGO_HOME") {
+        candidates.push(Path::new(&home).join("bin").join("rustup"));
+    }
+    candidates.into_iter().find(|rustup| {
+        Command::new(rustup).arg("--version").output().is_ok_and(|out| out.status.success())
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {

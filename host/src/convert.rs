@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::canonical::{Body, Record};
 use crate::catalog::Catalog;
 use crate::error::{HostError, Result};
+use crate::install::{InstallOp, InstallPlan, SqlValue, TableRows};
 use crate::inventory::{self, FoundSession};
 use sha2::{Digest, Sha256};
 
@@ -127,8 +128,8 @@ pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path
         .filter(|d| d.code == "not-carried")
         .map(|d| Loss { what: d.detail.clone(), count: u64::from(d.count), found_by: "target codec".into() })
         .collect();
-    let target = read_back(catalog, &target_codec, &out.join("artifacts"), &written.native_id)?;
-    not_carried.extend(compare(&source, &target));
+    let target_kinds = read_back(catalog, &target_codec, &out.join("artifacts"), &written.native_id, &mut source)?;
+    not_carried.extend(source.missing());
     let byte_lossless = found.harness == to
         && artifacts.len() == 1
         && file_digest(&found.session.path).is_ok_and(|(sha, _)| sha == artifacts[0].sha256);
@@ -158,7 +159,7 @@ pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path
         },
         cwd,
         artifacts,
-        fidelity: Fidelity { tier, not_carried, source_kinds: source.kinds, target_kinds: target.kinds },
+        fidelity: Fidelity { tier, not_carried, source_kinds: source.kinds, target_kinds },
     };
     let json = serde_json::to_vec_pretty(&manifest).map_err(|e| HostError::io(out, e))?;
     write_atomically(&out.join("export.json"), &json)?;
@@ -268,8 +269,15 @@ fn artifact_path(out: &Path, rel: &str) -> Result<PathBuf> {
     Ok(out.join("artifacts").join(path))
 }
 
-/// Reads the written artifacts back with the target codec.
-fn read_back(catalog: &Catalog<'_>, codec: &CodecRecord, home: &Path, native_id: &str) -> Result<Essentials> {
+/// Reads the written artifacts back with the target codec, taking every value
+/// it finds off the source's multiset; returns the read-back's kinds.
+fn read_back(
+    catalog: &Catalog<'_>,
+    codec: &CodecRecord,
+    home: &Path,
+    native_id: &str,
+    source: &mut Essentials,
+) -> Result<BTreeMap<String, u64>> {
     let discovery = catalog.instantiate(codec)?.discover(home)?;
     let session = discovery
         .sessions
@@ -281,20 +289,43 @@ fn read_back(catalog: &Catalog<'_>, codec: &CodecRecord, home: &Path, native_id:
             message: format!("wrote session {native_id} but cannot discover it in its own output"),
         })?;
     let mut stream = catalog.instantiate(codec)?.read(home, &session.locator, inventory::default_read_options())?;
-    let mut essentials = Essentials::default();
+    source.sign = -1;
+    let before = std::mem::take(&mut source.kinds);
     while let Some(batch) = stream.next_batch()? {
-        essentials.add_document(&batch.records, &codec.id())?;
+        source.add_document(&batch.records, &codec.id())?;
     }
-    Ok(essentials)
+    Ok(std::mem::replace(&mut source.kinds, before))
 }
 
-/// The values a conversion must keep, per category, as a multiset of
-/// digests (a long session is compared without holding its text), and the
-/// record count per kind.
-#[derive(Default)]
+/// The values a conversion must keep, as one multiset of 128-bit digests of
+/// (category, value): a long session is compared without holding its text.
+/// The source adds (`sign` 1), the read-back takes away (`sign` -1); what
+/// stays positive did not carry over. Also the record count per kind.
 struct Essentials {
-    values: BTreeMap<&'static str, HashMap<[u8; 16], i64>>,
+    /// digest → (count, category: an index into `CATEGORIES`)
+    values: HashMap<[u8; 16], (i32, u8)>,
     kinds: BTreeMap<String, u64>,
+    sign: i32,
+}
+
+/// What a conversion must keep, as named in loss reports.
+const CATEGORIES: &[&str] = &[
+    "user text",
+    "attachments",
+    "assistant text",
+    "usage",
+    "tool call",
+    "tool result",
+    "reasoning text",
+    "opaque reasoning",
+    "system text",
+    "compaction",
+];
+
+impl Default for Essentials {
+    fn default() -> Self {
+        Essentials { values: HashMap::new(), kinds: BTreeMap::new(), sign: 1 }
+    }
 }
 
 impl Essentials {
@@ -311,10 +342,31 @@ impl Essentials {
     }
 
     fn push(&mut self, what: &'static str, value: &str) {
-        let digest = Sha256::digest(value.as_bytes());
+        let mut hasher = Sha256::new();
+        hasher.update(what.as_bytes());
+        hasher.update([0]);
+        hasher.update(value.as_bytes());
         let mut key = [0u8; 16];
-        key.copy_from_slice(&digest[..16]);
-        *self.values.entry(what).or_default().entry(key).or_default() += 1;
+        key.copy_from_slice(&hasher.finalize()[..16]);
+        if self.sign > 0 {
+            debug_assert!(CATEGORIES.contains(&what), "{what} is not in CATEGORIES");
+            let category = CATEGORIES.iter().position(|c| *c == what).unwrap_or(0) as u8;
+            self.values.entry(key).or_insert((0, category)).0 += 1;
+        } else if let Some((count, _)) = self.values.get_mut(&key) {
+            // Values only the target has are not losses.
+            *count -= 1;
+        }
+    }
+
+    /// What the source has that the read-back lacked, per category.
+    fn missing(&self) -> Vec<Loss> {
+        let mut per: BTreeMap<&'static str, u64> = BTreeMap::new();
+        for (count, category) in self.values.values() {
+            if *count > 0 {
+                *per.entry(CATEGORIES[usize::from(*category)]).or_default() += *count as u64;
+            }
+        }
+        per.into_iter().map(|(what, count)| Loss { what: what.to_string(), count, found_by: "read-back".into() }).collect()
     }
 
     fn add(&mut self, r: &Record) {
@@ -361,21 +413,6 @@ fn canonical_json(value: &serde_json::Value) -> String {
     }
 }
 
-/// What the source has that the read-back lacks, per category.
-fn compare(source: &Essentials, target: &Essentials) -> Vec<Loss> {
-    let mut losses = Vec::new();
-    for (what, values) in &source.values {
-        let remaining = target.values.get(what);
-        let missing: i64 = values
-            .iter()
-            .map(|(key, count)| (count - remaining.and_then(|r| r.get(key)).copied().unwrap_or(0)).max(0))
-            .sum();
-        if missing > 0 {
-            losses.push(Loss { what: what.to_string(), count: missing as u64, found_by: "read-back".into() });
-        }
-    }
-    losses
-}
 
 /// Loads an export directory's manifest and checks its artifacts' hashes.
 pub fn load_export(dir: &Path) -> Result<(ExportManifest, Vec<ArtifactInfo>)> {
@@ -412,7 +449,7 @@ pub fn plan(
         .or_else(|| catalog.for_harness(harness).first().copied())
         .cloned()
         .ok_or_else(|| HostError::NoCodec(format!("no codec for {harness}")))?;
-    let home = std::fs::canonicalize(home).map_err(|e| HostError::io(home, e))?;
+    let home = crate::install::resolve_home(home)?;
     let options = WriteOptions {
         cwd: manifest.cwd.clone(),
         native_id: Some(manifest.target.native_id.clone()),
@@ -420,4 +457,52 @@ pub fn plan(
     };
     let plan = catalog.instantiate(&codec)?.prepare(artifacts, &export.join("artifacts"), &home, &options)?;
     Ok((codec, plan))
+}
+
+/// A codec's plan in the installer's terms. `copy-artifact` names an
+/// artifact of the export (`export/artifacts/<artifact>`, listed in the
+/// manifest and hash-checked by [`load_export`]).
+pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Result<InstallPlan> {
+    use crate::wit::latest::codec::Operation;
+    use crate::wit::latest::sqlite::Value as V;
+    let value = |v: V| match v {
+        V::Null => SqlValue::Null,
+        V::Integer(i) => SqlValue::Integer(i),
+        V::Real(f) => SqlValue::Real(f),
+        V::Text(s) => SqlValue::Text(s),
+        V::Blob(b) => SqlValue::Blob(b),
+    };
+    let rows = |rows: Vec<Vec<V>>| rows.into_iter().map(|row| row.into_iter().map(value).collect()).collect();
+    let mut operations = Vec::with_capacity(plan.operations.len());
+    for op in plan.operations {
+        operations.push(match op {
+            Operation::CreateFile(f) => InstallOp::CreateFile { path: f.path, bytes: f.bytes },
+            Operation::CopyArtifact(c) => {
+                if !artifacts.iter().any(|a| a.path == c.artifact) {
+                    return Err(HostError::io(export, format!("the plan copies {:?}, which is not an artifact of this export", c.artifact)));
+                }
+                let file = artifact_path(export, &c.artifact)?;
+                let source = std::fs::canonicalize(&file).map_err(|e| HostError::io(&file, e))?;
+                InstallOp::CopyFile { source, path: c.path }
+            }
+            Operation::InsertRows(i) => {
+                InstallOp::InsertRows { database: i.database, table: i.table, columns: i.columns, rows: rows(i.rows) }
+            }
+            Operation::CreateDatabase(d) => InstallOp::CreateDatabase {
+                path: d.path,
+                schema: d.schema,
+                user_version: d.user_version,
+                tables: d.tables.into_iter().map(|t| TableRows { table: t.table, columns: t.columns, rows: rows(t.rows) }).collect(),
+            },
+            Operation::AddJsonEntry(j) => InstallOp::AddJsonEntry {
+                path: j.path,
+                pointer: j.pointer,
+                key: j.key,
+                match_member: j.match_member,
+                value: j.value,
+                initial: j.initial,
+            },
+        });
+    }
+    Ok(InstallPlan { native_id: plan.native_id, operations, resume_command: plan.resume_command })
 }

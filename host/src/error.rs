@@ -87,6 +87,9 @@ pub enum HostError {
     #[error("{0}")]
     SessionNotFound(String),
 
+    #[error(transparent)]
+    Install(#[from] crate::install::InstallError),
+
     #[error("plugin blob {path} does not match its recorded sha256 (expected {expected}, found {found}); reinstall it or run `trajhost plugin verify`")]
     Tampered { path: PathBuf, expected: String, found: String },
 }

@@ -13,19 +13,21 @@
 //! - [`catalog`]: built-ins + installed codecs and codec selection;
 //! - [`inventory`]: discovery and session resolution across harnesses;
 //! - [`convert`]: export a session to another harness, with a fidelity report;
-//! - [`plan`]: validate and apply a codec's install plan, all or nothing.
+//! - [`install`]: validate and apply a codec's install plan, all or nothing,
+//!   also across a kill (journal + recovery).
 
-pub mod bench;
 pub mod capabilities;
 pub mod catalog;
+pub mod conformance;
 pub mod convert;
 pub mod digest;
 pub mod error;
+pub mod install;
 pub mod inventory;
 pub mod limits;
-pub mod plan;
 pub mod registry;
 pub mod runtime;
+pub mod scaffold;
 pub mod time;
 pub mod trajectory;
 pub mod wit;

@@ -4,9 +4,8 @@ use std::path::PathBuf;
 
 use trajhost::catalog::Catalog;
 use trajhost::convert::{self, ExportManifest, Tier};
+use trajhost::install::{self, InstallOp, RecoveryOutcome};
 use trajhost::inventory;
-use trajhost::plan;
-use trajhost::wit::latest::codec::Operation;
 
 use super::{Context, default_home, exit};
 
@@ -91,23 +90,31 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let home = args.home.clone().unwrap_or_else(default_home);
     let (manifest, artifacts) = convert::load_export(&args.export)?;
     let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &args.export, &home)?;
-    let home = std::fs::canonicalize(&home)?;
-    let applied = if args.dry_run { plan::validate(&plan, &home)? } else { plan::execute(&plan, &home)? };
+    let home = install::resolve_home(&home)?;
+    let plan = convert::install_plan(plan, &args.export, &artifacts)?;
+    let applied = if args.dry_run {
+        install::validate(&plan, &home)?
+    } else {
+        install::execute(&plan, &home, &install::journal_dir(ctx.registry.data_dir()))?
+    };
     if args.json {
         let operations: Vec<serde_json::Value> = plan
             .operations
             .iter()
             .map(|op| match op {
-                Operation::CreateFile(f) => serde_json::json!({"op": "create-file", "path": f.path, "bytes": f.bytes.len()}),
-                Operation::InsertRows(i) => {
-                    serde_json::json!({"op": "insert-rows", "database": i.database, "table": i.table, "rows": i.rows.len()})
+                InstallOp::CreateFile { path, bytes } => serde_json::json!({"op": "create-file", "path": path, "bytes": bytes.len()}),
+                InstallOp::CopyFile { source, path } => serde_json::json!({"op": "copy-artifact", "path": path, "source": source}),
+                InstallOp::InsertRows { database, table, rows, .. } => {
+                    serde_json::json!({"op": "insert-rows", "database": database, "table": table, "rows": rows.len()})
                 }
-                Operation::CopyArtifact(c) => serde_json::json!({"op": "copy-artifact", "artifact": c.artifact, "path": c.path}),
-                Operation::CreateDatabase(d) => serde_json::json!({
-                    "op": "create-database", "path": d.path,
-                    "tables": d.tables.iter().map(|t| serde_json::json!({"table": t.table, "rows": t.rows.len()})).collect::<Vec<_>>(),
+                InstallOp::CreateDatabase { path, tables, .. } => serde_json::json!({
+                    "op": "create-database",
+                    "path": path,
+                    "tables": tables.iter().map(|t| serde_json::json!({"table": t.table, "rows": t.rows.len()})).collect::<Vec<_>>(),
                 }),
-                Operation::AddJsonEntry(j) => serde_json::json!({"op": "add-json-entry", "path": j.path, "pointer": j.pointer, "key": j.key}),
+                InstallOp::AddJsonEntry { path, pointer, key, .. } => {
+                    serde_json::json!({"op": "add-json-entry", "path": path, "pointer": pointer, "key": key})
+                }
             })
             .collect();
         println!(
@@ -118,21 +125,55 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 "home": home,
                 "dry_run": args.dry_run,
                 "operations": operations,
+                "applied": applied,
                 "resume_command": plan.resume_command,
             }))?
         );
     } else {
-        let verb = if args.dry_run { "would create" } else { "created" };
+        let would = |done: &'static str, planned: &'static str| if args.dry_run { planned } else { done };
         for file in &applied.created_files {
-            println!("{verb} {}", file.display());
+            println!("{} {}", would("created", "would create"), file.display());
         }
-        let verb = if args.dry_run { "would insert" } else { "inserted" };
+        for db in &applied.created_databases {
+            let rows: usize = db.rows.iter().map(|(_, n)| n).sum();
+            println!("{} database {} ({rows} row(s))", would("created", "would create"), db.path.display());
+        }
         for (db, table, rows) in &applied.inserted_rows {
-            println!("{verb} {rows} row(s) into {table} in {}", db.display());
+            println!("{} {rows} row(s) into {table} in {}", would("inserted", "would insert"), db.display());
+        }
+        for entry in &applied.json_entries {
+            let place = match &entry.key {
+                Some(key) => format!("{key:?} at {:?}", entry.pointer),
+                None => format!("an element at {:?}", entry.pointer),
+            };
+            if entry.added {
+                println!("{} {place} in {}", would("added", "would add"), entry.path.display());
+            } else {
+                println!("already present: {place} in {}", entry.path.display());
+            }
         }
         if let Some(command) = &plan.resume_command {
             println!("resume with:\n  {command}");
         }
     }
     Ok(exit::OK)
+}
+
+/// Completes or undoes installs a kill interrupted (run before every
+/// command); says so on stderr, one line each.
+pub fn recover_installs(data_dir: &std::path::Path) {
+    match install::recover(&install::journal_dir(data_dir)) {
+        Ok(recovered) => {
+            for r in recovered {
+                let what = match r.outcome {
+                    RecoveryOutcome::RolledBack => "undone (it was interrupted before anything was visible)",
+                    RecoveryOutcome::RolledForward => "completed",
+                    RecoveryOutcome::Retrying => "still incomplete; the next command retries",
+                };
+                let problems = if r.problems.is_empty() { String::new() } else { format!(": {}", r.problems.join("; ")) };
+                eprintln!("trajhost: an interrupted install of {} into {} was {what}{problems}", r.native_id, r.home.display());
+            }
+        }
+        Err(error) => eprintln!("trajhost: warning: cannot recover interrupted installs: {error}"),
+    }
 }

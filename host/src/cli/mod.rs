@@ -2,7 +2,6 @@
 //! library; this is the only place that prints.
 
 mod convert;
-mod bench;
 mod plugin;
 mod read;
 mod sessions;
@@ -67,8 +66,6 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Install an export directory into a harness's native store.
     Prepare(convert::PrepareArgs),
-    /// Measure the sandbox's cost: wasm vs native, peak RSS, load times, SQLite, casr.
-    Bench(bench::Args),
     /// Install, list, remove, verify and test codecs.
     #[command(subcommand)]
     Plugin(plugin::Command),
@@ -113,12 +110,12 @@ pub fn main() -> ExitCode {
         Command::Plugin(plugin::Command::Test(_)) => Mode::Metered,
         _ => Mode::Production,
     };
+    convert::recover_installs(&cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir));
     let result = Context::new(&cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match &cli.command {
         Command::Sessions(args) => sessions::run(&ctx, args),
         Command::Read(args) => read::run(&ctx, args),
         Command::Convert(args) => convert::run_convert(&ctx, args),
         Command::Prepare(args) => convert::run_prepare(&ctx, args),
-        Command::Bench(args) => bench::run(&ctx, args),
         Command::Plugin(command) => plugin::run(&ctx, command),
     });
     match result {

@@ -4,9 +4,13 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use trajhost::HostError;
 use trajhost::catalog::Catalog;
+use trajhost::conformance::expect::{self, ExpectationsFile, TextWatch, Unmet};
+use trajhost::conformance::{self, Check, Failure};
 use trajhost::inventory;
 use trajhost::registry::{CodecSource, Installed, VerifyStatus};
+use trajhost::scaffold::{self, SdkSource};
 
 use super::{Context, exit};
 
@@ -34,9 +38,29 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run a codec over fixture homes and report records, diagnostics,
-    /// instructions (fuel) and peak memory.
+    /// Run a codec over fixture homes: report records, diagnostics,
+    /// instructions (fuel) and peak memory, run the conformance checks, and
+    /// check an expectations file. Exit 1 when a check or expectation fails,
+    /// 4 when the codec traps or hits a limit.
     Test(TestArgs),
+    /// Create a codec crate that builds on its own, outside this repository,
+    /// and passes `plugin test` unchanged.
+    New(NewArgs),
+}
+
+#[derive(clap::Args)]
+pub struct NewArgs {
+    /// The harness id (lowercase letters, digits, `-`); the crate is NAME-codec.
+    name: String,
+    /// Where to create the crate (default: ./NAME-codec). Must not exist or be empty.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Take the SDK from this directory (default: this trajhost's checkout, sdk/codec).
+    #[arg(long, value_name = "DIR", conflicts_with = "sdk_git")]
+    sdk_path: Option<PathBuf>,
+    /// Take the SDK from this git repository instead.
+    #[arg(long, value_name = "URL")]
+    sdk_git: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -45,6 +69,10 @@ pub struct TestArgs {
     /// Directories to use as homes (each is discovered, then every session read).
     #[arg(required = true)]
     fixtures: Vec<PathBuf>,
+    /// An expectations file (TOML: record counts per kind, texts that must
+    /// appear, diagnostics allowed, session count; see sdk/README.md).
+    #[arg(long, value_name = "FILE")]
+    expect: Option<PathBuf>,
     #[arg(long)]
     json: bool,
 }
@@ -96,7 +124,34 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<u8> {
             Ok(if bad { exit::TAMPERED } else { exit::OK })
         }
         Command::Test(args) => test(ctx, args),
+        Command::New(args) => new(args),
     }
+}
+
+fn new(args: &NewArgs) -> anyhow::Result<u8> {
+    let sdk = match (&args.sdk_path, &args.sdk_git) {
+        (Some(path), _) => SdkSource::Path(std::path::absolute(path)?),
+        (None, Some(url)) => SdkSource::Git { url: url.clone() },
+        (None, None) => SdkSource::this_checkout().ok_or_else(|| {
+            anyhow::anyhow!("this trajhost was built from a checkout that is gone, so it cannot point at its SDK; pass --sdk-path DIR or --sdk-git URL")
+        })?,
+    };
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}-codec", args.name)));
+    let made = scaffold::create(&scaffold::Options { name: args.name.clone(), dir: std::path::absolute(&dir)?, sdk: sdk.clone() })?;
+    println!("created {} in {}", made.crate_name, made.dir.display());
+    println!("SDK dependency: {}", sdk.describe());
+    println!("next:");
+    println!("  cd {}", made.dir.display());
+    println!("  rustup target add wasm32-wasip2   # once");
+    println!("  cargo build --target wasm32-wasip2 --release");
+    println!("  cargo test-native");
+    println!(
+        "  trajhost plugin test target/{} {} --expect expect.toml",
+        made.wasm.display(),
+        made.fixture.display()
+    );
+    println!("  trajhost plugin install target/{}", made.wasm.display());
+    Ok(exit::OK)
 }
 
 fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
@@ -116,7 +171,7 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
         writeln!(out)?;
         return Ok(exit::OK);
     }
-    writeln!(out, "{:<24} {:<22} {:<10} {:<6} {}", "CODEC", "NATIVE VERSIONS", "SOURCE", "API", "NOTE")?;
+    writeln!(out, "{:<24} {:<22} {:<10} {:<6} NOTE", "CODEC", "NATIVE VERSIONS", "SOURCE", "API")?;
     for e in catalog.entries() {
         let source = match &e.record.source {
             CodecSource::Builtin => "built-in",
@@ -128,10 +183,19 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-#[derive(serde::Serialize, Default)]
+fn describe_diagnostic(d: &trajhost::wit::latest::types::Diagnostic) -> String {
+    format!("{} {} ×{}", d.code, d.detail, d.count)
+}
+
+fn is_sandbox_error(error: &HostError) -> bool {
+    matches!(error, HostError::Trap { .. } | HostError::LimitExceeded { .. })
+}
+
+#[derive(serde::Serialize)]
 struct SessionReport {
-    fixture: PathBuf,
-    session: String,
+    native_id: String,
+    locator: String,
+    native_version: Option<String>,
     records: u64,
     kinds: BTreeMap<String, u64>,
     diagnostics: Vec<String>,
@@ -140,92 +204,203 @@ struct SessionReport {
     error: Option<String>,
 }
 
+#[derive(serde::Serialize)]
+struct FixtureReport {
+    fixture: PathBuf,
+    discovered: usize,
+    diagnostics: Vec<String>,
+    fuel: Option<u64>,
+    peak_memory: usize,
+    error: Option<String>,
+    sessions: Vec<SessionReport>,
+}
+
+#[derive(serde::Serialize)]
+struct TestReport {
+    codec: String,
+    file: String,
+    checks: Vec<&'static str>,
+    fixtures: Vec<FixtureReport>,
+    failures: Vec<Failure>,
+    unmet: Vec<Unmet>,
+    passed: bool,
+}
+
 fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
     let name = args.file.display().to_string();
     let bytes = std::fs::read(&args.file).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let expectations = match &args.expect {
+        Some(path) => {
+            let file = ExpectationsFile::load(path)?;
+            file.check_fixtures_exist(&args.fixtures)?;
+            Some(file)
+        }
+        None => None,
+    };
     let component = ctx.runtime.compile(&bytes, &name)?;
     let loaded = ctx.runtime.prepare(&component, &name)?;
     let info = loaded.instantiate(&ctx.runtime)?.info()?;
     let codec_id = format!("{}@{}", info.harness, info.codec_version);
-    let mut reports = Vec::new();
+
+    let mut report = TestReport {
+        codec: codec_id.clone(),
+        file: name.clone(),
+        checks: Check::ALL.iter().map(|c| c.name()).collect(),
+        fixtures: Vec::new(),
+        failures: Vec::new(),
+        unmet: Vec::new(),
+        passed: false,
+    };
+    let (mut sandboxed, mut errored) = (false, false);
+    let mut logs = Vec::new();
     for fixture in &args.fixtures {
-        let mut discovering = loaded.instantiate(&ctx.runtime)?;
-        discovering.set_name(codec_id.clone());
-        let discovery = match discovering.discover(fixture) {
-            Ok(d) => d,
-            Err(e) => {
-                reports.push(SessionReport { fixture: fixture.clone(), error: Some(e.to_string()), ..Default::default() });
-                continue;
-            }
-        };
-        let usage = discovering.usage();
-        reports.push(SessionReport {
-            fixture: fixture.clone(),
-            session: format!("(discover: {} sessions)", discovery.sessions.len()),
-            diagnostics: discovery.diagnostics.iter().map(|d| format!("{} {} ×{}", d.code, d.detail, d.count)).collect(),
-            fuel: usage.fuel,
-            peak_memory: usage.peak_memory,
-            ..Default::default()
-        });
-        for session in discovery.sessions {
-            let mut report = SessionReport { fixture: fixture.clone(), session: session.native_id.clone(), ..Default::default() };
-            let mut instance = loaded.instantiate(&ctx.runtime)?;
-            instance.set_name(codec_id.clone());
-            match instance.read(fixture, &session.locator, inventory::default_read_options()) {
-                Ok(mut stream) => {
-                    loop {
-                        match stream.next_batch() {
-                            Ok(Some(batch)) => {
-                                for line in batch.records.lines() {
-                                    report.records += 1;
-                                    let kind = serde_json::from_str::<serde_json::Value>(line)
-                                        .ok()
-                                        .and_then(|v| v["kind"].as_str().map(String::from))
-                                        .unwrap_or_else(|| "(not canonical JSON)".into());
-                                    *report.kinds.entry(kind).or_default() += 1;
-                                }
-                                report.diagnostics.extend(batch.diagnostics.iter().map(|d| format!("{} {} ×{}", d.code, d.detail, d.count)));
-                            }
-                            Ok(None) => break,
-                            Err(e) => {
-                                report.error = Some(e.to_string());
-                                break;
-                            }
-                        }
-                    }
-                    let usage = stream.usage();
-                    report.fuel = usage.fuel;
-                    report.peak_memory = usage.peak_memory;
-                }
-                Err(e) => report.error = Some(e.to_string()),
-            }
-            reports.push(report);
+        let wanted = expectations.as_ref().map(|e| e.for_fixture(fixture)).unwrap_or_default();
+        let mut texts = TextWatch::new(&wanted);
+        let run = conformance::check_fixture(
+            &ctx.runtime,
+            &loaded,
+            &info,
+            fixture,
+            inventory::default_read_options(),
+            &mut |record| texts.observe(record),
+        )?;
+        if expectations.is_some() {
+            report.unmet.extend(expect::evaluate(&wanted, &run, &texts));
         }
+        for error in run.errors() {
+            sandboxed |= is_sandbox_error(error);
+            errored = true;
+        }
+        report.failures.extend(run.all_failures().cloned());
+        if !run.discover_log.is_empty() {
+            logs.push((fixture.display().to_string(), run.discover_log.clone()));
+        }
+        for s in &run.sessions {
+            if !s.log.is_empty() {
+                logs.push((format!("{} {}", fixture.display(), s.locator), s.log.clone()));
+            }
+        }
+        report.fixtures.push(FixtureReport {
+            fixture: fixture.clone(),
+            discovered: run.discovered,
+            diagnostics: run.discover_diagnostics.iter().map(describe_diagnostic).collect(),
+            fuel: run.discover_usage.fuel,
+            peak_memory: run.discover_usage.peak_memory,
+            error: run.discover_error.as_ref().map(|e| e.to_string()),
+            sessions: run
+                .sessions
+                .iter()
+                .map(|s| SessionReport {
+                    native_id: s.native_id.clone(),
+                    locator: s.locator.clone(),
+                    native_version: s.native_version.clone(),
+                    records: s.records,
+                    kinds: s.kinds.clone(),
+                    diagnostics: s.diagnostics.iter().map(describe_diagnostic).collect(),
+                    fuel: s.usage.fuel,
+                    peak_memory: s.usage.peak_memory,
+                    error: s.error.as_ref().map(|e| e.to_string()),
+                })
+                .collect(),
+        });
     }
-    let failed = reports.iter().any(|r| r.error.is_some());
+    report.passed = !errored && report.failures.is_empty() && report.unmet.is_empty();
+
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("codec {codec_id} ({name})");
-        for r in &reports {
+        print_report(&report, &logs);
+    }
+    let failed_checks: Vec<&str> = {
+        let mut names: Vec<&str> = report.failures.iter().map(|f| f.check.name()).collect();
+        names.dedup();
+        names.sort();
+        names.dedup();
+        names
+    };
+    if !failed_checks.is_empty() {
+        eprintln!("error: {codec_id} fails conformance checks: {}", failed_checks.join(", "));
+    }
+    if !report.unmet.is_empty() {
+        let mut names: Vec<&str> = report.unmet.iter().map(|u| u.expectation.as_str()).collect();
+        names.sort();
+        names.dedup();
+        eprintln!("error: {codec_id} does not meet expectations: {}", names.join(", "));
+    }
+    if errored {
+        let (sessions, fixtures) = report
+            .fixtures
+            .iter()
+            .fold((0, 0), |(s, f), r| (s + r.sessions.iter().filter(|x| x.error.is_some()).count(), f + usize::from(r.error.is_some())));
+        eprintln!("error: {codec_id} stopped with an error in {sessions} sessions and {fixtures} fixtures (see ERROR above)");
+    }
+    Ok(if sandboxed {
+        exit::SANDBOX
+    } else if report.passed {
+        exit::OK
+    } else {
+        exit::ERROR
+    })
+}
+
+fn print_report(report: &TestReport, logs: &[(String, String)]) {
+    let fuel = |f: Option<u64>| f.map(|f| f.to_string()).unwrap_or_else(|| "-".into());
+    println!("codec {} ({})", report.codec, report.file);
+    for f in &report.fixtures {
+        println!(
+            "{}  (discover: {} sessions)  fuel={} peak_memory={} KiB",
+            f.fixture.display(),
+            f.discovered,
+            fuel(f.fuel),
+            f.peak_memory >> 10
+        );
+        for d in &f.diagnostics {
+            println!("    diagnostic: {d}");
+        }
+        if let Some(e) = &f.error {
+            println!("    ERROR: {e}");
+        }
+        for s in &f.sessions {
             println!(
                 "{}  {}  records={} fuel={} peak_memory={} KiB",
-                r.fixture.display(),
-                r.session,
-                r.records,
-                r.fuel.map(|f| f.to_string()).unwrap_or_else(|| "-".into()),
-                r.peak_memory >> 10
+                f.fixture.display(),
+                s.native_id,
+                s.records,
+                fuel(s.fuel),
+                s.peak_memory >> 10
             );
-            if !r.kinds.is_empty() {
-                println!("    kinds: {}", r.kinds.iter().map(|(k, n)| format!("{k}={n}")).collect::<Vec<_>>().join(" "));
+            if !s.kinds.is_empty() {
+                println!("    kinds: {}", s.kinds.iter().map(|(k, n)| format!("{k}={n}")).collect::<Vec<_>>().join(" "));
             }
-            for d in &r.diagnostics {
+            for d in &s.diagnostics {
                 println!("    diagnostic: {d}");
             }
-            if let Some(e) = &r.error {
+            if let Some(e) = &s.error {
                 println!("    ERROR: {e}");
             }
         }
     }
-    Ok(if failed { exit::ERROR } else { exit::OK })
+    for (place, log) in logs {
+        println!("codec log ({place}):");
+        for line in log.lines() {
+            println!("    {line}");
+        }
+    }
+    let failed: Vec<Check> = report.failures.iter().map(|f| f.check).collect();
+    let passed: Vec<&str> = Check::ALL.iter().filter(|c| !failed.contains(c)).map(|c| c.name()).collect();
+    let (sessions, unchecked) = report.fixtures.iter().flat_map(|f| &f.sessions).fold((0, 0), |(n, u), s| (n + 1, u + usize::from(s.error.is_some())));
+    let errored = report.fixtures.iter().filter(|f| f.error.is_some()).count();
+    let mut passed_line = format!("checks passed: {}", if passed.is_empty() { "none".into() } else { passed.join(", ") });
+    if unchecked > 0 || errored > 0 {
+        passed_line.push_str(&format!(
+            " (not checked: {unchecked} of {sessions} sessions and {errored} fixtures stopped with an error)"
+        ));
+    }
+    println!("{passed_line}");
+    for failure in &report.failures {
+        println!("FAIL {failure}");
+    }
+    for unmet in &report.unmet {
+        println!("UNMET {unmet}");
+    }
 }

@@ -31,6 +31,11 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Transcript)]
     format: Format,
+    /// Also check the records against the conformance rules (meta first,
+    /// src on every record, unique ids, tool results after their calls);
+    /// exit 1 naming each rule broken.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -57,6 +62,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let format = if args.json { Format::Canonical } else { args.format };
     let mut collected = Vec::new();
     let mut digest = trajhost::digest::SessionDigest::new();
+    let mut strict = args.strict.then(|| trajhost::conformance::StreamChecks::new(found.session.locator.clone()));
     loop {
         let batch = match stream.next_batch() {
             Ok(Some(batch)) => batch,
@@ -78,6 +84,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             let record: Record = serde_json::from_str(line)
                 .map_err(|e| anyhow::anyhow!("codec {} returned a record that is not canonical JSON: {e}", codec.id()))?;
             digest.push(line, &record);
+            if let Some(checks) = &mut strict {
+                checks.push(&record);
+            }
             match format {
                 Format::Transcript => transcript.write(&mut out, &record)?,
                 Format::TrajectoryV1 => collected.push(record),
@@ -127,5 +136,15 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         }
     }
     out.flush()?;
+    if let Some(checks) = strict {
+        let failures = checks.finish();
+        for failure in &failures {
+            eprintln!("FAIL {failure}");
+        }
+        if !failures.is_empty() {
+            let names: Vec<&str> = failures.iter().map(|f| f.check.name()).collect();
+            anyhow::bail!("codec {} fails conformance checks: {}", codec.id(), names.join(", "));
+        }
+    }
     Ok(exit::OK)
 }

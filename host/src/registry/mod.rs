@@ -13,7 +13,6 @@
 
 pub mod builtin;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -63,9 +62,12 @@ impl CodecRecord {
         semver::Version::parse(&self.codec_version).unwrap_or_else(|_| semver::Version::new(0, 0, 0))
     }
 
-    /// Whether this codec's native range covers `native`.
+    /// Whether this codec's native range covers `native` (a prerelease of a
+    /// covered version is covered, as `plugin test` checks).
     pub fn covers(&self, native: &semver::Version) -> bool {
-        semver::VersionReq::parse(&self.native_versions).map(|req| req.matches(native)).unwrap_or(false)
+        semver::VersionReq::parse(&self.native_versions)
+            .map(|req| crate::conformance::version_in_range(&req, native))
+            .unwrap_or(false)
     }
 
     pub(crate) fn from_info(info: CodecInfo, api: String, sdk: Option<String>, sha256: String, size: u64, source: CodecSource) -> CodecRecord {
@@ -134,6 +136,11 @@ impl Registry {
         Registry { root: data_dir.to_path_buf() }
     }
 
+    /// The trajhost data directory this registry lives in.
+    pub fn data_dir(&self) -> &Path {
+        &self.root
+    }
+
     pub fn cache_dir(&self) -> PathBuf {
         self.root.join("cache")
     }
@@ -183,6 +190,10 @@ impl Registry {
         let path = dir.join("lock");
         let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| HostError::io(&path, e))?;
         file.lock().map_err(|e| HostError::io(&path, e))?;
+        // Every writer of these directories holds the lock: a temporary file
+        // found now was left by a killed process.
+        crate::install::remove_stale_temps(&dir, std::time::Duration::ZERO);
+        crate::install::remove_stale_temps(&dir.join("blobs").join("sha256"), std::time::Duration::ZERO);
         Ok(file)
     }
 
@@ -222,14 +233,15 @@ impl Registry {
                 )));
             }
         }
+        // Order: blob, compiled code, then the index that refers to them. A
+        // kill before the index leaves at most an unreferenced complete blob
+        // (content-addressed, reused by the next install).
         let blob = self.blob_path(&sha256);
-        if !blob.exists() {
-            std::fs::create_dir_all(blob.parent().unwrap()).map_err(|e| HostError::io(&blob, e))?;
-            write_atomically(&blob, &bytes)?;
-            let mut perms = std::fs::metadata(&blob).map_err(|e| HostError::io(&blob, e))?.permissions();
-            perms.set_readonly(true);
-            std::fs::set_permissions(&blob, perms).map_err(|e| HostError::io(&blob, e))?;
+        let intact = std::fs::read(&blob).is_ok_and(|existing| sha256_hex(&existing) == sha256);
+        if !intact {
+            crate::install::write_replacing(&blob, &bytes, Some(0o444)).map_err(|e| HostError::io(&blob, e))?;
         }
+        crate::install::pause_point("plugin-blob-written");
         runtime.precompile(&component, &sha256)?;
         let outcome = match existing {
             Some(i) => {
@@ -242,6 +254,7 @@ impl Registry {
             }
         };
         index.format = 1;
+        crate::install::pause_point("plugin-index");
         self.write_index(&index)?;
         Ok(outcome)
     }
@@ -316,22 +329,18 @@ fn validate_info(info: &CodecInfo, component: &str) -> Result<()> {
 /// the component.
 pub(crate) fn sdk_section(bytes: &[u8]) -> Option<String> {
     for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        if let Ok(wasmparser::Payload::CustomSection(section)) = payload {
-            if section.name() == "trajhost:sdk" {
-                return Some(String::from_utf8_lossy(section.data()).into_owned());
-            }
+        if let Ok(wasmparser::Payload::CustomSection(section)) = payload
+            && section.name() == "trajhost:sdk"
+        {
+            return Some(String::from_utf8_lossy(section.data()).into_owned());
         }
     }
     None
 }
 
-/// Writes `path` through a temporary file in the same directory and a rename.
+/// Writes `path` whole or not at all: a temporary name beside it, fsync,
+/// rename over the old file, fsync of the directory. A kill leaves the old
+/// file (or none), never a torn one.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| HostError::io(dir, e))?;
-    tmp.write_all(bytes).map_err(|e| HostError::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| HostError::io(path, e))?;
-    tmp.persist(path).map_err(|e| HostError::io(path, e.error))?;
-    Ok(())
+    crate::install::write_replacing(path, bytes, None).map_err(|e| HostError::io(path, e))
 }

@@ -3,12 +3,14 @@
 //!
 //! Deserializing compiled code is `unsafe` in wasmtime because the bytes are
 //! trusted to be machine code wasmtime wrote. Only trajhost writes this
-//! directory (created 0700), files are written to a temporary name and
-//! renamed, never modified in place, and a `.cwasm` from anywhere else is
-//! never accepted.
+//! directory (created 0700), files are written to a temporary name beside
+//! their target, fsynced and renamed (never modified in place), so a kill
+//! leaves the previous file or none, never a torn one; a file that still
+//! does not deserialize is recompiled and replaced, and temporary files a
+//! killed process left are removed. A `.cwasm` from anywhere else is never
+//! accepted.
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use wasmtime::component::Component;
@@ -82,10 +84,10 @@ impl CompiledCache {
         let path = self.path_of(sha256);
         create_private_dir(&self.dir)?;
         let bytes = component.serialize().map_err(|e| HostError::io(&path, e))?;
-        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(|e| HostError::io(&self.dir, e))?;
-        tmp.write_all(&bytes).map_err(|e| HostError::io(tmp.path(), e))?;
-        tmp.as_file().sync_all().map_err(|e| HostError::io(tmp.path(), e))?;
-        tmp.persist(&path).map_err(|e| HostError::io(&path, e.error))?;
+        // Left by a killed process: a live writer's file is seconds old.
+        crate::install::remove_stale_temps(&self.dir, std::time::Duration::from_secs(600));
+        crate::install::write_replacing(&path, &bytes, Some(0o600)).map_err(|e| HostError::io(&path, e))?;
+        crate::install::pause_point("cwasm-written");
         Ok(path)
     }
 }

@@ -3,6 +3,7 @@
 //! limits on every call.
 
 mod cache;
+mod messages;
 mod output;
 mod state;
 
@@ -116,9 +117,9 @@ impl Runtime {
     pub fn check_component(&self, component: &Component, name: &str) -> Result<semver::Version> {
         let ty = component.component_type();
         let denied: Vec<String> =
-            ty.imports(&self.engine).map(|(import, _)| import).filter(|i| !import_allowed(i)).map(|i| format!("`{i}`")).collect();
+            ty.imports(&self.engine).map(|(import, _)| import).filter(|i| !import_allowed(i)).map(String::from).collect();
         if !denied.is_empty() {
-            return Err(HostError::CapabilityDenied { component: name.into(), import: denied.join(", ") });
+            return Err(HostError::CapabilityDenied { component: name.into(), import: messages::denied_imports(&denied) });
         }
         let mut found = Vec::new();
         for (export, _) in ty.exports(&self.engine) {
@@ -283,7 +284,14 @@ fn classify(error: wasmtime::Error, state: &PluginState, plugin: &str, op: Opera
         Some(Trap::Interrupt) => limit(LimitKind::Time, format!("{:?}", limits.call_timeout)),
         Some(Trap::StackOverflow) => limit(LimitKind::Stack, format!("{} bytes", limits.wasm_stack_bytes)),
         Some(Trap::OutOfFuel) => limit(LimitKind::Fuel, "exhausted".into()),
-        _ => HostError::Trap { plugin: plugin.into(), op, message: format!("{error:#}") },
+        // A panic's message and location say more than the wasm frames.
+        _ => match messages::panic_message(&state.plugin_log()) {
+            Some(panic) => {
+                tracing::debug!("codec {plugin} trapped during {op}: {error:#}");
+                HostError::Trap { plugin: plugin.into(), op, message: panic }
+            }
+            None => HostError::Trap { plugin: plugin.into(), op, message: format!("{error:#}") },
+        },
     }
 }
 

@@ -104,7 +104,8 @@ impl PluginState {
             let (bytes, dropped) = pipe.contents();
             if !bytes.is_empty() {
                 out.push_str(&format!("[{name}]\n"));
-                out.push_str(&crate::capabilities::log::sanitize(&String::from_utf8_lossy(&bytes)));
+                let text = super::messages::without_backtrace_note(&String::from_utf8_lossy(&bytes));
+                out.push_str(&crate::capabilities::log::sanitize(&text));
             }
             if dropped > 0 {
                 out.push_str(&format!("\n[{dropped} more bytes of {name} dropped]\n"));

@@ -3,13 +3,16 @@
 mod common;
 
 mod api_versions;
-mod bench;
+mod build_script;
 mod claude_code;
 mod cli;
+mod conformance;
 mod convert;
+mod install;
 mod lab;
 mod registry;
 mod sandbox;
+mod sniff;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would

@@ -57,6 +57,17 @@ impl Head {
         Ok(head)
     }
 
+    /// The facts of the complete lines of a file's first bytes (for `sniff`).
+    pub fn of_bytes(bytes: &[u8]) -> Head {
+        let mut head = Head::default();
+        let mut pos = 0;
+        while let Some(i) = memchr::memchr(b'\n', &bytes[pos..]) {
+            HeadLines::line(&mut head, &bytes[pos..pos + i], pos as u64, (i + 1) as u64);
+            pos += i + 1;
+        }
+        head
+    }
+
     fn feed_title(&mut self, line: &[u8]) {
         // Only title lines matter here; skip the parse for the rest.
         if memchr::memmem::find(line, b"-title\"").is_none()

@@ -29,6 +29,7 @@ pub mod native;
 pub mod prepare;
 pub mod read;
 pub mod records;
+pub mod sniff;
 mod time;
 pub mod write;
 
@@ -83,6 +84,10 @@ impl Codec for ClaudeCode {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
+        sniff::sniff(path, head)
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {

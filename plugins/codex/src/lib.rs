@@ -25,6 +25,7 @@ pub mod native;
 pub mod prepare;
 pub mod read;
 pub mod records;
+pub mod sniff;
 pub mod time;
 pub mod write;
 
@@ -77,6 +78,10 @@ impl Codec for Codex {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
+        sniff::sniff(path, head)
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {

@@ -68,14 +68,24 @@ pub const MAX_IMPORT_BYTES: u64 = 512 << 20;
 
 /// An import document (`{info, messages: [{info, parts}]}`), checked against its file name.
 pub fn import_document(home: &Dir, locator: &str) -> Result<Value, CodecError> {
-    let id = layout::import_locator(locator).ok_or_else(|| CodecError::NotFound(format!("locator {locator:?}")))?;
+    // A loose document (renamed, copied elsewhere) is identified by its content.
+    let named = layout::import_locator(locator);
+    if named.is_none() && !layout::is_loose_document(locator) {
+        return Err(CodecError::NotFound(format!("locator {locator:?}")));
+    }
     let bytes = home.read_to_end(locator, MAX_IMPORT_BYTES).map_err(|e| match e {
         FsError::NotFound(_) => CodecError::NotFound(locator.to_string()),
         other => CodecError::Io(format!("{locator}: {other:?}")),
     })?;
     let doc: Value = serde_json::from_slice(&bytes).map_err(|e| CodecError::Malformed(format!("{locator}: not JSON ({e})")))?;
-    if doc.pointer("/info/id").and_then(Value::as_str) != Some(id) || !doc.get("messages").is_some_and(Value::is_array) {
-        return Err(CodecError::Malformed(format!("{locator}: not an import document of session {id}")));
+    let id = doc.pointer("/info/id").and_then(Value::as_str);
+    let id_ok = match named {
+        Some(named) => id == Some(named),
+        None => id.is_some_and(|id| id.starts_with("ses_")),
+    };
+    if !id_ok || !doc.get("messages").is_some_and(Value::is_array) {
+        let expected = named.map_or_else(|| "an OpenCode session (info.id ses_…)".to_string(), |n| format!("session {n}"));
+        return Err(CodecError::Malformed(format!("{locator}: not an import document of {expected}")));
     }
     Ok(doc)
 }
@@ -105,7 +115,7 @@ fn import_ref(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-    if layout::import_locator(locator).is_some() {
+    if layout::import_locator(locator).is_some() || layout::is_loose_document(locator) {
         return import_ref(home, locator);
     }
     let (path, id) = layout::parse_locator(locator)?;

@@ -38,6 +38,12 @@ pub fn parse_locator(locator: &str) -> Result<(&str, &str), CodecError> {
     Ok((db, id))
 }
 
+/// Whether a locator names a loose JSON document (an `opencode export`, an
+/// import document copied elsewhere): any `.json` file without `#`.
+pub fn is_loose_document(locator: &str) -> bool {
+    locator.ends_with(".json") && !locator.contains('#') && import_locator(locator).is_none()
+}
+
 /// The session id of an import document's locator
 /// (`.local/share/trajhost/opencode-import/<ses id>.json`), or `None`.
 pub fn import_locator(locator: &str) -> Option<&str> {

@@ -50,6 +50,7 @@ pub mod ids;
 pub mod layout;
 pub mod prepare;
 pub mod read;
+pub mod sniff;
 pub mod store;
 pub mod time;
 pub mod write;
@@ -139,6 +140,10 @@ impl Codec for OpenCode {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
+        sniff::sniff(path, head)
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {

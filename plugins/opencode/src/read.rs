@@ -76,7 +76,7 @@ pub struct Reader {
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        if layout::import_locator(locator).is_some() {
+        if layout::import_locator(locator).is_some() || layout::is_loose_document(locator) {
             let doc = crate::discover::import_document(&home, locator)?;
             let session = crate::discover::import_session(&doc);
             let mut messages = VecDeque::new();

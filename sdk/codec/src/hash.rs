@@ -38,9 +38,38 @@ impl Fnv {
     }
 }
 
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        Fnv::write(self, bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A seedless `BuildHasher` for `HashMap`/`HashSet` in a guest, where
+/// `HashMap::new()` would import a random seed the host does not provide:
+/// `HashMap::with_hasher(FixedState)` or the [`HashMap`] alias.
+pub type FixedState = std::hash::BuildHasherDefault<Fnv>;
+
+/// A `HashMap` with [`FixedState`]: `HashMap::default()`.
+pub type HashMap<K, V> = std::collections::HashMap<K, V, FixedState>;
+/// A `HashSet` with [`FixedState`]: `HashSet::default()`.
+pub type HashSet<T> = std::collections::HashSet<T, FixedState>;
+
 #[cfg(test)]
 mod tests {
     use super::Fnv;
+
+    #[test]
+    fn fixed_state_maps_work_and_hash_deterministically() {
+        use std::hash::BuildHasher;
+        let mut map: super::HashMap<&str, u32> = super::HashMap::default();
+        map.insert("a", 1);
+        assert_eq!(map.get("a"), Some(&1));
+        assert_eq!(super::FixedState::default().hash_one("x"), super::FixedState::default().hash_one("x"));
+    }
 
     #[test]
     fn known_fnv1a_64_values() {

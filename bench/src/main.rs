@@ -1,13 +1,15 @@
-//! `trajhost bench`: one table from one run (see docs/performance.md).
+//! `trajhost-bench`: one table from one run (see docs/performance.md).
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use trajhost::bench::{self, Options};
+use clap::Parser;
+use trajhost_bench::{self as bench, Options};
 
-use super::{Context, exit};
-
-#[derive(clap::Args)]
-pub struct Args {
+/// Measure the sandbox's cost: wasm vs native, peak RSS, load times, SQLite, casr.
+#[derive(Parser)]
+#[command(name = "trajhost-bench", version)]
+struct Args {
     /// Size of the session read as wasm and natively, in MB.
     #[arg(long, default_value_t = 100, value_name = "MB")]
     throughput_mb: u64,
@@ -36,12 +38,26 @@ pub struct Args {
     /// Working directory for corpora (default: a temp dir, removed at the end).
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
+    /// The `trajhost` binary measured as a child. Default: built by cargo when
+    /// cargo runs the bench, else the one beside this binary.
+    #[arg(long, value_name = "PATH")]
+    trajhost: Option<PathBuf>,
     /// The table as JSON.
     #[arg(long)]
     json: bool,
 }
 
-pub fn run(_ctx: &Context, args: &Args) -> anyhow::Result<u8> {
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> anyhow::Result<()> {
     let temp = tempfile::Builder::new().prefix("trajhost-bench-").tempdir()?;
     let work_dir = args.work_dir.clone().unwrap_or_else(|| temp.path().to_path_buf());
     let mut rss_mb = args.rss_mb.clone();
@@ -53,12 +69,17 @@ pub fn run(_ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         (None, true) => Some(work_dir.join("casr")),
         (None, false) => None,
     };
+    let exe = match &args.trajhost {
+        Some(path) => path.clone(),
+        None => bench::trajhost_exe()?,
+    };
+    eprintln!("bench: measuring {}", exe.display());
     let template = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/opencode/1.18.33/long-output")
         .join(bench::OPENCODE_DB);
     let options = Options {
         cache_dir: work_dir.join("cache"),
-        exe: std::env::current_exe()?,
+        exe,
         work_dir,
         seed: args.seed,
         throughput_mb: args.throughput_mb,
@@ -77,5 +98,5 @@ pub fn run(_ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             println!("{line}");
         }
     }
-    Ok(exit::OK)
+    Ok(())
 }

@@ -1,17 +1,30 @@
-//! The performance invariants CI can check in seconds (docs/performance.md):
-//! peak memory does not grow with the session's size, and a warm load never
-//! recompiles. Invariants, not wall-clock times.
+//! trajhost-bench's integration tests: the performance invariants CI can
+//! check in seconds (docs/performance.md). Peak memory of `trajhost read`
+//! does not grow with the session's size, and a warm load never recompiles.
+//! Invariants, not wall-clock times.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
-use trajhost::bench::{self, Format, Spec};
 use trajhost::runtime::LoadKind;
+use trajhost_bench::{self as bench, Format, Spec};
 
-use crate::common::shared_cache;
+/// The compiled-code cache the host's integration tests share (same target dir).
+fn shared_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trajhost-cache")
+}
+
+/// The `trajhost` binary of this checkout: another package's binary, so
+/// cargo builds it on request (a no-op when it is up to date).
+fn trajhost() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| bench::trajhost_exe().unwrap_or_else(|e| panic!("the trajhost binary: {e}")))
+}
 
 /// Peak RSS of `trajhost read FILE --json > /dev/null`.
-fn read_peak_rss(data_dir: &std::path::Path, file: &std::path::Path) -> u64 {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_trajhost"));
+fn read_peak_rss(data_dir: &Path, file: &Path) -> u64 {
+    let mut command = Command::new(trajhost());
     command
         .arg("--data-dir")
         .arg(data_dir)
@@ -38,6 +51,7 @@ fn peak_memory_stays_flat_as_the_session_grows() {
     };
     let small = generate(1);
     let large = generate(20);
+    assert!(large.bytes >= 20_000_000 && small.bytes < 2_000_000, "corpus sizes {} and {}", small.bytes, large.bytes);
     // The first run may compile the codec (first use); measure warm runs.
     read_peak_rss(&data, &small.path);
     let small_peak = read_peak_rss(&data, &small.path);

@@ -1,6 +1,7 @@
-//! Measurements behind `trajhost bench`: the cost of the sandbox, made
+//! Measurements behind `trajhost-bench`: the cost of the sandbox, made
 //! visible. Nothing here prints; progress goes through a callback and the
-//! results come back as [`Row`]s the CLI renders.
+//! results come back as [`Row`]s the binary renders. A crate of its own so
+//! that the `trajhost` binary links no codec natively.
 //!
 //! - read throughput of the claude-code codec as wasm (through the host's
 //!   fs capability) against the same parsing code compiled natively;
@@ -12,20 +13,23 @@
 //! - optionally the peer, casr, on the same sessions.
 
 pub mod corpus;
+mod error;
+mod exe;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::catalog::Catalog;
-use crate::error::{HostError, Result};
-use crate::inventory;
-use crate::registry::Registry;
-use crate::registry::builtin::BUILTIN_CODECS;
-use crate::runtime::{LoadKind, Mode, Runtime};
-use crate::Limits;
+use trajhost::Limits;
+use trajhost::catalog::Catalog;
+use trajhost::inventory;
+use trajhost::registry::Registry;
+use trajhost::registry::builtin::BUILTIN_CODECS;
+use trajhost::runtime::{LoadKind, Mode, Runtime};
 
 pub use corpus::{Format, Generated, Spec};
+pub use error::{BenchError, Result};
+pub use exe::trajhost_exe;
 
 /// One line of the table.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -63,7 +67,7 @@ impl Row {
 pub struct Options {
     /// Where corpora, data dirs and caches go (a temp dir).
     pub work_dir: PathBuf,
-    /// The `trajhost` binary run as a child for peak RSS.
+    /// The `trajhost` binary run as a child for peak RSS (see [`trajhost_exe`]).
     pub exe: PathBuf,
     /// Compiled-code cache the children share (warmed before measuring).
     pub cache_dir: PathBuf,
@@ -92,7 +96,7 @@ pub struct Report {
 /// Runs every measurement; `progress` hears what is happening.
 pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
     let mut report = Report::default();
-    std::fs::create_dir_all(&options.work_dir).map_err(|e| HostError::io(&options.work_dir, e))?;
+    std::fs::create_dir_all(&options.work_dir).map_err(|e| BenchError::io(&options.work_dir, e))?;
     let data_dir = options.work_dir.join("data");
     let registry = Registry::new(&data_dir);
     let runtime = Runtime::new(Limits::default(), Some(&options.cache_dir), Mode::Production)?;
@@ -142,6 +146,7 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
     let warm = generate(options, Format::ClaudeCode, 1)?;
     cli_read(options, &warm.path)?; // fills the children's cache
     let mut peaks = Vec::new();
+    let mut convert_peaks = Vec::new();
     for &size in &options.rss_mb {
         progress(&format!("corpus + peak RSS: claude-code {size} MB"));
         let session = if size == mb { claude.clone() } else { generate(options, Format::ClaudeCode, size)? };
@@ -159,6 +164,25 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
             row = row.target(format!("flat (≤ {} MiB + 48)", mib(first)), child.peak_rss <= first + (48 << 20));
         }
         report.rows.push(row);
+
+        progress(&format!("peak RSS: convert claude-code {size} MB to codex"));
+        let out = options.work_dir.join(format!("convert-{size}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let convert = cli_convert(options, &session.path, "codex", &out)?;
+        convert_peaks.push(convert.peak_rss);
+        let mut row = Row::new(
+            format!("peak RSS `convert --to codex` claude-code {size} MB"),
+            format!("{} MiB in {:.2} s", mib(convert.peak_rss), secs(convert.elapsed)),
+        )
+        .reference(format!("longest line {} MiB", mib(session.longest_line)), None);
+        if size >= 1000 {
+            row = row.target("≤ 128 MiB", convert.peak_rss <= 128 << 20);
+        } else if convert_peaks.len() > 1 {
+            let first = convert_peaks[0];
+            row = row.target(format!("flat (≤ {} MiB + 48)", mib(first)), convert.peak_rss <= first + (48 << 20));
+        }
+        report.rows.push(row);
+        let _ = std::fs::remove_dir_all(&out);
         if session.path != claude.path {
             let _ = std::fs::remove_file(&session.path);
         }
@@ -246,7 +270,7 @@ fn generate(options: &Options, format: Format, mb: u64) -> Result<Generated> {
     let mut spec = Spec::new(format, mb * 1_000_000);
     spec.seed = options.seed;
     spec.max_line_bytes = options.max_line_bytes;
-    corpus::generate(&home, &spec).map_err(|e| HostError::io(&home, e))
+    corpus::generate(&home, &spec).map_err(|e| BenchError::io(&home, e))
 }
 
 /// Cold compile and warm load of one built-in codec.
@@ -267,7 +291,7 @@ pub fn load_times(package: &str, cache_root: &Path) -> Result<LoadTimes> {
     let builtin = BUILTIN_CODECS
         .iter()
         .find(|b| b.package == package)
-        .ok_or_else(|| HostError::NoCodec(format!("no built-in {package}")))?;
+        .ok_or_else(|| BenchError::NoBuiltin(package.into()))?;
     let _ = std::fs::remove_dir_all(cache_root);
     let limits = Limits::default();
     let cold = Runtime::new(limits.clone(), Some(cache_root), Mode::Production)?;
@@ -285,7 +309,7 @@ pub fn load_times(package: &str, cache_root: &Path) -> Result<LoadTimes> {
         let (component, kind) = warm.load(builtin.wasm, builtin.sha256, package)?;
         let loaded_us = start.elapsed().as_micros();
         if kind != LoadKind::CacheHit {
-            return Err(HostError::Codec { plugin: package.into(), op: crate::Operation::Load, message: "warm load recompiled".into() });
+            return Err(BenchError::WarmLoadRecompiled(package.into()));
         }
         let loaded = warm.prepare(&component, package)?;
         let _instance = loaded.instantiate(&warm)?;
@@ -300,7 +324,7 @@ pub fn load_times(package: &str, cache_root: &Path) -> Result<LoadTimes> {
 /// instantiates every harness's codec each time: the first pass may compile
 /// (first use), the second must not. Returns the second pass's loads.
 pub fn warm_catalog_loads(cache_root: &Path) -> Result<Vec<(String, LoadKind)>> {
-    let data = tempfile::tempdir().map_err(|e| HostError::io(cache_root, e))?;
+    let data = tempfile::tempdir().map_err(|e| BenchError::io(cache_root, e))?;
     let registry = Registry::new(data.path());
     let mut loads = Vec::new();
     for _ in 0..2 {
@@ -347,8 +371,8 @@ fn native_options() -> trajhost_codec_sdk::ReadOptions {
     trajhost_codec_sdk::ReadOptions { max_batch_records: o.max_batch_records, max_batch_bytes: o.max_batch_bytes }
 }
 
-fn native_error(what: &str, e: trajhost_codec_sdk::CodecError) -> HostError {
-    HostError::Codec { plugin: format!("{what} (native)"), op: crate::Operation::Read, message: format!("{e:?}") }
+fn native_error(codec: &'static str, e: trajhost_codec_sdk::CodecError) -> BenchError {
+    BenchError::Native { codec, message: format!("{e:?}") }
 }
 
 /// The same claude-code parsing code, compiled natively, same batch options.
@@ -453,13 +477,31 @@ pub fn cli_read(options: &Options, path: &Path) -> Result<ChildRun> {
         .env_remove("TRAJHOST_HOME")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let run = run_child(&mut command).map_err(|e| HostError::io(&options.exe, e))?;
+    let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
     if run.exit_code != 0 {
-        return Err(HostError::Codec {
-            plugin: "trajhost read".into(),
-            op: crate::Operation::Read,
-            message: format!("`trajhost read {} --json` exited with {}", path.display(), run.exit_code),
-        });
+        return Err(BenchError::Child { command: format!("trajhost read {} --json", path.display()), code: run.exit_code });
+    }
+    Ok(run)
+}
+
+/// `trajhost convert FILE --to TARGET --out DIR --json` as a child.
+pub fn cli_convert(options: &Options, path: &Path, target: &str, out: &Path) -> Result<ChildRun> {
+    let mut command = Command::new(&options.exe);
+    command
+        .arg("--data-dir")
+        .arg(options.work_dir.join("data"))
+        .arg("convert")
+        .arg(path)
+        .args(["--to", target, "--out"])
+        .arg(out)
+        .arg("--json")
+        .env("TRAJHOST_CACHE_DIR", &options.cache_dir)
+        .env_remove("TRAJHOST_HOME")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
+    if run.exit_code != 0 {
+        return Err(BenchError::Child { command: format!("trajhost convert {} --to {target}", path.display()), code: run.exit_code });
     }
     Ok(run)
 }
@@ -478,25 +520,21 @@ pub struct Store {
     pub bytes: u64,
 }
 
-fn sqlite_err(path: &Path, e: rusqlite::Error) -> HostError {
-    HostError::io(path, std::io::Error::other(e))
-}
-
 /// Copies an OpenCode store and replicates its message and part rows
 /// `copies` times (new ids, same session), in rollback-journal mode.
 pub fn build_opencode_store(template: &Path, home: &Path, copies: u32) -> Result<Store> {
     let db = home.join(OPENCODE_DB);
     let _ = std::fs::remove_dir_all(home);
-    std::fs::create_dir_all(db.parent().expect("has a parent")).map_err(|e| HostError::io(&db, e))?;
+    std::fs::create_dir_all(db.parent().expect("has a parent")).map_err(|e| BenchError::io(&db, e))?;
     {
         let src = rusqlite::Connection::open_with_flags(
             format!("file:{}?immutable=1", template.display()),
             rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
         )
-        .map_err(|e| sqlite_err(template, e))?;
-        src.execute("VACUUM INTO ?1", [db.to_string_lossy()]).map_err(|e| sqlite_err(&db, e))?;
+        .map_err(|e| BenchError::sqlite(template, e))?;
+        src.execute("VACUUM INTO ?1", [db.to_string_lossy()]).map_err(|e| BenchError::sqlite(&db, e))?;
     }
-    let conn = rusqlite::Connection::open(&db).map_err(|e| sqlite_err(&db, e))?;
+    let conn = rusqlite::Connection::open(&db).map_err(|e| BenchError::sqlite(&db, e))?;
     let sql = format!(
         "PRAGMA journal_mode=DELETE;
          BEGIN;
@@ -510,13 +548,13 @@ pub fn build_opencode_store(template: &Path, home: &Path, copies: u32) -> Result
            SELECT printf('%s_%06d', id, n), printf('%s_%06d', message_id, n), session_id, time_created + n * 1000, time_updated + n * 1000, data FROM p0, k;
          COMMIT;"
     );
-    conn.execute_batch(&sql).map_err(|e| sqlite_err(&db, e))?;
+    conn.execute_batch(&sql).map_err(|e| BenchError::sqlite(&db, e))?;
     let count = |q: &str| conn.query_row(q, [], |r| r.get::<_, i64>(0)).map(|n| n.max(0) as u64);
     let store = Store {
-        messages: count("SELECT count(*) FROM message").map_err(|e| sqlite_err(&db, e))?,
-        parts: count("SELECT count(*) FROM part").map_err(|e| sqlite_err(&db, e))?,
+        messages: count("SELECT count(*) FROM message").map_err(|e| BenchError::sqlite(&db, e))?,
+        parts: count("SELECT count(*) FROM part").map_err(|e| BenchError::sqlite(&db, e))?,
         bytes: count("SELECT (SELECT COALESCE(sum(length(data)),0) FROM message) + (SELECT COALESCE(sum(length(data)),0) FROM part)")
-            .map_err(|e| sqlite_err(&db, e))?,
+            .map_err(|e| BenchError::sqlite(&db, e))?,
     };
     Ok(store)
 }
@@ -525,9 +563,9 @@ fn opencode_session(catalog: &Catalog<'_>, home: &Path) -> Result<inventory::Fou
     let query = inventory::SessionQuery { home: home.to_path_buf(), harness: Some("opencode".into()), cwd: None };
     let found = inventory::discover(catalog, &query)?;
     if let Some((_, error)) = found.failures.into_iter().next() {
-        return Err(error);
+        return Err(error.into());
     }
-    found.sessions.into_iter().max_by_key(|s| s.session.size).ok_or_else(|| HostError::SessionNotFound("no opencode session in the synthetic store".into()))
+    found.sessions.into_iter().max_by_key(|s| s.session.size).ok_or_else(|| BenchError::NoSession("no opencode session in the synthetic store".into()))
 }
 
 /// The opencode codec's queries, run directly with rusqlite: every message
@@ -538,22 +576,22 @@ pub fn scan_opencode_rusqlite(db: &Path, session: &str) -> Result<ReadRun> {
         format!("file:{}?immutable=1", db.display()),
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
     )
-    .map_err(|e| sqlite_err(db, e))?;
+    .map_err(|e| BenchError::sqlite(db, e))?;
     let mut out_bytes = 0u64;
     let mut messages = conn
         .prepare("SELECT rowid AS row_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY id")
-        .map_err(|e| sqlite_err(db, e))?;
+        .map_err(|e| BenchError::sqlite(db, e))?;
     let mut parts = conn
         .prepare("SELECT rowid AS row_id, id, data FROM part WHERE message_id = ? ORDER BY id")
-        .map_err(|e| sqlite_err(db, e))?;
-    let mut rows = messages.query([session]).map_err(|e| sqlite_err(db, e))?;
-    while let Some(row) = rows.next().map_err(|e| sqlite_err(db, e))? {
-        let id: String = row.get(1).map_err(|e| sqlite_err(db, e))?;
-        let data: String = row.get(3).map_err(|e| sqlite_err(db, e))?;
+        .map_err(|e| BenchError::sqlite(db, e))?;
+    let mut rows = messages.query([session]).map_err(|e| BenchError::sqlite(db, e))?;
+    while let Some(row) = rows.next().map_err(|e| BenchError::sqlite(db, e))? {
+        let id: String = row.get(1).map_err(|e| BenchError::sqlite(db, e))?;
+        let data: String = row.get(3).map_err(|e| BenchError::sqlite(db, e))?;
         out_bytes += data.len() as u64;
-        let mut part_rows = parts.query([&id]).map_err(|e| sqlite_err(db, e))?;
-        while let Some(part) = part_rows.next().map_err(|e| sqlite_err(db, e))? {
-            let data: String = part.get(2).map_err(|e| sqlite_err(db, e))?;
+        let mut part_rows = parts.query([&id]).map_err(|e| BenchError::sqlite(db, e))?;
+        while let Some(part) = part_rows.next().map_err(|e| BenchError::sqlite(db, e))? {
+            let data: String = part.get(2).map_err(|e| BenchError::sqlite(db, e))?;
             out_bytes += data.len() as u64;
         }
     }

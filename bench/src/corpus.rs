@@ -466,7 +466,7 @@ impl Gen {
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 fn millis(ms: u64) -> String {
-    let secs = crate::time::rfc3339_from_unix((ms / 1000) as i64);
+    let secs = trajhost::time::rfc3339_from_unix((ms / 1000) as i64);
     format!("{}.{:03}Z", &secs[..secs.len() - 1], ms % 1000)
 }
 
