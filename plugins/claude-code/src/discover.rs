@@ -5,57 +5,80 @@
 //! (and for larger files the last 64 KiB) of a transcript are read.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError, Metadata};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::fs::{Dir, Metadata};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+
+pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 use crate::head::Head;
 use crate::layout::{self, JSONL, PROJECT_ROOTS, SessionPaths};
 use crate::time::rfc3339_utc;
 
-/// Every main transcript under `home`.
+/// `sessions-index.json`: Claude Code's own (often stale) list of the
+/// project's sessions; the transcripts are the truth, so it is not read.
+const SESSIONS_INDEX: &str = "sessions-index.json";
+/// `memory/`: the project's auto-memory notes, no transcript.
+const MEMORY_DIR: &str = "memory";
+
+/// Every main transcript under `home`. Each entry of a project directory is
+/// a transcript, something that belongs to one (its `<sessionId>/`
+/// directory, a legacy `agent-*.jsonl`), a known auxiliary file
+/// ([`SESSIONS_INDEX`], [`MEMORY_DIR`]) or a diagnostic naming it.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     for root in PROJECT_ROOTS {
-        let Some(projects) = list(home, root, &mut diags) else {
+        let Some(projects) = discovery::list(home, root, &mut problems) else {
             continue;
         };
-        for project in projects.iter().filter(|e| e.is_dir()) {
+        for project in &projects {
             let project_dir = layout::join(root, &project.name);
-            let Some(entries) = list(home, &project_dir, &mut diags) else {
+            if !project.is_dir() {
+                problems.unrecognized(&project_dir, "not a project directory");
+                continue;
+            }
+            let Some(entries) = discovery::list(home, &project_dir, &mut problems) else {
                 continue;
             };
             for entry in &entries {
-                if !entry.is_file() || !is_main_transcript(&entry.name) {
+                let locator = layout::join(&project_dir, &entry.name);
+                if entry.is_dir() {
+                    let owner = format!("{}{JSONL}", entry.name);
+                    let owned = entries.iter().any(|e| e.is_file() && e.name == owner);
+                    if !owned && entry.name != MEMORY_DIR {
+                        problems.unrecognized(&locator, "a directory that belongs to no transcript");
+                    }
                     continue;
                 }
-                let locator = layout::join(&project_dir, &entry.name);
+                if layout::agent_id(&entry.name).is_some() || entry.name == SESSIONS_INDEX {
+                    continue;
+                }
+                if !entry.is_file() || !is_main_transcript(&entry.name) {
+                    problems.unrecognized(&locator, "not a transcript (<sessionId>.jsonl)");
+                    continue;
+                }
                 let stem = entry.name.strip_suffix(JSONL).unwrap_or(&entry.name);
                 let has_sibling_dir = entries.iter().any(|e| e.is_dir() && e.name == stem);
                 if let Some(session) =
-                    session_ref(home, &locator, &entry.meta, has_sibling_dir, &mut diags)
+                    session_ref(home, &locator, &entry.meta, has_sibling_dir, &mut problems)
                 {
                     sessions.push(session);
                 }
             }
         }
     }
-    Ok(Discovery {
-        sessions,
-        diagnostics: diags.drain(),
-    })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 /// The session-ref of one transcript, as `discover` reports it.
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-    let paths = SessionPaths::from_locator(locator)?;
+    SessionPaths::from_locator(locator)?;
     let meta = home.stat(locator).map_err(|e| fs_error(locator, e))?;
-    let mut diags = Diagnostics::new();
-    session_ref(home, locator, &meta, true, &mut diags).ok_or_else(|| {
-        CodecError::Malformed(format!(
-            "{}: no Claude Code session records in the head of the file",
-            paths.locator
-        ))
+    let mut problems = FileProblems::new();
+    session_ref(home, locator, &meta, true, &mut problems).ok_or_else(|| {
+        let why = problems.drain().into_iter().next().map(|d| d.detail).unwrap_or_default();
+        CodecError::Malformed(format!("{locator}: not a Claude Code session: {why}"))
     })
 }
 
@@ -65,83 +88,38 @@ fn is_main_transcript(name: &str) -> bool {
     name.ends_with(JSONL) && name.len() > JSONL.len() && layout::agent_id(name).is_none()
 }
 
-fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add(
-                "unreadable-directory",
-                Severity::Warning,
-                fs_kind(&e),
-                Some(path),
-                None,
-            );
-            None
-        }
-    }
-}
-
 fn session_ref(
     home: &Dir,
     locator: &str,
     meta: &Metadata,
     has_sibling_dir: bool,
-    diags: &mut Diagnostics,
+    problems: &mut FileProblems,
 ) -> Option<SessionRef> {
     let mut paths = SessionPaths::from_locator(locator).ok()?;
     if meta.size == 0 {
         // Claude Code creates the file with its first line; an empty one is
         // left over from a crash or a copy.
-        diags.add(
-            "empty-session-file",
-            Severity::Info,
-            "jsonl",
-            Some(locator),
-            None,
-        );
+        problems.empty(locator, "jsonl");
         return None;
     }
     let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
         Ok(head) => head,
         Err(e) => {
-            diags.add(
-                "unreadable-file",
-                Severity::Warning,
-                fs_kind(&e),
-                Some(locator),
-                None,
-            );
+            problems.unreadable(locator, &e);
             return None;
         }
     };
-    if head.session_id.is_none() && !head.has_conversation {
-        // Legacy summary-only files and other JSONL that is not a transcript.
-        diags.add(
-            "no-session-records",
-            Severity::Info,
-            "jsonl",
-            Some(locator),
-            None,
-        );
+    if !head.has_records {
+        problems.malformed_head(locator, "no line of the head is a Claude Code record (JSON with a type)");
         return None;
     }
-    // A renamed copy (not `<uuid>.jsonl`) is identified by its content.
-    if let Some(id) = head.session_id.as_deref().filter(|_| !crate::sniff::is_session_id(&paths.native_id)) {
-        paths.native_id = id.to_string();
+    if head.session_id.is_none() && !head.has_conversation {
+        // Legacy summary-only files: Claude Code's own records, no session.
+        problems.add("no-session-records", Severity::Info, locator, "jsonl");
+        return None;
     }
-    if head
-        .session_id
-        .as_deref()
-        .is_some_and(|id| id != paths.native_id)
-    {
-        diags.add(
-            "session-id-mismatch",
-            Severity::Warning,
-            "sessionId",
-            Some(locator),
-            None,
-        );
+    if paths.identify(head.session_id.as_deref()) {
+        problems.add("session-id-mismatch", Severity::Warning, locator, "sessionId");
     }
     let mut size = meta.size;
     if has_sibling_dir {
@@ -172,22 +150,3 @@ fn subagent_bytes(home: &Dir, paths: &SessionPaths) -> u64 {
         .unwrap_or(0)
 }
 
-/// The kind of a filesystem error, for diagnostics (no paths, no content).
-pub fn fs_kind(error: &FsError) -> &'static str {
-    match error {
-        FsError::NotFound(_) => "not-found",
-        FsError::Denied(_) => "denied",
-        FsError::InvalidPath(_) => "invalid-path",
-        FsError::Io(_) => "io",
-        FsError::LimitExceeded(_) => "limit-exceeded",
-    }
-}
-
-/// A filesystem error as a codec error naming the file.
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other}")),
-    }
-}

@@ -6,16 +6,10 @@
 //! appended late, legacy `summary` lines sit at the top.
 
 use trajhost_codec_sdk::fs::File;
+use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
 
 use crate::native::{self, Content};
 
-/// Bytes read from the start of a file for its session facts.
-pub const HEAD_BYTES: u32 = 64 * 1024;
-/// How far the head read goes when the first lines are longer than
-/// [`HEAD_BYTES`] (a huge first prompt or attachment).
-const HEAD_MAX_BYTES: u64 = 1 << 20;
-/// Bytes read from the end of a larger file for late titles.
-pub const TAIL_BYTES: u32 = 64 * 1024;
 /// Characters of the first prompt used as a title when there is no other.
 const TITLE_CHARS: usize = 80;
 
@@ -32,6 +26,8 @@ pub struct Head {
     pub first_span: Option<(u64, u64)>,
     /// A line with a conversational type was seen.
     pub has_conversation: bool,
+    /// A line with a record `type` was seen: the file is Claude Code's.
+    pub has_records: bool,
     custom_title: Option<String>,
     ai_title: Option<String>,
     summary: Option<String>,
@@ -51,46 +47,12 @@ impl Head {
 
     /// Reads the head (and, for files larger than the head, the tail) of `file`.
     pub fn scan(file: &File) -> Result<Head, trajhost_codec_sdk::fs::FsError> {
-        let size = file.size();
         let mut head = Head::default();
-        let mut buf = file.read_at(0, HEAD_BYTES)?;
-        let mut done = 0;
-        // Grow the head read, within a bound, until a complete line carries
-        // the session facts.
-        loop {
-            done += head.feed(&buf[done..], done as u64);
-            let whole = buf.len() as u64 >= size;
-            if whole {
-                // A last line without `\n` still counts when it parses.
-                if done < buf.len()
-                    && let Ok(entry) = native::parse(&buf[done..])
-                {
-                    head.take(&entry, done as u64, (buf.len() - done) as u64);
-                }
-                return Ok(head);
-            }
-            if head.session_id.is_some() || buf.len() as u64 >= HEAD_MAX_BYTES {
-                break;
-            }
-            let more = file.read_at(buf.len() as u64, HEAD_BYTES)?;
-            if more.is_empty() {
-                return Ok(head);
-            }
-            buf.extend_from_slice(&more);
-        }
-        drop(buf);
-        // Tail lines start after the last complete head line. Reading from
-        // one byte before the tail start tells whether it begins a line.
-        let tail_start = size.saturating_sub(u64::from(TAIL_BYTES)).max(done as u64);
-        if tail_start < size {
-            let from = tail_start.saturating_sub(1).max(done as u64);
-            let tail = file.read_at(from, TAIL_BYTES + 1)?;
-            let skip = if from == done as u64 {
-                0
-            } else {
-                memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1)
-            };
-            head.feed_titles(&tail[skip..]);
+        // The head read grows, within a bound, until a complete line
+        // carries the session facts.
+        let read = head::read_head(file, HEAD_MAX, &mut head)?;
+        if !read.whole {
+            head::read_tail(file, read.consumed, |line| head.feed_title(line))?;
         }
         Ok(head)
     }
@@ -98,36 +60,23 @@ impl Head {
     /// The facts of the complete lines of a file's first bytes (for `sniff`).
     pub fn of_bytes(bytes: &[u8]) -> Head {
         let mut head = Head::default();
-        head.feed(bytes, 0);
+        let mut pos = 0;
+        while let Some(i) = memchr::memchr(b'\n', &bytes[pos..]) {
+            HeadLines::line(&mut head, &bytes[pos..pos + i], pos as u64, (i + 1) as u64);
+            pos += i + 1;
+        }
         head
     }
 
-    /// Takes the facts from the complete lines of `buf` (which starts at file
-    /// offset `base`); returns the bytes of complete lines consumed.
-    fn feed(&mut self, buf: &[u8], base: u64) -> usize {
-        let mut pos = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-            let line = &buf[pos..pos + i];
-            let offset = base + pos as u64;
-            pos += i + 1;
-            if let Ok(entry) = native::parse(line) {
-                self.take(&entry, offset, (i + 1) as u64);
-            }
+    fn feed_title(&mut self, line: &[u8]) {
+        // Only title lines matter here; skip the parse for the rest.
+        if memchr::memmem::find(line, b"-title\"").is_none()
+            && memchr::memmem::find(line, b"\"summary\"").is_none()
+        {
+            return;
         }
-        pos
-    }
-
-    fn feed_titles(&mut self, buf: &[u8]) {
-        for line in buf.split(|&b| b == b'\n') {
-            // Only title lines matter here; skip the parse for the rest.
-            if memchr::memmem::find(line, b"-title\"").is_none()
-                && memchr::memmem::find(line, b"\"summary\"").is_none()
-            {
-                continue;
-            }
-            if let Ok(entry) = native::parse(line) {
-                self.take_title(&entry);
-            }
+        if let Ok(entry) = native::parse(line) {
+            self.take_title(&entry);
         }
     }
 
@@ -150,6 +99,7 @@ impl Head {
         first(&mut self.version, entry.version.get());
         first(&mut self.git_branch, entry.git_branch.get());
         let kind = entry.kind.get().unwrap_or("");
+        self.has_records |= !kind.is_empty();
         if matches!(kind, "user" | "assistant") {
             self.has_conversation = true;
         }
@@ -199,22 +149,17 @@ fn prompt_title(content: &Content<'_>) -> Option<String> {
 /// The title a prompt gives a session that has no other: its text,
 /// whitespace collapsed, cut to [`TITLE_CHARS`].
 pub fn title_from_prompt(text: &str) -> Option<String> {
-    let mut out = String::new();
-    for (n, word) in text.split_whitespace().enumerate() {
-        if n > 0 {
-            out.push(' ');
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS)
+}
+
+impl HeadLines for Head {
+    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+        if let Ok(entry) = native::parse(bytes) {
+            self.take(&entry, offset, len);
         }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
-        }
     }
-    if out.is_empty() {
-        return None;
+
+    fn enough(&self) -> bool {
+        self.session_id.is_some()
     }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect::<String>();
-        out.push('…');
-    }
-    Some(out)
 }

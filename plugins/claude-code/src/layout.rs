@@ -10,6 +10,7 @@
 //! Some installs use `~/.config/claude` instead of `~/.claude`.
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::{join, plain_name as plain_file_name};
 
 /// Project roots relative to the home, in the order they are searched.
 pub const PROJECT_ROOTS: [&str; 2] = [".claude/projects", ".config/claude/projects"];
@@ -63,6 +64,20 @@ impl SessionPaths {
             native_id,
             session_dir: stem.to_string(),
         })
+    }
+
+    /// Settles the session id from the `sessionId` the content carries.
+    /// Claude Code names a transcript by its session id, so a stem that is
+    /// one wins (true is returned when the content disagrees); a stem that
+    /// is not (a renamed copy) gives way to the content's id.
+    pub fn identify(&mut self, content_id: Option<&str>) -> bool {
+        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(
+            &self.native_id,
+            is_session_id(&self.native_id),
+            content_id,
+        );
+        self.native_id = id;
+        mismatch
     }
 
     /// `<project-dir>/<name>`.
@@ -142,15 +157,6 @@ pub fn is_session_id(id: &str) -> bool {
         })
 }
 
-/// `dir/name`, or `name` when `dir` is empty.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
-    }
-}
-
 /// The agent id of a subagent file name `agent-<id>.jsonl`.
 pub fn agent_id(file_name: &str) -> Option<&str> {
     file_name
@@ -159,8 +165,3 @@ pub fn agent_id(file_name: &str) -> Option<&str> {
         .filter(|id| !id.is_empty())
 }
 
-/// A file name safe to look up inside a known directory: no separators, no
-/// dot-dot, not empty.
-pub fn plain_file_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
-}

@@ -54,15 +54,7 @@ impl Reader {
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
-        // A renamed copy (not `<uuid>.jsonl`) is identified by its content.
-        if let Some(id) = head.session_id.as_deref().filter(|_| !crate::sniff::is_session_id(&paths.native_id)) {
-            paths.native_id = id.to_string();
-        }
-        if head
-            .session_id
-            .as_deref()
-            .is_some_and(|id| id != paths.native_id)
-        {
+        if paths.identify(head.session_id.as_deref()) {
             diags.add(
                 "session-id-mismatch",
                 Severity::Warning,

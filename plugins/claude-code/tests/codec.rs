@@ -5,17 +5,20 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_claude_code::{ClaudeCode, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_claude_code::{ClaudeCode, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Codec, CodecError, Diagnostic, Operation, ReadOptions, Severity, WriteOptions, Written,
+    Codec, CodecError, Operation, Severity, WriteOptions,
+};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users,
 };
 
 const PROJECT: &str = ".claude/projects/-home-user-project";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code/2.1.197")
+    kit::fixtures("claude-code", "2.1.197")
 }
 
 /// (scenario, session id)
@@ -35,46 +38,8 @@ fn locator(id: &str) -> String {
     format!("{PROJECT}/{id}.jsonl")
 }
 
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions {
-        max_batch_records: records,
-        max_batch_bytes: bytes,
-    }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-    /// Diagnostics that came in a batch other than the last.
-    early_diagnostics: usize,
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read {
-        records: Vec::new(),
-        diagnostics: Vec::new(),
-        batches: 0,
-        early_diagnostics: 0,
-    };
-    let mut last_diags = 0;
-    trajhost_codec_sdk::read_all::<ClaudeCode>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        read.early_diagnostics += last_diags;
-        last_diags = batch.diagnostics.len();
-        for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
-            read.records.push(record);
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
-}
-
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<ClaudeCode>(home, locator)
 }
 
 fn read_scenario(scenario: &str) -> Read {
@@ -82,85 +47,9 @@ fn read_scenario(scenario: &str) -> Read {
     read(&home(scenario), &locator(id))
 }
 
-fn users(records: &[Record]) -> Vec<&str> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::User { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Assistant(a) => Some(a),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall {
-                call_id,
-                name,
-                arguments,
-            } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult {
-                call_id,
-                content,
-                ok,
-            } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
-    read.diagnostics.iter().find(|d| d.code == code)
-}
-
-fn raw_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A writable copy of a fixture home.
 fn copy_of(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(scenario), dir.path());
-    dir
+    kit::copy_of(&home(scenario))
 }
 
 // ---------------------------------------------------------------- info
@@ -281,15 +170,62 @@ fn discover_prefers_titles_and_reports_oddities() {
     )
     .unwrap();
     std::fs::write(project.join("sessions-index.json"), "{}").unwrap();
+    std::fs::create_dir_all(project.join("memory")).unwrap();
+    std::fs::write(project.join("memory/MEMORY.md"), "notes").unwrap();
+    // Not sessions and not known: each is named in a diagnostic.
+    std::fs::write(project.join("notes.txt"), "x").unwrap();
+    std::fs::write(project.join("22222222-0000-0000-0000-000000000000.jsonl"), "not json\n").unwrap();
+    std::fs::create_dir_all(project.join("stray")).unwrap();
+    std::fs::write(dir.path().join(".claude/projects/loose.jsonl"), "{}\n").unwrap();
 
     let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("My rename"));
-    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
-    assert_eq!(
-        codes,
-        BTreeSet::from(["empty-session-file", "no-session-records"])
-    );
+    let named: BTreeSet<(&str, &str)> = found
+        .diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.file.as_deref().expect("every discovery diagnostic names its file")))
+        .collect();
+    let at = |name: &str| format!("{PROJECT}/{name}");
+    let expected = [
+        ("empty-session-file", at("00000000-0000-0000-0000-000000000000.jsonl")),
+        ("no-session-records", at("11111111-0000-0000-0000-000000000000.jsonl")),
+        ("malformed-head", at("22222222-0000-0000-0000-000000000000.jsonl")),
+        ("unrecognized-file", at("notes.txt")),
+        ("unrecognized-file", at("stray")),
+        ("unrecognized-file", ".claude/projects/loose.jsonl".to_string()),
+    ];
+    let expected: BTreeSet<(&str, &str)> = expected.iter().map(|(c, f)| (*c, f.as_str())).collect();
+    assert_eq!(named, expected);
+}
+
+#[test]
+fn a_renamed_transcript_is_identified_by_its_session_id() {
+    let dir = copy_of("simple");
+    let (_, id) = SCENARIOS[0];
+    let project = dir.path().join(PROJECT);
+    std::fs::rename(project.join(format!("{id}.jsonl")), project.join("backup-copy.jsonl")).unwrap();
+    let found = kit::discover::<ClaudeCode>(dir.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_id, id);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let locator = format!("{PROJECT}/backup-copy.jsonl");
+    let read = kit::conformance::<ClaudeCode>(dir.path(), &locator, Spans::Lines);
+    assert_eq!(read.meta().native_id, id);
+    assert!(read.diag("session-id-mismatch").is_none());
+    // A name that is a session id still wins over a content that disagrees.
+    let other = "99999999-0000-0000-0000-000000000000";
+    std::fs::rename(project.join("backup-copy.jsonl"), project.join(format!("{other}.jsonl"))).unwrap();
+    let found = kit::discover::<ClaudeCode>(dir.path());
+    assert_eq!(found.sessions[0].native_id, other);
+    assert!(kit::file_diag(&found.diagnostics, "session-id-mismatch", &locator.replace("backup-copy", other)).is_some());
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, id) in SCENARIOS {
+        kit::conformance::<ClaudeCode>(&home(scenario), &locator(id), Spans::Lines);
+    }
 }
 
 // ---------------------------------------------------------------- read
@@ -569,7 +505,7 @@ fn long_output_without_its_spill_file_keeps_the_preview() {
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("<persisted-output>"));
     assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
-    let d = diag(&read, "persisted-output-missing").expect("diagnostic");
+    let d = read.diag("persisted-output-missing").expect("diagnostic");
     assert_eq!(d.severity, Severity::Info);
 }
 
@@ -596,28 +532,6 @@ fn ids_are_stable_and_unique() {
                 _ => {}
             }
         }
-    }
-}
-
-#[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, id) in SCENARIOS {
-        let whole = read(&home(scenario), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(&home(scenario), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(
-            format!("{:?}", small.diagnostics),
-            format!("{:?}", whole.diagnostics),
-            "{scenario}"
-        );
-        assert_eq!(
-            small.early_diagnostics, 0,
-            "diagnostics go out with the last batch"
-        );
-        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
     }
 }
 
@@ -707,30 +621,9 @@ fn every_record_type_is_mapped_or_reported() {
     for (scenario, id) in SCENARIOS {
         let raw = raw_lines(&home(scenario).join(locator(id)));
         let read = read_scenario(scenario);
-        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
-        for (kind, handling) in KNOWN_RECORD_TYPES {
-            let count = raw.iter().filter(|l| l["type"] == *kind).count() as u32;
-            if count == 0 {
-                continue;
-            }
-            match handling {
-                Handling::Reported => {
-                    let d = read
-                        .diagnostics
-                        .iter()
-                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
-                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
-                    assert_eq!(d.count, count, "{scenario}: {kind}");
-                    assert_eq!(d.severity, Severity::Info);
-                }
-                Handling::Mapped(_) => {
-                    assert!(
-                        !read.diagnostics.iter().any(|d| d.detail == *kind),
-                        "{scenario}: {kind}"
-                    );
-                }
-            }
-        }
+        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| {
+            raw.iter().filter(|l| l["type"] == kind).count() as u32
+        });
         // The bookkeeping lines that are mapped show up as observations.
         let observations: Vec<&str> = read
             .records
@@ -757,20 +650,11 @@ fn every_record_type_is_mapped_or_reported() {
 fn torn_tail_is_a_warning_and_the_rest_is_read() {
     let dir = copy_of("simple");
     let (_, id) = SCENARIOS[0];
-    let path = dir.path().join(locator(id));
-    let bytes = std::fs::read(&path).unwrap();
     // Cut the last assistant line (the NOTOOL answer) in the middle.
-    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
-    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
-    std::fs::write(&path, &bytes[..start]).unwrap();
-
+    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
-    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
-    assert_eq!(d.severity, Severity::Warning);
-    assert_eq!(d.offset, Some(line_start as u64));
-    assert_eq!(d.file.as_deref(), Some(locator(id).as_str()));
-    assert!(!d.detail.contains("NOTOOL"), "diagnostics carry no content");
-    assert!(diag(&read, "malformed-line").is_none());
+    kit::check_torn_tail(&read, line_start, "NOTOOL");
+    assert_eq!(read.diag("torn-tail").unwrap().file.as_deref(), Some(locator(id).as_str()));
     assert_eq!(
         users(&read.records).len(),
         2,
@@ -786,19 +670,10 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     let dir = copy_of("failing-tool");
     let (_, id) = SCENARIOS[2];
     let path = dir.path().join(locator(id));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     // Line 4 (an attachment) loses its end; line 5 gets a stray byte.
-    let offset: usize = lines[..3].iter().map(|l| l.len() + 1).sum();
-    lines[3] = lines[3][..40].to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-
+    let offset = kit::corrupt_line(&path, 3, 40);
     let read = read(dir.path(), &locator(id));
-    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
-    assert_eq!(d.severity, Severity::Error);
-    assert_eq!(d.offset, Some(offset as u64));
-    assert_eq!(d.count, 1);
-    assert!(diag(&read, "torn-tail").is_none());
+    kit::check_corrupt_line(&read, offset);
     assert_eq!(tool_results(&read.records).len(), 1);
     assert!(
         assistants(&read.records)
@@ -807,10 +682,6 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
             .text
             .contains("FINAL ANSWER")
     );
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 // ---------------------------------------------------------------- synthetic shapes
@@ -955,7 +826,7 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
         answers[1].usage, None,
         "a resumed response's usage was already counted"
     );
-    assert!(diag(&read, "assistant-message-split").is_some());
+    assert!(read.diag("assistant-message-split").is_some());
 
     // Parents point at records: the result answers its call, the resumed
     // response follows the result, the last prompt follows the response.
@@ -1090,10 +961,10 @@ fn compaction_meta_lines_and_system_subtypes() {
             ("brand-new-thing", 2, Severity::Warning)
         ]
     );
-    let shape = diag(&read, "unexpected-shape").expect("valid JSON that is not a record");
+    let shape = read.diag("unexpected-shape").expect("valid JSON that is not a record");
     assert_eq!(shape.severity, Severity::Warning);
-    assert!(diag(&read, "malformed-line").is_none());
-    let upgrade = diag(&read, "native-version-changed").expect("version change");
+    assert!(read.diag("malformed-line").is_none());
+    let upgrade = read.diag("native-version-changed").expect("version change");
     assert_eq!(upgrade.detail, "2.0.1 -> 2.0.2");
 }
 

@@ -8,13 +8,16 @@
 use std::collections::BTreeMap;
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::fs::{Dir, DirEntry};
+use trajhost_codec_sdk::sql::{self, Row};
 use trajhost_codec_sdk::sqlite::Database;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
+pub use trajhost_codec_sdk::errors::{fs_error, fs_kind, sqlite_kind};
+
 use crate::layout::{self, SessionPaths};
 use crate::native::{Manifest, Metadata};
-use crate::sql::{self, Row};
 use crate::time::rfc3339_utc;
 
 /// Largest manifest read.
@@ -34,29 +37,32 @@ pub struct Facts {
     pub parent_session: Option<String>,
 }
 
+/// Every session directory of `sessions/` (its manifest, transcript and
+/// compaction file are its own), described by the index. A file in
+/// `sessions/` is named in a diagnostic, and so is anything wrong with the
+/// index or a manifest, per file.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+    let mut problems = FileProblems::new();
     let mut diags = Diagnostics::new();
     let mut index = read_index(home, None, &mut diags);
+    problems.absorb(&mut diags, layout::INDEX_DB);
     let mut sessions = Vec::new();
-    let dirs = match home.list(layout::SESSIONS_DIR) {
-        Ok(entries) => entries,
-        Err(FsError::NotFound(_)) => Vec::new(),
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(layout::SESSIONS_DIR), None);
-            Vec::new()
+    for dir in discovery::list(home, layout::SESSIONS_DIR, &mut problems).unwrap_or_default() {
+        if !dir.is_dir() {
+            problems.unrecognized(&layout::join(layout::SESSIONS_DIR, &dir.name), "not a session directory");
+            continue;
         }
-    };
-    for dir in dirs.iter().filter(|e| e.is_dir()) {
         let paths = SessionPaths::of(&dir.name);
         let facts = index.remove(&dir.name);
         if let Some(session) = session_ref(home, &paths, facts, &mut diags) {
             sessions.push(session);
         }
+        problems.absorb(&mut diags, &paths.dir);
     }
     for _ in index.keys() {
-        diags.add("missing-session-directory", Severity::Info, "sessions.db row without its directory", Some(layout::INDEX_DB), None);
+        problems.add("missing-session-directory", Severity::Info, layout::INDEX_DB, "sessions.db row without its directory");
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
@@ -194,51 +200,5 @@ fn manifest_facts(home: &Dir, paths: &SessionPaths, diags: &mut Diagnostics) -> 
 
 /// The first prompt, whitespace collapsed, cut to [`TITLE_CHARS`].
 pub fn prompt_title(text: &str) -> Option<String> {
-    let mut out = String::new();
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
-        }
-    }
-    if out.is_empty() {
-        return None;
-    }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect();
-        out.push('…');
-    }
-    Some(out)
-}
-
-pub fn fs_kind(error: &FsError) -> &'static str {
-    match error {
-        FsError::NotFound(_) => "not-found",
-        FsError::Denied(_) => "denied",
-        FsError::InvalidPath(_) => "invalid-path",
-        FsError::Io(_) => "io",
-        FsError::LimitExceeded(_) => "limit-exceeded",
-    }
-}
-
-pub fn sqlite_kind(error: &trajhost_codec_sdk::sqlite::SqliteError) -> &'static str {
-    use trajhost_codec_sdk::sqlite::SqliteError;
-    match error {
-        SqliteError::NotFound(_) => "not-found",
-        SqliteError::Denied(_) => "denied",
-        SqliteError::Invalid(_) => "invalid",
-        SqliteError::LimitExceeded(_) => "limit-exceeded",
-        SqliteError::Sqlite(_) => "sqlite",
-    }
-}
-
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other:?}")),
-    }
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS)
 }

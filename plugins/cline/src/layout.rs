@@ -7,6 +7,7 @@
 //! session's locator is its messages file.
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::join;
 
 pub const SESSIONS_DIR: &str = ".cline/data/sessions";
 pub const INDEX_DB: &str = ".cline/data/db/sessions.db";

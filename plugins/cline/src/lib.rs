@@ -34,7 +34,6 @@ pub mod layout;
 pub mod messages;
 pub mod native;
 pub mod read;
-pub mod sql;
 mod time;
 
 use trajhost_codec_sdk::canonical::SCHEMA;

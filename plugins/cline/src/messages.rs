@@ -26,15 +26,7 @@ use trajhost_codec_sdk::Severity;
 
 use crate::native::{Block, Message, Metrics};
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every message `role` of the transcript.
 pub const KNOWN_ROLES: &[(&str, Handling)] = &[
@@ -168,14 +160,14 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
             out.extend(calls);
         }
         other => {
-            diags.add("unknown-record-type", Severity::Warning, &type_name(other), Some(file), Some(offset));
+            diags.add("unknown-record-type", Severity::Warning, &type_name(Some(other)), Some(file), Some(offset));
         }
     }
     out
 }
 
 fn unknown_block(role: &str, kind: &str, file: &str, offset: u64, diags: &mut Diagnostics) {
-    diags.add("unknown-content-block", Severity::Warning, &format!("{role}/{}", type_name(kind)), Some(file), Some(offset));
+    diags.add("unknown-content-block", Severity::Warning, &format!("{role}/{}", type_name(Some(kind))), Some(file), Some(offset));
 }
 
 /// The blocks of `content` (a string becomes one text block).
@@ -275,16 +267,7 @@ fn usage(m: &Metrics) -> Option<Usage> {
     any.then_some(usage)
 }
 
-/// A type name fit for a diagnostic.
-pub fn type_name(kind: &str) -> String {
-    if kind.is_empty() {
-        "(missing)".to_string()
-    } else if kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) {
-        kind.to_string()
-    } else {
-        "(not an identifier)".to_string()
-    }
-}
+pub use trajhost_codec_sdk::text::type_name;
 
 #[cfg(test)]
 mod tests {

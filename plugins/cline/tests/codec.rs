@@ -1,23 +1,22 @@
 //! The Cline codec against sessions written by the real `cline` 3.0.65 CLI
-//! (fixtures/cline/3.0.65), run natively through `Dir::native`. Reads work
-//! on a copy of the fixture home: a native read-only SQLite open of the
-//! WAL-mode index creates `-wal`/`-shm` files beside it (the host opens it
-//! `immutable=1` or reads a private copy).
+//! (fixtures/cline/3.0.65), run natively through `Dir::native`. Tests work
+//! on a copy of the fixture home, so the ones that write to the index (a
+//! live WAL) never touch the fixture.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use trajhost_codec_cline::{Cline, KNOWN_BLOCKS, KNOWN_ROLES};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
 
 const INDEX: &str = ".cline/data/db/sessions.db";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/cline/3.0.65")
+    kit::fixtures("cline", "3.0.65")
 }
 
 /// (scenario, session id)
@@ -37,96 +36,18 @@ fn id_of(scenario: &str) -> &'static str {
     SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
+/// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join(scenario), dir.path());
-    dir
-}
-
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-    early_diagnostics: usize,
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
-    let mut last_diags = 0;
-    trajhost_codec_sdk::read_all::<Cline>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        read.early_diagnostics += last_diags;
-        last_diags = batch.diagnostics.len();
-        for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
-            read.records.push(record);
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::copy_of(&fixtures().join(scenario))
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<Cline>(home, locator)
 }
 
 fn read_scenario(scenario: &str) -> Read {
     let home = home(scenario);
     read(home.path(), &locator(id_of(scenario)))
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn kinds(records: &[Record]) -> Vec<&'static str> {
-    records.iter().map(|r| r.body.kind()).collect()
-}
-
-fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
-    read.diagnostics.iter().find(|d| d.code == code)
 }
 
 fn raw(scenario: &str) -> Value {
@@ -192,6 +113,38 @@ fn discover_without_the_index_uses_the_manifests() {
     assert_eq!(s.title.as_deref(), Some("Read hello.txt and tell me the secret word."));
     let d = found.diagnostics.iter().find(|d| d.code == "not-in-index").unwrap();
     assert_eq!((d.count, d.severity), (1, Severity::Info));
+}
+
+#[test]
+fn discover_names_each_problem_file() {
+    let home = home("simple");
+    let sessions = home.path().join(".cline/data/sessions");
+    std::fs::write(sessions.join("stray.json"), "{}").unwrap();
+    std::fs::create_dir(sessions.join("no-messages")).unwrap();
+    std::fs::create_dir(sessions.join("bad-manifest")).unwrap();
+    std::fs::write(sessions.join("bad-manifest/bad-manifest.messages.json"), "[]").unwrap();
+    std::fs::write(sessions.join("bad-manifest/bad-manifest.json"), "not json").unwrap();
+    let found = kit::discover::<Cline>(home.path());
+    assert_eq!(found.sessions.len(), 2, "{:?}", found.diagnostics);
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let at = |name: &str| format!(".cline/data/sessions/{name}");
+    let expected = [
+        ("unrecognized-file", at("stray.json")),
+        ("no-messages-file", at("no-messages")),
+        ("not-in-index", at("bad-manifest")),
+        ("malformed-manifest", at("bad-manifest/bad-manifest.json")),
+    ];
+    let expected: BTreeSet<(&str, &str)> = expected.iter().map(|(c, f)| (*c, f.as_str())).collect();
+    assert_eq!(named, expected);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        kit::conformance::<Cline>(home.path(), &locator(id), Spans::Bytes);
+    }
 }
 
 #[test]
@@ -344,21 +297,6 @@ fn ids_are_stable_unique_native_and_spans_slice_messages() {
 }
 
 #[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let whole = read(home.path(), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(home.path(), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(small.early_diagnostics, 0);
-        let zero = read_with(home.path(), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
-    }
-}
-
-#[test]
 fn fixture_roles_and_blocks_are_all_known() {
     let roles: BTreeSet<&str> = KNOWN_ROLES.iter().map(|(k, _)| *k).collect();
     let blocks: BTreeSet<&str> = KNOWN_BLOCKS.iter().map(|(k, _)| *k).collect();
@@ -374,7 +312,7 @@ fn fixture_roles_and_blocks_are_all_known() {
             }
         }
         let read = read_scenario(scenario);
-        assert!(diag(&read, "unknown-record-type").is_none() && diag(&read, "unknown-content-block").is_none());
+        assert!(read.diag("unknown-record-type").is_none() && read.diag("unknown-content-block").is_none());
     }
     for kind in ["text", "tool_use", "tool_result"] {
         assert!(seen.contains(kind), "{kind}");
@@ -385,12 +323,9 @@ fn fixture_roles_and_blocks_are_all_known() {
 fn reading_leaves_the_index_and_the_files_byte_identical() {
     let home = home("simple");
     let id = id_of("simple");
-    let files = [INDEX.to_string(), locator(id), format!(".cline/data/sessions/{id}/{id}.json")];
-    let sha = |p: &str| std::fs::read(home.path().join(p)).ok().map(|b| hex::encode(Sha256::digest(b)));
-    let before: Vec<_> = files.iter().map(|f| sha(f)).collect();
-    Cline::discover(&Dir::native(home.path())).unwrap();
-    read(home.path(), &locator(id));
-    assert_eq!(files.iter().map(|f| sha(f)).collect::<Vec<_>>(), before);
+    // Every file of the home (index, its `-wal`/`-shm`, the session files)
+    // byte-identical; none added.
+    kit::check_store_untouched::<Cline>(home.path(), &locator(id));
     let wal = home.path().join(format!("{INDEX}-wal"));
     assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0);
 
@@ -399,10 +334,10 @@ fn reading_leaves_the_index_and_the_files_byte_identical() {
     writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
     writer.execute("UPDATE sessions SET metadata_json = json_set(metadata_json, '$.title', 'Renamed — ✓')", []).unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = (sha(INDEX), sha(&format!("{INDEX}-wal")));
+    let before = kit::tree_digest(home.path());
     let found = Cline::discover(&Dir::native(home.path())).unwrap();
     assert_eq!(found.sessions[0].title.as_deref(), Some("Renamed — ✓"));
-    assert_eq!((sha(INDEX), sha(&format!("{INDEX}-wal"))), before);
+    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "discovery with a live WAL");
     drop(writer);
 }
 
@@ -425,9 +360,9 @@ fn unknown_roles_and_blocks_are_reported_and_other_blocks_mapped() {
         {"type": "text", "text": "ok"}]}));
     std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
     let read = read(home.path(), &locator(id));
-    let unknown = diag(&read, "unknown-record-type").unwrap();
+    let unknown = read.diag("unknown-record-type").unwrap();
     assert_eq!((unknown.detail.as_str(), unknown.count, unknown.severity), ("narrator", 1, Severity::Warning));
-    let block = diag(&read, "unknown-content-block").unwrap();
+    let block = read.diag("unknown-content-block").unwrap();
     assert_eq!((block.detail.as_str(), block.count), ("user/hologram", 1));
     let tail: Vec<&Record> = read.records.iter().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect();
     let Body::User { text, attachments } = &tail[0].body else { panic!("{:?}", tail[0]) };

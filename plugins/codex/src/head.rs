@@ -3,21 +3,28 @@
 //!
 //! The first line is `session_meta` (often tens of KiB: it carries the base
 //! instructions); the first prompt follows after injected context. The head
-//! read starts at [`HEAD_BYTES`] and grows, within [`HEAD_MAX_BYTES`], until
-//! both are found.
+//! is read with the SDK's [`trajhost_codec_sdk::head::read_head`] until both
+//! are found.
 
 use trajhost_codec_sdk::fs::{File, FsError};
+use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
 
 use crate::native::{self, ResponseItem, SessionMeta};
 
-/// Bytes read per step of the head read.
-pub const HEAD_BYTES: u32 = 64 * 1024;
-/// How far the head read goes at most.
-pub const HEAD_MAX_BYTES: u64 = 1 << 20;
 /// Lines looked at for the first prompt.
 const HEAD_MAX_LINES: usize = 256;
 /// Characters of the first prompt used as a title.
 const TITLE_CHARS: usize = 80;
+
+/// What the first line of a file is, for telling a rollout from other files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FirstLine {
+    /// Not JSON, or JSON without the rollout envelope (`{timestamp, type,
+    /// payload}`).
+    NotRollout,
+    /// A rollout line of this `type` (`session_meta` for a proper rollout).
+    Rollout(String),
+}
 
 /// What the first lines of a rollout say.
 #[derive(Debug, Default, Clone)]
@@ -37,66 +44,51 @@ pub struct Head {
     pub meta_span: Option<(u64, u64)>,
     /// The first prompt, whitespace collapsed and cut to a title.
     pub title: Option<String>,
+    /// What the first non-blank line is; `None` for a blank file.
+    pub first_line: Option<FirstLine>,
     lines: usize,
 }
 
 impl Head {
     /// Reads the head of `file`.
     pub fn scan(file: &File) -> Result<Head, FsError> {
-        let size = file.size();
         let mut head = Head::default();
-        let mut buf = file.read_at(0, HEAD_BYTES)?;
-        let mut done = 0;
-        loop {
-            done += head.feed(&buf[done..], done as u64);
-            if head.complete() {
-                return Ok(head);
-            }
-            if buf.len() as u64 >= size {
-                // A last line without `\n` still counts when it parses.
-                if done < buf.len() {
-                    head.line(&buf[done..], done as u64, (buf.len() - done) as u64);
-                }
-                return Ok(head);
-            }
-            if buf.len() as u64 >= HEAD_MAX_BYTES {
-                return Ok(head);
-            }
-            let more = file.read_at(buf.len() as u64, HEAD_BYTES)?;
-            if more.is_empty() {
-                return Ok(head);
-            }
-            buf.extend_from_slice(&more);
+        head::read_head(file, HEAD_MAX, &mut head)?;
+        Ok(head)
+    }
+
+    /// Why the head is not a rollout's, in words for a diagnostic; `None`
+    /// when it carries a `session_meta`.
+    pub fn not_a_rollout(&self) -> Option<&'static str> {
+        if self.id.is_some() {
+            return None;
         }
+        Some(match &self.first_line {
+            None => "no lines",
+            Some(FirstLine::NotRollout) => "the first line is not a rollout line (JSON {timestamp, type, payload})",
+            Some(FirstLine::Rollout(kind)) if kind == "session_meta" => "session_meta without a thread id",
+            Some(FirstLine::Rollout(_)) => "no session_meta line at the head",
+        })
     }
 
     fn complete(&self) -> bool {
         (self.id.is_some() && self.title.is_some()) || self.lines >= HEAD_MAX_LINES
     }
 
-    /// Takes the facts from the complete lines of `buf` (which starts at file
-    /// offset `base`); returns the bytes of complete lines consumed.
-    fn feed(&mut self, buf: &[u8], base: u64) -> usize {
-        let mut pos = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-            let line = &buf[pos..pos + i];
-            let offset = base + pos as u64;
-            pos += i + 1;
-            self.line(line, offset, (i + 1) as u64);
-            if self.complete() {
-                break;
-            }
-        }
-        pos
-    }
-
-    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+    fn take_line(&mut self, bytes: &[u8], offset: u64, len: u64) {
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
         self.lines += 1;
-        let Ok(env) = native::envelope(bytes) else { return };
+        let env = native::envelope(bytes).ok().filter(|e| e.kind.get().is_some());
+        if self.first_line.is_none() {
+            self.first_line = Some(match &env {
+                Some(e) => FirstLine::Rollout(e.kind.get().unwrap_or_default().to_string()),
+                None => FirstLine::NotRollout,
+            });
+        }
+        let Some(env) = env else { return };
         if self.started_at.is_none() {
             self.started_at = env.timestamp.owned();
         }
@@ -131,24 +123,19 @@ impl Head {
     }
 }
 
+impl HeadLines for Head {
+    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+        if !self.complete() {
+            self.take_line(bytes, offset, len);
+        }
+    }
+
+    fn enough(&self) -> bool {
+        self.complete()
+    }
+}
+
 /// A prompt's text, whitespace collapsed, cut to [`TITLE_CHARS`].
 pub fn title(text: &str) -> Option<String> {
-    let mut out = String::new();
-    for (n, word) in text.split_whitespace().enumerate() {
-        if n > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
-        }
-    }
-    if out.is_empty() {
-        return None;
-    }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect::<String>();
-        out.push('…');
-    }
-    Some(out)
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS)
 }

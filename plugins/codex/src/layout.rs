@@ -2,8 +2,13 @@
 //! `.codex/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl`,
 //! and the state database `.codex/state_<N>.sqlite` whose `threads` table
 //! indexes them.
+//!
+//! Not every rollout's name ends in its thread id (`rollout-…-compact-
+//! codex-001.jsonl`, a renamed copy): such a rollout is read all the same
+//! and identified by its content, `session_meta.id`.
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::{is_uuid, join};
 
 use crate::time;
 
@@ -18,11 +23,6 @@ pub const JSONL_ZST: &str = ".jsonl.zst";
 /// The glob `info` reports.
 pub const SESSION_GLOB: &str = ".codex/sessions/*/*/*/rollout-*.jsonl";
 
-/// `a/b` from `a` and `b`.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
-}
-
 /// The thread id in a rollout file name: the UUID before `.jsonl`.
 pub fn id_from_name(name: &str) -> Option<&str> {
     let stem = name.strip_prefix(ROLLOUT_PREFIX)?.strip_suffix(JSONL)?;
@@ -30,14 +30,20 @@ pub fn id_from_name(name: &str) -> Option<&str> {
     is_uuid(id).then_some(id)
 }
 
-/// Whether `s` is a hyphenated UUID (`8-4-4-4-12` hex digits).
-pub fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+/// Whether a file name in the dated tree is a rollout's: `rollout-*.jsonl`,
+/// whether or not it ends in the thread id.
+pub fn is_rollout_name(name: &str) -> bool {
+    name.len() > ROLLOUT_PREFIX.len() + JSONL.len() && name.starts_with(ROLLOUT_PREFIX) && name.ends_with(JSONL)
+}
+
+/// Checks a locator `read` and `inspect` take: a relative path below the
+/// home (a rollout of the dated tree, or a loose copy the host recognized by
+/// its content). Returns the thread id its file name carries, if any.
+pub fn readable_locator(locator: &str) -> Result<Option<&str>, CodecError> {
+    if !trajhost_codec_sdk::paths::is_relative_below(locator) || !locator.ends_with(JSONL) {
+        return Err(CodecError::NotFound(format!("{locator}: not a relative path to a .jsonl rollout below the home")));
+    }
+    Ok(id_from_name(locator.rsplit('/').next().unwrap_or(locator)))
 }
 
 /// The file name of a rollout started at `ms` (UTC) with thread id `id`.
@@ -51,25 +57,8 @@ pub fn rollout_path(ms: i64, id: &str) -> String {
     format!("{SESSIONS_DIR}/{y:04}/{m:02}/{d:02}/{}", rollout_name(ms, id))
 }
 
-/// Checks a locator names a rollout file under the sessions tree; returns
-/// the thread id of its file name.
-/// The id a locator's file name carries: `Some` for a rollout path in the
-/// store, `None` for another relative `.jsonl` path (a copy under another
-/// name or folder, which the content identifies).
-pub fn name_id(locator: &str) -> Result<Option<&str>, CodecError> {
-    if let Ok(id) = check_locator(locator) {
-        return Ok(Some(id));
-    }
-    let plain = !locator.is_empty()
-        && !locator.starts_with('/')
-        && locator.split('/').all(|p| !p.is_empty() && p != "." && p != "..");
-    if plain && locator.ends_with(".jsonl") {
-        Ok(None)
-    } else {
-        Err(CodecError::NotFound(format!("{locator}: not a Codex rollout path ({SESSION_GLOB}) or a .jsonl file")))
-    }
-}
-
+/// Checks a locator names a rollout file under the sessions tree whose name
+/// ends in its thread id (as written rollouts do); returns that id.
 pub fn check_locator(locator: &str) -> Result<&str, CodecError> {
     let bad = || CodecError::NotFound(format!("{locator}: not a Codex rollout path ({SESSION_GLOB})"));
     let rest = locator.strip_prefix(SESSIONS_DIR).and_then(|r| r.strip_prefix('/')).ok_or_else(bad)?;
@@ -112,6 +101,14 @@ mod tests {
         assert!(check_locator(&format!(".codex/sessions/2026/11/30/{name}")).is_ok());
         assert!(check_locator(&format!(".codex/sessions/2026/../30/{name}")).is_err());
         assert!(check_locator(name).is_err());
+        let odd = "rollout-2025-10-28T04-00-00-compact-codex-001.jsonl";
+        assert!(is_rollout_name(odd) && is_rollout_name(name));
+        assert!(!is_rollout_name("rollout-.jsonl") && !is_rollout_name("notes.jsonl") && !is_rollout_name("rollout-x.json"));
+        assert_eq!(id_from_name(odd), None);
+        assert_eq!(readable_locator(&format!(".codex/sessions/2025/10/28/{odd}")).unwrap(), None);
+        assert_eq!(readable_locator(name).unwrap(), Some("01a22aa5-cfcc-7311-a9b5-d6de00c468b2"));
+        assert!(readable_locator("../x.jsonl").is_err() && readable_locator("/x.jsonl").is_err());
+        assert!(readable_locator(".codex/config.toml").is_err());
         let dbs = state_databases(["state_4.sqlite", "logs_2.sqlite", "state_5.sqlite", "state_x.sqlite"].into_iter());
         assert_eq!(dbs, vec![(5, "state_5.sqlite".to_string()), (4, "state_4.sqlite".to_string())]);
     }

@@ -9,161 +9,13 @@
 //! shapes between releases and one odd field must not cost the record.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::Deserializer;
 use serde_json::value::RawValue;
 
-/// A string field, borrowed when it has no escapes. Absent when the value is
-/// not a string.
-#[derive(Debug, Default, Clone)]
-pub struct Text<'a>(pub Option<Cow<'a, str>>);
-
-impl Text<'_> {
-    pub fn get(&self) -> Option<&str> {
-        self.0.as_deref()
-    }
-    pub fn owned(&self) -> Option<String> {
-        self.0.as_deref().map(str::to_string)
-    }
-    /// The value when it is a non-empty string.
-    pub fn non_empty(&self) -> Option<&str> {
-        self.get().filter(|s| !s.is_empty())
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Owned(v.to_string()))))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Text(Some(Cow::Owned(v))))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Text(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Text(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Text(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// An integer field (token counts, exit codes); absent when not an integer.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Int(pub Option<i64>);
-
-impl Int {
-    /// The value when it is a non-negative count.
-    pub fn count(self) -> Option<u64> {
-        self.0.and_then(|n| u64::try_from(n).ok())
-    }
-}
-
-impl<'de> Deserialize<'de> for Int {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Int(match Scalar::deserialize(d)? {
-            Scalar::Int(n) => Some(n),
-            Scalar::Float(f) if f.fract() == 0.0 && f.abs() < 9e18 => Some(f as i64),
-            _ => None,
-        }))
-    }
-}
-
-/// A boolean field; absent when not a boolean.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Flag(pub Option<bool>);
-
-impl<'de> Deserialize<'de> for Flag {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Flag(match Scalar::deserialize(d)? {
-            Scalar::Bool(b) => Some(b),
-            _ => None,
-        }))
-    }
-}
-
-/// A scalar or an ignored compound value.
-enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Scalar {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Scalar;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
-                Ok(Scalar::Bool(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
-                Ok(i64::try_from(v).map_or(Scalar::Other, Scalar::Int))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
-                Ok(Scalar::Int(v))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
-                Ok(Scalar::Float(v))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Scalar, E> {
-                Ok(Scalar::Other)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
-                Ok(Scalar::Other)
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Scalar, E> {
-                Ok(Scalar::Other)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Scalar::Other)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Scalar::Other)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
+/// The lenient field types (an odd field reads as absent).
+pub use trajhost_codec_sdk::lenient::{Flag, Int, Text};
 
 /// A field parsed as `T` when it has that shape, else absent (the line
 /// still parses).
@@ -505,21 +357,8 @@ pub fn join_text(items: &[ContentItem<'_>], sep: &str) -> String {
     out
 }
 
-/// A native type name fit for a diagnostic: the spelling when it is a plain
-/// identifier, else a placeholder (a hostile file could put anything there).
-pub fn type_name(kind: Option<&str>) -> String {
-    match kind {
-        None => "(missing)".to_string(),
-        Some(k)
-            if !k.is_empty()
-                && k.len() <= 64
-                && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) =>
-        {
-            k.to_string()
-        }
-        Some(_) => "(not an identifier)".to_string(),
-    }
-}
+/// A native type name fit for a diagnostic (the SDK's rule).
+pub use trajhost_codec_sdk::text::type_name;
 
 /// Opening tags of the context Codex injects as `user`-role messages
 /// (`codex-rs/core/src/event_mapping.rs`, contextual user messages): not

@@ -31,20 +31,26 @@ pub struct Reader {
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let name_id = layout::name_id(locator)?.map(str::to_string);
+        let name_id = layout::readable_locator(locator)?.map(str::to_string);
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
-        let native_id = match &head.id {
-            Some(id) => {
-                if name_id.as_ref().is_some_and(|n| n != id) {
+        // The session is who its content says; a file name that ends in a
+        // thread id only stands in when the head has none.
+        let native_id = match (&head.id, name_id) {
+            (Some(id), name_id) => {
+                if name_id.is_some_and(|n| n != *id) {
                     diags.add("session-id-mismatch", Severity::Warning, "session_meta.id", Some(locator), None);
                 }
                 id.clone()
             }
-            None => {
+            (None, Some(name_id)) => {
                 diags.add("no-session-meta", Severity::Warning, "session_meta", Some(locator), None);
-                name_id.ok_or_else(|| CodecError::Malformed(format!("{locator}: no session_meta line and no id in the file name")))?
+                name_id
+            }
+            (None, None) => {
+                let why = head.not_a_rollout().unwrap_or("no session_meta line at the head");
+                return Err(CodecError::Malformed(format!("{locator}: not a Codex rollout: {why}")));
             }
         };
         let meta = records::session_meta(locator, &native_id, &head);

@@ -10,12 +10,16 @@ use trajhost_codec_codex::{Codex, Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES,
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::sqlite::Value as SqlValue;
-use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Operation, Plan, ReadOptions, WriteOptions};
+use trajhost_codec_sdk::{Codec, CodecError, Operation, Plan, ReadOptions, WriteOptions};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistant_texts, diag_with as diag, options, tool_calls as calls, tool_results as results,
+    users,
+};
 
 const CWD: &str = "/home/user/project";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/codex/0.171.0")
+    kit::fixtures("codex", "0.171.0")
 }
 
 /// What the scripted conversation of each scenario holds.
@@ -98,85 +102,17 @@ fn rollout_of(home: &Path) -> String {
     found.pop().unwrap()
 }
 
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-    document: String,
-}
-
 fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, document: String::new() };
-    trajhost_codec_sdk::read_all::<Codex>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        read.document.push_str(&batch.records);
-        for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
-            read.records.push(record);
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::read_with::<Codex>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<Codex>(home, locator)
 }
 
 fn read_scenario(scenario: &Scenario) -> Read {
     let home = home(scenario);
     read(&home, &rollout_of(&home))
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::User { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn assistant_texts(records: &[Record]) -> Vec<&str> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Assistant(a) if !a.text.is_empty() => Some(a.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// (call id, name, arguments)
-fn calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// (call id, content, ok)
-fn results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn diag<'a>(diags: &'a [Diagnostic], code: &str, detail: &str) -> Option<&'a Diagnostic> {
-    diags.iter().find(|d| d.code == code && d.detail == detail)
 }
 
 #[test]
@@ -222,22 +158,126 @@ fn title_of(prompt: &str) -> String {
 }
 
 #[test]
-fn discover_skips_what_is_not_a_rollout_and_inspect_refuses_other_paths() {
+fn discover_names_every_file_that_is_not_a_session_and_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let day = tmp.path().join(".codex/sessions/2026/01/02");
     std::fs::create_dir_all(&day).unwrap();
+    let valid = home(&SCENARIOS[0]).join(rollout_of(&home(&SCENARIOS[0])));
+    std::fs::copy(&valid, day.join(valid.file_name().unwrap())).unwrap();
     std::fs::write(day.join("notes.txt"), "x").unwrap();
-    std::fs::write(day.join("rollout-2026-01-02T00-00-00-01a22aa5-cfcc-7311-a9b5-d6de00c468b2.jsonl"), "").unwrap();
-    std::fs::write(day.join("rollout-2026-01-02T00-00-01-01a22aa5-cfcc-7311-a9b5-d6de00c468b3.jsonl.zst"), "z").unwrap();
+    std::fs::create_dir(day.join("rollout-2026-01-02T00-00-09-dir.jsonl")).unwrap();
+    std::fs::write(day.join("rollout-2026-01-02T00-00-00-01a22aa5-cfcc-7311-a9b5-d6de00c468b3.jsonl"), "").unwrap();
+    std::fs::write(day.join("rollout-2026-01-02T00-00-01-01a22aa5-cfcc-7311-a9b5-d6de00c468b4.jsonl.zst"), "z").unwrap();
+    std::fs::write(day.join("rollout-2026-01-02T00-00-02-not-json.jsonl"), "not json\n").unwrap();
+    let not_meta = r#"{"timestamp":"2026-01-02T00:00:03.000Z","type":"event_msg","payload":{"type":"task_started"}}"#;
+    std::fs::write(day.join("rollout-2026-01-02T00-00-03-no-meta.jsonl"), format!("{not_meta}\n")).unwrap();
+    std::fs::write(tmp.path().join(".codex/sessions/2026/stray.json"), "{}").unwrap();
     let found = Codex::discover(&Dir::native(tmp.path())).unwrap();
-    assert!(found.sessions.is_empty());
-    assert!(diag(&found.diagnostics, "empty-session-file", "jsonl").is_some());
-    assert!(diag(&found.diagnostics, "compressed-rollout", "jsonl.zst").is_some());
+    assert_eq!(found.sessions.len(), 1, "one bad file does not end the discovery: {:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_id, SCENARIOS[0].id);
+    let named = |code: &str, name: &str| {
+        let file = if name.contains('/') { format!(".codex/sessions/{name}") } else { format!(".codex/sessions/2026/01/02/{name}") };
+        kit::file_diag(&found.diagnostics, code, &file).unwrap_or_else(|| panic!("no {code} for {file}: {:#?}", found.diagnostics))
+    };
+    assert_eq!(named("unrecognized-file", "notes.txt").detail, "not a rollout file name (rollout-*.jsonl)");
+    named("unrecognized-file", "rollout-2026-01-02T00-00-09-dir.jsonl");
+    named("unrecognized-file", "2026/stray.json");
+    named("empty-session-file", "rollout-2026-01-02T00-00-00-01a22aa5-cfcc-7311-a9b5-d6de00c468b3.jsonl");
+    named("compressed-rollout", "rollout-2026-01-02T00-00-01-01a22aa5-cfcc-7311-a9b5-d6de00c468b4.jsonl.zst");
+    let not_json = named("malformed-head", "rollout-2026-01-02T00-00-02-not-json.jsonl");
+    assert!(not_json.detail.contains("not a rollout line"), "{}", not_json.detail);
+    assert_eq!(named("malformed-head", "rollout-2026-01-02T00-00-03-no-meta.jsonl").detail, "no session_meta line at the head");
+    assert_eq!(found.diagnostics.len(), 7, "{:#?}", found.diagnostics);
+    for d in &found.diagnostics {
+        assert!(!d.detail.contains("not json") && !d.detail.contains("task_started"), "no content in {d:?}");
+    }
+    // inspect says why such a file is no session.
+    let err = Codex::inspect(&Dir::native(tmp.path()), ".codex/sessions/2026/01/02/rollout-2026-01-02T00-00-02-not-json.jsonl")
+        .unwrap_err();
+    assert!(matches!(&err, CodecError::Malformed(m) if m.contains("not a Codex rollout")), "{err:?}");
     // A home without .codex has no sessions and no error.
     let empty = tempfile::tempdir().unwrap();
-    assert!(Codex::discover(&Dir::native(empty.path())).unwrap().sessions.is_empty());
+    let nothing = Codex::discover(&Dir::native(empty.path())).unwrap();
+    assert!(nothing.sessions.is_empty() && nothing.diagnostics.is_empty());
     let err = Codex::inspect(&Dir::native(tmp.path()), "../etc/passwd").unwrap_err();
     assert!(matches!(err, CodecError::NotFound(_)), "{err:?}");
+}
+
+const ODD_DAY: &str = ".codex/sessions/2025/10/28";
+const ODD_ROLLOUT: &str = "rollout-2025-10-28T04-00-00-compact-codex-001.jsonl";
+const ODD_ID: &str = "019a2a1c-4b7e-7d30-9c61-5f0e2d8a7b14";
+
+fn odd_home() -> PathBuf {
+    kit::fixtures("codex", "0.77.0").join("odd-name")
+}
+
+#[test]
+fn a_rollout_whose_name_has_no_thread_id_is_listed_by_its_content() {
+    let home = odd_home();
+    let locator = format!("{ODD_DAY}/{ODD_ROLLOUT}");
+    let found = kit::discover::<Codex>(&home);
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
+    let s = &found.sessions[0];
+    assert_eq!((s.native_id.as_str(), s.locator.as_str()), (ODD_ID, locator.as_str()));
+    assert_eq!(s.native_version.as_deref(), Some("0.77.0"));
+    assert_eq!(s.cwd.as_deref(), Some(CWD));
+    assert_eq!(s.title.as_deref(), Some("Read hello.txt and tell me the secret word."));
+    assert_eq!(s.started_at.as_deref(), Some("2025-10-28T04:00:00.098Z"));
+    // The two files of the day directory that are not rollouts are named.
+    let codes: Vec<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().unwrap_or(""))).collect();
+    assert_eq!(
+        codes,
+        [
+            ("unrecognized-file", format!("{ODD_DAY}/notes.txt").as_str()),
+            ("malformed-head", format!("{ODD_DAY}/rollout-2025-10-28T05-00-00-notes.jsonl").as_str()),
+        ]
+    );
+    assert!(found.diagnostics.iter().all(|d| matches!(d.severity, trajhost_codec_sdk::Severity::Warning)));
+    // inspect and read of that path work, by the same id.
+    let inspected = Codex::inspect(&Dir::native(&home), &locator).unwrap();
+    assert_eq!(format!("{inspected:?}"), format!("{s:?}"));
+    let read = kit::conformance::<Codex>(&home, &locator, Spans::Lines);
+    assert_eq!(read.meta().native_id, ODD_ID);
+    assert!(read.diagnostics.iter().all(|d| d.code != "session-id-mismatch" && d.code != "no-session-meta"), "{:?}", read.diagnostics);
+    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word."]);
+    let calls = calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].0, calls[0].1), ("call_7Qm2b9XkVn4rT1sLp8dE3aYw", "shell"));
+    assert_eq!(calls[0].2["command"], json!(["bash", "-lc", "cat hello.txt"]));
+    let results = results(&read.records);
+    assert!(results.len() == 1 && results[0].1.contains("QUINCE-77"), "{results:?}");
+    assert_eq!(assistant_texts(&read.records), ["The secret word is QUINCE-77."]);
+}
+
+#[test]
+fn a_renamed_copy_outside_the_tree_reads_as_the_same_session() {
+    // What the host does with a loose file it recognized by content: grant
+    // its directory and pass the bare name.
+    let tmp = tempfile::tempdir().unwrap();
+    let source = home(&SCENARIOS[0]);
+    std::fs::copy(source.join(rollout_of(&source)), tmp.path().join("sent-to-me.jsonl")).unwrap();
+    let copy = Codex::inspect(&Dir::native(tmp.path()), "sent-to-me.jsonl").unwrap();
+    assert_eq!(copy.native_id, SCENARIOS[0].id);
+    let original = read_scenario(&SCENARIOS[0]);
+    let loose = read(tmp.path(), "sent-to-me.jsonl");
+    // Records without a native id are named by their byte location, which
+    // includes the locator: compare bodies and offsets.
+    let strip = |r: &Read| r.records.iter().skip(1).map(|r| (r.body.clone(), r.src.as_ref().map(|s| s.offset))).collect::<Vec<_>>();
+    assert_eq!(strip(&loose), strip(&original), "the same bytes give the same records");
+    assert_eq!(loose.meta().native_id, original.meta().native_id);
+    // A loose file that is no rollout is refused, naming it.
+    std::fs::write(tmp.path().join("x.jsonl"), "hello\n").unwrap();
+    let err = kit::try_read::<Codex>(tmp.path(), "x.jsonl", kit::one_batch()).unwrap_err();
+    assert!(matches!(&err, CodecError::Malformed(m) if m.starts_with("x.jsonl: not a Codex rollout")), "{err:?}");
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for scenario in &SCENARIOS {
+        let home = home(scenario);
+        kit::conformance::<Codex>(&home, &rollout_of(&home), Spans::Lines);
+    }
 }
 
 #[test]

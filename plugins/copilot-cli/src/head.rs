@@ -6,15 +6,11 @@
 //! session and its working directory.
 
 use trajhost_codec_sdk::fs::{Dir, File, FsError};
+use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
 
 use crate::native::{self, SessionStart, UserMessage};
 use crate::workspace::{MAX_WORKSPACE_BYTES, Workspace};
 
-/// Bytes read from the start of a file for its session facts.
-pub const HEAD_BYTES: u32 = 64 * 1024;
-/// How far the head read goes when the first events are longer (a long
-/// system message).
-const HEAD_MAX_BYTES: u64 = 1 << 20;
 /// Characters of the first prompt used as a title when there is no other.
 const TITLE_CHARS: usize = 80;
 
@@ -69,37 +65,14 @@ impl Head {
         if let Ok(bytes) = home.read_to_end(workspace, MAX_WORKSPACE_BYTES) {
             head.workspace = Workspace::parse(&String::from_utf8_lossy(&bytes));
         }
-        let size = events.size();
-        let mut buf = events.read_at(0, HEAD_BYTES)?;
-        let mut done = 0;
-        loop {
-            done += head.feed(&buf[done..], done as u64);
-            if buf.len() as u64 >= size {
-                if done < buf.len() {
-                    head.take(&buf[done..], done as u64, (buf.len() - done) as u64);
-                }
-                return Ok(head);
-            }
-            if (head.start.is_some() && head.first_prompt.is_some()) || buf.len() as u64 >= HEAD_MAX_BYTES {
-                return Ok(head);
-            }
-            let more = events.read_at(buf.len() as u64, HEAD_BYTES)?;
-            if more.is_empty() {
-                return Ok(head);
-            }
-            buf.extend_from_slice(&more);
-        }
+        // The head grows past the first step for a long system message.
+        head::read_head(events, HEAD_MAX, &mut head)?;
+        Ok(head)
     }
 
-    fn feed(&mut self, buf: &[u8], base: u64) -> usize {
-        let mut pos = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-            let line = &buf[pos..pos + i];
-            let offset = base + pos as u64;
-            pos += i + 1;
-            self.take(line, offset, (i + 1) as u64);
-        }
-        pos
+    /// Why the event log is not a session's, for a diagnostic.
+    pub fn not_a_session(&self) -> Option<&'static str> {
+        self.start.is_none().then_some("no session.start event at the head")
     }
 
     fn take(&mut self, line: &[u8], offset: u64, len: u64) {
@@ -126,19 +99,15 @@ impl Head {
 
 /// Whitespace collapsed, at most [`TITLE_CHARS`] characters.
 pub fn title_of(text: &str) -> String {
-    let mut out = String::new();
-    for (n, word) in text.split_whitespace().enumerate() {
-        if n > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
-        }
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS).unwrap_or_default()
+}
+
+impl HeadLines for Head {
+    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+        self.take(bytes, offset, len);
     }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect::<String>();
-        out.push('…');
+
+    fn enough(&self) -> bool {
+        self.start.is_some() && self.first_prompt.is_some()
     }
-    out
 }

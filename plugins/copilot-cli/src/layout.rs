@@ -10,6 +10,7 @@
 //! ```
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::join;
 
 /// Session directories, relative to the home.
 pub const SESSION_STATE: &str = ".copilot/session-state";
@@ -48,6 +49,16 @@ impl SessionPaths {
         Ok(SessionPaths { locator: locator.to_string(), session_dir: join(SESSION_STATE, id), native_id: id.to_string() })
     }
 
+    /// Settles the session id with the one `session.start` carries: a
+    /// directory named by a UUID (as Copilot CLI names them) wins, `true`
+    /// when the content disagrees; any other name gives way.
+    pub fn identify(&mut self, content_id: Option<&str>) -> bool {
+        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
+        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
+        self.native_id = id;
+        mismatch
+    }
+
     /// `<session-dir>/workspace.yaml`.
     pub fn workspace(&self) -> String {
         join(&self.session_dir, WORKSPACE)
@@ -58,9 +69,4 @@ impl SessionPaths {
 /// (`.session-operation-locks`) are not sessions.
 pub fn is_session_dir(name: &str) -> bool {
     !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0'])
-}
-
-/// `dir/name`, or `name` when `dir` is empty.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
 }

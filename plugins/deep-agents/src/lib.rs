@@ -35,7 +35,6 @@ pub mod layout;
 pub mod messages;
 pub mod msgpack;
 pub mod read;
-pub mod sql;
 pub mod threads;
 mod time;
 

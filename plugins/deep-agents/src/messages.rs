@@ -25,11 +25,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usag
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::Severity;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    Mapped(&'static str),
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every message `type` (LangChain message classes, chunks included).
 pub const KNOWN_MESSAGE_TYPES: &[(&str, Handling)] = &[
@@ -244,7 +240,7 @@ pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<
                             other => diags.add(
                                 "unknown-content-block",
                                 Severity::Warning,
-                                &format!("ai/{}", type_name(other)),
+                                &format!("ai/{}", type_name(Some(other))),
                                 Some(file),
                                 offset,
                             ),
@@ -273,7 +269,7 @@ pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<
                 out.push(Made { id: call_id.clone(), body: Body::ToolCall { call_id, name, arguments }, parent: Some(id.to_string()) });
             }
         }
-        other => diags.add("unknown-record-type", Severity::Warning, &type_name(other), Some(file), offset),
+        other => diags.add("unknown-record-type", Severity::Warning, &type_name(Some(other)), Some(file), offset),
     }
     out
 }
@@ -321,7 +317,7 @@ fn content(value: Option<&Json>, role: &str, file: &str, offset: Option<u64>, di
                         kind: "image".into(),
                         media_type: str_at(block, "mime_type").map(str::to_string),
                     }),
-                    other => diags.add("unknown-content-block", Severity::Warning, &format!("{role}/{}", type_name(other)), Some(file), offset),
+                    other => diags.add("unknown-content-block", Severity::Warning, &format!("{role}/{}", type_name(Some(other))), Some(file), offset),
                 }
             }
         }
@@ -341,13 +337,5 @@ fn str_at<'a>(v: &'a Json, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Json::as_str).filter(|s| !s.is_empty())
 }
 
-/// A type name fit for a diagnostic.
-pub fn type_name(kind: &str) -> String {
-    if kind.is_empty() {
-        "(missing)".to_string()
-    } else if kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) {
-        kind.to_string()
-    } else {
-        "(not an identifier)".to_string()
-    }
-}
+pub use trajhost_codec_sdk::text::type_name;
+

@@ -36,7 +36,7 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use crate::layout::Locator;
 use crate::messages::{self, Entry};
 use crate::msgpack;
-use crate::sql::Row;
+use trajhost_codec_sdk::sql::Row;
 use crate::threads::{self, sqlite_error};
 use crate::time::{rfc3339_utc, uuid6_ms};
 use crate::{CODEC, HARNESS};
@@ -272,7 +272,7 @@ fn decode_value(kind: &Value, value: &Value, file: &str, rowid: i64, diags: &mut
         }),
         "null" | "empty" => None,
         other => {
-            diags.add("unsupported-serializer", Severity::Warning, &messages::type_name(other), Some(file), Some(rowid as u64));
+            diags.add("unsupported-serializer", Severity::Warning, &messages::type_name(Some(other)), Some(file), Some(rowid as u64));
             None
         }
     }

@@ -11,14 +11,17 @@
 //! `-wal` (the threads share it).
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::discovery::FileProblems;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::sql::Row;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+
+pub use trajhost_codec_sdk::errors::{fs_error, sqlite_error, sqlite_kind};
 
 use crate::layout::{self, Locator};
 use crate::messages;
 use crate::msgpack;
-use crate::sql::Row;
 use crate::time::{rfc3339_utc, uuid6_ms};
 
 const TITLE_CHARS: usize = 80;
@@ -35,18 +38,28 @@ pub struct Thread {
     pub steps_since_snapshot: Option<i64>,
 }
 
+/// The threads of each checkpoint database the CLI keeps (its current and
+/// its legacy path; the files beside them are the CLI's own). A database
+/// that cannot be read is named in a diagnostic; the other is still read.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
     for path in layout::SESSION_GLOBS {
-        let Ok(meta) = home.stat(path) else { continue };
+        let meta = match home.stat(path) {
+            Ok(meta) => meta,
+            Err(trajhost_codec_sdk::fs::FsError::NotFound(_)) => continue,
+            Err(e) => {
+                problems.unreadable(path, &e);
+                continue;
+            }
+        };
         let size = meta.size + home.stat(&format!("{path}-wal")).map(|m| m.size).unwrap_or(0);
         match list(home, path, size, None) {
             Ok(threads) => sessions.extend(threads.into_iter().map(|t| t.session)),
-            Err(e) => diags.add("unreadable-database", Severity::Warning, sqlite_kind(&e), Some(path), None),
+            Err(e) => problems.add("unreadable-database", Severity::Warning, path, sqlite_kind(&e)),
         }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
@@ -151,48 +164,5 @@ fn first_prompt(blob: &[u8]) -> Option<String> {
 }
 
 pub fn prompt_title(text: &str) -> Option<String> {
-    let mut out = String::new();
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
-        }
-    }
-    if out.is_empty() {
-        return None;
-    }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect();
-        out.push('…');
-    }
-    Some(out)
-}
-
-pub fn sqlite_kind(error: &SqliteError) -> &'static str {
-    match error {
-        SqliteError::NotFound(_) => "not-found",
-        SqliteError::Denied(_) => "denied",
-        SqliteError::Invalid(_) => "invalid",
-        SqliteError::LimitExceeded(_) => "limit-exceeded",
-        SqliteError::Sqlite(_) => "sqlite",
-    }
-}
-
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other:?}")),
-    }
-}
-
-pub fn sqlite_error(path: &str, error: SqliteError) -> CodecError {
-    match error {
-        SqliteError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other:?}")),
-    }
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS)
 }

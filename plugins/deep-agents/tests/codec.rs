@@ -1,9 +1,8 @@
 //! The Deep Agents codec against threads written by the real
 //! deepagents-code 0.1.57 (fixtures/deep-agents/0.1.57), run natively
-//! through `Dir::native`. Reads work on a copy of the fixture home: a native
-//! read-only SQLite open of a WAL-mode database creates `-wal`/`-shm` files
-//! beside it (the host opens such databases `immutable=1` or reads a
-//! private copy).
+//! through `Dir::native`. Reads work on a copy of the fixture's database,
+//! so the tests that write to it (a live WAL, synthetic threads) never
+//! touch the fixture.
 //!
 //! Tests named after a scenario check it exactly; the others run over
 //! every scenario directory the lab has produced.
@@ -12,16 +11,16 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use trajhost_codec_deep_agents::{DeepAgents, KNOWN_BLOCKS, KNOWN_MESSAGE_TYPES, msgpack};
-use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
+use trajhost_codec_sdk::{Codec, ReadOptions};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, options, tool_calls, tool_results, users};
 
 const DB: &str = ".deepagents/.state/sessions.db";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/deep-agents/0.1.57")
+    kit::fixtures("deep-agents", "0.1.57")
 }
 
 /// Every scenario directory present.
@@ -59,31 +58,12 @@ fn home(scenario: &str) -> tempfile::TempDir {
     dir
 }
 
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-}
-
 fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0 };
-    trajhost_codec_sdk::read_all::<DeepAgents>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        for line in batch.records.lines() {
-            read.records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}")));
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::read_with::<DeepAgents>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<DeepAgents>(home, locator)
 }
 
 /// The only thread of a scenario, read.
@@ -93,42 +73,6 @@ fn read_scenario(scenario: &str) -> (String, Read) {
     assert_eq!(found.sessions.len(), 1, "{scenario}");
     let loc = found.sessions[0].locator.clone();
     (found.sessions[0].native_id.clone(), read(home.path(), &loc))
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn kinds(records: &[Record]) -> Vec<&'static str> {
-    records.iter().map(|r| r.body.kind()).collect()
-}
-
-fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
-    read.diagnostics.iter().find(|d| d.code == code)
 }
 
 /// The decoded `messages` writes of a scenario (from a copy).
@@ -206,9 +150,9 @@ fn every_scenario_reads_prompt_calls_results_and_answer() {
         assert_eq!((meta.harness.as_str(), meta.native_id.as_str()), ("deep-agents", id.as_str()));
         assert_eq!(meta.native_version.as_deref(), Some("0.1.57"));
         assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
-        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}: {:?}", read.diagnostics);
-        assert!(diag(&read, "unknown-content-block").is_none(), "{scenario}: {:?}", read.diagnostics);
-        assert!(diag(&read, "malformed-blob").is_none() && diag(&read, "malformed-message").is_none());
+        assert!(read.diag("unknown-record-type").is_none(), "{scenario}: {:?}", read.diagnostics);
+        assert!(read.diag("unknown-content-block").is_none(), "{scenario}: {:?}", read.diagnostics);
+        assert!(read.diag("malformed-blob").is_none() && read.diag("malformed-message").is_none());
         assert!(!users(&read.records).is_empty(), "{scenario}");
         let calls = tool_calls(&read.records);
         let results = tool_results(&read.records);
@@ -347,11 +291,9 @@ fn reading_leaves_the_database_byte_identical() {
     let home = home("simple");
     let db = home.path().join(DB);
     let wal = home.path().join(format!("{DB}-wal"));
-    let sha = |p: &Path| std::fs::read(p).ok().map(|b| hex::encode(Sha256::digest(b)));
-    let before = sha(&db);
-    DeepAgents::discover(&Dir::native(home.path())).unwrap();
-    read(home.path(), &locator(&id_of("simple")));
-    assert_eq!(sha(&db), before);
+    assert!(db.is_file());
+    // Every file byte-identical, none added (no `-wal`/`-shm` beside it).
+    kit::check_store_untouched::<DeepAgents>(home.path(), &locator(&id_of("simple")));
     assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0);
 
     // A live WAL (a running dcode): a later checkpoint with a pending
@@ -366,12 +308,33 @@ fn reading_leaves_the_database_byte_identical() {
         )
         .unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = (sha(&db), sha(&wal));
+    let before = kit::tree_digest(home.path());
     let after_write = read(home.path(), &locator(&id_of("simple")));
     // The same first prompt written again (same id) replaces the first one.
-    assert_eq!(diag(&after_write, "replaced-message").unwrap().count, 1);
-    assert_eq!((sha(&db), sha(&wal)), before);
+    assert_eq!(after_write.diag("replaced-message").unwrap().count, 1);
+    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
     drop(writer);
+}
+
+#[test]
+fn a_database_that_cannot_be_read_is_named_and_the_other_is_still_listed() {
+    let home = home("simple");
+    let legacy = home.path().join(trajhost_codec_deep_agents::layout::LEGACY_DB);
+    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+    std::fs::write(&legacy, "not a database").unwrap();
+    let found = kit::discover::<DeepAgents>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    let d = kit::file_diag(&found.diagnostics, "unreadable-database", trajhost_codec_deep_agents::layout::LEGACY_DB)
+        .unwrap_or_else(|| panic!("{:?}", found.diagnostics));
+    assert_eq!(d.detail, "sqlite");
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for scenario in scenarios() {
+        let home = home(&scenario);
+        kit::conformance::<DeepAgents>(home.path(), &locator(&id_of(&scenario)), Spans::Rows);
+    }
 }
 
 // ---------------------------------------------------------------- synthetic threads

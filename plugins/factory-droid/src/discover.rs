@@ -7,34 +7,47 @@
 //! their session's.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError, Metadata};
-use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::fs::{Dir, Metadata};
+use trajhost_codec_sdk::{CodecError, Discovery, SessionRef};
+
+pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 use crate::head::Head;
-use crate::layout::{self, JSONL, SESSIONS, SETTINGS, SessionPaths};
+use crate::layout::{self, JSONL, SESSIONS, SETTINGS, SETTINGS_BAK, SessionPaths};
 use crate::time::rfc3339_utc;
 
-/// Every transcript under `home`.
+/// Every transcript under `home`. A project directory holds transcripts
+/// and, beside each, its settings file and that file's backup (known, not
+/// sessions); anything else there is named in a diagnostic.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
-    let mut diags = Diagnostics::new();
-    let Some(projects) = list(home, SESSIONS, &mut diags) else {
-        return Ok(Discovery { sessions, diagnostics: diags.drain() });
-    };
-    for project in projects.iter().filter(|e| e.is_dir()) {
+    let mut problems = FileProblems::new();
+    for project in discovery::list(home, SESSIONS, &mut problems).unwrap_or_default() {
         let dir = layout::join(SESSIONS, &project.name);
-        let Some(entries) = list(home, &dir, &mut diags) else { continue };
-        for entry in entries.iter().filter(|e| e.is_file() && e.name.ends_with(JSONL) && e.name.len() > JSONL.len()) {
+        if !project.is_dir() {
+            problems.unrecognized(&dir, "not a project directory");
+            continue;
+        }
+        let Some(entries) = discovery::list(home, &dir, &mut problems) else { continue };
+        for entry in &entries {
             let locator = layout::join(&dir, &entry.name);
+            if entry.name.ends_with(SETTINGS) || entry.name.ends_with(SETTINGS_BAK) {
+                continue;
+            }
+            if !entry.is_file() || !entry.name.ends_with(JSONL) || entry.name.len() == JSONL.len() {
+                problems.unrecognized(&locator, "not a transcript (<sessionId>.jsonl) or its settings");
+                continue;
+            }
             let stem = entry.name.strip_suffix(JSONL).unwrap_or(&entry.name);
             let settings = format!("{stem}{SETTINGS}");
             let extra = entries.iter().filter(|e| e.is_file() && e.name == settings).map(|e| e.meta.size).sum();
-            if let Some(session) = session_ref(home, &locator, &entry.meta, extra, &mut diags) {
+            if let Some(session) = session_ref(home, &locator, &entry.meta, extra, &mut problems) {
                 sessions.push(session);
             }
         }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 /// The session-ref of one transcript, as `discover` reports it.
@@ -43,42 +56,33 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let meta = home.stat(locator).map_err(|e| fs_error(locator, e))?;
     let settings = format!("{}{SETTINGS}", locator.strip_suffix(JSONL).unwrap_or(locator));
     let extra = home.stat(&settings).map(|m| m.size).unwrap_or(0);
-    let mut diags = Diagnostics::new();
-    session_ref(home, locator, &meta, extra, &mut diags)
-        .ok_or_else(|| CodecError::Malformed(format!("{locator}: no session_start in the head of the file")))
-}
-
-fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
+    let mut problems = FileProblems::new();
+    session_ref(home, locator, &meta, extra, &mut problems).ok_or_else(|| {
+        let why = problems.drain().into_iter().next().map(|d| d.detail).unwrap_or_default();
+        CodecError::Malformed(format!("{locator}: not a Factory Droid session: {why}"))
+    })
 }
 
 /// `extra`: the bytes of the session's settings file.
-fn session_ref(home: &Dir, locator: &str, meta: &Metadata, extra: u64, diags: &mut Diagnostics) -> Option<SessionRef> {
-    let paths = SessionPaths::from_locator(locator).ok()?;
+fn session_ref(home: &Dir, locator: &str, meta: &Metadata, extra: u64, problems: &mut FileProblems) -> Option<SessionRef> {
+    let mut paths = SessionPaths::from_locator(locator).ok()?;
     if meta.size == 0 {
-        diags.add("empty-session-file", Severity::Info, "jsonl", Some(locator), None);
+        problems.empty(locator, "jsonl");
         return None;
     }
     let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
         Ok(head) => head,
         Err(e) => {
-            diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(locator), None);
+            problems.unreadable(locator, &e);
             return None;
         }
     };
-    if head.start_span.is_none() {
-        diags.add("no-session-start", Severity::Info, "session_start", Some(locator), None);
+    if let Some(why) = head.not_a_session() {
+        problems.malformed_head(locator, why);
         return None;
     }
-    if head.session_id.as_deref() != Some(paths.native_id.as_str()) {
-        diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
+    if head.session_id.is_none() || paths.identify(head.session_id.as_deref()) {
+        problems.add(discovery::SESSION_ID_MISMATCH, trajhost_codec_sdk::Severity::Warning, locator, "sessionId");
     }
     Some(SessionRef {
         native_id: paths.native_id,
@@ -90,24 +94,4 @@ fn session_ref(home: &Dir, locator: &str, meta: &Metadata, extra: u64, diags: &m
         native_version: head.version.clone(),
         title: head.title(),
     })
-}
-
-/// The kind of a filesystem error, for diagnostics (no paths, no content).
-pub fn fs_kind(error: &FsError) -> &'static str {
-    match error {
-        FsError::NotFound(_) => "not-found",
-        FsError::Denied(_) => "denied",
-        FsError::InvalidPath(_) => "invalid-path",
-        FsError::Io(_) => "io",
-        FsError::LimitExceeded(_) => "limit-exceeded",
-    }
-}
-
-/// A filesystem error as a codec error naming the file.
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other}")),
-    }
 }

@@ -6,14 +6,10 @@
 //! written with the first prompt).
 
 use trajhost_codec_sdk::fs::{File, FsError};
+use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
 
 use crate::native::{self, Content, Entry};
 
-/// Bytes read from the start of a file for its session facts.
-pub const HEAD_BYTES: u32 = 64 * 1024;
-/// How far the head read goes when the first lines are longer (the
-/// injected context message is several KiB).
-const HEAD_MAX_BYTES: u64 = 1 << 20;
 /// Characters of the first prompt used as a title when there is no other.
 const TITLE_CHARS: usize = 80;
 
@@ -39,46 +35,17 @@ impl Head {
         self.title.clone().or_else(|| self.first_prompt.clone())
     }
 
-    /// Reads the head of `file`.
+    /// Reads the head of `file` (it grows past the first step while the
+    /// injected context message, several KiB, keeps the prompt out).
     pub fn scan(file: &File) -> Result<Head, FsError> {
-        let size = file.size();
         let mut head = Head::default();
-        let mut buf = file.read_at(0, HEAD_BYTES)?;
-        let mut done = 0;
-        loop {
-            done += head.feed(&buf[done..], done as u64);
-            if buf.len() as u64 >= size {
-                if done < buf.len()
-                    && let Ok(entry) = native::parse(&buf[done..])
-                {
-                    head.take(&entry, done as u64, (buf.len() - done) as u64);
-                }
-                return Ok(head);
-            }
-            if (head.session_id.is_some() && head.started_at.is_some() && head.first_prompt.is_some())
-                || buf.len() as u64 >= HEAD_MAX_BYTES
-            {
-                return Ok(head);
-            }
-            let more = file.read_at(buf.len() as u64, HEAD_BYTES)?;
-            if more.is_empty() {
-                return Ok(head);
-            }
-            buf.extend_from_slice(&more);
-        }
+        head::read_head(file, HEAD_MAX, &mut head)?;
+        Ok(head)
     }
 
-    fn feed(&mut self, buf: &[u8], base: u64) -> usize {
-        let mut pos = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-            let line = &buf[pos..pos + i];
-            let offset = base + pos as u64;
-            pos += i + 1;
-            if let Ok(entry) = native::parse(line) {
-                self.take(&entry, offset, (i + 1) as u64);
-            }
-        }
-        pos
+    /// Why the head is not a Droid session's, for a diagnostic.
+    pub fn not_a_session(&self) -> Option<&'static str> {
+        self.start_span.is_none().then_some("no session_start line at the head")
     }
 
     fn take(&mut self, entry: &Entry, offset: u64, len: u64) {
@@ -139,19 +106,17 @@ pub fn user_text(content: &Content) -> String {
 
 /// Whitespace collapsed, at most [`TITLE_CHARS`] characters.
 pub fn title_of(text: &str) -> String {
-    let mut out = String::new();
-    for (n, word) in text.split_whitespace().enumerate() {
-        if n > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS).unwrap_or_default()
+}
+
+impl HeadLines for Head {
+    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+        if let Ok(entry) = native::parse(bytes) {
+            self.take(&entry, offset, len);
         }
     }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect::<String>();
-        out.push('…');
+
+    fn enough(&self) -> bool {
+        self.session_id.is_some() && self.started_at.is_some() && self.first_prompt.is_some()
     }
-    out
 }

@@ -7,6 +7,7 @@
 //! ```
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::join;
 
 /// Session project directories, relative to the home.
 pub const SESSIONS: &str = ".factory/sessions";
@@ -14,6 +15,8 @@ pub const SESSIONS: &str = ".factory/sessions";
 pub const JSONL: &str = ".jsonl";
 /// Extension of the settings file beside a transcript.
 pub const SETTINGS: &str = ".settings.json";
+/// The backup Droid keeps of a settings file when it rewrites it.
+pub const SETTINGS_BAK: &str = ".settings.json.bak";
 
 /// The paths of one session, relative to the home.
 #[derive(Debug, Clone)]
@@ -40,9 +43,15 @@ impl SessionPaths {
         let stem = file.strip_suffix(JSONL).filter(|s| !s.is_empty()).ok_or_else(|| bad("not a .jsonl file"))?;
         Ok(SessionPaths { locator: locator.to_string(), native_id: stem.to_string() })
     }
+
+    /// Settles the session id with the one `session_start` carries: a stem
+    /// that is a UUID (Droid names files by it) wins, `true` when the
+    /// content disagrees; any other stem (a renamed copy) gives way.
+    pub fn identify(&mut self, content_id: Option<&str>) -> bool {
+        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
+        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
+        self.native_id = id;
+        mismatch
+    }
 }
 
-/// `dir/name`, or `name` when `dir` is empty.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
-}

@@ -28,14 +28,14 @@ pub struct Reader {
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let paths = SessionPaths::from_locator(locator)?;
+        let mut paths = SessionPaths::from_locator(locator)?;
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
         if head.start_span.is_none() {
             diags.add("no-session-start", Severity::Warning, "session_start", Some(locator), None);
         }
-        if head.session_id.as_deref().is_some_and(|id| id != paths.native_id) {
+        if paths.identify(head.session_id.as_deref()) {
             diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
         }
         let meta = records::session_meta(locator, &paths.native_id, &head);

@@ -5,16 +5,17 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_factory_droid::{FactoryDroid, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
-use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_factory_droid::{FactoryDroid, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+use trajhost_codec_sdk::Codec;
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users};
 
 const PROJECT: &str = ".factory/sessions/-home-user-project";
 const CWD: &str = "/home/user/project";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/factory-droid/0.225.1")
+    kit::fixtures("factory-droid", "0.225.1")
 }
 
 /// (scenario, session id)
@@ -38,36 +39,8 @@ fn locator(id: &str) -> String {
     format!("{PROJECT}/{id}.jsonl")
 }
 
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-    early_diagnostics: usize,
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
-    let mut last_diags = 0;
-    trajhost_codec_sdk::read_all::<FactoryDroid>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        read.early_diagnostics += last_diags;
-        last_diags = batch.diagnostics.len();
-        for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
-            read.records.push(record);
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
-}
-
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<FactoryDroid>(home, locator)
 }
 
 fn read_scenario(name: &str) -> Read {
@@ -75,101 +48,8 @@ fn read_scenario(name: &str) -> Read {
     read(&home(s), &locator(id))
 }
 
-fn users(records: &[Record]) -> Vec<&str> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::User { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Assistant(a) => Some(a),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn observations(records: &[Record]) -> Vec<(&str, Option<&str>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Observation { subtype, text } => Some((subtype.as_str(), text.as_deref())),
-            _ => None,
-        })
-        .collect()
-}
-
-fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
-    read.diagnostics.iter().find(|d| d.code == code)
-}
-
-fn raw_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn copy_of(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(scenario), dir.path());
-    dir
-}
-
-/// A glob of `info.session_globs` (`*` within one segment) against a path.
-fn glob_matches(glob: &str, path: &str) -> bool {
-    fn seg(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => seg(&p[1..], s) || (!s.is_empty() && seg(p, &s[1..])),
-            (Some(a), Some(b)) if a == b => seg(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    let g: Vec<&str> = glob.split('/').collect();
-    let p: Vec<&str> = path.split('/').collect();
-    g.len() == p.len() && g.iter().zip(&p).all(|(g, p)| seg(g.as_bytes(), p.as_bytes()))
+    kit::copy_of(&home(scenario))
 }
 
 // ---------------------------------------------------------------- info
@@ -242,10 +122,44 @@ fn discover_reports_oddities() {
     let project = dir.path().join(PROJECT);
     std::fs::write(project.join("00000000-0000-0000-0000-000000000000.jsonl"), "").unwrap();
     std::fs::write(project.join("11111111-0000-0000-0000-000000000000.jsonl"), "{\"type\":\"todo_state\"}\n").unwrap();
+    std::fs::write(project.join("notes.txt"), "x").unwrap();
+    std::fs::create_dir(project.join("stray")).unwrap();
+    std::fs::write(dir.path().join(".factory/sessions/loose.jsonl"), "{}").unwrap();
     let found = FactoryDroid::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
-    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
-    assert_eq!(codes, BTreeSet::from(["empty-session-file", "no-session-start"]));
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let at = |name: &str| format!("{PROJECT}/{name}");
+    let expected = [
+        ("empty-session-file", at("00000000-0000-0000-0000-000000000000.jsonl")),
+        ("malformed-head", at("11111111-0000-0000-0000-000000000000.jsonl")),
+        ("unrecognized-file", at("notes.txt")),
+        ("unrecognized-file", at("stray")),
+        ("unrecognized-file", ".factory/sessions/loose.jsonl".to_string()),
+    ];
+    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+}
+
+#[test]
+fn a_renamed_transcript_is_identified_by_its_session_start() {
+    let dir = copy_of("simple");
+    let (_, id) = SCENARIOS[0];
+    let project = dir.path().join(PROJECT);
+    std::fs::rename(project.join(format!("{id}.jsonl")), project.join("copy.jsonl")).unwrap();
+    let found = kit::discover::<FactoryDroid>(dir.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, id);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let read = kit::conformance::<FactoryDroid>(dir.path(), &format!("{PROJECT}/copy.jsonl"), Spans::Lines);
+    assert_eq!(read.meta().native_id, id);
+    assert_eq!(read.records[0].id, id);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, id) in SCENARIOS {
+        kit::conformance::<FactoryDroid>(&home(scenario), &locator(id), Spans::Lines);
+    }
 }
 
 // ---------------------------------------------------------------- read
@@ -398,12 +312,9 @@ fn long_output_result_is_what_the_store_kept() {
 #[test]
 fn ids_are_stable_and_unique() {
     for (scenario, _) in SCENARIOS {
+        // Stable across reads: kit::check_stable_ids, in conformance.
         let a = read_scenario(scenario);
-        let b = read_scenario(scenario);
-        assert_eq!(a.records, b.records, "{scenario}");
-        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        let unique: BTreeSet<&str> = ids.iter().copied().collect();
-        assert_eq!(unique.len(), ids.len(), "{scenario}: duplicate ids {ids:?}");
+        kit::check_unique_ids(&a);
         for r in &a.records {
             if let Body::ToolCall { call_id, .. } = &r.body {
                 assert_eq!(&r.id, call_id);
@@ -413,32 +324,14 @@ fn ids_are_stable_and_unique() {
 }
 
 #[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, id) in SCENARIOS {
-        let whole = read(&home(scenario), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(&home(scenario), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
-        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
-        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
-    }
-}
-
-#[test]
 fn src_spans_slice_back_to_the_raw_lines() {
     for (scenario, _) in SCENARIOS {
         let home = home(scenario);
         let read = read_scenario(scenario);
         for record in &read.records {
+            // On line boundaries (kit::check_spans, in conformance): one JSON line each.
             let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
-            let bytes = std::fs::read(home.join(&src.file)).unwrap();
-            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
-            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
-            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
-            let line: Value = serde_json::from_slice(&span[..span.len() - 1]).expect("one JSON line");
+            let line = kit::span_json(&home, src);
             match &record.body {
                 Body::Meta(m) => {
                     assert_eq!(line["type"], "session_start");
@@ -481,26 +374,8 @@ fn every_record_type_is_mapped_or_reported() {
     for (scenario, id) in SCENARIOS {
         let raw = raw_lines(&home(scenario).join(locator(id)));
         let read = read_scenario(scenario);
-        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
-        assert!(diag(&read, "unknown-content-block").is_none(), "{scenario}");
-        for (kind, handling) in KNOWN_RECORD_TYPES {
-            let count = raw.iter().filter(|l| l["type"] == *kind).count() as u32;
-            if count == 0 {
-                continue;
-            }
-            match handling {
-                Handling::Reported => {
-                    let d = read
-                        .diagnostics
-                        .iter()
-                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
-                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
-                    assert_eq!(d.count, count, "{scenario}: {kind}");
-                    assert_eq!(d.severity, Severity::Info);
-                }
-                Handling::Mapped(_) => assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}"),
-            }
-        }
+        assert!(read.diag("unknown-content-block").is_none(), "{scenario}");
+        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| raw.iter().filter(|l| l["type"] == kind).count() as u32);
     }
 }
 
@@ -510,18 +385,9 @@ fn every_record_type_is_mapped_or_reported() {
 fn torn_tail_is_a_warning_and_the_rest_is_read() {
     let dir = copy_of("simple");
     let (_, id) = scenario("simple");
-    let path = dir.path().join(locator(id));
-    let bytes = std::fs::read(&path).unwrap();
-    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
-    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
-    std::fs::write(&path, &bytes[..start]).unwrap();
-
+    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
-    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
-    assert_eq!(d.severity, Severity::Warning);
-    assert_eq!(d.offset, Some(line_start as u64));
-    assert!(!d.detail.contains("NOTOOL"));
-    assert!(diag(&read, "malformed-line").is_none());
+    kit::check_torn_tail(&read, line_start, "NOTOOL");
     assert_eq!(users(&read.records).len(), 2);
     let answers = assistants(&read.records);
     assert_eq!(answers.len(), 2);
@@ -533,21 +399,11 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     let dir = copy_of("failing-tool");
     let (_, id) = scenario("failing-tool");
     let path = dir.path().join(locator(id));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let offset: usize = lines[..1].iter().map(|l| l.len() + 1).sum();
-    lines[1] = lines[1][..40].to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-
+    let offset = kit::corrupt_line(&path, 1, 40);
     let read = read(dir.path(), &locator(id));
-    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
-    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
+    kit::check_corrupt_line(&read, offset);
     assert_eq!(tool_results(&read.records).len(), 1);
     assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 // ---------------------------------------------------------------- synthetic shapes

@@ -10,8 +10,11 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError, Metadata};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::fs::{Dir, DirEntry, Metadata};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+
+pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 use crate::head::Head;
 use crate::layout::{self, CHATS, JSONL, LEGACY_JSON, PROJECT_ROOT_FILE, PROJECTS_JSON, SESSION_PREFIX, SessionPaths, TMP_ROOT};
@@ -20,43 +23,43 @@ use crate::time::rfc3339_utc;
 /// Largest `.project_root` or `projects.json` read.
 const MAX_SMALL_FILE: u64 = 1 << 20;
 
-/// Every main session under `home`.
+/// Every main session under `home`. Only each project's `chats/` is looked
+/// into (`.gemini/tmp` and its project directories hold scratch files,
+/// `bin/`, `tool-outputs/`, the `.project_root` marker). In `chats/`, each
+/// entry is a session file, the `<sessionId>/` directory of a session's
+/// subagents, or a diagnostic naming it.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut registry: Option<BTreeMap<String, String>> = None;
-    let Some(projects) = list(home, TMP_ROOT, &mut diags) else {
-        return Ok(Discovery { sessions, diagnostics: diags.drain() });
-    };
-    for project in projects.iter().filter(|e| e.is_dir()) {
+    for project in discovery::list(home, TMP_ROOT, &mut problems).unwrap_or_default().iter().filter(|e| e.is_dir()) {
         let project_dir = layout::join(TMP_ROOT, &project.name);
         let chats_dir = layout::join(&project_dir, CHATS);
-        let entries = match home.list(&chats_dir) {
-            Ok(entries) => entries,
-            // Project directories without sessions (and `bin/`).
-            Err(FsError::NotFound(_)) => continue,
-            Err(e) => {
-                diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(&chats_dir), None);
-                continue;
-            }
-        };
+        // Project directories without sessions (and `bin/`) have no `chats/`.
+        let Some(entries) = discovery::list(home, &chats_dir, &mut problems) else { continue };
         let mut cwd: Option<Option<String>> = None;
-        for entry in entries.iter().filter(|e| e.is_file()) {
+        let mut ids = Vec::new();
+        for entry in entries.iter().filter(|e| !e.is_dir()) {
+            let locator = layout::join(&chats_dir, &entry.name);
             if entry.name.starts_with(SESSION_PREFIX) && entry.name.ends_with(LEGACY_JSON) {
-                diags.add("legacy-json-session", Severity::Info, "session-*.json", Some(&chats_dir), None);
+                problems.add("legacy-json-session", Severity::Info, &locator, "session-*.json");
                 continue;
             }
-            if !layout::is_main_session_file(&entry.name) {
+            if !entry.is_file() || !entry.name.ends_with(JSONL) || entry.name.len() == JSONL.len() {
+                problems.unrecognized(&locator, "not a session file (session-*.jsonl)");
                 continue;
             }
             let cwd = cwd.get_or_insert_with(|| project_root(home, &project_dir, &project.name, &mut registry)).clone();
-            let locator = layout::join(&chats_dir, &entry.name);
-            if let Some(session) = session_ref(home, &locator, &entry.meta, Some(&entries), cwd, &mut diags) {
+            if let Some(session) = session_ref(home, &locator, &entry.meta, Some(&entries), cwd, &mut problems) {
+                ids.push(session.native_id.clone());
                 sessions.push(session);
             }
         }
+        for dir in entries.iter().filter(|e| e.is_dir() && !ids.contains(&e.name)) {
+            problems.unrecognized(&layout::join(&chats_dir, &dir.name), "a directory that belongs to no session of chats/");
+        }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 /// The session-ref of one session file, as `discover` reports it.
@@ -66,9 +69,10 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let entries = home.list(&paths.chats_dir).ok();
     let slug = paths.project_dir.rsplit('/').next().unwrap_or("").to_string();
     let cwd = project_root(home, &paths.project_dir, &slug, &mut None);
-    let mut diags = Diagnostics::new();
-    session_ref(home, locator, &meta, entries.as_deref(), cwd, &mut diags)
-        .ok_or_else(|| CodecError::Malformed(format!("{locator}: no Gemini CLI session header in the head of the file")))
+    let mut problems = FileProblems::new();
+    session_ref(home, locator, &meta, entries.as_deref(), cwd, &mut problems).ok_or_else(|| {
+        CodecError::Malformed(format!("{locator}: not a Gemini CLI session: {}", problems.first_detail().unwrap_or("")))
+    })
 }
 
 /// The project's working directory: `.project_root`, else the project
@@ -103,39 +107,18 @@ fn read_registry(home: &Dir) -> BTreeMap<String, String> {
         .projects
 }
 
-fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
-}
-
 fn session_ref(
     home: &Dir,
     locator: &str,
     meta: &Metadata,
     chats: Option<&[DirEntry]>,
     cwd: Option<String>,
-    diags: &mut Diagnostics,
+    problems: &mut FileProblems,
 ) -> Option<SessionRef> {
     let paths = SessionPaths::from_locator(locator).ok()?;
-    if meta.size == 0 {
-        diags.add("empty-session-file", Severity::Info, "jsonl", Some(locator), None);
-        return None;
-    }
-    let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
-        Ok(head) => head,
-        Err(e) => {
-            diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(locator), None);
-            return None;
-        }
-    };
+    let head = problems.scan_head(home, locator, meta.size, "jsonl", Head::scan)?;
     let Some(native_id) = head.session_id.clone() else {
-        diags.add("no-session-header", Severity::Info, "jsonl", Some(locator), None);
+        problems.malformed_head(locator, "no session header (sessionId) at the head");
         return None;
     };
     let mut size = meta.size;
@@ -160,22 +143,3 @@ fn session_ref(
     })
 }
 
-/// The kind of a filesystem error, for diagnostics (no paths, no content).
-pub fn fs_kind(error: &FsError) -> &'static str {
-    match error {
-        FsError::NotFound(_) => "not-found",
-        FsError::Denied(_) => "denied",
-        FsError::InvalidPath(_) => "invalid-path",
-        FsError::Io(_) => "io",
-        FsError::LimitExceeded(_) => "limit-exceeded",
-    }
-}
-
-/// A filesystem error as a codec error naming the file.
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other}")),
-    }
-}

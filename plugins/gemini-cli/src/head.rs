@@ -6,15 +6,10 @@
 //! last 64 KiB are searched too), else the first prompt the person typed.
 
 use trajhost_codec_sdk::fs::{File, FsError};
+use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
 
 use crate::native::{self, Content, LineKind};
 
-/// Bytes read from the start of a file for its session facts.
-pub const HEAD_BYTES: u32 = 64 * 1024;
-/// How far the head read goes when the first lines are longer.
-const HEAD_MAX_BYTES: u64 = 1 << 20;
-/// Bytes read from the end of a larger file for a late summary.
-pub const TAIL_BYTES: u32 = 64 * 1024;
 /// Characters of the first prompt used as a title when there is no summary.
 const TITLE_CHARS: usize = 80;
 
@@ -47,61 +42,18 @@ impl Head {
 
     /// Reads the head (and, for files larger than the head, the tail) of `file`.
     pub fn scan(file: &File) -> Result<Head, FsError> {
-        let size = file.size();
         let mut head = Head::default();
-        let mut buf = file.read_at(0, HEAD_BYTES)?;
-        let mut done = 0;
-        loop {
-            done += head.feed(&buf[done..], done as u64);
-            if buf.len() as u64 >= size {
-                // A last line without `\n` still counts when it parses.
-                if done < buf.len()
-                    && let Ok(line) = native::parse(&buf[done..])
+        let read = head::read_head(file, HEAD_MAX, &mut head)?;
+        if !read.whole {
+            head::read_tail(file, read.consumed, |line| {
+                if memchr::memmem::find(line, b"\"summary\"").is_some()
+                    && let Ok(line) = native::parse(line)
                 {
-                    head.take(&line, done as u64, (buf.len() - done) as u64);
-                }
-                return Ok(head);
-            }
-            if (head.session_id.is_some() && head.first_prompt.is_some()) || buf.len() as u64 >= HEAD_MAX_BYTES {
-                break;
-            }
-            let more = file.read_at(buf.len() as u64, HEAD_BYTES)?;
-            if more.is_empty() {
-                return Ok(head);
-            }
-            buf.extend_from_slice(&more);
-        }
-        drop(buf);
-        let tail_start = size.saturating_sub(u64::from(TAIL_BYTES)).max(done as u64);
-        if tail_start < size {
-            let from = tail_start.saturating_sub(1).max(done as u64);
-            let tail = file.read_at(from, TAIL_BYTES + 1)?;
-            let skip = if from == done as u64 { 0 } else { memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1) };
-            for line in tail[skip..].split(|&b| b == b'\n') {
-                if memchr::memmem::find(line, b"\"summary\"").is_none() {
-                    continue;
-                }
-                if let Ok(line) = native::parse(line) {
                     head.take_summary(&line);
                 }
-            }
+            })?;
         }
         Ok(head)
-    }
-
-    /// Takes the facts from the complete lines of `buf` (at file offset
-    /// `base`); returns the bytes of complete lines consumed.
-    fn feed(&mut self, buf: &[u8], base: u64) -> usize {
-        let mut pos = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-            let line = &buf[pos..pos + i];
-            let offset = base + pos as u64;
-            pos += i + 1;
-            if let Ok(parsed) = native::parse(line) {
-                self.take(&parsed, offset, (i + 1) as u64);
-            }
-        }
-        pos
     }
 
     fn take(&mut self, line: &native::Line, offset: u64, len: u64) {
@@ -135,19 +87,6 @@ impl Head {
     }
 }
 
-/// The text parts of a content (thoughts aside), concatenated as the model
-/// sees them: Gemini streams text in chunks, and the parts of a prompt
-/// carry their own line breaks.
-pub fn content_text(content: &Content) -> String {
-    match content {
-        Content::Text(s) => s.clone(),
-        Content::Parts(parts) => {
-            parts.iter().filter(|p| !p.is_thought()).filter_map(|p| p.text.as_deref()).collect()
-        }
-        Content::None | Content::Unrecognized => String::new(),
-    }
-}
-
 /// Text the harness put in a user message rather than the person: Gemini
 /// CLI's own rule for what a session list skips (`isIgnoredUserContent`).
 pub fn harness_context_kind(text: &str) -> Option<&'static str> {
@@ -164,7 +103,7 @@ pub fn harness_context_kind(text: &str) -> Option<&'static str> {
 /// The first prompt as a title: not a slash command or harness context,
 /// whitespace collapsed, cut to [`TITLE_CHARS`].
 fn prompt_title(content: &Content) -> Option<String> {
-    let text = content_text(content);
+    let text = content.text();
     let trimmed = text.trim();
     if trimmed.is_empty() || trimmed.starts_with('/') || trimmed.starts_with('?') || harness_context_kind(trimmed).is_some() {
         return None;
@@ -174,19 +113,17 @@ fn prompt_title(content: &Content) -> Option<String> {
 
 /// Whitespace collapsed, at most [`TITLE_CHARS`] characters.
 pub fn title_of(text: &str) -> String {
-    let mut out = String::new();
-    for (n, word) in text.split_whitespace().enumerate() {
-        if n > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS).unwrap_or_default()
+}
+
+impl HeadLines for Head {
+    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+        if let Ok(parsed) = native::parse(bytes) {
+            self.take(&parsed, offset, len);
         }
     }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect::<String>();
-        out.push('…');
+
+    fn enough(&self) -> bool {
+        self.session_id.is_some() && self.first_prompt.is_some()
     }
-    out
 }

@@ -11,6 +11,7 @@
 //! Older builds named `<slug>` by the SHA-256 of the project root.
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::{join, plain_name as plain_file_name};
 
 /// Project directories, relative to the home.
 pub const TMP_ROOT: &str = ".gemini/tmp";
@@ -55,8 +56,10 @@ impl SessionPaths {
         let [slug, chats, file] = parts.as_slice() else {
             return Err(bad("not .gemini/tmp/<project>/chats/<file>"));
         };
-        if *chats != CHATS || !is_main_session_file(file) {
-            return Err(bad("not a chats/session-*.jsonl file"));
+        // Gemini CLI names them `session-*.jsonl`; a renamed copy is read
+        // all the same (the header names the session).
+        if *chats != CHATS || !file.ends_with(JSONL) || file.len() == JSONL.len() {
+            return Err(bad("not a chats/*.jsonl file"));
         }
         let project_dir = join(TMP_ROOT, slug);
         Ok(SessionPaths { locator: locator.to_string(), chats_dir: join(&project_dir, CHATS), project_dir })
@@ -81,19 +84,4 @@ impl SessionPaths {
         }
         Some(join(&join(&self.project_dir, TOOL_OUTPUTS), rest))
     }
-}
-
-/// `session-*.jsonl`.
-pub fn is_main_session_file(name: &str) -> bool {
-    name.starts_with(SESSION_PREFIX) && name.ends_with(JSONL) && name.len() > SESSION_PREFIX.len() + JSONL.len()
-}
-
-/// `dir/name`, or `name` when `dir` is empty.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
-}
-
-/// A file name safe to look up inside a known directory.
-pub fn plain_file_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
 }

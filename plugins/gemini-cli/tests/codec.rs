@@ -5,16 +5,17 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_gemini_cli::{GeminiCli, Handling, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_gemini_cli::{GeminiCli, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users};
 
 const CHATS: &str = ".gemini/tmp/project/chats";
 const CWD: &str = "/home/user/project";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gemini-cli/0.61.0")
+    kit::fixtures("gemini-cli", "0.61.0")
 }
 
 /// (scenario, session file, session id)
@@ -38,36 +39,8 @@ fn locator(file: &str) -> String {
     format!("{CHATS}/{file}")
 }
 
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-    early_diagnostics: usize,
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
-    let mut last_diags = 0;
-    trajhost_codec_sdk::read_all::<GeminiCli>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        read.early_diagnostics += last_diags;
-        last_diags = batch.diagnostics.len();
-        for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
-            read.records.push(record);
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
-}
-
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<GeminiCli>(home, locator)
 }
 
 fn read_scenario(name: &str) -> Read {
@@ -75,101 +48,8 @@ fn read_scenario(name: &str) -> Read {
     read(&home(s), &locator(file))
 }
 
-fn users(records: &[Record]) -> Vec<&str> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::User { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Assistant(a) => Some(a),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn observations(records: &[Record]) -> Vec<(&str, Option<&str>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Observation { subtype, text } => Some((subtype.as_str(), text.as_deref())),
-            _ => None,
-        })
-        .collect()
-}
-
-fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
-    read.diagnostics.iter().find(|d| d.code == code)
-}
-
-fn raw_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn copy_of(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(scenario), dir.path());
-    dir
-}
-
-/// A glob of `info.session_globs` (`*` within one segment) against a path.
-fn glob_matches(glob: &str, path: &str) -> bool {
-    fn seg(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => seg(&p[1..], s) || (!s.is_empty() && seg(p, &s[1..])),
-            (Some(a), Some(b)) if a == b => seg(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    let g: Vec<&str> = glob.split('/').collect();
-    let p: Vec<&str> = path.split('/').collect();
-    g.len() == p.len() && g.iter().zip(&p).all(|(g, p)| seg(g.as_bytes(), p.as_bytes()))
+    kit::copy_of(&home(scenario))
 }
 
 /// The record kind of a raw line, classified here independently of the codec.
@@ -280,8 +160,39 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("Secret word lookup"));
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(CWD));
-    let codes: BTreeSet<&str> = found.diagnostics.iter().map(|d| d.code.as_str()).collect();
-    assert_eq!(codes, BTreeSet::from(["empty-session-file", "legacy-json-session", "no-session-header"]));
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let at = |name: &str| format!("{CHATS}/{name}");
+    let expected = [
+        ("empty-session-file", at("session-2026-01-01T00-00-00000000.jsonl")),
+        ("legacy-json-session", at("session-2026-01-01T00-00-11111111.json")),
+        ("malformed-head", at("session-2026-01-01T00-00-22222222.jsonl")),
+        ("unrecognized-file", at("notes.txt")),
+    ];
+    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+}
+
+#[test]
+fn a_renamed_session_file_is_read_by_its_header() {
+    let dir = copy_of("simple");
+    let (_, file, id) = scenario("simple");
+    let chats = dir.path().join(CHATS);
+    std::fs::rename(chats.join(file), chats.join("copy.jsonl")).unwrap();
+    std::fs::create_dir(chats.join("not-a-session")).unwrap();
+    let found = kit::discover::<GeminiCli>(dir.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, id);
+    assert_eq!(found.diagnostics.len(), 1, "{:?}", found.diagnostics);
+    assert!(kit::file_diag(&found.diagnostics, "unrecognized-file", &format!("{CHATS}/not-a-session")).is_some());
+    let read = kit::conformance::<GeminiCli>(dir.path(), &format!("{CHATS}/copy.jsonl"), Spans::Lines);
+    assert_eq!(read.meta().native_id, id);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, file, _) in SCENARIOS {
+        kit::conformance::<GeminiCli>(&home(scenario), &locator(file), Spans::Lines);
+    }
 }
 
 // ---------------------------------------------------------------- read
@@ -326,7 +237,7 @@ fn simple_session_has_prompt_call_result_and_answer_once() {
     assert_eq!(results[0].0, call_id);
     assert!(results[0].1.contains("The secret word is PAPAYA-42."));
     assert_eq!(results[0].2, Some(true), "status: success");
-    let dup = diag(&read, "duplicate-tool-response").expect("repeats are counted");
+    let dup = read.diag("duplicate-tool-response").expect("repeats are counted");
     assert_eq!((dup.count, dup.severity), (3, Severity::Info));
 
     let answers = assistants(records);
@@ -397,7 +308,7 @@ fn parallel_calls_have_their_results() {
     assert!(results.iter().all(|r| r.2 == Some(true)));
     let answer = &assistants(&read.records).last().unwrap().text;
     assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
-    assert_eq!(diag(&read, "duplicate-tool-response").unwrap().count, 2, "one user message, two responses");
+    assert_eq!(read.diag("duplicate-tool-response").unwrap().count, 2, "one user message, two responses");
 }
 
 #[test]
@@ -462,18 +373,15 @@ fn long_output_without_its_spill_file_keeps_the_truncated_text() {
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("Output too large. Showing first 8,000"));
     assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
-    assert_eq!(diag(&read, "persisted-output-missing").unwrap().severity, Severity::Info);
+    assert_eq!(read.diag("persisted-output-missing").unwrap().severity, Severity::Info);
 }
 
 #[test]
 fn ids_are_stable_and_unique() {
     for (scenario, _, _) in SCENARIOS {
+        // Stable across reads: kit::check_stable_ids, in conformance.
         let a = read_scenario(scenario);
-        let b = read_scenario(scenario);
-        assert_eq!(a.records, b.records, "{scenario}");
-        let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        let unique: BTreeSet<&str> = ids.iter().copied().collect();
-        assert_eq!(unique.len(), ids.len(), "{scenario}: duplicate ids {ids:?}");
+        kit::check_unique_ids(&a);
         for r in &a.records {
             match &r.body {
                 Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
@@ -486,33 +394,16 @@ fn ids_are_stable_and_unique() {
 }
 
 #[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, file, _) in SCENARIOS {
-        let whole = read(&home(scenario), &locator(file));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(&home(scenario), &locator(file), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
-        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
-        let zero = read_with(&home(scenario), &locator(file), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
-    }
-}
-
-#[test]
 fn src_spans_slice_back_to_the_raw_lines() {
     for (scenario, _, _) in SCENARIOS {
         let home = home(scenario);
         let read = read_scenario(scenario);
         for record in &read.records {
+            // On line boundaries (kit::check_spans, in conformance): one JSON line each.
             let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
-            let bytes = std::fs::read(home.join(&src.file)).unwrap();
-            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
-            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
-            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
-            let line: Value = serde_json::from_slice(&span[..span.len() - 1]).expect("one JSON line");
-            let text = std::str::from_utf8(span).unwrap();
+            let line = kit::span_json(&home, src);
+            let span = kit::span_bytes(&home, src);
+            let text = std::str::from_utf8(&span).unwrap();
             match &record.body {
                 Body::Meta(m) => assert_eq!(line["sessionId"].as_str(), Some(m.native_id.as_str())),
                 // A message's records come from the line that holds it (or
@@ -557,26 +448,9 @@ fn every_record_type_is_mapped_or_reported() {
     for (scenario, file, _) in SCENARIOS {
         let raw = raw_lines(&home(scenario).join(locator(file)));
         let read = read_scenario(scenario);
-        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}: {:?}", read.diagnostics);
-        assert!(diag(&read, "unknown-content-part").is_none(), "{scenario}");
-        for (kind, handling) in KNOWN_RECORD_TYPES {
-            let count = raw.iter().filter(|l| raw_kinds(l).iter().any(|k| k == kind)).count() as u32;
-            if count == 0 {
-                continue;
-            }
-            match handling {
-                Handling::Reported => {
-                    let d = read
-                        .diagnostics
-                        .iter()
-                        .find(|d| d.code == "unmapped-record-type" && d.detail == *kind)
-                        .unwrap_or_else(|| panic!("{scenario}: {kind} not reported"));
-                    assert_eq!(d.count, count, "{scenario}: {kind}");
-                    assert_eq!(d.severity, Severity::Info);
-                }
-                Handling::Mapped(_) => assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{scenario}: {kind}"),
-            }
-        }
+        assert!(read.diag("unknown-content-part").is_none(), "{scenario}");
+        let count = |kind: &str| raw.iter().filter(|l| raw_kinds(l).iter().any(|k| k == kind)).count() as u32;
+        kit::check_handling(&read, KNOWN_RECORD_TYPES, count);
     }
 }
 
@@ -586,18 +460,9 @@ fn every_record_type_is_mapped_or_reported() {
 fn torn_tail_is_a_warning_and_the_rest_is_read() {
     let dir = copy_of("simple");
     let (_, file, _) = scenario("simple");
-    let path = dir.path().join(locator(file));
-    let bytes = std::fs::read(&path).unwrap();
-    let start = find(&bytes, b"NOTOOL ANSWER").unwrap();
-    let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').unwrap() + 1;
-    std::fs::write(&path, &bytes[..start]).unwrap();
-
+    let line_start = kit::tear_at(&dir.path().join(locator(file)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(file));
-    let d = diag(&read, "torn-tail").expect("torn-tail diagnostic");
-    assert_eq!(d.severity, Severity::Warning);
-    assert_eq!(d.offset, Some(line_start as u64));
-    assert!(!d.detail.contains("NOTOOL"), "diagnostics carry no content");
-    assert!(diag(&read, "malformed-line").is_none());
+    kit::check_torn_tail(&read, line_start, "NOTOOL");
     assert_eq!(users(&read.records).len(), 2);
     let answers = assistants(&read.records);
     assert_eq!(answers.len(), 2);
@@ -609,24 +474,13 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     let dir = copy_of("failing-tool");
     let (_, file, _) = scenario("failing-tool");
     let path = dir.path().join(locator(file));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     // The first version of the tool-calling message loses its end: the
     // second version still carries the call.
-    let offset: usize = lines[..4].iter().map(|l| l.len() + 1).sum();
-    lines[4] = lines[4][..40].to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-
+    let offset = kit::corrupt_line(&path, 4, 40);
     let read = read(dir.path(), &locator(file));
-    let d = diag(&read, "malformed-line").expect("malformed-line diagnostic");
-    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset as u64), 1));
-    assert!(diag(&read, "torn-tail").is_none());
+    kit::check_corrupt_line(&read, offset);
     assert_eq!(tool_results(&read.records).len(), 1);
     assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 // ---------------------------------------------------------------- synthetic shapes
@@ -753,7 +607,7 @@ fn checkpoints_add_only_new_messages() {
     assert_eq!(users(&read.records), ["first", "Summary of the conversation so far"]);
     assert_eq!(tool_calls(&read.records).len(), 1);
     assert_eq!(tool_results(&read.records), [("c1", "a.txt", None)]);
-    assert_eq!(diag(&read, "duplicate-tool-response").unwrap().count, 1);
+    assert_eq!(read.diag("duplicate-tool-response").unwrap().count, 1);
     let summary = read.records.iter().find(|r| r.id == "s1").unwrap();
     let set_offset = std::fs::read_to_string(dir.path().join(CHATS).join(FILE)).unwrap().find("{\"$set\"").unwrap();
     assert_eq!(summary.src.as_ref().unwrap().offset, set_offset as u64);

@@ -2,52 +2,78 @@
 //! entry, by the host's listing) and each session's `summary.json`.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
+use trajhost_codec_sdk::discovery::{self, FileProblems, SESSION_ID_MISMATCH};
+use trajhost_codec_sdk::errors::fs_error;
+use trajhost_codec_sdk::fs::{Dir, DirEntry};
+use trajhost_codec_sdk::paths::join;
+use trajhost_codec_sdk::text::percent_decode;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
-use crate::layout::{CHAT_HISTORY, SESSIONS, SUMMARY, SessionPaths, UPDATES, plain_name};
+use crate::layout::{CHAT_HISTORY, PROMPT_HISTORY, SESSION_SEARCH, SESSIONS, SUMMARY, SessionPaths, UPDATES, plain_name};
 use crate::summary::Summary;
-use crate::util::{fs_error, fs_kind, join, percent_decode, rfc3339_ms};
 
+/// Every session under `.grok/sessions/<cwd folder>/<id>/`. Known files
+/// that are no sessions: the search index in the root and each cwd
+/// folder's prompt history; a session folder's many other files are its
+/// own. Anything else is named in a diagnostic.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
-    let Some(folders) = list(home, SESSIONS, &mut diags) else {
-        return Ok(Discovery { sessions, diagnostics: diags.drain() });
-    };
-    for folder in folders.iter().filter(|e| e.is_dir() && plain_name(&e.name)) {
+    for folder in discovery::list(home, SESSIONS, &mut problems).unwrap_or_default() {
         let folder_path = join(SESSIONS, &folder.name);
-        let Some(entries) = list(home, &folder_path, &mut diags) else { continue };
-        for entry in entries.iter().filter(|e| e.is_dir() && plain_name(&e.name)) {
+        if folder.name.starts_with(SESSION_SEARCH) {
+            continue;
+        }
+        if !folder.is_dir() || !plain_name(&folder.name) {
+            problems.unrecognized(&folder_path, "not a cwd folder");
+            continue;
+        }
+        let Some(entries) = discovery::list(home, &folder_path, &mut problems) else { continue };
+        for entry in &entries {
             let session_dir = join(&folder_path, &entry.name);
-            let Some(files) = list(home, &session_dir, &mut diags) else { continue };
-            if !files.iter().any(|f| f.is_file() && f.name == CHAT_HISTORY) {
-                diags.add("no-chat-history", Severity::Info, CHAT_HISTORY, Some(&session_dir), None);
+            if !entry.is_dir() {
+                if entry.name != PROMPT_HISTORY && !entry.name.ends_with(".lock") {
+                    problems.unrecognized(&session_dir, "not a session folder");
+                }
                 continue;
             }
-            let paths = SessionPaths::from_locator(&join(&session_dir, CHAT_HISTORY))?;
-            if let Some(s) = session_ref(home, &paths, &files, &mut diags) {
+            let Some(files) = discovery::list(home, &session_dir, &mut problems) else { continue };
+            if !files.iter().any(|f| f.is_file() && f.name == CHAT_HISTORY) {
+                problems.add("no-chat-history", Severity::Info, &session_dir, "session folder without chat_history.jsonl");
+                continue;
+            }
+            let Ok(mut paths) = SessionPaths::from_locator(&join(&session_dir, CHAT_HISTORY)) else {
+                problems.unrecognized(&session_dir, "a folder name that is not a plain name");
+                continue;
+            };
+            if let Some(s) = session_ref(home, &mut paths, &files, &mut problems) {
                 sessions.push(s);
             }
         }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-    let paths = SessionPaths::from_locator(locator)?;
+    let mut paths = SessionPaths::from_locator(locator)?;
     let files = home.list(&paths.session_dir).map_err(|e| fs_error(&paths.session_dir, e))?;
-    let mut diags = Diagnostics::new();
-    session_ref(home, &paths, &files, &mut diags).ok_or_else(|| CodecError::NotFound(locator.to_string()))
+    let mut problems = FileProblems::new();
+    session_ref(home, &mut paths, &files, &mut problems)
+        .ok_or_else(|| CodecError::NotFound(locator.to_string()))
 }
 
-/// The session-ref of one session folder, with its summary.
-pub fn session_ref(home: &Dir, paths: &SessionPaths, files: &[DirEntry], diags: &mut Diagnostics) -> Option<SessionRef> {
+/// The session-ref of one session folder, with its summary (a problem
+/// with it names the file). Settles `paths.native_id`.
+pub fn session_ref(home: &Dir, paths: &mut SessionPaths, files: &[DirEntry], problems: &mut FileProblems) -> Option<SessionRef> {
     let file = |name: &str| files.iter().find(|f| f.is_file() && f.name == name);
     let history = file(CHAT_HISTORY)?;
-    let summary = Summary::read(home, &paths.in_session(SUMMARY), diags);
-    if summary.id.as_deref().is_some_and(|id| id != paths.native_id) {
-        diags.add("session-id-mismatch", Severity::Warning, "info.id", Some(&paths.session_dir), None);
+    let summary_path = paths.in_session(SUMMARY);
+    let mut summary_diags = Diagnostics::new();
+    let summary = Summary::read(home, &summary_path, &mut summary_diags);
+    problems.absorb(&mut summary_diags, &summary_path);
+    if paths.identify(summary.id.as_deref()) {
+        problems.add(SESSION_ID_MISMATCH, Severity::Warning, &paths.session_dir, "info.id");
     }
     let modified = [Some(history), file(UPDATES)].into_iter().flatten().filter_map(|f| f.meta.modified_ms).max();
     Some(SessionRef {
@@ -60,15 +86,4 @@ pub fn session_ref(home: &Dir, paths: &SessionPaths, files: &[DirEntry], diags: 
         native_version: summary.chat_format_version.clone(),
         title: summary.title.clone(),
     })
-}
-
-pub fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
 }

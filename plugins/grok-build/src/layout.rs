@@ -16,12 +16,17 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use crate::util::{is_relative_below, join};
+use trajhost_codec_sdk::paths::is_relative_below;
+pub use trajhost_codec_sdk::paths::{join, plain_name};
 
 pub const SESSIONS: &str = ".grok/sessions";
 pub const CHAT_HISTORY: &str = "chat_history.jsonl";
 pub const UPDATES: &str = "updates.jsonl";
 pub const SUMMARY: &str = "summary.json";
+/// Per cwd folder: the prompt input history, no session.
+pub const PROMPT_HISTORY: &str = "prompt_history.jsonl";
+/// In the sessions root: the CLI's search index, no session.
+pub const SESSION_SEARCH: &str = "session_search.sqlite";
 
 #[derive(Debug, Clone)]
 pub struct SessionPaths {
@@ -54,12 +59,17 @@ impl SessionPaths {
         })
     }
 
+    /// Settles the session id with `summary.json`'s `info.id`: a folder
+    /// named by a UUID (as Grok Build names them) wins, `true` when the
+    /// summary disagrees; any other name gives way.
+    pub fn identify(&mut self, content_id: Option<&str>) -> bool {
+        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
+        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
+        self.native_id = id;
+        mismatch
+    }
+
     pub fn in_session(&self, name: &str) -> String {
         join(&self.session_dir, name)
     }
-}
-
-/// A folder name safe to look up below a known directory.
-pub fn plain_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
 }

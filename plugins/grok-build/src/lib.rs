@@ -20,7 +20,6 @@ pub mod read;
 pub mod records;
 pub mod summary;
 pub mod updates;
-pub mod util;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

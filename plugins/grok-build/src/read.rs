@@ -14,7 +14,7 @@ use crate::layout::{SUMMARY, SessionPaths, UPDATES};
 use crate::records::{History, Out};
 use crate::summary::Summary;
 use crate::updates::UpdatesIndex;
-use crate::util::fs_error;
+use trajhost_codec_sdk::errors::fs_error;
 use crate::{CODEC, HARNESS};
 
 pub struct Reader {
@@ -28,11 +28,15 @@ pub struct Reader {
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let paths = SessionPaths::from_locator(locator)?;
+        let mut paths = SessionPaths::from_locator(locator)?;
         let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
         let files = home.list(&paths.session_dir).map_err(|e| fs_error(&paths.session_dir, e))?;
-        let found = discover::session_ref(&home, &paths, &files, &mut diags);
+        let mut problems = trajhost_codec_sdk::discovery::FileProblems::new();
+        let found = discover::session_ref(&home, &mut paths, &files, &mut problems);
+        for d in problems.drain() {
+            diags.add(&d.code, d.severity, &d.detail, d.file.as_deref(), None);
+        }
         let summary = Summary::read(&home, &paths.in_session(SUMMARY), &mut Diagnostics::new());
         let updates_file = paths.in_session(UPDATES);
         let updates = UpdatesIndex::build(&home, &updates_file, &mut diags);

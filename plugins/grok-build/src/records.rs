@@ -17,17 +17,10 @@ use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
 use crate::layout::UPDATES;
 use crate::updates::{TurnUsage, UpdatesIndex};
-use crate::util::{str_of, type_name};
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::text::type_name;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records, or merged into the records of the other
-    /// file (what it adds is named).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds (or repeats what the
-    /// other file holds); counted in an `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every `ConversationItem` type of `chat_history.jsonl`.
 pub const KNOWN_ITEM_TYPES: &[(&str, Handling)] = &[
@@ -108,11 +101,11 @@ pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = &[
 ];
 
 pub fn item_handling(kind: &str) -> Option<Handling> {
-    KNOWN_ITEM_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_ITEM_TYPES, kind)
 }
 
 pub fn update_handling(kind: &str) -> Option<Handling> {
-    KNOWN_UPDATE_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_UPDATE_TYPES, kind)
 }
 
 /// How Grok Build opens the summary that replaces a compacted history.

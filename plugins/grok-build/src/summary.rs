@@ -6,7 +6,8 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 
-use crate::util::{fs_kind, str_of};
+use trajhost_codec_sdk::errors::fs_kind;
+use trajhost_codec_sdk::json::str_of;
 
 /// Largest `summary.json` read.
 pub const MAX_SUMMARY_BYTES: u64 = 4 << 20;

@@ -18,7 +18,10 @@ use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
 
 use crate::records::{Handling, update_handling};
-use crate::util::{count_of, fs_kind, rfc3339_ms, str_of, type_name};
+use trajhost_codec_sdk::errors::fs_kind;
+use trajhost_codec_sdk::json::{count_of, str_of};
+use trajhost_codec_sdk::text::type_name;
+use trajhost_codec_sdk::time::rfc3339_ms;
 
 pub const MAX_ENTRIES: usize = 200_000;
 

@@ -6,11 +6,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_grok_build::util::rfc3339_ms;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_grok_build::{GrokBuild, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
-use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
+use trajhost_codec_sdk::{Codec, ReadOptions};
+use trajhost_codec_testkit::{self as kit, observations_of, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
 const CWD_DIR: &str = ".grok/sessions/%2Fhome%2Fuser%2Fproject";
 
@@ -28,7 +29,7 @@ const SCENARIOS: [(&str, &str, &str); 5] = [
 ];
 
 fn home(scenario: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/grok-build/1.0.41").join(scenario)
+    kit::fixtures("grok-build", "1.0.41").join(scenario)
 }
 
 fn session_dir(id: &str) -> String {
@@ -43,25 +44,12 @@ fn scenario(name: &str) -> (&'static str, &'static str, &'static str) {
     *SCENARIOS.iter().find(|(s, _, _)| *s == name).unwrap()
 }
 
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-}
-
 fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new() };
-    trajhost_codec_sdk::read_all::<GrokBuild>(Dir::native(home), locator, options, |batch| {
-        for line in batch.records.lines() {
-            read.records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record {line}: {e}")));
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::read_with::<GrokBuild>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, ReadOptions { max_batch_records: 1000, max_batch_bytes: 1 << 20 })
+    kit::read::<GrokBuild>(home, locator)
 }
 
 fn read_scenario(name: &str) -> Read {
@@ -69,65 +57,8 @@ fn read_scenario(name: &str) -> Read {
     read(&home(name), &locator(id))
 }
 
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn observations<'a>(records: &'a [Record], subtype: &str) -> Vec<&'a str> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Observation { subtype: s, text } if s == subtype => Some(text.as_deref().unwrap_or("")),
-            _ => None,
-        })
-        .collect()
-}
-
-fn raw_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn copy_of(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(name), dir.path());
-    dir
+    kit::copy_of(&home(name))
 }
 
 fn append(path: &Path, lines: &[Value]) {
@@ -172,6 +103,37 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(s.size, size);
         let one = GrokBuild::inspect(&Dir::native(&home), &s.locator).unwrap();
         assert_eq!((one.native_id, one.started_at, one.updated_at, one.size), (s.native_id.clone(), s.started_at.clone(), s.updated_at.clone(), s.size));
+    }
+}
+
+#[test]
+fn discover_names_what_is_no_session_and_identifies_renamed_folders_by_their_summary() {
+    let dir = copy_of("simple");
+    let (_, id, _) = scenario("simple");
+    let cwd = dir.path().join(CWD_DIR);
+    std::fs::rename(cwd.join(id), cwd.join("copy")).unwrap();
+    std::fs::create_dir(cwd.join("empty-session")).unwrap();
+    std::fs::write(cwd.join("notes.txt"), "x").unwrap();
+    std::fs::write(dir.path().join(".grok/sessions/stray.json"), "{}").unwrap();
+    let found = kit::discover::<GrokBuild>(dir.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_id, id, "summary.json names a renamed folder's session");
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let expected = [
+        ("no-chat-history", format!("{CWD_DIR}/empty-session")),
+        ("unrecognized-file", format!("{CWD_DIR}/notes.txt")),
+        ("unrecognized-file", ".grok/sessions/stray.json".to_string()),
+    ];
+    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    let read = kit::conformance::<GrokBuild>(dir.path(), &format!("{CWD_DIR}/copy/chat_history.jsonl"), Spans::Lines);
+    assert_eq!(read.meta().native_id, id);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (name, id, _) in SCENARIOS {
+        kit::conformance::<GrokBuild>(&home(name), &locator(id), Spans::Lines);
     }
 }
 
@@ -224,9 +186,9 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
             }
         }
         // The injected context is not said by the person.
-        assert_eq!(observations(records, "user-context").len(), 1, "{name}");
-        assert!(observations(records, "user-context")[0].starts_with("<user_info>"));
-        assert_eq!(observations(records, "synthetic/system_reminder").len(), 1, "{name}");
+        assert_eq!(observations_of(records, "user-context").len(), 1, "{name}");
+        assert!(observations_of(records, "user-context")[0].starts_with("<user_info>"));
+        assert_eq!(observations_of(records, "synthetic/system_reminder").len(), 1, "{name}");
         assert!(matches!(records[1].body, Body::System { .. }));
         assert!(read.diagnostics.iter().all(|d| d.code != "unknown-record-type"), "{name}: {:?}", read.diagnostics);
     }
@@ -249,7 +211,7 @@ fn simple_has_both_turns_and_turn_usage() {
     assert_eq!(answers[1].usage, None);
     let usage = answers[2].usage.as_ref().unwrap();
     assert_eq!((usage.input, usage.output, usage.cache_read), (Some(100), Some(20), Some(0)));
-    let turn = observations(&records, "turn-usage");
+    let turn = observations_of(&records, "turn-usage");
     assert_eq!(turn.len(), 1);
     let turn: Value = serde_json::from_str(turn[0]).unwrap();
     assert_eq!((turn["inputTokens"].as_u64(), turn["modelCalls"].as_u64()), (Some(200), Some(2)));
@@ -388,7 +350,7 @@ fn a_missing_journal_leaves_times_and_ok_unset() {
     assert_eq!(tool_results(&read.records)[0].2, None);
     assert!(read.records[1..].iter().all(|r| r.ts.is_none()));
     assert!(assistants(&read.records).iter().all(|a| a.usage.is_none()));
-    assert!(observations(&read.records, "turn-usage").is_empty());
+    assert!(observations_of(&read.records, "turn-usage").is_empty());
 }
 
 #[test]

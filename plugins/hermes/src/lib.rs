@@ -38,7 +38,6 @@ pub mod layout;
 pub mod messages;
 pub mod read;
 pub mod sessions;
-pub mod sql;
 mod time;
 
 use trajhost_codec_sdk::canonical::SCHEMA;

@@ -40,18 +40,10 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::Fnv;
 use trajhost_codec_sdk::Severity;
 
-use crate::sql::Row;
+use trajhost_codec_sdk::sql::Row;
 use crate::time::from_epoch_secs;
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every `messages.role` Hermes writes (OpenAI chat roles).
 pub const KNOWN_ROLES: &[(&str, Handling)] = &[
@@ -66,7 +58,7 @@ pub const KNOWN_PARTS: &[&str] = &["text", "input_text", "output_text", "image_u
 
 /// How `role` is handled; `None` for a role the codec has never seen.
 pub fn handling(role: &str) -> Option<Handling> {
-    KNOWN_ROLES.iter().find(|(k, _)| *k == role).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_ROLES, role)
 }
 
 /// Columns of `messages` the reader selects (those the schema has).
@@ -198,7 +190,7 @@ impl Mapper {
                 });
             }
             other => {
-                diags.add("unknown-record-type", Severity::Warning, &type_name(other), Some(file), offset);
+                diags.add("unknown-record-type", Severity::Warning, &type_name(Some(other)), Some(file), offset);
                 return None;
             }
         }
@@ -333,7 +325,7 @@ fn parts(value: &Json, role: &str, file: &str, offset: Option<u64>, diags: &mut 
             other => diags.add(
                 "unknown-content-part",
                 Severity::Warning,
-                &format!("{role}/{}", type_name(other)),
+                &format!("{role}/{}", type_name(Some(other))),
                 Some(file),
                 offset,
             ),
@@ -367,17 +359,7 @@ fn display_identity(row: &Row<'_>) -> u64 {
     h.finish()
 }
 
-/// A type name fit for a diagnostic: the native spelling when it is a plain
-/// identifier, else a placeholder.
-pub fn type_name(kind: &str) -> String {
-    if kind.is_empty() {
-        "(missing)".to_string()
-    } else if kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) {
-        kind.to_string()
-    } else {
-        "(not an identifier)".to_string()
-    }
-}
+pub use trajhost_codec_sdk::text::type_name;
 
 /// Models by first use, from `session_model_usage` rows.
 pub fn models_by_first_use(rows: &[(Option<f64>, String)]) -> Vec<(f64, String)> {

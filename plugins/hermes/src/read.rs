@@ -18,7 +18,7 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 use crate::layout::Locator;
 use crate::messages::{self, Mapper};
 use crate::sessions::{self, sqlite_error};
-use crate::sql::{self, Row};
+use trajhost_codec_sdk::sql::{self, Row};
 use crate::time::from_epoch_secs;
 use crate::{CODEC, HARNESS};
 

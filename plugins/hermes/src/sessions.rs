@@ -13,12 +13,15 @@
 //! it.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::sql::{self, Row};
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
+pub use trajhost_codec_sdk::errors::{fs_error, fs_kind, sqlite_error, sqlite_kind};
+
 use crate::layout::{self, Locator};
-use crate::sql::{self, Row};
 use crate::time::from_epoch_secs;
 
 /// Characters of the first prompt used as a title when there is no other.
@@ -31,25 +34,27 @@ pub struct StateDb {
     pub size: u64,
 }
 
-/// Every session under `home`.
+/// Every session under `home`. The store is the `state.db` of the home and
+/// of each profile; the other files beside them (config, skills, logs, the
+/// database's `-wal`/`-shm`) are Hermes' own and not looked at. A database
+/// that cannot be read is named in a diagnostic; the others are still read.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
-    for db in databases(home, &mut diags) {
-        match list(home, &db, None, &mut diags) {
+    for db in databases(home, &mut problems) {
+        match list(home, &db, None, &mut problems) {
             Ok(found) => sessions.extend(found),
-            Err(e) => diags.add("unreadable-database", Severity::Warning, sqlite_kind(&e), Some(&db.path), None),
+            Err(e) => problems.add("unreadable-database", Severity::Warning, &db.path, sqlite_kind(&e)),
         }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 /// The session-ref of one session.
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let parsed = Locator::parse(locator)?;
     let db = state_db(home, &parsed.db)?;
-    let mut diags = Diagnostics::new();
-    let mut found = list(home, &db, parsed.session.as_deref(), &mut diags).map_err(|e| sqlite_error(&parsed.db, e))?;
+    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new()).map_err(|e| sqlite_error(&parsed.db, e))?;
     match (found.len(), &parsed.session) {
         (1, _) => Ok(found.remove(0)),
         (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no session {id} with messages", parsed.db))),
@@ -65,7 +70,8 @@ pub fn state_db(home: &Dir, path: &str) -> Result<StateDb, CodecError> {
 }
 
 /// `.hermes/state.db` and each profile's `state.db`, from directory listings.
-fn databases(home: &Dir, diags: &mut Diagnostics) -> Vec<StateDb> {
+/// A profile directory without one has never run and holds no sessions.
+fn databases(home: &Dir, problems: &mut FileProblems) -> Vec<StateDb> {
     let mut out = Vec::new();
     let mut add = |dir: &str, entries: &[trajhost_codec_sdk::fs::DirEntry]| {
         let Some(db) = entries.iter().find(|e| e.is_file() && e.name == layout::DB_NAME) else { return };
@@ -74,29 +80,18 @@ fn databases(home: &Dir, diags: &mut Diagnostics) -> Vec<StateDb> {
         out.push(StateDb { path: format!("{dir}/{}", layout::DB_NAME), size: db.meta.size + wal });
     };
     let hermes = layout::STATE_DB.rsplit_once('/').map_or(".hermes", |(d, _)| d);
-    if let Some(entries) = list_dir(home, hermes, diags) {
+    if let Some(entries) = discovery::list(home, hermes, problems) {
         add(hermes, &entries);
     }
-    if let Some(profiles) = list_dir(home, layout::PROFILES_DIR, diags) {
+    if let Some(profiles) = discovery::list(home, layout::PROFILES_DIR, problems) {
         for profile in profiles.iter().filter(|e| e.is_dir()) {
             let dir = format!("{}/{}", layout::PROFILES_DIR, profile.name);
-            if let Some(entries) = list_dir(home, &dir, diags) {
+            if let Some(entries) = discovery::list(home, &dir, problems) {
                 add(&dir, &entries);
             }
         }
     }
     out
-}
-
-fn list_dir(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<trajhost_codec_sdk::fs::DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
 }
 
 /// `schema_version.version`, Hermes' only version mark in the store.
@@ -110,12 +105,12 @@ pub fn schema_version(db: &Database) -> Option<String> {
 }
 
 /// The sessions of one database (only `only`, when given).
-fn list(home: &Dir, db: &StateDb, only: Option<&str>, diags: &mut Diagnostics) -> Result<Vec<SessionRef>, SqliteError> {
+fn list(home: &Dir, db: &StateDb, only: Option<&str>, problems: &mut FileProblems) -> Result<Vec<SessionRef>, SqliteError> {
     let conn = Database::open(home, &db.path)?;
     let version = schema_version(&conn);
     let present = sql::table_columns(&conn, "sessions")?;
     if !present.contains("id") {
-        diags.add("not-a-hermes-database", Severity::Warning, "sessions.id", Some(&db.path), None);
+        problems.add("not-a-hermes-database", Severity::Warning, &db.path, "no sessions.id column");
         return Ok(Vec::new());
     }
     let col = |name: &str| sql::column_or_null(&present, "s.", name);
@@ -140,7 +135,7 @@ fn list(home: &Dir, db: &StateDb, only: Option<&str>, diags: &mut Diagnostics) -
             let row = Row { columns: &columns, values };
             let Some(id) = row.text("id") else { continue };
             let Some(last) = row.real("last_message_at") else {
-                diags.add("empty-session", Severity::Info, "sessions without messages", Some(&db.path), None);
+                problems.add("empty-session", Severity::Info, &db.path, "sessions without messages");
                 continue;
             };
             let started = row.real("started_at").and_then(from_epoch_secs);
@@ -169,58 +164,5 @@ pub fn prompt_title(text: &str) -> Option<String> {
     if text.starts_with('\0') || text.starts_with('\u{1}') {
         return None;
     }
-    let mut out = String::new();
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
-        }
-    }
-    if out.is_empty() {
-        return None;
-    }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect();
-        out.push('…');
-    }
-    Some(out)
-}
-
-pub fn fs_kind(error: &FsError) -> &'static str {
-    match error {
-        FsError::NotFound(_) => "not-found",
-        FsError::Denied(_) => "denied",
-        FsError::InvalidPath(_) => "invalid-path",
-        FsError::Io(_) => "io",
-        FsError::LimitExceeded(_) => "limit-exceeded",
-    }
-}
-
-pub fn sqlite_kind(error: &SqliteError) -> &'static str {
-    match error {
-        SqliteError::NotFound(_) => "not-found",
-        SqliteError::Denied(_) => "denied",
-        SqliteError::Invalid(_) => "invalid",
-        SqliteError::LimitExceeded(_) => "limit-exceeded",
-        SqliteError::Sqlite(_) => "sqlite",
-    }
-}
-
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other:?}")),
-    }
-}
-
-pub fn sqlite_error(path: &str, error: SqliteError) -> CodecError {
-    match error {
-        SqliteError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other:?}")),
-    }
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS)
 }

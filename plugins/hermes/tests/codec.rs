@@ -1,23 +1,22 @@
 //! The Hermes codec against sessions written by the real hermes-agent 0.19.0
-//! (fixtures/hermes/0.19.0), run natively through `Dir::native`. Every read
-//! works on a copy of the fixture home: a native read-only SQLite open of a
-//! WAL-mode database creates `-wal`/`-shm` files beside it (the host opens
-//! such databases `immutable=1` or reads a private copy).
+//! (fixtures/hermes/0.19.0), run natively through `Dir::native`. Every test
+//! works on a copy of the fixture home, so the ones that add rows or a live
+//! WAL never touch the fixture.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
+use serde_json::json;
 use trajhost_codec_hermes::{Handling, Hermes, KNOWN_ROLES};
-use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
 
 const DB: &str = ".hermes/state.db";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hermes/0.19.0")
+    kit::fixtures("hermes", "0.19.0")
 }
 
 /// (scenario, session id)
@@ -37,97 +36,18 @@ fn id_of(scenario: &str) -> &'static str {
     SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join(scenario), dir.path());
-    dir
-}
-
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-    early_diagnostics: usize,
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
-    let mut last_diags = 0;
-    trajhost_codec_sdk::read_all::<Hermes>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        read.early_diagnostics += last_diags;
-        last_diags = batch.diagnostics.len();
-        for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
-            read.records.push(record);
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::copy_of(&fixtures().join(scenario))
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<Hermes>(home, locator)
 }
 
 fn read_scenario(scenario: &str) -> Read {
     let home = home(scenario);
     read(home.path(), &locator(id_of(scenario)))
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn kinds(records: &[Record]) -> Vec<&'static str> {
-    records.iter().map(|r| r.body.kind()).collect()
-}
-
-fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
-    read.diagnostics.iter().find(|d| d.code == code)
 }
 
 /// Opens a private copy of a database with rusqlite for test setup.
@@ -373,19 +293,10 @@ fn ids_are_stable_unique_and_native() {
 }
 
 #[test]
-fn batching_does_not_change_the_records() {
+fn a_locator_without_the_session_id_reads_the_only_session() {
     for (scenario, id) in SCENARIOS {
         let home = home(scenario);
-        let whole = read(home.path(), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(home.path(), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(small.early_diagnostics, 0);
-        let zero = read_with(home.path(), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
-        // A locator without the session id reads the database's only session.
-        assert_eq!(read(home.path(), DB).records, whole.records);
+        assert_eq!(read(home.path(), DB).records, read(home.path(), &locator(id)).records, "{scenario}");
     }
 }
 
@@ -400,8 +311,8 @@ fn fixture_roles_are_all_known() {
             seen.insert(role);
         }
         let read = read_scenario(scenario);
-        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
-        assert!(diag(&read, "unknown-content-part").is_none(), "{scenario}");
+        assert!(read.diag("unknown-record-type").is_none(), "{scenario}");
+        assert!(read.diag("unknown-content-part").is_none(), "{scenario}");
     }
     for role in ["user", "assistant", "tool"] {
         assert!(seen.contains(role), "{role}");
@@ -411,26 +322,18 @@ fn fixture_roles_are_all_known() {
 
 // ---------------------------------------------------------------- store left intact
 
-fn sha(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|b| hex::encode(Sha256::digest(b)))
-}
-
 #[test]
 fn reading_leaves_the_database_byte_identical() {
     let home = home("simple");
     let db = home.path().join(DB);
     let wal = home.path().join(format!("{DB}-wal"));
-    let before = sha(&db);
+    assert!(db.is_file());
     // The fixture's WAL (the CLI may leave an empty one beside the database)
     // is checkpointed: absent or empty. A live WAL is the next test's case.
-    let empty_wal = || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0;
-    assert!(empty_wal(), "the fixture's WAL is checkpointed");
-    Hermes::discover(&Dir::native(home.path())).unwrap();
-    read(home.path(), &locator(id_of("simple")));
-    assert_eq!(sha(&db), before);
-    // A native read-only open of a WAL-mode database may leave an empty
-    // -wal beside it; it must not hold anything.
-    assert!(empty_wal());
+    assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0, "the fixture's WAL is checkpointed");
+    // Every file of the home, `-wal` and `-shm` included, byte-identical;
+    // none added.
+    kit::check_store_untouched::<Hermes>(home.path(), &locator(id_of("simple")));
 }
 
 #[test]
@@ -449,10 +352,10 @@ fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
         )
         .unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = (sha(&db), sha(&wal));
+    let before = kit::tree_digest(home.path());
     let read = read(home.path(), &locator(id_of("simple")));
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
-    assert_eq!((sha(&db), sha(&wal)), before);
+    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
     drop(writer);
 }
 
@@ -490,7 +393,7 @@ fn unknown_roles_and_parts_are_reported_not_dropped_silently() {
         .map(|d| (d.detail.as_str(), d.count, d.severity))
         .collect();
     assert_eq!(unknown, [("brand-new-role", 2, Severity::Warning)]);
-    let part = diag(&read, "unknown-content-part").unwrap();
+    let part = read.diag("unknown-content-part").unwrap();
     assert_eq!((part.detail.as_str(), part.count), ("user/hologram", 1));
     let last_user = read.records.iter().rev().find(|r| r.body.kind() == "user").unwrap();
     let Body::User { text, attachments } = &last_user.body else { unreachable!() };
@@ -515,9 +418,9 @@ fn rewound_rows_are_counted_and_compaction_copies_emitted_once() {
          SELECT session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason FROM messages WHERE id = 4",
     ]);
     let read = read(home.path(), &locator(sid));
-    let rewound = diag(&read, "rewound-message").unwrap();
+    let rewound = read.diag("rewound-message").unwrap();
     assert_eq!((rewound.count, rewound.severity), (2, Severity::Info));
-    let dup = diag(&read, "duplicate-message").unwrap();
+    let dup = read.diag("duplicate-message").unwrap();
     assert_eq!(dup.count, 1);
     assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "[summary] the word is PAPAYA-42"]);
     let finals: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).filter(|t| t.starts_with("FINAL")).collect();
@@ -569,6 +472,29 @@ fn several_sessions_are_listed_and_need_an_id_in_the_locator() {
     assert!(matches!(Hermes::inspect(&Dir::native(home.path()), DB), Err(trajhost_codec_sdk::CodecError::NotFound(_))));
     let read = read(home.path(), &locator("20261201_000000_abcdef"));
     assert_eq!(kinds(&read.records), ["meta", "user"]);
+}
+
+#[test]
+fn a_database_that_cannot_be_read_is_named_and_the_others_are_still_listed() {
+    let home = home("simple");
+    let profile = home.path().join(".hermes/profiles/broken");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(profile.join("state.db"), "not a database at all, just text").unwrap();
+    std::fs::create_dir_all(home.path().join(".hermes/profiles/never-ran")).unwrap();
+    let found = kit::discover::<Hermes>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    let d = kit::file_diag(&found.diagnostics, "unreadable-database", ".hermes/profiles/broken/state.db")
+        .unwrap_or_else(|| panic!("{:?}", found.diagnostics));
+    assert_eq!(d.detail, "sqlite");
+    assert_eq!(found.diagnostics.len(), 1, "a profile without a database is no problem: {:?}", found.diagnostics);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        kit::conformance::<Hermes>(home.path(), &locator(id), Spans::Rows);
+    }
 }
 
 #[test]

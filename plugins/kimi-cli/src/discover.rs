@@ -3,41 +3,59 @@
 //! `state.json`, and `kimi.json` once per home.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::errors::fs_error;
+use trajhost_codec_sdk::fs::{Dir, DirEntry};
+use trajhost_codec_sdk::paths::join;
+use trajhost_codec_sdk::text::title_of;
+use trajhost_codec_sdk::time::{rfc3339_ms, rfc3339_secs};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::layout::{self, CONTEXT, SESSIONS, STATE, SessionPaths, WIRE, plain_name};
 use crate::store;
-use crate::util::{fs_error, fs_kind, join, rfc3339_ms, rfc3339_secs, title_of};
 use crate::wire::WireHead;
 
 /// Characters of the first prompt used as a title.
 pub const TITLE_CHARS: usize = 80;
 
+/// Every session under `.kimi/sessions/<work dir folder>/<uuid>/`. The two
+/// levels above a session hold nothing else, so any file there is named in
+/// a diagnostic; a session folder's own files (context rotations, the wire
+/// log, `state.json`, `subagents/`) are the session's.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
-    let Some(folders) = list(home, SESSIONS, &mut diags) else {
-        return Ok(Discovery { sessions, diagnostics: diags.drain() });
+    let Some(folders) = discovery::list(home, SESSIONS, &mut problems) else {
+        return Ok(problems.finish(sessions, Diagnostics::new()));
     };
-    let work_dirs = store::work_dirs(home, &mut diags);
-    for folder in folders.iter().filter(|e| e.is_dir() && plain_name(&e.name)) {
+    let mut store_diags = Diagnostics::new();
+    let work_dirs = store::work_dirs(home, &mut store_diags);
+    problems.absorb(&mut store_diags, layout::METADATA);
+    for folder in &folders {
         let folder_path = join(SESSIONS, &folder.name);
-        let Some(entries) = list(home, &folder_path, &mut diags) else { continue };
+        if !folder.is_dir() || !plain_name(&folder.name) {
+            problems.unrecognized(&folder_path, "not a work directory folder");
+            continue;
+        }
+        let Some(entries) = discovery::list(home, &folder_path, &mut problems) else { continue };
         let cwd = store::cwd_of(&work_dirs, &folder.name);
-        for entry in entries.iter().filter(|e| e.is_dir() && plain_name(&e.name)) {
+        for entry in &entries {
             let session_dir = join(&folder_path, &entry.name);
-            let Some(files) = list(home, &session_dir, &mut diags) else { continue };
-            if !files.iter().any(|f| f.is_file() && f.name == CONTEXT) {
-                diags.add("no-context-file", Severity::Info, CONTEXT, Some(&session_dir), None);
+            if !entry.is_dir() || !plain_name(&entry.name) {
+                problems.unrecognized(&session_dir, "not a session folder");
                 continue;
             }
-            if let Some(session) = session_ref(home, &session_dir, &entry.name, &files, cwd.clone(), &mut diags) {
+            let Some(files) = discovery::list(home, &session_dir, &mut problems) else { continue };
+            if !files.iter().any(|f| f.is_file() && f.name == CONTEXT) {
+                problems.add("no-context-file", Severity::Info, &session_dir, "session folder without context.jsonl");
+                continue;
+            }
+            if let Some(session) = session_ref(home, &session_dir, &entry.name, &files, cwd.clone(), &mut problems) {
                 sessions.push(session);
             }
         }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
@@ -46,10 +64,10 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     if !files.iter().any(|f| f.is_file() && f.name == CONTEXT) {
         return Err(CodecError::NotFound(locator.to_string()));
     }
-    let mut diags = Diagnostics::new();
-    let work_dirs = store::work_dirs(home, &mut diags);
+    let mut problems = FileProblems::new();
+    let work_dirs = store::work_dirs(home, &mut Diagnostics::new());
     let cwd = store::cwd_of(&work_dirs, &paths.work_dir_folder);
-    session_ref(home, &paths.session_dir, &paths.native_id, &files, cwd, &mut diags)
+    session_ref(home, &paths.session_dir, &paths.native_id, &files, cwd, &mut problems)
         .ok_or_else(|| CodecError::Malformed(format!("{locator}: an empty Kimi CLI session")))
 }
 
@@ -59,7 +77,7 @@ fn session_ref(
     native_id: &str,
     files: &[DirEntry],
     cwd: Option<String>,
-    diags: &mut Diagnostics,
+    problems: &mut FileProblems,
 ) -> Option<SessionRef> {
     let file = |name: &str| files.iter().find(|f| f.is_file() && f.name == name);
     let context = file(CONTEXT)?;
@@ -69,7 +87,7 @@ fn session_ref(
         Some(_) => match WireHead::scan(home, &wire_path) {
             Ok(head) => head,
             Err(e) => {
-                diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(&wire_path), None);
+                problems.unreadable(&wire_path, &e);
                 WireHead::default()
             }
         },
@@ -78,7 +96,7 @@ fn session_ref(
     let has_rotations = files.iter().any(|f| f.is_file() && layout::rotation_index(&f.name).is_some());
     if context.meta.size == 0 && !head.has_records && !has_rotations {
         // Kimi CLI creates the files before the first prompt.
-        diags.add("empty-session", Severity::Info, CONTEXT, Some(session_dir), None);
+        problems.add("empty-session", Severity::Info, session_dir, CONTEXT);
         return None;
     }
     let mut size: u64 = files.iter().filter(|f| f.is_file()).map(|f| f.meta.size).sum();
@@ -86,7 +104,11 @@ fn session_ref(
         size += subagent_bytes(home, &join(session_dir, layout::SUBAGENTS));
     }
     let updated_ms = [Some(context), wire].into_iter().flatten().filter_map(|f| f.meta.modified_ms).max();
-    let title = store::custom_title(home, &join(session_dir, STATE), diags)
+    let state = join(session_dir, STATE);
+    let mut state_diags = Diagnostics::new();
+    let custom_title = store::custom_title(home, &state, &mut state_diags);
+    problems.absorb(&mut state_diags, &state);
+    let title = custom_title
         .or_else(|| head.first_input.as_deref().and_then(|t| title_of(t, TITLE_CHARS)));
     Some(SessionRef {
         native_id: native_id.to_string(),
@@ -111,13 +133,3 @@ fn subagent_bytes(home: &Dir, dir: &str) -> u64 {
         .sum()
 }
 
-pub fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
-}

@@ -12,7 +12,8 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use crate::util::{is_relative_below, join};
+use trajhost_codec_sdk::paths::is_relative_below;
+pub use trajhost_codec_sdk::paths::{join, plain_name};
 
 pub const SESSIONS: &str = ".kimi/sessions";
 pub const METADATA: &str = ".kimi/kimi.json";
@@ -90,11 +91,6 @@ pub fn context_files<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 pub fn work_dir_folder(path: &str, kaos: &str) -> String {
     let md5 = crate::md5::hex(path.as_bytes());
     if kaos == LOCAL_KAOS { md5 } else { format!("{kaos}_{md5}") }
-}
-
-/// A folder name safe to look up below a known directory.
-pub fn plain_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
 }
 
 #[cfg(test)]

@@ -28,7 +28,6 @@ pub mod md5;
 pub mod read;
 pub mod records;
 pub mod store;
-pub mod util;
 pub mod wire;
 
 use trajhost_codec_sdk::canonical::SCHEMA;

@@ -17,11 +17,14 @@ use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::BatchWriter;
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, SessionRef, Severity};
 
-use crate::discover::{self, list};
+use crate::discover;
+use trajhost_codec_sdk::discovery::list_or_note as list;
 use crate::layout::{self, AGENT_META, CONTEXT, SessionPaths, WIRE, plain_name};
 use crate::records::{Out, Transcript};
 use crate::store;
-use crate::util::{fs_error, fs_kind, join, rfc3339_secs};
+use trajhost_codec_sdk::errors::{fs_error, fs_kind};
+use trajhost_codec_sdk::paths::join;
+use trajhost_codec_sdk::time::rfc3339_secs;
 use crate::wire::{Binding, WireIndex};
 use crate::{CODEC, HARNESS};
 

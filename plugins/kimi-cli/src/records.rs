@@ -17,19 +17,13 @@ use trajhost_codec_sdk::jsonl::{BadLine, Line};
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
 use crate::dedup::Dedup;
-use crate::util::{Fnv, rfc3339_secs, str_of, type_name};
+use trajhost_codec_sdk::hash::Fnv;
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::text::type_name;
+use trajhost_codec_sdk::time::rfc3339_secs;
 use crate::wire::{WireIndex, call_key, input_hash, text_key, text_of};
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records (of the kinds named), or merged into the
-    /// records of the other file (what it adds is named).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every `role` Kimi CLI writes to `context.jsonl`.
 pub const KNOWN_CONTEXT_ROLES: &[(&str, Handling)] = &[
@@ -80,11 +74,11 @@ pub const KNOWN_WIRE_TYPES: &[(&str, Handling)] = &[
 ];
 
 pub fn context_handling(role: &str) -> Option<Handling> {
-    KNOWN_CONTEXT_ROLES.iter().find(|(k, _)| *k == role).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_CONTEXT_ROLES, role)
 }
 
 pub fn wire_handling(kind: &str) -> Option<Handling> {
-    KNOWN_WIRE_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_WIRE_TYPES, kind)
 }
 
 /// The text Kimi CLI puts before the summary of a compacted context.

@@ -8,7 +8,8 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 
 use crate::layout::{self, LOCAL_KAOS};
-use crate::util::{fs_kind, str_of};
+use trajhost_codec_sdk::errors::fs_kind;
+use trajhost_codec_sdk::json::str_of;
 
 /// Largest JSON side file read.
 pub const MAX_JSON_BYTES: u64 = 4 << 20;

@@ -25,7 +25,10 @@ use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
 
 use crate::records::{Handling, wire_handling};
-use crate::util::{Fnv, count_of, fs_kind, str_of, type_name};
+use trajhost_codec_sdk::errors::fs_kind;
+use trajhost_codec_sdk::hash::Fnv;
+use trajhost_codec_sdk::json::{count_of, str_of};
+use trajhost_codec_sdk::text::type_name;
 
 /// Entries kept in one index; later facts are dropped with a diagnostic.
 pub const MAX_ENTRIES: usize = 200_000;

@@ -6,11 +6,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_kimi_cli::util::rfc3339_ms;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_kimi_cli::{Handling, KNOWN_CONTEXT_ROLES, KNOWN_WIRE_TYPES, KimiCli};
 use trajhost_codec_sdk::canonical::{Body, Meta, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
 const WORK_DIR: &str = ".kimi/sessions/90722f2638004be06d790eaac9ac1f8a";
 
@@ -27,7 +28,7 @@ const SCENARIOS: [(&str, &str); 5] = [
 ];
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/kimi-cli/1.51.0")
+    kit::fixtures("kimi-cli", "1.51.0")
 }
 
 fn home(scenario: &str) -> PathBuf {
@@ -98,59 +99,16 @@ fn scenario(name: &str) -> (&'static str, String, &'static str) {
     (name, id_of(name), prompt)
 }
 
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-}
-
 fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0 };
-    trajhost_codec_sdk::read_all::<KimiCli>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        for line in batch.records.lines() {
-            read.records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record {line}: {e}")));
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::read_with::<KimiCli>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, ReadOptions { max_batch_records: 1000, max_batch_bytes: 1 << 20 })
+    kit::read::<KimiCli>(home, locator)
 }
 
 fn read_scenario(name: &str) -> Read {
     read(&home(name), &locator(&id_of(name)))
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistant_texts(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a.text.as_str()) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn metas(records: &[Record]) -> Vec<&Meta> {
@@ -161,27 +119,13 @@ fn diag<'a>(read: &'a Read, code: &str, detail: &str) -> Option<&'a Diagnostic> 
     read.diagnostics.iter().find(|d| d.code == code && d.detail == detail)
 }
 
-fn raw_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+/// Every assistant record's text, empty ones (a tool-call step) included.
+fn assistant_texts(records: &[Record]) -> Vec<&str> {
+    assistants(records).into_iter().map(|a| a.text.as_str()).collect()
 }
 
 fn copy_of(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(name), dir.path());
-    dir
+    kit::copy_of(&home(name))
 }
 
 fn append(path: &Path, lines: &[Value]) {
@@ -274,6 +218,35 @@ fn discover_skips_empty_sessions_and_falls_back_to_the_first_prompt() {
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(found.sessions[0].title.as_deref(), Some(prompt));
     assert!(found.diagnostics.iter().any(|d| d.code == "empty-session"), "{:?}", found.diagnostics);
+}
+
+#[test]
+fn discover_names_files_that_are_no_session() {
+    let home = copy_of("simple");
+    let work = home.path().join(WORK_DIR);
+    std::fs::create_dir(work.join("no-context")).unwrap();
+    std::fs::write(work.join("notes.txt"), "x").unwrap();
+    std::fs::write(home.path().join(".kimi/sessions/stray.json"), "{}").unwrap();
+    let (_, id, _) = scenario("simple");
+    std::fs::write(home.path().join(session_dir(&id)).join("state.json"), "not json").unwrap();
+    let found = kit::discover::<KimiCli>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let expected = [
+        ("no-context-file", format!("{WORK_DIR}/no-context")),
+        ("unrecognized-file", format!("{WORK_DIR}/notes.txt")),
+        ("unrecognized-file", ".kimi/sessions/stray.json".to_string()),
+        ("malformed-file", format!("{}/state.json", session_dir(&id))),
+    ];
+    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (name, _) in SCENARIOS {
+        kit::conformance::<KimiCli>(&home(name), &locator(&id_of(name)), Spans::Lines);
+    }
 }
 
 #[test]

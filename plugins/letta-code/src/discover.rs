@@ -4,12 +4,17 @@
 
 use serde_json::Value;
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::paths::join;
+use trajhost_codec_sdk::text::{title_of, type_name};
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::head::Head;
 use crate::layout::{CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGES, SessionPaths, plain_name};
-use crate::util::{fs_error, fs_kind, join, rfc3339_ms, str_of, title_of};
 
 pub const TITLE_CHARS: usize = 80;
 /// Largest side JSON file read.
@@ -26,24 +31,34 @@ pub struct Facts {
     pub agent_id: Option<String>,
 }
 
+/// Every conversation folder under `conversations/`; the folder's side
+/// files (`manifest.json`, `conversation.json`, `system-prompt.json`) are
+/// its own. Anything else there is named in a diagnostic.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
-    let Some(folders) = list(home, CONVERSATIONS, &mut diags) else {
-        return Ok(Discovery { sessions, diagnostics: diags.drain() });
-    };
-    for folder in folders.iter().filter(|e| e.is_dir() && plain_name(&e.name)) {
+    for folder in discovery::list(home, CONVERSATIONS, &mut problems).unwrap_or_default() {
         let dir = join(CONVERSATIONS, &folder.name);
-        let Some(files) = list(home, &dir, &mut diags) else { continue };
-        if !files.iter().any(|f| f.is_file() && f.name == MESSAGES) {
+        if !folder.is_dir() || !plain_name(&folder.name) {
+            problems.unrecognized(&dir, "not a conversation folder");
             continue;
         }
-        let paths = SessionPaths::from_locator(&join(&dir, MESSAGES))?;
+        let Some(files) = discovery::list(home, &dir, &mut problems) else { continue };
+        if !files.iter().any(|f| f.is_file() && f.name == MESSAGES) {
+            problems.add("no-messages-file", Severity::Info, &dir, "conversation folder without messages.jsonl");
+            continue;
+        }
+        let Ok(paths) = SessionPaths::from_locator(&join(&dir, MESSAGES)) else {
+            problems.unrecognized(&dir, "not a conversation folder");
+            continue;
+        };
+        let mut diags = Diagnostics::new();
         if let Some((session, _)) = session_ref(home, &paths, &files, &mut diags) {
             sessions.push(session);
         }
+        problems.absorb(&mut diags, &paths.locator);
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
@@ -71,7 +86,7 @@ pub fn session_ref(home: &Dir, paths: &SessionPaths, files: &[DirEntry], diags: 
     }
     let manifest = read_json(home, &paths.in_dir(MANIFEST), diags).unwrap_or(Value::Null);
     if let Some(format) = str_of(&manifest, "message_format").filter(|f| !FORMATS.contains(f)) {
-        diags.add("unknown-format", Severity::Warning, &crate::util::type_name(Some(format)), Some(&paths.dir), None);
+        diags.add("unknown-format", Severity::Warning, &type_name(Some(format)), Some(&paths.dir), None);
     }
     let conversation = read_json(home, &paths.in_dir(CONVERSATION), diags).unwrap_or(Value::Null);
     let facts = Facts {
@@ -83,8 +98,14 @@ pub fn session_ref(home: &Dir, paths: &SessionPaths, files: &[DirEntry], diags: 
         agent_id: str_of(&conversation, "agent_id").map(str::to_string),
         head,
     };
+    // A folder not named by its key is identified by its conversation.json.
+    let native_id = match (paths.named_by_key, str_of(&conversation, "id")) {
+        (false, Some("default")) => facts.agent_id.as_ref().map(|a| format!("default:{a}")),
+        (false, Some(id)) => Some(id.to_string()),
+        _ => None,
+    };
     let session = SessionRef {
-        native_id: paths.native_id.clone(),
+        native_id: native_id.unwrap_or_else(|| paths.native_id.clone()),
         locator: paths.locator.clone(),
         cwd: facts.head.cwd.clone(),
         started_at: facts.head.started_at.clone().or(facts.manifest_created_at.clone()),
@@ -109,13 +130,3 @@ fn read_json(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Value> {
     }
 }
 
-pub fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
-}

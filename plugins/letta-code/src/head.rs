@@ -7,7 +7,7 @@ use serde_json::Value;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 
 use crate::records::{Row, classify, is_reminder};
-use crate::util::str_of;
+use trajhost_codec_sdk::json::str_of;
 
 pub const HEAD_BYTES: u32 = 64 * 1024;
 

@@ -13,7 +13,9 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use crate::util::{base64_decode, is_relative_below, join};
+use trajhost_codec_sdk::paths::is_relative_below;
+pub use trajhost_codec_sdk::paths::{join, plain_name};
+use trajhost_codec_sdk::text::base64_decode;
 
 pub const CONVERSATIONS: &str = ".letta/lc-local-backend/conversations";
 pub const MESSAGES: &str = "messages.jsonl";
@@ -28,6 +30,10 @@ pub struct SessionPaths {
     /// The decoded conversation key without its `conversation:` prefix
     /// (`local-conv-1`, `default:agent-…`), else the folder name.
     pub native_id: String,
+    /// The folder name is a base64url key (as Letta Code names them); a
+    /// folder that is not (a renamed copy) is identified by its
+    /// `conversation.json`.
+    pub named_by_key: bool,
 }
 
 impl SessionPaths {
@@ -41,7 +47,12 @@ impl SessionPaths {
             .and_then(|d| d.strip_suffix('/'))
             .ok_or_else(|| bad("not a Letta Code messages.jsonl"))?;
         let folder = dir.rsplit_once('/').map_or(dir, |(_, f)| f);
-        Ok(SessionPaths { locator: locator.to_string(), dir: dir.to_string(), native_id: native_id(folder) })
+        Ok(SessionPaths {
+            locator: locator.to_string(),
+            dir: dir.to_string(),
+            native_id: native_id(folder),
+            named_by_key: key_of(folder).is_some(),
+        })
     }
 
     pub fn in_dir(&self, name: &str) -> String {
@@ -49,17 +60,17 @@ impl SessionPaths {
     }
 }
 
+/// The conversation key a folder name encodes, when it is one.
+pub fn key_of(folder: &str) -> Option<String> {
+    base64_decode(folder).and_then(|b| String::from_utf8(b).ok()).filter(|k| !k.is_empty() && !k.contains(['/', '\0']))
+}
+
 /// The conversation id a key folder names.
 pub fn native_id(folder: &str) -> String {
-    let key = base64_decode(folder).and_then(|b| String::from_utf8(b).ok()).filter(|k| !k.is_empty() && !k.contains(['/', '\0']));
-    match key {
+    match key_of(folder) {
         Some(key) => key.strip_prefix("conversation:").map(str::to_string).unwrap_or(key),
         None => folder.to_string(),
     }
-}
-
-pub fn plain_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
 }
 
 #[cfg(test)]

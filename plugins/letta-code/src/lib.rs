@@ -19,7 +19,6 @@ pub mod head;
 pub mod layout;
 pub mod read;
 pub mod records;
-pub mod util;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

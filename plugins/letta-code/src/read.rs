@@ -16,7 +16,7 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use crate::discover;
 use crate::layout::SessionPaths;
 use crate::records::{Out, map_line, message_id};
-use crate::util::{fs_error, fs_kind};
+use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 use crate::{CODEC, HARNESS};
 
 /// Message ids whose last position is remembered; past it, every snapshot
@@ -40,11 +40,12 @@ impl Reader {
         let mut diags = Diagnostics::new();
         let files = home.list(&paths.dir).map_err(|e| fs_error(&paths.dir, e))?;
         let found = discover::session_ref(&home, &paths, &files, &mut Diagnostics::new());
+        let native_id = found.as_ref().map_or(paths.native_id.clone(), |(s, _)| s.native_id.clone());
         let last = last_positions(&home, locator, &mut diags);
         let meta = Meta {
             schema: SCHEMA.to_string(),
             harness: HARNESS.to_string(),
-            native_id: paths.native_id.clone(),
+            native_id: native_id.clone(),
             native_version: found.as_ref().and_then(|(s, _)| s.native_version.clone()),
             cwd: found.as_ref().and_then(|(s, _)| s.cwd.clone()),
             title: found.as_ref().and_then(|(s, _)| s.title.clone()),
@@ -59,7 +60,7 @@ impl Reader {
             file: locator.to_string(),
             writer: BatchWriter::new(options),
             diags,
-            meta: Some(Record { id: paths.native_id.clone(), body: Body::Meta(meta), parent: None, ts, agent: None, src: None }),
+            meta: Some(Record { id: native_id, body: Body::Meta(meta), parent: None, ts, agent: None, src: None }),
             lines: Some(lines),
             last,
             done: false,

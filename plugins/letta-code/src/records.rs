@@ -19,13 +19,11 @@ use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Reco
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
-use crate::util::{count_of, rfc3339_ms, str_of, type_name};
+use trajhost_codec_sdk::json::{count_of, str_of};
+use trajhost_codec_sdk::text::type_name;
+use trajhost_codec_sdk::time::rfc3339_ms;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    Mapped(&'static str),
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every message `role` (pi-ai messages, in either format).
 pub const KNOWN_ROLES: &[(&str, Handling)] = &[
@@ -45,11 +43,11 @@ pub const KNOWN_ENTRY_TYPES: &[(&str, Handling)] = &[
 pub const KNOWN_PARTS: &[&str] = &["text", "thinking", "toolCall", "image"];
 
 pub fn role_handling(role: &str) -> Option<Handling> {
-    KNOWN_ROLES.iter().find(|(k, _)| *k == role).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_ROLES, role)
 }
 
 pub fn entry_handling(kind: &str) -> Option<Handling> {
-    KNOWN_ENTRY_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_ENTRY_TYPES, kind)
 }
 
 /// What a line of either format is.

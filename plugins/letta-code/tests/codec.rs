@@ -6,11 +6,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_letta_code::util::rfc3339_ms;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_letta_code::{KNOWN_PARTS, KNOWN_ROLES, LettaCode};
-use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
+use trajhost_codec_sdk::{Codec, ReadOptions};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
 const CONV_DIR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ";
 const LOCATOR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ/messages.jsonl";
@@ -25,79 +26,15 @@ const SCENARIOS: [(&str, &str); 5] = [
 ];
 
 fn home(scenario: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/letta-code/0.25.9").join(scenario)
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new() };
-    trajhost_codec_sdk::read_all::<LettaCode>(Dir::native(home), locator, options, |batch| {
-        for line in batch.records.lines() {
-            read.records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record {line}: {e}")));
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::fixtures("letta-code", "0.25.9").join(scenario)
 }
 
 fn read(home: &Path) -> Read {
-    read_with(home, LOCATOR, ReadOptions { max_batch_records: 1000, max_batch_bytes: 1 << 20 })
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn raw_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+    kit::read::<LettaCode>(home, LOCATOR)
 }
 
 fn copy_of(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(name), dir.path());
-    dir
+    kit::copy_of(&home(name))
 }
 
 fn append(path: &Path, lines: &[Value]) {
@@ -149,6 +86,36 @@ fn discover_finds_each_fixture_conversation() {
         assert_eq!(s.size, size);
         let one = LettaCode::inspect(&Dir::native(&home), LOCATOR).unwrap();
         assert_eq!((one.native_id, one.started_at, one.size, one.title), (s.native_id.clone(), s.started_at.clone(), s.size, s.title.clone()));
+    }
+}
+
+#[test]
+fn discover_names_what_is_no_conversation_and_reads_a_renamed_folder_by_its_conversation_json() {
+    let tmp = kit::copy_of(&home("simple"));
+    let root = tmp.path().join(".letta/lc-local-backend/conversations");
+    std::fs::rename(tmp.path().join(CONV_DIR), root.join("renamed")).unwrap();
+    std::fs::create_dir(root.join("Zm9v")).unwrap();
+    std::fs::write(root.join("stray.json"), "{}").unwrap();
+    let found = kit::discover::<LettaCode>(tmp.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_id, "local-conv-1", "conversation.json names a renamed folder");
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let at = |name: &str| format!(".letta/lc-local-backend/conversations/{name}");
+    let expected = [
+        ("empty-session", at("ZGVmYXVsdDphZ2VudC1sb2NhbC0xMDAxZDJiOS00MjlmLTRkZmEtYjc2Ni1kNTUwMjljOTZjNWM")),
+        ("no-messages-file", at("Zm9v")),
+        ("unrecognized-file", at("stray.json")),
+    ];
+    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    let read = kit::conformance::<LettaCode>(tmp.path(), &at("renamed/messages.jsonl"), Spans::Lines);
+    assert_eq!(read.meta().native_id, "local-conv-1");
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (name, _) in SCENARIOS {
+        kit::conformance::<LettaCode>(&home(name), LOCATOR, Spans::Lines);
     }
 }
 
@@ -243,17 +210,6 @@ fn multibyte_and_long_output_are_intact() {
     let result = tool_results(&records)[0].1;
     assert!(result.contains("LONG-OUTPUT-BEGIN LEMON-512"));
     assert!(assistants(&records).iter().any(|a| a.text.contains("LEMON-512")));
-}
-
-#[test]
-fn ids_are_unique_and_stable_across_reads_and_batch_sizes() {
-    for (name, _) in SCENARIOS {
-        let a = read(&home(name));
-        let b = read_with(&home(name), LOCATOR, ReadOptions { max_batch_records: 1, max_batch_bytes: 1 });
-        assert_eq!(a.records, b.records, "{name}");
-        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids.len(), a.records.len(), "{name}");
-    }
 }
 
 #[test]

@@ -5,13 +5,11 @@
 //! folder rule, its entry types and `model_change` shape.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use trajhost_codec_omp::core::testkit::{
-    assistants, check_chain, conversation, copy_dir, kinds, options, raw_lines, read, read_with, tool_calls, tool_results,
-    users,
-};
+use trajhost_codec_omp::core::testkit::check_chain;
+use trajhost_codec_testkit::{self as kit, document, Read, Spans, assistants, conversation, copy_dir, kinds, options, raw_lines, read, read_with, tool_calls, tool_results, users};
 use trajhost_codec_omp::{KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Omp};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::{Body, Usage};
@@ -22,7 +20,7 @@ const DIR: &str = ".omp/agent/sessions/-project";
 const CWD: &str = "/home/user/project";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/oh-my-pi/18.2.3")
+    kit::fixtures("oh-my-pi", "18.2.3")
 }
 
 /// (scenario, session id, file time)
@@ -43,12 +41,8 @@ fn locator(scenario: &str) -> String {
     format!("{DIR}/{ts}_{id}.jsonl")
 }
 
-fn read_scenario(scenario: &str) -> trajhost_codec_omp::core::testkit::Read {
+fn read_scenario(scenario: &str) -> Read {
     read::<Omp>(&home(scenario), &locator(scenario))
-}
-
-fn document(records: &[trajhost_codec_sdk::canonical::Record]) -> String {
-    records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
 }
 
 #[test]
@@ -272,4 +266,11 @@ fn subagent_transcripts_in_the_artifacts_folder_are_reported() {
     assert_eq!(d.count, 1);
     // Discovery lists the session only, not the nested transcript.
     assert_eq!(Omp::discover(&Dir::native(dir.path())).unwrap().sessions.len(), 1);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, _, _) in SCENARIOS {
+        kit::conformance::<Omp>(&home(scenario), &locator(scenario), Spans::Lines);
+    }
 }

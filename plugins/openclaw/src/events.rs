@@ -18,15 +18,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usag
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::Severity;
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every entry `type` OpenClaw's Pi-style transcript is known to hold.
 pub const KNOWN_ENTRY_TYPES: &[(&str, Handling)] = &[
@@ -57,11 +49,11 @@ pub const KNOWN_MESSAGE_ROLES: &[(&str, Handling)] = &[
 ];
 
 pub fn entry_handling(kind: &str) -> Option<Handling> {
-    KNOWN_ENTRY_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_ENTRY_TYPES, kind)
 }
 
 pub fn role_handling(role: &str) -> Option<Handling> {
-    KNOWN_MESSAGE_ROLES.iter().find(|(k, _)| *k == role).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_MESSAGE_ROLES, role)
 }
 
 /// A record made from an entry, before it gets the row-wide fields.
@@ -131,7 +123,7 @@ impl Mapper {
             "custom_message" => out.push(Made {
                 id: id.clone(),
                 body: observation(
-                    format!("custom-message/{}", type_name(str_at(entry, "customType").unwrap_or(""))),
+                    format!("custom-message/{}", type_name(str_at(entry, "customType"))),
                     Some(content(entry.get("content"), "custom_message", file, offset, diags).text),
                 ),
                 parent: parent.clone(),
@@ -143,7 +135,7 @@ impl Mapper {
             }),
             _ => match entry_handling(kind) {
                 Some(_) => diags.add("unmapped-record-type", Severity::Info, kind, Some(file), Some(offset)),
-                None => diags.add("unknown-record-type", Severity::Warning, &type_name(kind), Some(file), Some(offset)),
+                None => diags.add("unknown-record-type", Severity::Warning, &type_name(Some(kind)), Some(file), Some(offset)),
             },
         }
         if out.is_empty() {
@@ -201,7 +193,7 @@ impl Mapper {
                 out.push(Made {
                     id: id.to_string(),
                     body: Body::Observation {
-                        subtype: format!("custom/{}", type_name(str_at(message, "customType").unwrap_or(""))),
+                        subtype: format!("custom/{}", type_name(str_at(message, "customType"))),
                         text: Some(c.text),
                     },
                     parent,
@@ -220,7 +212,7 @@ impl Mapper {
             other => diags.add(
                 "unknown-record-type",
                 Severity::Warning,
-                &format!("message/{}", type_name(other)),
+                &format!("message/{}", type_name(Some(other))),
                 Some(file),
                 Some(offset),
             ),
@@ -282,7 +274,7 @@ fn assistant(message: &Json, id: &str, parent: Option<String>, file: &str, offse
             other => diags.add(
                 "unknown-content-block",
                 Severity::Warning,
-                &format!("assistant/{}", type_name(other)),
+                &format!("assistant/{}", type_name(Some(other))),
                 Some(file),
                 Some(offset),
             ),
@@ -357,7 +349,7 @@ fn content(value: Option<&Json>, role: &str, file: &str, offset: u64, diags: &mu
             other => diags.add(
                 "unknown-content-block",
                 Severity::Warning,
-                &format!("{role}/{}", type_name(other)),
+                &format!("{role}/{}", type_name(Some(other))),
                 Some(file),
                 Some(offset),
             ),
@@ -374,14 +366,5 @@ fn join(parts: &[Option<&str>]) -> String {
     parts.iter().flatten().copied().collect::<Vec<_>>().join("/")
 }
 
-/// A type name fit for a diagnostic: the native spelling when it is a plain
-/// identifier, else a placeholder.
-pub fn type_name(kind: &str) -> String {
-    if kind.is_empty() {
-        "(missing)".to_string()
-    } else if kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b':')) {
-        kind.to_string()
-    } else {
-        "(not an identifier)".to_string()
-    }
-}
+pub use trajhost_codec_sdk::text::type_name;
+

@@ -37,7 +37,6 @@ pub mod events;
 pub mod layout;
 pub mod read;
 pub mod sessions;
-pub mod sql;
 mod time;
 
 use trajhost_codec_sdk::canonical::SCHEMA;

@@ -30,7 +30,7 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use crate::events::Mapper;
 use crate::layout::Locator;
 use crate::sessions::{self, sqlite_error};
-use crate::sql::Row;
+use trajhost_codec_sdk::sql::Row;
 use crate::time::from_epoch_ms;
 use crate::{CODEC, HARNESS};
 

@@ -10,12 +10,15 @@
 //! and the later of `updated_at` / `transcript_updated_at` (epoch ms).
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::sql::{self, Row};
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
+pub use trajhost_codec_sdk::errors::{fs_error, fs_kind, sqlite_error, sqlite_kind};
+
 use crate::layout::{self, Locator};
-use crate::sql::{self, Row};
 use crate::time::from_epoch_ms;
 
 /// Characters of the first prompt used as a title when there is no other.
@@ -28,17 +31,21 @@ pub struct AgentDb {
     pub size: u64,
 }
 
-/// Every session under `home`.
+/// Every session under `home`. The store is each agent's database; the
+/// files beside it (its `-wal`/`-shm`, the lock and generation databases,
+/// `openclaw.json`, caches) are OpenClaw's own and not looked at. A
+/// database that cannot be read is named in a diagnostic; the others are
+/// still read.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
-    for db in databases(home, &mut diags) {
-        match list(home, &db, None, &mut diags) {
+    for db in databases(home, &mut problems) {
+        match list(home, &db, None, &mut problems) {
             Ok(found) => sessions.extend(found),
-            Err(e) => diags.add("unreadable-database", Severity::Warning, sqlite_kind(&e), Some(&db.path), None),
+            Err(e) => problems.add("unreadable-database", Severity::Warning, &db.path, sqlite_kind(&e)),
         }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 /// The session-ref of one session.
@@ -47,8 +54,7 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let meta = home.stat(&parsed.db).map_err(|e| fs_error(&parsed.db, e))?;
     let wal = home.stat(&format!("{}-wal", parsed.db)).map(|m| m.size).unwrap_or(0);
     let db = AgentDb { path: parsed.db.clone(), size: meta.size + wal };
-    let mut diags = Diagnostics::new();
-    let mut found = list(home, &db, parsed.session.as_deref(), &mut diags).map_err(|e| sqlite_error(&parsed.db, e))?;
+    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new()).map_err(|e| sqlite_error(&parsed.db, e))?;
     match (found.len(), &parsed.session) {
         (1, _) => Ok(found.remove(0)),
         (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no session {id} with transcript events", parsed.db))),
@@ -56,30 +62,20 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     }
 }
 
-/// `<agent>/agent/openclaw-agent.sqlite` of every agent, from listings.
-fn databases(home: &Dir, diags: &mut Diagnostics) -> Vec<AgentDb> {
+/// `<agent>/agent/openclaw-agent.sqlite` of every agent, from listings. An
+/// agent without one has never run and holds no sessions.
+fn databases(home: &Dir, problems: &mut FileProblems) -> Vec<AgentDb> {
     let mut out = Vec::new();
-    let Some(agents) = list_dir(home, layout::AGENTS_DIR, diags) else { return out };
+    let Some(agents) = discovery::list(home, layout::AGENTS_DIR, problems) else { return out };
     for agent in agents.iter().filter(|e| e.is_dir()) {
         let dir = format!("{}/{}/agent", layout::AGENTS_DIR, agent.name);
-        let Some(entries) = list_dir(home, &dir, diags) else { continue };
+        let Some(entries) = discovery::list(home, &dir, problems) else { continue };
         let Some(db) = entries.iter().find(|e| e.is_file() && e.name == layout::DB_NAME) else { continue };
         let wal_name = format!("{}-wal", layout::DB_NAME);
         let wal = entries.iter().find(|e| e.is_file() && e.name == wal_name).map_or(0, |e| e.meta.size);
         out.push(AgentDb { path: layout::db_path(&agent.name), size: db.meta.size + wal });
     }
     out
-}
-
-fn list_dir(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
 }
 
 /// `schema_meta.app_version`: the OpenClaw version that wrote the database.
@@ -98,12 +94,12 @@ pub fn app_version(db: &Database) -> Option<String> {
 }
 
 /// The sessions of one database (only `only`, when given).
-fn list(home: &Dir, db: &AgentDb, only: Option<&str>, diags: &mut Diagnostics) -> Result<Vec<SessionRef>, SqliteError> {
+fn list(home: &Dir, db: &AgentDb, only: Option<&str>, problems: &mut FileProblems) -> Result<Vec<SessionRef>, SqliteError> {
     let conn = Database::open(home, &db.path)?;
     let version = app_version(&conn);
     let windows = sql::table_columns(&conn, "session_windows")?;
     if !windows.contains("session_id") {
-        diags.add("not-an-openclaw-database", Severity::Warning, "session_windows.session_id", Some(&db.path), None);
+        problems.add("not-an-openclaw-database", Severity::Warning, &db.path, "no session_windows.session_id column");
         return Ok(Vec::new());
     }
     let nodes = sql::table_columns(&conn, "session_nodes")?;
@@ -146,7 +142,7 @@ fn list(home: &Dir, db: &AgentDb, only: Option<&str>, diags: &mut Diagnostics) -
             let row = Row { columns: &columns, values };
             let Some(id) = row.text("session_id") else { continue };
             if row.int("has_events").unwrap_or(0) == 0 {
-                diags.add("empty-session", Severity::Info, "sessions without transcript events", Some(&db.path), None);
+                problems.add("empty-session", Severity::Info, &db.path, "sessions without transcript events");
                 continue;
             }
             let updated = [row.int("updated_at"), row.int("transcript_updated_at")].into_iter().flatten().max();
@@ -174,58 +170,5 @@ fn list(home: &Dir, db: &AgentDb, only: Option<&str>, diags: &mut Diagnostics) -
 
 /// The first prompt, whitespace collapsed, cut to [`TITLE_CHARS`].
 pub fn prompt_title(text: &str) -> Option<String> {
-    let mut out = String::new();
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
-        }
-    }
-    if out.is_empty() {
-        return None;
-    }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect();
-        out.push('…');
-    }
-    Some(out)
-}
-
-pub fn fs_kind(error: &FsError) -> &'static str {
-    match error {
-        FsError::NotFound(_) => "not-found",
-        FsError::Denied(_) => "denied",
-        FsError::InvalidPath(_) => "invalid-path",
-        FsError::Io(_) => "io",
-        FsError::LimitExceeded(_) => "limit-exceeded",
-    }
-}
-
-pub fn sqlite_kind(error: &SqliteError) -> &'static str {
-    match error {
-        SqliteError::NotFound(_) => "not-found",
-        SqliteError::Denied(_) => "denied",
-        SqliteError::Invalid(_) => "invalid",
-        SqliteError::LimitExceeded(_) => "limit-exceeded",
-        SqliteError::Sqlite(_) => "sqlite",
-    }
-}
-
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other:?}")),
-    }
-}
-
-pub fn sqlite_error(path: &str, error: SqliteError) -> CodecError {
-    match error {
-        SqliteError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other:?}")),
-    }
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS)
 }

@@ -1,24 +1,22 @@
 //! The OpenClaw codec against sessions written by the real openclaw
 //! 2026.9.6 (fixtures/openclaw/2026.9.6), run natively through
-//! `Dir::native`. Every read works on a copy of the fixture home: a native
-//! read-only SQLite open of a WAL-mode database creates `-wal`/`-shm` files
-//! beside it (the host opens such databases `immutable=1` or reads a
-//! private copy).
+//! `Dir::native`. Every test works on a copy of the fixture home, so the
+//! ones that change rows or hold a live WAL never touch the fixture.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use trajhost_codec_openclaw::{Handling, KNOWN_ENTRY_TYPES, KNOWN_MESSAGE_ROLES, OpenClaw};
-use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity};
+use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
 
 const DB: &str = ".openclaw/agents/main/agent/openclaw-agent.sqlite";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/openclaw/2026.9.6")
+    kit::fixtures("openclaw", "2026.9.6")
 }
 
 const SCENARIOS: [&str; 5] = ["simple", "parallel", "failing-tool", "multibyte", "long-output"];
@@ -71,97 +69,18 @@ fn id_of(scenario: &str) -> String {
     ids.into_iter().next().unwrap()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// A private copy of a fixture home (only the agent database matters).
+/// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join(scenario).join(".openclaw/agents"), &dir.path().join(".openclaw/agents"));
-    dir
-}
-
-fn options(records: u32, bytes: u32) -> ReadOptions {
-    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-    batches: usize,
-    early_diagnostics: usize,
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new(), batches: 0, early_diagnostics: 0 };
-    let mut last_diags = 0;
-    trajhost_codec_sdk::read_all::<OpenClaw>(Dir::native(home), locator, options, |batch| {
-        read.batches += 1;
-        read.early_diagnostics += last_diags;
-        last_diags = batch.diagnostics.len();
-        for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record line {line}: {e}"));
-            read.records.push(record);
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::copy_of(&fixtures().join(scenario))
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, options(1000, 1 << 20))
+    kit::read::<OpenClaw>(home, locator)
 }
 
 fn read_scenario(scenario: &str) -> Read {
     let home = home(scenario);
     read(home.path(), &locator(&id_of(scenario)))
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn kinds(records: &[Record]) -> Vec<&'static str> {
-    records.iter().map(|r| r.body.kind()).collect()
-}
-
-fn diag<'a>(read: &'a Read, code: &str) -> Option<&'a Diagnostic> {
-    read.diagnostics.iter().find(|d| d.code == code)
 }
 
 fn sqlite(path: &Path) -> rusqlite::Connection {
@@ -301,9 +220,9 @@ fn read_starts_with_meta() {
         assert_eq!(read.records[0].id, id);
         assert_eq!(read.records.iter().filter(|r| r.body.kind() == "meta").count(), 1);
         // Nothing unknown; `custom` entries are reported with their count.
-        assert!(diag(&read, "unknown-record-type").is_none(), "{scenario}");
-        assert!(diag(&read, "unknown-content-block").is_none(), "{scenario}");
-        assert!(diag(&read, "malformed-event").is_none(), "{scenario}");
+        assert!(read.diag("unknown-record-type").is_none(), "{scenario}");
+        assert!(read.diag("unknown-content-block").is_none(), "{scenario}");
+        assert!(read.diag("malformed-event").is_none(), "{scenario}");
         let codes: BTreeSet<&str> = read.diagnostics.iter().map(|d| d.code.as_str()).collect();
         assert_eq!(codes, BTreeSet::from(["unmapped-record-type"]), "{scenario}: {:?}", read.diagnostics);
     }
@@ -365,7 +284,7 @@ fn simple_session_has_prompt_call_result_and_answer() {
     let thinking = entry(&raw, parent_id(custom));
     assert_eq!(thinking["type"], "thinking_level_change");
     assert_eq!(user.parent.as_deref(), Some(id(thinking)), "skips the custom entry");
-    let custom = diag(&read, "unmapped-record-type").unwrap();
+    let custom = read.diag("unmapped-record-type").unwrap();
     assert_eq!((custom.detail.as_str(), custom.count, custom.severity), ("custom", 5, Severity::Info));
     let ts: Vec<&str> = read.records[1..].iter().map(|r| r.ts.as_deref().unwrap()).collect();
     assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
@@ -423,7 +342,7 @@ fn long_output_is_decompressed_in_full() {
     assert_eq!(results.len(), 1);
     assert!(results[0].1.starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:"));
     assert!(results[0].1.chars().count() > 60_000, "{}", results[0].1.len());
-    assert!(diag(&read, "malformed-event").is_none());
+    assert!(read.diag("malformed-event").is_none());
     assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER: the tool returned: LONG-OUTPUT-BEGIN"));
 }
 
@@ -456,20 +375,12 @@ fn ids_are_stable_unique_and_native() {
 }
 
 #[test]
-fn batching_does_not_change_the_records() {
+fn a_locator_without_the_session_id_reads_the_only_session() {
     for scenario in SCENARIOS {
         let id = id_of(scenario);
         let id = id.as_str();
         let home = home(scenario);
-        let whole = read(home.path(), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(home.path(), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(small.early_diagnostics, 0);
-        let zero = read_with(home.path(), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
-        assert_eq!(read(home.path(), DB).records, whole.records);
+        assert_eq!(read(home.path(), DB).records, read(home.path(), &locator(id)).records, "{scenario}");
     }
 }
 
@@ -515,21 +426,14 @@ fn every_entry_type_is_mapped_or_reported() {
 
 // ---------------------------------------------------------------- store left intact
 
-fn sha(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|b| hex::encode(Sha256::digest(b)))
-}
-
 #[test]
 fn reading_leaves_the_database_byte_identical() {
     let home = home("simple");
     let db = home.path().join(DB);
     let wal = home.path().join(format!("{DB}-wal"));
-    let before = sha(&db);
-    assert!(sha(&wal).is_none(), "the fixture has no WAL");
-    OpenClaw::discover(&Dir::native(home.path())).unwrap();
-    read(home.path(), &locator(&id_of("simple")));
-    assert_eq!(sha(&db), before);
-    assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0);
+    assert!(db.is_file() && !wal.exists(), "the fixture has no WAL");
+    // Every file of the home byte-identical, none added (no `-wal`/`-shm`).
+    kit::check_store_untouched::<OpenClaw>(home.path(), &locator(&id_of("simple")));
 }
 
 #[test]
@@ -541,12 +445,34 @@ fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
     writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
     writer.execute("UPDATE session_nodes SET label = 'Labelled — ✓'", []).unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = (sha(&db), sha(&wal));
+    let before = kit::tree_digest(home.path());
     let read = read(home.path(), &locator(&id_of("simple")));
-    let Body::Meta(meta) = &read.records[0].body else { unreachable!() };
-    assert_eq!(meta.title.as_deref(), Some("Labelled — ✓"));
-    assert_eq!((sha(&db), sha(&wal)), before);
+    assert_eq!(read.meta().title.as_deref(), Some("Labelled — ✓"));
+    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
     drop(writer);
+}
+
+#[test]
+fn a_database_that_cannot_be_read_is_named_and_the_others_are_still_listed() {
+    let home = home("simple");
+    let agent = home.path().join(".openclaw/agents/broken/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(agent.join("openclaw-agent.sqlite"), "not a database").unwrap();
+    std::fs::create_dir_all(home.path().join(".openclaw/agents/never-ran/agent")).unwrap();
+    let found = kit::discover::<OpenClaw>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    let broken = ".openclaw/agents/broken/agent/openclaw-agent.sqlite";
+    let d = kit::file_diag(&found.diagnostics, "unreadable-database", broken).unwrap_or_else(|| panic!("{:?}", found.diagnostics));
+    assert_eq!(d.detail, "sqlite");
+    assert_eq!(found.diagnostics.len(), 1, "{:?}", found.diagnostics);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for scenario in SCENARIOS {
+        let home = home(scenario);
+        kit::conformance::<OpenClaw>(home.path(), &locator(&id_of(scenario)), Spans::Rows);
+    }
 }
 
 // ---------------------------------------------------------------- synthetic stores
@@ -595,7 +521,7 @@ fn unknown_entry_types_and_roles_are_reported() {
     let unknown: Vec<(&str, u32)> =
         read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| (d.detail.as_str(), d.count)).collect();
     assert_eq!(unknown, [("hologram", 1), ("message/oracle", 1)]);
-    assert!(diag(&read, "active-branch-recomputed").is_some());
+    assert!(read.diag("active-branch-recomputed").is_some());
     let tail: Vec<&Body> = read.records.iter().rev().take(3).map(|r| &r.body).collect();
     assert_eq!(tail[2], &Body::Compaction { summary: "Summary: PAPAYA-42".into(), trigger: None });
     let Body::Reasoning(reasoning) = tail[1] else { panic!("{:?}", tail[1]) };
@@ -628,7 +554,7 @@ fn events_off_the_active_branch_are_counted_not_read() {
     ), format!("UPDATE session_transcript_index_state SET indexed_seq = {} WHERE session_id = '{sid}'", last + 1)]);
     let projected = read(home.path(), &locator(&sid));
     assert!(!users(&projected.records).contains(&"abandoned"));
-    assert_eq!(diag(&projected, "off-branch-event").unwrap().count, 1);
+    assert_eq!(projected.diag("off-branch-event").unwrap().count, 1);
 
     // Without a current projection the branch is recomputed from parentId:
     // the fork is the last event, so it is the leaf.
@@ -639,7 +565,7 @@ fn events_off_the_active_branch_are_counted_not_read() {
     )]);
     let recomputed = read(home.path(), &locator(&sid));
     assert_eq!(users(&recomputed.records), ["Read hello.txt and tell me the secret word.", "abandoned"]);
-    assert!(diag(&recomputed, "active-branch-recomputed").is_some());
+    assert!(recomputed.diag("active-branch-recomputed").is_some());
     // The entries after the first answer (the later turn, one chain from
     // it) are off this branch.
     let later = &raw[raw.iter().position(|e| id(e) == first_answer).unwrap() + 1..];
@@ -649,5 +575,5 @@ fn events_off_the_active_branch_are_counted_not_read() {
         parent = id(e);
     }
     assert!(!later.is_empty());
-    assert_eq!(diag(&recomputed, "off-branch-event").unwrap().count, later.len() as u32);
+    assert_eq!(recomputed.diag("off-branch-event").unwrap().count, later.len() as u32);
 }

@@ -2,6 +2,8 @@
 //! the import documents this codec's `prepare` installs (not yet imported).
 
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::errors::detail_of;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::sqlite::Database;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
@@ -12,39 +14,53 @@ use crate::layout::{self, DB, IMPORT_DIR};
 use crate::store::{self, Session, sqlite_error};
 use crate::time::rfc3339_utc;
 
+/// The sessions of the store and the import documents waiting in
+/// [`IMPORT_DIR`]. The files beside the store (its `-wal`/`-shm`,
+/// `tool-output/`, OpenCode's other state) are OpenCode's own. A store that
+/// cannot be read, or whose schema this codec does not know, and any file
+/// of the import directory that is no import document, are named in
+/// diagnostics; the rest is still listed.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
     match home.stat(DB) {
-        Ok(_) => {
-            let db = Database::open(home, DB).map_err(|e| sqlite_error(DB, e))?;
-            let schema = store::check(&db, DB)?;
-            for session in store::sessions(&db, DB, &schema)? {
-                let size = store::session_bytes(&db, DB, &session.id)?;
-                sessions.push(session_ref(DB, &session, size));
+        Ok(_) => match store_sessions(home) {
+            Ok(found) => sessions.extend(found),
+            Err(CodecError::Unsupported(m)) => {
+                problems.add("unknown-schema", Severity::Warning, DB, &detail_of(DB, &CodecError::Unsupported(m)))
             }
-        }
+            Err(e) => problems.add("unreadable-database", Severity::Warning, DB, &detail_of(DB, &e)),
+        },
         Err(FsError::NotFound(_)) => {}
-        Err(e) => {
-            diags.add("unreadable-file", Severity::Warning, "opencode.db", Some(DB), None);
-            let _ = e;
+        Err(e) => problems.unreadable(DB, &e),
+    }
+    let mut names: Vec<(String, bool)> =
+        discovery::list(home, IMPORT_DIR, &mut problems).unwrap_or_default().into_iter().map(|e| (e.name.clone(), e.is_file())).collect();
+    names.sort();
+    for (name, is_file) in names {
+        let locator = format!("{IMPORT_DIR}/{name}");
+        if !is_file || layout::import_locator(&locator).is_none() {
+            problems.unrecognized(&locator, "not an import document (<ses id>.json)");
+            continue;
+        }
+        match import_ref(home, &locator) {
+            Ok(s) => sessions.push(s),
+            Err(e) => problems.malformed_head(&locator, &detail_of(&locator, &e)),
         }
     }
-    if let Ok(entries) = home.list(IMPORT_DIR) {
-        let mut names: Vec<String> = entries.into_iter().filter(|e| e.is_file()).map(|e| e.name).collect();
-        names.sort();
-        for name in names {
-            let locator = format!("{IMPORT_DIR}/{name}");
-            if layout::import_locator(&locator).is_none() {
-                continue;
-            }
-            match import_ref(home, &locator) {
-                Ok(s) => sessions.push(s),
-                Err(_) => diags.add("unreadable-file", Severity::Warning, "import document", Some(&locator), None),
-            }
-        }
+    Ok(problems.finish(sessions, Diagnostics::new()))
+}
+
+/// Every session of the store, with its size.
+fn store_sessions(home: &Dir) -> Result<Vec<SessionRef>, CodecError> {
+    let db = Database::open(home, DB).map_err(|e| sqlite_error(DB, e))?;
+    let schema = store::check(&db, DB)?;
+    let mut out = Vec::new();
+    for session in store::sessions(&db, DB, &schema)? {
+        let size = store::session_bytes(&db, DB, &session.id)?;
+        out.push(session_ref(DB, &session, size));
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(out)
 }
 
 /// Largest import document read.

@@ -51,7 +51,6 @@ pub mod layout;
 pub mod prepare;
 pub mod read;
 pub mod sniff;
-mod sql;
 pub mod store;
 pub mod time;
 pub mod write;
@@ -77,15 +76,7 @@ pub const READS: &str = "opencode-sqlite";
 /// The format written.
 pub const WRITES: &str = "opencode-import-json";
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every record type OpenCode is known to write: message roles
 /// (`message/<role>`) and part types (`part/<type>`), per
@@ -110,7 +101,7 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
 
 /// How `kind` is handled; `None` for a type never seen.
 pub fn handling(kind: &str) -> Option<Handling> {
-    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
 /// A type name safe for a diagnostic detail (no content).

@@ -41,7 +41,7 @@ use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::layout;
-use crate::sql::Row;
+use trajhost_codec_sdk::sql::Row;
 use crate::store::{self, Session, sqlite_error};
 use crate::time::rfc3339_utc;
 use crate::{CODEC, HARNESS, Handling, handling};

@@ -1,14 +1,14 @@
 //! The store's schema check and the session rows.
 //!
 //! OpenCode's schema drifts between releases (38 migrations by 1.18.33).
-//! Before reading, the columns this codec needs are checked with
-//! `PRAGMA table_info`; a store without them fails closed, naming the table
+//! Before reading, the columns this codec needs are checked (the SDK's
+//! `sql::table_columns`); a store without them fails closed, naming the table
 //! and the columns, instead of being misread.
 
 use trajhost_codec_sdk::CodecError;
-use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
+use trajhost_codec_sdk::sqlite::{Database, Value};
 
-use crate::sql::{Row, table_columns};
+use trajhost_codec_sdk::sql::{Row, table_columns};
 
 /// Columns read, per table.
 pub const SESSION_COLUMNS: &[&str] = &["id", "directory", "title", "version", "time_created", "time_updated"];
@@ -20,13 +20,7 @@ pub struct Schema {
     pub has_parent: bool,
 }
 
-pub fn sqlite_error(db: &str, error: SqliteError) -> CodecError {
-    match error {
-        SqliteError::NotFound(_) => CodecError::NotFound(db.to_string()),
-        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{db}: {m}")),
-        other => CodecError::Io(format!("{db}: {other:?}")),
-    }
-}
+pub use trajhost_codec_sdk::errors::sqlite_error;
 
 /// Checks the three tables; fails closed on an unknown schema.
 pub fn check(db: &Database, path: &str) -> Result<Schema, CodecError> {

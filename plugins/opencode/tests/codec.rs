@@ -12,15 +12,16 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use trajhost_codec_opencode::{Handling, KNOWN_RECORD_TYPES, OpenCode};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
-use trajhost_codec_sdk::canonical::{Assistant, Body, Record, Usage};
+use trajhost_codec_sdk::canonical::{Body, Record, Usage};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions, Severity, WriteOptions};
+use trajhost_codec_sdk::{Codec, ReadOptions, Severity, WriteOptions};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, document, kinds, tool_calls, tool_results, users};
 
 const DB: &str = ".local/share/opencode/opencode.db";
 const CWD: &str = "/home/user/project";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/opencode/1.18.33")
+    kit::fixtures("opencode", "1.18.33")
 }
 
 const SCENARIOS: [(&str, &str); 5] = [
@@ -39,88 +40,18 @@ fn locator(id: &str) -> String {
     format!("{DB}#{id}")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// A writable copy of a fixture home.
+/// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join(scenario), dir.path());
-    dir
-}
-
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-}
-
-impl Read {
-    fn diag(&self, code: &str) -> Option<&Diagnostic> {
-        self.diagnostics.iter().find(|d| d.code == code)
-    }
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new() };
-    trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, |batch| {
-        for line in batch.records.lines() {
-            read.records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record {line}: {e}")));
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::copy_of(&fixtures().join(scenario))
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, ReadOptions { max_batch_records: 1000, max_batch_bytes: 1 << 20 })
+    kit::read::<OpenCode>(home, locator)
 }
 
 fn read_scenario(scenario: &str) -> Read {
     let home = home(scenario);
     read(home.path(), &locator(id_of(scenario)))
-}
-
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| match &r.body { Body::User { text, .. } => Some(text.as_str()), _ => None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&Assistant> {
-    records.iter().filter_map(|r| match &r.body { Body::Assistant(a) => Some(a), _ => None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn kinds(records: &[Record]) -> Vec<&'static str> {
-    records.iter().map(|r| r.body.kind()).collect()
 }
 
 fn sha(path: &Path) -> Option<String> {
@@ -238,18 +169,6 @@ fn failing_parallel_multibyte_and_long_output() {
     assert_eq!(read.diag("tool-output-truncated").unwrap().detail, "tool/bash");
 }
 
-#[test]
-fn ids_are_stable_unique_and_batching_does_not_change_records() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let a = read(home.path(), &locator(id));
-        let b = read_with(home.path(), &locator(id), ReadOptions { max_batch_records: 1, max_batch_bytes: 1 });
-        assert_eq!(a.records, b.records, "{scenario}");
-        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids.len(), a.records.len(), "{scenario}");
-    }
-}
-
 // ---------------------------------------------------------------- types
 
 fn sqlite(path: &Path) -> Connection {
@@ -309,10 +228,39 @@ fn an_unknown_schema_fails_closed() {
     )
     .unwrap();
     drop(conn);
-    let err = OpenCode::discover(&Dir::native(home.path())).unwrap_err();
-    let text = format!("{err:?}");
-    assert!(text.contains("Unsupported") && text.contains("`session` lacks version") && text.contains("no `part` table"), "{text}");
+    // Discovery names the store and goes on; reading it fails closed.
+    let found = OpenCode::discover(&Dir::native(home.path())).unwrap();
+    assert!(found.sessions.is_empty());
+    let d = kit::file_diag(&found.diagnostics, "unknown-schema", DB).unwrap_or_else(|| panic!("{:?}", found.diagnostics));
+    assert!(d.detail.contains("`session` lacks version") && d.detail.contains("no `part` table"), "{}", d.detail);
+    assert!(!d.detail.contains(DB), "the path is the diagnostic's file, not its detail");
     assert!(OpenCode::read(Dir::native(home.path()), &locator("ses_x"), ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }).is_err());
+}
+
+#[test]
+fn discover_names_files_of_the_import_directory_that_are_no_import_documents() {
+    let home = home("simple");
+    let import = home.path().join(".local/share/trajhost/opencode-import");
+    std::fs::create_dir_all(&import).unwrap();
+    std::fs::write(import.join("notes.txt"), "x").unwrap();
+    std::fs::write(import.join("ses_broken.json"), "not json").unwrap();
+    let found = kit::discover::<OpenCode>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let expected = [
+        ("unrecognized-file", ".local/share/trajhost/opencode-import/notes.txt"),
+        ("malformed-head", ".local/share/trajhost/opencode-import/ses_broken.json"),
+    ];
+    assert_eq!(named, expected.into_iter().collect());
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, id) in SCENARIOS {
+        let home = home(scenario);
+        kit::conformance::<OpenCode>(home.path(), &locator(id), Spans::Rows);
+    }
 }
 
 // ---------------------------------------------------------------- the store is left as it was
@@ -322,14 +270,10 @@ fn reading_leaves_the_database_byte_identical() {
     let home = home("simple");
     let db = home.path().join(DB);
     let wal = home.path().join(format!("{DB}-wal"));
-    let before = sha(&db);
-    let empty_wal = || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0;
-    assert!(empty_wal(), "the fixture's WAL is checkpointed");
-    OpenCode::discover(&Dir::native(home.path())).unwrap();
-    read(home.path(), &locator(id_of("simple")));
-    assert_eq!(sha(&db), before);
-    // A native read-only open of a WAL-mode database may leave an empty -wal.
-    assert!(empty_wal());
+    assert!(db.is_file());
+    assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0, "the fixture's WAL is checkpointed");
+    // Every file of the home, `-wal` and `-shm` included, byte-identical.
+    kit::check_store_untouched::<OpenCode>(home.path(), &locator(id_of("simple")));
 }
 
 #[test]
@@ -348,19 +292,15 @@ fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
         )
         .unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = (sha(&db), sha(&wal));
+    let before = kit::tree_digest(home.path());
     OpenCode::discover(&Dir::native(home.path())).unwrap();
     let read = read(home.path(), &locator(id_of("simple")));
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
-    assert_eq!((sha(&db), sha(&wal)), before);
+    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
     drop(writer);
 }
 
 // ---------------------------------------------------------------- write, prepare
-
-fn document(records: &[Record]) -> String {
-    records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
-}
 
 /// What `opencode import` does with a document (import.ts): the session,
 /// message and part rows, into an existing store.

@@ -5,7 +5,7 @@
 //! When it cannot be recovered (a copied file, no listing time) times are
 //! read as UTC and a diagnostic says so.
 
-use crate::util::{parse_iso, rfc3339_ms};
+use trajhost_codec_sdk::time::rfc3339_ms;
 
 /// Largest offset accepted (UTC+14:00).
 const MAX_OFFSET_MS: i64 = 14 * 3_600_000;
@@ -69,5 +69,44 @@ mod tests {
         assert_eq!(copied.rfc3339("2026-11-30T04:36:44").unwrap(), ("2026-11-30T04:36:44.000Z".to_string(), true));
         // An explicit offset needs no clock.
         assert_eq!(Clock::default().rfc3339("2026-11-30T04:36:44Z").unwrap(), ("2026-11-30T04:36:44.000Z".to_string(), false));
+    }
+}
+
+/// An ISO 8601 timestamp `YYYY-MM-DDTHH:MM:SS[.frac][Z|±HH:MM]`: the
+/// milliseconds since the epoch it names, reading a timestamp without an
+/// offset as if it were UTC, and whether it had an offset. The offset is
+/// read leniently (`+5:30` too), as it always was here.
+pub fn parse_iso(text: &str) -> Option<(i64, bool)> {
+    let (mut ms, rest) = trajhost_codec_sdk::time::parse_naive(text)?;
+    let has_offset = match rest {
+        "" => false,
+        "Z" | "z" => true,
+        _ => {
+            let sign = match rest.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let (h, m) = rest[1..].split_once(':')?;
+            let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+            ms -= sign * (h * 60 + m) * 60_000;
+            true
+        }
+    };
+    Some((ms, has_offset))
+}
+
+#[cfg(test)]
+mod iso_tests {
+    use super::*;
+
+    #[test]
+    fn parses_naive_and_offset_timestamps() {
+        assert_eq!(parse_iso("2026-11-30T04:36:44.649261"), Some((1_796_013_404_649, false)));
+        assert_eq!(parse_iso("2026-11-30T04:36:44Z"), Some((1_796_013_404_000, true)));
+        assert_eq!(parse_iso("2026-11-30T06:36:44.5+02:00"), Some((1_796_013_404_500, true)));
+        assert_eq!(rfc3339_ms(parse_iso("2000-02-29T00:00:00").unwrap().0), "2000-02-29T00:00:00.000Z");
+        assert_eq!(parse_iso("yesterday"), None);
+        assert_eq!(parse_iso("2026-13-01T00:00:00"), None);
     }
 }

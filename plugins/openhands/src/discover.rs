@@ -3,43 +3,52 @@
 //! and its first events.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::paths::join;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::layout::{BASE_STATE, CONVERSATIONS, SessionPaths, plain_name};
 use crate::store::{self, Facts};
-use crate::util::{fs_kind, join, rfc3339_ms};
 
+/// Every conversation folder of `conversations/` (its `base_state.json`
+/// and `events/`, lock and marker files included, are its own); anything
+/// else there is named in a diagnostic.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
-    let folders = match home.list(CONVERSATIONS) {
-        Ok(f) => f,
-        Err(FsError::NotFound(_)) => return Ok(Discovery { sessions, diagnostics: diags.drain() }),
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(CONVERSATIONS), None);
-            return Ok(Discovery { sessions, diagnostics: diags.drain() });
+    for folder in discovery::list(home, CONVERSATIONS, &mut problems).unwrap_or_default() {
+        let dir = join(CONVERSATIONS, &folder.name);
+        if !folder.is_dir() || !plain_name(&folder.name) {
+            problems.unrecognized(&dir, "not a conversation folder");
+            continue;
         }
-    };
-    for folder in folders.iter().filter(|e| e.is_dir() && plain_name(&e.name)) {
-        let paths = SessionPaths::from_locator(&join(&join(CONVERSATIONS, &folder.name), BASE_STATE))?;
+        let Ok(mut paths) = SessionPaths::from_locator(&join(&dir, BASE_STATE)) else {
+            problems.unrecognized(&dir, "not a conversation folder");
+            continue;
+        };
+        let mut diags = Diagnostics::new();
         match store::facts(home, &paths, &mut diags) {
-            Some(facts) if !facts.events.is_empty() => sessions.push(session_ref(&paths, &facts, &mut diags)),
-            Some(_) => diags.add("empty-session", Severity::Info, "events", Some(&paths.dir), None),
-            None => diags.add("no-base-state", Severity::Info, BASE_STATE, Some(&paths.dir), None),
+            Some(facts) if !facts.events.is_empty() => sessions.push(session_ref(&mut paths, &facts, &mut diags)),
+            Some(_) => problems.add("empty-session", Severity::Info, &paths.dir, "events"),
+            None => problems.add("no-base-state", Severity::Info, &paths.dir, BASE_STATE),
         }
+        problems.absorb(&mut diags, &paths.dir);
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-    let paths = SessionPaths::from_locator(locator)?;
+    let mut paths = SessionPaths::from_locator(locator)?;
     let mut diags = Diagnostics::new();
     let facts = store::facts(home, &paths, &mut diags).ok_or_else(|| CodecError::NotFound(locator.to_string()))?;
-    Ok(session_ref(&paths, &facts, &mut diags))
+    Ok(session_ref(&mut paths, &facts, &mut diags))
 }
 
-pub fn session_ref(paths: &SessionPaths, facts: &Facts, diags: &mut Diagnostics) -> SessionRef {
+/// The session-ref of a conversation; settles `paths.native_id`.
+pub fn session_ref(paths: &mut SessionPaths, facts: &Facts, diags: &mut Diagnostics) -> SessionRef {
+    paths.identify(facts.state_id.as_deref());
     if facts.assumed_utc {
         diags.add("naive-time-read-as-utc", Severity::Info, "timestamp", Some(&paths.dir), None);
     }

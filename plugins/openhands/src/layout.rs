@@ -11,7 +11,8 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use crate::util::{is_relative_below, join};
+use trajhost_codec_sdk::paths::is_relative_below;
+pub use trajhost_codec_sdk::paths::{join, plain_name};
 
 pub const CONVERSATIONS: &str = ".openhands/conversations";
 pub const BASE_STATE: &str = "base_state.json";
@@ -40,6 +41,17 @@ impl SessionPaths {
         Ok(SessionPaths { locator: locator.to_string(), dir: dir.to_string(), native_id: native_id.to_string() })
     }
 
+    /// Settles the conversation id with `base_state.json`'s `id`: a folder
+    /// named by 32 hex digits (as OpenHands names them) wins; any other
+    /// name (a renamed copy) gives way to the id, hyphens dropped as in
+    /// OpenHands' own folder names.
+    pub fn identify(&mut self, state_id: Option<&str>) {
+        let named = self.native_id.len() == 32 && self.native_id.bytes().all(|b| b.is_ascii_hexdigit());
+        if let Some(id) = state_id.filter(|_| !named) {
+            self.native_id = id.replace('-', "");
+        }
+    }
+
     pub fn events_dir(&self) -> String {
         join(&self.dir, EVENTS)
     }
@@ -53,10 +65,6 @@ pub fn event_file(name: &str) -> Option<(u64, &str)> {
         return None;
     }
     Some((index.parse().ok()?, id))
-}
-
-pub fn plain_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
 }
 
 #[cfg(test)]

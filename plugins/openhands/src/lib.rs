@@ -20,7 +20,6 @@ pub mod layout;
 pub mod read;
 pub mod records;
 pub mod store;
-pub mod util;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

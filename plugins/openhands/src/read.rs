@@ -14,7 +14,7 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 use crate::layout::{self, SessionPaths};
 use crate::records::{Events, Out};
 use crate::store::{self, EventFile};
-use crate::util::join;
+use trajhost_codec_sdk::paths::join;
 use crate::{CODEC, HARNESS};
 
 pub struct Reader {
@@ -30,9 +30,10 @@ pub struct Reader {
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let paths = SessionPaths::from_locator(locator)?;
+        let mut paths = SessionPaths::from_locator(locator)?;
         let mut diags = Diagnostics::new();
         let facts = store::facts(&home, &paths, &mut diags).ok_or_else(|| CodecError::NotFound(locator.to_string()))?;
+        paths.identify(facts.state_id.as_deref());
         let state = store::read_state(&home, locator, &mut Diagnostics::new());
         let usages = store::response_usages(&state, &mut diags, locator);
         let meta = Meta {

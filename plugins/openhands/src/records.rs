@@ -19,13 +19,10 @@ use trajhost_codec_sdk::records::BatchWriter;
 
 use crate::clock::Clock;
 use crate::store::ResponseUsage;
-use crate::util::{str_of, type_name};
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::text::type_name;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    Mapped(&'static str),
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every event `kind` of the software-agent-sdk (1.x) event log.
 pub const KNOWN_EVENT_KINDS: &[(&str, Handling)] = &[
@@ -51,7 +48,7 @@ pub const KNOWN_EVENT_KINDS: &[(&str, Handling)] = &[
 ];
 
 pub fn handling(kind: &str) -> Option<Handling> {
-    KNOWN_EVENT_KINDS.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_EVENT_KINDS, kind)
 }
 
 /// Text of a content list (`[{type: text, text}, …]`) or a string, text

@@ -11,7 +11,10 @@ use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError};
 
 use crate::clock::Clock;
 use crate::layout::{self, BASE_STATE, EVENTS, SessionPaths};
-use crate::util::{count_of, fs_kind, join, str_of, title_of};
+use trajhost_codec_sdk::errors::fs_kind;
+use trajhost_codec_sdk::json::{count_of, str_of};
+use trajhost_codec_sdk::paths::join;
+use trajhost_codec_sdk::text::title_of;
 
 /// Largest `base_state.json` read.
 pub const MAX_STATE_BYTES: u64 = 64 << 20;
@@ -135,6 +138,8 @@ pub struct Facts {
     /// The start time had no offset and none could be recovered.
     pub assumed_utc: bool,
     pub events: Vec<EventFile>,
+    /// `base_state.json`'s `id`.
+    pub state_id: Option<String>,
 }
 
 /// Lists the conversation folder and its events, reads `base_state.json`
@@ -162,6 +167,7 @@ pub fn facts(home: &Dir, paths: &SessionPaths, diags: &mut Diagnostics) -> Optio
     let events = event_files(&event_entries);
     let state = read_state(home, &paths.locator, diags);
     let mut facts = Facts {
+        state_id: str_of(&state, "id").filter(|id| !id.is_empty()).map(str::to_string),
         cwd: state.get("workspace").and_then(|w| str_of(w, "working_dir")).map(str::to_string),
         size: entries.iter().filter(|e| e.is_file()).map(|e| e.meta.size).sum::<u64>()
             + event_entries.iter().filter(|e| e.is_file()).map(|e| e.meta.size).sum::<u64>(),

@@ -6,11 +6,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_openhands::util::rfc3339_ms;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_openhands::{KNOWN_EVENT_KINDS, OpenHands};
-use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
+use trajhost_codec_sdk::{Codec, ReadOptions};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, copy_dir, tool_calls, tool_results, users};
 
 /// (scenario, first prompt) of the scenarios the lab has generated; every
 /// scenario folder present is also checked generically.
@@ -26,7 +27,7 @@ const SCENARIOS: [(&str, &str); 5] = [
 ];
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/openhands/1.16.0")
+    kit::fixtures("openhands", "1.16.0")
 }
 
 fn home(scenario: &str) -> PathBuf {
@@ -107,25 +108,12 @@ fn assert_in_lab_run(name: &str, t: &str) {
     assert!((generated - 600..=generated).contains(&t), "{name}: {t} vs generated {generated}");
 }
 
-struct Read {
-    records: Vec<Record>,
-    diagnostics: Vec<Diagnostic>,
-}
-
 fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    let mut read = Read { records: Vec::new(), diagnostics: Vec::new() };
-    trajhost_codec_sdk::read_all::<OpenHands>(Dir::native(home), locator, options, |batch| {
-        for line in batch.records.lines() {
-            read.records.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad record {line}: {e}")));
-        }
-        read.diagnostics.extend(batch.diagnostics.iter().cloned());
-    })
-    .unwrap_or_else(|e| panic!("read {locator}: {e:?}"));
-    read
+    kit::read_with::<OpenHands>(home, locator, options)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
-    read_with(home, locator, ReadOptions { max_batch_records: 1000, max_batch_bytes: 1 << 20 })
+    kit::read::<OpenHands>(home, locator)
 }
 
 fn read_scenario(name: &str) -> Read {
@@ -139,34 +127,6 @@ fn only_session(home: &Path) -> trajhost_codec_sdk::SessionRef {
     found.pop().unwrap()
 }
 
-fn users(records: &[Record]) -> Vec<&str> {
-    records.iter().filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None }).collect()
-}
-
-fn assistants(records: &[Record]) -> Vec<&trajhost_codec_sdk::canonical::Assistant> {
-    records.iter().filter_map(|r| if let Body::Assistant(a) = &r.body { Some(a) } else { None }).collect()
-}
-
-fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
-            _ => None,
-        })
-        .collect()
-}
-
 fn event_paths(home: &Path, id: &str) -> Vec<PathBuf> {
     let dir = home.join(format!(".openhands/conversations/{id}/events"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -178,23 +138,8 @@ fn event_paths(home: &Path, id: &str) -> Vec<PathBuf> {
     files
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn copy_of(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(name), dir.path());
-    dir
+    kit::copy_of(&home(name))
 }
 
 /// Writes `event` as the next event file of a conversation.
@@ -249,6 +194,40 @@ fn discover_finds_each_fixture_conversation() {
         }
         let one = OpenHands::inspect(&Dir::native(&home), &s.locator).unwrap();
         assert_eq!((one.native_id, one.started_at, one.updated_at, one.size), (s.native_id.clone(), s.started_at.clone(), s.updated_at.clone(), s.size));
+    }
+}
+
+#[test]
+fn discover_names_what_is_no_conversation_and_identifies_a_renamed_folder_by_its_state() {
+    let tmp = copy_of("simple");
+    let id = id_of("simple");
+    let root = tmp.path().join(".openhands/conversations");
+    std::fs::rename(root.join(&id), root.join("renamed")).unwrap();
+    std::fs::create_dir(root.join("no-state")).unwrap();
+    std::fs::write(root.join("stray.json"), "{}").unwrap();
+    let found = kit::discover::<OpenHands>(tmp.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_id, id, "base_state.json names a renamed folder");
+    let named: BTreeSet<(&str, &str)> = found
+        .diagnostics
+        .iter()
+        .filter(|d| d.code != "naive-time-read-as-utc")
+        .map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file")))
+        .collect();
+    let expected = [
+        ("no-base-state", ".openhands/conversations/no-state"),
+        ("unrecognized-file", ".openhands/conversations/stray.json"),
+    ];
+    assert_eq!(named, expected.into_iter().collect());
+    let read = kit::conformance::<OpenHands>(tmp.path(), &locator("renamed"), Spans::Bytes);
+    assert_eq!(read.meta().native_id, id);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for name in all_scenarios() {
+        let home = home(&name);
+        kit::conformance::<OpenHands>(&home, &only_session(&home).locator, Spans::Bytes);
     }
 }
 
@@ -464,7 +443,7 @@ fn local_times_are_converted_with_the_recovered_offset() {
     let prompt_ts = utc_ms(prompt["timestamp"].as_str().unwrap());
     for path in event_paths(home.path(), id) {
         let mut event: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let (ms, _) = trajhost_codec_openhands::util::parse_iso(event["timestamp"].as_str().unwrap()).unwrap();
+        let (ms, _) = trajhost_codec_openhands::clock::parse_iso(event["timestamp"].as_str().unwrap()).unwrap();
         let local = rfc3339_ms(ms + 2 * 3_600_000);
         event["timestamp"] = json!(local.trim_end_matches('Z'));
         std::fs::write(&path, event.to_string()).unwrap();

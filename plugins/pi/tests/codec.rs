@@ -2,13 +2,11 @@
 //! (fixtures/pi/0.73.1), run natively through `Dir::native`.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use trajhost_codec_pi::core::testkit::{
-    Conversation, assistants, check_chain, conversation, copy_dir, kinds, options, raw_lines, read, read_with,
-    tool_calls, tool_results, users,
-};
+use trajhost_codec_pi::core::testkit::check_chain;
+use trajhost_codec_testkit::{self as kit, document, Read, Spans, Conversation, assistants, conversation, kinds, options, raw_lines, read, read_with, tool_calls, tool_results, users};
 use trajhost_codec_pi::{Handling, KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Pi};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::{Body, Usage};
@@ -19,7 +17,7 @@ const DIR: &str = ".pi/agent/sessions/--home-user-project--";
 const CWD: &str = "/home/user/project";
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi/0.73.1")
+    kit::fixtures("pi", "0.73.1")
 }
 
 /// (scenario, session id, file time)
@@ -40,14 +38,12 @@ fn locator(scenario: &str) -> String {
     format!("{DIR}/{ts}_{id}.jsonl")
 }
 
-fn read_scenario(scenario: &str) -> trajhost_codec_pi::core::testkit::Read {
+fn read_scenario(scenario: &str) -> Read {
     read::<Pi>(&home(scenario), &locator(scenario))
 }
 
 fn copy_of(scenario: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home(scenario), dir.path());
-    dir
+    kit::copy_of(&home(scenario))
 }
 
 /// A home holding one synthetic session file with `lines` after a header.
@@ -125,6 +121,42 @@ fn discover_finds_each_fixture_session() {
     let empty = tempfile::tempdir().unwrap();
     let found = Pi::discover(&Dir::native(empty.path())).unwrap();
     assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
+}
+
+#[test]
+fn discover_names_every_file_that_is_no_session_and_reads_renamed_ones_by_their_header() {
+    let dir = copy_of("simple");
+    let (_, id, _) = SCENARIOS[0];
+    let folder = dir.path().join(DIR);
+    std::fs::rename(dir.path().join(locator("simple")), folder.join("renamed.jsonl")).unwrap();
+    std::fs::write(folder.join("empty.jsonl"), "").unwrap();
+    std::fs::write(folder.join("no-header.jsonl"), "{\"type\":\"message\"}\n").unwrap();
+    std::fs::write(folder.join("notes.txt"), "x").unwrap();
+    std::fs::create_dir(folder.join("stray")).unwrap();
+    std::fs::write(dir.path().join(".pi/agent/sessions/loose.jsonl"), "{}").unwrap();
+    let found = kit::discover::<Pi>(dir.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_id, id, "the header names a renamed file's session");
+    let named: BTreeSet<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let at = |name: &str| format!("{DIR}/{name}");
+    let expected = [
+        ("empty-session-file", at("empty.jsonl")),
+        ("malformed-head", at("no-header.jsonl")),
+        ("unrecognized-file", at("notes.txt")),
+        ("unrecognized-file", at("stray")),
+        ("unrecognized-file", ".pi/agent/sessions/loose.jsonl".to_string()),
+    ];
+    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    let read = kit::conformance::<Pi>(dir.path(), &at("renamed.jsonl"), Spans::Lines);
+    assert_eq!(read.meta().native_id, id);
+}
+
+#[test]
+fn every_fixture_session_passes_the_testkit_checks() {
+    for (scenario, _, _) in SCENARIOS {
+        kit::conformance::<Pi>(&home(scenario), &locator(scenario), Spans::Lines);
+    }
 }
 
 // ---------------------------------------------------------------- read
@@ -356,10 +388,6 @@ fn torn_tail_is_a_warning_and_the_rest_is_read() {
 }
 
 // ---------------------------------------------------------------- write, prepare
-
-fn document(records: &[trajhost_codec_sdk::canonical::Record]) -> String {
-    records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
-}
 
 fn write_options(cwd: &str) -> WriteOptions {
     WriteOptions { cwd: Some(cwd.into()), native_id: None, home_path: None }

@@ -5,79 +5,70 @@
 //! (and for larger files the last 64 KiB) of a transcript are read.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, DirEntry, FsError, Metadata};
+use trajhost_codec_sdk::discovery::{self, FileProblems, SESSION_ID_MISMATCH};
+use trajhost_codec_sdk::fs::{Dir, Metadata};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
+pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
+
 use crate::head::Head;
-use crate::layout::{self, CHATS, JSONL, ROOTS, SessionPaths};
+use crate::layout::{self, CHATS, JSONL, ROOTS, RUNTIME_JSON, SessionPaths};
 use crate::time::rfc3339_utc;
 
-/// Every transcript under `home`.
+/// Every transcript under `home`: the `chats/` directory of each project
+/// holds transcripts and their `<sessionId>.runtime.json` (known, no
+/// session), so anything else there is named in a diagnostic. Project directories hold more (`meta.json`, `memory/`,
+/// spilled tool outputs in `.qwen/tmp`), none of it a session: only
+/// `chats/` is looked into.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
-    let mut diags = Diagnostics::new();
+    let mut problems = FileProblems::new();
     for root in ROOTS {
-        let Some(projects) = list(home, root, &mut diags) else { continue };
+        let Some(projects) = discovery::list(home, root, &mut problems) else { continue };
+        // `.qwen/tmp` is scratch space: files at its top are not reported.
         for project in projects.iter().filter(|e| e.is_dir()) {
             let chats = layout::join(&layout::join(root, &project.name), CHATS);
-            let entries = match home.list(&chats) {
-                Ok(entries) => entries,
-                Err(FsError::NotFound(_)) => continue,
-                Err(e) => {
-                    diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(&chats), None);
+            let Some(entries) = discovery::list(home, &chats, &mut problems) else { continue };
+            for entry in &entries {
+                let locator = layout::join(&chats, &entry.name);
+                if entry.is_file() && entry.name.ends_with(RUNTIME_JSON) {
                     continue;
                 }
-            };
-            for entry in entries.iter().filter(|e| e.is_file() && e.name.ends_with(JSONL) && e.name.len() > JSONL.len()) {
-                let locator = layout::join(&chats, &entry.name);
-                if let Some(session) = session_ref(home, &locator, &entry.meta, &mut diags) {
+                if !entry.is_file() || !entry.name.ends_with(JSONL) || entry.name.len() == JSONL.len() {
+                    problems.unrecognized(&locator, "not a transcript (<sessionId>.jsonl)");
+                } else if let Some(session) = session_ref(home, &locator, &entry.meta, &mut problems) {
                     sessions.push(session);
                 }
             }
         }
+        if root == ROOTS[0] {
+            for file in projects.iter().filter(|e| !e.is_dir()) {
+                problems.unrecognized(&layout::join(root, &file.name), "not a project directory");
+            }
+        }
     }
-    Ok(Discovery { sessions, diagnostics: diags.drain() })
+    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 /// The session-ref of one transcript, as `discover` reports it.
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     SessionPaths::from_locator(locator)?;
     let meta = home.stat(locator).map_err(|e| fs_error(locator, e))?;
-    let mut diags = Diagnostics::new();
-    session_ref(home, locator, &meta, &mut diags)
-        .ok_or_else(|| CodecError::Malformed(format!("{locator}: no Qwen Code records in the head of the file")))
+    let mut problems = FileProblems::new();
+    session_ref(home, locator, &meta, &mut problems).ok_or_else(|| {
+        CodecError::Malformed(format!("{locator}: not a Qwen Code session: {}", problems.first_detail().unwrap_or("")))
+    })
 }
 
-fn list(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
-    match home.list(path) {
-        Ok(entries) => Some(entries),
-        Err(FsError::NotFound(_)) => None,
-        Err(e) => {
-            diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(path), None);
-            None
-        }
-    }
-}
-
-fn session_ref(home: &Dir, locator: &str, meta: &Metadata, diags: &mut Diagnostics) -> Option<SessionRef> {
-    let paths = SessionPaths::from_locator(locator).ok()?;
-    if meta.size == 0 {
-        diags.add("empty-session-file", Severity::Info, "jsonl", Some(locator), None);
-        return None;
-    }
-    let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
-        Ok(head) => head,
-        Err(e) => {
-            diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(locator), None);
-            return None;
-        }
-    };
+fn session_ref(home: &Dir, locator: &str, meta: &Metadata, problems: &mut FileProblems) -> Option<SessionRef> {
+    let mut paths = SessionPaths::from_locator(locator).ok()?;
+    let head = problems.scan_head(home, locator, meta.size, "jsonl", Head::scan)?;
     if head.session_id.is_none() {
-        diags.add("no-session-records", Severity::Info, "jsonl", Some(locator), None);
+        problems.malformed_head(locator, "no record with a sessionId at the head");
         return None;
     }
-    if head.session_id.as_deref() != Some(paths.native_id.as_str()) {
-        diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
+    if paths.identify(head.session_id.as_deref()) {
+        problems.add(SESSION_ID_MISMATCH, Severity::Warning, locator, "sessionId");
     }
     Some(SessionRef {
         native_id: paths.native_id,
@@ -89,24 +80,4 @@ fn session_ref(home: &Dir, locator: &str, meta: &Metadata, diags: &mut Diagnosti
         native_version: head.version.clone(),
         title: head.title(),
     })
-}
-
-/// The kind of a filesystem error, for diagnostics (no paths, no content).
-pub fn fs_kind(error: &FsError) -> &'static str {
-    match error {
-        FsError::NotFound(_) => "not-found",
-        FsError::Denied(_) => "denied",
-        FsError::InvalidPath(_) => "invalid-path",
-        FsError::Io(_) => "io",
-        FsError::LimitExceeded(_) => "limit-exceeded",
-    }
-}
-
-/// A filesystem error as a codec error naming the file.
-pub fn fs_error(path: &str, error: FsError) -> CodecError {
-    match error {
-        FsError::NotFound(_) => CodecError::NotFound(path.to_string()),
-        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
-        other => CodecError::Io(format!("{path}: {other}")),
-    }
 }

@@ -8,15 +8,10 @@
 //! title.
 
 use trajhost_codec_sdk::fs::{File, FsError};
+use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
 
 use crate::native::{self, Content, Entry};
 
-/// Bytes read from the start of a file for its session facts.
-pub const HEAD_BYTES: u32 = 64 * 1024;
-/// How far the head read goes when the first lines are longer.
-const HEAD_MAX_BYTES: u64 = 1 << 20;
-/// Bytes read from the end of a larger file for a late title.
-pub const TAIL_BYTES: u32 = 64 * 1024;
 /// Characters of the first prompt used as a title when there is no other.
 const TITLE_CHARS: usize = 80;
 
@@ -45,58 +40,18 @@ impl Head {
 
     /// Reads the head (and, for files larger than the head, the tail) of `file`.
     pub fn scan(file: &File) -> Result<Head, FsError> {
-        let size = file.size();
         let mut head = Head::default();
-        let mut buf = file.read_at(0, HEAD_BYTES)?;
-        let mut done = 0;
-        loop {
-            done += head.feed(&buf[done..], done as u64);
-            if buf.len() as u64 >= size {
-                if done < buf.len()
-                    && let Ok(entry) = native::parse(&buf[done..])
+        let read = head::read_head(file, HEAD_MAX, &mut head)?;
+        if !read.whole {
+            head::read_tail(file, read.consumed, |line| {
+                if memchr::memmem::find(line, b"custom_title").is_some()
+                    && let Ok(entry) = native::parse(line)
                 {
-                    head.take(&entry, done as u64, (buf.len() - done) as u64);
-                }
-                return Ok(head);
-            }
-            if (head.session_id.is_some() && head.first_prompt.is_some()) || buf.len() as u64 >= HEAD_MAX_BYTES {
-                break;
-            }
-            let more = file.read_at(buf.len() as u64, HEAD_BYTES)?;
-            if more.is_empty() {
-                return Ok(head);
-            }
-            buf.extend_from_slice(&more);
-        }
-        drop(buf);
-        let tail_start = size.saturating_sub(u64::from(TAIL_BYTES)).max(done as u64);
-        if tail_start < size {
-            let from = tail_start.saturating_sub(1).max(done as u64);
-            let tail = file.read_at(from, TAIL_BYTES + 1)?;
-            let skip = if from == done as u64 { 0 } else { memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1) };
-            for line in tail[skip..].split(|&b| b == b'\n') {
-                if memchr::memmem::find(line, b"custom_title").is_none() {
-                    continue;
-                }
-                if let Ok(entry) = native::parse(line) {
                     head.take_title(&entry);
                 }
-            }
+            })?;
         }
         Ok(head)
-    }
-
-    fn feed(&mut self, buf: &[u8], base: u64) -> usize {
-        let mut pos = 0;
-        while let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-            let line = &buf[pos..pos + i];
-            let offset = base + pos as u64;
-            pos += i + 1;
-            if let Ok(entry) = native::parse(line) {
-                self.take(&entry, offset, (i + 1) as u64);
-            }
-        }
-        pos
     }
 
     fn take(&mut self, entry: &Entry, offset: u64, len: u64) {
@@ -141,36 +96,25 @@ pub fn payload_str(entry: &Entry, key: &str) -> Option<String> {
     (!value.is_empty()).then(|| value.to_string())
 }
 
-/// The text parts of a content (thoughts aside), concatenated.
-pub fn content_text(content: &Content) -> String {
-    match content {
-        Content::Text(s) => s.clone(),
-        Content::Parts(parts) => parts.iter().filter(|p| !p.is_thought()).filter_map(|p| p.text.as_deref()).collect(),
-        Content::None | Content::Unrecognized => String::new(),
-    }
-}
-
 fn prompt_title(content: &Content) -> Option<String> {
-    let text = content_text(content);
+    let text = content.text();
     let trimmed = text.trim();
     (!trimmed.is_empty()).then(|| title_of(trimmed))
 }
 
 /// Whitespace collapsed, at most [`TITLE_CHARS`] characters.
 pub fn title_of(text: &str) -> String {
-    let mut out = String::new();
-    for (n, word) in text.split_whitespace().enumerate() {
-        if n > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > TITLE_CHARS {
-            break;
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS).unwrap_or_default()
+}
+
+impl HeadLines for Head {
+    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+        if let Ok(entry) = native::parse(bytes) {
+            self.take(&entry, offset, len);
         }
     }
-    if out.chars().count() > TITLE_CHARS {
-        out = out.chars().take(TITLE_CHARS - 1).collect::<String>();
-        out.push('…');
+
+    fn enough(&self) -> bool {
+        self.session_id.is_some() && self.first_prompt.is_some()
     }
-    out
 }

@@ -2,11 +2,13 @@
 //!
 //! ```text
 //! ~/.qwen/projects/<cwd with [^a-zA-Z0-9] → "-">/chats/<sessionId>.jsonl   transcript
+//! ~/.qwen/projects/<cwd with [^a-zA-Z0-9] → "-">/chats/<sessionId>.runtime.json
 //! ~/.qwen/tmp/<sha256(project root)>/chats/<sessionId>.jsonl              older builds
 //! ~/.qwen/tmp/<sha256(project root)>/<tool>_<id>.output                   full output of a truncated tool result
 //! ```
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::{join, plain_name as plain_file_name};
 
 /// Project roots relative to the home, in the order they are searched.
 pub const ROOTS: [&str; 2] = [".qwen/projects", ".qwen/tmp"];
@@ -14,6 +16,9 @@ pub const ROOTS: [&str; 2] = [".qwen/projects", ".qwen/tmp"];
 pub const CHATS: &str = "chats";
 /// Extension of transcript files.
 pub const JSONL: &str = ".jsonl";
+/// The runtime state beside a transcript (`<sessionId>.runtime.json`): no
+/// conversation of its own.
+pub const RUNTIME_JSON: &str = ".runtime.json";
 /// The Qwen Code directory, relative to the home.
 pub const QWEN_DIR: &str = ".qwen";
 
@@ -46,6 +51,16 @@ impl SessionPaths {
         };
         Ok(SessionPaths { locator: locator.to_string(), native_id: stem.to_string() })
     }
+
+    /// Settles the session id with the `sessionId` the records carry: a
+    /// stem that is a UUID (Qwen Code names files by it) wins, `true` when
+    /// the content disagrees; any other stem (a renamed copy) gives way.
+    pub fn identify(&mut self, content_id: Option<&str>) -> bool {
+        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
+        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
+        self.native_id = id;
+        mismatch
+    }
 }
 
 /// The spilled output a truncated tool result names by its absolute path
@@ -62,12 +77,3 @@ pub fn spilled_output(recorded_path: &str) -> Option<String> {
     Some(join(QWEN_DIR, rest))
 }
 
-/// `dir/name`, or `name` when `dir` is empty.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
-}
-
-/// A file name safe to look up inside a known directory.
-pub fn plain_file_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
-}

@@ -5,10 +5,7 @@
 //! (`thought: true` for reasoning), `functionCall`, `functionResponse` and
 //! media.
 
-use std::collections::BTreeMap;
-
-use serde::de::IgnoredAny;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// One line.
@@ -74,110 +71,8 @@ pub struct ToolCallResult {
     pub error: Option<Value>,
 }
 
-/// `PartListUnion`: a string, one part, or a list of parts.
-#[derive(Debug, Clone, Default)]
-pub enum Content {
-    #[default]
-    None,
-    Text(String),
-    Parts(Vec<Part>),
-    /// Neither a string nor parts (reported, not read).
-    Unrecognized,
-}
-
-impl<'de> Deserialize<'de> for Content {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Text(String),
-            Parts(Vec<Part>),
-            One(Box<Part>),
-            Other(IgnoredAny),
-        }
-        Ok(match Option::<Raw>::deserialize(deserializer)? {
-            None => Content::None,
-            Some(Raw::Text(s)) => Content::Text(s),
-            Some(Raw::Parts(p)) => Content::Parts(p),
-            Some(Raw::One(p)) => Content::Parts(vec![*p]),
-            Some(Raw::Other(_)) => Content::Unrecognized,
-        })
-    }
-}
-
-impl Content {
-    pub fn parts(&self) -> &[Part] {
-        match self {
-            Content::Parts(p) => p,
-            _ => &[],
-        }
-    }
-}
-
-/// One Gemini `Part`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct Part {
-    pub text: Option<String>,
-    pub thought: Option<bool>,
-    pub function_call: Option<FunctionCall>,
-    pub function_response: Option<FunctionResponse>,
-    pub inline_data: Option<Blob>,
-    pub file_data: Option<Blob>,
-    pub executable_code: Option<Value>,
-    pub code_execution_result: Option<Value>,
-    /// Other keys (`thoughtSignature`, `videoMetadata`, new part kinds).
-    #[serde(flatten)]
-    pub other: BTreeMap<String, IgnoredAny>,
-}
-
-/// Part keys that carry no content of their own.
-pub const PART_ANNOTATIONS: &[&str] = &["thoughtSignature", "videoMetadata", "partMetadata", "mediaResolution"];
-
-impl Part {
-    pub fn is_thought(&self) -> bool {
-        self.thought == Some(true)
-    }
-
-    /// The name of a part that is none of the kinds the codec reads.
-    pub fn unknown_kind(&self) -> Option<&str> {
-        let known = self.text.is_some()
-            || self.function_call.is_some()
-            || self.function_response.is_some()
-            || self.inline_data.is_some()
-            || self.file_data.is_some()
-            || self.executable_code.is_some()
-            || self.code_execution_result.is_some();
-        if known {
-            return None;
-        }
-        Some(self.other.keys().map(String::as_str).find(|k| !PART_ANNOTATIONS.contains(k)).unwrap_or("(empty part)"))
-    }
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct FunctionCall {
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub args: Option<Value>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct FunctionResponse {
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub response: Option<Value>,
-}
-
-/// `inlineData` / `fileData`: only the media type is kept.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct Blob {
-    pub mime_type: Option<String>,
-}
-
+/// The GenAI content shapes Qwen Code inherited from Gemini CLI.
+pub use trajhost_codec_sdk::genai::{Blob, Content, FunctionCall, FunctionResponse, PART_ANNOTATIONS, Part};
 
 /// Parses one line.
 pub fn parse(bytes: &[u8]) -> serde_json::Result<Entry> {

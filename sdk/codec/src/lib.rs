@@ -40,11 +40,21 @@
 //! `sdk/README.md` walks through a complete example.
 
 pub mod diag;
+pub mod discovery;
+pub mod errors;
 pub mod fs;
+pub mod genai;
 pub mod hash;
+pub mod head;
+pub mod json;
 pub mod jsonl;
+pub mod known;
+pub mod lenient;
+pub mod paths;
 pub mod records;
+pub mod sql;
 pub mod sqlite;
+pub mod text;
 pub mod time;
 
 pub use trajhost_canonical as canonical;

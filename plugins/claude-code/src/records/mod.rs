@@ -25,15 +25,7 @@ use crate::native::{self, Entry};
 
 pub use meta::{AgentMeta, child_meta, session_meta};
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every top-level `type` Claude Code is known to write (2.1.x session
 /// writer, plus `progress` and `summary` of older builds).
@@ -99,10 +91,7 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
 
 /// How `kind` is handled; `None` for a type the codec has never seen.
 pub fn handling(kind: &str) -> Option<Handling> {
-    KNOWN_RECORD_TYPES
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
 /// Where records and diagnostics go.

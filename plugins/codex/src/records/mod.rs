@@ -41,15 +41,7 @@ use crate::head::Head;
 use crate::native::{self, Compacted, TokenUsage, TurnContext, type_name};
 use crate::{CODEC, HARNESS};
 
-/// How the codec treats a native type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records (or fields of them), as described.
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds (or only a copy of
-    /// what another line carries); counted in `unmapped-record-type`.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Line `type`s of a rollout (`RolloutItem` plus newer line kinds).
 pub const KNOWN_LINE_TYPES: &[(&str, Handling)] = &[

@@ -28,7 +28,7 @@ pub fn map(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) -> 
         Some("user") => user(t, entry, message, span, out),
         Some("assistant") => assistant(t, entry, message, span, out),
         other => {
-            let detail = format!("message/{}", type_name(other.unwrap_or("(no role)")));
+            let detail = format!("message/{}", type_name(Some(other.unwrap_or("(no role)"))));
             out.diags.add("unknown-record-type", Severity::Warning, &detail, Some(&t.file), Some(span.offset));
             false
         }
@@ -161,7 +161,7 @@ fn result_text(content: Option<&Value>) -> String {
                         let media = block.pointer("/source/media_type").and_then(Value::as_str).unwrap_or("unknown type");
                         out.push_str(&format!("[image: {media}]"));
                     }
-                    Some(other) => out.push_str(&format!("[{}]", type_name(other))),
+                    Some(other) => out.push_str(&format!("[{}]", type_name(Some(other)))),
                     None => out.push_str(&block.to_string()),
                 }
             }
@@ -172,6 +172,6 @@ fn result_text(content: Option<&Value>) -> String {
 }
 
 fn unknown_block(t: &Transcript, role: &str, kind: &str, span: Span, out: &mut Out<'_>) {
-    let detail = format!("{role}/{}", type_name(kind));
+    let detail = format!("{role}/{}", type_name(Some(kind)));
     out.diags.add("unknown-content-block", Severity::Warning, &detail, Some(&t.file), Some(span.offset));
 }

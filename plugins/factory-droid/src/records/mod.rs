@@ -20,15 +20,7 @@ use crate::native::{self, Entry};
 
 pub use meta::session_meta;
 
-/// How the codec treats a native record type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every line `type` Factory Droid is known to write (0.225–0.229).
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
@@ -45,7 +37,7 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
 
 /// How `kind` is handled; `None` for a type the codec has never seen.
 pub fn handling(kind: &str) -> Option<Handling> {
-    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
 /// Where records and diagnostics go.
@@ -114,7 +106,7 @@ impl Transcript {
                 false
             }
             (_, None) => {
-                out.diags.add("unknown-record-type", Severity::Warning, type_name(&kind), Some(&self.file), Some(span.offset));
+                out.diags.add("unknown-record-type", Severity::Warning, &type_name(Some(&kind)), Some(&self.file), Some(span.offset));
                 false
             }
         };
@@ -177,10 +169,4 @@ fn compaction(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) 
     out.writer.push(&record);
 }
 
-/// A type name safe to put in a diagnostic: identifier characters only.
-pub fn type_name(kind: &str) -> &str {
-    let ok = !kind.is_empty()
-        && kind.len() <= 64
-        && kind.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
-    if ok { kind } else { "(not an identifier)" }
-}
+pub use trajhost_codec_sdk::text::type_name;

@@ -10,11 +10,12 @@
 
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Usage};
 
 use super::{Out, Span, Transcript, type_name};
-use crate::head::{content_text, harness_context_kind};
-use crate::native::{Content, FunctionResponse, Line, Part, Tokens};
+use crate::head::harness_context_kind;
+use trajhost_codec_sdk::genai::attachment;
+use crate::native::{Content, Line, Part, Tokens};
 
 /// Largest spilled tool output read back into a record.
 const MAX_SPILLED_BYTES: u64 = 16 << 20;
@@ -48,7 +49,7 @@ pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
         Content::Unrecognized => unrecognized(t, "user.content", span, out),
         Content::Text(_) | Content::None => {}
     }
-    let text = content_text(&message.content);
+    let text = message.content.text();
     if !text.is_empty() || !attachments.is_empty() {
         let body = match harness_context_kind(&text) {
             Some(subtype) => Body::Observation { subtype: subtype.into(), text: Some(text) },
@@ -66,7 +67,7 @@ pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
             out.diags.add("duplicate-tool-response", Severity::Info, "user/functionResponse", Some(&t.file), Some(span.offset));
             continue;
         }
-        let content = response_text(fr);
+        let content = fr.text();
         let content = full_output(t, content, span, out);
         let record = t.record(rid, Body::ToolResult { call_id: call_id.clone(), content, ok: None }, Some(call_id), ts.clone(), span);
         t.push(record, out);
@@ -116,7 +117,7 @@ pub fn gemini(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>)
         }
     }
     let assistant = Assistant {
-        text: content_text(&message.content),
+        text: message.content.text(),
         model: message.model.clone().filter(|m| !m.is_empty()),
         message_id: Some(id.clone()),
         stop_reason: None,
@@ -178,20 +179,12 @@ pub fn gemini(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>)
 /// `info`, `warning` and `error` messages: the harness talking to the person.
 pub fn notice(t: &mut Transcript, kind: &str, message: &Line, span: Span, out: &mut Out<'_>) {
     let ts = message.timestamp.clone().or_else(|| t.last_ts.clone());
-    let body = Body::Observation { subtype: kind.to_string(), text: Some(content_text(&message.content)) };
+    let body = Body::Observation { subtype: kind.to_string(), text: Some(message.content.text()) };
     let record = t.record(message.id.clone().unwrap_or_default(), body, None, ts, span);
     t.push(record, out);
 }
 
-/// `status` of a tool call: `success` is ok, `error` and `cancelled` are
-/// not; a call still scheduled or executing says nothing yet.
-pub fn status_ok(status: Option<&str>) -> Option<bool> {
-    match status? {
-        "success" => Some(true),
-        "error" | "cancelled" => Some(false),
-        _ => None,
-    }
-}
+pub use trajhost_codec_sdk::genai::status_ok;
 
 /// Token counts. `input` is Gemini's prompt count, which includes cached
 /// tokens: the canonical input excludes them.
@@ -232,7 +225,7 @@ fn result_text(result: &Content) -> String {
 
 fn part_text(part: &Part) -> String {
     if let Some(fr) = &part.function_response {
-        return response_text(fr);
+        return fr.text();
     }
     if let Some(text) = &part.text {
         return text.clone();
@@ -241,24 +234,6 @@ fn part_text(part: &Part) -> String {
         return format!("[attachment: {}]", blob.mime_type.as_deref().unwrap_or("unknown type"));
     }
     String::new()
-}
-
-/// `functionResponse.response`: its `output` (or `error`) string, else the
-/// response as JSON.
-fn response_text(fr: &FunctionResponse) -> String {
-    match &fr.response {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(map)) => {
-            for key in ["output", "error"] {
-                if let Some(Value::String(s)) = map.get(key) {
-                    return s.clone();
-                }
-            }
-            Value::Object(map.clone()).to_string()
-        }
-        Some(other) => other.to_string(),
-    }
 }
 
 /// The full output of a result Gemini CLI truncated, from
@@ -293,18 +268,8 @@ fn full_output(t: &Transcript, content: String, span: Span, out: &mut Out<'_>) -
     }
 }
 
-fn attachment(mime: Option<&str>) -> Attachment {
-    let kind = match mime {
-        Some(m) if m.starts_with("image/") => "image",
-        Some(m) if m.starts_with("audio/") => "audio",
-        Some(m) if m.starts_with("video/") => "video",
-        _ => "document",
-    };
-    Attachment { kind: kind.into(), media_type: mime.map(str::to_string) }
-}
-
 fn unknown_part(t: &Transcript, role: &str, kind: &str, span: Span, out: &mut Out<'_>) {
-    let detail = format!("{role}/{}", type_name(kind));
+    let detail = format!("{role}/{}", type_name(Some(kind)));
     out.diags.add("unknown-content-part", Severity::Warning, &detail, Some(&t.file), Some(span.offset));
 }
 

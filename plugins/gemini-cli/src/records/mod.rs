@@ -28,15 +28,7 @@ use crate::native::{self, LineKind};
 
 pub use meta::{child_meta, session_meta};
 
-/// How the codec treats a native record kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Every kind of line Gemini CLI (0.39–0.61) is known to write. Message
 /// records are named by their `type`; `$set` patches by the key they set.
@@ -64,7 +56,7 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
 
 /// How `kind` is handled; `None` for a kind the codec has never seen.
 pub fn handling(kind: &str) -> Option<Handling> {
-    KNOWN_RECORD_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
 /// The record kinds of one line, as [`KNOWN_RECORD_TYPES`] names them (a
@@ -211,7 +203,7 @@ impl Transcript {
             self.push(record, out);
         }
         for key in set.other.keys() {
-            let kind = format!("$set.{}", type_name(key));
+            let kind = format!("$set.{}", type_name(Some(key)));
             let (code, severity) = match handling(&kind) {
                 Some(Handling::Reported) => ("unmapped-record-type", Severity::Info),
                 Some(Handling::Mapped(_)) => continue,
@@ -235,7 +227,7 @@ impl Transcript {
             "gemini" => message::gemini(self, message, span, out),
             kind @ ("info" | "warning" | "error") => message::notice(self, kind, message, span, out),
             other => {
-                let kind = type_name(other).to_string();
+                let kind = type_name(Some(other));
                 out.diags.add("unknown-record-type", Severity::Warning, &kind, Some(&self.file), Some(span.offset));
             }
         }
@@ -272,10 +264,4 @@ impl Transcript {
     }
 }
 
-/// A type name safe to put in a diagnostic: identifier characters only.
-pub fn type_name(kind: &str) -> &str {
-    let ok = !kind.is_empty()
-        && kind.len() <= 64
-        && kind.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '$'));
-    if ok { kind } else { "(not an identifier)" }
-}
+pub use trajhost_codec_sdk::text::type_name;

@@ -3,13 +3,10 @@
 
 use serde_json::Value;
 use trajhost_codec_sdk::fs::{File, FsError};
+use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
 
 use crate::native::{content_text, str_of, string_of};
 
-/// Bytes read first.
-pub const HEAD_BYTES: u32 = 64 * 1024;
-/// How far the head read grows when the first lines are long.
-const HEAD_MAX_BYTES: u64 = 1 << 20;
 /// Characters of the first prompt used as a title when there is no other.
 const TITLE_CHARS: usize = 80;
 
@@ -47,44 +44,9 @@ impl Head {
     /// Reads the head of `file`, growing the read (within a bound) until the
     /// header and the first user prompt are seen.
     pub fn scan(file: &File) -> Result<Head, FsError> {
-        let size = file.size();
         let mut head = Head::default();
-        let mut buf = file.read_at(0, HEAD_BYTES)?;
-        let mut done = 0;
-        loop {
-            done += head.feed(&buf[done..], done as u64);
-            if buf.len() as u64 >= size {
-                if done < buf.len()
-                    && let Ok(v) = serde_json::from_slice::<Value>(&buf[done..])
-                {
-                    head.take(&v, done as u64, (buf.len() - done) as u64);
-                }
-                return Ok(head);
-            }
-            if (head.has_header() && head.first_prompt.is_some()) || buf.len() as u64 >= HEAD_MAX_BYTES {
-                return Ok(head);
-            }
-            let more = file.read_at(buf.len() as u64, HEAD_BYTES)?;
-            if more.is_empty() {
-                return Ok(head);
-            }
-            buf.extend_from_slice(&more);
-        }
-    }
-
-    /// Takes the facts from the complete lines of `buf` (file offset `base`);
-    /// returns the bytes consumed.
-    fn feed(&mut self, buf: &[u8], base: u64) -> usize {
-        let mut pos = 0;
-        while let Some(i) = buf[pos..].iter().position(|&b| b == b'\n') {
-            let line = &buf[pos..pos + i];
-            let offset = base + pos as u64;
-            pos += i + 1;
-            if let Ok(v) = serde_json::from_slice::<Value>(line) {
-                self.take(&v, offset, (i + 1) as u64);
-            }
-        }
-        pos
+        head::read_head(file, HEAD_MAX, &mut head)?;
+        Ok(head)
     }
 
     fn take(&mut self, v: &Value, offset: u64, len: u64) {
@@ -119,14 +81,17 @@ impl Head {
 
 /// The first prompt, whitespace collapsed, cut to [`TITLE_CHARS`].
 fn prompt_title(text: &str) -> Option<String> {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.is_empty() {
-        return None;
+    trajhost_codec_sdk::text::title_of(text, TITLE_CHARS)
+}
+
+impl HeadLines for Head {
+    fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
+        if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+            self.take(&v, offset, len);
+        }
     }
-    if collapsed.chars().count() > TITLE_CHARS {
-        let mut cut: String = collapsed.chars().take(TITLE_CHARS - 1).collect();
-        cut.push('…');
-        return Some(cut);
+
+    fn enough(&self) -> bool {
+        self.has_header() && self.first_prompt.is_some()
     }
-    Some(collapsed)
 }

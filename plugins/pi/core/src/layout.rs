@@ -18,6 +18,7 @@
 //! with `HOME=/home/user`.
 
 use trajhost_codec_sdk::CodecError;
+pub use trajhost_codec_sdk::paths::{is_uuid, join};
 
 use crate::{DirRule, Flavor};
 
@@ -104,21 +105,6 @@ pub fn check_locator(locator: &str) -> Result<(), CodecError> {
 /// artifacts (Oh My Pi: full tool outputs, subagent transcripts).
 pub fn artifacts_dir(locator: &str) -> &str {
     locator.strip_suffix(JSONL).unwrap_or(locator)
-}
-
-/// `dir/name`, or `name` when `dir` is empty.
-pub fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
-}
-
-/// True for a lowercase or uppercase hyphenated UUID.
-pub fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
 }
 
 #[cfg(test)]

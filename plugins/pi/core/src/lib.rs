@@ -24,6 +24,7 @@ pub mod prepare;
 pub mod read;
 pub mod records;
 #[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(target_arch = "wasm32"))]
 pub mod testkit;
 pub mod time;
 pub mod write;

@@ -3,23 +3,11 @@
 //! not cost the whole entry.
 
 use serde_json::Value;
-
-/// A string field.
-pub fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key)?.as_str()
-}
+pub use trajhost_codec_sdk::json::{count_of, str_of};
 
 /// A non-empty string field, owned.
 pub fn string_of(v: &Value, key: &str) -> Option<String> {
     str_of(v, key).filter(|s| !s.is_empty()).map(str::to_string)
-}
-
-/// A non-negative integer field (token counts).
-pub fn count_of(v: &Value, key: &str) -> Option<u64> {
-    match v.get(key)? {
-        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)),
-        _ => None,
-    }
 }
 
 /// A number field.

@@ -146,7 +146,8 @@ impl Reader {
         }
         let file_id = locator.rsplit('/').next().and_then(layout::id_of_file_name);
         let native_id = head.id.clone().or_else(|| file_id.map(str::to_string)).unwrap_or_default();
-        if file_id.is_some_and(|id| id != native_id) {
+        // Only a name that carries an id (`<ts>_<uuid>.jsonl`) can disagree.
+        if file_id.is_some_and(|id| layout::is_uuid(id) && id != native_id) {
             diags.add("session-id-mismatch", Severity::Warning, "id", Some(locator), None);
         }
         let meta = Record {

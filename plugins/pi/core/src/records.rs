@@ -29,15 +29,7 @@ use trajhost_codec_sdk::records::{BatchWriter, location_id};
 use crate::Flavor;
 use crate::native::{content_text, count_of, number_of, str_of, string_of, type_name};
 
-/// How the codec treats a native entry type or message role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handling {
-    /// Mapped to canonical records of the named kind(s).
-    Mapped(&'static str),
-    /// Known, carries nothing a canonical record holds; counted in an
-    /// `unmapped-record-type` diagnostic.
-    Reported,
-}
+pub use trajhost_codec_sdk::known::Handling;
 
 /// Entry types Pi writes (`session-manager.ts`, format v3).
 pub const PI_ENTRY_TYPES: &[(&str, Handling)] = &[
@@ -96,7 +88,7 @@ pub const KNOWN_MESSAGE_ROLES: &[(&str, Handling)] = &[
 
 /// How `kind` is handled in `flavor`; `None` for a type never seen.
 pub fn handling(flavor: &Flavor, kind: &str) -> Option<Handling> {
-    flavor.entry_types.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
+    trajhost_codec_sdk::known::lookup(flavor.entry_types, kind)
 }
 
 /// Byte span of one line.

@@ -9,12 +9,12 @@
 
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Usage};
 
 use super::{Out, Span, Transcript, type_name};
-use crate::head::content_text;
 use crate::layout;
 use crate::native::{Content, Entry, FunctionResponse, UsageMetadata};
+use trajhost_codec_sdk::genai::attachment;
 
 /// Largest spilled tool output read back into a record.
 const MAX_SPILLED_BYTES: u64 = 16 << 20;
@@ -38,7 +38,7 @@ pub fn user(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) ->
             attachments.push(attachment(blob.mime_type.as_deref()));
         }
     }
-    let text = content_text(&message.parts);
+    let text = message.parts.text();
     let parent = t.parent(entry);
     let mut index = 0;
     let mut emitted = false;
@@ -75,7 +75,7 @@ pub fn assistant(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_
         index += 1;
     }
     let assistant = Assistant {
-        text: content_text(&message.parts),
+        text: message.parts.text(),
         model: entry.model.clone().filter(|m| !m.is_empty()),
         message_id: entry.uuid.clone(),
         stop_reason: None,
@@ -149,7 +149,7 @@ fn result_record(
     if call_id.is_empty() {
         out.diags.add("missing-field", Severity::Warning, "functionResponse.id", Some(&t.file), Some(span.offset));
     }
-    let mut content = response_text(fr);
+    let mut content = fr.text();
     if content.is_empty()
         && let Some(error) = entry.tool_call_result.as_ref().and_then(|r| r.error.as_ref())
     {
@@ -161,15 +161,7 @@ fn result_record(
     t.record(entry, t.line_id(entry, span, index), body, Some(call_id).filter(|c| !c.is_empty()), span)
 }
 
-/// `toolCallResult.status`: `success` is ok, `error` and `cancelled` are
-/// not; other states say nothing.
-pub fn status_ok(status: Option<&str>) -> Option<bool> {
-    match status? {
-        "success" => Some(true),
-        "error" | "cancelled" => Some(false),
-        _ => None,
-    }
-}
+pub use trajhost_codec_sdk::genai::status_ok;
 
 /// Gemini usage counts: `promptTokenCount` includes cached tokens, the
 /// canonical input does not.
@@ -183,24 +175,6 @@ fn usage(u: &UsageMetadata) -> Option<Usage> {
         cost_usd: None,
     };
     (usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some()).then_some(usage)
-}
-
-/// `functionResponse.response`: its `output` (or `error`) string, else the
-/// response as JSON.
-fn response_text(fr: &FunctionResponse) -> String {
-    match &fr.response {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(map)) => {
-            for key in ["output", "error"] {
-                if let Some(Value::String(s)) = map.get(key) {
-                    return s.clone();
-                }
-            }
-            Value::Object(map.clone()).to_string()
-        }
-        Some(other) => other.to_string(),
-    }
 }
 
 /// `toolCallResult.error`: a message string or `{message}`.
@@ -253,18 +227,9 @@ fn check_content(t: &Transcript, role: &str, content: &Content, span: Span, out:
     }
     for part in content.parts() {
         if let Some(kind) = part.unknown_kind() {
-            let detail = format!("{role}/{}", type_name(kind));
+            let detail = format!("{role}/{}", type_name(Some(kind)));
             out.diags.add("unknown-content-part", Severity::Warning, &detail, Some(&t.file), Some(span.offset));
         }
     }
 }
 
-fn attachment(mime: Option<&str>) -> Attachment {
-    let kind = match mime {
-        Some(m) if m.starts_with("image/") => "image",
-        Some(m) if m.starts_with("audio/") => "audio",
-        Some(m) if m.starts_with("video/") => "video",
-        _ => "document",
-    };
-    Attachment { kind: kind.into(), media_type: mime.map(str::to_string) }
-}

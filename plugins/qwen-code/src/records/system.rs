@@ -7,12 +7,12 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::Body;
 
 use super::{Out, Span, Transcript};
-use crate::head::{content_text, payload_str};
+use crate::head::payload_str;
 use crate::native::{Content, Entry};
 
 pub fn map(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) -> bool {
     let subtype = entry.subtype.as_deref().unwrap_or("");
-    let message_text = entry.message.as_ref().map(|m| content_text(&m.parts)).filter(|s| !s.is_empty());
+    let message_text = entry.message.as_ref().map(|m| m.parts.text()).filter(|s| !s.is_empty());
     let payload = |key: &str| payload_str(entry, key);
     let body = match subtype {
         "chat_compression" => match compression_summary(entry) {
@@ -52,6 +52,6 @@ fn compression_summary(entry: &Entry) -> Option<String> {
             return None;
         }
         let parts: Content = serde_json::from_value(content.get("parts")?.clone()).ok()?;
-        Some(content_text(&parts)).filter(|s| !s.is_empty())
+        Some(parts.text()).filter(|s| !s.is_empty())
     })
 }

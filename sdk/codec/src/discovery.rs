@@ -1,0 +1,322 @@
+//! Helpers for `discover`: directory listings and per-file diagnostics.
+//!
+//! Every file under a harness's session store ends up in exactly one of
+//! three places: a session in `Discovery.sessions`; a known auxiliary file
+//! the codec passes over on purpose (each codec says which, in a comment
+//! where it skips them); or a [`FileProblems`] entry naming it. One bad
+//! file never ends a discovery: it becomes a diagnostic and the walk goes
+//! on.
+//!
+//! Unlike [`Diagnostics`], which folds a code and detail seen many times
+//! into one entry, file problems keep one entry per file, so each diagnostic
+//! names its file (`file: Some(path)`).
+
+use std::collections::BTreeMap;
+
+use crate::diag::{self, Diagnostics};
+use crate::errors::fs_kind;
+use crate::fs::{Dir, DirEntry, File, FsError};
+use crate::{Diagnostic, Discovery, SessionRef, Severity};
+
+/// A file in the store that is neither a session nor a known auxiliary
+/// file (an unexpected name, a directory where a file belongs).
+pub const UNRECOGNIZED_FILE: &str = "unrecognized-file";
+/// A file that could not be opened or read (the detail is the error kind).
+pub const UNREADABLE_FILE: &str = "unreadable-file";
+/// A file whose first bytes are not the format the name promises.
+pub const MALFORMED_HEAD: &str = "malformed-head";
+/// A directory of the store that could not be listed.
+pub const UNREADABLE_DIRECTORY: &str = "unreadable-directory";
+/// A session file with no bytes (left over from a crash or a copy).
+pub const EMPTY_SESSION_FILE: &str = "empty-session-file";
+
+/// Files named at most; past it one `diagnostics-truncated` entry counts the
+/// rest, so a store of a million stray files cannot grow memory unbounded.
+pub const MAX_FILES: usize = 1024;
+
+/// Problems with single files, one entry per (file, code).
+#[derive(Default)]
+pub struct FileProblems {
+    entries: BTreeMap<(String, String), Diagnostic>,
+    dropped: u32,
+}
+
+impl FileProblems {
+    pub fn new() -> FileProblems {
+        FileProblems::default()
+    }
+
+    /// Records that `file` has a problem. `detail` says what is wrong in
+    /// words or names a field, a type or an error kind; never content.
+    pub fn add(&mut self, code: &str, severity: Severity, file: &str, detail: &str) {
+        let key = (file.to_string(), code.to_string());
+        if let Some(d) = self.entries.get_mut(&key) {
+            d.count = d.count.saturating_add(1);
+            return;
+        }
+        if self.entries.len() >= MAX_FILES {
+            self.dropped = self.dropped.saturating_add(1);
+            return;
+        }
+        self.entries.insert(
+            key,
+            Diagnostic {
+                code: code.to_string(),
+                severity,
+                detail: detail.to_string(),
+                count: 1,
+                file: Some(file.to_string()),
+                offset: None,
+            },
+        );
+    }
+
+    /// A file that is neither a session nor a known auxiliary file;
+    /// `expected` says what would have been recognized.
+    pub fn unrecognized(&mut self, file: &str, expected: &str) {
+        self.add(UNRECOGNIZED_FILE, Severity::Warning, file, expected);
+    }
+
+    /// A file that could not be opened or read.
+    pub fn unreadable(&mut self, file: &str, error: &FsError) {
+        self.add(UNREADABLE_FILE, Severity::Warning, file, fs_kind(error));
+    }
+
+    /// A file whose head is not what its name promises; `what` says what
+    /// is missing or wrong.
+    pub fn malformed_head(&mut self, file: &str, what: &str) {
+        self.add(MALFORMED_HEAD, Severity::Warning, file, what);
+    }
+
+    /// A session file with no bytes; `format` names the file kind.
+    pub fn empty(&mut self, file: &str, format: &str) {
+        self.add(EMPTY_SESSION_FILE, Severity::Info, file, format);
+    }
+
+    /// A directory that could not be listed.
+    pub fn unreadable_directory(&mut self, dir: &str, error: &FsError) {
+        self.add(UNREADABLE_DIRECTORY, Severity::Warning, dir, fs_kind(error));
+    }
+
+    /// Opens the session file `locator` (`size` bytes, as listed) and runs
+    /// the codec's head `scan` on it. `None` when there is nothing to scan:
+    /// the file is empty ([`EMPTY_SESSION_FILE`], `format` naming the kind
+    /// of file) or it cannot be opened or read ([`UNREADABLE_FILE`]), both
+    /// recorded here.
+    pub fn scan_head<H>(
+        &mut self,
+        home: &Dir,
+        locator: &str,
+        size: u64,
+        format: &str,
+        scan: impl FnOnce(&File) -> Result<H, FsError>,
+    ) -> Option<H> {
+        if size == 0 {
+            self.empty(locator, format);
+            return None;
+        }
+        match home.open(locator).and_then(|file| scan(&file)) {
+            Ok(head) => Some(head),
+            Err(e) => {
+                self.unreadable(locator, &e);
+                None
+            }
+        }
+    }
+
+    /// Takes over what a helper that reports through [`Diagnostics`] found
+    /// about one file (a side file's parser, say): each entry becomes a
+    /// problem of its own file, else of `file`.
+    pub fn absorb(&mut self, diagnostics: &mut Diagnostics, file: &str) {
+        for d in diagnostics.drain() {
+            for _ in 0..d.count.max(1) {
+                self.add(&d.code, d.severity, d.file.as_deref().unwrap_or(file), &d.detail);
+            }
+        }
+    }
+
+    /// The detail of the first problem recorded, for an `inspect` error.
+    pub fn first_detail(&self) -> Option<&str> {
+        self.entries.values().next().map(|d| d.detail.as_str())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.dropped == 0
+    }
+
+    /// Everything collected so far, sorted by file.
+    pub fn drain(&mut self) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = std::mem::take(&mut self.entries).into_values().collect();
+        if self.dropped > 0 {
+            out.push(Diagnostic {
+                code: diag::TRUNCATED.to_string(),
+                severity: Severity::Warning,
+                detail: format!("more than {MAX_FILES} files with problems"),
+                count: std::mem::take(&mut self.dropped),
+                file: None,
+                offset: None,
+            });
+        }
+        out
+    }
+
+    /// The `Discovery` of `sessions`, with these file problems and any
+    /// store-level `diagnostics` (the file problems first).
+    pub fn finish(mut self, sessions: Vec<SessionRef>, mut diagnostics: Diagnostics) -> Discovery {
+        let mut all = self.drain();
+        all.extend(diagnostics.drain());
+        Discovery { sessions, diagnostics: all }
+    }
+}
+
+/// Code of the warning for a file whose name and content name different
+/// sessions.
+pub const SESSION_ID_MISMATCH: &str = "session-id-mismatch";
+
+/// The session id of a file in a store that names files by session id.
+/// `name_id` is the id the file name gives and `name_is_id` whether it has
+/// the shape of one: then it wins, and `true` is returned when the content
+/// names another session (worth a [`SESSION_ID_MISMATCH`]). A name without
+/// that shape (a renamed copy, `…-compact-001.jsonl`) gives way to the id the
+/// content carries; with neither, the name is all there is.
+pub fn identify(name_id: &str, name_is_id: bool, content_id: Option<&str>) -> (String, bool) {
+    match content_id.filter(|id| !id.is_empty()) {
+        Some(id) if !name_is_id => (id.to_string(), false),
+        Some(id) => (name_id.to_string(), id != name_id),
+        None => (name_id.to_string(), false),
+    }
+}
+
+/// The entries of `path` under `home`. `None` when the directory does not
+/// exist (the harness never created it: nothing to report) or cannot be
+/// listed (an `unreadable-directory` problem naming it).
+pub fn list(home: &Dir, path: &str, problems: &mut FileProblems) -> Option<Vec<DirEntry>> {
+    match home.list(path) {
+        Ok(entries) => Some(entries),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            problems.unreadable_directory(path, &e);
+            None
+        }
+    }
+}
+
+/// [`list`] for a reader, whose diagnostics go out with its batches: an
+/// unlistable directory is an aggregated `unreadable-directory` warning.
+pub fn list_or_note(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Vec<DirEntry>> {
+    match home.list(path) {
+        Ok(entries) => Some(entries),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            diags.add(UNREADABLE_DIRECTORY, Severity::Warning, fs_kind(&e), Some(path), None);
+            None
+        }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_entry_per_file_each_naming_it() {
+        let mut problems = FileProblems::new();
+        problems.unrecognized("s/a.txt", "not a session file name");
+        problems.unrecognized("s/b.txt", "not a session file name");
+        problems.unrecognized("s/b.txt", "not a session file name");
+        problems.malformed_head("s/c.jsonl", "first line is not JSON");
+        problems.unreadable("s/d.jsonl", &FsError::Denied("/abs/s/d.jsonl".into()));
+        let all = problems.finish(Vec::new(), Diagnostics::new()).diagnostics;
+        let got: Vec<(&str, &str, &str, u32)> =
+            all.iter().map(|d| (d.code.as_str(), d.file.as_deref().unwrap(), d.detail.as_str(), d.count)).collect();
+        assert_eq!(
+            got,
+            [
+                (UNRECOGNIZED_FILE, "s/a.txt", "not a session file name", 1),
+                (UNRECOGNIZED_FILE, "s/b.txt", "not a session file name", 2),
+                (MALFORMED_HEAD, "s/c.jsonl", "first line is not JSON", 1),
+                (UNREADABLE_FILE, "s/d.jsonl", "denied", 1),
+            ]
+        );
+        assert!(all.iter().all(|d| matches!(d.severity, Severity::Warning)));
+    }
+
+    #[test]
+    fn bounded_and_merged_with_store_diagnostics() {
+        let mut problems = FileProblems::new();
+        for i in 0..MAX_FILES + 5 {
+            problems.unrecognized(&format!("f{i}"), "x");
+        }
+        let mut store = Diagnostics::new();
+        store.add("not-in-index", Severity::Info, "index row", None, None);
+        let all = problems.finish(Vec::new(), store).diagnostics;
+        assert_eq!(all.len(), MAX_FILES + 2);
+        let truncated = all.iter().find(|d| d.code == diag::TRUNCATED).unwrap();
+        assert_eq!(truncated.count, 5);
+        assert_eq!(all.last().unwrap().code, "not-in-index");
+    }
+
+    #[test]
+    fn names_that_are_ids_win_and_other_names_give_way_to_the_content() {
+        assert_eq!(identify("a1", true, Some("a1")), ("a1".into(), false));
+        assert_eq!(identify("a1", true, Some("b2")), ("a1".into(), true));
+        assert_eq!(identify("backup", false, Some("b2")), ("b2".into(), false));
+        assert_eq!(identify("backup", false, None), ("backup".into(), false));
+        assert_eq!(identify("backup", false, Some("")), ("backup".into(), false));
+    }
+
+    #[test]
+    fn scan_head_reports_empty_and_unreadable_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.jsonl"), b"{}\n").unwrap();
+        let home = Dir::native(dir.path());
+        let mut problems = FileProblems::new();
+        assert_eq!(problems.scan_head(&home, "s.jsonl", 3, "jsonl", |f| Ok(f.size())), Some(3));
+        assert_eq!(problems.scan_head(&home, "e.jsonl", 0, "jsonl", |f| Ok(f.size())), None);
+        assert_eq!(problems.scan_head(&home, "gone.jsonl", 9, "jsonl", |f| Ok(f.size())), None);
+        let failing = problems.scan_head(&home, "s.jsonl", 3, "jsonl", |_| Err::<u64, _>(FsError::Io("x".into())));
+        assert_eq!(failing, None);
+        assert_eq!(problems.first_detail(), Some("jsonl"));
+        let got: Vec<(String, String)> =
+            problems.drain().into_iter().map(|d| (d.code, d.file.unwrap() + " " + &d.detail)).collect();
+        assert_eq!(
+            got,
+            [
+                (EMPTY_SESSION_FILE.to_string(), "e.jsonl jsonl".to_string()),
+                (UNREADABLE_FILE.to_string(), "gone.jsonl not-found".to_string()),
+                (UNREADABLE_FILE.to_string(), "s.jsonl io".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn absorbed_diagnostics_keep_their_file() {
+        let mut diags = Diagnostics::new();
+        diags.add("malformed-file", Severity::Warning, "json", Some("a/state.json"), None);
+        diags.add("unreadable-file", Severity::Warning, "io", None, None);
+        let mut problems = FileProblems::new();
+        problems.absorb(&mut diags, "a/summary.json");
+        assert!(diags.is_empty());
+        let got: Vec<(String, String)> = problems.drain().into_iter().map(|d| (d.code, d.file.unwrap())).collect();
+        assert_eq!(
+            got,
+            [("malformed-file".into(), "a/state.json".into()), ("unreadable-file".into(), "a/summary.json".into())]
+        );
+    }
+
+    #[test]
+    fn list_reports_unreadable_directories_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        let home = Dir::native(dir.path());
+        let mut problems = FileProblems::new();
+        assert!(list(&home, "missing", &mut problems).is_none());
+        assert!(problems.is_empty(), "a store that does not exist is not a problem");
+        assert_eq!(list(&home, "", &mut problems).unwrap().len(), 1);
+        // Listing a plain file fails with an I/O error, not NotFound.
+        assert!(list(&home, "file", &mut problems).is_none());
+        let all = problems.drain();
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert_eq!((all[0].code.as_str(), all[0].file.as_deref()), (UNREADABLE_DIRECTORY, Some("file")));
+    }
+}

@@ -1,0 +1,54 @@
+//! Relative paths below a granted directory, as codecs build and check them
+//! (the host refuses absolute paths and `..` anyway; checking first gives a
+//! clear error naming the locator).
+
+/// `dir/name`, or `name` when `dir` is empty.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
+}
+
+/// A relative path below the home: not empty, no leading `/`, no `.`, `..`
+/// or empty segment.
+pub fn is_relative_below(path: &str) -> bool {
+    !path.is_empty() && !path.starts_with('/') && !path.split('/').any(|c| c.is_empty() || c == "." || c == "..")
+}
+
+/// A single file or directory name, safe to look up inside a known
+/// directory: not empty, not `.` or `..`, no separator or NUL.
+pub fn plain_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+}
+
+/// Whether `s` is a hyphenated UUID (`8-4-4-4-12` hex digits, either case).
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_and_checks() {
+        assert_eq!(join("", "a"), "a");
+        assert_eq!(join("a/b", "c"), "a/b/c");
+        assert!(is_relative_below("a/b.jsonl"));
+        for bad in ["", "/a", "a//b", "a/../b", "./a", "a/"] {
+            assert!(!is_relative_below(bad), "{bad:?}");
+        }
+        assert!(plain_name("x.json"));
+        for bad in ["", ".", "..", "a/b", "a\\b", "a\0"] {
+            assert!(!plain_name(bad), "{bad:?}");
+        }
+        assert!(is_uuid("01a22aa5-cfcc-7311-a9b5-d6de00c468b2"));
+        assert!(is_uuid("01A22AA5-CFCC-7311-A9B5-D6DE00C468B2"));
+        assert!(!is_uuid("01a22aa5-cfcc-7311-a9b5-d6de00c468b"));
+        assert!(!is_uuid("01a22aa5_cfcc-7311-a9b5-d6de00c468b2"));
+        assert!(!is_uuid("compact-codex-001"));
+    }
+}

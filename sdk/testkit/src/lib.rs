@@ -1,0 +1,701 @@
+//! # trajhost codec testkit
+//!
+//! What the tests of every codec need, natively (no sandbox): read a
+//! fixture session with [`trajhost_codec_sdk::read_all`] into a [`Read`],
+//! pick records apart ([`users`], [`tool_calls`], …), copy fixture homes,
+//! and check the rules every codec follows:
+//!
+//! - [`check_spans`]: every record but `meta` carries `src`, and the span
+//!   lies inside its file (on line boundaries for JSON lines);
+//! - [`check_stable_ids`]: two reads give the same records, ids unique;
+//! - [`check_store_untouched`]: discover and read leave the store
+//!   byte-identical (every file hashed before and after, `-wal` and `-shm`
+//!   included, and no file added or removed);
+//! - [`check_batching`]: batch caps change how a session is cut, not what
+//!   it holds;
+//! - [`check_handling`]: every native type of a codec's table is mapped or
+//!   counted in a diagnostic;
+//! - [`conformance`]: all of these and `meta` first, in one call.
+//!
+//! ```ignore
+//! use trajhost_codec_testkit as kit;
+//! let read = kit::conformance::<Codex>(&home, locator, kit::Spans::Lines);
+//! assert_eq!(kit::users(&read.records), ["Read hello.txt and tell me the secret word."]);
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, SourceSpan};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::known::{Handling, UNKNOWN_RECORD_TYPE, UNMAPPED_RECORD_TYPE};
+use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, Severity};
+
+pub use trajhost_codec_sdk as sdk;
+
+// ------------------------------------------------------------------ paths
+
+/// The repository's `fixtures/` directory.
+pub fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// `fixtures/<harness>/<version>`, e.g. `fixtures("codex", "0.171.0")`.
+pub fn fixtures(harness: &str, version: &str) -> PathBuf {
+    fixtures_root().join(harness).join(version)
+}
+
+/// Copies a directory tree: files, directories, and symlinks as symlinks
+/// (fixtures keep the links a harness left, dangling ones included).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("create {}: {e}", to.display()));
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("list {}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            let link = std::fs::read_link(entry.path()).unwrap();
+            std::os::unix::fs::symlink(&link, &target).unwrap_or_else(|e| panic!("link {}: {e}", target.display()));
+        } else if kind.is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
+        }
+    }
+}
+
+/// A private copy of a fixture home, for tests that change it (or that open
+/// a SQLite store with a native client that would leave files beside it).
+pub fn copy_of(home: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(home, dir.path());
+    dir
+}
+
+/// The JSON values of a JSON-lines file's non-blank lines.
+pub fn raw_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: bad line {l}: {e}", path.display())))
+        .collect()
+}
+
+/// Whether a glob of `info.session_globs` (`*` within one segment) matches
+/// a `/`-separated path.
+pub fn glob_matches(glob: &str, path: &str) -> bool {
+    fn segment(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => segment(&p[1..], s) || (!s.is_empty() && segment(p, &s[1..])),
+            (Some(a), Some(b)) if a == b => segment(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    let g: Vec<&str> = glob.split('/').collect();
+    let p: Vec<&str> = path.split('/').collect();
+    g.len() == p.len() && g.iter().zip(&p).all(|(g, p)| segment(g.as_bytes(), p.as_bytes()))
+}
+
+// ------------------------------------------------------------------ reading
+
+/// Batch caps as the host passes them.
+pub fn options(records: u32, bytes: u32) -> ReadOptions {
+    ReadOptions { max_batch_records: records, max_batch_bytes: bytes }
+}
+
+/// Caps large enough that a fixture session comes in one batch.
+pub fn one_batch() -> ReadOptions {
+    options(1000, 1 << 20)
+}
+
+/// A session read natively.
+#[derive(Debug, Default)]
+pub struct Read {
+    pub records: Vec<Record>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub batches: usize,
+    /// Diagnostics that came in a batch other than the last.
+    pub early_diagnostics: usize,
+    /// The canonical document: every batch's record lines, concatenated.
+    pub document: String,
+}
+
+impl Read {
+    /// The first diagnostic with `code`.
+    pub fn diag(&self, code: &str) -> Option<&Diagnostic> {
+        diag(&self.diagnostics, code)
+    }
+
+    /// The first diagnostic with `code` and `detail`.
+    pub fn diag_with(&self, code: &str, detail: &str) -> Option<&Diagnostic> {
+        diag_with(&self.diagnostics, code, detail)
+    }
+
+    /// The session's `meta` (the first record).
+    pub fn meta(&self) -> &Meta {
+        match self.records.first().map(|r| &r.body) {
+            Some(Body::Meta(m)) => m,
+            other => panic!("the first record is not meta: {other:?}"),
+        }
+    }
+}
+
+/// Reads a session; `Err` is the codec's error from `read` or `next_batch`.
+pub fn try_read<C: Codec>(home: &Path, locator: &str, options: ReadOptions) -> Result<Read, CodecError> {
+    let mut read = Read::default();
+    let mut last = 0;
+    let mut bad = None;
+    trajhost_codec_sdk::read_all::<C>(Dir::native(home), locator, options, |batch| {
+        read.batches += 1;
+        read.early_diagnostics += last;
+        last = batch.diagnostics.len();
+        read.document.push_str(&batch.records);
+        for line in batch.records.lines() {
+            match serde_json::from_str::<Record>(line) {
+                Ok(record) => read.records.push(record),
+                Err(e) => bad = bad.take().or(Some(format!("bad record line {line}: {e}"))),
+            }
+        }
+        read.diagnostics.extend(batch.diagnostics.iter().cloned());
+    })?;
+    if let Some(bad) = bad {
+        panic!("{locator}: {bad}");
+    }
+    Ok(read)
+}
+
+/// Reads a session with `options`; panics naming the locator on an error.
+pub fn read_with<C: Codec>(home: &Path, locator: &str, options: ReadOptions) -> Read {
+    try_read::<C>(home, locator, options).unwrap_or_else(|e| panic!("read {locator}: {e:?}"))
+}
+
+/// Reads a session in one batch; panics naming the locator on an error.
+pub fn read<C: Codec>(home: &Path, locator: &str) -> Read {
+    read_with::<C>(home, locator, one_batch())
+}
+
+/// `discover` over a native home; panics on an error.
+pub fn discover<C: Codec>(home: &Path) -> Discovery {
+    C::discover(&Dir::native(home)).unwrap_or_else(|e| panic!("discover {}: {e:?}", home.display()))
+}
+
+/// The canonical document of `records`, as `write` takes it.
+pub fn document(records: &[Record]) -> String {
+    records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
+}
+
+// ------------------------------------------------------------------ picking records apart
+
+/// The `kind` of each record.
+pub fn kinds(records: &[Record]) -> Vec<&'static str> {
+    records.iter().map(|r| r.body.kind()).collect()
+}
+
+/// The text of each `user` record.
+pub fn users(records: &[Record]) -> Vec<&str> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every `assistant` record's body.
+pub fn assistants(records: &[Record]) -> Vec<&Assistant> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The non-empty texts of `assistant` records.
+pub fn assistant_texts(records: &[Record]) -> Vec<&str> {
+    assistants(records).into_iter().map(|a| a.text.as_str()).filter(|t| !t.is_empty()).collect()
+}
+
+/// Every `reasoning` record's body.
+pub fn reasonings(records: &[Record]) -> Vec<&Reasoning> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Reasoning(x) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// (call id, name, arguments) of each `tool_call`.
+pub fn tool_calls(records: &[Record]) -> Vec<(&str, &str, &Value)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolCall { call_id, name, arguments } => Some((call_id.as_str(), name.as_str(), arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// (call id, content, ok) of each `tool_result`.
+pub fn tool_results(records: &[Record]) -> Vec<(&str, &str, Option<bool>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call_id, content, ok } => Some((call_id.as_str(), content.as_str(), *ok)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// (subtype, text) of each `observation`.
+pub fn observations(records: &[Record]) -> Vec<(&str, Option<&str>)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Observation { subtype, text } => Some((subtype.as_str(), text.as_deref())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The texts of the observations of one `subtype` (`""` for none).
+pub fn observations_of<'a>(records: &'a [Record], subtype: &str) -> Vec<&'a str> {
+    observations(records).into_iter().filter(|(s, _)| *s == subtype).map(|(_, t)| t.unwrap_or("")).collect()
+}
+
+/// The conversational content of a session, for round-trip comparisons.
+#[derive(Debug, PartialEq)]
+pub struct Conversation {
+    pub users: Vec<String>,
+    /// (name, arguments) of each tool call.
+    pub calls: Vec<(String, Value)>,
+    /// The content of each tool result.
+    pub results: Vec<String>,
+    pub assistant_texts: Vec<String>,
+}
+
+/// What was said in `records`: user texts, tool calls, tool results and
+/// assistant texts, in order.
+pub fn conversation(records: &[Record]) -> Conversation {
+    Conversation {
+        users: users(records).into_iter().map(str::to_string).collect(),
+        calls: tool_calls(records).into_iter().map(|(_, n, a)| (n.to_string(), a.clone())).collect(),
+        results: tool_results(records).into_iter().map(|(_, c, _)| c.to_string()).collect(),
+        assistant_texts: assistant_texts(records).into_iter().map(str::to_string).collect(),
+    }
+}
+
+/// The first diagnostic with `code`.
+pub fn diag<'a>(diagnostics: &'a [Diagnostic], code: &str) -> Option<&'a Diagnostic> {
+    diagnostics.iter().find(|d| d.code == code)
+}
+
+/// The first diagnostic with `code` and `detail`.
+pub fn diag_with<'a>(diagnostics: &'a [Diagnostic], code: &str, detail: &str) -> Option<&'a Diagnostic> {
+    diagnostics.iter().find(|d| d.code == code && d.detail == detail)
+}
+
+/// The diagnostic with `code` that names `file`.
+pub fn file_diag<'a>(diagnostics: &'a [Diagnostic], code: &str, file: &str) -> Option<&'a Diagnostic> {
+    diagnostics.iter().find(|d| d.code == code && d.file.as_deref() == Some(file))
+}
+
+// ------------------------------------------------------------------ spans
+
+/// What a codec's `src` spans point at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spans {
+    /// Whole lines of a JSON-lines file: each span starts a line and ends
+    /// with its `\n` (or the end of the file).
+    Lines,
+    /// Bytes of a file (a JSON document, one file per event): inside it,
+    /// not empty.
+    Bytes,
+    /// Rows of a SQLite database: `offset` is the rowid, `len` is 0, and
+    /// the file exists.
+    Rows,
+}
+
+/// The bytes a span covers, checked to lie inside its file under `home`.
+pub fn span_bytes(home: &Path, src: &SourceSpan) -> Vec<u8> {
+    let bytes = std::fs::read(home.join(&src.file)).unwrap_or_else(|e| panic!("span file {}: {e}", src.file));
+    let end = src.offset.saturating_add(src.len);
+    assert!(end <= bytes.len() as u64, "span {src:?} ends past its file ({} bytes)", bytes.len());
+    bytes[src.offset as usize..end as usize].to_vec()
+}
+
+/// The JSON of a span that covers one whole line.
+pub fn span_json(home: &Path, src: &SourceSpan) -> Value {
+    let bytes = span_bytes(home, src);
+    let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    serde_json::from_slice(line).unwrap_or_else(|e| panic!("span {src:?} is not one JSON line: {e}"))
+}
+
+/// Every record but `meta` carries `src`, and every span lies inside its
+/// file as `kind` says. `meta`'s span, when it has one, need only lie
+/// inside its file (codecs point it at the header line, or at the whole
+/// file with an empty span).
+pub fn check_spans(home: &Path, read: &Read, kind: Spans) {
+    let mut files: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
+    for record in &read.records {
+        let is_meta = matches!(record.body, Body::Meta(_));
+        let Some(src) = &record.src else {
+            assert!(is_meta, "record {} ({}) has no src", record.id, record.body.kind());
+            continue;
+        };
+        let bytes = files.entry(src.file.as_str()).or_insert_with(|| {
+            std::fs::read(home.join(&src.file))
+                .unwrap_or_else(|e| panic!("record {}: src file {}: {e}", record.id, src.file))
+        });
+        let at = format!("record {} ({}) src {src:?}", record.id, record.body.kind());
+        let end = src.offset.saturating_add(src.len);
+        match kind {
+            Spans::Rows => assert_eq!(src.len, 0, "{at}: a row span has no length"),
+            _ if is_meta => assert!(end <= bytes.len() as u64, "{at}: ends past the file ({} bytes)", bytes.len()),
+            Spans::Bytes | Spans::Lines => {
+                assert!(src.len > 0, "{at}: empty span");
+                assert!(end <= bytes.len() as u64, "{at}: ends past the file ({} bytes)", bytes.len());
+                if kind == Spans::Lines {
+                    let (start, end) = (src.offset as usize, end as usize);
+                    assert!(start == 0 || bytes[start - 1] == b'\n', "{at}: does not start a line");
+                    assert!(end == bytes.len() || bytes[end - 1] == b'\n', "{at}: does not end a line");
+                }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ damage
+
+/// Where `needle` first occurs in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Cuts the JSON-lines file at `path` in the middle of the line holding
+/// `needle` (as a writer killed mid-line leaves it); returns the offset of
+/// that line, where a reader should report the torn tail.
+pub fn tear_at(path: &Path, needle: &str) -> u64 {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let cut = find(&bytes, needle.as_bytes()).unwrap_or_else(|| panic!("{needle:?} not in {}", path.display()));
+    std::fs::write(path, &bytes[..cut]).unwrap();
+    bytes[..cut].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) as u64
+}
+
+/// Cuts line `index` of the JSON-lines file at `path` to its first `keep`
+/// bytes, in the middle of the file; returns the line's offset.
+pub fn corrupt_line(path: &Path, index: usize, keep: usize) -> u64 {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert!(index + 1 < lines.len(), "line {index} is not in the middle of {}", path.display());
+    let offset: usize = lines[..index].iter().map(|l| l.len() + 1).sum();
+    lines[index].truncate(keep);
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    offset as u64
+}
+
+/// The index of the first line of the file at `path` holding `needle`.
+pub fn line_with(path: &Path, needle: &str) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle:?} not in {}", path.display()))
+}
+
+/// A torn tail at `offset` is one `torn-tail` warning there (naming no
+/// content: not `sentinel`, the text of the torn line), and no
+/// `malformed-line`.
+pub fn check_torn_tail(read: &Read, offset: u64, sentinel: &str) {
+    let d = read.diag("torn-tail").unwrap_or_else(|| panic!("no torn-tail diagnostic: {:?}", read.diagnostics));
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Warning, Some(offset), 1), "{d:?}");
+    assert!(!d.detail.contains(sentinel), "diagnostics carry no content: {d:?}");
+    assert!(read.diag("malformed-line").is_none(), "{:?}", read.diagnostics);
+}
+
+/// A corrupt line at `offset` is one `malformed-line` error there, and no
+/// `torn-tail`.
+pub fn check_corrupt_line(read: &Read, offset: u64) {
+    let d = read.diag("malformed-line").unwrap_or_else(|| panic!("no malformed-line diagnostic: {:?}", read.diagnostics));
+    assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset), 1), "{d:?}");
+    assert!(read.diag("torn-tail").is_none(), "{:?}", read.diagnostics);
+}
+
+/// A home holding one JSON-lines file at `locator`, a line per value.
+pub fn home_with_lines(locator: &str, lines: &[Value]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(locator);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    dir
+}
+
+// ------------------------------------------------------------------ native types
+
+/// Every native type of `table` that the raw session holds (`count` says
+/// how many records of a type it holds) is handled as the table says:
+/// a mapped one is named by no diagnostic; a reported one by one
+/// `unmapped-record-type` info diagnostic that counts exactly its records.
+/// And no `unknown-record-type` diagnostic at all.
+pub fn check_handling(read: &Read, table: &[(&str, Handling)], count: impl Fn(&str) -> u32) {
+    assert!(read.diag(UNKNOWN_RECORD_TYPE).is_none(), "unknown types: {:?}", read.diagnostics);
+    for (kind, handling) in table {
+        let n = count(kind);
+        if n == 0 {
+            continue;
+        }
+        match handling {
+            Handling::Reported => {
+                let d = read
+                    .diag_with(UNMAPPED_RECORD_TYPE, kind)
+                    .unwrap_or_else(|| panic!("{kind}: {n} records, not reported: {:?}", read.diagnostics));
+                assert_eq!(d.count, n, "{kind}: reported {} times, {n} records", d.count);
+                assert_eq!(d.severity, Severity::Info, "{kind}");
+            }
+            Handling::Mapped(_) => {
+                assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{kind} is mapped, yet named: {:?}", read.diagnostics)
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ ids
+
+/// Two reads of the same bytes give the same records, and ids are unique.
+pub fn check_stable_ids<C: Codec>(home: &Path, locator: &str) {
+    let a = read::<C>(home, locator);
+    let b = read::<C>(home, locator);
+    assert_eq!(a.records, b.records, "{locator}: a second read differs");
+    check_unique_ids(&a);
+}
+
+/// No two records share an id.
+pub fn check_unique_ids(read: &Read) {
+    let mut seen = BTreeSet::new();
+    for r in &read.records {
+        assert!(seen.insert(r.id.as_str()), "duplicate record id {:?} ({})", r.id, r.body.kind());
+    }
+}
+
+/// Batch caps change how a session is cut, never what it holds: read in
+/// one batch, in batches of 2 records / 512 bytes (soft caps: a native
+/// line that gives several records may overshoot, but the session is cut),
+/// and
+/// with zero caps (one record a batch), the records and diagnostics are
+/// the same, and diagnostics go out with the last batch. Returns the read
+/// in one batch.
+pub fn check_batching<C: Codec>(home: &Path, locator: &str) -> Read {
+    let whole = read::<C>(home, locator);
+    assert_eq!(whole.batches, 1, "{locator}: a fixture session fits one batch");
+    let small = read_with::<C>(home, locator, options(2, 512));
+    if whole.records.len() > 2 {
+        assert!(small.batches > 1, "{locator}: {} records in one batch of 2", whole.records.len());
+    }
+    assert_eq!(small.records, whole.records, "{locator}: small batches");
+    assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{locator}: small batches");
+    assert_eq!(small.early_diagnostics, 0, "{locator}: diagnostics go out with the last batch");
+    let zero = read_with::<C>(home, locator, options(0, 0));
+    assert_eq!(zero.records, whole.records, "{locator}: zero caps");
+    whole
+}
+
+/// The first record is `meta`, and only the first.
+pub fn check_meta_first(read: &Read) {
+    let kinds = kinds(&read.records);
+    assert_eq!(kinds.first(), Some(&"meta"), "the first record is not meta: {kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "meta").count(), 1, "more than one meta: {kinds:?}");
+}
+
+// ------------------------------------------------------------------ the store
+
+/// What a tree holds: every entry's path (relative) with a digest of its
+/// contents (`sha256:` of a file's bytes, `dir`, `link:` and its target).
+pub fn tree_digest(root: &Path) -> BTreeMap<String, String> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("list {}: {e}", dir.display())) {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            let kind = entry.file_type().unwrap();
+            if kind.is_symlink() {
+                out.insert(rel, format!("link:{}", std::fs::read_link(&path).unwrap().display()));
+            } else if kind.is_dir() {
+                out.insert(rel, "dir".into());
+                walk(root, &path, out);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+                out.insert(rel, format!("sha256:{}", hex::encode(Sha256::digest(bytes))));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Asserts two digests of a tree are equal, naming what changed.
+pub fn assert_same_tree(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>, what: &str) {
+    let changed: Vec<String> = before
+        .keys()
+        .chain(after.keys())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| match (before.get(k), after.get(k)) {
+            (None, Some(_)) => format!("added {k}"),
+            (Some(_), None) => format!("removed {k}"),
+            _ => format!("changed {k}"),
+        })
+        .collect();
+    assert!(changed.is_empty(), "{what} changed the store: {changed:?}");
+}
+
+/// `discover`, `inspect` and `read` of `locator` leave every file under
+/// `home` byte-identical, add none and remove none.
+pub fn check_store_untouched<C: Codec>(home: &Path, locator: &str) {
+    let before = tree_digest(home);
+    discover::<C>(home);
+    // `inspect` may refuse a locator it cannot place; the store must not
+    // change either way.
+    let _ = C::inspect(&Dir::native(home), locator);
+    read::<C>(home, locator);
+    assert_same_tree(&before, &tree_digest(home), &format!("reading {locator}"));
+}
+
+/// Every check of this kit on one session; returns the (first) read.
+pub fn conformance<C: Codec>(home: &Path, locator: &str, spans: Spans) -> Read {
+    check_store_untouched::<C>(home, locator);
+    let read = read::<C>(home, locator);
+    check_meta_first(&read);
+    check_spans(home, &read, spans);
+    check_stable_ids::<C>(home, locator);
+    check_batching::<C>(home, locator);
+    read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_within_a_segment() {
+        assert!(glob_matches(".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/2026/11/30/rollout-x.jsonl"));
+        assert!(!glob_matches(".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/2026/11/rollout-x.jsonl"));
+        assert!(!glob_matches("a/*.json", "a/b/c.json"));
+        assert!(glob_matches("a/*", "a/"), "`*` matches the empty name too");
+    }
+
+    #[test]
+    fn copies_keep_symlinks_dangling_ones_too() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        std::fs::write(dir.path().join("d/f"), b"x").unwrap();
+        std::os::unix::fs::symlink("f", dir.path().join("d/to-f")).unwrap();
+        std::os::unix::fs::symlink("/nowhere/at/all", dir.path().join("dangling")).unwrap();
+        let copy = copy_of(dir.path());
+        assert_eq!(tree_digest(copy.path()), tree_digest(dir.path()));
+        assert_eq!(std::fs::read(copy.path().join("d/to-f")).unwrap(), b"x");
+    }
+
+    #[test]
+    fn tree_digests_see_changed_added_and_removed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        std::fs::write(dir.path().join("d/db"), b"x").unwrap();
+        let before = tree_digest(dir.path());
+        assert_eq!(before.len(), 2);
+        assert_same_tree(&before, &tree_digest(dir.path()), "nothing");
+        std::fs::write(dir.path().join("d/db-wal"), b"").unwrap();
+        let added = std::panic::catch_unwind(|| assert_same_tree(&before, &tree_digest(dir.path()), "x"));
+        let message = *added.unwrap_err().downcast::<String>().unwrap();
+        assert!(message.contains("added d/db-wal"), "{message}");
+        std::fs::remove_file(dir.path().join("d/db-wal")).unwrap();
+        std::fs::write(dir.path().join("d/db"), b"y").unwrap();
+        let changed = std::panic::catch_unwind(|| assert_same_tree(&before, &tree_digest(dir.path()), "x"));
+        assert!(changed.unwrap_err().downcast::<String>().unwrap().contains("changed d/db"));
+    }
+
+    fn record(id: &str, body: Body, src: Option<(&str, u64, u64)>) -> Record {
+        Record {
+            id: id.into(),
+            body,
+            parent: None,
+            ts: None,
+            agent: None,
+            src: src.map(|(f, o, l)| SourceSpan { file: f.into(), offset: o, len: l }),
+        }
+    }
+
+    #[test]
+    fn span_checks_catch_missing_and_misplaced_spans() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.jsonl"), b"{\"a\":1}\n{\"b\":2}\n").unwrap();
+        let user = || Body::User { text: "hi".into(), attachments: vec![] };
+        let meta = record("m", Body::Meta(Meta::default()), None);
+        let good = Read { records: vec![meta.clone(), record("u", user(), Some(("s.jsonl", 8, 8)))], ..Read::default() };
+        check_spans(dir.path(), &good, Spans::Lines);
+        assert_eq!(span_json(dir.path(), good.records[1].src.as_ref().unwrap()), serde_json::json!({"b": 2}));
+        let bad = |src: Option<(&str, u64, u64)>, kind: Spans| {
+            let read = Read { records: vec![meta.clone(), record("u", user(), src)], ..Read::default() };
+            std::panic::catch_unwind(|| check_spans(dir.path(), &read, kind)).is_err()
+        };
+        assert!(bad(None, Spans::Lines), "a record without src");
+        assert!(bad(Some(("s.jsonl", 8, 9)), Spans::Bytes), "past the end");
+        assert!(bad(Some(("s.jsonl", 3, 5)), Spans::Lines), "not on a line start");
+        assert!(!bad(Some(("s.jsonl", 3, 5)), Spans::Bytes), "bytes may start anywhere");
+        assert!(bad(Some(("gone.jsonl", 0, 1)), Spans::Bytes), "a missing file");
+        assert!(bad(Some(("s.jsonl", 7, 1)), Spans::Rows), "a row span has no length");
+    }
+
+    #[test]
+    fn handling_checks_count_reported_types_and_refuse_named_mapped_ones() {
+        const TABLE: &[(&str, Handling)] = &[("user", Handling::Mapped("user")), ("progress", Handling::Reported)];
+        let diag = |code: &str, detail: &str, count| Diagnostic {
+            code: code.into(),
+            severity: Severity::Info,
+            detail: detail.into(),
+            count,
+            file: None,
+            offset: None,
+        };
+        let read = |diagnostics| Read { diagnostics, ..Read::default() };
+        let counts = |k: &str| if k == "progress" { 2 } else { 1 };
+        check_handling(&read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2)]), TABLE, counts);
+        let fails = |r: Read| std::panic::catch_unwind(|| check_handling(&r, TABLE, counts)).is_err();
+        assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 1)])), "wrong count");
+        assert!(fails(read(vec![])), "not reported");
+        assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2), diag("x", "user", 1)])), "mapped yet named");
+        assert!(fails(read(vec![diag(UNMAPPED_RECORD_TYPE, "progress", 2), diag(UNKNOWN_RECORD_TYPE, "y", 1)])));
+    }
+
+    #[test]
+    fn damage_helpers_cut_where_they_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":\"SECRET\"}\n{\"c\":3}\n").unwrap();
+        assert_eq!(line_with(&path, "SECRET"), 1);
+        assert_eq!(corrupt_line(&path, 1, 4), 8);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"b\"\n{\"c\":3}\n");
+        assert_eq!(tear_at(&path, ":3"), 13);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"b\"\n{\"c\"");
+        let home = home_with_lines("a/b.jsonl", &[serde_json::json!({"x": 1})]);
+        assert_eq!(std::fs::read_to_string(home.path().join("a/b.jsonl")).unwrap(), "{\"x\":1}\n");
+    }
+
+    #[test]
+    fn id_and_meta_checks_fail_when_they_should() {
+        let meta = record("m", Body::Meta(Meta::default()), None);
+        let user = record("u", Body::User { text: "x".into(), attachments: vec![] }, None);
+        let twice = Read { records: vec![meta.clone(), user.clone(), user.clone()], ..Read::default() };
+        assert!(std::panic::catch_unwind(|| check_unique_ids(&twice)).is_err());
+        let no_meta = Read { records: vec![user.clone()], ..Read::default() };
+        assert!(std::panic::catch_unwind(|| check_meta_first(&no_meta)).is_err());
+        check_meta_first(&Read { records: vec![meta, user], ..Read::default() });
+    }
+}
