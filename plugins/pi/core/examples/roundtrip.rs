@@ -33,7 +33,7 @@ fn main() {
     let home_path = rest.first().cloned().unwrap_or_else(|| out.clone());
     std::fs::create_dir_all(out).unwrap();
     let options = WriteOptions { cwd: Some(cwd), native_id: Some(written.native_id.clone()), home_path: Some(home_path) };
-    let plan = trajhost_pi_core::prepare::prepare(flavor, written.artifacts, &Dir::native(out), &options).unwrap();
+    let plan = trajhost_pi_core::prepare::prepare(flavor, written.chunks, &Dir::native(out), &options).unwrap();
     for op in plan.operations {
         if let Operation::CreateFile(f) = op {
             let path = std::path::Path::new(out).join(&f.path);
