@@ -19,12 +19,31 @@ use toolchain::TargetPlan;
 const GUEST_TARGET: &str = "wasm32-wasip2";
 const GUEST_PROFILE: &str = "guest";
 /// Guests that exist only for the host's tests.
-const TEST_GUESTS: &[&str] = &["tests/hostile", "tests/broken", "tests/install-ops", "tests/hostile-import", "tests/hostile-api", "tests/toy/v1", "tests/toy/v2"];
+const TEST_GUESTS: &[&str] = &[
+    "tests/hostile",
+    "tests/broken",
+    "tests/install-ops",
+    "tests/hostile-import",
+    "tests/hostile-api",
+    "tests/toy/v1",
+    "tests/toy/v2",
+];
 
 fn main() {
     let host_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = host_dir.parent().unwrap().to_path_buf();
-    for watched in ["plugins", "sdk", "wit", "tests/hostile", "tests/hostile-import", "tests/hostile-api", "tests/toy", "tests/broken", "tests/install-ops", "Cargo.lock"] {
+    for watched in [
+        "plugins",
+        "sdk",
+        "wit",
+        "tests/hostile",
+        "tests/hostile-import",
+        "tests/hostile-api",
+        "tests/toy",
+        "tests/broken",
+        "tests/install-ops",
+        "Cargo.lock",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
 
@@ -48,7 +67,9 @@ fn main() {
     build_guests(&root, &target_dir, &packages);
     let out_dir = target_dir.join(GUEST_TARGET).join(GUEST_PROFILE);
 
-    let mut code = String::from("/// Codecs compiled from `plugins/` and embedded at build time.\npub static BUILTIN_CODECS: &[BuiltinCodec] = &[\n");
+    let mut code = String::from(
+        "/// Codecs compiled from `plugins/` and embedded at build time.\npub static BUILTIN_CODECS: &[BuiltinCodec] = &[\n",
+    );
     for dir in &plugins {
         let name = package_name(dir);
         let wasm = out_dir.join(format!("{}.wasm", name.replace('-', "_")));
@@ -96,8 +117,14 @@ fn build_guests(root: &Path, target_dir: &Path, packages: &[(PathBuf, String)]) 
     }
     // The outer build's settings are for the host target, not the guests.
     for var in [
-        "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_BUILD_RUSTFLAGS", "RUSTC_WORKSPACE_WRAPPER", "CARGO_LLVM_COV", "LLVM_PROFILE_FILE",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_LLVM_COV",
+        "LLVM_PROFILE_FILE",
     ] {
         cmd.env_remove(var);
     }
@@ -142,10 +169,13 @@ fn ensure_guest_target() -> bool {
         TargetPlan::Install { toolchain } => {
             let rustup = rustup.expect("planned only when rustup was found");
             let shown = format!("rustup target add {GUEST_TARGET} --toolchain {toolchain}");
-            let result = Command::new(&rustup).args(["target", "add", GUEST_TARGET, "--toolchain", &toolchain]).output();
+            let result =
+                Command::new(&rustup).args(["target", "add", GUEST_TARGET, "--toolchain", &toolchain]).output();
             let failure = match result {
                 Ok(out) if out.status.success() && toolchain::target_installed(&sysroot, GUEST_TARGET) => None,
-                Ok(out) if out.status.success() => Some(format!("it succeeded but {} still lacks it", sysroot.display())),
+                Ok(out) if out.status.success() => {
+                    Some(format!("it succeeded but {} still lacks it", sysroot.display()))
+                }
                 Ok(out) => {
                     let err = String::from_utf8_lossy(&out.stderr);
                     Some(err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim().to_string())
@@ -160,7 +190,9 @@ fn ensure_guest_target() -> bool {
                     true
                 }
                 Some(reason) => {
-                    println!("cargo::error=the {GUEST_TARGET} target is missing and `{shown}` failed ({reason}): run it yourself, then build again");
+                    println!(
+                        "cargo::error=the {GUEST_TARGET} target is missing and `{shown}` failed ({reason}): run it yourself, then build again"
+                    );
                     false
                 }
             }
@@ -178,9 +210,9 @@ fn find_rustup() -> Option<PathBuf> {
     if let Some(home) = std::env::var_os("CARGO_HOME") {
         candidates.push(Path::new(&home).join("bin").join("rustup"));
     }
-    candidates.into_iter().find(|rustup| {
-        Command::new(rustup).arg("--version").output().is_ok_and(|out| out.status.success())
-    })
+    candidates
+        .into_iter()
+        .find(|rustup| Command::new(rustup).arg("--version").output().is_ok_and(|out| out.status.success()))
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -85,7 +85,8 @@ pub fn generate(home: &Path, spec: &Spec) -> io::Result<Generated> {
     let path = home.join(&locator);
     std::fs::create_dir_all(path.parent().expect("locators have a parent"))?;
     let file = std::fs::File::create(&path)?;
-    let mut out = Counter { inner: BufWriter::with_capacity(1 << 20, file), bytes: 0, lines: 0, longest: 0, line_start: 0 };
+    let mut out =
+        Counter { inner: BufWriter::with_capacity(1 << 20, file), bytes: 0, lines: 0, longest: 0, line_start: 0 };
     let max_line = spec.max_line_bytes.clamp(1024, MAX_LINE_CAP);
     let mut g = Gen { rng, native_id: native_id.clone(), clock: 1_796_011_550_000, turn: 0, parent: None };
     let mut next_long = spec.target_bytes / 2;
@@ -195,10 +196,52 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "the", "function", "returns", "a", "value", "when", "called", "with", "error", "handler", "config", "file",
-    "module", "test", "passes", "fails", "because", "index", "buffer", "stream", "parse", "record", "session",
-    "naïve", "café", "résumé", "Ünïcödé", "Straße", "日本語", "テキスト", "中文字符", "한국어", "русский", "ελληνικά",
-    "🚀", "✅", "⚠️", "→", "λ", "∑", "emoji👍", "quoted\"word\"", "back\\slash", "tab\there", "{braces}", "<tag>",
+    "the",
+    "function",
+    "returns",
+    "a",
+    "value",
+    "when",
+    "called",
+    "with",
+    "error",
+    "handler",
+    "config",
+    "file",
+    "module",
+    "test",
+    "passes",
+    "fails",
+    "because",
+    "index",
+    "buffer",
+    "stream",
+    "parse",
+    "record",
+    "session",
+    "naïve",
+    "café",
+    "résumé",
+    "Ünïcödé",
+    "Straße",
+    "日本語",
+    "テキスト",
+    "中文字符",
+    "한국어",
+    "русский",
+    "ελληνικά",
+    "🚀",
+    "✅",
+    "⚠️",
+    "→",
+    "λ",
+    "∑",
+    "emoji👍",
+    "quoted\"word\"",
+    "back\\slash",
+    "tab\there",
+    "{braces}",
+    "<tag>",
 ];
 
 const TOOLS: &[&str] = &["Bash", "Read", "Edit", "Grep", "Write", "Glob"];
@@ -328,7 +371,11 @@ impl Gen {
                         json(&self.prose(size)),
                         json(&self.prose(size))
                     ),
-                    _ => format!("{{\"file_path\":\"/home/user/project/src/{}.rs\",\"pattern\":{}}}", self.rng.hex(6), json(&self.prose(size.min(60)))),
+                    _ => format!(
+                        "{{\"file_path\":\"/home/user/project/src/{}.rs\",\"pattern\":{}}}",
+                        self.rng.hex(6),
+                        json(&self.prose(size.min(60)))
+                    ),
                 };
                 blocks.push(format!("{{\"type\":\"tool_use\",\"id\":\"{id}\",\"name\":\"{name}\",\"input\":{input}}}"));
             }
@@ -357,7 +404,11 @@ impl Gen {
                 let assistant = self.parent.clone().unwrap_or_default();
                 let env = self.claude_envelope("user", &uuid);
                 // Claude Code repeats the output in `toolUseResult`; the long lines carry it once.
-                let extra = if size > 200_000 { "{\"interrupted\":false}".to_string() } else { format!("{{\"stdout\":{content},\"stderr\":\"\",\"interrupted\":false}}") };
+                let extra = if size > 200_000 {
+                    "{\"interrupted\":false}".to_string()
+                } else {
+                    format!("{{\"stdout\":{content},\"stderr\":\"\",\"interrupted\":false}}")
+                };
                 out.put(&format!(
                     "{{{env},\"message\":{{\"role\":\"user\",\"content\":[{{\"tool_use_id\":\"{id}\",\"type\":\"tool_result\",\"content\":{content},\"is_error\":{}}}]}},\"toolUseResult\":{extra},\"sourceToolAssistantUUID\":\"{assistant}\"}}",
                     !ok
@@ -409,9 +460,15 @@ impl Gen {
         self.codex_line(
             out,
             "response_item",
-            &format!("{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":{prompt}}}]}}"),
+            &format!(
+                "{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":{prompt}}}]}}"
+            ),
         )?;
-        self.codex_line(out, "event_msg", &format!("{{\"type\":\"user_message\",\"message\":{prompt},\"images\":[]}}"))?;
+        self.codex_line(
+            out,
+            "event_msg",
+            &format!("{{\"type\":\"user_message\",\"message\":{prompt},\"images\":[]}}"),
+        )?;
         let steps = self.rng.range(1, 6);
         for step in 0..steps {
             let last = step + 1 == steps;

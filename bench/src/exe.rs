@@ -11,7 +11,8 @@ use crate::error::{BenchError, Result};
 
 /// Builds (under cargo) or finds the `trajhost` binary of this checkout.
 pub fn trajhost_exe() -> Result<PathBuf> {
-    let own = std::env::current_exe().map_err(|e| BenchError::TrajhostBinary(format!("cannot tell where this program is: {e}")))?;
+    let own = std::env::current_exe()
+        .map_err(|e| BenchError::TrajhostBinary(format!("cannot tell where this program is: {e}")))?;
     let profile_dir = profile_dir(&own);
     match std::env::var_os("CARGO") {
         Some(cargo) => build_with_cargo(Path::new(&cargo), &profile_name(&profile_dir), target_dir(&profile_dir)),
@@ -58,7 +59,16 @@ fn build_with_cargo(cargo: &Path, profile: &str, target_dir: Option<&Path>) -> R
         .arg("build")
         .arg("--manifest-path")
         .arg(&manifest)
-        .args(["-p", "trajhost", "--bin", "trajhost", "--profile", profile, "--message-format", "json-render-diagnostics"])
+        .args([
+            "-p",
+            "trajhost",
+            "--bin",
+            "trajhost",
+            "--profile",
+            profile,
+            "--message-format",
+            "json-render-diagnostics",
+        ])
         .stdin(Stdio::null());
     if let Some(dir) = target_dir {
         command.arg("--target-dir").arg(dir);

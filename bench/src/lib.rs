@@ -48,7 +48,14 @@ pub struct Row {
 
 impl Row {
     fn new(measure: impl Into<String>, trajhost: impl Into<String>) -> Row {
-        Row { measure: measure.into(), trajhost: trajhost.into(), reference: String::new(), ratio: None, target: String::new(), holds: None }
+        Row {
+            measure: measure.into(),
+            trajhost: trajhost.into(),
+            reference: String::new(),
+            ratio: None,
+            target: String::new(),
+            holds: None,
+        }
     }
     fn reference(mut self, reference: impl Into<String>, ratio: Option<f64>) -> Row {
         self.reference = reference.into();
@@ -106,7 +113,10 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
     let loads = load_times("trajhost-codec-claude-code", &options.work_dir.join("cold-cache"))?;
     report.rows.push(
         Row::new("claude-code codec: warm load (cache hit, deserialize)", format!("{} µs", loads.warm_us))
-            .reference(format!("cold compile {} µs", loads.compile_us), Some(loads.warm_us as f64 / loads.compile_us as f64))
+            .reference(
+                format!("cold compile {} µs", loads.compile_us),
+                Some(loads.warm_us as f64 / loads.compile_us as f64),
+            )
             .target("≤ 1000 µs", loads.warm_us <= 1000),
     );
     report.rows.push(
@@ -202,12 +212,24 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
             let direct = scan_opencode_rusqlite(&home.join(OPENCODE_DB), &found.session.native_id)?;
             let label = format!("{} messages, {} parts, {} MiB", store.messages, store.parts, mib(store.bytes));
             report.rows.push(
-                Row::new(format!("opencode read via SQLite capability ({label})"), format!("{:.0} ms", ms(wasm.elapsed)))
-                    .reference(format!("same codec native {:.0} ms", ms(native.elapsed)), Some(secs(wasm.elapsed) / secs(native.elapsed))),
+                Row::new(
+                    format!("opencode read via SQLite capability ({label})"),
+                    format!("{:.0} ms", ms(wasm.elapsed)),
+                )
+                .reference(
+                    format!("same codec native {:.0} ms", ms(native.elapsed)),
+                    Some(secs(wasm.elapsed) / secs(native.elapsed)),
+                ),
             );
             report.rows.push(
-                Row::new("  same queries, direct rusqlite (no JSON parsing, no records)", format!("{:.0} ms", ms(wasm.elapsed)))
-                    .reference(format!("rusqlite {:.0} ms", ms(direct.elapsed)), Some(secs(wasm.elapsed) / secs(direct.elapsed))),
+                Row::new(
+                    "  same queries, direct rusqlite (no JSON parsing, no records)",
+                    format!("{:.0} ms", ms(wasm.elapsed)),
+                )
+                .reference(
+                    format!("rusqlite {:.0} ms", ms(direct.elapsed)),
+                    Some(secs(wasm.elapsed) / secs(direct.elapsed)),
+                ),
             );
         }
         _ => report.skipped.push("SKIP sqlite: no opencode fixture store to replicate".into()),
@@ -225,7 +247,9 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
                     progress(&format!("casr: {} {} MiB", session.format.harness(), mib(session.bytes)));
                     let ours = cli_read(options, &session.path)?;
                     match casr::read(&bin, session, &options.work_dir) {
-                        Err(reason) => report.skipped.push(format!("SKIP casr on {}: {reason}", session.format.harness())),
+                        Err(reason) => {
+                            report.skipped.push(format!("SKIP casr on {}: {reason}", session.format.harness()))
+                        }
                         Ok(theirs) => {
                             let t = secs(ours.elapsed) / secs(theirs.elapsed);
                             let m = ours.peak_rss as f64 / theirs.peak_rss.max(1) as f64;
@@ -288,10 +312,8 @@ pub struct LoadTimes {
 /// Measures cold compile vs warm load of the built-in `package` with a
 /// cache under `cache_root` (emptied first).
 pub fn load_times(package: &str, cache_root: &Path) -> Result<LoadTimes> {
-    let builtin = BUILTIN_CODECS
-        .iter()
-        .find(|b| b.package == package)
-        .ok_or_else(|| BenchError::NoBuiltin(package.into()))?;
+    let builtin =
+        BUILTIN_CODECS.iter().find(|b| b.package == package).ok_or_else(|| BenchError::NoBuiltin(package.into()))?;
     let _ = std::fs::remove_dir_all(cache_root);
     let limits = Limits::default();
     let cold = Runtime::new(limits.clone(), Some(cache_root), Mode::Production)?;
@@ -479,7 +501,10 @@ pub fn cli_read(options: &Options, path: &Path) -> Result<ChildRun> {
         .stderr(Stdio::null());
     let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
     if run.exit_code != 0 {
-        return Err(BenchError::Child { command: format!("trajhost read {} --json", path.display()), code: run.exit_code });
+        return Err(BenchError::Child {
+            command: format!("trajhost read {} --json", path.display()),
+            code: run.exit_code,
+        });
     }
     Ok(run)
 }
@@ -501,7 +526,10 @@ pub fn cli_convert(options: &Options, path: &Path, target: &str, out: &Path) -> 
         .stderr(Stdio::null());
     let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
     if run.exit_code != 0 {
-        return Err(BenchError::Child { command: format!("trajhost convert {} --to {target}", path.display()), code: run.exit_code });
+        return Err(BenchError::Child {
+            command: format!("trajhost convert {} --to {target}", path.display()),
+            code: run.exit_code,
+        });
     }
     Ok(run)
 }
@@ -565,7 +593,11 @@ fn opencode_session(catalog: &Catalog<'_>, home: &Path) -> Result<inventory::Fou
     if let Some((_, error)) = found.failures.into_iter().next() {
         return Err(error.into());
     }
-    found.sessions.into_iter().max_by_key(|s| s.session.size).ok_or_else(|| BenchError::NoSession("no opencode session in the synthetic store".into()))
+    found
+        .sessions
+        .into_iter()
+        .max_by_key(|s| s.session.size)
+        .ok_or_else(|| BenchError::NoSession("no opencode session in the synthetic store".into()))
 }
 
 /// The opencode codec's queries, run directly with rusqlite: every message
@@ -660,7 +692,18 @@ pub mod casr {
         };
         let mut command = Command::new(bin);
         command
-            .args(["resume", target, &session.native_id, "--dry-run", "--json", "--max-context-tokens", "0", "--max-tool-output", "0", "--source"])
+            .args([
+                "resume",
+                target,
+                &session.native_id,
+                "--dry-run",
+                "--json",
+                "--max-context-tokens",
+                "0",
+                "--max-tool-output",
+                "0",
+                "--source",
+            ])
             .arg(&session.path)
             .env("HOME", &scratch)
             .env_remove("CODEX_HOME")

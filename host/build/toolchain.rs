@@ -33,7 +33,13 @@ pub fn rustup_toolchain_of(sysroot: &Path) -> Option<String> {
 
 /// Decides from what was found: is the target in the sysroot, was rustup
 /// found, and which rustup toolchain (if any) owns the compiler's sysroot.
-pub fn target_plan(target: &str, sysroot: &Path, installed: bool, rustup_found: bool, toolchain: Option<&str>) -> TargetPlan {
+pub fn target_plan(
+    target: &str,
+    sysroot: &Path,
+    installed: bool,
+    rustup_found: bool,
+    toolchain: Option<&str>,
+) -> TargetPlan {
     if installed {
         return TargetPlan::Ready;
     }
@@ -58,8 +64,18 @@ pub fn target_plan(target: &str, sysroot: &Path, installed: bool, rustup_found: 
 fn is_progress(line: &str) -> bool {
     let line = line.trim_start();
     [
-        "Compiling ", "Checking ", "Building ", "Downloading ", "Downloaded ", "Updating ", "Locking ", "Adding ",
-        "Blocking ", "Fresh ", "Finished ", "Running ",
+        "Compiling ",
+        "Checking ",
+        "Building ",
+        "Downloading ",
+        "Downloaded ",
+        "Updating ",
+        "Locking ",
+        "Adding ",
+        "Blocking ",
+        "Fresh ",
+        "Finished ",
+        "Running ",
     ]
     .iter()
     .any(|p| line.starts_with(p))

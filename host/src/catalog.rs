@@ -54,11 +54,19 @@ impl<'a> Catalog<'a> {
 
     /// Like [`Catalog::open`], telling `progress` before anything slow
     /// happens (compiling codecs that are not in the cache).
-    pub fn open_reporting(runtime: &'a Runtime, registry: &'a Registry, progress: impl Fn(&Progress) + 'a) -> Result<Catalog<'a>> {
+    pub fn open_reporting(
+        runtime: &'a Runtime,
+        registry: &'a Registry,
+        progress: impl Fn(&Progress) + 'a,
+    ) -> Result<Catalog<'a>> {
         Catalog::open_inner(runtime, registry, Some(Box::new(progress)))
     }
 
-    fn open_inner(runtime: &'a Runtime, registry: &'a Registry, progress: Option<ProgressFn<'a>>) -> Result<Catalog<'a>> {
+    fn open_inner(
+        runtime: &'a Runtime,
+        registry: &'a Registry,
+        progress: Option<ProgressFn<'a>>,
+    ) -> Result<Catalog<'a>> {
         let installed = registry.installed()?;
         let mut catalog = Catalog {
             runtime,
@@ -178,7 +186,12 @@ impl<'a> Catalog<'a> {
 
     /// The codec for a session: `--codec` if given, else the highest codec
     /// version whose native range covers the session's native version.
-    pub fn select(&self, harness: &str, native_version: Option<&str>, codec_override: Option<&str>) -> Result<&CodecRecord> {
+    pub fn select(
+        &self,
+        harness: &str,
+        native_version: Option<&str>,
+        codec_override: Option<&str>,
+    ) -> Result<&CodecRecord> {
         let codecs = self.for_harness(harness);
         if let Some(wanted) = codec_override {
             let (h, v) = wanted.split_once('@').unwrap_or((wanted, ""));
@@ -188,7 +201,10 @@ impl<'a> Catalog<'a> {
                 .ok_or_else(|| HostError::NoCodec(format!("no codec {wanted} (available: {})", describe(&codecs))));
         }
         if codecs.is_empty() {
-            return Err(HostError::NoCodec(format!("no codec for harness {harness:?} (known harnesses: {})", self.harnesses().join(", "))));
+            return Err(HostError::NoCodec(format!(
+                "no codec for harness {harness:?} (known harnesses: {})",
+                self.harnesses().join(", ")
+            )));
         }
         let Some(native) = native_version else {
             return Ok(codecs[0]);

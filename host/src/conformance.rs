@@ -364,9 +364,13 @@ pub fn check_fixture(
             match crate::catalog::parse_native_version(native) {
                 Some(parsed) if version_in_range(range, &parsed) => {}
                 Some(_) => violations.add(Check::NativeVersionInRange, || {
-                    format!("native version {native:?} is outside the codec's native-versions {:?}", info.native_versions)
+                    format!(
+                        "native version {native:?} is outside the codec's native-versions {:?}",
+                        info.native_versions
+                    )
                 }),
-                None => violations.add(Check::NativeVersionInRange, || format!("native version {native:?} is not a version")),
+                None => violations
+                    .add(Check::NativeVersionInRange, || format!("native version {native:?} is not a version")),
             }
         }
 
@@ -381,7 +385,9 @@ pub fn check_fixture(
                 session_run.log = inspecting.plugin_log();
                 session_run.error.get_or_insert(error);
             }
-            Err(error) => violations.add(Check::InspectAgrees, || format!("inspect({:?}) failed: {error}", session.locator)),
+            Err(error) => {
+                violations.add(Check::InspectAgrees, || format!("inspect({:?}) failed: {error}", session.locator))
+            }
         }
         session_run.failures.extend(violations.into_failures(&session.locator));
         session_run.failures.sort_by_key(|f| f.check);
@@ -514,7 +520,11 @@ mod tests {
     }
 
     fn call(id: &str, call_id: &str, agent: Option<&str>) -> Record {
-        record(id, Body::ToolCall { call_id: call_id.into(), name: "Bash".into(), arguments: serde_json::json!({}) }, agent)
+        record(
+            id,
+            Body::ToolCall { call_id: call_id.into(), name: "Bash".into(), arguments: serde_json::json!({}) },
+            agent,
+        )
     }
 
     fn result(id: &str, call_id: &str, agent: Option<&str>) -> Record {
@@ -531,7 +541,13 @@ mod tests {
 
     #[test]
     fn a_conforming_stream_passes() {
-        let records = [meta(), call("a", "c1", None), result("b", "c1", None), call("c", "c1", Some("sub")), result("d", "c1", Some("sub"))];
+        let records = [
+            meta(),
+            call("a", "c1", None),
+            result("b", "c1", None),
+            call("c", "c1", Some("sub")),
+            result("d", "c1", Some("sub")),
+        ];
         assert_eq!(failed(&records), vec![]);
     }
 
@@ -548,7 +564,10 @@ mod tests {
 
     #[test]
     fn a_result_must_answer_a_call_of_its_own_agent() {
-        assert_eq!(failed(&[meta(), call("a", "c1", Some("sub")), result("b", "c1", None)]), vec![Check::ToolResultAfterCall]);
+        assert_eq!(
+            failed(&[meta(), call("a", "c1", Some("sub")), result("b", "c1", None)]),
+            vec![Check::ToolResultAfterCall]
+        );
     }
 
     #[test]

@@ -93,7 +93,13 @@ pub struct ExportManifest {
 /// to the export's files, and the fidelity comparison keeps digests of the
 /// values, not the values. Memory follows the batch size and the longest
 /// record, not the session.
-pub fn convert(catalog: &Catalog<'_>, found: &FoundSession, to: &str, out: &Path, cwd: Option<String>) -> Result<ExportManifest> {
+pub fn convert(
+    catalog: &Catalog<'_>,
+    found: &FoundSession,
+    to: &str,
+    out: &Path,
+    cwd: Option<String>,
+) -> Result<ExportManifest> {
     let target_codec = catalog.for_harness(to).first().copied().cloned().ok_or_else(|| {
         HostError::NoCodec(format!("no codec for target harness {to:?} (known: {})", catalog.harnesses().join(", ")))
     })?;
@@ -210,8 +216,14 @@ impl ExportFile {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
         }
-        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| HostError::io(path, e))?;
-        Ok(ExportFile { path: path.to_path_buf(), file: std::io::BufWriter::with_capacity(1 << 20, file), hasher: Sha256::new(), size: 0 })
+        let file =
+            std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| HostError::io(path, e))?;
+        Ok(ExportFile {
+            path: path.to_path_buf(),
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            hasher: Sha256::new(),
+            size: 0,
+        })
     }
 
     fn append(&mut self, bytes: &[u8]) -> Result<()> {
@@ -310,11 +322,8 @@ fn read_back(
     source: &mut Essentials,
 ) -> Result<BTreeMap<String, u64>> {
     let discovery = catalog.instantiate(codec)?.discover(home)?;
-    let session = discovery
-        .sessions
-        .into_iter()
-        .find(|s| s.native_id == native_id)
-        .ok_or_else(|| HostError::Codec {
+    let session =
+        discovery.sessions.into_iter().find(|s| s.native_id == native_id).ok_or_else(|| HostError::Codec {
             plugin: codec.id(),
             op: crate::error::Operation::Write,
             message: format!("wrote session {native_id} but cannot discover it in its own output"),
@@ -397,7 +406,9 @@ impl Essentials {
                 *per.entry(CATEGORIES[usize::from(*category)]).or_default() += *count as u64;
             }
         }
-        per.into_iter().map(|(what, count)| Loss { what: what.to_string(), count, found_by: "read-back".into() }).collect()
+        per.into_iter()
+            .map(|(what, count)| Loss { what: what.to_string(), count, found_by: "read-back".into() })
+            .collect()
     }
 
     fn add(&mut self, r: &Record) {
@@ -423,7 +434,9 @@ impl Essentials {
                     self.push("usage", "");
                 }
             }
-            Body::ToolCall { name, arguments, .. } => self.push("tool call", &format!("{name} {}", canonical_json(arguments))),
+            Body::ToolCall { name, arguments, .. } => {
+                self.push("tool call", &format!("{name} {}", canonical_json(arguments)))
+            }
             Body::ToolResult { content, .. } => self.push("tool result", &norm(content)),
             Body::Reasoning(reasoning) => match &reasoning.text {
                 Some(text) if !text.trim().is_empty() => self.push("reasoning text", &norm(text)),
@@ -439,11 +452,12 @@ impl Essentials {
 fn canonical_json(value: &serde_json::Value) -> String {
     // serde_json's Map is ordered by key (no preserve_order feature).
     match value {
-        serde_json::Value::String(s) => serde_json::from_str::<serde_json::Value>(s).map(|v| v.to_string()).unwrap_or_else(|_| s.clone()),
+        serde_json::Value::String(s) => {
+            serde_json::from_str::<serde_json::Value>(s).map(|v| v.to_string()).unwrap_or_else(|_| s.clone())
+        }
         other => other.to_string(),
     }
 }
-
 
 /// Loads an export directory's manifest and checks its artifacts' hashes.
 pub fn load_export(dir: &Path) -> Result<(ExportManifest, Vec<ArtifactInfo>)> {
@@ -456,7 +470,10 @@ pub fn load_export(dir: &Path) -> Result<(ExportManifest, Vec<ArtifactInfo>)> {
         let file = artifact_path(dir, &entry.path)?;
         let (found, size) = file_digest(&file)?;
         if found != entry.sha256 {
-            return Err(HostError::io(&file, format!("changed since export (sha256 {found}, expected {})", entry.sha256)));
+            return Err(HostError::io(
+                &file,
+                format!("changed since export (sha256 {found}, expected {})", entry.sha256),
+            ));
         }
         artifacts.push(ArtifactInfo { path: entry.path.clone(), size, sha256: found });
     }
@@ -510,7 +527,10 @@ pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Re
             Operation::CreateFile(f) => InstallOp::CreateFile { path: f.path, bytes: f.bytes },
             Operation::CopyArtifact(c) => {
                 if !artifacts.iter().any(|a| a.path == c.artifact) {
-                    return Err(HostError::io(export, format!("the plan copies {:?}, which is not an artifact of this export", c.artifact)));
+                    return Err(HostError::io(
+                        export,
+                        format!("the plan copies {:?}, which is not an artifact of this export", c.artifact),
+                    ));
                 }
                 let file = artifact_path(export, &c.artifact)?;
                 let source = std::fs::canonicalize(&file).map_err(|e| HostError::io(&file, e))?;
@@ -523,7 +543,11 @@ pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Re
                 path: d.path,
                 schema: d.schema,
                 user_version: d.user_version,
-                tables: d.tables.into_iter().map(|t| TableRows { table: t.table, columns: t.columns, rows: rows(t.rows) }).collect(),
+                tables: d
+                    .tables
+                    .into_iter()
+                    .map(|t| TableRows { table: t.table, columns: t.columns, rows: rows(t.rows) })
+                    .collect(),
             },
             Operation::AddJsonEntry(j) => InstallOp::AddJsonEntry {
                 path: j.path,

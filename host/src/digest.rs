@@ -127,7 +127,9 @@ impl SessionDigest {
                     encode_str(&mut buf, key);
                     match (key.as_str(), field, &file) {
                         ("src", Value::Object(src), Some((_, ordinal))) => encode_object(&mut buf, src, Some(ordinal)),
-                        ("id" | "parent", Value::String(text), Some((path, ordinal))) if !path.is_empty() && text.contains(path) => {
+                        ("id" | "parent", Value::String(text), Some((path, ordinal)))
+                            if !path.is_empty() && text.contains(path) =>
+                        {
                             encode_str(&mut buf, &text.replace(path, ordinal));
                         }
                         _ => encode(&mut buf, field),
@@ -332,13 +334,21 @@ mod tests {
 
     #[test]
     fn snapshot_ids_ignore_the_codec_and_the_file_path_but_not_offsets() {
-        let meta = |codec: &str| format!(r#"{{"id":"m","kind":"meta","schema":"s","harness":"toy","native_id":"a","codec":"{codec}"}}"#);
+        let meta = |codec: &str| {
+            format!(r#"{{"id":"m","kind":"meta","schema":"s","harness":"toy","native_id":"a","codec":"{codec}"}}"#)
+        };
         let user = |file: &str, offset: u64| {
-            format!(r#"{{"id":"{file}@{offset}","kind":"user","text":"hi","src":{{"file":"{file}","offset":{offset},"len":9}}}}"#)
+            format!(
+                r#"{{"id":"{file}@{offset}","kind":"user","text":"hi","src":{{"file":"{file}","offset":{offset},"len":9}}}}"#
+            )
         };
         let base = id_of(&[&meta("toy@1.0.0"), &user("toy/a.jsonl", 40)]);
         assert_eq!(base, id_of(&[&meta("toy@2.0.0"), &user("toy/a.jsonl", 40)]), "the codec version does not count");
-        assert_eq!(base, id_of(&[&meta("toy@1.0.0"), &user("copy.jsonl", 40)]), "nor the file's path, in src or in the id");
+        assert_eq!(
+            base,
+            id_of(&[&meta("toy@1.0.0"), &user("copy.jsonl", 40)]),
+            "nor the file's path, in src or in the id"
+        );
         assert_ne!(base, id_of(&[&meta("toy@1.0.0"), &user("toy/a.jsonl", 41)]), "offsets count");
         let moved_meta = r#"{"id":"m","kind":"meta","schema":"s","harness":"toy","native_id":"b","codec":"toy@1.0.0"}"#;
         assert_ne!(base, id_of(&[moved_meta, &user("toy/a.jsonl", 40)]), "meta fields other than codec count");
@@ -348,7 +358,10 @@ mod tests {
         // Two files stay two files.
         let one_file = id_of(&[&user("a.jsonl", 0), &user("a.jsonl", 10)]);
         assert_ne!(one_file, id_of(&[&user("a.jsonl", 0), &user("b.jsonl", 10)]));
-        assert_eq!(id_of(&[&user("a.jsonl", 0), &user("b.jsonl", 10)]), id_of(&[&user("c.jsonl", 0), &user("d.jsonl", 10)]));
+        assert_eq!(
+            id_of(&[&user("a.jsonl", 0), &user("b.jsonl", 10)]),
+            id_of(&[&user("c.jsonl", 0), &user("d.jsonl", 10)])
+        );
         // A string that merely equals another field's path is content.
         assert_ne!(
             id_of(&[r#"{"id":"r","kind":"user","text":"a.jsonl","src":{"file":"a.jsonl","offset":0,"len":1}}"#]),
@@ -366,7 +379,8 @@ mod tests {
 
     #[test]
     fn ending_names() {
-        let names: Vec<String> = [Ending::Completed, Ending::Error, Ending::Aborted, Ending::Open].iter().map(|e| e.to_string()).collect();
+        let names: Vec<String> =
+            [Ending::Completed, Ending::Error, Ending::Aborted, Ending::Open].iter().map(|e| e.to_string()).collect();
         assert_eq!(names, ["completed", "error", "aborted", "open"]);
         for e in [Ending::Completed, Ending::Error, Ending::Aborted, Ending::Open] {
             assert_eq!(serde_json::to_value(e).unwrap(), e.name());

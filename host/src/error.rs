@@ -65,7 +65,9 @@ pub enum HostError {
     #[error("{component}: {message}; this trajhost supports trajhost:codec {supported}")]
     ApiMismatch { component: String, message: String, supported: String },
 
-    #[error("{component} imports {import}, which codecs may not use (allowed: trajhost:codec/*, wasi:cli/*, wasi:io/*)")]
+    #[error(
+        "{component} imports {import}, which codecs may not use (allowed: trajhost:codec/*, wasi:cli/*, wasi:io/*)"
+    )]
     /// `import` lists every refused import.
     CapabilityDenied { component: String, import: String },
 
@@ -90,7 +92,9 @@ pub enum HostError {
     #[error(transparent)]
     Install(#[from] crate::install::InstallError),
 
-    #[error("plugin blob {path} does not match its recorded sha256 (expected {expected}, found {found}); reinstall it or run `trajhost plugin verify`")]
+    #[error(
+        "plugin blob {path} does not match its recorded sha256 (expected {expected}, found {found}); reinstall it or run `trajhost plugin verify`"
+    )]
     Tampered { path: PathBuf, expected: String, found: String },
 }
 

@@ -106,7 +106,10 @@ pub fn discover(catalog: &Catalog<'_>, query: &SessionQuery) -> Result<Inventory
     let harnesses: Vec<String> = match &query.harness {
         Some(h) => {
             if catalog.for_harness(h).is_empty() {
-                return Err(HostError::NoCodec(format!("no codec for harness {h:?} (known: {})", catalog.harnesses().join(", "))));
+                return Err(HostError::NoCodec(format!(
+                    "no codec for harness {h:?} (known: {})",
+                    catalog.harnesses().join(", ")
+                )));
             }
             vec![h.clone()]
         }
@@ -148,7 +151,9 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
         }
         for diagnostic in discovery.diagnostics {
             let duplicate = diagnostics.iter().any(|d| {
-                d.diagnostic.code == diagnostic.code && d.diagnostic.file == diagnostic.file && d.diagnostic.detail == diagnostic.detail
+                d.diagnostic.code == diagnostic.code
+                    && d.diagnostic.file == diagnostic.file
+                    && d.diagnostic.detail == diagnostic.detail
             });
             if !duplicate {
                 diagnostics.push(HarnessDiagnostic { harness: harness.to_string(), codec: codec.id(), diagnostic });
@@ -158,7 +163,9 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
     // (codec, file) of every report, before the reports are consumed.
     let reported: Vec<(String, String)> = reports
         .iter()
-        .flat_map(|(locator, found)| found.iter().map(move |(codec, _)| (codec.id(), locator_file(locator).to_string())))
+        .flat_map(|(locator, found)| {
+            found.iter().map(move |(codec, _)| (codec.id(), locator_file(locator).to_string()))
+        })
         .collect();
     for (_, mut found) in reports {
         let (newest, primary) = &found[0];
@@ -225,7 +232,11 @@ pub fn resolve(catalog: &Catalog<'_>, target: &str, home: &Path, harness: Option
 /// [`resolve`] with every option.
 pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) -> Result<FoundSession> {
     let forced = match lookup.codec {
-        Some(wanted) => Some(catalog.select(lookup.harness.unwrap_or(wanted.split('@').next().unwrap_or(wanted)), None, Some(wanted))?),
+        Some(wanted) => Some(catalog.select(
+            lookup.harness.unwrap_or(wanted.split('@').next().unwrap_or(wanted)),
+            None,
+            Some(wanted),
+        )?),
         None => None,
     };
     let harness = forced.map(|c| c.harness.as_str()).or(lookup.harness);
@@ -242,7 +253,8 @@ pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) ->
         return resolve_path(catalog, Path::new(file), harness, forced, Some(fragment));
     }
     let home = lookup.home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
-    let inventory = discover(catalog, &SessionQuery { home: home.clone(), harness: harness.map(String::from), cwd: None })?;
+    let inventory =
+        discover(catalog, &SessionQuery { home: home.clone(), harness: harness.map(String::from), cwd: None })?;
     let exact: Vec<&FoundSession> = inventory.sessions.iter().filter(|s| s.session.native_id == target).collect();
     let matches = if exact.is_empty() {
         inventory.sessions.iter().filter(|s| s.session.native_id.starts_with(target)).collect()
@@ -350,7 +362,10 @@ fn resolve_path(
     let head = read_head(&path)?;
     let (codec, sniffed) = match harness {
         Some(h) => {
-            let newest = *catalog.for_harness(h).first().ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
+            let newest = *catalog
+                .for_harness(h)
+                .first()
+                .ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
             // The sniffed native version picks the version, when it shows one.
             let sniffed = match catalog.instantiate(newest).and_then(|mut i| i.sniff(&path.to_string_lossy(), &head)) {
                 Ok(sniffed) => sniffed,
@@ -428,8 +443,9 @@ fn glob_match<'c>(codec: &'c CodecRecord, components: &[String]) -> Option<GlobM
         }
         let tail = &components[components.len() - pattern.len()..];
         if pattern.iter().zip(tail).all(|(p, c)| segment_matches(p, c)) {
-            let home: PathBuf =
-                std::iter::once("/".to_string()).chain(components[..components.len() - pattern.len()].iter().cloned()).collect();
+            let home: PathBuf = std::iter::once("/".to_string())
+                .chain(components[..components.len() - pattern.len()].iter().cloned())
+                .collect();
             return Some(GlobMatch { codec, home, locator: tail.join("/") });
         }
     }
@@ -438,12 +454,24 @@ fn glob_match<'c>(codec: &'c CodecRecord, components: &[String]) -> Option<GlobM
 
 /// Asks `codec` about the session at `locator`, and attributes it to the
 /// codec its native version selects (or the forced one).
-fn inspect(catalog: &Catalog<'_>, codec: &CodecRecord, home: &Path, locator: &str, forced: Option<&CodecRecord>) -> Result<FoundSession> {
+fn inspect(
+    catalog: &Catalog<'_>,
+    codec: &CodecRecord,
+    home: &Path,
+    locator: &str,
+    forced: Option<&CodecRecord>,
+) -> Result<FoundSession> {
     let session = catalog.instantiate(codec)?.inspect(home, locator)?;
     Ok(attribute(catalog, codec, home, session, forced))
 }
 
-fn attribute(catalog: &Catalog<'_>, reporter: &CodecRecord, home: &Path, session: SessionRef, forced: Option<&CodecRecord>) -> FoundSession {
+fn attribute(
+    catalog: &Catalog<'_>,
+    reporter: &CodecRecord,
+    home: &Path,
+    session: SessionRef,
+    forced: Option<&CodecRecord>,
+) -> FoundSession {
     let chosen = match forced {
         Some(codec) => Some(codec.id()),
         None => catalog.select(&reporter.harness, session.native_version.as_deref(), None).ok().map(CodecRecord::id),
@@ -528,7 +556,12 @@ fn segment_matches(pattern: &str, text: &str) -> bool {
 
 /// Opens a session for reading with the codec its native version calls for
 /// (or `codec_override`).
-pub fn open(catalog: &Catalog<'_>, found: &FoundSession, codec_override: Option<&str>, options: ReadOptions) -> Result<(CodecRecord, SessionStream)> {
+pub fn open(
+    catalog: &Catalog<'_>,
+    found: &FoundSession,
+    codec_override: Option<&str>,
+    options: ReadOptions,
+) -> Result<(CodecRecord, SessionStream)> {
     let wanted = codec_override.or(found.codec.as_deref());
     let codec = catalog.select(&found.harness, found.session.native_version.as_deref(), wanted)?.clone();
     let stream = catalog.instantiate(&codec)?.read(&found.home, &found.session.locator, options)?;

@@ -52,7 +52,9 @@ pub fn project(records: &[Record]) -> Trajectory {
                 body.push(json!({"role": "user", "content": text, "timestamp": ts}));
             }
             Body::Reasoning(r) => match &r.text {
-                Some(text) if !text.trim().is_empty() => body.push(json!({"role": "reasoning", "content": text, "timestamp": ts})),
+                Some(text) if !text.trim().is_empty() => {
+                    body.push(json!({"role": "reasoning", "content": text, "timestamp": ts}))
+                }
                 _ => *out.dropped.entry("opaque_reasoning_dropped").or_default() += 1,
             },
             Body::Assistant(a) => {
@@ -88,7 +90,9 @@ pub fn project(records: &[Record]) -> Trajectory {
             }
             Body::System { .. } => *out.dropped.entry("system_message_omitted").or_default() += 1,
             Body::Observation { .. } => *out.dropped.entry("noise_record_dropped").or_default() += 1,
-            Body::Compaction { summary, .. } => body.push(json!({"role": "observation", "content": summary, "timestamp": ts})),
+            Body::Compaction { summary, .. } => {
+                body.push(json!({"role": "observation", "content": summary, "timestamp": ts}))
+            }
             Body::User { .. } => *out.dropped.entry("empty_user_dropped").or_default() += 1,
         }
     }
@@ -115,7 +119,10 @@ mod tests {
         let records = vec![
             record("m", Body::Meta(Meta { harness: "codex".into(), cwd: Some("/w".into()), ..Default::default() })),
             record("u", Body::User { text: "hi".into(), attachments: vec![] }),
-            record("a", Body::Assistant(Assistant { text: "ok".into(), model: Some("m1".into()), ..Default::default() })),
+            record(
+                "a",
+                Body::Assistant(Assistant { text: "ok".into(), model: Some("m1".into()), ..Default::default() }),
+            ),
             record("c", Body::ToolCall { call_id: "c1".into(), name: "sh".into(), arguments: json!({"cmd": "ls"}) }),
             record("r", Body::ToolResult { call_id: "c1".into(), content: "x".into(), ok: None }),
             record("o", Body::ToolResult { call_id: "nope".into(), content: "y".into(), ok: Some(true) }),

@@ -70,6 +70,7 @@ fn a_warm_load_never_recompiles() {
     // Two "processes" over the shared cache: the second compiles nothing.
     let loads = bench::warm_catalog_loads(&shared_cache()).unwrap();
     assert!(!loads.is_empty());
-    let compiled: Vec<&String> = loads.iter().filter(|(_, kind)| *kind != LoadKind::CacheHit).map(|(name, _)| name).collect();
+    let compiled: Vec<&String> =
+        loads.iter().filter(|(_, kind)| *kind != LoadKind::CacheHit).map(|(name, _)| name).collect();
     assert!(compiled.is_empty(), "a warm load recompiled: {compiled:?}");
 }

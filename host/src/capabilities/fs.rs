@@ -80,9 +80,7 @@ fn io_error(rel: &str, error: io::Error) -> FsError {
         io::ErrorKind::PermissionDenied => FsError::Denied(format!("{rel}: {error}")),
         // cap-std reports an escape ("a path led outside of the filesystem") as PermissionDenied
         // or as an Other error depending on the platform; name it for the codec author.
-        _ if error.to_string().contains("outside") => {
-            FsError::Denied(format!("{rel}: leaves the granted directory"))
-        }
+        _ if error.to_string().contains("outside") => FsError::Denied(format!("{rel}: leaves the granted directory")),
         _ => FsError::Io(format!("{rel}: {error}")),
     }
 }
@@ -138,10 +136,15 @@ impl wit::HostDir for PluginState {
     fn stat(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Metadata, FsError>> {
         self.stats.stat_calls += 1;
         let handle = self.table.get(&dir)?;
-        Ok(check_path(&path).and_then(|rel| handle.dir.metadata(rel).map(|m| metadata(&m)).map_err(|e| io_error(&path, e))))
+        Ok(check_path(&path)
+            .and_then(|rel| handle.dir.metadata(rel).map(|m| metadata(&m)).map_err(|e| io_error(&path, e))))
     }
 
-    fn open(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Resource<FileHandle>, FsError>> {
+    fn open(
+        &mut self,
+        dir: Resource<DirHandle>,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<FileHandle>, FsError>> {
         self.stats.opens += 1;
         let handle = self.table.get(&dir)?;
         let opened = check_path(&path).and_then(|rel| {
@@ -158,7 +161,11 @@ impl wit::HostDir for PluginState {
         })
     }
 
-    fn open_dir(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Resource<DirHandle>, FsError>> {
+    fn open_dir(
+        &mut self,
+        dir: Resource<DirHandle>,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<DirHandle>, FsError>> {
         let handle = self.table.get(&dir)?;
         let opened = check_path(&path).and_then(|rel| {
             let sub = handle.dir.open_dir(rel).map_err(|e| io_error(&path, e))?;
@@ -181,7 +188,12 @@ impl wit::HostFile for PluginState {
         Ok(self.table.get(&file)?.size)
     }
 
-    fn read(&mut self, file: Resource<FileHandle>, offset: u64, length: u32) -> wasmtime::Result<Result<Vec<u8>, FsError>> {
+    fn read(
+        &mut self,
+        file: Resource<FileHandle>,
+        offset: u64,
+        length: u32,
+    ) -> wasmtime::Result<Result<Vec<u8>, FsError>> {
         let max = self.limits.max_read_bytes;
         if length > max {
             return Ok(Err(FsError::LimitExceeded(format!("read of {length} bytes; the limit per call is {max}"))));

@@ -22,9 +22,7 @@ impl wit::Host for PluginState {
 /// Removes terminal control sequences and other control characters from
 /// plugin output before anyone displays it.
 pub fn sanitize(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() && c != '\n' && c != '\t' { '\u{fffd}' } else { c })
-        .collect()
+    text.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { '\u{fffd}' } else { c }).collect()
 }
 
 /// A size-bounded log: keeps the first bytes and counts what it dropped.

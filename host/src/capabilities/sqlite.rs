@@ -72,7 +72,8 @@ const READABLE_PRAGMAS: &[&str] =
     &["table_list", "user_version", "schema_version", "application_id", "page_size", "page_count", "encoding"];
 
 /// Schema introspection pragmas, whose argument is a table or index name.
-const SCHEMA_PRAGMAS: &[&str] = &["table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"];
+const SCHEMA_PRAGMAS: &[&str] =
+    &["table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"];
 
 fn authorize(ctx: AuthContext<'_>) -> Authorization {
     match ctx.action {
@@ -110,10 +111,8 @@ fn sqlite_error(path: &str, error: rusqlite::Error) -> SqliteError {
 
 /// Opens `host_path` without changing it or anything beside it.
 fn open_read_only(host_path: &Path, rel: &str, deadline: SharedDeadline) -> Result<DatabaseHandle, SqliteError> {
-    let wal = host_path.with_file_name(format!(
-        "{}-wal",
-        host_path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-    ));
+    let wal = host_path
+        .with_file_name(format!("{}-wal", host_path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()));
     let live_wal = std::fs::metadata(&wal).map(|m| m.len() > 0).unwrap_or(false);
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     let io = |e: std::io::Error| SqliteError::Sqlite(format!("{rel}: {e}"));
@@ -124,8 +123,9 @@ fn open_read_only(host_path: &Path, rel: &str, deadline: SharedDeadline) -> Resu
         let copy = dir.path().join("db.sqlite");
         std::fs::copy(host_path, &copy).map_err(io)?;
         std::fs::copy(&wal, dir.path().join("db.sqlite-wal")).map_err(io)?;
-        let conn = Connection::open_with_flags(&copy, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(|e| sqlite_error(rel, e))?;
+        let conn =
+            Connection::open_with_flags(&copy, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                .map_err(|e| sqlite_error(rel, e))?;
         (conn, Some(dir))
     } else {
         let uri = format!("file:{}?mode=ro&immutable=1", uri_escape(host_path));
@@ -133,8 +133,7 @@ fn open_read_only(host_path: &Path, rel: &str, deadline: SharedDeadline) -> Resu
     };
     harden(&conn, deadline).map_err(|e| sqlite_error(rel, e))?;
     // Fail at open, not at the first query, when the file is not a database.
-    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
-        .map_err(|e| sqlite_error(rel, e))?;
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(())).map_err(|e| sqlite_error(rel, e))?;
     Ok(DatabaseHandle { conn, _copy: copy })
 }
 
@@ -192,9 +191,7 @@ fn run_query(conn: &Connection, sql: &str, params: &[Value], max_bytes: usize) -
     }
     let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
     let params: Vec<rusqlite::types::Value> = params.iter().map(to_sql).collect();
-    let mut rows = stmt
-        .query(rusqlite::params_from_iter(params.iter()))
-        .map_err(|e| sqlite_error(label, e))?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params.iter())).map_err(|e| sqlite_error(label, e))?;
     let mut out = VecDeque::new();
     let mut bytes = 0usize;
     while let Some(row) = rows.next().map_err(|e| sqlite_error(label, e))? {
@@ -215,7 +212,11 @@ fn run_query(conn: &Connection, sql: &str, params: &[Value], max_bytes: usize) -
 impl wit::Host for PluginState {}
 
 impl wit::HostDatabase for PluginState {
-    fn open(&mut self, root: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Resource<DatabaseHandle>, SqliteError>> {
+    fn open(
+        &mut self,
+        root: Resource<DirHandle>,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<DatabaseHandle>, SqliteError>> {
         if self.open_databases >= self.limits.sqlite_max_connections {
             return Ok(Err(SqliteError::LimitExceeded(format!(
                 "more than {} open databases",
@@ -236,7 +237,12 @@ impl wit::HostDatabase for PluginState {
         }
     }
 
-    fn query(&mut self, db: Resource<DatabaseHandle>, sql: String, params: Vec<Value>) -> wasmtime::Result<Result<Resource<RowsHandle>, SqliteError>> {
+    fn query(
+        &mut self,
+        db: Resource<DatabaseHandle>,
+        sql: String,
+        params: Vec<Value>,
+    ) -> wasmtime::Result<Result<Resource<RowsHandle>, SqliteError>> {
         self.stats.sql_queries += 1;
         let max = self.limits.sqlite_max_result_bytes;
         let handle = self.table.get(&db)?;

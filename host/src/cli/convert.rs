@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use trajhost::convert::{self, ExportManifest, Tier};
 use trajhost::HostError;
+use trajhost::convert::{self, ExportManifest, Tier};
 use trajhost::install::{self, InstallOp, RecoveryOutcome};
 use trajhost::inventory::{self, FoundSession};
 
@@ -72,11 +72,15 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
 fn explain_convert_error(error: HostError, args: &ConvertArgs, found: &FoundSession) -> anyhow::Error {
     let cwd_unknown = args.cwd.is_none() && found.session.cwd.as_deref().is_none_or(str::is_empty);
     match &error {
-        HostError::Codec { plugin, op: trajhost::Operation::Write, message } if cwd_unknown && message.contains("cwd") => anyhow::anyhow!(
-            "{plugin} needs the working directory the session belongs to, and {} {} records none: pass --cwd DIR",
-            found.harness,
-            found.session.native_id
-        ),
+        HostError::Codec { plugin, op: trajhost::Operation::Write, message }
+            if cwd_unknown && message.contains("cwd") =>
+        {
+            anyhow::anyhow!(
+                "{plugin} needs the working directory the session belongs to, and {} {} records none: pass --cwd DIR",
+                found.harness,
+                found.session.native_id
+            )
+        }
         _ => error.into(),
     }
 }
@@ -194,8 +198,13 @@ pub fn recover_installs(data_dir: &std::path::Path) {
                     RecoveryOutcome::RolledForward => "completed",
                     RecoveryOutcome::Retrying => "still incomplete; the next command retries",
                 };
-                let problems = if r.problems.is_empty() { String::new() } else { format!(": {}", r.problems.join("; ")) };
-                eprintln!("trajhost: an interrupted install of {} into {} was {what}{problems}", r.native_id, r.home.display());
+                let problems =
+                    if r.problems.is_empty() { String::new() } else { format!(": {}", r.problems.join("; ")) };
+                eprintln!(
+                    "trajhost: an interrupted install of {} into {} was {what}{problems}",
+                    r.native_id,
+                    r.home.display()
+                );
             }
         }
         Err(error) => eprintln!("trajhost: warning: cannot recover interrupted installs: {error}"),

@@ -31,7 +31,11 @@ pub mod exit {
 }
 
 #[derive(Parser)]
-#[command(name = "trajhost", version, about = "Find, read and convert coding-agent session history through sandboxed codecs")]
+#[command(
+    name = "trajhost",
+    version,
+    about = "Find, read and convert coding-agent session history through sandboxed codecs"
+)]
 struct Cli {
     /// trajhost's own data directory (installed codecs, compiled cache).
     /// Default: $TRAJHOST_HOME, else $XDG_DATA_HOME/trajhost, else ~/.local/share/trajhost.
@@ -154,7 +158,9 @@ pub fn main() -> ExitCode {
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    error
+        .chain()
+        .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 /// The exit code of a failed command: the one mapping every command uses.

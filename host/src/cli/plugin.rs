@@ -137,7 +137,11 @@ fn new(args: &NewArgs) -> anyhow::Result<u8> {
         })?,
     };
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}-codec", args.name)));
-    let made = scaffold::create(&scaffold::Options { name: args.name.clone(), dir: std::path::absolute(&dir)?, sdk: sdk.clone() })?;
+    let made = scaffold::create(&scaffold::Options {
+        name: args.name.clone(),
+        dir: std::path::absolute(&dir)?,
+        sdk: sdk.clone(),
+    })?;
     println!("created {} in {}", made.crate_name, made.dir.display());
     println!("SDK dependency: {}", sdk.describe());
     println!("next:");
@@ -145,11 +149,7 @@ fn new(args: &NewArgs) -> anyhow::Result<u8> {
     println!("  rustup target add wasm32-wasip2   # once");
     println!("  cargo build --target wasm32-wasip2 --release");
     println!("  cargo test-native");
-    println!(
-        "  trajhost plugin test target/{} {} --expect expect.toml",
-        made.wasm.display(),
-        made.fixture.display()
-    );
+    println!("  trajhost plugin test target/{} {} --expect expect.toml", made.wasm.display(), made.fixture.display());
     println!("  trajhost plugin install target/{}", made.wasm.display());
     Ok(exit::OK)
 }
@@ -178,7 +178,15 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
             CodecSource::Installed { .. } => "installed",
         };
         let note = e.shadowed_by.as_ref().map(|s| format!("shadowed by installed {s}")).unwrap_or_default();
-        writeln!(out, "{:<24} {:<22} {:<10} {:<6} {}", e.record.id(), e.record.native_versions, source, e.record.api, note)?;
+        writeln!(
+            out,
+            "{:<24} {:<22} {:<10} {:<6} {}",
+            e.record.id(),
+            e.record.native_versions,
+            source,
+            e.record.api,
+            note
+        )?;
     }
     Ok(exit::OK)
 }
@@ -329,11 +337,12 @@ fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
         eprintln!("error: {codec_id} does not meet expectations: {}", names.join(", "));
     }
     if errored {
-        let (sessions, fixtures) = report
-            .fixtures
-            .iter()
-            .fold((0, 0), |(s, f), r| (s + r.sessions.iter().filter(|x| x.error.is_some()).count(), f + usize::from(r.error.is_some())));
-        eprintln!("error: {codec_id} stopped with an error in {sessions} sessions and {fixtures} fixtures (see ERROR above)");
+        let (sessions, fixtures) = report.fixtures.iter().fold((0, 0), |(s, f), r| {
+            (s + r.sessions.iter().filter(|x| x.error.is_some()).count(), f + usize::from(r.error.is_some()))
+        });
+        eprintln!(
+            "error: {codec_id} stopped with an error in {sessions} sessions and {fixtures} fixtures (see ERROR above)"
+        );
     }
     Ok(if sandboxed {
         exit::SANDBOX
@@ -371,7 +380,10 @@ fn print_report(report: &TestReport, logs: &[(String, String)]) {
                 s.peak_memory >> 10
             );
             if !s.kinds.is_empty() {
-                println!("    kinds: {}", s.kinds.iter().map(|(k, n)| format!("{k}={n}")).collect::<Vec<_>>().join(" "));
+                println!(
+                    "    kinds: {}",
+                    s.kinds.iter().map(|(k, n)| format!("{k}={n}")).collect::<Vec<_>>().join(" ")
+                );
             }
             for d in &s.diagnostics {
                 println!("    diagnostic: {d}");
@@ -389,9 +401,14 @@ fn print_report(report: &TestReport, logs: &[(String, String)]) {
     }
     let failed: Vec<Check> = report.failures.iter().map(|f| f.check).collect();
     let passed: Vec<&str> = Check::ALL.iter().filter(|c| !failed.contains(c)).map(|c| c.name()).collect();
-    let (sessions, unchecked) = report.fixtures.iter().flat_map(|f| &f.sessions).fold((0, 0), |(n, u), s| (n + 1, u + usize::from(s.error.is_some())));
+    let (sessions, unchecked) = report
+        .fixtures
+        .iter()
+        .flat_map(|f| &f.sessions)
+        .fold((0, 0), |(n, u), s| (n + 1, u + usize::from(s.error.is_some())));
     let errored = report.fixtures.iter().filter(|f| f.error.is_some()).count();
-    let mut passed_line = format!("checks passed: {}", if passed.is_empty() { "none".into() } else { passed.join(", ") });
+    let mut passed_line =
+        format!("checks passed: {}", if passed.is_empty() { "none".into() } else { passed.join(", ") });
     if unchecked > 0 || errored > 0 {
         passed_line.push_str(&format!(
             " (not checked: {unchecked} of {sessions} sessions and {errored} fixtures stopped with an error)"

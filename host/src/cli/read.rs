@@ -52,7 +52,8 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let home = args.home.clone().unwrap_or_else(default_home);
     let lookup = Lookup { home: Some(&home), harness: args.harness.as_deref(), codec: args.codec.as_deref() };
     let found = inventory::resolve_with(&catalog, &args.target, &lookup)?;
-    let (codec, mut stream) = inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
+    let (codec, mut stream) =
+        inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
 
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -80,7 +81,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             out.write_all(batch.records.as_bytes())?;
         }
         for line in batch.records.lines() {
-            let record = digest.push_line(line).map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
+            let record = digest
+                .push_line(line)
+                .map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
             if let Some(checks) = &mut strict {
                 checks.push(&record);
             }

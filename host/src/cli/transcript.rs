@@ -44,7 +44,11 @@ impl Transcript {
             }
             Body::System { text } => block(out, &format!("{ts}{agent}system"), text)?,
             Body::User { text, attachments } => {
-                let extra = if attachments.is_empty() { String::new() } else { format!(" (+{} attachments)", attachments.len()) };
+                let extra = if attachments.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (+{} attachments)", attachments.len())
+                };
                 block(out, &format!("{ts}{agent}user{extra}"), text)?
             }
             Body::Assistant(a) => {
@@ -69,9 +73,11 @@ impl Transcript {
                 };
                 block(out, &format!("{ts}{agent}tool result{status} [{call_id}]"), &truncate(content))?
             }
-            Body::Observation { subtype, text } => {
-                writeln!(out, "{ts}{agent}· {subtype}{}", text.as_deref().map(|t| format!(": {}", one_line(t))).unwrap_or_default())?
-            }
+            Body::Observation { subtype, text } => writeln!(
+                out,
+                "{ts}{agent}· {subtype}{}",
+                text.as_deref().map(|t| format!(": {}", one_line(t))).unwrap_or_default()
+            )?,
             Body::Compaction { summary, .. } => block(out, &format!("{ts}{agent}compaction summary"), summary)?,
         }
         Ok(())

@@ -158,7 +158,9 @@ impl ExpectationsFile {
         };
         let check_kinds = |e: &Expectations, place: &str| -> Result<(), ExpectError> {
             match e.kinds.keys().find(|k| !KINDS.contains(&k.as_str())) {
-                Some(kind) => Err(ExpectError::UnknownKind { path: path.to_path_buf(), kind: kind.clone(), place: place.into() }),
+                Some(kind) => {
+                    Err(ExpectError::UnknownKind { path: path.to_path_buf(), kind: kind.clone(), place: place.into() })
+                }
                 None => Ok(()),
             }
         };
@@ -287,7 +289,9 @@ pub fn evaluate(expectations: &Expectations, run: &FixtureRun, texts: &TextWatch
     let diagnostics = run.discover_diagnostics.iter().chain(run.sessions.iter().flat_map(|s| s.diagnostics.iter()));
     let mut refused: BTreeMap<&str, u64> = BTreeMap::new();
     for d in diagnostics {
-        if matches!(d.severity, Severity::Warning | Severity::Error) && !expectations.allowed_diagnostics.contains(&d.code) {
+        if matches!(d.severity, Severity::Warning | Severity::Error)
+            && !expectations.allowed_diagnostics.contains(&d.code)
+        {
             *refused.entry(d.code.as_str()).or_default() += u64::from(d.count.max(1));
         }
     }
@@ -327,7 +331,10 @@ mod tests {
         assert_eq!(e.kinds["meta"], Count::Exactly(1));
         assert_eq!(file.for_fixture(Path::new("/x/other")).sessions, Some(1));
         assert!(file.check_fixtures_exist(&[PathBuf::from("/x/home")]).is_ok());
-        assert!(matches!(file.check_fixtures_exist(&[PathBuf::from("/x/other")]), Err(ExpectError::UnusedFixture { .. })));
+        assert!(matches!(
+            file.check_fixtures_exist(&[PathBuf::from("/x/other")]),
+            Err(ExpectError::UnusedFixture { .. })
+        ));
     }
 
     #[test]

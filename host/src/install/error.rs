@@ -39,7 +39,9 @@ pub enum InstallError {
     #[error("{path}: a row for table {table} has {found} values for {expected} columns (nothing was changed)")]
     RowWidth { path: PathBuf, table: String, found: usize, expected: usize },
 
-    #[error("{path}: schema statement {index} is refused: {reason} (only CREATE TABLE / INDEX / VIEW / TRIGGER; nothing was changed)")]
+    #[error(
+        "{path}: schema statement {index} is refused: {reason} (only CREATE TABLE / INDEX / VIEW / TRIGGER; nothing was changed)"
+    )]
     SchemaRefused { path: PathBuf, index: usize, reason: String },
 
     #[error("{path}: {message}")]
@@ -54,7 +56,9 @@ pub enum InstallError {
     #[error("{path}: JSON pointer {pointer:?}: {message} (nothing was changed)")]
     JsonPointer { path: PathBuf, pointer: String, message: String },
 
-    #[error("{path}: {pointer:?} already has a member {key:?} with a different value; existing entries are never changed (nothing was changed)")]
+    #[error(
+        "{path}: {pointer:?} already has a member {key:?} with a different value; existing entries are never changed (nothing was changed)"
+    )]
     JsonKeyCollision { path: PathBuf, pointer: String, key: String },
 
     #[error("{path}: {message} (nothing was changed)")]

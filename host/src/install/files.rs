@@ -109,7 +109,14 @@ fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
     let to = std::ffi::CString::new(to.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
     // SAFETY: both pointers are NUL-terminated strings that outlive the call.
     let rc = unsafe {
-        libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE)
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
     };
     if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }

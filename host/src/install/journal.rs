@@ -141,12 +141,19 @@ impl JournalFile {
         loop {
             let id = files::unique_id();
             let lock = lock_path(dir, &id);
-            let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&lock).map_err(|e| journal_error(&lock, e))?;
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&lock)
+                .map_err(|e| journal_error(&lock, e))?;
             file.lock().map_err(|e| journal_error(&lock, e))?;
             // A recovery may have taken and removed the new lock file before
             // this process locked it: then start over under another id.
             let locked = file.metadata().map_err(|e| journal_error(&lock, e))?;
-            if files::stat(&lock).map_err(|e| journal_error(&lock, e))?.is_some_and(|current| files::same_file(&current, &locked)) {
+            if files::stat(&lock)
+                .map_err(|e| journal_error(&lock, e))?
+                .is_some_and(|current| files::same_file(&current, &locked))
+            {
                 return Ok(JournalFile { dir: dir.to_path_buf(), id, _lock: file });
             }
         }
@@ -203,7 +210,8 @@ pub(crate) fn remove_journal(dir: &Path, id: &str) -> Result<()> {
 
 pub(crate) fn read(path: &Path) -> Result<Journal> {
     let bytes = std::fs::read(path).map_err(|e| journal_error(path, e))?;
-    let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| journal_error(path, format!("unreadable: {e}")))?;
+    let journal: Journal =
+        serde_json::from_slice(&bytes).map_err(|e| journal_error(path, format!("unreadable: {e}")))?;
     if journal.format != FORMAT {
         return Err(journal_error(path, format!("format {} is not {FORMAT}", journal.format)));
     }

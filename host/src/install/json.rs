@@ -26,12 +26,22 @@ pub(crate) struct Entry {
 /// The document after adding `entry`, or None when an equal entry is
 /// already there.
 pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option<String>> {
-    let mut document: Value = serde_json::from_str(text)
-        .map_err(|e| InstallError::JsonInvalid { path: path.to_path_buf(), what: "the file", message: e.to_string() })?;
-    let value: Value = serde_json::from_str(&entry.value)
-        .map_err(|e| InstallError::JsonInvalid { path: path.to_path_buf(), what: "the entry's value", message: e.to_string() })?;
+    let mut document: Value = serde_json::from_str(text).map_err(|e| InstallError::JsonInvalid {
+        path: path.to_path_buf(),
+        what: "the file",
+        message: e.to_string(),
+    })?;
+    let value: Value = serde_json::from_str(&entry.value).map_err(|e| InstallError::JsonInvalid {
+        path: path.to_path_buf(),
+        what: "the entry's value",
+        message: e.to_string(),
+    })?;
     let tokens = parse_pointer(path, &entry.pointer)?;
-    let pointer_error = |message: String| InstallError::JsonPointer { path: path.to_path_buf(), pointer: entry.pointer.clone(), message };
+    let pointer_error = |message: String| InstallError::JsonPointer {
+        path: path.to_path_buf(),
+        pointer: entry.pointer.clone(),
+        message,
+    };
     let entry_error = |message: String| InstallError::JsonEntry { path: path.to_path_buf(), message };
 
     // How many tokens resolve (the rest are objects to create).
@@ -44,10 +54,16 @@ pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option
                 Some(next) => next,
                 None => break,
             },
-            Value::Array(items) => array_index(token).and_then(|i| items.get(i)).ok_or_else(|| {
-                pointer_error(format!("{} has no element {token:?}", describe(&tokens[..depth])))
-            })?,
-            other => return Err(pointer_error(format!("{} is {}, not an object or array", describe(&tokens[..depth]), kind(other)))),
+            Value::Array(items) => array_index(token)
+                .and_then(|i| items.get(i))
+                .ok_or_else(|| pointer_error(format!("{} has no element {token:?}", describe(&tokens[..depth]))))?,
+            other => {
+                return Err(pointer_error(format!(
+                    "{} is {}, not an object or array",
+                    describe(&tokens[..depth]),
+                    kind(other)
+                )));
+            }
         };
         depth += 1;
     }
@@ -82,7 +98,10 @@ pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option
                     return Err(entry_error(format!("{} is an object: the entry needs a key", describe(&tokens))));
                 };
                 if entry.match_member.is_some() {
-                    return Err(entry_error(format!("{} is an object: match-member applies to arrays", describe(&tokens))));
+                    return Err(entry_error(format!(
+                        "{} is an object: match-member applies to arrays",
+                        describe(&tokens)
+                    )));
                 }
                 match map.get(key) {
                     Some(existing) if *existing == value => return Ok(None),
@@ -100,7 +119,10 @@ pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option
             }
             Value::Array(items) => {
                 if entry.key.is_some() {
-                    return Err(entry_error(format!("{} is an array: entries are appended, without a key", describe(&tokens))));
+                    return Err(entry_error(format!(
+                        "{} is an array: entries are appended, without a key",
+                        describe(&tokens)
+                    )));
                 }
                 let present = match &entry.match_member {
                     Some(member) => {
@@ -117,7 +139,9 @@ pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option
                 items.push(value.clone());
                 Splice::Element { value }
             }
-            other => return Err(pointer_error(format!("{} is {}, not an object or array", describe(&tokens), kind(other)))),
+            other => {
+                return Err(pointer_error(format!("{} is {}, not an object or array", describe(&tokens), kind(other))));
+            }
         }
     };
 
@@ -137,9 +161,11 @@ pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option
 
 /// Checks a document given as JSON text (the file or `initial`).
 pub(crate) fn check_document(path: &Path, text: &str, what: &'static str) -> Result<()> {
-    serde_json::from_str::<Value>(text)
-        .map(|_| ())
-        .map_err(|e| InstallError::JsonInvalid { path: path.to_path_buf(), what, message: e.to_string() })
+    serde_json::from_str::<Value>(text).map(|_| ()).map_err(|e| InstallError::JsonInvalid {
+        path: path.to_path_buf(),
+        what,
+        message: e.to_string(),
+    })
 }
 
 fn parse_pointer(path: &Path, pointer: &str) -> Result<Vec<String>> {
@@ -334,7 +360,9 @@ fn splice_into(text: &str, root: &Node, tokens: &[String], splice: &Splice) -> O
         (NodeKind::Object(members), Splice::Member { .. }) => {
             (members.last().map(|(_, _, v)| v.end), members.last().map(|(_, key_start, _)| *key_start))
         }
-        (NodeKind::Array(items), Splice::Element { .. }) => (items.last().map(|v| v.end), items.last().map(|v| v.start)),
+        (NodeKind::Array(items), Splice::Element { .. }) => {
+            (items.last().map(|v| v.end), items.last().map(|v| v.start))
+        }
         _ => return None,
     };
     let outer = line_indent(text, node.start);
@@ -378,7 +406,13 @@ fn splice_into(text: &str, root: &Node, tokens: &[String], splice: &Splice) -> O
 mod tests {
     use super::*;
 
-    fn add(text: &str, pointer: &str, key: Option<&str>, matching: Option<&str>, value: &str) -> Result<Option<String>> {
+    fn add(
+        text: &str,
+        pointer: &str,
+        key: Option<&str>,
+        matching: Option<&str>,
+        value: &str,
+    ) -> Result<Option<String>> {
         let entry = Entry {
             pointer: pointer.into(),
             key: key.map(Into::into),
@@ -392,7 +426,10 @@ mod tests {
     fn splices_keep_the_rest_of_the_text() {
         let text = "{\n  \"b\": 1,\n  \"a\": {\n    \"x\": [1, 2]\n  }\n}\n";
         let out = add(text, "/a", Some("y"), None, "{\"k\":true}").unwrap().unwrap();
-        assert_eq!(out, "{\n  \"b\": 1,\n  \"a\": {\n    \"x\": [1, 2],\n    \"y\": {\n      \"k\": true\n    }\n  }\n}\n");
+        assert_eq!(
+            out,
+            "{\n  \"b\": 1,\n  \"a\": {\n    \"x\": [1, 2],\n    \"y\": {\n      \"k\": true\n    }\n  }\n}\n"
+        );
         let out = add(text, "/a/x", None, None, "3").unwrap().unwrap();
         assert_eq!(out, "{\n  \"b\": 1,\n  \"a\": {\n    \"x\": [1, 2, 3]\n  }\n}\n");
         let out = add("{}", "/w/v", None, None, "{\"p\":\"/x\"}").unwrap().unwrap();
@@ -404,7 +441,10 @@ mod tests {
     #[test]
     fn equal_entries_are_no_ops_and_different_ones_collide() {
         assert_eq!(add("{\"a\":{\"k\":1}}", "/a", Some("k"), None, "1").unwrap(), None);
-        assert!(matches!(add("{\"a\":{\"k\":1}}", "/a", Some("k"), None, "2"), Err(InstallError::JsonKeyCollision { .. })));
+        assert!(matches!(
+            add("{\"a\":{\"k\":1}}", "/a", Some("k"), None, "2"),
+            Err(InstallError::JsonKeyCollision { .. })
+        ));
         assert_eq!(add("[{\"p\":\"/x\",\"n\":1}]", "", None, Some("p"), "{\"p\":\"/x\",\"n\":2}").unwrap(), None);
         assert!(add("[{\"p\":\"/x\"}]", "", None, Some("p"), "{\"p\":\"/y\"}").unwrap().is_some());
         assert_eq!(add("[1,2]", "", None, None, "2").unwrap(), None);

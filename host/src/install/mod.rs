@@ -131,7 +131,14 @@ pub enum InstallOp {
     ///   Without it, an element equal to `value` is the same entry.
     /// - `initial`: the document to start from when the file does not
     ///   exist; None: the file must exist.
-    AddJsonEntry { path: String, pointer: String, key: Option<String>, match_member: Option<String>, value: String, initial: Option<String> },
+    AddJsonEntry {
+        path: String,
+        pointer: String,
+        key: Option<String>,
+        match_member: Option<String>,
+        value: String,
+        initial: Option<String>,
+    },
 }
 
 /// Rows for one table of a new database.

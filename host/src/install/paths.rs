@@ -9,7 +9,9 @@ use super::error::{InstallError, Result};
 pub(crate) fn home(home: &Path) -> Result<PathBuf> {
     let canonical = match std::fs::canonicalize(home) {
         Ok(path) => path,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(InstallError::HomeMissing(home.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(InstallError::HomeMissing(home.to_path_buf()));
+        }
         Err(e) => return Err(InstallError::io(home, e)),
     };
     if !canonical.is_dir() {
@@ -105,7 +107,5 @@ pub(crate) fn for_file(home: &Path, rel: &str) -> Result<Resolved> {
 
 /// A plain SQL identifier (quoted anyway when used).
 pub(crate) fn is_identifier(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 128
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    !name.is_empty() && name.len() <= 128 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

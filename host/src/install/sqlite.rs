@@ -78,11 +78,17 @@ fn authorize(gate: &Mutex<Gate>, ctx: AuthContext<'_>) -> Authorization {
             gate.creates += 1;
             true
         }
-        (Phase::SchemaPrepare, AuthAction::Insert { table_name } | AuthAction::Update { table_name, .. } | AuthAction::Delete { table_name }) => {
-            schema_table(table_name)
-        }
+        (
+            Phase::SchemaPrepare,
+            AuthAction::Insert { table_name }
+            | AuthAction::Update { table_name, .. }
+            | AuthAction::Delete { table_name },
+        ) => schema_table(table_name),
         // A virtual table fills its shadow tables while it is created.
-        (Phase::SchemaStep | Phase::Rows, AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. }) => true,
+        (
+            Phase::SchemaStep | Phase::Rows,
+            AuthAction::Insert { .. } | AuthAction::Update { .. } | AuthAction::Delete { .. },
+        ) => true,
         // Creating an index on a table with rows fills it.
         (Phase::SchemaPrepare | Phase::SchemaStep, AuthAction::Reindex { .. }) => true,
         (_, AuthAction::Read { .. } | AuthAction::Select | AuthAction::Recursive) => true,
@@ -108,7 +114,13 @@ fn describe(action: &AuthAction<'_>) -> String {
 
 /// Builds a new database on `conn` (fresh, empty): schema, user_version,
 /// rows, in one transaction. Returns the rows per table.
-fn build(conn: &Connection, path: &Path, schema: &[String], user_version: Option<i64>, tables: &[TableRows]) -> Result<Vec<(String, usize)>> {
+fn build(
+    conn: &Connection,
+    path: &Path,
+    schema: &[String],
+    user_version: Option<i64>,
+    tables: &[TableRows],
+) -> Result<Vec<(String, usize)>> {
     use rusqlite::config::DbConfig;
     let sql_error = |e: rusqlite::Error| InstallError::sqlite(path, e);
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true).map_err(sql_error)?;
@@ -127,7 +139,8 @@ fn build(conn: &Connection, path: &Path, schema: &[String], user_version: Option
     let result = (|| {
         conn.execute_batch("BEGIN").map_err(sql_error)?;
         for (index, sql) in schema.iter().enumerate() {
-            let refused = |message: String| InstallError::SchemaRefused { path: path.to_path_buf(), index, reason: message };
+            let refused =
+                |message: String| InstallError::SchemaRefused { path: path.to_path_buf(), index, reason: message };
             set_phase(Phase::SchemaPrepare);
             let mut statement = conn.prepare(sql).map_err(|e| match refusal() {
                 Some(action) => refused(format!("{action} is not allowed")),
@@ -150,7 +163,9 @@ fn build(conn: &Connection, path: &Path, schema: &[String], user_version: Option
         for table in tables {
             set_phase(Phase::Rows);
             insert(conn, path, &table.table, &table.columns, &table.rows, |_, _| {}).map_err(|e| match refusal() {
-                Some(action) => InstallError::sqlite(path, format!("inserting into {}: {action} is not allowed", table.table)),
+                Some(action) => {
+                    InstallError::sqlite(path, format!("inserting into {}: {action} is not allowed", table.table))
+                }
                 None => e,
             })?;
             counts.push((table.table.clone(), table.rows.len()));
@@ -165,7 +180,12 @@ fn build(conn: &Connection, path: &Path, schema: &[String], user_version: Option
 }
 
 /// Builds the database in memory: validation of schema and rows.
-pub(crate) fn check_new(path: &Path, schema: &[String], user_version: Option<i64>, tables: &[TableRows]) -> Result<Vec<(String, usize)>> {
+pub(crate) fn check_new(
+    path: &Path,
+    schema: &[String],
+    user_version: Option<i64>,
+    tables: &[TableRows],
+) -> Result<Vec<(String, usize)>> {
     let conn = Connection::open_in_memory().map_err(|e| InstallError::sqlite(path, e))?;
     build(&conn, path, schema, user_version, tables)
 }
@@ -173,10 +193,17 @@ pub(crate) fn check_new(path: &Path, schema: &[String], user_version: Option<i64
 /// Builds the database into `temp`, an empty file this install created.
 /// No SQLite journal: a kill leaves only the temporary file, which is
 /// discarded.
-pub(crate) fn build_file(temp: &Path, target: &Path, schema: &[String], user_version: Option<i64>, tables: &[TableRows]) -> Result<()> {
+pub(crate) fn build_file(
+    temp: &Path,
+    target: &Path,
+    schema: &[String],
+    user_version: Option<i64>,
+    tables: &[TableRows],
+) -> Result<()> {
     let conn = Connection::open_with_flags(temp, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(|e| InstallError::sqlite(target, e))?;
-    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;").map_err(|e| InstallError::sqlite(target, e))?;
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        .map_err(|e| InstallError::sqlite(target, e))?;
     build(&conn, target, schema, user_version, tables)?;
     conn.close().map_err(|(_, e)| InstallError::sqlite(target, e))
 }
@@ -200,7 +227,8 @@ fn insert(
         columns.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", "),
         vec!["?"; columns.len()].join(", ")
     );
-    let mut statement = conn.prepare(&sql).map_err(|e| InstallError::sqlite(path, format!("inserting into {table}: {e}")))?;
+    let mut statement =
+        conn.prepare(&sql).map_err(|e| InstallError::sqlite(path, format!("inserting into {table}: {e}")))?;
     for (index, row) in rows.iter().enumerate() {
         statement
             .execute(rusqlite::params_from_iter(row.iter()))
@@ -228,7 +256,8 @@ pub(crate) fn check_existing(path: &Path, table: &str, columns: &[String]) -> Re
     let uri = format!("file:{}?mode=ro&immutable=1", uri_escape(path));
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(uri, flags).map_err(|e| InstallError::sqlite(path, e))?;
-    let mut statement = conn.prepare(&format!("PRAGMA table_info({})", quote(table))).map_err(|e| InstallError::sqlite(path, e))?;
+    let mut statement =
+        conn.prepare(&format!("PRAGMA table_info({})", quote(table))).map_err(|e| InstallError::sqlite(path, e))?;
     let known: Vec<String> = statement
         .query_map([], |row| row.get::<_, String>(1))
         .and_then(|rows| rows.collect())

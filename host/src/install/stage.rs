@@ -28,8 +28,16 @@ pub fn execute(plan: &InstallPlan, home: &Path, journal_dir: &Path) -> Result<Ap
         native_id: plan.native_id.clone(),
         state: State::Staging,
         created_dirs: checked.dirs.clone(),
-        files: checked.files.iter().map(|f| FileStep { temp: files::temp_path(&f.target, &id), target: f.target.clone() }).collect(),
-        databases: checked.databases.iter().map(|d| DatabaseStep { path: d.path.clone(), inserts: Vec::new(), probe: None }).collect(),
+        files: checked
+            .files
+            .iter()
+            .map(|f| FileStep { temp: files::temp_path(&f.target, &id), target: f.target.clone() })
+            .collect(),
+        databases: checked
+            .databases
+            .iter()
+            .map(|d| DatabaseStep { path: d.path.clone(), inserts: Vec::new(), probe: None })
+            .collect(),
         json: checked
             .json
             .iter()
@@ -162,8 +170,12 @@ fn stage(
     let mut staged = Vec::new();
     for (file, step) in checked.files.iter().zip(&journal.files) {
         let meta = match &file.content {
-            Content::Bytes(bytes) => files::write_new(&step.temp, bytes, None).map_err(|e| InstallError::io(&step.temp, e))?,
-            Content::Copy(source) => files::copy_new(&step.temp, source).map_err(|e| InstallError::io(&step.temp, e))?,
+            Content::Bytes(bytes) => {
+                files::write_new(&step.temp, bytes, None).map_err(|e| InstallError::io(&step.temp, e))?
+            }
+            Content::Copy(source) => {
+                files::copy_new(&step.temp, source).map_err(|e| InstallError::io(&step.temp, e))?
+            }
             Content::Database { schema, user_version, tables } => {
                 files::write_new(&step.temp, &[], None).map_err(|e| InstallError::io(&step.temp, e))?;
                 sqlite::build_file(&step.temp, &step.target, schema, *user_version, tables)?;
@@ -173,7 +185,8 @@ fn stage(
         staged.push(meta);
     }
     for (file, step) in checked.json.iter().zip(journal.json.iter_mut()) {
-        files::write_new(&step.temp, file.new_text.as_bytes(), file.mode).map_err(|e| InstallError::io(&step.temp, e))?;
+        files::write_new(&step.temp, file.new_text.as_bytes(), file.mode)
+            .map_err(|e| InstallError::io(&step.temp, e))?;
         step.initial = file.initial.clone();
         step.entries = file.entries.clone();
     }
@@ -206,7 +219,10 @@ fn undo_placed(placed: &[(PathBuf, std::fs::Metadata)]) {
                     tracing::warn!("undoing install: cannot remove {}: {e}", target.display());
                 }
             }
-            _ => tracing::warn!("undoing install: {} is no longer the file this install placed; left alone", target.display()),
+            _ => tracing::warn!(
+                "undoing install: {} is no longer the file this install placed; left alone",
+                target.display()
+            ),
         }
     }
 }
@@ -300,7 +316,9 @@ pub(crate) fn finish_database(step: &DatabaseStep) -> Result<()> {
     let rows: Vec<Vec<Vec<super::SqlValue>>> = step
         .inserts
         .iter()
-        .map(|i| i.rows.iter().map(|r| r.iter().map(StoredValue::to_value).collect::<Result<Vec<_>, String>>()).collect())
+        .map(|i| {
+            i.rows.iter().map(|r| r.iter().map(StoredValue::to_value).collect::<Result<Vec<_>, String>>()).collect()
+        })
         .collect::<Result<_, String>>()
         .map_err(|e| InstallError::Journal { path: step.path.clone(), message: format!("a stored value: {e}") })?;
     let inserts: Vec<sqlite::Insert<'_>> = step
@@ -345,8 +363,11 @@ pub(crate) fn commit_json(step: &JsonStep) -> Result<()> {
         };
     }
     let text = match &current {
-        Some(bytes) => String::from_utf8(bytes.clone())
-            .map_err(|_| InstallError::JsonInvalid { path: step.target.clone(), what: "the file", message: "not UTF-8".into() })?,
+        Some(bytes) => String::from_utf8(bytes.clone()).map_err(|_| InstallError::JsonInvalid {
+            path: step.target.clone(),
+            what: "the file",
+            message: "not UTF-8".into(),
+        })?,
         None => step.initial.clone().ok_or_else(|| InstallError::JsonMissing(step.target.clone()))?,
     };
     let mut new_text = text;
@@ -361,7 +382,10 @@ pub(crate) fn commit_json(step: &JsonStep) -> Result<()> {
     if !changed {
         return Ok(());
     }
-    tracing::info!("{} changed since it was staged; the entries were added to its current content", step.target.display());
+    tracing::info!(
+        "{} changed since it was staged; the entries were added to its current content",
+        step.target.display()
+    );
     files::write_new(&step.temp, new_text.as_bytes(), step.mode).map_err(|e| io(&step.temp, e))?;
     match current {
         Some(_) => std::fs::rename(&step.temp, &step.target).map_err(|e| io(&step.target, e)),

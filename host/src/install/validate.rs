@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::error::{InstallError, Result};
-use super::{Applied, CreatedDatabase, InstallOp, InstallPlan, JsonEntryOutcome, SqlValue, TableRows, json, paths, sqlite};
+use super::{
+    Applied, CreatedDatabase, InstallOp, InstallPlan, JsonEntryOutcome, SqlValue, TableRows, json, paths, sqlite,
+};
 
 /// A new file and where its bytes come from.
 pub(crate) struct NewFile<'p> {
@@ -67,10 +69,18 @@ fn check_rows(path: &Path, table: &str, columns: &[String], rows: &[Vec<SqlValue
         }
     }
     if columns.is_empty() {
-        return Err(InstallError::sqlite(path, format!("the plan inserts into {table} without naming a column (nothing was changed)")));
+        return Err(InstallError::sqlite(
+            path,
+            format!("the plan inserts into {table} without naming a column (nothing was changed)"),
+        ));
     }
     if let Some(row) = rows.iter().find(|r| r.len() != columns.len()) {
-        return Err(InstallError::RowWidth { path: path.to_path_buf(), table: table.to_string(), found: row.len(), expected: columns.len() });
+        return Err(InstallError::RowWidth {
+            path: path.to_path_buf(),
+            table: table.to_string(),
+            found: row.len(),
+            expected: columns.len(),
+        });
     }
     Ok(())
 }
@@ -81,7 +91,10 @@ pub(crate) fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p
     let mut claim = |path: &Path, kind: Claim| -> Result<()> {
         match claims.get(path) {
             Some(existing) if *existing == kind && kind != Claim::NewFile => Ok(()),
-            Some(_) => Err(InstallError::Conflict { path: path.to_path_buf(), message: "the plan writes this path twice".into() }),
+            Some(_) => Err(InstallError::Conflict {
+                path: path.to_path_buf(),
+                message: "the plan writes this path twice".into(),
+            }),
             None => {
                 claims.insert(path.to_path_buf(), kind);
                 Ok(())
@@ -113,12 +126,25 @@ pub(crate) fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p
             InstallOp::CopyFile { source, path } => {
                 let resolved = paths::for_create(&home, path)?;
                 if !source.is_absolute() {
-                    return Err(InstallError::Source { path: source.clone(), message: "must be an absolute path".into() });
+                    return Err(InstallError::Source {
+                        path: source.clone(),
+                        message: "must be an absolute path".into(),
+                    });
                 }
                 match std::fs::metadata(source) {
                     Ok(meta) if meta.is_file() => {}
-                    Ok(_) => return Err(InstallError::Source { path: source.clone(), message: "is not a regular file".into() }),
-                    Err(e) => return Err(InstallError::Source { path: source.clone(), message: format!("cannot be read: {e}") }),
+                    Ok(_) => {
+                        return Err(InstallError::Source {
+                            path: source.clone(),
+                            message: "is not a regular file".into(),
+                        });
+                    }
+                    Err(e) => {
+                        return Err(InstallError::Source {
+                            path: source.clone(),
+                            message: format!("cannot be read: {e}"),
+                        });
+                    }
                 }
                 claim(&resolved.abs, Claim::NewFile)?;
                 add_dirs(&resolved.missing_dirs);
@@ -160,13 +186,19 @@ pub(crate) fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p
             InstallOp::AddJsonEntry { path, pointer, key, match_member, value, initial } => {
                 let resolved = paths::for_file(&home, path)?;
                 claim(&resolved.abs, Claim::Json)?;
-                let entry = json::Entry { pointer: pointer.clone(), key: key.clone(), match_member: match_member.clone(), value: value.clone() };
+                let entry = json::Entry {
+                    pointer: pointer.clone(),
+                    key: key.clone(),
+                    match_member: match_member.clone(),
+                    value: value.clone(),
+                };
                 let index = match json_files.iter().position(|f| f.target == resolved.abs) {
                     Some(index) => index,
                     None => {
                         let (base, text, mode) = match &resolved.existing {
                             Some(meta) => {
-                                let bytes = std::fs::read(&resolved.abs).map_err(|e| InstallError::io(&resolved.abs, e))?;
+                                let bytes =
+                                    std::fs::read(&resolved.abs).map_err(|e| InstallError::io(&resolved.abs, e))?;
                                 let text = String::from_utf8(bytes.clone()).map_err(|_| InstallError::JsonInvalid {
                                     path: resolved.abs.clone(),
                                     what: "the file",
@@ -222,7 +254,10 @@ pub(crate) fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p
             if claims.contains_key(ancestor) {
                 return Err(InstallError::Conflict {
                     path: ancestor.to_path_buf(),
-                    message: format!("the plan writes this path as a file and needs it as the directory of {}", path.display()),
+                    message: format!(
+                        "the plan writes this path as a file and needs it as the directory of {}",
+                        path.display()
+                    ),
                 });
             }
         }

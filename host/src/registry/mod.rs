@@ -70,7 +70,14 @@ impl CodecRecord {
             .unwrap_or(false)
     }
 
-    pub(crate) fn from_info(info: CodecInfo, api: String, sdk: Option<String>, sha256: String, size: u64, source: CodecSource) -> CodecRecord {
+    pub(crate) fn from_info(
+        info: CodecInfo,
+        api: String,
+        sdk: Option<String>,
+        sha256: String,
+        size: u64,
+        source: CodecSource,
+    ) -> CodecRecord {
         CodecRecord {
             harness: info.harness,
             codec_version: info.codec_version,
@@ -188,7 +195,12 @@ impl Registry {
         let dir = self.plugins_dir();
         std::fs::create_dir_all(&dir).map_err(|e| HostError::io(&dir, e))?;
         let path = dir.join("lock");
-        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| HostError::io(&path, e))?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| HostError::io(&path, e))?;
         file.lock().map_err(|e| HostError::io(&path, e))?;
         // Every writer of these directories holds the lock: a temporary file
         // found now was left by a killed process.
@@ -204,7 +216,10 @@ impl Registry {
         let meta = std::fs::metadata(file).map_err(|e| HostError::io(file, e))?;
         let max = runtime.limits().max_component_bytes;
         if meta.len() as usize > max {
-            return Err(HostError::InvalidComponent { component: name, message: format!("{} bytes is larger than the {max}-byte limit", meta.len()) });
+            return Err(HostError::InvalidComponent {
+                component: name,
+                message: format!("{} bytes is larger than the {max}-byte limit", meta.len()),
+            });
         }
         let bytes = std::fs::read(file).map_err(|e| HostError::io(file, e))?;
         let sha256 = sha256_hex(&bytes);
@@ -217,10 +232,18 @@ impl Registry {
             from: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
             installed_at: crate::time::now_rfc3339(),
         };
-        let record = CodecRecord::from_info(info, api.to_string(), sdk_section(&bytes), sha256.clone(), bytes.len() as u64, source);
+        let record = CodecRecord::from_info(
+            info,
+            api.to_string(),
+            sdk_section(&bytes),
+            sha256.clone(),
+            bytes.len() as u64,
+            source,
+        );
 
         let mut index = self.read_index()?;
-        let existing = index.codecs.iter().position(|c| c.harness == record.harness && c.codec_version == record.codec_version);
+        let existing =
+            index.codecs.iter().position(|c| c.harness == record.harness && c.codec_version == record.codec_version);
         if let Some(i) = existing {
             if index.codecs[i].sha256 == sha256 {
                 return Ok(Installed::AlreadyPresent(index.codecs[i].clone()));
@@ -314,7 +337,9 @@ impl Registry {
 
 fn validate_info(info: &CodecInfo, component: &str) -> Result<()> {
     let bad = |message: String| Err(HostError::InvalidComponent { component: component.into(), message });
-    if info.harness.is_empty() || !info.harness.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+    if info.harness.is_empty()
+        || !info.harness.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
         return bad(format!("harness id {:?} must be lowercase letters, digits and '-'", info.harness));
     }
     if let Err(e) = semver::Version::parse(&info.codec_version) {

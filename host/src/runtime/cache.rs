@@ -13,8 +13,8 @@
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use wasmtime::component::Component;
 use wasmtime::Engine;
+use wasmtime::component::Component;
 
 use super::Mode;
 use crate::error::{HostError, Result};
@@ -39,9 +39,8 @@ impl CompiledCache {
         let mut hasher = std::hash::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
         let suffix = if mode == Mode::Metered { "-fuel" } else { "" };
-        let dir = root
-            .join(format!("wasmtime-{}{suffix}", wasmtime_version()))
-            .join(format!("{:016x}", hasher.finish()));
+        let dir =
+            root.join(format!("wasmtime-{}{suffix}", wasmtime_version())).join(format!("{:016x}", hasher.finish()));
         CompiledCache { dir }
     }
 
@@ -61,7 +60,13 @@ impl CompiledCache {
         self.dir.join(format!("{sha256}.cwasm"))
     }
 
-    pub fn load_or_compile(&self, engine: &Engine, bytes: &[u8], sha256: &str, name: &str) -> Result<(Component, LoadKind)> {
+    pub fn load_or_compile(
+        &self,
+        engine: &Engine,
+        bytes: &[u8],
+        sha256: &str,
+        name: &str,
+    ) -> Result<(Component, LoadKind)> {
         let path = self.path_of(sha256);
         if path.exists() {
             // SAFETY: the file was written by `store` below from a component

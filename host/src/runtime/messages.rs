@@ -28,7 +28,9 @@ fn hint_for(import: &str) -> &'static str {
     let package = import.split('@').next().unwrap_or(import);
     let (namespace, interface) = package.split_once('/').unwrap_or((package, ""));
     match (namespace, interface) {
-        ("wasi:filesystem", _) => "std::fs pulls it in; read through the granted directory with trajhost_codec_sdk::fs::Dir",
+        ("wasi:filesystem", _) => {
+            "std::fs pulls it in; read through the granted directory with trajhost_codec_sdk::fs::Dir"
+        }
         ("wasi:random", _) => {
             "HashMap::new() / RandomState (a random seed) pulls it in; use BTreeMap, or trajhost_codec_sdk::hash::HashMap (a seedless FixedState hasher): HashMap::default()"
         }
@@ -37,7 +39,9 @@ fn hint_for(import: &str) -> &'static str {
         }
         ("wasi:sockets", _) => "std::net pulls it in; codecs have no network",
         ("wasi:cli", _) => "codecs get only the stdio, environment and exit interfaces of wasi:cli",
-        _ => "not an interface the host provides; codecs may import only trajhost:codec/* and std's wasi:cli/wasi:io subset",
+        _ => {
+            "not an interface the host provides; codecs may import only trajhost:codec/* and std's wasi:cli/wasi:io subset"
+        }
     }
 }
 
@@ -49,7 +53,8 @@ pub fn without_backtrace_note(text: &str) -> String {
     if !text.contains(BACKTRACE_NOTE) {
         return text.to_string();
     }
-    text.lines().filter(|l| l.trim() != BACKTRACE_NOTE).collect::<Vec<_>>().join("\n") + if text.ends_with('\n') { "\n" } else { "" }
+    text.lines().filter(|l| l.trim() != BACKTRACE_NOTE).collect::<Vec<_>>().join("\n")
+        + if text.ends_with('\n') { "\n" } else { "" }
 }
 
 /// The last panic in a codec's captured output, as
@@ -76,7 +81,11 @@ pub fn panic_message(output: &str) -> Option<String> {
     } else {
         message
     };
-    Some(if message.is_empty() { format!("panicked at {location}") } else { format!("panicked at {location}: {message}") })
+    Some(if message.is_empty() {
+        format!("panicked at {location}")
+    } else {
+        format!("panicked at {location}: {message}")
+    })
 }
 
 #[cfg(test)]
@@ -94,10 +103,18 @@ mod tests {
             "acme:evil/x".into(),
         ]);
         assert!(
-            message.starts_with("`wasi:filesystem/types@0.2.6`, `wasi:filesystem/preopens@0.2.6` (std::fs pulls it in;"),
+            message
+                .starts_with("`wasi:filesystem/types@0.2.6`, `wasi:filesystem/preopens@0.2.6` (std::fs pulls it in;"),
             "{message}"
         );
-        for needle in ["trajhost_codec_sdk::fs::Dir", "HashMap::new()", "BTreeMap", "SystemTime", "std::net", "`acme:evil/x` (not an interface"] {
+        for needle in [
+            "trajhost_codec_sdk::fs::Dir",
+            "HashMap::new()",
+            "BTreeMap",
+            "SystemTime",
+            "std::net",
+            "`acme:evil/x` (not an interface",
+        ] {
             assert!(message.contains(needle), "{needle} missing from {message}");
         }
     }

@@ -116,10 +116,17 @@ impl Runtime {
     /// allow-list. Returns the API version it exports.
     pub fn check_component(&self, component: &Component, name: &str) -> Result<semver::Version> {
         let ty = component.component_type();
-        let denied: Vec<String> =
-            ty.imports(&self.engine).map(|(import, _)| import).filter(|i| !import_allowed(i)).map(String::from).collect();
+        let denied: Vec<String> = ty
+            .imports(&self.engine)
+            .map(|(import, _)| import)
+            .filter(|i| !import_allowed(i))
+            .map(String::from)
+            .collect();
         if !denied.is_empty() {
-            return Err(HostError::CapabilityDenied { component: name.into(), import: messages::denied_imports(&denied) });
+            return Err(HostError::CapabilityDenied {
+                component: name.into(),
+                import: messages::denied_imports(&denied),
+            });
         }
         let mut found = Vec::new();
         for (export, _) in ty.exports(&self.engine) {
@@ -148,7 +155,8 @@ impl Runtime {
     /// Prepares a checked component for fast instantiation.
     pub fn prepare(&self, component: &Component, name: &str) -> Result<LoadedCodec> {
         let api = self.check_component(component, name)?;
-        let invalid = |e: wasmtime::Error| HostError::InvalidComponent { component: name.into(), message: format!("{e:#}") };
+        let invalid =
+            |e: wasmtime::Error| HostError::InvalidComponent { component: name.into(), message: format!("{e:#}") };
         let instance_pre = self.linker.instantiate_pre(component).map_err(invalid)?;
         let pre = if api.minor == 1 {
             Pre::V0_1(v0_1::CodecPluginPre::new(instance_pre).map_err(invalid)?)
@@ -172,8 +180,16 @@ fn import_allowed(name: &str) -> bool {
         Some(("wasi:cli", iface)) => {
             matches!(
                 iface,
-                "environment" | "exit" | "stdin" | "stdout" | "stderr" | "terminal-input"
-                    | "terminal-output" | "terminal-stdin" | "terminal-stdout" | "terminal-stderr"
+                "environment"
+                    | "exit"
+                    | "stdin"
+                    | "stdout"
+                    | "stderr"
+                    | "terminal-input"
+                    | "terminal-output"
+                    | "terminal-stdin"
+                    | "terminal-stdout"
+                    | "terminal-stderr"
             ) && track("0.2.")
         }
         Some(("wasi:io", iface)) => matches!(iface, "error" | "poll" | "streams") && track("0.2."),
@@ -260,13 +276,20 @@ impl LoadedCodec {
             store.set_fuel(u64::MAX).expect("fuel is enabled in metered mode");
         }
         store.set_epoch_deadline(deadline_ticks(runtime.limits.call_timeout));
-        let fail = |e, store: &Store<PluginState>| classify(e, store.data(), &self.name, Operation::Load, &runtime.limits);
+        let fail =
+            |e, store: &Store<PluginState>| classify(e, store.data(), &self.name, Operation::Load, &runtime.limits);
         let bindings = match &self.pre {
             Pre::V0_1(pre) => pre.instantiate(&mut store).map(Bindings::V0_1),
             Pre::V0_2(pre) => pre.instantiate(&mut store).map(Bindings::V0_2),
         }
         .map_err(|e| fail(e, &store))?;
-        Ok(CodecInstance { store, bindings, name: self.name.clone(), limits: runtime.limits.clone(), mode: runtime.mode })
+        Ok(CodecInstance {
+            store,
+            bindings,
+            name: self.name.clone(),
+            limits: runtime.limits.clone(),
+            mode: runtime.mode,
+        })
     }
 }
 
@@ -360,7 +383,9 @@ impl CodecInstance {
         let dir = self.grant(home)?;
         let result = self.call(Operation::Discover, |store, b| match b {
             Bindings::V0_2(b) => b.trajhost_codec_codec().call_discover(store, dir),
-            Bindings::V0_1(b) => b.trajhost_codec_codec().call_discover(store, dir).map(|r| r.map(Into::into).map_err(Into::into)),
+            Bindings::V0_1(b) => {
+                b.trajhost_codec_codec().call_discover(store, dir).map(|r| r.map(Into::into).map_err(Into::into))
+            }
         })?;
         result.map_err(|e| self.codec_error(Operation::Discover, e))
     }
@@ -370,9 +395,10 @@ impl CodecInstance {
         let dir = self.grant(home)?;
         self.call(Operation::Discover, |store, b| match b {
             Bindings::V0_2(b) => b.trajhost_codec_codec().call_inspect(store, dir, locator),
-            Bindings::V0_1(b) => {
-                b.trajhost_codec_codec().call_inspect(store, dir, locator).map(|r| r.map(Into::into).map_err(Into::into))
-            }
+            Bindings::V0_1(b) => b
+                .trajhost_codec_codec()
+                .call_inspect(store, dir, locator)
+                .map(|r| r.map(Into::into).map_err(Into::into)),
         })?
         .map_err(|e| self.codec_error(Operation::Discover, e))
     }
@@ -392,9 +418,10 @@ impl CodecInstance {
         let reader = self
             .call(Operation::Read, |store, b| match b {
                 Bindings::V0_2(b) => b.trajhost_codec_codec().call_read(store, dir, locator, options),
-                Bindings::V0_1(b) => {
-                    b.trajhost_codec_codec().call_read(store, dir, locator, (&options).into()).map(|r| r.map_err(Into::into))
-                }
+                Bindings::V0_1(b) => b
+                    .trajhost_codec_codec()
+                    .call_read(store, dir, locator, (&options).into())
+                    .map(|r| r.map_err(Into::into)),
             })?
             .map_err(|e| self.codec_error(Operation::Read, e))?;
         Ok(SessionStream { instance: self, reader: Some(reader), started: Instant::now() })
@@ -418,7 +445,13 @@ impl CodecInstance {
     }
 
     /// Plans installing an export's artifacts (under `export`) into `target`.
-    pub fn prepare(&mut self, artifacts: &[ArtifactInfo], export: &Path, target: &Path, options: &WriteOptions) -> Result<Plan> {
+    pub fn prepare(
+        &mut self,
+        artifacts: &[ArtifactInfo],
+        export: &Path,
+        target: &Path,
+        options: &WriteOptions,
+    ) -> Result<Plan> {
         let plan = if matches!(self.bindings, Bindings::V0_1(_)) {
             // 0.1 codecs receive the artifacts' bytes.
             let mut with_bytes = Vec::new();
@@ -573,7 +606,9 @@ fn plan_size(plan: &Plan) -> usize {
             Op::CreateFile(f) => f.bytes.len() + f.path.len(),
             Op::CopyArtifact(c) => c.artifact.len() + c.path.len(),
             Op::InsertRows(i) => rows(&i.rows),
-            Op::CreateDatabase(d) => d.schema.iter().map(String::len).sum::<usize>() + d.tables.iter().map(|t| rows(&t.rows)).sum::<usize>(),
+            Op::CreateDatabase(d) => {
+                d.schema.iter().map(String::len).sum::<usize>() + d.tables.iter().map(|t| rows(&t.rows)).sum::<usize>()
+            }
             Op::AddJsonEntry(j) => j.value.len() + j.initial.as_ref().map_or(0, String::len),
         })
         .sum()
@@ -610,11 +645,14 @@ impl SessionSink {
                 let chunks = self
                     .instance
                     .call(Operation::Write, |store, b| match b {
-                        Bindings::V0_2(b) => b.trajhost_codec_codec().session_writer().call_push(store, writer, records),
+                        Bindings::V0_2(b) => {
+                            b.trajhost_codec_codec().session_writer().call_push(store, writer, records)
+                        }
                         Bindings::V0_1(_) => unreachable!("0.1 codecs collect"),
                     })?
                     .map_err(|e| self.instance.codec_error(Operation::Write, e))?;
-                self.instance.check_output(Operation::Write, chunks.iter().map(|c| c.bytes.len() + c.path.len()).sum())?;
+                self.instance
+                    .check_output(Operation::Write, chunks.iter().map(|c| c.bytes.len() + c.path.len()).sum())?;
                 Ok(chunks)
             }
         }
@@ -645,10 +683,15 @@ impl SessionSink {
                 written?
             }
             SinkState::Streaming(None) => {
-                return Err(HostError::Codec { plugin: self.instance.name.clone(), op: Operation::Write, message: "finished twice".into() });
+                return Err(HostError::Codec {
+                    plugin: self.instance.name.clone(),
+                    op: Operation::Write,
+                    message: "finished twice".into(),
+                });
             }
         };
-        self.instance.check_output(Operation::Write, written.chunks.iter().map(|c| c.bytes.len() + c.path.len()).sum())?;
+        self.instance
+            .check_output(Operation::Write, written.chunks.iter().map(|c| c.bytes.len() + c.path.len()).sum())?;
         Ok(written)
     }
 

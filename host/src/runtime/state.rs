@@ -1,13 +1,13 @@
 //! What one codec instance's store holds.
 
-use wasmtime::component::ResourceTable;
 use wasmtime::ResourceLimiter;
+use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use super::output::CapturedOutput;
 use crate::capabilities::log::PluginLog;
 use crate::capabilities::sqlite::SharedDeadline;
 use crate::limits::Limits;
-use super::output::CapturedOutput;
 
 /// Counters of capability use during one operation, for tests and
 /// `plugin test`.

@@ -50,7 +50,9 @@ pub enum ScaffoldError {
     InvalidName { name: String, reason: &'static str },
     #[error("{dir} already exists and is not empty; choose another --dir")]
     NotEmpty { dir: PathBuf },
-    #[error("no trajhost SDK at {path} (a path dependency needs a directory with the SDK's Cargo.toml); pass --sdk-path DIR or --sdk-git URL")]
+    #[error(
+        "no trajhost SDK at {path} (a path dependency needs a directory with the SDK's Cargo.toml); pass --sdk-path DIR or --sdk-git URL"
+    )]
     NoSdk { path: PathBuf },
     #[error("{path}: {message}")]
     Io { path: PathBuf, message: String },
@@ -150,8 +152,12 @@ pub fn create(options: &Options) -> Result<Scaffolded, ScaffoldError> {
     let crate_name = format!("{}-codec", options.name);
     let crate_ident = crate_name.replace('-', "_");
     let sdk_comment = match &options.sdk {
-        SdkSource::Path(_) => "# The trajhost codec SDK, from a local checkout; a git dependency works too:\n# trajhost-codec-sdk = { git = \"https://…/trajhost\" }",
-        SdkSource::Git { .. } => "# The trajhost codec SDK, from git; a checkout's sdk/codec works too:\n# trajhost-codec-sdk = { path = \"…/trajhost/sdk/codec\" }",
+        SdkSource::Path(_) => {
+            "# The trajhost codec SDK, from a local checkout; a git dependency works too:\n# trajhost-codec-sdk = { git = \"https://…/trajhost\" }"
+        }
+        SdkSource::Git { .. } => {
+            "# The trajhost codec SDK, from git; a checkout's sdk/codec works too:\n# trajhost-codec-sdk = { path = \"…/trajhost/sdk/codec\" }"
+        }
     };
     let fill = |text: &str| {
         text.replace("{{sdk_comment}}", sdk_comment)
@@ -169,14 +175,17 @@ pub fn create(options: &Options) -> Result<Scaffolded, ScaffoldError> {
             let relative = PathBuf::from(fill(path));
             let target = dir.join(&relative);
             if let Some(parent) = target.parent() {
-                for ancestor in parent.ancestors().take_while(|a| *a != dir.as_path()).collect::<Vec<_>>().into_iter().rev() {
+                for ancestor in
+                    parent.ancestors().take_while(|a| *a != dir.as_path()).collect::<Vec<_>>().into_iter().rev()
+                {
                     if !ancestor.exists() {
                         std::fs::create_dir(ancestor).map_err(|e| io(ancestor, e))?;
                         created.push(ancestor.to_path_buf());
                     }
                 }
             }
-            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&target).map_err(|e| io(&target, e))?;
+            let mut file =
+                std::fs::OpenOptions::new().write(true).create_new(true).open(&target).map_err(|e| io(&target, e))?;
             created.push(target.clone());
             std::io::Write::write_all(&mut file, fill(template).as_bytes()).map_err(|e| io(&target, e))?;
         }
@@ -221,7 +230,8 @@ mod tests {
         let sdk = root.path().join("sdk");
         std::fs::create_dir(&sdk).unwrap();
         std::fs::write(sdk.join("Cargo.toml"), "").unwrap();
-        let options = Options { name: "acme-cli".into(), dir: root.path().join("acme"), sdk: SdkSource::Path(sdk.clone()) };
+        let options =
+            Options { name: "acme-cli".into(), dir: root.path().join("acme"), sdk: SdkSource::Path(sdk.clone()) };
         let made = create(&options).unwrap();
         assert_eq!(made.crate_name, "acme-cli-codec");
         for file in &made.files {
@@ -238,7 +248,8 @@ mod tests {
         let before = std::fs::read_to_string(made.dir.join("src/lib.rs")).unwrap();
         assert!(matches!(create(&options), Err(ScaffoldError::NotEmpty { .. })));
         assert_eq!(std::fs::read_to_string(made.dir.join("src/lib.rs")).unwrap(), before, "nothing is overwritten");
-        let missing = Options { dir: root.path().join("other"), sdk: SdkSource::Path(root.path().join("nowhere")), ..options };
+        let missing =
+            Options { dir: root.path().join("other"), sdk: SdkSource::Path(root.path().join("nowhere")), ..options };
         assert!(matches!(create(&missing), Err(ScaffoldError::NoSdk { .. })));
         assert!(!root.path().join("other").exists());
     }

@@ -36,20 +36,34 @@ impl fs::Host for PluginState {}
 impl sqlite::Host for PluginState {}
 
 impl fs::HostDir for PluginState {
-    fn list(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Vec<fs::DirEntry>, fs::FsError>> {
+    fn list(
+        &mut self,
+        dir: Resource<DirHandle>,
+        path: String,
+    ) -> wasmtime::Result<Result<Vec<fs::DirEntry>, fs::FsError>> {
         let entries = new::fs::HostDir::list(self, dir, path)?;
-        Ok(entries.map(|v| v.into_iter().map(|e| fs::DirEntry { name: e.name, meta: e.meta.into() }).collect()).map_err(Into::into))
+        Ok(entries
+            .map(|v| v.into_iter().map(|e| fs::DirEntry { name: e.name, meta: e.meta.into() }).collect())
+            .map_err(Into::into))
     }
 
     fn stat(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<fs::Metadata, fs::FsError>> {
         Ok(new::fs::HostDir::stat(self, dir, path)?.map(Into::into).map_err(Into::into))
     }
 
-    fn open(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Resource<FileHandle>, fs::FsError>> {
+    fn open(
+        &mut self,
+        dir: Resource<DirHandle>,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<FileHandle>, fs::FsError>> {
         Ok(new::fs::HostDir::open(self, dir, path)?.map_err(Into::into))
     }
 
-    fn open_dir(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Resource<DirHandle>, fs::FsError>> {
+    fn open_dir(
+        &mut self,
+        dir: Resource<DirHandle>,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<DirHandle>, fs::FsError>> {
         Ok(new::fs::HostDir::open_dir(self, dir, path)?.map_err(Into::into))
     }
 
@@ -63,7 +77,12 @@ impl fs::HostFile for PluginState {
         new::fs::HostFile::size(self, file)
     }
 
-    fn read(&mut self, file: Resource<FileHandle>, offset: u64, length: u32) -> wasmtime::Result<Result<Vec<u8>, fs::FsError>> {
+    fn read(
+        &mut self,
+        file: Resource<FileHandle>,
+        offset: u64,
+        length: u32,
+    ) -> wasmtime::Result<Result<Vec<u8>, fs::FsError>> {
         Ok(new::fs::HostFile::read(self, file, offset, length)?.map_err(Into::into))
     }
 
@@ -73,7 +92,11 @@ impl fs::HostFile for PluginState {
 }
 
 impl sqlite::HostDatabase for PluginState {
-    fn open(&mut self, root: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Resource<DatabaseHandle>, sqlite::SqliteError>> {
+    fn open(
+        &mut self,
+        root: Resource<DirHandle>,
+        path: String,
+    ) -> wasmtime::Result<Result<Resource<DatabaseHandle>, sqlite::SqliteError>> {
         Ok(new::sqlite::HostDatabase::open(self, root, path)?.map_err(Into::into))
     }
 
@@ -97,10 +120,17 @@ impl sqlite::HostRows for PluginState {
         new::sqlite::HostRows::columns(self, rows)
     }
 
-    fn next_page(&mut self, rows: Resource<RowsHandle>, max_rows: u32) -> wasmtime::Result<Result<sqlite::Page, sqlite::SqliteError>> {
+    fn next_page(
+        &mut self,
+        rows: Resource<RowsHandle>,
+        max_rows: u32,
+    ) -> wasmtime::Result<Result<sqlite::Page, sqlite::SqliteError>> {
         let page = new::sqlite::HostRows::next_page(self, rows, max_rows)?;
         Ok(page
-            .map(|p| sqlite::Page { rows: p.rows.into_iter().map(|r| r.into_iter().map(Into::into).collect()).collect(), done: p.done })
+            .map(|p| sqlite::Page {
+                rows: p.rows.into_iter().map(|r| r.into_iter().map(Into::into).collect()).collect(),
+                done: p.done,
+            })
             .map_err(Into::into))
     }
 
@@ -205,7 +235,14 @@ impl From<types::Diagnostic> for new::types::Diagnostic {
             types::Severity::Warning => new::types::Severity::Warning,
             types::Severity::Error => new::types::Severity::Error,
         };
-        new::types::Diagnostic { code: d.code, severity, detail: d.detail, count: d.count, file: d.file, offset: d.offset }
+        new::types::Diagnostic {
+            code: d.code,
+            severity,
+            detail: d.detail,
+            count: d.count,
+            file: d.file,
+            offset: d.offset,
+        }
     }
 }
 
@@ -245,7 +282,10 @@ impl From<codec::SessionRef> for new::codec::SessionRef {
 
 impl From<codec::Discovery> for new::codec::Discovery {
     fn from(d: codec::Discovery) -> Self {
-        new::codec::Discovery { sessions: d.sessions.into_iter().map(Into::into).collect(), diagnostics: diagnostics(d.diagnostics) }
+        new::codec::Discovery {
+            sessions: d.sessions.into_iter().map(Into::into).collect(),
+            diagnostics: diagnostics(d.diagnostics),
+        }
     }
 }
 
@@ -259,7 +299,11 @@ impl From<codec::Written> for new::codec::Written {
     fn from(w: codec::Written) -> Self {
         new::codec::Written {
             native_id: w.native_id,
-            chunks: w.artifacts.into_iter().map(|a| new::codec::ArtifactChunk { path: a.path, bytes: a.bytes }).collect(),
+            chunks: w
+                .artifacts
+                .into_iter()
+                .map(|a| new::codec::ArtifactChunk { path: a.path, bytes: a.bytes })
+                .collect(),
             diagnostics: diagnostics(w.diagnostics),
         }
     }

@@ -89,8 +89,14 @@ warning: build failed, waiting for other jobs to finish...
 ";
     let shown = relevant_cargo_errors(stderr, 60);
     assert!(shown.starts_with("error[E0463]: can't find crate for `std`"), "{shown}");
-    assert!(shown.contains("target may not be installed") && shown.contains("could not compile `trajhost-canonical`"), "{shown}");
-    assert!(!shown.contains("Compiling") && !shown.contains("unused import") && !shown.contains("waiting for other jobs"), "{shown}");
+    assert!(
+        shown.contains("target may not be installed") && shown.contains("could not compile `trajhost-canonical`"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("Compiling") && !shown.contains("unused import") && !shown.contains("waiting for other jobs"),
+        "{shown}"
+    );
 
     let capped = relevant_cargo_errors(stderr, 2);
     assert_eq!(capped, "error[E0463]: can't find crate for `std`\n  |\n… 2 more lines");

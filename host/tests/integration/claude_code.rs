@@ -23,13 +23,20 @@ fn read_fixture(scenario: &str) -> Read {
     let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
     let catalog = Catalog::open(&runtime, &registry).unwrap();
     let home = fixture_home("claude-code", VERSION, scenario);
-    let inventory =
-        inventory::discover(&catalog, &SessionQuery { home: home.clone(), harness: Some("claude-code".into()), cwd: None }).unwrap();
+    let inventory = inventory::discover(
+        &catalog,
+        &SessionQuery { home: home.clone(), harness: Some("claude-code".into()), cwd: None },
+    )
+    .unwrap();
     assert_eq!(inventory.sessions.len(), 1, "{scenario}: {:?}", inventory.sessions);
     let found = &inventory.sessions[0];
     assert_eq!(found.session.native_version.as_deref(), Some(VERSION));
     assert_eq!(found.session.cwd.as_deref(), Some("/home/user/project"));
-    assert!(found.session.started_at.as_deref().is_some_and(|t| t.starts_with("2026-")), "{:?}", found.session.started_at);
+    assert!(
+        found.session.started_at.as_deref().is_some_and(|t| t.starts_with("2026-")),
+        "{:?}",
+        found.session.started_at
+    );
     assert!(found.session.updated_at.is_some());
     assert!(found.session.size > 0);
     let (_, mut stream) = inventory::open(&catalog, found, None, inventory::default_read_options()).unwrap();
@@ -45,7 +52,13 @@ fn read_fixture(scenario: &str) -> Read {
 }
 
 fn users(read: &Read) -> Vec<&str> {
-    read.records.iter().filter_map(|r| match &r.body { Body::User { text, .. } => Some(text.as_str()), _ => None }).collect()
+    read.records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 fn tool_calls(read: &Read) -> Vec<(&str, &str, &serde_json::Value)> {
@@ -69,7 +82,13 @@ fn tool_results(read: &Read) -> Vec<(&str, &str, Option<bool>)> {
 }
 
 fn assistants(read: &Read) -> Vec<&trajhost::canonical::Assistant> {
-    read.records.iter().filter_map(|r| match &r.body { Body::Assistant(a) => Some(a), _ => None }).collect()
+    read.records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -80,7 +99,10 @@ fn simple_session_has_every_part_of_the_exchange() {
     assert_eq!(meta.native_id, read.native_id);
     assert_eq!(meta.native_version.as_deref(), Some(VERSION));
 
-    assert_eq!(users(&read), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&read),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(&read);
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0].1, "Bash");

@@ -53,7 +53,16 @@ fn read_shows_a_readable_transcript_by_id_and_by_path() {
         let out = trajhost(data.path(), &["read", target, "--home", home.to_str().unwrap()]);
         assert!(out.status.success(), "{target}: {}", stderr(&out));
         let text = stdout(&out);
-        for needle in ["user", "Read hello.txt", "tool call Bash", "cat hello.txt", "tool result", "PAPAYA-42", "assistant", "FINAL ANSWER"] {
+        for needle in [
+            "user",
+            "Read hello.txt",
+            "tool call Bash",
+            "cat hello.txt",
+            "tool result",
+            "PAPAYA-42",
+            "assistant",
+            "FINAL ANSWER",
+        ] {
             assert!(text.contains(needle), "{target}: {needle:?} missing from\n{text}");
         }
     }
@@ -112,7 +121,10 @@ fn plugin_commands_round_trip() {
 
     let out = trajhost(data.path(), &["plugin", "list", "--json"]);
     let list: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let ids: Vec<String> = list.iter().map(|c| format!("{}@{}", c["harness"].as_str().unwrap(), c["codec_version"].as_str().unwrap())).collect();
+    let ids: Vec<String> = list
+        .iter()
+        .map(|c| format!("{}@{}", c["harness"].as_str().unwrap(), c["codec_version"].as_str().unwrap()))
+        .collect();
     assert!(ids.contains(&"toy@1.0.0".to_string()) && ids.iter().any(|i| i.starts_with("claude-code@")), "{ids:?}");
 
     let out = trajhost(data.path(), &["plugin", "verify"]);
@@ -135,7 +147,8 @@ fn plugin_commands_round_trip() {
 fn read_projects_to_trajectory_v1() {
     let data = tempfile::tempdir().unwrap();
     let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
-    let out = trajhost(data.path(), &["read", "61ec73f4", "--home", home.to_str().unwrap(), "--format", "trajectory-v1"]);
+    let out =
+        trajhost(data.path(), &["read", "61ec73f4", "--home", home.to_str().unwrap(), "--format", "trajectory-v1"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let records: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(records[0]["role"], "meta");
@@ -185,7 +198,8 @@ fn one_home_with_every_harness_lists_them_all() {
     let out = trajhost(data.path(), &["sessions", "--home", home.path().to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let sessions: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let listed: std::collections::BTreeSet<String> = sessions.iter().map(|s| s["harness"].as_str().unwrap().to_string()).collect();
+    let listed: std::collections::BTreeSet<String> =
+        sessions.iter().map(|s| s["harness"].as_str().unwrap().to_string()).collect();
     assert_eq!(listed, harnesses, "every harness with a fixture is listed");
     for s in &sessions {
         assert!(s["native_id"].as_str().is_some_and(|id| !id.is_empty()), "{s}");
@@ -266,7 +280,8 @@ fn read_shows_endings_and_diagnostics_in_words_in_both_forms() {
     let claude = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
     let out = trajhost(data.path(), &["read", "61ec73f4", "--home", claude.to_str().unwrap(), "--json"]);
     let summary = summary_of(&out);
-    let severities: Vec<&str> = summary["diagnostics"].as_array().unwrap().iter().map(|d| d["severity"].as_str().unwrap()).collect();
+    let severities: Vec<&str> =
+        summary["diagnostics"].as_array().unwrap().iter().map(|d| d["severity"].as_str().unwrap()).collect();
     assert!(!severities.is_empty(), "the fixture yields diagnostics: {summary}");
     assert!(severities.iter().all(|s| ["info", "warning", "error"].contains(s)), "{severities:?}");
     let out = trajhost(data.path(), &["read", "61ec73f4", "--home", claude.to_str().unwrap()]);
@@ -280,20 +295,32 @@ fn read_shows_endings_and_diagnostics_in_words_in_both_forms() {
 #[test]
 fn side_by_side_versions_list_both_folders_and_read_with_the_selected_codec() {
     let (data, home) = toys();
-    let out = trajhost(data.path(), &["sessions", "--home", home.path().to_str().unwrap(), "--harness", "toy", "--json"]);
+    let out =
+        trajhost(data.path(), &["sessions", "--home", home.path().to_str().unwrap(), "--harness", "toy", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let sessions: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let mut seen: Vec<(String, String)> =
-        sessions.iter().map(|s| (s["native_id"].as_str().unwrap().into(), s["codec"].as_str().unwrap().into())).collect();
+    let mut seen: Vec<(String, String)> = sessions
+        .iter()
+        .map(|s| (s["native_id"].as_str().unwrap().into(), s["codec"].as_str().unwrap().into()))
+        .collect();
     seen.sort();
-    assert_eq!(seen, [("fresh".into(), "toy@2.0.0".into()), ("moved".into(), "toy@2.0.0".into()), ("old".into(), "toy@1.0.0".into())]);
+    assert_eq!(
+        seen,
+        [
+            ("fresh".into(), "toy@2.0.0".into()),
+            ("moved".into(), "toy@2.0.0".into()),
+            ("old".into(), "toy@1.0.0".into())
+        ]
+    );
     for (id, codec) in &seen {
-        let summary = summary_of(&trajhost(data.path(), &["read", id, "--home", home.path().to_str().unwrap(), "--json"]));
+        let summary =
+            summary_of(&trajhost(data.path(), &["read", id, "--home", home.path().to_str().unwrap(), "--json"]));
         assert_eq!(summary["codec"], codec.as_str(), "{id}");
     }
     // `--codec` reaches a session outside that version's folders.
     let fresh = home.path().join("toy2/fresh.jsonl");
-    let summary = summary_of(&trajhost(data.path(), &["read", fresh.to_str().unwrap(), "--codec", "toy@1.0.0", "--json"]));
+    let summary =
+        summary_of(&trajhost(data.path(), &["read", fresh.to_str().unwrap(), "--codec", "toy@1.0.0", "--json"]));
     assert_eq!(summary["codec"], "toy@1.0.0");
 }
 
@@ -303,8 +330,13 @@ fn snapshot_ids_survive_a_codec_upgrade() {
     let moved = home.path().join("toy/moved.jsonl");
     let by_v2 = trajhost(data.path(), &["read", moved.to_str().unwrap(), "--json"]);
     let by_v1 = trajhost(data.path(), &["read", moved.to_str().unwrap(), "--json", "--codec", "toy@1.0.0"]);
-    let meta = |out: &std::process::Output| -> serde_json::Value { serde_json::from_str(stdout(out).lines().next().unwrap()).unwrap() };
-    assert_eq!((meta(&by_v1)["codec"].as_str(), meta(&by_v2)["codec"].as_str()), (Some("toy@1.0.0"), Some("toy@2.0.0")));
+    let meta = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_str(stdout(out).lines().next().unwrap()).unwrap()
+    };
+    assert_eq!(
+        (meta(&by_v1)["codec"].as_str(), meta(&by_v2)["codec"].as_str()),
+        (Some("toy@1.0.0"), Some("toy@2.0.0"))
+    );
     assert_eq!(summary_of(&by_v1)["snapshot_id"], summary_of(&by_v2)["snapshot_id"]);
 }
 
@@ -336,17 +368,31 @@ fn copy_reads_alike(data: &std::path::Path, harness: &str, file: &std::path::Pat
     let copy = dir.path().join(new_name);
     std::fs::copy(file, &copy).unwrap();
     let with_harness = summary_of(&trajhost(data, &["read", &target(&copy), "--harness", harness, "--json"]));
-    assert_eq!((&with_harness["records"], &with_harness["snapshot_id"]), (&in_place["records"], &in_place["snapshot_id"]), "{harness} --harness");
+    assert_eq!(
+        (&with_harness["records"], &with_harness["snapshot_id"]),
+        (&in_place["records"], &in_place["snapshot_id"]),
+        "{harness} --harness"
+    );
     let out = trajhost(data, &["read", &target(&copy), "--json"]);
     assert!(out.status.success(), "{harness} without --harness: {}", stderr(&out));
     let sniffed = summary_of(&out);
-    assert_eq!((&sniffed["codec"], &sniffed["snapshot_id"]), (&in_place["codec"], &in_place["snapshot_id"]), "{harness} by content");
+    assert_eq!(
+        (&sniffed["codec"], &sniffed["snapshot_id"]),
+        (&in_place["codec"], &in_place["snapshot_id"]),
+        "{harness} by content"
+    );
 }
 
 #[test]
 fn sessions_copied_elsewhere_under_another_name_keep_their_snapshot_ids() {
     let data = tempfile::tempdir().unwrap();
-    copy_reads_alike(data.path(), "claude-code", &fixture_file("claude-code", ".jsonl"), "a-session-someone-sent.jsonl", "");
+    copy_reads_alike(
+        data.path(),
+        "claude-code",
+        &fixture_file("claude-code", ".jsonl"),
+        "a-session-someone-sent.jsonl",
+        "",
+    );
     copy_reads_alike(data.path(), "codex", &fixture_file("codex", ".jsonl"), "rollout-renamed.jsonl", "");
 
     // An OpenCode session document (what `opencode export` prints and
@@ -354,13 +400,26 @@ fn sessions_copied_elsewhere_under_another_name_keep_their_snapshot_ids() {
     let work = tempfile::tempdir().unwrap();
     let export = work.path().join("export");
     let claude = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
-    let out = trajhost(data.path(), &["convert", "61ec73f4", "--home", claude.to_str().unwrap(), "--to", "opencode", "--out", export.to_str().unwrap()]);
+    let out = trajhost(
+        data.path(),
+        &[
+            "convert",
+            "61ec73f4",
+            "--home",
+            claude.to_str().unwrap(),
+            "--to",
+            "opencode",
+            "--out",
+            export.to_str().unwrap(),
+        ],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let home = work.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let out = trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", home.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let listed = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--harness", "opencode", "--json"]);
+    let listed =
+        trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--harness", "opencode", "--json"]);
     let sessions: Vec<serde_json::Value> = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(sessions.len(), 1, "{}", stdout(&listed));
     let document = std::path::PathBuf::from(sessions[0]["path"].as_str().unwrap());
@@ -372,11 +431,17 @@ fn a_loose_file_is_read_by_the_codec_its_content_selects() {
     let (data, home) = toys();
     let elsewhere = tempfile::tempdir().unwrap();
     for (name, codec) in [("old.jsonl", "toy@1.0.0"), ("moved.jsonl", "toy@2.0.0")] {
-        let in_place = summary_of(&trajhost(data.path(), &["read", home.path().join("toy").join(name).to_str().unwrap(), "--json"]));
+        let in_place = summary_of(&trajhost(
+            data.path(),
+            &["read", home.path().join("toy").join(name).to_str().unwrap(), "--json"],
+        ));
         let copy = elsewhere.path().join(name);
         std::fs::copy(home.path().join("toy").join(name), &copy).unwrap();
         let loose = summary_of(&trajhost(data.path(), &["read", copy.to_str().unwrap(), "--json"]));
-        assert_eq!(loose["codec"], codec, "{name}: sniffed by the newest toy codec, read by the one its version selects");
+        assert_eq!(
+            loose["codec"], codec,
+            "{name}: sniffed by the newest toy codec, read by the one its version selects"
+        );
         assert_eq!(loose["snapshot_id"], in_place["snapshot_id"], "{name}");
     }
     let stranger = elsewhere.path().join("stranger.jsonl");
@@ -436,14 +501,19 @@ fn a_codec_that_traps_in_discover_exits_4_and_the_other_harnesses_still_list() {
     let out = trajhost(data.path(), &["sessions", "--home", home.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(4));
     assert!(stdout(&out).contains("claude-code"), "{}", stdout(&out));
-    assert!(stderr(&out).lines().any(|l| l.starts_with("error: toy: discovery failed: codec toy@1.0.0 trapped")), "{}", stderr(&out));
+    assert!(
+        stderr(&out).lines().any(|l| l.starts_with("error: toy: discovery failed: codec toy@1.0.0 trapped")),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn read_by_id_shows_the_discovery_failures_it_met() {
     let (data, home) = toys();
     std::fs::write(home.path().join("toy/loop.trap"), b"").unwrap();
-    let out = trajhost(data.path(), &["--limit-time", "1", "read", "no-such-id", "--home", home.path().to_str().unwrap()]);
+    let out =
+        trajhost(data.path(), &["--limit-time", "1", "read", "no-such-id", "--home", home.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stderr(&out);
     assert!(text.contains("no session \"no-such-id\""), "{text}");
@@ -453,22 +523,35 @@ fn read_by_id_shows_the_discovery_failures_it_met() {
 #[test]
 fn traps_exit_4_in_read_plugin_test_and_convert() {
     let (data, home) = toys();
-    std::fs::write(home.path().join("toy/bomb.jsonl"), "{\"v\":\"1.0.0\",\"role\":\"user\",\"text\":\"hi\"}\n{\"v\":\"1.0.0\",\"role\":\"panic\"}\n").unwrap();
+    std::fs::write(
+        home.path().join("toy/bomb.jsonl"),
+        "{\"v\":\"1.0.0\",\"role\":\"user\",\"text\":\"hi\"}\n{\"v\":\"1.0.0\",\"role\":\"panic\"}\n",
+    )
+    .unwrap();
     let bomb = home.path().join("toy/bomb.jsonl");
     let out = trajhost(data.path(), &["read", bomb.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(stderr(&out).contains("toy@1.0.0 trapped during read"), "{}", stderr(&out));
 
-    let out = trajhost(data.path(), &["plugin", "test", guest("trajhost-toy-v1").to_str().unwrap(), home.path().to_str().unwrap()]);
+    let out = trajhost(
+        data.path(),
+        &["plugin", "test", guest("trajhost-toy-v1").to_str().unwrap(), home.path().to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(4), "{}\n{}", stdout(&out), stderr(&out));
     assert!(format!("{}{}", stdout(&out), stderr(&out)).contains("trapped during read"), "{}", stdout(&out));
     let quiet = tempfile::tempdir().unwrap();
-    let out = trajhost(data.path(), &["plugin", "test", guest("trajhost-toy-v1").to_str().unwrap(), quiet.path().to_str().unwrap()]);
+    let out = trajhost(
+        data.path(),
+        &["plugin", "test", guest("trajhost-toy-v1").to_str().unwrap(), quiet.path().to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(0), "an empty home is no failure: {}", stdout(&out));
 
     let export = tempfile::tempdir().unwrap();
     let out_dir = export.path().join("export");
-    let out = trajhost(data.path(), &["convert", bomb.to_str().unwrap(), "--to", "codex", "--out", out_dir.to_str().unwrap()]);
+    let out = trajhost(
+        data.path(),
+        &["convert", bomb.to_str().unwrap(), "--to", "codex", "--out", out_dir.to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(stderr(&out).contains("toy@1.0.0 trapped during read"), "{}", stderr(&out));
 }
@@ -479,7 +562,10 @@ fn convert_without_a_cwd_names_the_flag() {
     let old = home.path().join("toy/old.jsonl");
     let export = tempfile::tempdir().unwrap();
     let out_dir = export.path().join("export");
-    let out = trajhost(data.path(), &["convert", old.to_str().unwrap(), "--to", "claude-code", "--out", out_dir.to_str().unwrap()]);
+    let out = trajhost(
+        data.path(),
+        &["convert", old.to_str().unwrap(), "--to", "claude-code", "--out", out_dir.to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stderr(&out);
     assert!(text.contains("pass --cwd DIR") && text.contains("toy old records none"), "{text}");
@@ -487,7 +573,16 @@ fn convert_without_a_cwd_names_the_flag() {
     let retry_dir = export.path().join("retry");
     let out = trajhost(
         data.path(),
-        &["convert", old.to_str().unwrap(), "--to", "claude-code", "--out", retry_dir.to_str().unwrap(), "--cwd", "/home/user/project"],
+        &[
+            "convert",
+            old.to_str().unwrap(),
+            "--to",
+            "claude-code",
+            "--out",
+            retry_dir.to_str().unwrap(),
+            "--cwd",
+            "/home/user/project",
+        ],
     );
     assert!(out.status.success(), "with --cwd it converts: {}", stderr(&out));
 }
@@ -498,7 +593,10 @@ fn prepare_into_a_missing_home_says_so() {
     let home = fixture_home(CLAUDE_HOME.0, CLAUDE_HOME.1, CLAUDE_HOME.2);
     let work = tempfile::tempdir().unwrap();
     let export = work.path().join("export");
-    let out = trajhost(data.path(), &["convert", "61ec73f4", "--home", home.to_str().unwrap(), "--to", "codex", "--out", export.to_str().unwrap()]);
+    let out = trajhost(
+        data.path(),
+        &["convert", "61ec73f4", "--home", home.to_str().unwrap(), "--to", "codex", "--out", export.to_str().unwrap()],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let missing = work.path().join("no-such-home");
     let out = trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", missing.to_str().unwrap()]);
@@ -515,7 +613,14 @@ fn a_first_run_says_once_that_it_compiles_the_built_ins() {
     let cache = tempfile::tempdir().unwrap();
     let run = || {
         std::process::Command::new(env!("CARGO_BIN_EXE_trajhost"))
-            .args(["--data-dir", data.path().to_str().unwrap(), "--cache-dir", cache.path().to_str().unwrap(), "plugin", "list"])
+            .args([
+                "--data-dir",
+                data.path().to_str().unwrap(),
+                "--cache-dir",
+                cache.path().to_str().unwrap(),
+                "plugin",
+                "list",
+            ])
             .env_remove("TRAJHOST_CACHE_DIR")
             .output()
             .unwrap()
@@ -524,7 +629,10 @@ fn a_first_run_says_once_that_it_compiles_the_built_ins() {
     assert!(first.status.success(), "{}", stderr(&first));
     let listed = stdout(&first).lines().filter(|l| l.contains("built-in")).count();
     assert!(listed > 1, "{}", stdout(&first));
-    assert_eq!(stderr(&first).lines().collect::<Vec<_>>(), [format!("compiling {listed} built-in codecs (first run)…")]);
+    assert_eq!(
+        stderr(&first).lines().collect::<Vec<_>>(),
+        [format!("compiling {listed} built-in codecs (first run)…")]
+    );
     let second = run();
     assert!(second.status.success());
     assert_eq!(stderr(&second), "", "a warm cache compiles nothing and says nothing");
@@ -539,7 +647,10 @@ fn a_trap_in_prepare_exits_4_and_installs_nothing() {
     std::fs::create_dir(&target).unwrap();
     for (cwd, code) in [("/panic", 4), ("/home/user/project", 0)] {
         let export = work.path().join(format!("export{}", cwd.replace('/', "-")));
-        let out = trajhost(data.path(), &["convert", old.to_str().unwrap(), "--to", "toy", "--cwd", cwd, "--out", export.to_str().unwrap()]);
+        let out = trajhost(
+            data.path(),
+            &["convert", old.to_str().unwrap(), "--to", "toy", "--cwd", cwd, "--out", export.to_str().unwrap()],
+        );
         assert!(out.status.success(), "{}", stderr(&out));
         let out = trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(code), "cwd {cwd}: {}", stderr(&out));

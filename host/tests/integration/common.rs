@@ -96,7 +96,10 @@ pub fn tree_hashes(dir: &Path) -> std::collections::BTreeMap<PathBuf, String> {
             let path = entry.unwrap().path();
             let meta = std::fs::symlink_metadata(&path).unwrap();
             if meta.file_type().is_symlink() {
-                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), format!("symlink -> {}", std::fs::read_link(&path).unwrap().display()));
+                out.insert(
+                    path.strip_prefix(dir).unwrap().to_path_buf(),
+                    format!("symlink -> {}", std::fs::read_link(&path).unwrap().display()),
+                );
             } else if meta.is_dir() {
                 stack.push(path);
             } else {

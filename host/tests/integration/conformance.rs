@@ -53,7 +53,8 @@ fn each_check_fails_on_the_fixture_that_breaks_it_and_only_there() {
     assert_eq!(report["fixtures"][0]["sessions"][0]["records"], 6, "{report}");
 
     // Every check the binary runs has a fixture that breaks it.
-    let checks: Vec<String> = report["checks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect();
+    let checks: Vec<String> =
+        report["checks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect();
     assert_eq!(checks.len(), 7, "{checks:?}");
     for check in &checks {
         assert!(DEFECTS.iter().any(|(_, c)| c == check), "no fixture breaks check {check}");
@@ -71,7 +72,10 @@ fn each_check_fails_on_the_fixture_that_breaks_it_and_only_there() {
         let text = stdout(&out);
         let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL ")).collect();
         assert_eq!(fails.len(), 1, "{defect}: {text}");
-        assert!(fails[0].starts_with(&format!("FAIL {check} failed in broken/session-{defect}.jsonl: ")), "{defect}: {text}");
+        assert!(
+            fails[0].starts_with(&format!("FAIL {check} failed in broken/session-{defect}.jsonl: ")),
+            "{defect}: {text}"
+        );
     }
 }
 
@@ -124,7 +128,8 @@ fn an_expectations_file_that_holds_passes_and_one_that_does_not_names_what_faile
     assert!(!stdout(&out).contains("UNMET"), "{}", stdout(&out));
 
     let unmet = dir.path().join("unmet.toml");
-    std::fs::write(&unmet, "sessions = 2\ntexts = [\"PAPAYA-42\"]\n[kinds]\nuser = 2\nassistant = { min = 1 }\n").unwrap();
+    std::fs::write(&unmet, "sessions = 2\ntexts = [\"PAPAYA-42\"]\n[kinds]\nuser = 2\nassistant = { min = 1 }\n")
+        .unwrap();
     let out = plugin_test(data.path(), &wasm, &[warned.path()], &["--expect", unmet.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout(&out), stderr(&out));
     let report = json(&out);
@@ -140,14 +145,22 @@ fn an_expectations_file_that_holds_passes_and_one_that_does_not_names_what_faile
 
     let out = plugin_test(data.path(), &wasm, &[warned.path()], &["--expect", unmet.to_str().unwrap()]);
     let text = stdout(&out);
-    assert!(text.contains("UNMET expectation kinds.user not met for ") && text.contains("expected exactly 2 `user` records, found 1"), "{text}");
+    assert!(
+        text.contains("UNMET expectation kinds.user not met for ")
+            && text.contains("expected exactly 2 `user` records, found 1"),
+        "{text}"
+    );
 
     // A table for a fixture that was not tested is an error, not a silent pass.
     let stray = dir.path().join("stray.toml");
     std::fs::write(&stray, "[fixtures.\"no-such-home\"]\nsessions = 1\n").unwrap();
     let out = plugin_test(data.path(), &wasm, &[&none], &["--expect", stray.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("\"no-such-home\"") && stderr(&out).contains("not among the fixtures tested"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\"no-such-home\"") && stderr(&out).contains("not among the fixtures tested"),
+        "{}",
+        stderr(&out)
+    );
     let typo = dir.path().join("typo.toml");
     std::fs::write(&typo, "[kinds]\nusers = 1\n").unwrap();
     let out = plugin_test(data.path(), &wasm, &[&none], &["--expect", typo.to_str().unwrap()]);
@@ -163,7 +176,9 @@ fn a_panic_shows_its_message_and_location_first_and_exits_4() {
     let text = stdout(&out);
     let first_error = text.lines().find(|l| l.contains("ERROR")).unwrap_or_else(|| panic!("no ERROR line: {text}"));
     assert!(
-        first_error.trim().starts_with("ERROR: codec broken@0.1.0 trapped during read: panicked at tests/broken/src/lib.rs:")
+        first_error
+            .trim()
+            .starts_with("ERROR: codec broken@0.1.0 trapped during read: panicked at tests/broken/src/lib.rs:")
             && first_error.ends_with(": boom: the fixture asked for a panic"),
         "{first_error}"
     );
@@ -182,7 +197,11 @@ fn read_strict_names_the_broken_rule() {
 
     let out = trajhost(data.path(), &["read", &file("result-before-call"), "--strict"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("FAIL tool-result-after-call failed in broken/session-result-before-call.jsonl"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("FAIL tool-result-after-call failed in broken/session-result-before-call.jsonl"),
+        "{}",
+        stderr(&out)
+    );
     // Without --strict the same read succeeds: the checks are opt-in.
     let out = trajhost(data.path(), &["read", &file("result-before-call")]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -198,7 +217,10 @@ fn a_forbidden_import_names_the_rust_api_behind_it() {
     let out = trajhost(data.path(), &["plugin", "install", guest("trajhost-hostile-import").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("`wasi:filesystem/preopens@") && err.contains("`wasi:filesystem/types@"), "the imports are listed: {err}");
+    assert!(
+        err.contains("`wasi:filesystem/preopens@") && err.contains("`wasi:filesystem/types@"),
+        "the imports are listed: {err}"
+    );
     assert!(err.contains("std::fs pulls it in") && err.contains("trajhost_codec_sdk::fs::Dir"), "{err}");
 }
 
@@ -230,7 +252,15 @@ fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_r
         .args(["build", "--target", "wasm32-wasip2", "--release", "--offline"])
         .env("CARGO_TARGET_DIR", &target_dir);
     // The outer test build's settings are not the scaffold's.
-    for var in ["CARGO_BUILD_TARGET", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "RUSTC_WORKSPACE_WRAPPER", "CARGO_LLVM_COV", "LLVM_PROFILE_FILE"] {
+    for var in [
+        "CARGO_BUILD_TARGET",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_LLVM_COV",
+        "LLVM_PROFILE_FILE",
+    ] {
         cargo.env_remove(var);
     }
     let built = cargo.output().expect("running cargo");
@@ -255,7 +285,8 @@ fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_r
     let tested = run(&["plugin", "test", wasm, "fixtures/home", "--expect", "expect.toml"]);
     assert!(tested.contains("records=5") && !tested.contains("FAIL") && !tested.contains("UNMET"), "{tested}");
     assert!(run(&["plugin", "install", wasm]).contains("installed acme@0.1.0"));
-    let sessions: Vec<serde_json::Value> = serde_json::from_str(&run(&["sessions", "--home", "fixtures/home", "--json"])).unwrap();
+    let sessions: Vec<serde_json::Value> =
+        serde_json::from_str(&run(&["sessions", "--home", "fixtures/home", "--json"])).unwrap();
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     assert_eq!((sessions[0]["harness"].as_str(), sessions[0]["native_id"].as_str()), (Some("acme"), Some("s-0001")));
     let read = run(&["read", "s-0001", "--home", "fixtures/home", "--json", "--strict"]);

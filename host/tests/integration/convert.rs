@@ -12,7 +12,11 @@ fn session_file(home: &Path) -> String {
 }
 
 /// Converts a fixture and prepares it into a fresh home; returns the home.
-fn convert_and_prepare(harness: &str, version: &str, to: &str) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
+fn convert_and_prepare(
+    harness: &str,
+    version: &str,
+    to: &str,
+) -> (tempfile::TempDir, serde_json::Value, serde_json::Value) {
     let data = tempfile::tempdir().unwrap();
     let fixture = fixture_home(harness, version, "simple");
     // Work on a copy: the conversion must not depend on where the store is.
@@ -28,11 +32,15 @@ fn convert_and_prepare(harness: &str, version: &str, to: &str) -> (tempfile::Tem
     assert_eq!(before, tree_hashes(source.path()), "convert wrote into the source store");
 
     let target = tempfile::tempdir().unwrap();
-    let dry = trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap(), "--dry-run", "--json"]);
+    let dry = trajhost(
+        data.path(),
+        &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap(), "--dry-run", "--json"],
+    );
     assert!(dry.status.success(), "dry run: {}", stderr(&dry));
     assert!(tree_hashes(target.path()).is_empty(), "a dry run changed the target");
 
-    let prepared = trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap(), "--json"]);
+    let prepared =
+        trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap(), "--json"]);
     assert!(prepared.status.success(), "prepare: {}", stderr(&prepared));
     let plan: serde_json::Value = serde_json::from_slice(&prepared.stdout).unwrap();
 
@@ -86,10 +94,12 @@ fn claude_code_to_codex_and_back() {
     let data = tempfile::tempdir().unwrap();
     let file = session_file(codex_home.path());
     let out = data.path().join("back");
-    let converted = trajhost(data.path(), &["convert", &file, "--to", "claude-code", "--out", out.to_str().unwrap(), "--json"]);
+    let converted =
+        trajhost(data.path(), &["convert", &file, "--to", "claude-code", "--out", out.to_str().unwrap(), "--json"]);
     assert!(converted.status.success(), "{}", stderr(&converted));
     let target = tempfile::tempdir().unwrap();
-    let prepared = trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    let prepared =
+        trajhost(data.path(), &["prepare", out.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
     assert!(prepared.status.success(), "{}", stderr(&prepared));
     assert!(stdout(&prepared).contains("claude -p --resume"), "{}", stdout(&prepared));
     let text = installed_text(target.path(), "claude-code");
@@ -101,7 +111,8 @@ fn claude_code_to_codex_and_back() {
 #[test]
 fn codex_to_claude_code() {
     let (home, manifest, _) = convert_and_prepare("codex", "0.171.0", "claude-code");
-    let losses: Vec<&str> = manifest["fidelity"]["not_carried"].as_array().unwrap().iter().map(|l| l["what"].as_str().unwrap()).collect();
+    let losses: Vec<&str> =
+        manifest["fidelity"]["not_carried"].as_array().unwrap().iter().map(|l| l["what"].as_str().unwrap()).collect();
     assert!(!losses.contains(&"tool call") && !losses.contains(&"user text"), "essentials lost: {losses:?}");
     let text = installed_text(home.path(), "claude-code");
     for needle in ["cat hello.txt", "PAPAYA-42", "FINAL ANSWER"] {
@@ -116,7 +127,8 @@ fn a_nonempty_export_directory_is_refused() {
     let out = data.path().join("busy");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("keep.txt"), "mine").unwrap();
-    let converted = trajhost(data.path(), &["convert", &session_file(&fixture), "--to", "codex", "--out", out.to_str().unwrap()]);
+    let converted =
+        trajhost(data.path(), &["convert", &session_file(&fixture), "--to", "codex", "--out", out.to_str().unwrap()]);
     assert_eq!(converted.status.code(), Some(1));
     assert!(stderr(&converted).contains("not empty"), "{}", stderr(&converted));
     assert_eq!(std::fs::read_to_string(out.join("keep.txt")).unwrap(), "mine");
@@ -134,7 +146,16 @@ fn a_failed_conversion_leaves_no_partial_export() {
     let out = tempfile::tempdir().unwrap();
     let made = out.path().join("export");
     let args = |dir: &std::path::Path| {
-        vec!["convert".to_string(), "nocwd".into(), "--home".into(), home.path().display().to_string(), "--to".into(), "claude-code".into(), "--out".into(), dir.display().to_string()]
+        vec![
+            "convert".to_string(),
+            "nocwd".into(),
+            "--home".into(),
+            home.path().display().to_string(),
+            "--to".into(),
+            "claude-code".into(),
+            "--out".into(),
+            dir.display().to_string(),
+        ]
     };
     let run = |args: Vec<String>| trajhost(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>());
     let failed = run(args(&made));

@@ -58,7 +58,11 @@ const KIMI_JSON: &str = "{\n  \"work_dirs\": [\n    {\n      \"path\": \"/old\",
 /// A home with a rollback-journal database (with a trigger), a WAL
 /// database without rowids, a JSON index, a plain file and a link out.
 fn fixture() -> Fixture {
-    let fx = Fixture { home: tempfile::tempdir().unwrap(), journal: tempfile::tempdir().unwrap(), outside: tempfile::tempdir().unwrap() };
+    let fx = Fixture {
+        home: tempfile::tempdir().unwrap(),
+        journal: tempfile::tempdir().unwrap(),
+        outside: tempfile::tempdir().unwrap(),
+    };
     let home = fx.home.path();
     std::fs::create_dir(home.join("sessions")).unwrap();
     let db = Connection::open(home.join("index.db")).unwrap();
@@ -70,7 +74,8 @@ fn fixture() -> Fixture {
     .unwrap();
     drop(db);
     let wal = Connection::open(home.join("wal.db")).unwrap();
-    wal.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE items (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID;").unwrap();
+    wal.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE items (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID;")
+        .unwrap();
     drop(wal);
     assert!(!home.join("wal.db-wal").exists(), "closing the last connection removes the WAL");
     std::fs::write(home.join("kimi.json"), KIMI_JSON).unwrap();
@@ -105,10 +110,22 @@ fn text(s: &str) -> SqlValue {
 }
 
 fn insert(database: &str, table: &str, columns: &[&str], rows: Vec<Vec<SqlValue>>) -> InstallOp {
-    InstallOp::InsertRows { database: database.into(), table: table.into(), columns: columns.iter().map(|c| c.to_string()).collect(), rows }
+    InstallOp::InsertRows {
+        database: database.into(),
+        table: table.into(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
+    }
 }
 
-fn json_entry(path: &str, pointer: &str, key: Option<&str>, match_member: Option<&str>, value: &str, initial: Option<&str>) -> InstallOp {
+fn json_entry(
+    path: &str,
+    pointer: &str,
+    key: Option<&str>,
+    match_member: Option<&str>,
+    value: &str,
+    initial: Option<&str>,
+) -> InstallOp {
     InstallOp::AddJsonEntry {
         path: path.into(),
         pointer: pointer.into(),
@@ -120,7 +137,12 @@ fn json_entry(path: &str, pointer: &str, key: Option<&str>, match_member: Option
 }
 
 fn database(path: &str, schema: &[&str], user_version: Option<i64>, tables: Vec<TableRows>) -> InstallOp {
-    InstallOp::CreateDatabase { path: path.into(), schema: schema.iter().map(|s| s.to_string()).collect(), user_version, tables }
+    InstallOp::CreateDatabase {
+        path: path.into(),
+        schema: schema.iter().map(|s| s.to_string()).collect(),
+        user_version,
+        tables,
+    }
 }
 
 /// Refused by validation and by execution alike, with nothing changed in
@@ -153,7 +175,8 @@ fn executed(fx: &Fixture, plan: &InstallPlan) -> install::Applied {
     let applied = install::execute(plan, fx.home.path(), fx.journal.path()).expect("execution succeeds");
     assert_eq!(validated, applied, "validation and execution disagree on what the plan does");
     assert!(leftovers(fx.journal.path()).is_empty(), "journal left: {:?}", leftovers(fx.journal.path()));
-    let temps: Vec<_> = tree(fx.home.path()).into_keys().filter(|p| p.to_string_lossy().contains(".trajhost-")).collect();
+    let temps: Vec<_> =
+        tree(fx.home.path()).into_keys().filter(|p| p.to_string_lossy().contains(".trajhost-")).collect();
     assert!(temps.is_empty(), "temporary files left: {temps:?}");
     applied
 }
@@ -174,15 +197,24 @@ fn new_files_are_created_with_their_directories_and_never_overwritten() {
     assert_eq!(std::fs::read(home.join("copied/b.bin")).unwrap(), std::fs::read(&source).unwrap());
     let mut added: Vec<PathBuf> = tree(&home).into_keys().filter(|p| !before.contains_key(p)).collect();
     added.sort();
-    let expected: Vec<PathBuf> =
-        ["copied", "copied/b.bin", "sessions/2026", "sessions/2026/01", "sessions/2026/01/02", "sessions/2026/01/02/a.jsonl"]
-            .iter()
-            .map(PathBuf::from)
-            .collect();
+    let expected: Vec<PathBuf> = [
+        "copied",
+        "copied/b.bin",
+        "sessions/2026",
+        "sessions/2026/01",
+        "sessions/2026/01/02",
+        "sessions/2026/01/02/a.jsonl",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
     assert_eq!(added, expected);
 
     let error = refused(&fx, &plan);
-    assert!(matches!(error, InstallError::AlreadyExists(ref p) if *p == home.join("sessions/2026/01/02/a.jsonl")), "{error}");
+    assert!(
+        matches!(error, InstallError::AlreadyExists(ref p) if *p == home.join("sessions/2026/01/02/a.jsonl")),
+        "{error}"
+    );
 }
 
 #[test]
@@ -195,7 +227,10 @@ fn paths_that_leave_the_home_or_overwrite_are_refused() {
     }
     for existing in ["plain.txt", "sessions", "link", "index.db"] {
         let error = refused(&fx, &plan(vec![create(existing, b"x")]));
-        assert!(matches!(error, InstallError::AlreadyExists(ref p) if *p == home.join(existing)), "{existing}: {error}");
+        assert!(
+            matches!(error, InstallError::AlreadyExists(ref p) if *p == home.join(existing)),
+            "{existing}: {error}"
+        );
         assert!(error.to_string().contains("never overwrites"), "{error}");
     }
     let error = refused(&fx, &plan(vec![create("link/escaped.txt", b"x")]));
@@ -233,29 +268,46 @@ fn rows_go_into_existing_databases() {
     let fx = fixture();
     let home = fx.home.path().canonicalize().unwrap();
     let plan = plan(vec![
-        insert("index.db", "threads", &["id", "path", "stamp"], vec![
-            vec![text("new1"), text("/a"), SqlValue::Integer(5)],
-            vec![text("new2"), SqlValue::Null, SqlValue::Integer(6)],
-        ]),
+        insert(
+            "index.db",
+            "threads",
+            &["id", "path", "stamp"],
+            vec![
+                vec![text("new1"), text("/a"), SqlValue::Integer(5)],
+                vec![text("new2"), SqlValue::Null, SqlValue::Integer(6)],
+            ],
+        ),
         insert("wal.db", "items", &["k", "v"], vec![vec![text("k"), SqlValue::Blob(vec![0, 159, 146, 150])]]),
     ]);
     // NOT NULL on threads.path: the second row fails inside the
     // transaction, and the first row and the WAL insert are undone too.
     let error = failed_while_applying(&fx, &plan);
-    assert!(matches!(error, InstallError::Sqlite { ref path, ref message } if *path == home.join("index.db") && message.contains("NOT NULL")), "{error}");
+    assert!(
+        matches!(error, InstallError::Sqlite { ref path, ref message } if *path == home.join("index.db") && message.contains("NOT NULL")),
+        "{error}"
+    );
 
     let mut plan = plan;
     if let InstallOp::InsertRows { rows, .. } = &mut plan.operations[0] {
         rows[1][1] = text("/b");
     }
     let applied = executed(&fx, &plan);
-    assert_eq!(applied.inserted_rows, [(home.join("index.db"), "threads".to_string(), 2), (home.join("wal.db"), "items".to_string(), 1)]);
-    assert_eq!(rows(&home.join("index.db"), "SELECT id, path, stamp_ms FROM threads ORDER BY id"), [
-        vec![V::Text("new1".into()), V::Text("/a".into()), V::Integer(5000)],
-        vec![V::Text("new2".into()), V::Text("/b".into()), V::Integer(6000)],
-        vec![V::Text("old".into()), V::Text("/x".into()), V::Integer(1000)],
-    ]);
-    assert_eq!(rows(&home.join("wal.db"), "SELECT k, v FROM items"), [vec![V::Text("k".into()), V::Blob(vec![0, 159, 146, 150])]]);
+    assert_eq!(
+        applied.inserted_rows,
+        [(home.join("index.db"), "threads".to_string(), 2), (home.join("wal.db"), "items".to_string(), 1)]
+    );
+    assert_eq!(
+        rows(&home.join("index.db"), "SELECT id, path, stamp_ms FROM threads ORDER BY id"),
+        [
+            vec![V::Text("new1".into()), V::Text("/a".into()), V::Integer(5000)],
+            vec![V::Text("new2".into()), V::Text("/b".into()), V::Integer(6000)],
+            vec![V::Text("old".into()), V::Text("/x".into()), V::Integer(1000)],
+        ]
+    );
+    assert_eq!(
+        rows(&home.join("wal.db"), "SELECT k, v FROM items"),
+        [vec![V::Text("k".into()), V::Blob(vec![0, 159, 146, 150])]]
+    );
     assert!(!home.join("wal.db-wal").exists() && !home.join("index.db-journal").exists());
 }
 
@@ -281,16 +333,22 @@ fn bad_inserts_are_refused() {
     let error = refused(&fx, &plan(vec![insert("link/x.db", "threads", &["id", "path"], row())]));
     assert!(matches!(error, InstallError::Symlink(_)), "{error}");
     // A database the same plan creates does not exist yet.
-    let error = refused(&fx, &plan(vec![
-        database("new.db", &["CREATE TABLE threads (id TEXT, path TEXT)"], None, vec![]),
-        insert("new.db", "threads", &["id", "path"], row()),
-    ]));
+    let error = refused(
+        &fx,
+        &plan(vec![
+            database("new.db", &["CREATE TABLE threads (id TEXT, path TEXT)"], None, vec![]),
+            insert("new.db", "threads", &["id", "path"], row()),
+        ]),
+    );
     assert!(matches!(error, InstallError::MissingDatabase(_)), "{error}");
     // A constraint only the transaction sees: the new file goes too.
-    let error = failed_while_applying(&fx, &plan(vec![
-        create("sessions/dup.jsonl", b"x"),
-        insert("index.db", "threads", &["id", "path"], vec![vec![text("old"), text("/again")]]),
-    ]));
+    let error = failed_while_applying(
+        &fx,
+        &plan(vec![
+            create("sessions/dup.jsonl", b"x"),
+            insert("index.db", "threads", &["id", "path"], vec![vec![text("old"), text("/again")]]),
+        ]),
+    );
     assert!(error.to_string().contains("UNIQUE"), "{error}");
 }
 
@@ -319,12 +377,18 @@ fn new_databases_are_built_complete() {
     assert_eq!(applied.created_databases.len(), 1);
     assert_eq!(applied.created_databases[0].rows, [("sessions".to_string(), 2), ("search".to_string(), 1)]);
     assert_eq!(rows(&db, "PRAGMA user_version"), [vec![V::Integer(42)]]);
-    assert_eq!(rows(&db, "SELECT id, title, seen FROM sessions ORDER BY id"), [
-        vec![V::Text("s1".into()), V::Text("first".into()), V::Integer(1)],
-        vec![V::Text("s2".into()), V::Null, V::Integer(1)],
-    ]);
+    assert_eq!(
+        rows(&db, "SELECT id, title, seen FROM sessions ORDER BY id"),
+        [
+            vec![V::Text("s1".into()), V::Text("first".into()), V::Integer(1)],
+            vec![V::Text("s2".into()), V::Null, V::Integer(1)],
+        ]
+    );
     assert_eq!(rows(&db, "SELECT count(*) FROM titles"), [vec![V::Integer(2)]]);
-    assert_eq!(rows(&db, "SELECT body FROM search WHERE search MATCH 'papaya'"), [vec![V::Text("a papaya grows".into())]]);
+    assert_eq!(
+        rows(&db, "SELECT body FROM search WHERE search MATCH 'papaya'"),
+        [vec![V::Text("a papaya grows".into())]]
+    );
     let names: Vec<String> = leftovers(&home.join("state"));
     assert_eq!(names, ["new.db"], "only the database, no journal or temporary file");
 }
@@ -362,11 +426,20 @@ fn schemas_other_than_create_statements_are_refused() {
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
     };
-    let error = refused(&fx, &plan(vec![database("new.db", &["CREATE TABLE x (a)"], None, vec![table("y", &["a"], vec![vec![text("1")]])])]));
+    let error = refused(
+        &fx,
+        &plan(vec![database("new.db", &["CREATE TABLE x (a)"], None, vec![table("y", &["a"], vec![vec![text("1")]])])]),
+    );
     assert!(matches!(error, InstallError::Sqlite { ref message, .. } if message.contains("no such table")), "{error}");
-    let error = refused(&fx, &plan(vec![database("new.db", &["CREATE TABLE x (a)"], None, vec![table("x", &["a"], vec![vec![]])])]));
+    let error = refused(
+        &fx,
+        &plan(vec![database("new.db", &["CREATE TABLE x (a)"], None, vec![table("x", &["a"], vec![vec![]])])]),
+    );
     assert!(matches!(error, InstallError::RowWidth { .. }), "{error}");
-    let error = refused(&fx, &plan(vec![database("new.db", &["CREATE TABLE x (a)"], None, vec![table("x", &["a-b"], vec![])])]));
+    let error = refused(
+        &fx,
+        &plan(vec![database("new.db", &["CREATE TABLE x (a)"], None, vec![table("x", &["a-b"], vec![])])]),
+    );
     assert!(matches!(error, InstallError::InvalidIdentifier { .. }), "{error}");
     let error = refused(&fx, &plan(vec![database("index.db", &["CREATE TABLE x (a)"], None, vec![])]));
     assert!(matches!(error, InstallError::AlreadyExists(_)), "{error}");
@@ -400,7 +473,14 @@ fn json_entries_are_added_in_place() {
     assert_eq!(before, tree(&home));
     // An element matched on its `path` member is the same entry.
     let same_path = install::execute(
-        &plan(vec![json_entry("kimi.json", "/work_dirs", None, Some("path"), r#"{"path":"/old","kaos":"other"}"#, None)]),
+        &plan(vec![json_entry(
+            "kimi.json",
+            "/work_dirs",
+            None,
+            Some("path"),
+            r#"{"path":"/old","kaos":"other"}"#,
+            None,
+        )]),
         &home,
         fx.journal.path(),
     )
@@ -414,17 +494,35 @@ fn json_refusals_name_the_problem() {
     let fx = fixture();
     type Expected = fn(&InstallError) -> bool;
     let cases: Vec<(InstallOp, Expected)> = vec![
-        (json_entry("kimi.json", "", Some("version"), None, "2", None), |e| matches!(e, InstallError::JsonKeyCollision { .. })),
+        (json_entry("kimi.json", "", Some("version"), None, "2", None), |e| {
+            matches!(e, InstallError::JsonKeyCollision { .. })
+        }),
         (json_entry("absent.json", "", Some("k"), None, "1", None), |e| matches!(e, InstallError::JsonMissing(_))),
-        (json_entry("plain.txt", "", Some("k"), None, "1", None), |e| matches!(e, InstallError::JsonInvalid { what: "the file", .. })),
-        (json_entry("kimi.json", "", Some("k"), None, "{oops", None), |e| matches!(e, InstallError::JsonInvalid { .. })),
-        (json_entry("absent.json", "", Some("k"), None, "1", Some("[")), |e| matches!(e, InstallError::JsonInvalid { .. })),
-        (json_entry("kimi.json", "/version", Some("k"), None, "1", None), |e| matches!(e, InstallError::JsonPointer { .. })),
-        (json_entry("kimi.json", "/work_dirs/5", Some("k"), None, "1", None), |e| matches!(e, InstallError::JsonPointer { .. })),
-        (json_entry("kimi.json", "work_dirs", None, None, "1", None), |e| matches!(e, InstallError::JsonPointer { .. })),
-        (json_entry("kimi.json", "/work_dirs", Some("k"), None, "1", None), |e| matches!(e, InstallError::JsonEntry { .. })),
+        (json_entry("plain.txt", "", Some("k"), None, "1", None), |e| {
+            matches!(e, InstallError::JsonInvalid { what: "the file", .. })
+        }),
+        (json_entry("kimi.json", "", Some("k"), None, "{oops", None), |e| {
+            matches!(e, InstallError::JsonInvalid { .. })
+        }),
+        (json_entry("absent.json", "", Some("k"), None, "1", Some("[")), |e| {
+            matches!(e, InstallError::JsonInvalid { .. })
+        }),
+        (json_entry("kimi.json", "/version", Some("k"), None, "1", None), |e| {
+            matches!(e, InstallError::JsonPointer { .. })
+        }),
+        (json_entry("kimi.json", "/work_dirs/5", Some("k"), None, "1", None), |e| {
+            matches!(e, InstallError::JsonPointer { .. })
+        }),
+        (json_entry("kimi.json", "work_dirs", None, None, "1", None), |e| {
+            matches!(e, InstallError::JsonPointer { .. })
+        }),
+        (json_entry("kimi.json", "/work_dirs", Some("k"), None, "1", None), |e| {
+            matches!(e, InstallError::JsonEntry { .. })
+        }),
         (json_entry("kimi.json", "", None, None, "1", None), |e| matches!(e, InstallError::JsonEntry { .. })),
-        (json_entry("kimi.json", "/work_dirs", None, Some("path"), "{}", None), |e| matches!(e, InstallError::JsonEntry { .. })),
+        (json_entry("kimi.json", "/work_dirs", None, Some("path"), "{}", None), |e| {
+            matches!(e, InstallError::JsonEntry { .. })
+        }),
         (json_entry("link/x.json", "", Some("k"), None, "1", Some("{}")), |e| matches!(e, InstallError::Symlink(_))),
         (json_entry("sessions", "", Some("k"), None, "1", None), |e| matches!(e, InstallError::NotAFile(_))),
     ];
@@ -432,7 +530,8 @@ fn json_refusals_name_the_problem() {
         let error = refused(&fx, &plan(vec![op.clone()]));
         assert!(expected(&error), "{op:?}: {error}");
     }
-    let error = refused(&fx, &plan(vec![create("x.json", b"{}"), json_entry("x.json", "", Some("k"), None, "1", Some("{}"))]));
+    let error =
+        refused(&fx, &plan(vec![create("x.json", b"{}"), json_entry("x.json", "", Some("k"), None, "1", Some("{}"))]));
     assert!(matches!(error, InstallError::Conflict { .. }), "{error}");
 }
 
@@ -446,13 +545,11 @@ const KILL_ID: &str = "01a22aa5-cfcc-7311-a9b5-0000000000ff";
 fn large_rollout(target: usize) -> (String, String) {
     let fixture = fixture_home("codex", "0.171.0", "simple");
     let file = walk_files(&fixture).into_iter().find(|p| p.extension().is_some_and(|e| e == "jsonl")).unwrap();
-    let original = std::fs::read_to_string(&file).unwrap().replace(FIXTURE_ID, KILL_ID).replace("2026-11-30", "2026-12-01");
+    let original =
+        std::fs::read_to_string(&file).unwrap().replace(FIXTURE_ID, KILL_ID).replace("2026-11-30", "2026-12-01");
     let mut lines: Vec<serde_json::Value> = original.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let template = lines
-        .iter()
-        .find(|l| l["type"] == "response_item" && l["payload"]["role"] == "assistant")
-        .cloned()
-        .unwrap();
+    let template =
+        lines.iter().find(|l| l["type"] == "response_item" && l["payload"]["role"] == "assistant").cloned().unwrap();
     let last = lines.pop().unwrap();
     let words = ["papaya", "rollout", "thread", "kill", "journal", "staging", "über", "日本語", "🦀", "commit"];
     let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -481,7 +578,8 @@ fn large_rollout(target: usize) -> (String, String) {
         out.push_str(&serde_json::to_string(line).unwrap());
         out.push('\n');
     }
-    let name = file.file_name().unwrap().to_string_lossy().replace(FIXTURE_ID, KILL_ID).replace("2026-11-30", "2026-12-01");
+    let name =
+        file.file_name().unwrap().to_string_lossy().replace(FIXTURE_ID, KILL_ID).replace("2026-11-30", "2026-12-01");
     (name, out)
 }
 
@@ -598,11 +696,20 @@ fn journal_state(dir: &Path) -> Option<String> {
 
 fn threads_rows(home: &Path) -> Vec<String> {
     let db = home.join(".codex/state_5.sqlite");
-    let conn = Connection::open_with_flags(format!("file:{}?mode=ro&immutable=1", db.display()), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI).unwrap();
+    let conn = Connection::open_with_flags(
+        format!("file:{}?mode=ro&immutable=1", db.display()),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+    )
+    .unwrap();
     let mut statement = conn.prepare("SELECT * FROM threads ORDER BY id").unwrap();
     let width = statement.column_count();
     statement
-        .query_map([], |row| Ok((0..width).map(|i| format!("{:?}", row.get::<_, rusqlite::types::Value>(i).unwrap())).collect::<Vec<_>>().join("|")))
+        .query_map([], |row| {
+            Ok((0..width)
+                .map(|i| format!("{:?}", row.get::<_, rusqlite::types::Value>(i).unwrap()))
+                .collect::<Vec<_>>()
+                .join("|"))
+        })
         .unwrap()
         .map(Result::unwrap)
         .collect()
@@ -619,9 +726,15 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
     std::fs::write(&source, &rollout).unwrap();
     let export = work.path().join("export");
     let data = work.path().join("data-convert");
-    let converted = trajhost(&data, &["convert", source.to_str().unwrap(), "--to", "codex", "--out", export.to_str().unwrap(), "--json"]);
+    let converted = trajhost(
+        &data,
+        &["convert", source.to_str().unwrap(), "--to", "codex", "--out", export.to_str().unwrap(), "--json"],
+    );
     assert!(converted.status.success(), "convert: {}", stderr(&converted));
-    let artifact = walk_files(&export.join("artifacts")).into_iter().find(|p| p.extension().is_some_and(|e| e == "jsonl")).unwrap();
+    let artifact = walk_files(&export.join("artifacts"))
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
     let artifact_size = std::fs::metadata(&artifact).unwrap().len();
     assert!(artifact_size >= 50 << 20, "the export holds {artifact_size} bytes");
 
@@ -637,7 +750,9 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
         }
         copy_dir(&template, &home);
     };
-    let prepare = |data: &Path| trajhost_command(data, &cache, &["prepare", export.to_str().unwrap(), "--home", home.to_str().unwrap()]);
+    let prepare = |data: &Path| {
+        trajhost_command(data, &cache, &["prepare", export.to_str().unwrap(), "--home", home.to_str().unwrap()])
+    };
 
     reset();
     let before = tree(&home);
@@ -673,10 +788,22 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
     assert!(tail(&installed) == tail(&artifact_bytes), "the installed rollout is the artifact");
     drop(artifact_bytes);
     let db_rel = PathBuf::from(".codex/state_5.sqlite");
-    let without_db = |t: &BTreeMap<PathBuf, String>| t.iter().filter(|(p, _)| **p != db_rel).map(|(p, v)| (p.clone(), v.clone())).collect::<BTreeMap<_, _>>();
+    let without_db = |t: &BTreeMap<PathBuf, String>| {
+        t.iter().filter(|(p, _)| **p != db_rel).map(|(p, v)| (p.clone(), v.clone())).collect::<BTreeMap<_, _>>()
+    };
 
     let mut kills: Vec<(String, Kill, Option<&'static str>)> = Vec::new();
-    for point in ["journal-written", "transactions-open", "file-partial", "staged", "committing", "placed", "db-committed", "json-replaced", "complete"] {
+    for point in [
+        "journal-written",
+        "transactions-open",
+        "file-partial",
+        "staged",
+        "committing",
+        "placed",
+        "db-committed",
+        "json-replaced",
+        "complete",
+    ] {
         kills.push((format!("at {point}"), Kill::At(point), None));
     }
     // Killed again while recovering a committing install.
@@ -704,10 +831,22 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
         let data = work.path().join(format!("data-{n}"));
         let journal_dir = data.join("installs");
         let killed = spawn_and_kill(prepare(&data), kill, &signal, &journal_dir);
-        let phase = if !killed { "finished".to_string() } else { journal_state(&journal_dir).unwrap_or_else(|| "no journal".into()) };
+        let phase = if !killed {
+            "finished".to_string()
+        } else {
+            journal_state(&journal_dir).unwrap_or_else(|| "no journal".into())
+        };
         *phases.entry(phase.clone()).or_default() += 1;
         if let Some(point) = kill_recovery {
-            assert!(spawn_and_kill(trajhost_command(&data, &cache, &["plugin", "verify"]), &Kill::At(point), &signal, &journal_dir), "{label}");
+            assert!(
+                spawn_and_kill(
+                    trajhost_command(&data, &cache, &["plugin", "verify"]),
+                    &Kill::At(point),
+                    &signal,
+                    &journal_dir
+                ),
+                "{label}"
+            );
         }
         // Any command recovers.
         let recovery = trajhost(&data, &["plugin", "verify"]);
@@ -718,7 +857,11 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
             _ => None,
         };
         if let Some(said) = said {
-            assert!(stderr(&recovery).contains(said), "{label}: recovery of a {phase} journal must say it {said}: {}", stderr(&recovery));
+            assert!(
+                stderr(&recovery).contains(said),
+                "{label}: recovery of a {phase} journal must say it {said}: {}",
+                stderr(&recovery)
+            );
         }
         let journal_left = leftovers(&data.join("installs"));
         assert!(journal_left.is_empty(), "{label}: journal left after recovery: {journal_left:?}");
@@ -731,11 +874,21 @@ fn prepare_killed_at_any_point_leaves_the_home_untouched_or_complete() {
             assert_eq!(std::fs::read(home.join(&rollout_rel)).unwrap(), installed, "{label}: rollout bytes");
             if killed { Outcome::Complete } else { Outcome::FinishedFirst }
         };
-        if matches!(kill, Kill::At(p) if ["journal-written", "transactions-open", "file-partial", "staged"].contains(p)) {
-            assert_eq!(outcome, Outcome::Untouched, "{label}: killed before the committing marker, the install must be undone");
+        if matches!(kill, Kill::At(p) if ["journal-written", "transactions-open", "file-partial", "staged"].contains(p))
+        {
+            assert_eq!(
+                outcome,
+                Outcome::Untouched,
+                "{label}: killed before the committing marker, the install must be undone"
+            );
         }
-        if matches!(kill, Kill::At(p) if ["committing", "placed", "db-committed", "json-replaced", "complete"].contains(p)) {
-            assert_eq!(outcome, Outcome::Complete, "{label}: killed after the committing marker, the install must be completed");
+        if matches!(kill, Kill::At(p) if ["committing", "placed", "db-committed", "json-replaced", "complete"].contains(p))
+        {
+            assert_eq!(
+                outcome,
+                Outcome::Complete,
+                "{label}: killed after the committing marker, the install must be completed"
+            );
         }
         results.push((label.clone(), outcome));
     }
@@ -768,7 +921,9 @@ fn linked_cache(shared: &Path, private: &Path, skip: &str) {
         let dest = private.join(entry.file_name());
         if entry.file_type().unwrap().is_dir() {
             linked_cache(&entry.path(), &dest, skip);
-        } else if !entry.file_name().to_string_lossy().starts_with(skip) && !entry.file_name().to_string_lossy().starts_with('.') {
+        } else if !entry.file_name().to_string_lossy().starts_with(skip)
+            && !entry.file_name().to_string_lossy().starts_with('.')
+        {
             std::fs::hard_link(entry.path(), &dest).unwrap();
         }
     }
@@ -784,8 +939,11 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
     let warm = trajhost(&work.path().join("data-warm"), &["plugin", "list"]);
     assert!(warm.status.success(), "{}", stderr(&warm));
     let toy = toy_home(&[("one", "1.2.0")]);
-    let install_cmd = |data: &Path, cache: &Path| trajhost_command(data, cache, &["plugin", "install", wasm.to_str().unwrap()]);
-    let cwasm_of = |cache: &Path| walk_files(cache).into_iter().find(|p| p.file_name().unwrap().to_string_lossy() == format!("{sha}.cwasm"));
+    let install_cmd =
+        |data: &Path, cache: &Path| trajhost_command(data, cache, &["plugin", "install", wasm.to_str().unwrap()]);
+    let cwasm_of = |cache: &Path| {
+        walk_files(cache).into_iter().find(|p| p.file_name().unwrap().to_string_lossy() == format!("{sha}.cwasm"))
+    };
 
     // Reference: an uninterrupted install, for its duration and its compiled code.
     let (data, cache) = (work.path().join("data-reference"), work.path().join("cache-reference"));
@@ -796,8 +954,10 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
     let reference_cwasm = std::fs::read(cwasm_of(&cache).expect("install compiles into the cache")).unwrap();
 
     // The last pause point is after the index is written: that kill must find the codec installed.
-    let mut kills: Vec<Kill> =
-        ["plugin-blob-written", "cwasm-written", "plugin-index", "plugin-installed"].into_iter().map(Kill::At).collect();
+    let mut kills: Vec<Kill> = ["plugin-blob-written", "cwasm-written", "plugin-index", "plugin-installed"]
+        .into_iter()
+        .map(Kill::At)
+        .collect();
     kills.push(Kill::After(Duration::ZERO));
     for i in 1..=12 {
         kills.push(Kill::After(duration.mul_f64(1.1 * i as f64 / 12.0)));
@@ -817,7 +977,8 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
         if let Some(cwasm) = cwasm_of(&cache) {
             assert_eq!(std::fs::read(cwasm).unwrap(), reference_cwasm, "{kill:?}: torn compiled code");
         }
-        let verify = trajhost_command(&data, &cache, &["plugin", "verify", "--json"]).stdout(Stdio::piped()).output().unwrap();
+        let verify =
+            trajhost_command(&data, &cache, &["plugin", "verify", "--json"]).stdout(Stdio::piped()).output().unwrap();
         assert!(verify.status.success(), "{kill:?}: plugin verify failed");
         let results: Vec<serde_json::Value> = serde_json::from_slice(&verify.stdout).unwrap();
         assert!(results.iter().all(|r| r["status"]["status"] == "ok"), "{kill:?}: {results:?}");
@@ -829,14 +990,24 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
         }
 
         // Installing again completes, and the codec reads.
-        let again = trajhost_command(&data, &cache, &["plugin", "install", wasm.to_str().unwrap()]).stderr(Stdio::piped()).output().unwrap();
-        assert!(again.status.success(), "{kill:?}: {}", stderr(&again));
-        let sessions = trajhost_command(&data, &cache, &["sessions", "--home", toy.path().to_str().unwrap(), "--harness", "toy", "--json"])
-            .stdout(Stdio::piped())
+        let again = trajhost_command(&data, &cache, &["plugin", "install", wasm.to_str().unwrap()])
+            .stderr(Stdio::piped())
             .output()
             .unwrap();
+        assert!(again.status.success(), "{kill:?}: {}", stderr(&again));
+        let sessions = trajhost_command(
+            &data,
+            &cache,
+            &["sessions", "--home", toy.path().to_str().unwrap(), "--harness", "toy", "--json"],
+        )
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
         assert!(sessions.status.success() && stdout(&sessions).contains("\"one\""), "{kill:?}: {}", stdout(&sessions));
-        let temps: Vec<PathBuf> = walk_files(&data.join("plugins")).into_iter().filter(|p| p.to_string_lossy().contains(".trajhost-")).collect();
+        let temps: Vec<PathBuf> = walk_files(&data.join("plugins"))
+            .into_iter()
+            .filter(|p| p.to_string_lossy().contains(".trajhost-"))
+            .collect();
         assert!(temps.is_empty(), "{kill:?}: temporary files left in the registry: {temps:?}");
     }
     eprintln!("plugin install SIGKILL: {} kills: {installed} installed, {not_installed} not installed", kills.len());
@@ -847,10 +1018,14 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
     let cwasm = cwasm_of(&cache).unwrap();
     std::fs::remove_file(&cwasm).unwrap(); // a new inode: the shared cache keeps its file
     std::fs::write(&cwasm, &reference_cwasm[..reference_cwasm.len() / 2]).unwrap();
-    let sessions = trajhost_command(&data, &cache, &["sessions", "--home", toy.path().to_str().unwrap(), "--harness", "toy", "--json"])
-        .stdout(Stdio::piped())
-        .output()
-        .unwrap();
+    let sessions = trajhost_command(
+        &data,
+        &cache,
+        &["sessions", "--home", toy.path().to_str().unwrap(), "--harness", "toy", "--json"],
+    )
+    .stdout(Stdio::piped())
+    .output()
+    .unwrap();
     assert!(sessions.status.success() && stdout(&sessions).contains("\"one\""), "a torn .cwasm broke loading");
     assert_eq!(std::fs::read(&cwasm).unwrap(), reference_cwasm, "the torn .cwasm was replaced");
 }

@@ -24,10 +24,21 @@ fn setup() -> Setup {
     let home = fixture_home("claude-code", "2.1.197", "simple");
     let convert = trajhost(
         data.path(),
-        &["convert", "61ec73f4", "--home", home.to_str().unwrap(), "--to", "install-ops", "--out", export.to_str().unwrap(), "--json"],
+        &[
+            "convert",
+            "61ec73f4",
+            "--home",
+            home.to_str().unwrap(),
+            "--to",
+            "install-ops",
+            "--out",
+            export.to_str().unwrap(),
+            "--json",
+        ],
     );
     assert!(convert.status.success(), "{}", stderr(&convert));
-    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
     assert_eq!(manifest["fidelity"]["tier"], "value-lossless", "{manifest:#}");
     let native_id = manifest["target"]["native_id"].as_str().unwrap().to_string();
     Setup { data, _out: out, export, native_id }
@@ -65,17 +76,28 @@ fn a_fresh_home_gets_every_operation_applied() {
     let conn = rusqlite::Connection::open(&db).unwrap();
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, 3);
-    let config: serde_json::Value = serde_json::from_slice(&std::fs::read(home_path.join("install-ops/config.json")).unwrap()).unwrap();
+    let config: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home_path.join("install-ops/config.json")).unwrap()).unwrap();
     assert_eq!(config["work_dirs"], serde_json::json!([{"path": "/home/user/project"}]));
     assert_eq!(config["sessions"][id.as_str()], serde_json::json!({"cwd": "/home/user/project"}));
     assert!(home_path.join(format!("install-ops/sessions/{id}.meta.json")).is_file());
     // No staging or journal files are left behind.
-    let leftovers: Vec<_> = tree_hashes(&home_path).into_keys().filter(|p| p.to_string_lossy().contains("trajhost-")).collect();
+    let leftovers: Vec<_> =
+        tree_hashes(&home_path).into_keys().filter(|p| p.to_string_lossy().contains("trajhost-")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    assert!(std::fs::read_dir(setup.data.path().join("installs")).map_or(true, |mut d| d.all(|e| !e.unwrap().path().extension().is_some_and(|x| x == "json"))));
+    assert!(
+        std::fs::read_dir(setup.data.path().join("installs")).map_or(true, |mut d| d.all(|e| !e
+            .unwrap()
+            .path()
+            .extension()
+            .is_some_and(|x| x == "json")))
+    );
 
     // The installed session is found and read by the codec.
-    let sessions = trajhost(setup.data.path(), &["sessions", "--home", home_path.to_str().unwrap(), "--harness", "install-ops", "--json"]);
+    let sessions = trajhost(
+        setup.data.path(),
+        &["sessions", "--home", home_path.to_str().unwrap(), "--harness", "install-ops", "--json"],
+    );
     assert!(stdout(&sessions).contains(id.as_str()), "{}", stdout(&sessions));
 
     // A second prepare is refused and changes nothing.
@@ -123,9 +145,16 @@ fn a_home_with_other_sessions_keeps_them_and_gains_this_one() {
     assert!(all.contains(&("other".into(), "/elsewhere/other.jsonl".into(), "/home/user/project".into())));
     let text = std::fs::read_to_string(&config).unwrap();
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(value["work_dirs"], serde_json::json!([{"path": "/home/user/project", "note": "kept"}]), "matched by path: not added twice");
+    assert_eq!(
+        value["work_dirs"],
+        serde_json::json!([{"path": "/home/user/project", "note": "kept"}]),
+        "matched by path: not added twice"
+    );
     assert_eq!(value["theme"], "dark");
     assert!(value["sessions"][id.as_str()].is_object(), "{text}");
-    assert!(text.starts_with("{\n  \"work_dirs\": [\n    {\"path\": \"/home/user/project\", \"note\": \"kept\"}\n  ]"), "formatting kept: {text}");
+    assert!(
+        text.starts_with("{\n  \"work_dirs\": [\n    {\"path\": \"/home/user/project\", \"note\": \"kept\"}\n  ]"),
+        "formatting kept: {text}"
+    );
     assert_eq!(std::fs::read(home_path.join("install-ops/sessions/other.jsonl")).unwrap(), other_before);
 }

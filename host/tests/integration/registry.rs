@@ -1,12 +1,12 @@
 //! The registry: install validation, side-by-side versions, selection by
 //! native version, tampered blobs, incompatible APIs, the compiled cache.
 
+use trajhost::HostError;
 use trajhost::catalog::Catalog;
 use trajhost::digest::SessionDigest;
 use trajhost::inventory::{self, Lookup, SessionQuery};
 use trajhost::registry::{Installed, Registry, VerifyStatus};
 use trajhost::runtime::{LoadKind, Mode, Runtime};
-use trajhost::HostError;
 
 use crate::common::*;
 
@@ -28,18 +28,32 @@ fn install(env: &Env, package: &str) -> Installed {
 }
 
 /// Reads a toy session and returns the codec recorded in its meta record.
-fn codec_that_reads(env: &Env, home: &std::path::Path, id: &str, codec_override: Option<&str>) -> Result<String, HostError> {
+fn codec_that_reads(
+    env: &Env,
+    home: &std::path::Path,
+    id: &str,
+    codec_override: Option<&str>,
+) -> Result<String, HostError> {
     Ok(read_toy(env, home, id, codec_override)?.0)
 }
 
 /// Reads a session (by id or path) and returns the codec that read it (as
 /// its meta record says) and the snapshot id.
-fn read_toy(env: &Env, home: &std::path::Path, target: &str, codec_override: Option<&str>) -> Result<(String, String), HostError> {
+fn read_toy(
+    env: &Env,
+    home: &std::path::Path,
+    target: &str,
+    codec_override: Option<&str>,
+) -> Result<(String, String), HostError> {
     let catalog = Catalog::open(&env.runtime, &env.registry)?;
     let lookup = Lookup { home: Some(home), harness: Some("toy"), codec: codec_override };
     let found = inventory::resolve_with(&catalog, target, &lookup)?;
     let (record, mut stream) = inventory::open(&catalog, &found, codec_override, inventory::default_read_options())?;
-    assert_eq!(found.codec.as_deref(), Some(record.id().as_str()), "resolve attributes the session to the codec that reads it");
+    assert_eq!(
+        found.codec.as_deref(),
+        Some(record.id().as_str()),
+        "resolve attributes the session to the codec that reads it"
+    );
     let mut digest = SessionDigest::new();
     let mut meta_codec = None;
     while let Some(batch) = stream.next_batch()? {
@@ -90,20 +104,31 @@ fn side_by_side_versions_are_selected_by_native_version() {
     match codec_that_reads(&env, home.path(), "future", None) {
         Err(HostError::NoCodec(message)) => {
             assert!(message.contains("5.0.0"), "{message}");
-            assert!(message.contains("toy@1.0.0 (>=1.0.0, <2.0.0)") && message.contains("toy@2.0.0 (>=2.0.0, <3.0.0)"), "{message}");
+            assert!(
+                message.contains("toy@1.0.0 (>=1.0.0, <2.0.0)") && message.contains("toy@2.0.0 (>=2.0.0, <3.0.0)"),
+                "{message}"
+            );
         }
         other => panic!("expected NoCodec, got {other:?}"),
     }
 
     // Discovery lists every session with its detected version.
     let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
-    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None }).unwrap();
+    let inventory = inventory::discover(
+        &catalog,
+        &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None },
+    )
+    .unwrap();
     let mut seen: Vec<(String, Option<String>)> =
         inventory.sessions.iter().map(|s| (s.session.native_id.clone(), s.session.native_version.clone())).collect();
     seen.sort();
     assert_eq!(
         seen,
-        [("future".into(), Some("5.0.0".into())), ("new".into(), Some("2.3.1".into())), ("old".into(), Some("1.4.0".into()))]
+        [
+            ("future".into(), Some("5.0.0".into())),
+            ("new".into(), Some("2.3.1".into())),
+            ("old".into(), Some("1.4.0".into()))
+        ]
     );
 }
 
@@ -114,7 +139,11 @@ fn side_by_side_versions_with_different_folders_both_list_and_read() {
     install(&env, "trajhost-toy-v2");
     let home = side_by_side_home();
     let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
-    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None }).unwrap();
+    let inventory = inventory::discover(
+        &catalog,
+        &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None },
+    )
+    .unwrap();
     assert!(inventory.failures.is_empty(), "{:?}", inventory.failures);
     let mut seen: Vec<(String, String, String, Option<String>)> = inventory
         .sessions
@@ -122,7 +151,9 @@ fn side_by_side_versions_with_different_folders_both_list_and_read() {
         .map(|s| (s.session.native_id.clone(), s.session.locator.clone(), s.discovered_by.clone(), s.codec.clone()))
         .collect();
     seen.sort();
-    let row = |id: &str, locator: &str, by: &str, codec: &str| (id.to_string(), locator.to_string(), by.to_string(), Some(codec.to_string()));
+    let row = |id: &str, locator: &str, by: &str, codec: &str| {
+        (id.to_string(), locator.to_string(), by.to_string(), Some(codec.to_string()))
+    };
     assert_eq!(
         seen,
         [
@@ -137,7 +168,9 @@ fn side_by_side_versions_with_different_folders_both_list_and_read() {
         let codec = codec.as_deref().unwrap();
         assert_eq!(read_toy(&env, home.path(), id, None).unwrap().0, codec, "{id}");
     }
-    for (locator, codec) in [("toy/old.jsonl", "toy@1.0.0"), ("toy/moved.jsonl", "toy@2.0.0"), ("toy2/fresh.jsonl", "toy@2.0.0")] {
+    for (locator, codec) in
+        [("toy/old.jsonl", "toy@1.0.0"), ("toy/moved.jsonl", "toy@2.0.0"), ("toy2/fresh.jsonl", "toy@2.0.0")]
+    {
         let path = home.path().join(locator);
         assert_eq!(read_toy(&env, home.path(), path.to_str().unwrap(), None).unwrap().0, codec, "{locator}");
     }
@@ -158,7 +191,11 @@ fn side_by_side_versions_with_different_folders_both_list_and_read() {
     // With only the newest version installed, the old folder is out of sight.
     env.registry.remove("toy", "1.0.0").unwrap();
     let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
-    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None }).unwrap();
+    let inventory = inventory::discover(
+        &catalog,
+        &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None },
+    )
+    .unwrap();
     let ids: Vec<&str> = inventory.sessions.iter().map(|s| s.session.native_id.as_str()).collect();
     assert_eq!(ids, ["fresh"]);
 }
@@ -199,11 +236,14 @@ fn a_failing_codec_version_is_a_diagnostic_and_the_others_still_list() {
     let home = side_by_side_home();
     std::fs::write(home.path().join("toy/panic.trap"), b"").unwrap();
     let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
-    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: None, cwd: None }).unwrap();
+    let inventory =
+        inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: None, cwd: None }).unwrap();
     let ids: Vec<&str> = inventory.sessions.iter().map(|s| s.session.native_id.as_str()).collect();
     assert_eq!(ids, ["fresh"], "toy@2.0.0 still lists its folder");
     match inventory.failures.as_slice() {
-        [(harness, HostError::Trap { plugin, .. })] => assert_eq!((harness.as_str(), plugin.as_str()), ("toy", "toy@1.0.0")),
+        [(harness, HostError::Trap { plugin, .. })] => {
+            assert_eq!((harness.as_str(), plugin.as_str()), ("toy", "toy@1.0.0"))
+        }
         other => panic!("expected one trap of toy@1.0.0, got {other:?}"),
     }
 }
@@ -215,9 +255,16 @@ fn discovery_diagnostics_name_the_file() {
     install(&env, "trajhost-toy-v2");
     let home = side_by_side_home();
     let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
-    let inventory = inventory::discover(&catalog, &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None }).unwrap();
-    let diagnostics: Vec<(&str, &str, Option<&str>)> =
-        inventory.diagnostics.iter().map(|d| (d.codec.as_str(), d.diagnostic.code.as_str(), d.diagnostic.file.as_deref())).collect();
+    let inventory = inventory::discover(
+        &catalog,
+        &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None },
+    )
+    .unwrap();
+    let diagnostics: Vec<(&str, &str, Option<&str>)> = inventory
+        .diagnostics
+        .iter()
+        .map(|d| (d.codec.as_str(), d.diagnostic.code.as_str(), d.diagnostic.file.as_deref()))
+        .collect();
     assert_eq!(diagnostics, [("toy@1.0.0", "not-a-session", Some("toy/notes.txt"))]);
 }
 

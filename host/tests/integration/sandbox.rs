@@ -110,7 +110,11 @@ fn a_panic_is_a_trap_not_a_host_crash() {
     let arena = arena();
     match attack(&runtime, &arena.home, "panic") {
         Err(HostError::Trap { message, .. }) => {
-            assert!(message.starts_with("panicked at tests/hostile/src/lib.rs:") && message.ends_with(": the hostile codec panics"), "{message}")
+            assert!(
+                message.starts_with("panicked at tests/hostile/src/lib.rs:")
+                    && message.ends_with(": the hostile codec panics"),
+                "{message}"
+            )
         }
         other => panic!("expected a trap, got {other:?}"),
     }
@@ -154,7 +158,9 @@ fn sqlite_is_read_only_and_bounded_in_time() {
     }
     // A second statement is refused (by the authorizer or the one-statement rule).
     match attack(&runtime, &arena.home, "sql:multi") {
-        Err(HostError::Codec { message, .. }) => assert!(message.contains("Denied") || message.contains("Invalid"), "{message}"),
+        Err(HostError::Codec { message, .. }) => {
+            assert!(message.contains("Denied") || message.contains("Invalid"), "{message}")
+        }
         other => panic!("multi-statement SQL was not refused: {other:?}"),
     }
     let started = Instant::now();

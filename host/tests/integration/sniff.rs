@@ -45,7 +45,12 @@ fn only_the_owning_codec_claims_a_session_file() {
             for session in &found.sessions {
                 // Renamed: the name says nothing, the content must.
                 let got = claims(&catalog, "copy-of-a-session.jsonl", &head(&session.session.path));
-                assert_eq!(got, [(harness.to_string(), Some(session.session.native_id.clone()))], "{}", session.session.path.display());
+                assert_eq!(
+                    got,
+                    [(harness.to_string(), Some(session.session.native_id.clone()))],
+                    "{}",
+                    session.session.path.display()
+                );
                 checked += 1;
             }
         }
@@ -66,10 +71,20 @@ fn an_opencode_export_document_is_claimed_by_opencode() {
     let home = fixture_home("claude-code", "2.1.197", "simple");
     let convert = trajhost(
         data.path(),
-        &["convert", "61ec73f4", "--home", home.to_str().unwrap(), "--to", "opencode", "--out", export.to_str().unwrap()],
+        &[
+            "convert",
+            "61ec73f4",
+            "--home",
+            home.to_str().unwrap(),
+            "--to",
+            "opencode",
+            "--out",
+            export.to_str().unwrap(),
+        ],
     );
     assert!(convert.status.success(), "{}", stderr(&convert));
-    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
     let artifact = manifest["artifacts"][0]["path"].as_str().unwrap();
     let registry = Registry::new(data.path());
     let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();

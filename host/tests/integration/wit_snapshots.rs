@@ -13,7 +13,11 @@ fn released_wit_snapshots_are_unchanged() {
     for line in manifest.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (hash, file) = line.split_once("  ").expect("`<sha256>  <path>` lines");
         let bytes = std::fs::read(wit.join(file)).unwrap_or_else(|e| panic!("wit/{file}: {e}"));
-        assert_eq!(hex::encode(Sha256::digest(&bytes)), hash, "released wit/{file} changed: copy it to a new since_vX.Y.Z instead");
+        assert_eq!(
+            hex::encode(Sha256::digest(&bytes)),
+            hash,
+            "released wit/{file} changed: copy it to a new since_vX.Y.Z instead"
+        );
         checked += 1;
     }
     // Every file of every snapshot is listed.

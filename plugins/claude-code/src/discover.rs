@@ -60,9 +60,7 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 }
                 let stem = entry.name.strip_suffix(JSONL).unwrap_or(&entry.name);
                 let has_sibling_dir = entries.iter().any(|e| e.is_dir() && e.name == stem);
-                if let Some(session) =
-                    session_ref(home, &locator, &entry.meta, has_sibling_dir, &mut problems)
-                {
+                if let Some(session) = session_ref(home, &locator, &entry.meta, has_sibling_dir, &mut problems) {
                     sessions.push(session);
                 }
             }
@@ -141,12 +139,7 @@ fn session_ref(
 fn subagent_bytes(home: &Dir, paths: &SessionPaths) -> u64 {
     home.list(&paths.subagents_dir())
         .map(|entries| {
-            entries
-                .iter()
-                .filter(|e| e.is_file() && layout::agent_id(&e.name).is_some())
-                .map(|e| e.meta.size)
-                .sum()
+            entries.iter().filter(|e| e.is_file() && layout::agent_id(&e.name).is_some()).map(|e| e.meta.size).sum()
         })
         .unwrap_or(0)
 }
-

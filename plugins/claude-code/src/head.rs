@@ -70,9 +70,7 @@ impl Head {
 
     fn feed_title(&mut self, line: &[u8]) {
         // Only title lines matter here; skip the parse for the rest.
-        if memchr::memmem::find(line, b"-title\"").is_none()
-            && memchr::memmem::find(line, b"\"summary\"").is_none()
-        {
+        if memchr::memmem::find(line, b"-title\"").is_none() && memchr::memmem::find(line, b"\"summary\"").is_none() {
             return;
         }
         if let Ok(entry) = native::parse(line) {
@@ -115,17 +113,10 @@ impl Head {
     }
 
     fn take_title(&mut self, entry: &native::Entry<'_>) {
-        let text = |t: &native::Text<'_>| {
-            t.get()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-        };
+        let text = |t: &native::Text<'_>| t.get().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
         match entry.kind.get() {
             // The last title written wins.
-            Some("custom-title") => {
-                self.custom_title = text(&entry.custom_title).or(self.custom_title.take())
-            }
+            Some("custom-title") => self.custom_title = text(&entry.custom_title).or(self.custom_title.take()),
             Some("ai-title") => self.ai_title = text(&entry.ai_title).or(self.ai_title.take()),
             Some("summary") if self.summary.is_none() => self.summary = text(&entry.summary),
             _ => {}
@@ -137,10 +128,7 @@ impl Head {
 fn prompt_title(content: &Content<'_>) -> Option<String> {
     let text: &str = match content {
         Content::Text(t) => t,
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .find(|b| b.kind.get() == Some("text"))
-            .and_then(|b| b.text.get())?,
+        Content::Blocks(blocks) => blocks.iter().find(|b| b.kind.get() == Some("text")).and_then(|b| b.text.get())?,
         Content::None => return None,
     };
     title_from_prompt(text)

@@ -12,9 +12,7 @@ pub struct Ids {
 impl Ids {
     /// Ids seeded by the SHA-256 of `document`.
     pub fn of(document: &[u8]) -> Ids {
-        Ids {
-            seed: Sha256::digest(document).into(),
-        }
+        Ids { seed: Sha256::digest(document).into() }
     }
 
     /// 32 bytes for `label` and `index`.
@@ -36,14 +34,7 @@ impl Ids {
         b[6] = 0x40 | (b[6] & 0x0f);
         b[8] = 0x80 | (b[8] & 0x3f);
         let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-        format!(
-            "{}-{}-{}-{}-{}",
-            &hex[..8],
-            &hex[8..12],
-            &hex[12..16],
-            &hex[16..20],
-            &hex[20..]
-        )
+        format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
     }
 
     /// `<prefix>01` + 22 base-58 characters, the shape of Anthropic ids

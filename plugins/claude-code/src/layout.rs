@@ -45,9 +45,7 @@ impl SessionPaths {
     /// Splits a locator `<project-dir>/<sessionId>.jsonl`.
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
         let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        let stem = locator
-            .strip_suffix(JSONL)
-            .ok_or_else(|| bad("not a .jsonl file"))?;
+        let stem = locator.strip_suffix(JSONL).ok_or_else(|| bad("not a .jsonl file"))?;
         if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c.is_empty()) {
             return Err(bad("not a relative path below the home"));
         }
@@ -58,12 +56,7 @@ impl SessionPaths {
         if native_id.is_empty() {
             return Err(bad("no session id in the file name"));
         }
-        Ok(SessionPaths {
-            locator: locator.to_string(),
-            project_dir,
-            native_id,
-            session_dir: stem.to_string(),
-        })
+        Ok(SessionPaths { locator: locator.to_string(), project_dir, native_id, session_dir: stem.to_string() })
     }
 
     /// Settles the session id from the `sessionId` the content carries.
@@ -71,11 +64,8 @@ impl SessionPaths {
     /// one wins (true is returned when the content disagrees); a stem that
     /// is not (a renamed copy) gives way to the content's id.
     pub fn identify(&mut self, content_id: Option<&str>) -> bool {
-        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(
-            &self.native_id,
-            is_session_id(&self.native_id),
-            content_id,
-        );
+        let (id, mismatch) =
+            trajhost_codec_sdk::discovery::identify(&self.native_id, is_session_id(&self.native_id), content_id);
         self.native_id = id;
         mismatch
     }
@@ -159,9 +149,5 @@ pub fn is_session_id(id: &str) -> bool {
 
 /// The agent id of a subagent file name `agent-<id>.jsonl`.
 pub fn agent_id(file_name: &str) -> Option<&str> {
-    file_name
-        .strip_prefix(AGENT_PREFIX)?
-        .strip_suffix(JSONL)
-        .filter(|id| !id.is_empty())
+    file_name.strip_prefix(AGENT_PREFIX)?.strip_suffix(JSONL).filter(|id| !id.is_empty())
 }
-

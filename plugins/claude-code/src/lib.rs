@@ -66,10 +66,7 @@ impl Codec for ClaudeCode {
             native_version_source: "`version` field of user/assistant records".into(),
             reads: vec!["claude-code-jsonl".into()],
             writes: vec!["claude-code-jsonl".into()],
-            session_globs: layout::PROJECT_ROOTS
-                .iter()
-                .map(|root| format!("{root}/*/*.jsonl"))
-                .collect(),
+            session_globs: layout::PROJECT_ROOTS.iter().map(|root| format!("{root}/*/*.jsonl")).collect(),
             canonical_schema: SCHEMA.into(),
         }
     }
@@ -94,7 +91,12 @@ impl Codec for ClaudeCode {
         Ok(WholeDocument::new(options, |session, options| write::write(session, options)))
     }
 
-    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
         let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         prepare::prepare(artifacts, target, &options)
     }

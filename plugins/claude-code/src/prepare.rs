@@ -30,19 +30,12 @@ use crate::layout::{self, JSONL, WRITE_ROOT};
 const MAX_ARTIFACT_BYTES: usize = 512 << 20;
 
 /// The plan for `artifacts` (a transcript as `write` made it).
-pub fn prepare(
-    artifacts: Vec<Artifact>,
-    target: &Dir,
-    options: &WriteOptions,
-) -> Result<Plan, CodecError> {
+pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -> Result<Plan, CodecError> {
     let mut session: Option<(String, String)> = None;
     let mut placed = Vec::new();
     for artifact in &artifacts {
         if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-            return Err(CodecError::LimitExceeded(format!(
-                "{}: more than {MAX_ARTIFACT_BYTES} bytes",
-                artifact.path
-            )));
+            return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
         }
         let (_, rest) = split_path(&artifact.path)?;
         if !rest.contains('/') && rest.ends_with(JSONL) {
@@ -69,11 +62,7 @@ pub fn prepare(
             "the transcript's sessionId {native_id} is not the requested native id {id}"
         )));
     }
-    let cwd = options
-        .cwd
-        .clone()
-        .filter(|c| !c.is_empty())
-        .unwrap_or_else(|| source_cwd.clone());
+    let cwd = options.cwd.clone().filter(|c| !c.is_empty()).unwrap_or_else(|| source_cwd.clone());
     let project = layout::project_dir(&cwd);
     let file_name = format!("{native_id}{JSONL}");
     refuse_existing_session(target, &file_name, &format!("{project}/{file_name}"))?;
@@ -89,9 +78,7 @@ pub fn prepare(
             }
             Err(FsError::NotFound(_)) => {}
             Err(e) => {
-                return Err(CodecError::Io(format!(
-                    "checking {path} in the target home: {e:?}"
-                )));
+                return Err(CodecError::Io(format!("checking {path} in the target home: {e:?}")));
             }
         }
         let bytes = if rest.ends_with(JSONL) && cwd != source_cwd {
@@ -101,26 +88,16 @@ pub fn prepare(
         };
         operations.push(Operation::CreateFile(CreateFile { path, bytes }));
     }
-    Ok(Plan {
-        native_id: native_id.clone(),
-        operations,
-        resume_command: Some(resume_command(&cwd, &native_id)),
-    })
+    Ok(Plan { native_id: native_id.clone(), operations, resume_command: Some(resume_command(&cwd, &native_id)) })
 }
 
 /// `cd <cwd> && claude -p --resume <id> "<prompt>"`.
 pub fn resume_command(cwd: &str, id: &str) -> String {
-    format!(
-        "cd {} && claude -p --resume {id} \"<prompt>\"",
-        shell_quote(cwd)
-    )
+    format!("cd {} && claude -p --resume {id} \"<prompt>\"", shell_quote(cwd))
 }
 
 fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b))
-    {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b)) {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
@@ -130,15 +107,8 @@ fn shell_quote(s: &str) -> String {
 /// Splits `.claude/projects/<project>/<rest>` into its project directory
 /// name and the rest, refusing anything else.
 fn split_path(path: &str) -> Result<(&str, &str), CodecError> {
-    let bad = || {
-        CodecError::Malformed(format!(
-            "artifact {path:?} is not a file under {WRITE_ROOT}/<project>/"
-        ))
-    };
-    let rest = path
-        .strip_prefix(WRITE_ROOT)
-        .and_then(|r| r.strip_prefix('/'))
-        .ok_or_else(bad)?;
+    let bad = || CodecError::Malformed(format!("artifact {path:?} is not a file under {WRITE_ROOT}/<project>/"));
+    let rest = path.strip_prefix(WRITE_ROOT).and_then(|r| r.strip_prefix('/')).ok_or_else(bad)?;
     let (project, rest) = rest.split_once('/').ok_or_else(bad)?;
     if !layout::plain_file_name(project) || rest.split('/').any(|c| !layout::plain_file_name(c)) {
         return Err(bad());
@@ -160,24 +130,15 @@ impl Facts {
             session_id: Option<String>,
             cwd: Option<String>,
         }
-        let stem = artifact
-            .path
-            .rsplit('/')
-            .next()
-            .and_then(|name| name.strip_suffix(JSONL))
-            .unwrap_or_default();
+        let stem = artifact.path.rsplit('/').next().and_then(|name| name.strip_suffix(JSONL)).unwrap_or_default();
         let mut session_id = None;
         let mut cwd = None;
         for line in artifact.bytes.split(|b| *b == b'\n') {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let envelope: Envelope = serde_json::from_slice(line).map_err(|e| {
-                CodecError::Malformed(format!(
-                    "{}: a line is not a JSON object ({e})",
-                    artifact.path
-                ))
-            })?;
+            let envelope: Envelope = serde_json::from_slice(line)
+                .map_err(|e| CodecError::Malformed(format!("{}: a line is not a JSON object ({e})", artifact.path)))?;
             if let Some(id) = envelope.session_id {
                 if id != stem {
                     return Err(CodecError::Malformed(format!(
@@ -191,36 +152,27 @@ impl Facts {
                 cwd = envelope.cwd;
             }
         }
-        let session_id = session_id.ok_or_else(|| {
-            CodecError::Malformed(format!("{}: no line names the sessionId", artifact.path))
-        })?;
+        let session_id = session_id
+            .ok_or_else(|| CodecError::Malformed(format!("{}: no line names the sessionId", artifact.path)))?;
         if !layout::is_session_id(&session_id) {
             return Err(CodecError::Malformed(format!(
                 "{}: the session id is not a UUID, so `claude --resume` cannot name it",
                 artifact.path
             )));
         }
-        let cwd = cwd.ok_or_else(|| {
-            CodecError::Malformed(format!("{}: no line names the cwd", artifact.path))
-        })?;
+        let cwd = cwd.ok_or_else(|| CodecError::Malformed(format!("{}: no line names the cwd", artifact.path)))?;
         Ok(Facts { session_id, cwd })
     }
 }
 
 /// Fails when a session file `file_name` exists in any project directory
 /// of the target (`claude --resume <id>` must find exactly one).
-fn refuse_existing_session(
-    target: &Dir,
-    file_name: &str,
-    destination: &str,
-) -> Result<(), CodecError> {
+fn refuse_existing_session(target: &Dir, file_name: &str, destination: &str) -> Result<(), CodecError> {
     let projects = match target.list(WRITE_ROOT) {
         Ok(entries) => entries,
         Err(FsError::NotFound(_)) => return Ok(()),
         Err(e) => {
-            return Err(CodecError::Io(format!(
-                "listing {WRITE_ROOT} in the target home: {e:?}"
-            )));
+            return Err(CodecError::Io(format!("listing {WRITE_ROOT} in the target home: {e:?}")));
         }
     };
     for project in projects.iter().filter(|e| e.is_dir()) {
@@ -239,9 +191,7 @@ fn refuse_existing_session(
             }
             Err(FsError::NotFound(_)) => {}
             Err(e) => {
-                return Err(CodecError::Io(format!(
-                    "checking {path} in the target home: {e:?}"
-                )));
+                return Err(CodecError::Io(format!("checking {path} in the target home: {e:?}")));
             }
         }
     }
@@ -260,9 +210,7 @@ pub fn rewrite_cwd(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
             out.push(b'\n');
         }
         match top_level_value(line, b"cwd") {
-            Some((start, end))
-                if serde_json::from_slice::<String>(&line[start..end]).is_ok_and(|v| v == from) =>
-            {
+            Some((start, end)) if serde_json::from_slice::<String>(&line[start..end]).is_ok_and(|v| v == from) => {
                 out.extend_from_slice(&line[..start]);
                 out.extend_from_slice(replacement.as_bytes());
                 out.extend_from_slice(&line[end..]);
@@ -306,10 +254,7 @@ fn top_level_value(line: &[u8], key: &[u8]) -> Option<(usize, usize)> {
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while b
-        .get(i)
-        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
-    {
+    while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n')) {
         i += 1;
     }
     i
@@ -354,10 +299,7 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
         }
         _ => {
             let mut j = i;
-            while b
-                .get(j)
-                .is_some_and(|c| !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
-            {
+            while b.get(j).is_some_and(|c| !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')) {
                 j += 1;
             }
             (j > i).then_some(j)
@@ -395,10 +337,7 @@ mod tests {
 
     #[test]
     fn quotes_for_the_shell() {
-        assert_eq!(
-            resume_command("/home/u/p", "id"),
-            r#"cd /home/u/p && claude -p --resume id "<prompt>""#
-        );
+        assert_eq!(resume_command("/home/u/p", "id"), r#"cd /home/u/p && claude -p --resume id "<prompt>""#);
         assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
     }
 }

@@ -55,13 +55,7 @@ impl Reader {
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
         if paths.identify(head.session_id.as_deref()) {
-            diags.add(
-                "session-id-mismatch",
-                Severity::Warning,
-                "sessionId",
-                Some(locator),
-                None,
-            );
+            diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
         }
         let meta = records::session_meta(locator, &paths.native_id, &head);
         let lines = JsonLines::new(file, locator);
@@ -84,11 +78,7 @@ impl Reader {
             self.writer.push(&meta);
             return Ok(true);
         }
-        let mut out = Out {
-            writer: &mut self.writer,
-            diags: &mut self.diags,
-            home: &self.home,
-        };
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags, home: &self.home };
         if let Some((lines, transcript)) = self.current.as_mut() {
             match lines.next_line() {
                 Some(Ok(line)) => transcript.line(&line, &mut out),
@@ -117,10 +107,7 @@ impl Reader {
         let mut children = VecDeque::new();
         let dir = self.paths.subagents_dir();
         if let Some(entries) = self.list(&dir) {
-            for entry in entries
-                .iter()
-                .filter(|e| matches!(e.meta.kind, EntryKind::File))
-            {
+            for entry in entries.iter().filter(|e| matches!(e.meta.kind, EntryKind::File)) {
                 let Some(agent_id) = layout::agent_id(&entry.name) else {
                     continue;
                 };
@@ -128,28 +115,18 @@ impl Reader {
                 children.push_back(Child {
                     locator: layout::join(&dir, &entry.name),
                     agent_id: agent_id.to_string(),
-                    meta_json: entries
-                        .iter()
-                        .any(|e| e.name == meta_name)
-                        .then(|| layout::join(&dir, &meta_name)),
+                    meta_json: entries.iter().any(|e| e.name == meta_name).then(|| layout::join(&dir, &meta_name)),
                 });
             }
         }
         if let Some(entries) = self.list(&self.paths.project_dir.clone()) {
-            for entry in entries
-                .iter()
-                .filter(|e| matches!(e.meta.kind, EntryKind::File))
-            {
+            for entry in entries.iter().filter(|e| matches!(e.meta.kind, EntryKind::File)) {
                 let Some(agent_id) = layout::agent_id(&entry.name) else {
                     continue;
                 };
                 let locator = self.paths.in_project(&entry.name);
                 if self.owner(&locator).as_deref() == Some(self.paths.native_id.as_str()) {
-                    children.push_back(Child {
-                        locator,
-                        agent_id: agent_id.to_string(),
-                        meta_json: None,
-                    });
+                    children.push_back(Child { locator, agent_id: agent_id.to_string(), meta_json: None });
                 }
             }
         }
@@ -161,13 +138,7 @@ impl Reader {
             Ok(entries) => Some(entries),
             Err(FsError::NotFound(_)) => None,
             Err(e) => {
-                self.diags.add(
-                    "unreadable-directory",
-                    Severity::Warning,
-                    fs_kind(&e),
-                    Some(dir),
-                    None,
-                );
+                self.diags.add("unreadable-directory", Severity::Warning, fs_kind(&e), Some(dir), None);
                 None
             }
         }
@@ -175,52 +146,25 @@ impl Reader {
 
     /// The `sessionId` on the first line of a legacy subagent file.
     fn owner(&self, locator: &str) -> Option<String> {
-        let bytes = self
-            .home
-            .open(locator)
-            .and_then(|f| f.read_at(0, OWNER_PROBE_BYTES))
-            .ok()?;
+        let bytes = self.home.open(locator).and_then(|f| f.read_at(0, OWNER_PROBE_BYTES)).ok()?;
         let end = memchr::memchr(b'\n', &bytes).unwrap_or(bytes.len());
         native::parse(&bytes[..end]).ok()?.session_id.owned()
     }
 
     /// Starts a subagent transcript: its `meta`, then its lines.
     fn open_child(&mut self, child: Child) {
-        let opened = self
-            .home
-            .open(&child.locator)
-            .and_then(|file| Head::scan(&file).map(|head| (file, head)));
+        let opened = self.home.open(&child.locator).and_then(|file| Head::scan(&file).map(|head| (file, head)));
         let (file, head) = match opened {
             Ok(x) => x,
             Err(e) => {
-                self.diags.add(
-                    "unreadable-file",
-                    Severity::Warning,
-                    fs_kind(&e),
-                    Some(&child.locator),
-                    None,
-                );
+                self.diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(&child.locator), None);
                 return;
             }
         };
-        let agent = child
-            .meta_json
-            .as_deref()
-            .map(|path| self.agent_meta(path))
-            .unwrap_or_default();
-        let meta = records::child_meta(
-            &child.locator,
-            &self.paths.native_id,
-            &child.agent_id,
-            &head,
-            &agent,
-        );
+        let agent = child.meta_json.as_deref().map(|path| self.agent_meta(path)).unwrap_or_default();
+        let meta = records::child_meta(&child.locator, &self.paths.native_id, &child.agent_id, &head, &agent);
         self.writer.push(&meta);
-        let transcript = Transcript::new(
-            child.locator.clone(),
-            Some(child.agent_id),
-            self.paths.clone(),
-        );
+        let transcript = Transcript::new(child.locator.clone(), Some(child.agent_id), self.paths.clone());
         self.current = Some((JsonLines::new(file, &child.locator), transcript));
     }
 
@@ -238,13 +182,7 @@ impl Reader {
         let bytes = match self.home.read_to_end(path, MAX_AGENT_META_BYTES) {
             Ok(bytes) => bytes,
             Err(e) => {
-                self.diags.add(
-                    "unreadable-file",
-                    Severity::Info,
-                    fs_kind(&e),
-                    Some(path),
-                    None,
-                );
+                self.diags.add("unreadable-file", Severity::Info, fs_kind(&e), Some(path), None);
                 return AgentMeta::default();
             }
         };
@@ -255,13 +193,7 @@ impl Reader {
                 tool_use_id: raw.tool_use_id.owned(),
             },
             Err(_) => {
-                self.diags.add(
-                    "malformed-agent-meta",
-                    Severity::Warning,
-                    "meta.json",
-                    Some(path),
-                    None,
-                );
+                self.diags.add("malformed-agent-meta", Severity::Warning, "meta.json", Some(path), None);
                 AgentMeta::default()
             }
         }

@@ -33,5 +33,7 @@ pub fn sniff(_path: &str, bytes: &[u8]) -> Option<Sniffed> {
 pub fn is_session_id(stem: &str) -> bool {
     let b = stem.as_bytes();
     b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { *c == b'-' } else { c.is_ascii_hexdigit() })
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { *c == b'-' } else { c.is_ascii_hexdigit() })
 }

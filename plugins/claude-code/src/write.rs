@@ -113,8 +113,7 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         })?;
     if !is_absolute(&cwd) {
         return Err(CodecError::Malformed(
-            "the working directory must be an absolute path (Claude Code keys sessions by it)"
-                .into(),
+            "the working directory must be an absolute path (Claude Code keys sessions by it)".into(),
         ));
     }
     let ids = Ids::of(session.as_bytes());
@@ -132,11 +131,7 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         .as_ref()
         .and_then(|m| m.started_at.as_deref())
         .and_then(parse_rfc3339)
-        .or_else(|| {
-            records
-                .iter()
-                .find_map(|r| r.ts.as_deref().and_then(parse_rfc3339))
-        });
+        .or_else(|| records.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)));
     if start_ms.is_none() {
         diags.add("placeholder", Severity::Warning, "timestamp", None, None);
     }
@@ -176,17 +171,12 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         Body::User { text, .. } if !text.trim().is_empty() => Some(text.as_str()),
         _ => None,
     });
-    if let Some(title) = meta
-        .as_ref()
-        .and_then(|m| m.title.as_deref())
-        .filter(|t| !t.trim().is_empty())
+    if let Some(title) = meta.as_ref().and_then(|m| m.title.as_deref()).filter(|t| !t.trim().is_empty())
         && first_prompt.and_then(head::title_from_prompt).as_deref() != Some(title)
     {
         transcript.title(title);
     }
-    let Transcript {
-        lines, mut diags, ..
-    } = transcript;
+    let Transcript { lines, mut diags, .. } = transcript;
     let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     for line in lines {
         bytes.extend_from_slice(line.as_bytes());
@@ -194,10 +184,7 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
     }
     Ok(Written {
         native_id: session_id.clone(),
-        chunks: vec![Artifact {
-            path: session_path(&cwd, &session_id),
-            bytes,
-        }],
+        chunks: vec![Artifact { path: session_path(&cwd, &session_id), bytes }],
         diagnostics: diags.drain(),
     })
 }
@@ -211,18 +198,12 @@ pub fn session_path(cwd: &str, id: &str) -> String {
 fn is_absolute(path: &str) -> bool {
     let b = path.as_bytes();
     path.starts_with('/')
-        || (b.len() >= 3
-            && b[0].is_ascii_alphabetic()
-            && b[1] == b':'
-            && matches!(b[2], b'\\' | b'/'))
+        || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
 }
 
 /// The document's session `meta` and the main transcript's records.
 /// Subagent records and unknown kinds are left out and reported.
-fn parse(
-    session: &str,
-    diags: &mut Diagnostics,
-) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
+fn parse(session: &str, diags: &mut Diagnostics) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
     let mut meta = None;
     let mut records = Vec::new();
     let mut agents = BTreeSet::new();
@@ -233,12 +214,8 @@ fn parse(
         let record: Record = match serde_json::from_str(line) {
             Ok(record) => record,
             Err(e) => {
-                let value: Value = serde_json::from_str(line).map_err(|_| {
-                    CodecError::Malformed(format!(
-                        "canonical document line {}: not JSON ({e})",
-                        n + 1
-                    ))
-                })?;
+                let value: Value = serde_json::from_str(line)
+                    .map_err(|_| CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", n + 1)))?;
                 let kind = value.get("kind").and_then(Value::as_str);
                 diags.add(
                     "not-carried",
@@ -252,21 +229,13 @@ fn parse(
         };
         if let Some(agent) = &record.agent {
             if agents.insert(agent.clone()) {
-                diags.add(
-                    "not-carried",
-                    Severity::Warning,
-                    "subagent-transcript",
-                    None,
-                    None,
-                );
+                diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
             }
             continue;
         }
         match record.body {
             Body::Meta(m) if meta.is_none() => meta = Some(m),
-            Body::Meta(_) => {
-                diags.add("not-carried", Severity::Info, "additional-meta", None, None)
-            }
+            Body::Meta(_) => diags.add("not-carried", Severity::Info, "additional-meta", None, None),
             _ => records.push(record),
         }
     }
@@ -308,10 +277,7 @@ struct Line<'a, 'e> {
     timestamp: &'e str,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_use_result: Option<&'a str>,
-    #[serde(
-        rename = "sourceToolAssistantUUID",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "sourceToolAssistantUUID", skip_serializing_if = "Option::is_none")]
     source_tool_assistant_uuid: Option<&'a str>,
     user_type: &'e str,
     entrypoint: &'e str,
@@ -369,21 +335,10 @@ struct ToolResult<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block {
-    Text {
-        text: String,
-    },
-    Thinking {
-        thinking: String,
-        signature: String,
-    },
-    RedactedThinking {
-        data: String,
-    },
-    ToolUse {
-        id: String,
-        name: String,
-        input: Value,
-    },
+    Text { text: String },
+    Thinking { thinking: String, signature: String },
+    RedactedThinking { data: String },
+    ToolUse { id: String, name: String, input: Value },
 }
 
 /// `message.usage`: Anthropic's counts, `input_tokens` excluding the cache.
@@ -457,8 +412,7 @@ impl Transcript {
             Some(ms) => self.last_ms = ms,
             None => {
                 if ts.is_some() {
-                    self.diags
-                        .add("placeholder", Severity::Info, "timestamp", None, None);
+                    self.diags.add("placeholder", Severity::Info, "timestamp", None, None);
                 }
                 self.last_ms += 1;
             }
@@ -534,10 +488,7 @@ impl Transcript {
                 self.prompt_id = Some(prompt_id.clone());
                 self.push(|line| {
                     line.prompt_id = Some(&prompt_id);
-                    line.message = Some(Message::User {
-                        role: "user",
-                        content: UserContent::Text(text),
-                    });
+                    line.message = Some(Message::User { role: "user", content: UserContent::Text(text) });
                 });
             }
             Body::Assistant(a) => {
@@ -545,19 +496,13 @@ impl Transcript {
                 self.close_turn();
                 self.open_response(Some(record.id.as_str()), Some(a));
                 if !a.text.trim().is_empty() {
-                    self.add_block(Block::Text {
-                        text: a.text.clone(),
-                    });
+                    self.add_block(Block::Text { text: a.text.clone() });
                 } else if !a.text.is_empty() {
                     self.not_carried("blank-assistant-text", Severity::Info);
                 }
             }
             Body::Reasoning(r) => self.reasoning(record, r),
-            Body::ToolCall {
-                call_id,
-                name,
-                arguments,
-            } => {
+            Body::ToolCall { call_id, name, arguments } => {
                 self.clock(record.ts.as_deref());
                 if self.open.is_none() {
                     // Calls without a response record (or after results):
@@ -570,11 +515,7 @@ impl Transcript {
                 let input = self.arguments(arguments);
                 self.add_block(Block::ToolUse { id, name, input });
             }
-            Body::ToolResult {
-                call_id,
-                content,
-                ok,
-            } => {
+            Body::ToolResult { call_id, content, ok } => {
                 self.clock(record.ts.as_deref());
                 self.flush_response();
                 self.drop_leading();
@@ -620,10 +561,7 @@ impl Transcript {
                     line.compact_metadata = trigger.map(|trigger| CompactMetadata { trigger });
                 });
                 self.push(|line| {
-                    line.message = Some(Message::User {
-                        role: "user",
-                        content: UserContent::Text(summary),
-                    });
+                    line.message = Some(Message::User { role: "user", content: UserContent::Text(summary) });
                     line.is_compact_summary = Some(true);
                     line.is_visible_in_transcript_only = Some(true);
                 });
@@ -637,17 +575,12 @@ impl Transcript {
         let block = if !self.same_harness {
             None
         } else if r.encrypted {
-            r.opaque
-                .clone()
-                .map(|data| Block::RedactedThinking { data })
+            r.opaque.clone().map(|data| Block::RedactedThinking { data })
         } else {
             r.opaque
                 .clone()
                 .filter(|s| !s.is_empty())
-                .map(|signature| Block::Thinking {
-                    thinking: r.text.clone().unwrap_or_default(),
-                    signature,
-                })
+                .map(|signature| Block::Thinking { thinking: r.text.clone().unwrap_or_default(), signature })
         };
         let Some(block) = block else {
             if r.text.as_deref().is_some_and(|t| !t.is_empty()) {
@@ -687,8 +620,7 @@ impl Transcript {
             None => match self.last_model.clone().or_else(|| self.first_model.clone()) {
                 Some(model) => model,
                 None => {
-                    self.diags
-                        .add("placeholder", Severity::Info, "model", None, None);
+                    self.diags.add("placeholder", Severity::Info, "model", None, None);
                     SYNTHETIC_MODEL.to_string()
                 }
             },
@@ -699,16 +631,12 @@ impl Transcript {
         let usage = match a.and_then(|a| a.usage.as_ref()) {
             Some(usage) => self.usage(usage),
             None => {
-                self.diags
-                    .add("placeholder", Severity::Info, "usage", None, None);
+                self.diags.add("placeholder", Severity::Info, "usage", None, None);
                 UsageOut::default()
             }
         };
         let now = self.now.clone();
-        let blocks = std::mem::take(&mut self.leading)
-            .into_iter()
-            .map(|b| (b, now.clone()))
-            .collect();
+        let blocks = std::mem::take(&mut self.leading).into_iter().map(|b| (b, now.clone())).collect();
         self.open = Some(Response {
             canonical_id: canonical_id.map(str::to_string),
             message_id,
@@ -751,10 +679,7 @@ impl Transcript {
             self.not_carried("empty-assistant-turn", Severity::Info);
             return;
         }
-        let has_tool_use = response
-            .blocks
-            .iter()
-            .any(|(b, _)| matches!(b, Block::ToolUse { .. }));
+        let has_tool_use = response.blocks.iter().any(|(b, _)| matches!(b, Block::ToolUse { .. }));
         let stop_reason = if has_tool_use {
             "tool_use"
         } else {
@@ -763,12 +688,7 @@ impl Transcript {
             response
                 .stop_reason
                 .as_deref()
-                .filter(|r| {
-                    matches!(
-                        *r,
-                        "end_turn" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal"
-                    )
-                })
+                .filter(|r| matches!(*r, "end_turn" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal"))
                 .unwrap_or("end_turn")
         };
         let saved_now = self.now.clone();
@@ -800,13 +720,7 @@ impl Transcript {
     fn close_turn(&mut self) {
         self.flush_response();
         for (id, source) in std::mem::take(&mut self.pending) {
-            self.diags.add(
-                "synthesized",
-                Severity::Warning,
-                "missing-tool-result",
-                None,
-                None,
-            );
+            self.diags.add("synthesized", Severity::Warning, "missing-tool-result", None, None);
             self.result_line(&id, &source, MISSING_RESULT, Some(true));
         }
     }
@@ -820,22 +734,13 @@ impl Transcript {
     }
 
     fn result_line(&mut self, id: &str, source: &str, content: &str, is_error: Option<bool>) {
-        let detail = if is_error == Some(true) {
-            format!("Error: {content}")
-        } else {
-            content.to_string()
-        };
+        let detail = if is_error == Some(true) { format!("Error: {content}") } else { content.to_string() };
         let prompt_id = self.prompt_id.clone();
         self.push(|line| {
             line.prompt_id = prompt_id.as_deref();
             line.message = Some(Message::User {
                 role: "user",
-                content: UserContent::Result([ToolResult {
-                    tool_use_id: id,
-                    kind: "tool_result",
-                    content,
-                    is_error,
-                }]),
+                content: UserContent::Result([ToolResult { tool_use_id: id, kind: "tool_result", content, is_error }]),
             });
             line.tool_use_result = Some(&detail);
             line.source_tool_assistant_uuid = Some(source);
@@ -861,13 +766,8 @@ impl Transcript {
             ai_title: &'a str,
             session_id: &'a str,
         }
-        let line = Title {
-            kind: "ai-title",
-            ai_title: title,
-            session_id: &self.session_id,
-        };
-        self.lines
-            .push(serde_json::to_string(&line).unwrap_or_default());
+        let line = Title { kind: "ai-title", ai_title: title, session_id: &self.session_id };
+        self.lines.push(serde_json::to_string(&line).unwrap_or_default());
     }
 
     /// The tool-use id written for a canonical call id: the same when the
@@ -876,8 +776,7 @@ impl Transcript {
         let id = if is_token(call_id) && !self.used_call_ids.contains(call_id) {
             call_id.to_string()
         } else {
-            self.diags
-                .add("renamed", Severity::Info, "tool-call-id", None, None);
+            self.diags.add("renamed", Severity::Info, "tool-call-id", None, None);
             let mut n = self.used_call_ids.len() as u64;
             loop {
                 let id = self.ids.anthropic_id("toolu_", "call", n);
@@ -897,24 +796,13 @@ impl Transcript {
         if is_token(name) {
             return name.to_string();
         }
-        self.diags
-            .add("renamed", Severity::Info, "tool-name", None, None);
+        self.diags.add("renamed", Severity::Info, "tool-name", None, None);
         let clean: String = name
             .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
             .take(MAX_ID_CHARS)
             .collect();
-        if clean.is_empty() {
-            "tool".to_string()
-        } else {
-            clean
-        }
+        if clean.is_empty() { "tool".to_string() } else { clean }
     }
 
     /// `tool_use.input` must be an object: a JSON string that holds one is
@@ -928,8 +816,7 @@ impl Transcript {
         {
             return parsed;
         }
-        self.diags
-            .add("reshaped", Severity::Info, "tool-arguments", None, None);
+        self.diags.add("reshaped", Severity::Info, "tool-arguments", None, None);
         match arguments {
             Value::Null => Value::Object(Default::default()),
             other => {
@@ -943,8 +830,5 @@ impl Transcript {
 
 /// `[a-zA-Z0-9_-]{1,128}`: what the API accepts as a tool name or id.
 fn is_token(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= MAX_ID_CHARS
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    !s.is_empty() && s.len() <= MAX_ID_CHARS && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }

@@ -8,12 +8,8 @@ use serde_json::{Value, json};
 use trajhost_codec_claude_code::{ClaudeCode, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    Codec, CodecError, Operation, Severity, WriteOptions,
-};
-use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users,
-};
+use trajhost_codec_sdk::{Codec, CodecError, Operation, Severity, WriteOptions};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
 const PROJECT: &str = ".claude/projects/-home-user-project";
 
@@ -73,11 +69,7 @@ fn discover_finds_each_fixture_session() {
     for (scenario, id) in SCENARIOS {
         let home = home(scenario);
         let found = ClaudeCode::discover(&Dir::native(&home)).unwrap();
-        assert!(
-            found.diagnostics.is_empty(),
-            "{scenario}: {:?}",
-            found.diagnostics
-        );
+        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
         assert_eq!(found.sessions.len(), 1, "{scenario}");
         let session = &found.sessions[0];
         assert_eq!(session.native_id, id, "{scenario}");
@@ -86,43 +78,21 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(session.native_version.as_deref(), Some("2.1.197"));
 
         let path = home.join(&session.locator);
-        let first_ts = raw_lines(&path)
-            .iter()
-            .find_map(|l| l["timestamp"].as_str().map(str::to_string));
+        let first_ts = raw_lines(&path).iter().find_map(|l| l["timestamp"].as_str().map(str::to_string));
         assert_eq!(session.started_at, first_ts, "{scenario}");
-        assert!(
-            session
-                .started_at
-                .as_deref()
-                .unwrap()
-                .starts_with("2026-11-30T04:0")
-        );
+        assert!(session.started_at.as_deref().unwrap().starts_with("2026-11-30T04:0"));
 
         let meta = std::fs::metadata(&path).unwrap();
-        let mtime = meta
-            .modified()
-            .unwrap()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as i64;
-        assert_eq!(
-            session.updated_at.as_deref(),
-            Some(rfc3339_utc(mtime).as_str()),
-            "{scenario}"
-        );
+        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
         assert_eq!(session.size, meta.len(), "{scenario}");
 
         // No title line in these sessions: the first prompt is the title.
-        let prompt = raw_lines(&path)
-            .iter()
-            .find_map(|l| l["message"]["content"].as_str().map(str::to_string))
-            .unwrap();
+        let prompt =
+            raw_lines(&path).iter().find_map(|l| l["message"]["content"].as_str().map(str::to_string)).unwrap();
         let title = session.title.as_deref().unwrap();
         assert!(title.chars().count() <= 80, "{title}");
-        assert!(
-            prompt.starts_with(title.trim_end_matches('…')),
-            "{scenario}: {title:?} vs {prompt:?}"
-        );
+        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
 
         // `inspect` says the same as `discover`.
         let one = ClaudeCode::inspect(&Dir::native(&home), &session.locator).unwrap();
@@ -149,21 +119,11 @@ fn discover_prefers_titles_and_reports_oddities() {
     let (_, id) = SCENARIOS[0];
     let main = project.join(format!("{id}.jsonl"));
     let mut text = std::fs::read_to_string(&main).unwrap();
-    text.push_str(&format!(
-        "{}\n",
-        json!({"type": "ai-title", "aiTitle": "Secret word lookup", "sessionId": id})
-    ));
-    text.push_str(&format!(
-        "{}\n",
-        json!({"type": "custom-title", "customTitle": "My rename", "sessionId": id})
-    ));
+    text.push_str(&format!("{}\n", json!({"type": "ai-title", "aiTitle": "Secret word lookup", "sessionId": id})));
+    text.push_str(&format!("{}\n", json!({"type": "custom-title", "customTitle": "My rename", "sessionId": id})));
     std::fs::write(&main, text).unwrap();
     // Not sessions: an empty file, a summary-only legacy file, an index.
-    std::fs::write(
-        project.join("00000000-0000-0000-0000-000000000000.jsonl"),
-        "",
-    )
-    .unwrap();
+    std::fs::write(project.join("00000000-0000-0000-0000-000000000000.jsonl"), "").unwrap();
     std::fs::write(
         project.join("11111111-0000-0000-0000-000000000000.jsonl"),
         "{\"type\":\"summary\",\"summary\":\"x\",\"leafUuid\":\"u\"}\n",
@@ -218,7 +178,9 @@ fn a_renamed_transcript_is_identified_by_its_session_id() {
     std::fs::rename(project.join("backup-copy.jsonl"), project.join(format!("{other}.jsonl"))).unwrap();
     let found = kit::discover::<ClaudeCode>(dir.path());
     assert_eq!(found.sessions[0].native_id, other);
-    assert!(kit::file_diag(&found.diagnostics, "session-id-mismatch", &locator.replace("backup-copy", other)).is_some());
+    assert!(
+        kit::file_diag(&found.diagnostics, "session-id-mismatch", &locator.replace("backup-copy", other)).is_some()
+    );
 }
 
 #[test]
@@ -235,29 +197,18 @@ fn read_starts_with_meta() {
     for (scenario, id) in SCENARIOS {
         let read = read_scenario(scenario);
         let first = &read.records[0];
-        let Body::Meta(meta) = &first.body else {
-            panic!("{scenario}: first record is {:?}", first.body)
-        };
+        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
         assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
         assert_eq!(meta.harness, "claude-code");
         assert_eq!(meta.native_id, id);
         assert_eq!(meta.native_version.as_deref(), Some("2.1.197"));
         assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
         assert_eq!(meta.git_branch.as_deref(), Some("HEAD"));
-        assert_eq!(
-            meta.codec.as_deref(),
-            Some(concat!("claude-code@", env!("CARGO_PKG_VERSION")))
-        );
+        assert_eq!(meta.codec.as_deref(), Some(concat!("claude-code@", env!("CARGO_PKG_VERSION"))));
         assert!(meta.title.is_some());
         assert_eq!(first.ts, meta.started_at);
         assert!(meta.started_at.is_some());
-        assert_eq!(
-            read.records
-                .iter()
-                .filter(|r| matches!(r.body, Body::Meta(_)))
-                .count(),
-            1
-        );
+        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
     }
 }
 
@@ -267,10 +218,7 @@ fn simple_session_has_prompt_call_result_and_answer() {
     let records = &read.records;
     assert_eq!(
         users(records),
-        vec![
-            "Read hello.txt and tell me the secret word.",
-            "What was the secret word again? [notool]"
-        ]
+        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
     );
     let calls = tool_calls(records);
     assert_eq!(calls.len(), 1);
@@ -280,14 +228,7 @@ fn simple_session_has_prompt_call_result_and_answer() {
     assert!(call_id.starts_with("toolu_"));
 
     let results = tool_results(records);
-    assert_eq!(
-        results,
-        vec![(
-            call_id,
-            "Hello from the lab workspace. The secret word is PAPAYA-42.",
-            Some(true)
-        )]
-    );
+    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.", Some(true))]);
 
     let answers = assistants(records);
     assert_eq!(answers.len(), 3, "one per API response");
@@ -303,18 +244,7 @@ fn simple_session_has_prompt_call_result_and_answer() {
         .map(|r| r.body.kind())
         .filter(|k| matches!(*k, "user" | "assistant" | "tool_call" | "tool_result"))
         .collect();
-    assert_eq!(
-        kinds,
-        [
-            "user",
-            "assistant",
-            "tool_call",
-            "tool_result",
-            "assistant",
-            "user",
-            "assistant"
-        ]
-    );
+    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
 }
 
 #[test]
@@ -326,10 +256,7 @@ fn assistant_records_carry_model_usage_and_timestamps() {
         for a in answers {
             assert_eq!(a.model.as_deref(), Some("claude-sonnet-4-5"), "{scenario}");
             assert!(a.message_id.as_deref().unwrap().starts_with("msg_"));
-            let usage = a
-                .usage
-                .as_ref()
-                .unwrap_or_else(|| panic!("{scenario}: no usage"));
+            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
             assert_eq!(usage.input, Some(100));
             assert_eq!(usage.output, Some(20));
             assert_eq!(usage.cache_read, Some(0));
@@ -337,28 +264,15 @@ fn assistant_records_carry_model_usage_and_timestamps() {
             assert_eq!(usage.reasoning, None);
         }
         for record in &read.records {
-            let ts = record
-                .ts
-                .as_deref()
-                .unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
-            assert!(
-                ts.starts_with("2026-11-30T04:0") && ts.ends_with('Z'),
-                "{ts}"
-            );
+            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
+            assert!(ts.starts_with("2026-11-30T04:0") && ts.ends_with('Z'), "{ts}");
             assert_eq!(record.agent, None);
         }
         // Timestamps are the native ones: the first prompt's is its line's.
         let home = home(scenario);
-        let prompt = read
-            .records
-            .iter()
-            .find(|r| matches!(r.body, Body::User { .. }))
-            .unwrap();
+        let prompt = read.records.iter().find(|r| matches!(r.body, Body::User { .. })).unwrap();
         let raw = raw_lines(&home.join(&prompt.src.as_ref().unwrap().file));
-        let line = raw
-            .iter()
-            .find(|l| l["uuid"] == prompt.id.as_str())
-            .unwrap();
+        let line = raw.iter().find(|l| l["uuid"] == prompt.id.as_str()).unwrap();
         assert_eq!(prompt.ts.as_deref(), line["timestamp"].as_str());
     }
 }
@@ -367,15 +281,8 @@ fn assistant_records_carry_model_usage_and_timestamps() {
 fn parallel_calls_merge_into_one_response() {
     let read = read_scenario("parallel");
     let answers = assistants(&read.records);
-    assert_eq!(
-        answers.len(),
-        2,
-        "two API responses, the first split over two lines"
-    );
-    assert_eq!(
-        answers[0].message_id.as_deref(),
-        Some("msg_lab_a9b62d6cf70c4961a7ab")
-    );
+    assert_eq!(answers.len(), 2, "two API responses, the first split over two lines");
+    assert_eq!(answers[0].message_id.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
 
     let calls = tool_calls(&read.records);
     let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
@@ -383,11 +290,7 @@ fn parallel_calls_merge_into_one_response() {
     assert_eq!(calls[0].2["command"], "cat hello.txt");
     assert_eq!(calls[1].2["file_path"], "/home/user/project/second.txt");
     // The calls belong to their response.
-    for call in read
-        .records
-        .iter()
-        .filter(|r| matches!(r.body, Body::ToolCall { .. }))
-    {
+    for call in read.records.iter().filter(|r| matches!(r.body, Body::ToolCall { .. })) {
         assert_eq!(call.parent.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
     }
 
@@ -412,18 +315,9 @@ fn failing_tool_result_is_not_ok() {
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
     assert_eq!(results[0].0, calls[0].0);
-    assert_eq!(
-        results[0].1,
-        "Exit code 3\ncat: missing.txt: No such file or directory"
-    );
+    assert_eq!(results[0].1, "Exit code 3\ncat: missing.txt: No such file or directory");
     assert_eq!(results[0].2, Some(false));
-    assert!(
-        assistants(&read.records)
-            .last()
-            .unwrap()
-            .text
-            .contains("No such file or directory")
-    );
+    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
 }
 
 #[test]
@@ -442,25 +336,12 @@ fn multibyte_text_is_intact() {
         "o\u{302}\u{323}",
         "Sentinel: CHERRY-本-91 ✓",
     ] {
-        assert!(
-            results[0].1.contains(needle),
-            "{needle} missing from {:?}",
-            results[0].1
-        );
+        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
     }
     let raw = raw_lines(&home("multibyte").join(locator("5aa6be0f-8931-4cda-9266-c415647bf0f8")));
-    let recorded = raw
-        .iter()
-        .find_map(|l| l["message"]["content"][0]["content"].as_str())
-        .unwrap();
+    let recorded = raw.iter().find_map(|l| l["message"]["content"][0]["content"].as_str()).unwrap();
     assert_eq!(results[0].1, recorded);
-    assert!(
-        assistants(&read.records)
-            .last()
-            .unwrap()
-            .text
-            .contains("CHERRY-本-91 ✓")
-    );
+    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
 }
 
 #[test]
@@ -469,38 +350,21 @@ fn long_output_result_is_read_in_full_from_its_spill_file() {
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
     let spilled = std::fs::read_to_string(
-        home("long-output")
-            .join(PROJECT)
-            .join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3/tool-results/b0x5nfbcz.txt"),
+        home("long-output").join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3/tool-results/b0x5nfbcz.txt"),
     )
     .unwrap();
     assert!(spilled.len() >= 100_000);
     assert_eq!(results[0].1.len(), 106_252);
     assert_eq!(results[0].1, spilled);
-    assert!(
-        results[0]
-            .1
-            .starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:")
-    );
+    assert!(results[0].1.starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:"));
     assert_eq!(results[0].2, Some(true));
-    assert!(
-        read.diagnostics
-            .iter()
-            .all(|d| !d.code.starts_with("persisted-output")),
-        "{:?}",
-        read.diagnostics
-    );
+    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
 }
 
 #[test]
 fn long_output_without_its_spill_file_keeps_the_preview() {
     let dir = copy_of("long-output");
-    std::fs::remove_dir_all(
-        dir.path()
-            .join(PROJECT)
-            .join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"),
-    )
-    .unwrap();
+    std::fs::remove_dir_all(dir.path().join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3")).unwrap();
     let read = read(dir.path(), &locator("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"));
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("<persisted-output>"));
@@ -519,11 +383,7 @@ fn ids_are_stable_and_unique() {
         assert_eq!(ids_a, ids_b, "{scenario}");
         assert_eq!(a.records, b.records, "{scenario}");
         let unique: BTreeSet<&str> = ids_a.iter().copied().collect();
-        assert_eq!(
-            unique.len(),
-            ids_a.len(),
-            "{scenario}: duplicate ids {ids_a:?}"
-        );
+        assert_eq!(unique.len(), ids_a.len(), "{scenario}: duplicate ids {ids_a:?}");
         // Native ids where they exist.
         for r in &a.records {
             match &r.body {
@@ -541,16 +401,10 @@ fn src_spans_slice_back_to_the_raw_lines() {
         let home = home(scenario);
         let read = read_scenario(scenario);
         for record in &read.records {
-            let src = record
-                .src
-                .as_ref()
-                .unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
+            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
             let bytes = std::fs::read(home.join(&src.file)).unwrap();
             let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
-            assert!(
-                src.offset == 0 || bytes[src.offset as usize - 1] == b'\n',
-                "span starts a line"
-            );
+            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
             assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
             let lines: Vec<Value> = span
                 .split(|&b| b == b'\n')
@@ -560,21 +414,14 @@ fn src_spans_slice_back_to_the_raw_lines() {
             match &record.body {
                 // A merged response spans its lines, all of that message.
                 Body::Assistant(a) => {
-                    assert!(
-                        lines
-                            .iter()
-                            .all(|l| l["message"]["id"].as_str() == a.message_id.as_deref())
-                    );
+                    assert!(lines.iter().all(|l| l["message"]["id"].as_str() == a.message_id.as_deref()));
                 }
                 _ => assert_eq!(lines.len(), 1, "{scenario}: {}", record.id),
             }
             match &record.body {
                 Body::User { .. } | Body::ToolResult { .. } => {
                     assert_eq!(lines[0]["type"], "user");
-                    assert_eq!(
-                        lines[0]["uuid"].as_str(),
-                        Some(record.id.split('#').next().unwrap())
-                    );
+                    assert_eq!(lines[0]["uuid"].as_str(), Some(record.id.split('#').next().unwrap()));
                 }
                 Body::ToolCall { call_id, .. } => {
                     let blocks = lines[0]["message"]["content"].as_array().unwrap();
@@ -596,22 +443,12 @@ fn fixture_record_types_are_all_known() {
     for (scenario, id) in SCENARIOS {
         for line in raw_lines(&home(scenario).join(locator(id))) {
             let kind = line["type"].as_str().unwrap().to_string();
-            assert!(
-                known.contains(kind.as_str()),
-                "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES"
-            );
+            assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
             seen.insert(kind);
         }
     }
     // The fixtures exercise these at least.
-    for kind in [
-        "user",
-        "assistant",
-        "attachment",
-        "queue-operation",
-        "last-prompt",
-        "mode",
-    ] {
+    for kind in ["user", "assistant", "attachment", "queue-operation", "last-prompt", "mode"] {
         assert!(seen.contains(kind), "{kind}");
     }
 }
@@ -621,9 +458,7 @@ fn every_record_type_is_mapped_or_reported() {
     for (scenario, id) in SCENARIOS {
         let raw = raw_lines(&home(scenario).join(locator(id)));
         let read = read_scenario(scenario);
-        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| {
-            raw.iter().filter(|l| l["type"] == kind).count() as u32
-        });
+        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| raw.iter().filter(|l| l["type"] == kind).count() as u32);
         // The bookkeeping lines that are mapped show up as observations.
         let observations: Vec<&str> = read
             .records
@@ -633,14 +468,8 @@ fn every_record_type_is_mapped_or_reported() {
                 _ => None,
             })
             .collect();
-        assert!(
-            observations.contains(&"queue-operation/enqueue"),
-            "{observations:?}"
-        );
-        assert!(
-            observations.contains(&"attachment/skill_listing"),
-            "{observations:?}"
-        );
+        assert!(observations.contains(&"queue-operation/enqueue"), "{observations:?}");
+        assert!(observations.contains(&"attachment/skill_listing"), "{observations:?}");
     }
 }
 
@@ -655,11 +484,7 @@ fn torn_tail_is_a_warning_and_the_rest_is_read() {
     let read = read(dir.path(), &locator(id));
     kit::check_torn_tail(&read, line_start, "NOTOOL");
     assert_eq!(read.diag("torn-tail").unwrap().file.as_deref(), Some(locator(id).as_str()));
-    assert_eq!(
-        users(&read.records).len(),
-        2,
-        "everything before the tear is read"
-    );
+    assert_eq!(users(&read.records).len(), 2, "everything before the tear is read");
     let answers = assistants(&read.records);
     assert_eq!(answers.len(), 2);
     assert!(answers[1].text.contains("FINAL ANSWER"));
@@ -675,13 +500,7 @@ fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
     let read = read(dir.path(), &locator(id));
     kit::check_corrupt_line(&read, offset);
     assert_eq!(tool_results(&read.records).len(), 1);
-    assert!(
-        assistants(&read.records)
-            .last()
-            .unwrap()
-            .text
-            .contains("FINAL ANSWER")
-    );
+    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
 }
 
 // ---------------------------------------------------------------- synthetic shapes
@@ -725,27 +544,9 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
         "s1",
         &[
             user_line("u1", None, json!("hi")),
-            assistant_line(
-                "a1",
-                "u1",
-                "msg_1",
-                json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}),
-                1,
-            ),
-            assistant_line(
-                "a2",
-                "a1",
-                "msg_1",
-                json!({"type": "redacted_thinking", "data": "ENC"}),
-                2,
-            ),
-            assistant_line(
-                "a3",
-                "a2",
-                "msg_1",
-                json!({"type": "text", "text": "Let me look."}),
-                3,
-            ),
+            assistant_line("a1", "u1", "msg_1", json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}), 1),
+            assistant_line("a2", "a1", "msg_1", json!({"type": "redacted_thinking", "data": "ENC"}), 2),
+            assistant_line("a3", "a2", "msg_1", json!({"type": "text", "text": "Let me look."}), 3),
             assistant_line(
                 "a4",
                 "a3",
@@ -774,11 +575,7 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
         ],
     );
     let read = read(dir.path(), &locator("s1"));
-    let kinds: Vec<(&str, &str)> = read
-        .records
-        .iter()
-        .map(|r| (r.body.kind(), r.id.as_str()))
-        .collect();
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
     assert_eq!(
         kinds,
         [
@@ -794,38 +591,17 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
             ("user", "u3"),
         ]
     );
-    let Body::Reasoning(r) = &read.records[2].body else {
-        panic!()
-    };
-    assert_eq!(
-        (r.text.as_deref(), r.opaque.as_deref(), r.encrypted),
-        (Some("hmm"), Some("sig"), false)
-    );
-    let Body::Reasoning(r) = &read.records[3].body else {
-        panic!()
-    };
-    assert_eq!(
-        (r.text.as_deref(), r.opaque.as_deref(), r.encrypted),
-        (None, Some("ENC"), true)
-    );
+    let Body::Reasoning(r) = &read.records[2].body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("hmm"), Some("sig"), false));
+    let Body::Reasoning(r) = &read.records[3].body else { panic!() };
+    assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("ENC"), true));
 
     let answers = assistants(&read.records);
     assert_eq!(answers[0].text, "Let me look.");
     let usage = answers[0].usage.as_ref().unwrap();
     // Counted once, from the response's last line; input excludes the cache.
-    assert_eq!(
-        (
-            usage.input,
-            usage.output,
-            usage.cache_read,
-            usage.cache_write
-        ),
-        (Some(5), Some(4), Some(7), Some(3))
-    );
-    assert_eq!(
-        answers[1].usage, None,
-        "a resumed response's usage was already counted"
-    );
+    assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(5), Some(4), Some(7), Some(3)));
+    assert_eq!(answers[1].usage, None, "a resumed response's usage was already counted");
     assert!(read.diag("assistant-message-split").is_some());
 
     // Parents point at records: the result answers its call, the resumed
@@ -838,9 +614,7 @@ fn thinking_text_and_calls_come_out_in_reading_order() {
 
     let results = tool_results(&read.records);
     assert_eq!(results, vec![("toolu_1", "X\n[image: image/png]", None)]);
-    let Body::User { text, attachments } = &by_id("u3").body else {
-        panic!()
-    };
+    let Body::User { text, attachments } = &by_id("u3").body else { panic!() };
     assert_eq!(text, "look");
     assert_eq!(attachments.len(), 1);
     assert_eq!(attachments[0].kind, "image");
@@ -853,11 +627,7 @@ fn compaction_meta_lines_and_system_subtypes() {
     boundary["subtype"] = json!("compact_boundary");
     boundary["content"] = json!("Conversation compacted");
     boundary["compactMetadata"] = json!({"trigger": "auto", "preTokens": 150000});
-    let mut summary = user_line(
-        "c1",
-        Some("b1"),
-        json!("This session is being continued. Summary: ..."),
-    );
+    let mut summary = user_line("c1", Some("b1"), json!("This session is being continued. Summary: ..."));
     summary["isCompactSummary"] = json!(true);
     let mut caveat = user_line("m1", None, json!("Caveat: local commands"));
     caveat["isMeta"] = json!(true);
@@ -866,13 +636,8 @@ fn compaction_meta_lines_and_system_subtypes() {
     retry["error"] = json!({"status": 529});
     retry["retryAttempt"] = json!(1);
     retry["maxRetries"] = json!(10);
-    let mut synthetic_error = assistant_line(
-        "x1",
-        "e1",
-        "00000000-synthetic",
-        json!({"type": "text", "text": "API Error: overloaded"}),
-        0,
-    );
+    let mut synthetic_error =
+        assistant_line("x1", "e1", "00000000-synthetic", json!({"type": "text", "text": "API Error: overloaded"}), 0);
     synthetic_error["isApiErrorMessage"] = json!(true);
     let dir = synthetic(
         "s1",
@@ -900,18 +665,14 @@ fn compaction_meta_lines_and_system_subtypes() {
     );
     let read = read(dir.path(), &locator("s1"));
     let bodies: Vec<&Body> = read.records.iter().map(|r| &r.body).collect();
-    let Body::Meta(meta) = bodies[0] else {
-        panic!()
-    };
+    let Body::Meta(meta) = bodies[0] else { panic!() };
     assert_eq!(meta.title.as_deref(), Some("Renamed"));
     assert_eq!(meta.native_version.as_deref(), Some("2.0.1"));
     assert!(
         matches!(bodies[1], Body::Observation { subtype, text } if subtype == "meta-user" && text.as_deref() == Some("Caveat: local commands"))
     );
     assert!(matches!(bodies[2], Body::User { text, .. } if text == "first"));
-    assert!(
-        matches!(bodies[3], Body::Observation { subtype, .. } if subtype == "system/compact_boundary")
-    );
+    assert!(matches!(bodies[3], Body::Observation { subtype, .. } if subtype == "system/compact_boundary"));
     assert!(
         matches!(bodies[4], Body::Compaction { summary, trigger } if summary.starts_with("This session") && trigger.as_deref() == Some("auto"))
     );
@@ -928,25 +689,12 @@ fn compaction_meta_lines_and_system_subtypes() {
         matches!(bodies[8], Body::Observation { subtype, text } if subtype == "permission-mode" && text.as_deref() == Some("plan"))
     );
     assert_eq!(bodies.len(), 9);
-    assert!(
-        assistants(&read.records).is_empty(),
-        "a synthetic error turn is not the model's"
-    );
+    assert!(assistants(&read.records).is_empty(), "a synthetic error turn is not the model's");
     // Lines without a timestamp take the last one seen.
-    assert_eq!(
-        read.records[7].ts.as_deref(),
-        Some("2026-01-01T00:00:01.000Z")
-    );
+    assert_eq!(read.records[7].ts.as_deref(), Some("2026-01-01T00:00:01.000Z"));
 
-    let unmapped = read
-        .diagnostics
-        .iter()
-        .find(|d| d.code == "unmapped-record-type")
-        .unwrap();
-    assert_eq!(
-        (unmapped.detail.as_str(), unmapped.count),
-        ("file-history-snapshot", 1)
-    );
+    let unmapped = read.diagnostics.iter().find(|d| d.code == "unmapped-record-type").unwrap();
+    assert_eq!((unmapped.detail.as_str(), unmapped.count), ("file-history-snapshot", 1));
     let unknown: Vec<(&str, u32, Severity)> = read
         .diagnostics
         .iter()
@@ -1001,103 +749,47 @@ fn subagent_transcripts_follow_the_main_one() {
     .unwrap();
     // Older builds: next to the session, linked only by sessionId.
     std::fs::write(project.join("agent-old.jsonl"), child("old", id)).unwrap();
-    std::fs::write(
-        project.join("agent-other.jsonl"),
-        child("other", "another-session"),
-    )
-    .unwrap();
+    std::fs::write(project.join("agent-other.jsonl"), child("other", "another-session")).unwrap();
 
     let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "agent files are not sessions");
-    let main_len = std::fs::metadata(project.join(format!("{id}.jsonl")))
-        .unwrap()
-        .len();
-    let child_len = std::fs::metadata(subagents.join("agent-abc.jsonl"))
-        .unwrap()
-        .len();
+    let main_len = std::fs::metadata(project.join(format!("{id}.jsonl"))).unwrap().len();
+    let child_len = std::fs::metadata(subagents.join("agent-abc.jsonl")).unwrap().len();
     assert_eq!(found.sessions[0].size, main_len + child_len);
 
     let read = read(dir.path(), &locator(id));
-    let metas: Vec<&Record> = read
-        .records
-        .iter()
-        .filter(|r| matches!(r.body, Body::Meta(_)))
-        .collect();
+    let metas: Vec<&Record> = read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).collect();
     assert_eq!(metas.len(), 3);
-    let Body::Meta(child_meta) = &metas[1].body else {
-        panic!()
-    };
+    let Body::Meta(child_meta) = &metas[1].body else { panic!() };
     assert_eq!(metas[1].id, "agent-abc");
     assert_eq!(metas[1].agent.as_deref(), Some("abc"));
     assert_eq!(child_meta.native_id, "abc");
     assert_eq!(child_meta.parent_session.as_deref(), Some(id));
     assert_eq!(child_meta.parent_call.as_deref(), Some("toolu_parent"));
     assert_eq!(child_meta.title.as_deref(), Some("Find the file"));
-    assert_eq!(
-        metas[1].src.as_ref().unwrap().file,
-        format!("{PROJECT}/{id}/subagents/agent-abc.jsonl")
-    );
-    let Body::Meta(old_meta) = &metas[2].body else {
-        panic!()
-    };
+    assert_eq!(metas[1].src.as_ref().unwrap().file, format!("{PROJECT}/{id}/subagents/agent-abc.jsonl"));
+    let Body::Meta(old_meta) = &metas[2].body else { panic!() };
     assert_eq!(old_meta.native_id, "old");
     assert_eq!(old_meta.parent_call, None);
 
     // Main records first, then each child's, tagged with its agent.
-    let first_child = read
-        .records
-        .iter()
-        .position(|r| r.id == "agent-abc")
-        .unwrap();
-    assert!(
-        read.records[..first_child]
-            .iter()
-            .all(|r| r.agent.is_none())
-    );
-    let agents: Vec<Option<&str>> = read.records[first_child..]
-        .iter()
-        .map(|r| r.agent.as_deref())
-        .collect();
-    assert_eq!(
-        agents,
-        [
-            Some("abc"),
-            Some("abc"),
-            Some("abc"),
-            Some("old"),
-            Some("old"),
-            Some("old")
-        ]
-    );
-    assert!(
-        !read
-            .records
-            .iter()
-            .any(|r| r.agent.as_deref() == Some("other"))
-    );
-    assert!(
-        assistants(&read.records)
-            .iter()
-            .any(|a| a.text == "Found it")
-    );
+    let first_child = read.records.iter().position(|r| r.id == "agent-abc").unwrap();
+    assert!(read.records[..first_child].iter().all(|r| r.agent.is_none()));
+    let agents: Vec<Option<&str>> = read.records[first_child..].iter().map(|r| r.agent.as_deref()).collect();
+    assert_eq!(agents, [Some("abc"), Some("abc"), Some("abc"), Some("old"), Some("old"), Some("old")]);
+    assert!(!read.records.iter().any(|r| r.agent.as_deref() == Some("other")));
+    assert!(assistants(&read.records).iter().any(|a| a.text == "Found it"));
 }
 
 // ---------------------------------------------------------------- write
 
 /// Canonical records as a document (JSON lines).
 fn document(records: &[Record]) -> String {
-    records
-        .iter()
-        .map(|r| serde_json::to_string(r).unwrap() + "\n")
-        .collect()
+    records.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
 }
 
 fn write_options(cwd: Option<&str>, native_id: Option<&str>) -> WriteOptions {
-    WriteOptions {
-        cwd: cwd.map(str::to_string),
-        native_id: native_id.map(str::to_string),
-        home_path: None,
-    }
+    WriteOptions { cwd: cwd.map(str::to_string), native_id: native_id.map(str::to_string), home_path: None }
 }
 
 fn write(doc: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
@@ -1126,19 +818,11 @@ fn written_lines(written: &trajhost_codec_sdk::WrittenFiles) -> Vec<Value> {
 }
 
 fn not_carried(written: &trajhost_codec_sdk::WrittenFiles, detail: &str) -> Option<u32> {
-    written
-        .diagnostics
-        .iter()
-        .find(|d| d.code == "not-carried" && d.detail == detail)
-        .map(|d| d.count)
+    written.diagnostics.iter().find(|d| d.code == "not-carried" && d.detail == detail).map(|d| d.count)
 }
 
 fn diagnostic(written: &trajhost_codec_sdk::WrittenFiles, code: &str, detail: &str) -> Option<u32> {
-    written
-        .diagnostics
-        .iter()
-        .find(|d| d.code == code && d.detail == detail)
-        .map(|d| d.count)
+    written.diagnostics.iter().find(|d| d.code == code && d.detail == detail).map(|d| d.count)
 }
 
 /// What a conversation says, in order: prompts, answers, calls (name and
@@ -1158,16 +842,10 @@ fn said(records: &[Record]) -> Vec<Said> {
         .filter_map(|r| match &r.body {
             Body::User { text, .. } => Some(Said::User(text.clone())),
             Body::Assistant(a) if !a.text.is_empty() => Some(Said::Assistant(a.text.clone())),
-            Body::ToolCall {
-                call_id,
-                name,
-                arguments,
-            } => Some(Said::Call(call_id.clone(), name.clone(), arguments.clone())),
-            Body::ToolResult {
-                call_id,
-                content,
-                ok,
-            } => Some(Said::Result(call_id.clone(), content.clone(), *ok)),
+            Body::ToolCall { call_id, name, arguments } => {
+                Some(Said::Call(call_id.clone(), name.clone(), arguments.clone()))
+            }
+            Body::ToolResult { call_id, content, ok } => Some(Said::Result(call_id.clone(), content.clone(), *ok)),
             _ => None,
         })
         .collect()
@@ -1178,13 +856,7 @@ fn said(records: &[Record]) -> Vec<Said> {
 /// line, the full assistant envelope, tool results in user lines.
 fn assert_resumable(written: &trajhost_codec_sdk::WrittenFiles) {
     let artifact = &written.artifacts[0];
-    let stem = artifact
-        .path
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .strip_suffix(".jsonl")
-        .unwrap();
+    let stem = artifact.path.rsplit('/').next().unwrap().strip_suffix(".jsonl").unwrap();
     assert_eq!(stem, written.native_id);
     let lines = written_lines(written);
     let mut uuids = BTreeSet::new();
@@ -1196,10 +868,7 @@ fn assert_resumable(written: &trajhost_codec_sdk::WrittenFiles) {
             assert_eq!(kind, "ai-title", "line {n} has no uuid: {line}");
             continue;
         };
-        assert!(
-            uuids.insert(uuid.to_string()),
-            "line {n}: uuid {uuid} repeats"
-        );
+        assert!(uuids.insert(uuid.to_string()), "line {n}: uuid {uuid} repeats");
         for (field, value) in [("userType", "external"), ("version", "2.1.197")] {
             assert_eq!(line[field], value, "line {n}: {field}");
         }
@@ -1207,32 +876,19 @@ fn assert_resumable(written: &trajhost_codec_sdk::WrittenFiles) {
         assert!(line["cwd"].as_str().unwrap().starts_with('/'), "line {n}");
         assert!(line["entrypoint"].is_string(), "line {n}");
         let ts = line["timestamp"].as_str().unwrap();
-        assert!(
-            trajhost_codec_claude_code::parse_rfc3339(ts).is_some(),
-            "line {n}: {ts}"
-        );
+        assert!(trajhost_codec_claude_code::parse_rfc3339(ts).is_some(), "line {n}: {ts}");
         // The parent: the previous line; a compact boundary starts afresh
         // and names it as its logical parent, as Claude Code writes it.
         let parent = match line["parentUuid"].as_str() {
             Some(parent) => Some(parent),
             None if n > 0 => {
-                assert_eq!(
-                    line["subtype"], "compact_boundary",
-                    "line {n}: a second root"
-                );
-                Some(
-                    line["logicalParentUuid"]
-                        .as_str()
-                        .expect("logicalParentUuid"),
-                )
+                assert_eq!(line["subtype"], "compact_boundary", "line {n}: a second root");
+                Some(line["logicalParentUuid"].as_str().expect("logicalParentUuid"))
             }
             None => None,
         };
         if let Some(parent) = parent {
-            assert!(
-                uuids.contains(parent),
-                "line {n}: parent {parent} is not an earlier line"
-            );
+            assert!(uuids.contains(parent), "line {n}: parent {parent} is not an earlier line");
         }
         parents.insert(uuid.to_string(), parent.map(str::to_string));
         match kind {
@@ -1245,24 +901,13 @@ fn assert_resumable(written: &trajhost_codec_sdk::WrittenFiles) {
                 assert!(
                     matches!(
                         m["stop_reason"].as_str(),
-                        Some(
-                            "end_turn"
-                                | "tool_use"
-                                | "max_tokens"
-                                | "stop_sequence"
-                                | "pause_turn"
-                                | "refusal"
-                        )
+                        Some("end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal")
                     ),
                     "line {n}"
                 );
                 assert!(m["stop_sequence"].is_null(), "line {n}");
-                for field in [
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_input_tokens",
-                    "cache_creation_input_tokens",
-                ] {
+                for field in ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"]
+                {
                     assert!(m["usage"][field].is_u64(), "line {n}: usage.{field}");
                 }
                 let blocks = m["content"].as_array().unwrap();
@@ -1336,15 +981,8 @@ fn write_read_round_trip_keeps_every_fixture_conversation() {
     for (scenario, id) in SCENARIOS {
         let first = read_scenario(scenario);
         let written = write(&document(&first.records), write_options(None, None));
-        assert_ne!(
-            written.native_id, id,
-            "{scenario}: a new id, derived from the content"
-        );
-        assert_eq!(
-            written.artifacts[0].path,
-            format!("{PROJECT}/{}.jsonl", written.native_id),
-            "{scenario}"
-        );
+        assert_ne!(written.native_id, id, "{scenario}: a new id, derived from the content");
+        assert_eq!(written.artifacts[0].path, format!("{PROJECT}/{}.jsonl", written.native_id), "{scenario}");
         assert_resumable(&written);
         let home = home_of(&written);
         let second = read(home.path(), &written.artifacts[0].path);
@@ -1355,55 +993,32 @@ fn write_read_round_trip_keeps_every_fixture_conversation() {
         let (a, b) = (assistants(&first.records), assistants(&second.records));
         assert_eq!(a.len(), b.len(), "{scenario}");
         for (a, b) in a.iter().zip(&b) {
-            assert_eq!(
-                (&a.model, &a.usage, &a.stop_reason),
-                (&b.model, &b.usage, &b.stop_reason),
-                "{scenario}"
-            );
-            assert_eq!(
-                a.message_id, b.message_id,
-                "{scenario}: native message ids are kept"
-            );
+            assert_eq!((&a.model, &a.usage, &a.stop_reason), (&b.model, &b.usage, &b.stop_reason), "{scenario}");
+            assert_eq!(a.message_id, b.message_id, "{scenario}: native message ids are kept");
         }
-        let Body::Meta(meta) = &second.records[0].body else {
-            panic!()
-        };
+        let Body::Meta(meta) = &second.records[0].body else { panic!() };
         assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
         assert_eq!(meta.native_version.as_deref(), Some("2.1.197"));
         assert_eq!(meta.git_branch.as_deref(), Some("HEAD"));
         assert_eq!(meta.native_id, written.native_id);
         // The new transcript reads without complaint.
         assert!(
-            second
-                .diagnostics
-                .iter()
-                .all(|d| d.severity == Severity::Info && d.code != "unknown-record-type"),
+            second.diagnostics.iter().all(|d| d.severity == Severity::Info && d.code != "unknown-record-type"),
             "{scenario}: {:?}",
             second.diagnostics
         );
         // Observations (queue operations, attachments, modes) are the only
         // records left behind, and they are reported.
-        let observations = first
-            .records
-            .iter()
-            .filter(|r| matches!(r.body, Body::Observation { .. }))
-            .count() as u32;
+        let observations = first.records.iter().filter(|r| matches!(r.body, Body::Observation { .. })).count() as u32;
         let reported: u32 = written
             .diagnostics
             .iter()
             .filter(|d| d.code == "not-carried" && d.detail.starts_with("observation/"))
             .map(|d| d.count)
             .sum();
-        assert_eq!(
-            reported, observations,
-            "{scenario}: {:?}",
-            written.diagnostics
-        );
+        assert_eq!(reported, observations, "{scenario}: {:?}", written.diagnostics);
         assert!(
-            written
-                .diagnostics
-                .iter()
-                .all(|d| d.code == "not-carried" && d.detail.starts_with("observation/")),
+            written.diagnostics.iter().all(|d| d.code == "not-carried" && d.detail.starts_with("observation/")),
             "{scenario}: {:?}",
             written.diagnostics
         );
@@ -1419,11 +1034,7 @@ fn written_lines_look_like_claude_codes_own() {
         .iter()
         .map(|l| {
             let block = &l["message"]["content"][0];
-            format!(
-                "{}/{}",
-                l["type"].as_str().unwrap(),
-                block["type"].as_str().unwrap_or("text")
-            )
+            format!("{}/{}", l["type"].as_str().unwrap(), block["type"].as_str().unwrap_or("text"))
         })
         .collect();
     assert_eq!(
@@ -1446,18 +1057,10 @@ fn written_lines_look_like_claude_codes_own() {
     let native = raw_lines(&home("parallel").join(locator(SCENARIOS[1].1)));
     let native_call = native.iter().find(|l| l["type"] == "assistant").unwrap();
     let envelope_keys = |l: &Value| -> BTreeSet<String> {
-        l.as_object()
-            .unwrap()
-            .keys()
-            .filter(|k| *k != "entrypoint")
-            .cloned()
-            .collect()
+        l.as_object().unwrap().keys().filter(|k| *k != "entrypoint").cloned().collect()
     };
     assert_eq!(envelope_keys(&lines[1]), envelope_keys(native_call));
-    let native_result = native
-        .iter()
-        .find(|l| l["toolUseResult"]["stdout"].is_string())
-        .unwrap();
+    let native_result = native.iter().find(|l| l["toolUseResult"]["stdout"].is_string()).unwrap();
     let mut result_keys = envelope_keys(native_result);
     result_keys.remove("promptId");
     let mut ours = envelope_keys(&lines[4]);
@@ -1467,10 +1070,7 @@ fn written_lines_look_like_claude_codes_own() {
         assert_eq!(lines[1][field], native_call[field], "{field}");
     }
     // Results point at the line holding their call, and say the outcome.
-    let bash = lines
-        .iter()
-        .find(|l| l["message"]["content"][0]["name"] == "Bash")
-        .unwrap();
+    let bash = lines.iter().find(|l| l["message"]["content"][0]["name"] == "Bash").unwrap();
     let bash_result = lines
         .iter()
         .find(|l| l["message"]["content"][0]["tool_use_id"] == bash["message"]["content"][0]["id"])
@@ -1478,41 +1078,19 @@ fn written_lines_look_like_claude_codes_own() {
     assert_eq!(bash_result["sourceToolAssistantUUID"], bash["uuid"]);
     assert_eq!(bash_result["message"]["content"][0]["is_error"], false);
     let read_result = &lines[3];
-    assert!(
-        read_result["message"]["content"][0]
-            .get("is_error")
-            .is_none(),
-        "outcome not recorded"
-    );
+    assert!(read_result["message"]["content"][0].get("is_error").is_none(), "outcome not recorded");
     // The prompt and its tool results share a prompt id.
     assert_eq!(lines[0]["promptId"], lines[3]["promptId"]);
-    let simple = written_lines(&write(
-        &document(&read_scenario("simple").records),
-        write_options(None, None),
-    ));
-    let prompts: Vec<&Value> = simple
-        .iter()
-        .filter(|l| l["message"]["content"].is_string())
-        .map(|l| &l["promptId"])
-        .collect();
+    let simple = written_lines(&write(&document(&read_scenario("simple").records), write_options(None, None)));
+    let prompts: Vec<&Value> =
+        simple.iter().filter(|l| l["message"]["content"].is_string()).map(|l| &l["promptId"]).collect();
     assert_eq!(prompts.len(), 2);
     assert_ne!(prompts[0], prompts[1]);
 
-    let failing = write(
-        &document(&read_scenario("failing-tool").records),
-        write_options(None, None),
-    );
-    let result = written_lines(&failing)
-        .into_iter()
-        .find(|l| l["toolUseResult"].is_string())
-        .unwrap();
+    let failing = write(&document(&read_scenario("failing-tool").records), write_options(None, None));
+    let result = written_lines(&failing).into_iter().find(|l| l["toolUseResult"].is_string()).unwrap();
     assert_eq!(result["message"]["content"][0]["is_error"], true);
-    assert!(
-        result["toolUseResult"]
-            .as_str()
-            .unwrap()
-            .starts_with("Error: Exit code 3")
-    );
+    assert!(result["toolUseResult"].as_str().unwrap().starts_with("Error: Exit code 3"));
 }
 
 #[test]
@@ -1522,51 +1100,31 @@ fn write_is_deterministic_and_honours_the_options() {
     let b = write(&doc, write_options(None, None));
     assert_eq!(a.native_id, b.native_id);
     assert_eq!(a.artifacts[0].path, b.artifacts[0].path);
-    assert_eq!(
-        a.artifacts[0].bytes, b.artifacts[0].bytes,
-        "same input, same bytes"
-    );
-    let other = write(
-        &doc.replace("PAPAYA-42", "MANGO-77"),
-        write_options(None, None),
-    );
+    assert_eq!(a.artifacts[0].bytes, b.artifacts[0].bytes, "same input, same bytes");
+    let other = write(&doc.replace("PAPAYA-42", "MANGO-77"), write_options(None, None));
     assert_ne!(other.native_id, a.native_id);
 
     let id = "0f0e0d0c-0b0a-4908-8706-050403020100";
-    let chosen = write(
-        &doc,
-        write_options(Some("/srv/other place"), Some(&id.to_uppercase())),
-    );
+    let chosen = write(&doc, write_options(Some("/srv/other place"), Some(&id.to_uppercase())));
     assert_eq!(chosen.native_id, id);
-    assert_eq!(
-        chosen.artifacts[0].path,
-        format!(".claude/projects/-srv-other-place/{id}.jsonl")
-    );
+    assert_eq!(chosen.artifacts[0].path, format!(".claude/projects/-srv-other-place/{id}.jsonl"));
     assert!(written_lines(&chosen).iter().all(|l| l["sessionId"] == id));
-    assert!(
-        written_lines(&chosen)
-            .iter()
-            .filter(|l| l["uuid"].is_string())
-            .all(|l| l["cwd"] == "/srv/other place")
-    );
+    assert!(written_lines(&chosen).iter().filter(|l| l["uuid"].is_string()).all(|l| l["cwd"] == "/srv/other place"));
 
-    let err = trajhost_codec_sdk::write_document::<ClaudeCode>(&doc, write_options(None, Some("not-a-uuid"))).unwrap_err();
+    let err =
+        trajhost_codec_sdk::write_document::<ClaudeCode>(&doc, write_options(None, Some("not-a-uuid"))).unwrap_err();
     assert!(matches!(err, CodecError::Other(m) if m.contains("UUID")));
     let no_cwd = doc.replace(r#""cwd":"/home/user/project","#, "");
     assert!(!no_cwd.contains("/home/user/project\""));
     let err = trajhost_codec_sdk::write_document::<ClaudeCode>(&no_cwd, write_options(None, None)).unwrap_err();
-    assert!(
-        matches!(&err, CodecError::Malformed(m) if m.contains("cwd")),
-        "{err:?}"
-    );
+    assert!(matches!(&err, CodecError::Malformed(m) if m.contains("cwd")), "{err:?}");
     assert!(trajhost_codec_sdk::write_document::<ClaudeCode>(&no_cwd, write_options(Some("/w"), None)).is_ok());
-    let err = trajhost_codec_sdk::write_document::<ClaudeCode>(&doc, write_options(Some("relative/dir"), None)).unwrap_err();
+    let err =
+        trajhost_codec_sdk::write_document::<ClaudeCode>(&doc, write_options(Some("relative/dir"), None)).unwrap_err();
     assert!(matches!(err, CodecError::Malformed(_)));
-    let err = trajhost_codec_sdk::write_document::<ClaudeCode>("{not json\n", write_options(Some("/w"), None)).unwrap_err();
-    assert!(
-        matches!(&err, CodecError::Malformed(m) if m.contains("line 1")),
-        "{err:?}"
-    );
+    let err =
+        trajhost_codec_sdk::write_document::<ClaudeCode>("{not json\n", write_options(Some("/w"), None)).unwrap_err();
+    assert!(matches!(&err, CodecError::Malformed(m) if m.contains("line 1")), "{err:?}");
 }
 
 #[test]
@@ -1585,21 +1143,13 @@ fn project_directory_names_follow_claude_code() {
     assert!(name.starts_with("-home-user-very-long-directory-name-"));
     let name = project_dir_name(&format!("/{}", "a".repeat(250)));
     assert_eq!(name, format!("-{}-feo44x", "a".repeat(199)));
-    assert_eq!(
-        project_dir_name(&format!("/{}", "a".repeat(199))).len(),
-        200,
-        "200 is not cut"
-    );
+    assert_eq!(project_dir_name(&format!("/{}", "a".repeat(199))).len(), 200, "200 is not cut");
 
     let doc = document(&read_scenario("simple").records);
     let written = write(&doc, write_options(Some(&long), None));
     assert_eq!(
         written.artifacts[0].path,
-        format!(
-            ".claude/projects/{}/{}.jsonl",
-            project_dir_name(&long),
-            written.native_id
-        )
+        format!(".claude/projects/{}/{}.jsonl", project_dir_name(&long), written.native_id)
     );
 }
 
@@ -1632,10 +1182,7 @@ fn foreign_session() -> Vec<Record> {
         content: content.into(),
         ok,
     };
-    let observation = |subtype: &str| Body::Observation {
-        subtype: subtype.into(),
-        text: Some("x".into()),
-    };
+    let observation = |subtype: &str| Body::Observation { subtype: subtype.into(), text: Some("x".into()) };
     let reasoning = |text: Option<&str>, opaque: Option<&str>, encrypted: bool| {
         Body::Reasoning(trajhost_codec_sdk::canonical::Reasoning {
             text: text.map(str::to_string),
@@ -1643,13 +1190,7 @@ fn foreign_session() -> Vec<Record> {
             encrypted,
         })
     };
-    let mut child = rec(
-        "c1",
-        Body::User {
-            text: "child prompt".into(),
-            attachments: vec![],
-        },
-    );
+    let mut child = rec("c1", Body::User { text: "child prompt".into(), attachments: vec![] });
     child.agent = Some("agent-1".into());
     let mut child2 = rec("c2", assistant("child answer", None));
     child2.agent = Some("agent-1".into());
@@ -1667,12 +1208,7 @@ fn foreign_session() -> Vec<Record> {
                 ..Default::default()
             }),
         ),
-        rec(
-            "sys",
-            Body::System {
-                text: "You are Codex.".into(),
-            },
-        ),
+        rec("sys", Body::System { text: "You are Codex.".into() }),
         rec("o1", observation("turn_context")),
         rec(
             "u1",
@@ -1684,10 +1220,7 @@ fn foreign_session() -> Vec<Record> {
                 }],
             },
         ),
-        rec(
-            "r1",
-            reasoning(Some("I should read it"), Some("gAAAA-encrypted"), true),
-        ),
+        rec("r1", reasoning(Some("I should read it"), Some("gAAAA-encrypted"), true)),
         rec("r2", reasoning(None, Some("gAAAA-only-opaque"), true)),
         rec(
             "a1",
@@ -1703,34 +1236,15 @@ fn foreign_session() -> Vec<Record> {
                 }),
             ),
         ),
-        rec(
-            "t1",
-            call("call_1", "shell", json!({"command": ["cat", "hello.txt"]})),
-        ),
-        rec(
-            "t2",
-            call(
-                "call.2/x",
-                "functions.read",
-                json!("{\"path\":\"hello.txt\"}"),
-            ),
-        ),
-        rec(
-            "t3",
-            call("call_3", "apply_patch", json!("*** Begin Patch")),
-        ),
+        rec("t1", call("call_1", "shell", json!({"command": ["cat", "hello.txt"]}))),
+        rec("t2", call("call.2/x", "functions.read", json!("{\"path\":\"hello.txt\"}"))),
+        rec("t3", call("call_3", "apply_patch", json!("*** Begin Patch"))),
         rec("o2", observation("event/exec_command_end")),
         rec("x1", result("call_1", "PAPAYA-42", None)),
         rec("x2", result("call.2/x", "PAPAYA-42 again", Some(false))),
         // call_3 never gets a result before the next prompt.
         rec("o3", observation("event/token_count")),
-        rec(
-            "u2",
-            Body::User {
-                text: "And now?".into(),
-                attachments: vec![],
-            },
-        ),
+        rec("u2", Body::User { text: "And now?".into(), attachments: vec![] }),
         rec("x9", result("call_unknown", "stray", Some(true))),
         rec("t4", call("call_1", "shell", json!({"command": "ls"}))),
         rec("x4", result("call_1", "a b c", Some(true))),
@@ -1738,18 +1252,9 @@ fn foreign_session() -> Vec<Record> {
         rec("a2", assistant("Done.", None)),
         rec(
             "k1",
-            Body::Compaction {
-                summary: "The user asked to read hello.txt; it says PAPAYA-42.".into(),
-                trigger: None,
-            },
+            Body::Compaction { summary: "The user asked to read hello.txt; it says PAPAYA-42.".into(), trigger: None },
         ),
-        rec(
-            "u3",
-            Body::User {
-                text: "Continue".into(),
-                attachments: vec![],
-            },
-        ),
+        rec("u3", Body::User { text: "Continue".into(), attachments: vec![] }),
         rec("a3", assistant("   ", None)),
         child,
         child2,
@@ -1776,45 +1281,23 @@ fn what_cannot_be_carried_is_reported() {
         ("duplicate-tool-result", 1),
         ("empty-assistant-turn", 1),
     ] {
-        assert_eq!(
-            not_carried(&written, detail),
-            Some(count),
-            "{detail}: {:?}",
-            written.diagnostics
-        );
+        assert_eq!(not_carried(&written, detail), Some(count), "{detail}: {:?}", written.diagnostics);
     }
-    assert_eq!(
-        diagnostic(&written, "synthesized", "missing-tool-result"),
-        Some(1)
-    );
-    assert_eq!(
-        diagnostic(&written, "renamed", "tool-call-id"),
-        Some(2),
-        "call.2/x and the reused call_1"
-    );
+    assert_eq!(diagnostic(&written, "synthesized", "missing-tool-result"), Some(1));
+    assert_eq!(diagnostic(&written, "renamed", "tool-call-id"), Some(2), "call.2/x and the reused call_1");
     assert_eq!(diagnostic(&written, "renamed", "tool-name"), Some(1));
     assert_eq!(diagnostic(&written, "reshaped", "tool-arguments"), Some(1));
-    assert_eq!(
-        diagnostic(&written, "placeholder", "usage"),
-        Some(3),
-        "t4's response, a2, a3"
-    );
+    assert_eq!(diagnostic(&written, "placeholder", "usage"), Some(3), "t4's response, a2, a3");
     let every: u32 = written.diagnostics.iter().map(|d| d.count).sum();
     assert!(every >= 20);
 
     let lines = written_lines(&written);
     let text = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
-    assert!(
-        !text.contains("thinking"),
-        "no reasoning of another harness is written"
-    );
+    assert!(!text.contains("thinking"), "no reasoning of another harness is written");
     assert!(!text.contains("I should read it"));
     assert!(!text.contains("You are Codex"));
     assert!(!text.contains("child answer"));
-    assert!(
-        !text.contains("msg_from_codex"),
-        "foreign message ids are not kept"
-    );
+    assert!(!text.contains("msg_from_codex"), "foreign message ids are not kept");
     // Usage as recorded, cache apart; zeros where none was recorded.
     let first = lines.iter().find(|l| l["type"] == "assistant").unwrap();
     assert_eq!(
@@ -1839,15 +1322,9 @@ fn what_cannot_be_carried_is_reported() {
         ]
     );
     // The compaction: a boundary that starts the chain afresh, then the summary.
-    let boundary = lines
-        .iter()
-        .position(|l| l["subtype"] == "compact_boundary")
-        .unwrap();
+    let boundary = lines.iter().position(|l| l["subtype"] == "compact_boundary").unwrap();
     assert!(lines[boundary]["parentUuid"].is_null());
-    assert_eq!(
-        lines[boundary]["logicalParentUuid"],
-        lines[boundary - 1]["uuid"]
-    );
+    assert_eq!(lines[boundary]["logicalParentUuid"], lines[boundary - 1]["uuid"]);
     assert_eq!(lines[boundary + 1]["isCompactSummary"], true);
     assert_eq!(lines[boundary + 1]["parentUuid"], lines[boundary]["uuid"]);
     // The title survives as Claude Code's title line.
@@ -1856,9 +1333,7 @@ fn what_cannot_be_carried_is_reported() {
     // Read back: the conversation, with the repairs.
     let home = home_of(&written);
     let back = read(home.path(), &written.artifacts[0].path);
-    let Body::Meta(meta) = &back.records[0].body else {
-        panic!()
-    };
+    let Body::Meta(meta) = &back.records[0].body else { panic!() };
     assert_eq!(meta.title.as_deref(), Some("Fix the build"));
     let said = said(&back.records);
     let renamed = |n: usize| match &said[n] {
@@ -1870,28 +1345,12 @@ fn what_cannot_be_carried_is_reported() {
         [
             Said::User("Read hello.txt".into()),
             Said::Assistant("Reading it.".into()),
-            Said::Call(
-                "call_1".into(),
-                "shell".into(),
-                json!({"command": ["cat", "hello.txt"]})
-            ),
-            Said::Call(
-                renamed(3),
-                "functions_read".into(),
-                json!({"path": "hello.txt"})
-            ),
-            Said::Call(
-                "call_3".into(),
-                "apply_patch".into(),
-                json!({"input": "*** Begin Patch"})
-            ),
+            Said::Call("call_1".into(), "shell".into(), json!({"command": ["cat", "hello.txt"]})),
+            Said::Call(renamed(3), "functions_read".into(), json!({"path": "hello.txt"})),
+            Said::Call("call_3".into(), "apply_patch".into(), json!({"input": "*** Begin Patch"})),
             Said::Result("call_1".into(), "PAPAYA-42".into(), None),
             Said::Result(renamed(3), "PAPAYA-42 again".into(), Some(false)),
-            Said::Result(
-                "call_3".into(),
-                trajhost_codec_claude_code::write::MISSING_RESULT.into(),
-                Some(false)
-            ),
+            Said::Result("call_3".into(), trajhost_codec_claude_code::write::MISSING_RESULT.into(), Some(false)),
             Said::User("And now?".into()),
             Said::Call(renamed(9), "shell".into(), json!({"command": "ls"})),
             Said::Result(renamed(9), "a b c".into(), Some(true)),
@@ -1903,23 +1362,13 @@ fn what_cannot_be_carried_is_reported() {
     assert_ne!(renamed(3), renamed(9));
     let answers = assistants(&back.records);
     assert_eq!(answers[0].usage.as_ref().unwrap().input, Some(1200));
-    assert_eq!(
-        answers[1].usage, None,
-        "placeholder zeros read back as no usage"
-    );
-    assert_eq!(
-        answers[1].model.as_deref(),
-        Some("gpt-5.1-codex"),
-        "the session's model"
-    );
+    assert_eq!(answers[1].usage, None, "placeholder zeros read back as no usage");
+    assert_eq!(answers[1].model.as_deref(), Some("gpt-5.1-codex"), "the session's model");
     let compaction = back.records.iter().find_map(|r| match &r.body {
         Body::Compaction { summary, trigger } => Some((summary.as_str(), trigger.clone())),
         _ => None,
     });
-    assert_eq!(
-        compaction,
-        Some(("The user asked to read hello.txt; it says PAPAYA-42.", None))
-    );
+    assert_eq!(compaction, Some(("The user asked to read hello.txt; it says PAPAYA-42.", None)));
 }
 
 #[test]
@@ -1937,24 +1386,15 @@ fn a_session_without_models_or_times_gets_placeholders() {
     assert_resumable(&written);
     assert_eq!(diagnostic(&written, "placeholder", "model"), Some(1));
     assert_eq!(diagnostic(&written, "placeholder", "timestamp"), Some(1));
-    assert_eq!(
-        not_carried(&written, "unknown-kind/brand_new_kind"),
-        Some(1)
-    );
+    assert_eq!(not_carried(&written, "unknown-kind/brand_new_kind"), Some(1));
     let lines = written_lines(&written);
     assert_eq!(lines[1]["message"]["model"], "<synthetic>");
-    let (t0, t1) = (
-        lines[0]["timestamp"].as_str().unwrap(),
-        lines[1]["timestamp"].as_str().unwrap(),
-    );
+    let (t0, t1) = (lines[0]["timestamp"].as_str().unwrap(), lines[1]["timestamp"].as_str().unwrap());
     assert!(t0 < t1, "synthesized times still increase: {t0} {t1}");
     let home = home_of(&written);
     let back = read(home.path(), &written.artifacts[0].path);
     let answers = assistants(&back.records);
-    assert_eq!(
-        (answers[0].model.as_deref(), answers[0].usage.as_ref()),
-        (None, None)
-    );
+    assert_eq!((answers[0].model.as_deref(), answers[0].usage.as_ref()), (None, None));
 }
 
 #[test]
@@ -1963,27 +1403,9 @@ fn claude_codes_own_thinking_is_written_back_with_its_signature() {
         "s1",
         &[
             user_line("u1", None, json!("hi")),
-            assistant_line(
-                "a1",
-                "u1",
-                "msg_1",
-                json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}),
-                1,
-            ),
-            assistant_line(
-                "a2",
-                "a1",
-                "msg_1",
-                json!({"type": "redacted_thinking", "data": "ENC"}),
-                2,
-            ),
-            assistant_line(
-                "a3",
-                "a2",
-                "msg_1",
-                json!({"type": "text", "text": "Let me look."}),
-                3,
-            ),
+            assistant_line("a1", "u1", "msg_1", json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}), 1),
+            assistant_line("a2", "a1", "msg_1", json!({"type": "redacted_thinking", "data": "ENC"}), 2),
+            assistant_line("a3", "a2", "msg_1", json!({"type": "text", "text": "Let me look."}), 3),
             assistant_line(
                 "a4",
                 "a3",
@@ -1991,50 +1413,21 @@ fn claude_codes_own_thinking_is_written_back_with_its_signature() {
                 json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}),
                 4,
             ),
-            user_line(
-                "u2",
-                Some("a4"),
-                json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "X"}]),
-            ),
-            assistant_line(
-                "a5",
-                "u2",
-                "msg_2",
-                json!({"type": "thinking", "thinking": "", "signature": "sig2"}),
-                5,
-            ),
-            assistant_line(
-                "a6",
-                "a5",
-                "msg_2",
-                json!({"type": "text", "text": "Done."}),
-                6,
-            ),
+            user_line("u2", Some("a4"), json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "X"}])),
+            assistant_line("a5", "u2", "msg_2", json!({"type": "thinking", "thinking": "", "signature": "sig2"}), 5),
+            assistant_line("a6", "a5", "msg_2", json!({"type": "text", "text": "Done."}), 6),
         ],
     );
     let first = read(dir.path(), &locator("s1"));
     let written = write(&document(&first.records), write_options(None, None));
     assert_resumable(&written);
-    assert_eq!(
-        not_carried(&written, "reasoning"),
-        None,
-        "{:?}",
-        written.diagnostics
-    );
+    assert_eq!(not_carried(&written, "reasoning"), None, "{:?}", written.diagnostics);
     let blocks: Vec<(String, Value)> = written_lines(&written)
         .iter()
         .filter(|l| l["type"] == "assistant")
-        .map(|l| {
-            (
-                l["message"]["id"].as_str().unwrap().to_string(),
-                l["message"]["content"][0].clone(),
-            )
-        })
+        .map(|l| (l["message"]["id"].as_str().unwrap().to_string(), l["message"]["content"][0].clone()))
         .collect();
-    let kinds: Vec<(&str, &str)> = blocks
-        .iter()
-        .map(|(id, b)| (id.as_str(), b["type"].as_str().unwrap()))
-        .collect();
+    let kinds: Vec<(&str, &str)> = blocks.iter().map(|(id, b)| (id.as_str(), b["type"].as_str().unwrap())).collect();
     assert_eq!(
         kinds,
         [
@@ -2046,18 +1439,9 @@ fn claude_codes_own_thinking_is_written_back_with_its_signature() {
             ("msg_2", "text")
         ]
     );
-    assert_eq!(
-        blocks[0].1,
-        json!({"type": "thinking", "thinking": "hmm", "signature": "sig"})
-    );
-    assert_eq!(
-        blocks[1].1,
-        json!({"type": "redacted_thinking", "data": "ENC"})
-    );
-    assert_eq!(
-        blocks[4].1,
-        json!({"type": "thinking", "thinking": "", "signature": "sig2"})
-    );
+    assert_eq!(blocks[0].1, json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}));
+    assert_eq!(blocks[1].1, json!({"type": "redacted_thinking", "data": "ENC"}));
+    assert_eq!(blocks[4].1, json!({"type": "thinking", "thinking": "", "signature": "sig2"}));
     let home = home_of(&written);
     let second = read(home.path(), &written.artifacts[0].path);
     let reasoning = |records: &[Record]| -> Vec<trajhost_codec_sdk::canonical::Reasoning> {
@@ -2078,9 +1462,7 @@ fn claude_codes_own_thinking_is_written_back_with_its_signature() {
 /// Carries out a plan the way the host does (create-file only).
 fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
     for op in &plan.operations {
-        let Operation::CreateFile(file) = op else {
-            panic!("only files")
-        };
+        let Operation::CreateFile(file) = op else { panic!("only files") };
         let path = home.join(&file.path);
         assert!(!path.exists());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -2101,23 +1483,12 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
     .unwrap();
     assert_eq!(plan.native_id, written.native_id);
     assert_eq!(plan.operations.len(), 1);
-    let Operation::CreateFile(file) = &plan.operations[0] else {
-        panic!()
-    };
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     assert_eq!(file.path, format!("{PROJECT}/{}.jsonl", written.native_id));
-    assert_eq!(
-        file.bytes, written.artifacts[0].bytes,
-        "same cwd: the bytes as written"
-    );
+    assert_eq!(file.bytes, written.artifacts[0].bytes, "same cwd: the bytes as written");
     assert_eq!(
         plan.resume_command.as_deref(),
-        Some(
-            format!(
-                "cd /home/user/project && claude -p --resume {} \"<prompt>\"",
-                written.native_id
-            )
-            .as_str()
-        )
+        Some(format!("cd /home/user/project && claude -p --resume {} \"<prompt>\"", written.native_id).as_str())
     );
     apply(&plan, target.path());
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
@@ -2132,10 +1503,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
         write_options(None, None),
     )
     .unwrap_err();
-    assert!(
-        matches!(&err, CodecError::Other(m) if m.contains(&file.path) && m.contains("exists")),
-        "{err:?}"
-    );
+    assert!(matches!(&err, CodecError::Other(m) if m.contains(&file.path) && m.contains("exists")), "{err:?}");
     // Under another cwd too: the id would be ambiguous.
     let err = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
         written.artifacts.clone(),
@@ -2143,10 +1511,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
         write_options(Some("/elsewhere"), None),
     )
     .unwrap_err();
-    assert!(
-        matches!(&err, CodecError::Other(m) if m.contains(&file.path)),
-        "{err:?}"
-    );
+    assert!(matches!(&err, CodecError::Other(m) if m.contains(&file.path)), "{err:?}");
     // A native id that is not the transcript's.
     let err = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
         written.artifacts.clone(),
@@ -2159,7 +1524,12 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
     let mut odd = written.artifacts.clone();
     odd[0].path = format!("../{}", odd[0].path);
     assert!(
-        trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(odd, &Dir::native(target.path()), write_options(None, None)).is_err()
+        trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
+            odd,
+            &Dir::native(target.path()),
+            write_options(None, None)
+        )
+        .is_err()
     );
 }
 
@@ -2175,25 +1545,11 @@ fn prepare_moves_a_session_to_another_cwd() {
         write_options(Some(cwd), None),
     )
     .unwrap();
-    let Operation::CreateFile(file) = &plan.operations[0] else {
-        panic!()
-    };
-    assert_eq!(
-        file.path,
-        format!(
-            ".claude/projects/-home-someone-my-app/{}.jsonl",
-            written.native_id
-        )
-    );
+    let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
+    assert_eq!(file.path, format!(".claude/projects/-home-someone-my-app/{}.jsonl", written.native_id));
     assert_eq!(
         plan.resume_command.as_deref(),
-        Some(
-            format!(
-                "cd /home/someone/my_app && claude -p --resume {} \"<prompt>\"",
-                written.native_id
-            )
-            .as_str()
-        )
+        Some(format!("cd /home/someone/my_app && claude -p --resume {} \"<prompt>\"", written.native_id).as_str())
     );
     let text = std::str::from_utf8(&file.bytes).unwrap();
     for line in text.lines() {
@@ -2208,8 +1564,5 @@ fn prepare_moves_a_session_to_another_cwd() {
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(cwd));
     let back = read(target.path(), &file.path);
-    assert_eq!(
-        said(&back.records),
-        said(&read_scenario("parallel").records)
-    );
+    assert_eq!(said(&back.records), said(&read_scenario("parallel").records));
 }

@@ -60,7 +60,12 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         problems.absorb(&mut diags, &paths.dir);
     }
     for _ in index.keys() {
-        problems.add("missing-session-directory", Severity::Info, layout::INDEX_DB, "sessions.db row without its directory");
+        problems.add(
+            "missing-session-directory",
+            Severity::Info,
+            layout::INDEX_DB,
+            "sessions.db row without its directory",
+        );
     }
     Ok(problems.finish(sessions, Diagnostics::new()))
 }
@@ -91,7 +96,13 @@ fn session_ref(home: &Dir, paths: &SessionPaths, facts: Option<Facts>, diags: &m
     };
     let messages_name = format!("{}{}", paths.id, layout::MESSAGES_SUFFIX);
     let Some(messages) = entries.iter().find(|e| e.is_file() && e.name == messages_name) else {
-        diags.add("no-messages-file", Severity::Info, "session directory without <id>.messages.json", Some(&paths.dir), None);
+        diags.add(
+            "no-messages-file",
+            Severity::Info,
+            "session directory without <id>.messages.json",
+            Some(&paths.dir),
+            None,
+        );
         return None;
     };
     let size = entries.iter().filter(|e| e.is_file() && is_session_file(&paths.id, e)).map(|e| e.meta.size).sum();
@@ -141,7 +152,8 @@ fn read_index(home: &Dir, only: Option<&str>, diags: &mut Diagnostics) -> BTreeM
             col("parent_session_id"),
             if only.is_some() { "WHERE session_id = ?" } else { "" }
         );
-        let params: Vec<_> = only.map(|id| trajhost_codec_sdk::sqlite::Value::Text(id.to_string())).into_iter().collect();
+        let params: Vec<_> =
+            only.map(|id| trajhost_codec_sdk::sqlite::Value::Text(id.to_string())).into_iter().collect();
         let rows = db.query(&query, &params)?;
         let columns = rows.columns();
         loop {

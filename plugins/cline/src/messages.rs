@@ -18,11 +18,11 @@
 //! `success` flags Cline stores on each operation of a result (all of them
 //! true → ok); `None` when neither is there.
 
-use serde_json::value::RawValue;
 use serde_json::Value as Json;
+use serde_json::value::RawValue;
+use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::Severity;
 
 use crate::native::{Block, Message, Metrics};
 
@@ -79,7 +79,10 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
                     "text" => push_line(&mut text, unwrap_user_input(block.text.as_deref().unwrap_or(""))),
                     "image" => attachments.push(Attachment {
                         kind: "image".into(),
-                        media_type: block.media_type.clone().or_else(|| block.source.as_ref().and_then(|s| s.media_type.clone())),
+                        media_type: block
+                            .media_type
+                            .clone()
+                            .or_else(|| block.source.as_ref().and_then(|s| s.media_type.clone())),
                     }),
                     "file" => files.push(format!(
                         "{}\n{}",
@@ -105,7 +108,11 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
                 out.push(Made { id: String::new(), body: Body::User { text, attachments }, parent: None });
             }
             for f in files {
-                out.push(Made { id: String::new(), body: Body::Observation { subtype: "file".into(), text: Some(f) }, parent: None });
+                out.push(Made {
+                    id: String::new(),
+                    body: Body::Observation { subtype: "file".into(), text: Some(f) },
+                    parent: None,
+                });
             }
             // The first record has the message id.
             for (i, made) in out.iter_mut().enumerate() {
@@ -124,7 +131,9 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
                         opaque: block.signature.clone().filter(|s| !s.is_empty()),
                         encrypted: false,
                     }),
-                    "redacted_thinking" => reasoning.push(Reasoning { text: None, opaque: block.data.clone(), encrypted: true }),
+                    "redacted_thinking" => {
+                        reasoning.push(Reasoning { text: None, opaque: block.data.clone(), encrypted: true })
+                    }
                     "tool_use" => {
                         let call_id = block.id.clone().unwrap_or_else(&mut next);
                         calls.push(Made {
@@ -167,7 +176,13 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
 }
 
 fn unknown_block(role: &str, kind: &str, file: &str, offset: u64, diags: &mut Diagnostics) {
-    diags.add("unknown-content-block", Severity::Warning, &format!("{role}/{}", type_name(Some(kind))), Some(file), Some(offset));
+    diags.add(
+        "unknown-content-block",
+        Severity::Warning,
+        &format!("{role}/{}", type_name(Some(kind))),
+        Some(file),
+        Some(offset),
+    );
 }
 
 /// The blocks of `content` (a string becomes one text block).
@@ -212,9 +227,10 @@ fn raw_text(raw: &RawValue) -> String {
     }
     if let Ok(blocks) = serde_json::from_str::<Vec<Block<'_>>>(text)
         && !blocks.is_empty()
-        && blocks.iter().all(|b| b.kind.as_deref() == Some("text")) {
-            return blocks.iter().map(|b| b.text.as_deref().unwrap_or("")).collect::<Vec<_>>().join("\n");
-        }
+        && blocks.iter().all(|b| b.kind.as_deref() == Some("text"))
+    {
+        return blocks.iter().map(|b| b.text.as_deref().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    }
     compact(text)
 }
 
@@ -263,7 +279,8 @@ fn usage(m: &Metrics) -> Option<Usage> {
         reasoning: None,
         cost_usd: m.cost,
     };
-    let any = usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
+    let any =
+        usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
     any.then_some(usage)
 }
 

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use trajhost_codec_sdk::canonical::{Body, Meta, Record, SourceSpan, SCHEMA};
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
@@ -42,8 +42,9 @@ impl Reader {
         let paths = SessionPaths::from_locator(locator)?;
         let bytes = home.read_to_end(&paths.messages, MAX_MESSAGES_BYTES).map_err(|e| fs_error(&paths.messages, e))?;
         let mut diags = Diagnostics::new();
-        let parsed: MessagesFile<'_> = serde_json::from_slice(&bytes)
-            .map_err(|e| CodecError::Malformed(format!("{}: not a Cline messages document ({:?})", paths.messages, e.classify())))?;
+        let parsed: MessagesFile<'_> = serde_json::from_slice(&bytes).map_err(|e| {
+            CodecError::Malformed(format!("{}: not a Cline messages document ({:?})", paths.messages, e.classify()))
+        })?;
         let base = bytes.as_ptr() as usize;
         let span = |raw: &serde_json::value::RawValue| (raw.get().as_ptr() as usize - base, raw.get().len());
         let spans: VecDeque<(usize, usize)> = parsed.messages.iter().map(|m| span(m)).collect();
@@ -74,17 +75,18 @@ impl Reader {
         });
         if let Some(raw) = parsed.system_prompt
             && let Ok(text) = serde_json::from_str::<String>(raw.get())
-            && !text.is_empty() {
-                let (offset, len) = span(raw);
-                pending.push_back(Record {
-                    id: format!("{}:system", paths.id),
-                    body: Body::System { text },
-                    parent: None,
-                    ts: facts.started_at.clone(),
-                    agent: None,
-                    src: Some(SourceSpan { file: paths.messages.clone(), offset: offset as u64, len: len as u64 }),
-                });
-            }
+            && !text.is_empty()
+        {
+            let (offset, len) = span(raw);
+            pending.push_back(Record {
+                id: format!("{}:system", paths.id),
+                body: Body::System { text },
+                parent: None,
+                ts: facts.started_at.clone(),
+                agent: None,
+                src: Some(SourceSpan { file: paths.messages.clone(), offset: offset as u64, len: len as u64 }),
+            });
+        }
         let compaction = format!("{}/{}{}", paths.dir, paths.id, layout::COMPACTION_SUFFIX);
         if home.stat(&compaction).is_ok() {
             // Compaction state of the harness; the transcript holds what the
@@ -113,11 +115,18 @@ impl Reader {
         let message: Message<'_> = match serde_json::from_slice(slice) {
             Ok(m) => m,
             Err(_) => {
-                self.diags.add("malformed-message", Severity::Warning, "message", Some(&self.file), Some(offset as u64));
+                self.diags.add(
+                    "malformed-message",
+                    Severity::Warning,
+                    "message",
+                    Some(&self.file),
+                    Some(offset as u64),
+                );
                 return true;
             }
         };
-        let id = message.id.clone().filter(|i| !i.is_empty()).unwrap_or_else(|| location_id(&self.file, offset as u64, 0));
+        let id =
+            message.id.clone().filter(|i| !i.is_empty()).unwrap_or_else(|| location_id(&self.file, offset as u64, 0));
         let ts = message.ts.and_then(from_epoch_ms);
         for made in messages::map(&message, &id, &self.file, offset as u64, &mut self.diags) {
             self.pending.push_back(Record {

@@ -57,7 +57,10 @@ fn raw(scenario: &str) -> Value {
 
 fn manifest(scenario: &str) -> Value {
     let id = id_of(scenario);
-    serde_json::from_slice(&std::fs::read(fixtures().join(scenario).join(format!(".cline/data/sessions/{id}/{id}.json"))).unwrap()).unwrap()
+    serde_json::from_slice(
+        &std::fs::read(fixtures().join(scenario).join(format!(".cline/data/sessions/{id}/{id}.json"))).unwrap(),
+    )
+    .unwrap()
 }
 
 // ---------------------------------------------------------------- info
@@ -97,7 +100,10 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(s.size, size);
 
         let one = Cline::inspect(&Dir::native(home.path()), &s.locator).unwrap();
-        assert_eq!((&one.native_id, &one.started_at, &one.updated_at, one.size, &one.title), (&s.native_id, &s.started_at, &s.updated_at, s.size, &s.title));
+        assert_eq!(
+            (&one.native_id, &one.started_at, &one.updated_at, one.size, &one.title),
+            (&s.native_id, &s.started_at, &s.updated_at, s.size, &s.title)
+        );
     }
 }
 
@@ -179,7 +185,10 @@ fn simple_session_has_prompt_call_result_and_answer() {
         kinds(&read.records),
         ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
     );
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(&read.records);
     assert_eq!(calls, [("call_lab_f2487033ec294424", "run_commands", &json!({"commands": ["cat hello.txt"]}))]);
     let results = tool_results(&read.records);
@@ -204,7 +213,10 @@ fn simple_session_has_prompt_call_result_and_answer() {
     assert_eq!(models, [Some("fake-model"), Some("fake-model"), Some("gpt-4o")]);
     for a in &answers {
         let u = a.usage.as_ref().unwrap();
-        assert_eq!((u.input, u.output, u.cache_read, u.cache_write, u.cost_usd), (Some(100), Some(20), Some(0), Some(0), None));
+        assert_eq!(
+            (u.input, u.output, u.cache_read, u.cache_write, u.cost_usd),
+            (Some(100), Some(20), Some(0), Some(0), None)
+        );
         assert!(a.message_id.as_deref().unwrap().starts_with("msg_"));
     }
     let ts: Vec<&str> = read.records[2..].iter().map(|r| r.ts.as_deref().unwrap()).collect();
@@ -217,7 +229,10 @@ fn parallel_calls_are_both_kept_with_their_results() {
     let calls = tool_calls(&read.records);
     assert_eq!(calls.len(), 2);
     assert_eq!((calls[0].1, calls[0].2), ("run_commands", &json!({"commands": ["cat hello.txt"]})));
-    assert_eq!((calls[1].1, calls[1].2), ("read_files", &json!({"files": [{"path": "/home/user/project/second.txt"}]})));
+    assert_eq!(
+        (calls[1].1, calls[1].2),
+        ("read_files", &json!({"files": [{"path": "/home/user/project/second.txt"}]}))
+    );
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 2);
     assert_eq!((results[0].0, results[1].0), (calls[0].0, calls[1].0));
@@ -245,7 +260,13 @@ fn multibyte_text_is_intact() {
         "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301})."
     );
     let results = tool_results(&read.records);
-    for needle in ["日本語のテキスト", "👩\u{200d}💻", "🏳️\u{200d}🌈", "CHERRY-本-91 ✓", "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}"] {
+    for needle in [
+        "日本語のテキスト",
+        "👩\u{200d}💻",
+        "🏳️\u{200d}🌈",
+        "CHERRY-本-91 ✓",
+        "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}",
+    ] {
         assert!(results[0].1.contains(needle), "{needle}");
         assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
     }
@@ -332,7 +353,9 @@ fn reading_leaves_the_index_and_the_files_byte_identical() {
     // With a live WAL beside the index: read, and nothing changes.
     let writer = rusqlite::Connection::open(home.path().join(INDEX)).unwrap();
     writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    writer.execute("UPDATE sessions SET metadata_json = json_set(metadata_json, '$.title', 'Renamed — ✓')", []).unwrap();
+    writer
+        .execute("UPDATE sessions SET metadata_json = json_set(metadata_json, '$.title', 'Renamed — ✓')", [])
+        .unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
     let before = kit::tree_digest(home.path());
     let found = Cline::discover(&Dir::native(home.path())).unwrap();

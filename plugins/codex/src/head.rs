@@ -99,7 +99,8 @@ impl Head {
             }
             Some("response_item") if self.title.is_none() => {
                 let Some(item) = native::payload::<ResponseItem<'_>>(env.payload) else { return };
-                if item.kind.get() == Some("message") && item.role.get() == Some("user") && !item.is_injected_context() {
+                if item.kind.get() == Some("message") && item.role.get() == Some("user") && !item.is_injected_context()
+                {
                     let text = item.content.0.as_deref().map(|c| native::join_text(c, "\n")).unwrap_or_default();
                     self.title = title(&text);
                 }

@@ -103,7 +103,9 @@ mod tests {
         assert!(check_locator(name).is_err());
         let odd = "rollout-2025-10-28T04-00-00-compact-codex-001.jsonl";
         assert!(is_rollout_name(odd) && is_rollout_name(name));
-        assert!(!is_rollout_name("rollout-.jsonl") && !is_rollout_name("notes.jsonl") && !is_rollout_name("rollout-x.json"));
+        assert!(
+            !is_rollout_name("rollout-.jsonl") && !is_rollout_name("notes.jsonl") && !is_rollout_name("rollout-x.json")
+        );
         assert_eq!(id_from_name(odd), None);
         assert_eq!(readable_locator(&format!(".codex/sessions/2025/10/28/{odd}")).unwrap(), None);
         assert_eq!(readable_locator(name).unwrap(), Some("01a22aa5-cfcc-7311-a9b5-d6de00c468b2"));

@@ -32,8 +32,7 @@ pub mod write;
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter,
-    WriteOptions,
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
 };
 
 pub use records::{Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES, KNOWN_RESPONSE_ITEM_TYPES};
@@ -88,7 +87,12 @@ impl Codec for Codex {
         write::RolloutWriter::start(options)
     }
 
-    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
         let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         prepare::prepare(artifacts, target, &options)
     }

@@ -385,11 +385,8 @@ impl ResponseItem<'_> {
     /// the provenance newer builds record, else by its opening tag.
     pub fn is_injected_context(&self) -> bool {
         if let Some(pass) = &self.internal_chat_message_metadata_passthrough.0 {
-            let provenances: Vec<&str> = pass
-                .content_item_metadata
-                .iter()
-                .filter_map(|m| m.provenance.0.as_ref()?.kind.as_deref())
-                .collect();
+            let provenances: Vec<&str> =
+                pass.content_item_metadata.iter().filter_map(|m| m.provenance.0.as_ref()?.kind.as_deref()).collect();
             if !provenances.is_empty() {
                 return !provenances.contains(&"user");
             }

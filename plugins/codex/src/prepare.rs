@@ -146,7 +146,8 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
 fn resume_command(id: &str, options: &WriteOptions) -> String {
     let mut command = String::new();
     if let Some(home) = options.home_path.as_deref() {
-        command.push_str(&format!("CODEX_HOME={} ", shell_quote(&format!("{}/{CODEX_DIR}", home.trim_end_matches('/')))));
+        command
+            .push_str(&format!("CODEX_HOME={} ", shell_quote(&format!("{}/{CODEX_DIR}", home.trim_end_matches('/')))));
     }
     if let Some(cwd) = options.cwd.as_deref() {
         command = format!("cd {} && {command}", shell_quote(cwd));
@@ -422,7 +423,10 @@ impl Facts {
                 Some("turn_context") => facts.turn_context(env.payload),
                 Some("response_item") if facts.first_user_message.is_none() => {
                     let Some(item) = native::payload::<ResponseItem<'_>>(env.payload) else { continue };
-                    if item.kind.get() == Some("message") && item.role.get() == Some("user") && !item.is_injected_context() {
+                    if item.kind.get() == Some("message")
+                        && item.role.get() == Some("user")
+                        && !item.is_injected_context()
+                    {
                         let text = native::join_text(item.content.0.as_deref().unwrap_or(&[]), "\n");
                         facts.first_user_message = Some(text).filter(|t| !t.is_empty());
                     }
@@ -555,11 +559,11 @@ pub fn with_model_provider(bytes: &[u8], provider: &str) -> Result<Vec<u8>, &'st
     for (key, raw) in &line {
         if key == "payload" {
             found_payload = true;
-            let mut payload: Vec<(String, String)> =
-                ordered(raw.get()).ok_or("session_meta payload is not an object")?
-                    .into_iter()
-                    .map(|(k, v)| (k, v.get().to_string()))
-                    .collect();
+            let mut payload: Vec<(String, String)> = ordered(raw.get())
+                .ok_or("session_meta payload is not an object")?
+                .into_iter()
+                .map(|(k, v)| (k, v.get().to_string()))
+                .collect();
             match payload.iter_mut().find(|(k, _)| k == "model_provider") {
                 Some(entry) => entry.1 = provider_json.clone(),
                 None => payload.push(("model_provider".into(), provider_json.clone())),

@@ -300,9 +300,6 @@ fn parse_line(line: &str, line_no: usize, diags: &mut Diagnostics) -> Result<Opt
     Ok(Some(record))
 }
 
-
-
-
 /// A UUIDv7 for instant `ms` whose 74 random bits come from SHA-256 of
 /// `content` and `salt`.
 pub fn derive_uuid_v7(ms: i64, content: &[u8], salt: &str) -> String {
@@ -584,7 +581,11 @@ impl Rollout {
                 }
                 let id = self.own_id(&record.id, "msg_");
                 let content = [out::Text { kind: "input_text", text }];
-                self.line(ms, "response_item", out::Message { kind: "message", id: id.as_deref(), role: "user", content });
+                self.line(
+                    ms,
+                    "response_item",
+                    out::Message { kind: "message", id: id.as_deref(), role: "user", content },
+                );
             }
             Body::System { text } => {
                 if !self.same_harness {
@@ -606,12 +607,14 @@ impl Rollout {
                 match arguments {
                     Value::String(input) => {
                         self.calls.insert(call_id.clone(), CallKind::Custom);
-                        let call = out::CustomToolCall { kind: "custom_tool_call", status: "completed", call_id, name, input };
+                        let call =
+                            out::CustomToolCall { kind: "custom_tool_call", status: "completed", call_id, name, input };
                         self.line(ms, "response_item", call);
                     }
                     other => {
                         self.calls.insert(call_id.clone(), CallKind::Function);
-                        let call = out::FunctionCall { kind: "function_call", name, arguments: other.to_string(), call_id };
+                        let call =
+                            out::FunctionCall { kind: "function_call", name, arguments: other.to_string(), call_id };
                         self.line(ms, "response_item", call);
                     }
                 }
@@ -715,7 +718,8 @@ impl Rollout {
             total_tokens: input + output,
         };
         self.totals.add(&last);
-        let info = out::TokenInfo { total_token_usage: self.totals, last_token_usage: last, model_context_window: None };
+        let info =
+            out::TokenInfo { total_token_usage: self.totals, last_token_usage: last, model_context_window: None };
         self.line(ms, "event_msg", out::TokenCount { kind: "token_count", info, rate_limits: None });
     }
 
@@ -732,7 +736,11 @@ impl Rollout {
             self.model = model;
         }
         let turn_id = derive_uuid_v7(ms, self.native_id.as_bytes(), &format!("turn {}", self.turns));
-        self.line(ms, "event_msg", out::TaskStarted { kind: "task_started", turn_id: &turn_id, model_context_window: None });
+        self.line(
+            ms,
+            "event_msg",
+            out::TaskStarted { kind: "task_started", turn_id: &turn_id, model_context_window: None },
+        );
         let cwd = self.cwd.clone();
         let model = self.model.clone();
         let context = out::TurnContext {
@@ -751,8 +759,11 @@ impl Rollout {
         let ms = self.last_ms;
         self.flush_usage(ms);
         let Some(turn) = self.turn.take() else { return };
-        let complete =
-            out::TaskComplete { kind: "task_complete", turn_id: &turn.id, last_agent_message: turn.last_agent_message.as_deref() };
+        let complete = out::TaskComplete {
+            kind: "task_complete",
+            turn_id: &turn.id,
+            last_agent_message: turn.last_agent_message.as_deref(),
+        };
         self.line(ms, "event_msg", complete);
     }
 }

@@ -12,8 +12,8 @@ use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::sqlite::Value as SqlValue;
 use trajhost_codec_sdk::{Codec, CodecError, Operation, Plan, ReadOptions, WriteOptions};
 use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistant_texts, diag_with as diag, options, tool_calls as calls, tool_results as results,
-    users,
+    self as kit, Read, Spans, assistant_texts, diag_with as diag, options, tool_calls as calls,
+    tool_results as results, users,
 };
 
 const CWD: &str = "/home/user/project";
@@ -167,7 +167,8 @@ fn discover_names_every_file_that_is_not_a_session_and_goes_on() {
     std::fs::write(day.join("notes.txt"), "x").unwrap();
     std::fs::create_dir(day.join("rollout-2026-01-02T00-00-09-dir.jsonl")).unwrap();
     std::fs::write(day.join("rollout-2026-01-02T00-00-00-01a22aa5-cfcc-7311-a9b5-d6de00c468b3.jsonl"), "").unwrap();
-    std::fs::write(day.join("rollout-2026-01-02T00-00-01-01a22aa5-cfcc-7311-a9b5-d6de00c468b4.jsonl.zst"), "z").unwrap();
+    std::fs::write(day.join("rollout-2026-01-02T00-00-01-01a22aa5-cfcc-7311-a9b5-d6de00c468b4.jsonl.zst"), "z")
+        .unwrap();
     std::fs::write(day.join("rollout-2026-01-02T00-00-02-not-json.jsonl"), "not json\n").unwrap();
     let not_meta = r#"{"timestamp":"2026-01-02T00:00:03.000Z","type":"event_msg","payload":{"type":"task_started"}}"#;
     std::fs::write(day.join("rollout-2026-01-02T00-00-03-no-meta.jsonl"), format!("{not_meta}\n")).unwrap();
@@ -176,8 +177,13 @@ fn discover_names_every_file_that_is_not_a_session_and_goes_on() {
     assert_eq!(found.sessions.len(), 1, "one bad file does not end the discovery: {:?}", found.diagnostics);
     assert_eq!(found.sessions[0].native_id, SCENARIOS[0].id);
     let named = |code: &str, name: &str| {
-        let file = if name.contains('/') { format!(".codex/sessions/{name}") } else { format!(".codex/sessions/2026/01/02/{name}") };
-        kit::file_diag(&found.diagnostics, code, &file).unwrap_or_else(|| panic!("no {code} for {file}: {:#?}", found.diagnostics))
+        let file = if name.contains('/') {
+            format!(".codex/sessions/{name}")
+        } else {
+            format!(".codex/sessions/2026/01/02/{name}")
+        };
+        kit::file_diag(&found.diagnostics, code, &file)
+            .unwrap_or_else(|| panic!("no {code} for {file}: {:#?}", found.diagnostics))
     };
     assert_eq!(named("unrecognized-file", "notes.txt").detail, "not a rollout file name (rollout-*.jsonl)");
     named("unrecognized-file", "rollout-2026-01-02T00-00-09-dir.jsonl");
@@ -186,14 +192,20 @@ fn discover_names_every_file_that_is_not_a_session_and_goes_on() {
     named("compressed-rollout", "rollout-2026-01-02T00-00-01-01a22aa5-cfcc-7311-a9b5-d6de00c468b4.jsonl.zst");
     let not_json = named("malformed-head", "rollout-2026-01-02T00-00-02-not-json.jsonl");
     assert!(not_json.detail.contains("not a rollout line"), "{}", not_json.detail);
-    assert_eq!(named("malformed-head", "rollout-2026-01-02T00-00-03-no-meta.jsonl").detail, "no session_meta line at the head");
+    assert_eq!(
+        named("malformed-head", "rollout-2026-01-02T00-00-03-no-meta.jsonl").detail,
+        "no session_meta line at the head"
+    );
     assert_eq!(found.diagnostics.len(), 7, "{:#?}", found.diagnostics);
     for d in &found.diagnostics {
         assert!(!d.detail.contains("not json") && !d.detail.contains("task_started"), "no content in {d:?}");
     }
     // inspect says why such a file is no session.
-    let err = Codex::inspect(&Dir::native(tmp.path()), ".codex/sessions/2026/01/02/rollout-2026-01-02T00-00-02-not-json.jsonl")
-        .unwrap_err();
+    let err = Codex::inspect(
+        &Dir::native(tmp.path()),
+        ".codex/sessions/2026/01/02/rollout-2026-01-02T00-00-02-not-json.jsonl",
+    )
+    .unwrap_err();
     assert!(matches!(&err, CodecError::Malformed(m) if m.contains("not a Codex rollout")), "{err:?}");
     // A home without .codex has no sessions and no error.
     let empty = tempfile::tempdir().unwrap();
@@ -239,7 +251,11 @@ fn a_rollout_whose_name_has_no_thread_id_is_listed_by_its_content() {
     assert_eq!(format!("{inspected:?}"), format!("{s:?}"));
     let read = kit::conformance::<Codex>(&home, &locator, Spans::Lines);
     assert_eq!(read.meta().native_id, ODD_ID);
-    assert!(read.diagnostics.iter().all(|d| d.code != "session-id-mismatch" && d.code != "no-session-meta"), "{:?}", read.diagnostics);
+    assert!(
+        read.diagnostics.iter().all(|d| d.code != "session-id-mismatch" && d.code != "no-session-meta"),
+        "{:?}",
+        read.diagnostics
+    );
     assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word."]);
     let calls = calls(&read.records);
     assert_eq!(calls.len(), 1);
@@ -263,7 +279,9 @@ fn a_renamed_copy_outside_the_tree_reads_as_the_same_session() {
     let loose = read(tmp.path(), "sent-to-me.jsonl");
     // Records without a native id are named by their byte location, which
     // includes the locator: compare bodies and offsets.
-    let strip = |r: &Read| r.records.iter().skip(1).map(|r| (r.body.clone(), r.src.as_ref().map(|s| s.offset))).collect::<Vec<_>>();
+    let strip = |r: &Read| {
+        r.records.iter().skip(1).map(|r| (r.body.clone(), r.src.as_ref().map(|s| s.offset))).collect::<Vec<_>>()
+    };
     assert_eq!(strip(&loose), strip(&original), "the same bytes give the same records");
     assert_eq!(loose.meta().native_id, original.meta().native_id);
     // A loose file that is no rollout is refused, naming it.
@@ -301,7 +319,11 @@ fn read_maps_every_fixture_conversation_once() {
         assert_eq!(users(r), scenario.prompts, "{name}");
         let systems: Vec<&Record> = r.iter().filter(|r| r.body.kind() == "system").collect();
         assert_eq!(systems.len(), 2, "{name}: developer instructions + environment context");
-        assert!(systems.iter().any(|s| matches!(&s.body, Body::System { text } if text.starts_with("<environment_context>"))));
+        assert!(
+            systems
+                .iter()
+                .any(|s| matches!(&s.body, Body::System { text } if text.starts_with("<environment_context>")))
+        );
 
         // Tool calls with parsed arguments, results linked by call id.
         let calls = calls(r);
@@ -311,7 +333,10 @@ fn read_maps_every_fixture_conversation_once() {
         let results = results(r);
         assert_eq!(results.len(), calls.len(), "{name}");
         for ((call_id, _, _), sentinel) in calls.iter().zip(scenario.results) {
-            let (_, content, ok) = results.iter().find(|(c, _, _)| c == call_id).unwrap_or_else(|| panic!("{name}: no result for {call_id}"));
+            let (_, content, ok) = results
+                .iter()
+                .find(|(c, _, _)| c == call_id)
+                .unwrap_or_else(|| panic!("{name}: no result for {call_id}"));
             assert!(content.contains(sentinel), "{name}: {sentinel} not in {content}");
             // Codex records the exit code of each command (item_completed).
             assert_eq!(*ok, Some(scenario.ok), "{name}");
@@ -340,7 +365,10 @@ fn read_maps_every_fixture_conversation_once() {
         for a in &assistants {
             assert_eq!(a.model.as_deref(), Some("fake-model"), "{name}");
             let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{name}: usage recorded but missing"));
-            assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(100), Some(20), Some(0), Some(0)));
+            assert_eq!(
+                (usage.input, usage.output, usage.cache_read, usage.cache_write),
+                (Some(100), Some(20), Some(0), Some(0))
+            );
         }
         // The tool calls belong to the first response.
         for record in r.iter().filter(|r| r.body.kind() == "tool_call") {
@@ -413,7 +441,11 @@ fn src_spans_slice_back_to_raw_lines() {
                 "observation" => &[("event_msg", "task_started"), ("event_msg", "task_complete"), ("turn_context", "")],
                 other => panic!("unexpected kind {other}"),
             };
-            assert!(expected.iter().any(|(k, p)| *k == kind && (p.is_empty() || *p == payload)), "{}: {kind}/{payload}", r.body.kind());
+            assert!(
+                expected.iter().any(|(k, p)| *k == kind && (p.is_empty() || *p == payload)),
+                "{}: {kind}/{payload}",
+                r.body.kind()
+            );
         }
     }
 }
@@ -530,8 +562,23 @@ fn read_maps_an_older_richer_rollout() {
     assert_eq!(
         kinds,
         [
-            "meta", "system", "observation", "user", "reasoning", "assistant", "tool_call", "tool_call", "tool_result",
-            "tool_result", "assistant", "observation", "compaction", "user", "reasoning", "assistant", "observation",
+            "meta",
+            "system",
+            "observation",
+            "user",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_call",
+            "tool_result",
+            "tool_result",
+            "assistant",
+            "observation",
+            "compaction",
+            "user",
+            "reasoning",
+            "assistant",
+            "observation",
             "observation",
         ],
         "{:#?}",
@@ -555,7 +602,10 @@ fn read_maps_an_older_richer_rollout() {
     assert_eq!(first.text, "");
     assert_eq!(first.model.as_deref(), Some("gpt-5-codex"));
     let usage = first.usage.as_ref().unwrap();
-    assert_eq!((usage.input, usage.cache_read, usage.output, usage.reasoning, usage.cache_write), (Some(200), Some(800), Some(50), Some(30), None));
+    assert_eq!(
+        (usage.input, usage.cache_read, usage.output, usage.reasoning, usage.cache_write),
+        (Some(200), Some(800), Some(50), Some(30), None)
+    );
     assert_eq!(r[4].parent.as_deref(), Some(r[5].id.as_str()));
     let calls = calls(r);
     assert_eq!(calls[0], ("call_1", "shell", &json!({"command": ["bash", "-lc", "ls"]})));
@@ -576,8 +626,12 @@ fn read_maps_an_older_richer_rollout() {
     // The aborted response: reasoning only, no usage recorded → None.
     let Body::Assistant(aborted) = &r[15].body else { unreachable!() };
     assert!(aborted.usage.is_none());
-    assert!(matches!(&r[16].body, Body::Observation { subtype, text } if subtype == "error" && text.as_deref() == Some("stream disconnected")));
-    assert!(matches!(&r[17].body, Body::Observation { subtype, text } if subtype == "turn_aborted" && text.as_deref() == Some("interrupted")));
+    assert!(
+        matches!(&r[16].body, Body::Observation { subtype, text } if subtype == "error" && text.as_deref() == Some("stream disconnected"))
+    );
+    assert!(
+        matches!(&r[17].body, Body::Observation { subtype, text } if subtype == "turn_aborted" && text.as_deref() == Some("interrupted"))
+    );
     // Nothing dropped silently.
     let d = &read.diagnostics;
     assert_eq!(diag(d, "unmapped-record-type", "event_msg/user_message").unwrap().count, 2);
@@ -705,11 +759,18 @@ fn write_produces_a_rollout_codex_accepts() {
     assert_eq!(again.artifacts[0].bytes, artifact.bytes);
     // Options: the chosen id and cwd.
     let chosen = "01a22aa5-0000-7000-8000-000000000001";
-    let w = write(&read.document, WriteOptions { cwd: Some("/elsewhere".into()), native_id: Some(chosen.into()), home_path: None });
+    let w = write(
+        &read.document,
+        WriteOptions { cwd: Some("/elsewhere".into()), native_id: Some(chosen.into()), home_path: None },
+    );
     assert_eq!(w.native_id, chosen);
     assert!(w.artifacts[0].path.ends_with(&format!("-{chosen}.jsonl")));
     assert_eq!(rollout_lines(&w.artifacts[0].bytes)[0]["payload"]["cwd"], "/elsewhere");
-    let err = trajhost_codec_sdk::write_document::<Codex>(&read.document, WriteOptions { native_id: Some("not-a-uuid".into()), ..no_options() }).unwrap_err();
+    let err = trajhost_codec_sdk::write_document::<Codex>(
+        &read.document,
+        WriteOptions { native_id: Some("not-a-uuid".into()), ..no_options() },
+    )
+    .unwrap_err();
     assert!(matches!(err, CodecError::Other(_)), "{err:?}");
 }
 
@@ -727,9 +788,13 @@ fn write_then_read_keeps_every_fixture_conversation() {
         assert_eq!(meta.title.as_deref(), Some(title_of(scenario.prompts[0])).as_deref());
         assert_eq!(users(&back.records), users(&source.records), "{name}");
         assert_eq!(assistant_texts(&back.records), assistant_texts(&source.records), "{name}");
-        let strip = |c: Vec<(&str, &str, &Value)>| c.into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect::<Vec<_>>();
+        let strip = |c: Vec<(&str, &str, &Value)>| {
+            c.into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect::<Vec<_>>()
+        };
         assert_eq!(strip(calls(&back.records)), strip(calls(&source.records)), "{name}");
-        let contents = |r: Vec<(&str, &str, Option<bool>)>| r.into_iter().map(|(id, c, _)| (id.to_string(), c.to_string())).collect::<Vec<_>>();
+        let contents = |r: Vec<(&str, &str, Option<bool>)>| {
+            r.into_iter().map(|(id, c, _)| (id.to_string(), c.to_string())).collect::<Vec<_>>()
+        };
         assert_eq!(contents(results(&back.records)), contents(results(&source.records)), "{name}");
         // System context, usage and model carry over too.
         let systems = |r: &[Record]| r.iter().filter(|r| r.body.kind() == "system").count();
@@ -760,8 +825,12 @@ fn write_then_read_keeps_an_older_richer_rollout() {
     assert_eq!(calls(&back.records), calls(&source.records));
     let lines = rollout_lines(&written.artifacts[0].bytes);
     // The custom tool stays a custom tool, with a matching output type.
-    assert!(lines.iter().any(|l| l["payload"]["type"] == "custom_tool_call" && l["payload"]["input"] == "*** Begin Patch\n*** End Patch"));
-    assert!(lines.iter().any(|l| l["payload"]["type"] == "custom_tool_call_output" && l["payload"]["call_id"] == "call_2"));
+    assert!(lines.iter().any(
+        |l| l["payload"]["type"] == "custom_tool_call" && l["payload"]["input"] == "*** Begin Patch\n*** End Patch"
+    ));
+    assert!(
+        lines.iter().any(|l| l["payload"]["type"] == "custom_tool_call_output" && l["payload"]["call_id"] == "call_2")
+    );
     // Codex's own encrypted reasoning goes back to Codex; the summary too.
     let reasoning: Vec<&Value> = lines.iter().filter(|l| l["payload"]["type"] == "reasoning").collect();
     assert_eq!(reasoning.len(), 2);
@@ -855,7 +924,10 @@ fn write_from_another_harness_names_what_does_not_carry() {
             _ => None,
         })
         .collect();
-    assert_eq!((usage[0].input, usage[0].output, usage[0].cache_read, usage[0].cache_write), (Some(10), Some(5), Some(100), Some(20)));
+    assert_eq!(
+        (usage[0].input, usage[0].output, usage[0].cache_read, usage[0].cache_write),
+        (Some(10), Some(5), Some(100), Some(20))
+    );
     assert_eq!((usage[1].input, usage[1].output), (Some(3), Some(7)));
 }
 
@@ -922,7 +994,8 @@ fn execute(plan: &Plan, home: &Path) {
 }
 
 fn prepare(written: &trajhost_codec_sdk::WrittenFiles, target: &Path, home_path: &str) -> Result<Plan, CodecError> {
-    let options = WriteOptions { cwd: None, native_id: Some(written.native_id.clone()), home_path: Some(home_path.into()) };
+    let options =
+        WriteOptions { cwd: None, native_id: Some(written.native_id.clone()), home_path: Some(home_path.into()) };
     trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target), options)
 }
 
@@ -940,7 +1013,10 @@ fn prepare_plans_the_rollout_and_its_threads_row() {
         let Operation::CreateFile(file) = &plan.operations[0] else { panic!("{name}: first op") };
         assert_eq!(file.path, written.artifacts[0].path);
         let Operation::InsertRows(rows) = &plan.operations[1] else { panic!("{name}: second op") };
-        assert_eq!((rows.database.as_str(), rows.table.as_str(), rows.rows.len()), (".codex/state_5.sqlite", "threads", 1));
+        assert_eq!(
+            (rows.database.as_str(), rows.table.as_str(), rows.rows.len()),
+            (".codex/state_5.sqlite", "threads", 1)
+        );
         let value = |column: &str| rows.rows[0][rows.columns.iter().position(|c| c == column).unwrap()].clone();
         let expected_path = format!("{home_path}/{}", file.path);
         assert!(matches!(value("rollout_path"), SqlValue::Text(p) if p == expected_path), "{name}");
@@ -1010,7 +1086,10 @@ fn prepare_into_a_home_without_a_state_database_plans_the_file_only() {
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     let text = std::str::from_utf8(&file.bytes).unwrap();
     assert!(text.lines().next().unwrap().contains(r#""model_provider":"fake"}"#), "key order kept");
-    assert_eq!(text.lines().skip(1).collect::<Vec<_>>(), std::str::from_utf8(&written.artifacts[0].bytes).unwrap().lines().skip(1).collect::<Vec<_>>());
+    assert_eq!(
+        text.lines().skip(1).collect::<Vec<_>>(),
+        std::str::from_utf8(&written.artifacts[0].bytes).unwrap().lines().skip(1).collect::<Vec<_>>()
+    );
 }
 
 fn state_with_threads(columns: &str) -> tempfile::TempDir {
@@ -1052,7 +1131,10 @@ fn prepare_fails_closed_on_an_unknown_threads_schema() {
     execute(&plan, target.path());
     // The highest state database is the one Codex uses.
     std::fs::write(target.path().join(".codex/state_4.sqlite"), b"").unwrap();
-    let written2 = write(&source.document, WriteOptions { native_id: Some("01a22aa5-0000-7000-8000-000000000002".into()), ..no_options() });
+    let written2 = write(
+        &source.document,
+        WriteOptions { native_id: Some("01a22aa5-0000-7000-8000-000000000002".into()), ..no_options() },
+    );
     let plan = prepare(&written2, target.path(), "/h").unwrap();
     let Operation::InsertRows(rows) = &plan.operations[1] else { panic!() };
     assert_eq!(rows.database, ".codex/state_5.sqlite");
@@ -1065,11 +1147,15 @@ fn prepare_checks_its_artifacts_and_options() {
     let target = target_home(&SCENARIOS[0], false);
     // Another id than the written one.
     let options = WriteOptions { cwd: None, native_id: Some(SCENARIOS[1].id.into()), home_path: Some("/h".into()) };
-    let err = trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err =
+        trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target.path()), options)
+            .unwrap_err();
     assert!(matches!(err, CodecError::Malformed(_)), "{err:?}");
     // A state database needs the home path for the row.
     let options = WriteOptions { cwd: None, native_id: None, home_path: None };
-    let err = trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err =
+        trajhost_codec_sdk::prepare_artifacts::<Codex>(written.artifacts.clone(), &Dir::native(target.path()), options)
+            .unwrap_err();
     assert!(matches!(&err, CodecError::Unsupported(m) if m.contains("home-path")), "{err:?}");
     // No rollout among the artifacts.
     let options = WriteOptions { cwd: None, native_id: None, home_path: Some("/h".into()) };
@@ -1080,7 +1166,11 @@ fn prepare_checks_its_artifacts_and_options() {
 #[test]
 fn config_provider_reads_the_active_profile() {
     use trajhost_codec_codex::prepare::config_provider;
-    assert_eq!(config_provider("model = \"x\"\nmodel_provider = \"fake\" # loopback\n[model_providers.fake]\nname = \"F\"\n").as_deref(), Some("fake"));
+    assert_eq!(
+        config_provider("model = \"x\"\nmodel_provider = \"fake\" # loopback\n[model_providers.fake]\nname = \"F\"\n")
+            .as_deref(),
+        Some("fake")
+    );
     assert_eq!(
         config_provider("model_provider = 'a'\nprofile = \"p\"\n[profiles.p]\nmodel_provider = \"b\"\n[profiles.q]\nmodel_provider = \"c\"\n").as_deref(),
         Some("b")

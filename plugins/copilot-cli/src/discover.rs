@@ -46,7 +46,10 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let files = home.list(&paths.session_dir).map_err(|e| fs_error(&paths.session_dir, e))?;
     let mut problems = FileProblems::new();
     session_ref(home, locator, &files, &mut problems).ok_or_else(|| {
-        CodecError::Malformed(format!("{locator}: not a Copilot CLI event log: {}", problems.first_detail().unwrap_or("")))
+        CodecError::Malformed(format!(
+            "{locator}: not a Copilot CLI event log: {}",
+            problems.first_detail().unwrap_or("")
+        ))
     })
 }
 
@@ -60,7 +63,8 @@ fn session_ref(home: &Dir, locator: &str, files: &[DirEntry], problems: &mut Fil
         return None;
     };
     let workspace = paths.workspace();
-    let head = problems.scan_head(home, locator, events.meta.size, EVENTS, |file| Head::scan(home, file, &workspace))?;
+    let head =
+        problems.scan_head(home, locator, events.meta.size, EVENTS, |file| Head::scan(home, file, &workspace))?;
     if let Some(why) = head.not_a_session() {
         problems.malformed_head(locator, why);
         return None;

@@ -86,11 +86,8 @@ impl Head {
                 self.start_span = Some((offset, len));
             }
             Some("user.message") if self.first_prompt.is_none() => {
-                self.first_prompt = event
-                    .data::<UserMessage>()
-                    .and_then(|m| m.content)
-                    .map(|c| title_of(&c))
-                    .filter(|t| !t.is_empty());
+                self.first_prompt =
+                    event.data::<UserMessage>().and_then(|m| m.content).map(|c| title_of(&c)).filter(|t| !t.is_empty());
             }
             _ => {}
         }

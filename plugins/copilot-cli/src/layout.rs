@@ -46,7 +46,11 @@ impl SessionPaths {
         if !is_session_dir(id) {
             return Err(bad("not a session directory"));
         }
-        Ok(SessionPaths { locator: locator.to_string(), session_dir: join(SESSION_STATE, id), native_id: id.to_string() })
+        Ok(SessionPaths {
+            locator: locator.to_string(),
+            session_dir: join(SESSION_STATE, id),
+            native_id: id.to_string(),
+        })
     }
 
     /// Settles the session id with the one `session.start` carries: a

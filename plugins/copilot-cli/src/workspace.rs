@@ -61,7 +61,12 @@ fn scalars(text: &str) -> BTreeMap<String, String> {
                 block.push(lines[i]);
                 i += 1;
             }
-            let indent = block.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+            let indent = block
+                .iter()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| l.len() - l.trim_start().len())
+                .min()
+                .unwrap_or(0);
             let body: Vec<&str> = block.iter().map(|l| if l.len() >= indent { &l[indent..] } else { "" }).collect();
             let mut joined = if folded { fold(&body) } else { body.join("\n") };
             if !keep {

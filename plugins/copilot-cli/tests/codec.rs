@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use trajhost_codec_copilot_cli::{CopilotCli, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_sdk::Codec;
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::Codec;
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users,
+};
 
 const STATE: &str = ".copilot/session-state";
 const CWD: &str = "/home/user/project";
@@ -137,14 +139,20 @@ fn discover_uses_the_workspace_and_reports_oddities() {
     let (_, id) = scenario("simple");
     let state = dir.path().join(STATE);
     let yaml = state.join(id).join("workspace.yaml");
-    let text = std::fs::read_to_string(&yaml).unwrap().replace("name: Read hello.txt and tell me the secret word.", "name: 'Secret: word'");
+    let text = std::fs::read_to_string(&yaml)
+        .unwrap()
+        .replace("name: Read hello.txt and tell me the secret word.", "name: 'Secret: word'");
     std::fs::write(&yaml, text.replace("cwd: /home/user/project", "cwd: /elsewhere")).unwrap();
     // Not sessions: a directory without an event log, an empty log, a log without session.start.
     std::fs::create_dir_all(state.join("aaaaaaaa-0000-0000-0000-000000000000")).unwrap();
     std::fs::create_dir_all(state.join("bbbbbbbb-0000-0000-0000-000000000000")).unwrap();
     std::fs::write(state.join("bbbbbbbb-0000-0000-0000-000000000000/events.jsonl"), "").unwrap();
     std::fs::create_dir_all(state.join("cccccccc-0000-0000-0000-000000000000")).unwrap();
-    std::fs::write(state.join("cccccccc-0000-0000-0000-000000000000/events.jsonl"), "{\"type\":\"session.idle\",\"data\":{}}\n").unwrap();
+    std::fs::write(
+        state.join("cccccccc-0000-0000-0000-000000000000/events.jsonl"),
+        "{\"type\":\"session.idle\",\"data\":{}}\n",
+    )
+    .unwrap();
     std::fs::write(state.join("stray.jsonl"), "{}").unwrap();
 
     let found = CopilotCli::discover(&Dir::native(dir.path())).unwrap();
@@ -196,7 +204,10 @@ fn read_starts_with_meta() {
 fn simple_session_has_prompt_call_result_and_answer() {
     let read = read_scenario("simple");
     let records = &read.records;
-    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(records),
+        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let system = systems(records);
     assert_eq!(system.len(), 1);
     assert!(system[0].starts_with("You are the GitHub Copilot CLI"));
@@ -209,7 +220,14 @@ fn simple_session_has_prompt_call_result_and_answer() {
     assert_eq!((call_id, name), ("call_lab_bee85d4a98434268", "bash"));
     assert_eq!(arguments, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
     let results = tool_results(records);
-    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.\n<shellId: 0 completed with exit code 0>", Some(true))]);
+    assert_eq!(
+        results,
+        vec![(
+            call_id,
+            "Hello from the lab workspace. The secret word is PAPAYA-42.\n<shellId: 0 completed with exit code 0>",
+            Some(true)
+        )]
+    );
 
     let answers = assistants(records);
     assert_eq!(answers.len(), 3);
@@ -220,12 +238,18 @@ fn simple_session_has_prompt_call_result_and_answer() {
     assert_eq!(observations(records), [("session.resume", None)]);
 
     let kinds: Vec<&str> = records.iter().skip(1).map(|r| r.body.kind()).collect();
-    assert_eq!(kinds, ["user", "system", "assistant", "tool_call", "tool_result", "assistant", "observation", "user", "assistant"]);
+    assert_eq!(
+        kinds,
+        ["user", "system", "assistant", "tool_call", "tool_result", "assistant", "observation", "user", "assistant"]
+    );
 
     // Parents point at records: lifecycle and usage events resolve away.
     let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
     // The first prompt follows session.start, which is the meta record.
-    assert_eq!(by_id("2625031c-8a62-4fad-9553-18fd4d5017a1").parent.as_deref(), Some("3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d"));
+    assert_eq!(
+        by_id("2625031c-8a62-4fad-9553-18fd4d5017a1").parent.as_deref(),
+        Some("3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d")
+    );
     let system_id = records.iter().find(|r| matches!(r.body, Body::System { .. })).unwrap().id.clone();
     assert_eq!(by_id("1eef003f-0682-4acb-a122-f822e66f5ead").parent.as_deref(), Some(system_id.as_str()));
     assert_eq!(by_id(call_id).parent.as_deref(), Some("1eef003f-0682-4acb-a122-f822e66f5ead"));
@@ -243,7 +267,10 @@ fn assistant_records_carry_model_and_the_usage_record_of_their_call() {
         for a in answers {
             assert_eq!(a.model.as_deref(), Some("gpt-4o"), "{scenario}");
             let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
-            assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(100), Some(20), Some(0), Some(0)));
+            assert_eq!(
+                (usage.input, usage.output, usage.cache_read, usage.cache_write),
+                (Some(100), Some(20), Some(0), Some(0))
+            );
             assert_eq!(usage.reasoning, None);
         }
         assert!(read.diag("unmatched-usage-record").is_none(), "{scenario}");
@@ -303,7 +330,14 @@ fn multibyte_text_is_intact() {
     assert_eq!(users(&read.records), vec![prompt]);
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
-    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+    for needle in [
+        "秘密の言葉は「桃」",
+        "안녕하세요",
+        "👩\u{200d}💻",
+        "🏳\u{fe0f}\u{200d}🌈",
+        "o\u{302}\u{323}",
+        "Sentinel: CHERRY-本-91 ✓",
+    ] {
         assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
     }
     let (s, id) = scenario("multibyte");
@@ -356,7 +390,13 @@ fn src_spans_slice_back_to_the_raw_lines() {
                 }
                 Body::ToolCall { call_id, .. } => {
                     assert_eq!(line["type"], "assistant.message");
-                    assert!(line["data"]["toolRequests"].as_array().unwrap().iter().any(|r| r["toolCallId"] == call_id.as_str()));
+                    assert!(
+                        line["data"]["toolRequests"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .any(|r| r["toolCallId"] == call_id.as_str())
+                    );
                 }
                 Body::ToolResult { call_id, .. } => {
                     assert_eq!(line["type"], "tool.execution_complete");
@@ -380,7 +420,17 @@ fn fixture_record_types_are_all_known() {
             seen.insert(kind);
         }
     }
-    for kind in ["session.start", "user.message", "system.message", "assistant.message", "session.usage_record", "tool.execution_start", "tool.execution_complete", "session.shutdown", "session.resume"] {
+    for kind in [
+        "session.start",
+        "user.message",
+        "system.message",
+        "assistant.message",
+        "session.usage_record",
+        "tool.execution_start",
+        "tool.execution_complete",
+        "session.shutdown",
+        "session.resume",
+    ] {
         assert!(seen.contains(kind), "{kind}");
     }
 }
@@ -443,22 +493,72 @@ fn event(kind: &str, id: &str, parent: Option<&str>, data: Value) -> Value {
 #[test]
 fn reasoning_usage_errors_compaction_and_unknown_events() {
     let dir = synthetic(&[
-        event("session.start", "e0", None, json!({"sessionId": SID, "version": 1, "copilotVersion": "0.0.400", "startTime": "2026-01-01T00:00:00.000Z", "context": {"cwd": "/w", "branch": "main"}})),
-        event("user.message", "e1", Some("e0"), json!({"content": "look", "transformedContent": "<date/>look", "attachments": [{"type": "file", "path": "/w/a.txt"}, {"type": "blob", "mimeType": "image/png"}]})),
+        event(
+            "session.start",
+            "e0",
+            None,
+            json!({"sessionId": SID, "version": 1, "copilotVersion": "0.0.400", "startTime": "2026-01-01T00:00:00.000Z", "context": {"cwd": "/w", "branch": "main"}}),
+        ),
+        event(
+            "user.message",
+            "e1",
+            Some("e0"),
+            json!({"content": "look", "transformedContent": "<date/>look", "attachments": [{"type": "file", "path": "/w/a.txt"}, {"type": "blob", "mimeType": "image/png"}]}),
+        ),
         event("assistant.reasoning", "e2", Some("e1"), json!({"reasoningId": "r1", "content": "thinking hard"})),
-        event("session.usage_record", "e3", Some("e2"), json!({"usage": {"model": "claude-sonnet-4.5", "inputTokens": 120, "outputTokens": 9, "cacheReadTokens": 80, "cacheWriteTokens": 10, "apiCallId": "api1"}})),
-        event("assistant.message", "e4", Some("e3"), json!({"messageId": "m1", "content": "Reading.", "reasoningText": "thinking hard", "reasoningOpaque": "SIG",
-            "toolRequests": [{"toolCallId": "c1", "name": "view", "arguments": {"path": "/w/x"}, "type": "function"}], "apiCallId": "api1"})),
-        event("tool.execution_start", "e5", Some("e4"), json!({"toolCallId": "c1", "toolName": "view", "arguments": {"path": "/w/x"}})),
-        event("tool.execution_complete", "e6", Some("e5"), json!({"toolCallId": "c1", "success": false, "error": {"message": "Path does not exist", "code": "failure"}})),
-        event("tool.user_requested", "e7", Some("e6"), json!({"toolCallId": "u1", "toolName": "bash", "arguments": {"command": "ls"}})),
-        event("assistant.message", "e8", Some("e7"), json!({"messageId": "m2", "content": "Done.", "encryptedContent": "ENC", "outputTokens": 3})),
-        event("session.compaction_complete", "e9", Some("e8"), json!({"success": true, "summaryContent": "<summary>so far</summary>", "trigger": "threshold"})),
+        event(
+            "session.usage_record",
+            "e3",
+            Some("e2"),
+            json!({"usage": {"model": "claude-sonnet-4.5", "inputTokens": 120, "outputTokens": 9, "cacheReadTokens": 80, "cacheWriteTokens": 10, "apiCallId": "api1"}}),
+        ),
+        event(
+            "assistant.message",
+            "e4",
+            Some("e3"),
+            json!({"messageId": "m1", "content": "Reading.", "reasoningText": "thinking hard", "reasoningOpaque": "SIG",
+            "toolRequests": [{"toolCallId": "c1", "name": "view", "arguments": {"path": "/w/x"}, "type": "function"}], "apiCallId": "api1"}),
+        ),
+        event(
+            "tool.execution_start",
+            "e5",
+            Some("e4"),
+            json!({"toolCallId": "c1", "toolName": "view", "arguments": {"path": "/w/x"}}),
+        ),
+        event(
+            "tool.execution_complete",
+            "e6",
+            Some("e5"),
+            json!({"toolCallId": "c1", "success": false, "error": {"message": "Path does not exist", "code": "failure"}}),
+        ),
+        event(
+            "tool.user_requested",
+            "e7",
+            Some("e6"),
+            json!({"toolCallId": "u1", "toolName": "bash", "arguments": {"command": "ls"}}),
+        ),
+        event(
+            "assistant.message",
+            "e8",
+            Some("e7"),
+            json!({"messageId": "m2", "content": "Done.", "encryptedContent": "ENC", "outputTokens": 3}),
+        ),
+        event(
+            "session.compaction_complete",
+            "e9",
+            Some("e8"),
+            json!({"success": true, "summaryContent": "<summary>so far</summary>", "trigger": "threshold"}),
+        ),
         event("session.error", "e10", Some("e9"), json!({"errorType": "rate_limit", "message": "Rate limited"})),
         event("abort", "e11", Some("e10"), json!({"reason": "user_initiated"})),
         event("session.model_change", "e12", Some("e11"), json!({"newModel": "gpt-5"})),
         event("hook.start", "e13", Some("e12"), json!({})),
-        event("session.usage_record", "e14", Some("e13"), json!({"usage": {"model": "gpt-5", "inputTokens": 1, "outputTokens": 1, "apiCallId": "orphan"}})),
+        event(
+            "session.usage_record",
+            "e14",
+            Some("e13"),
+            json!({"usage": {"model": "gpt-5", "inputTokens": 1, "outputTokens": 1, "apiCallId": "orphan"}}),
+        ),
         json!({"type": "brand.new_event", "data": {}, "id": "e15", "timestamp": "2026-01-01T00:00:01.000Z", "parentId": "e14", "agentId": "sub-1"}),
         json!({"type": "user.message", "data": {"content": "from a subagent"}, "id": "e16", "timestamp": "2026-01-01T00:00:01.000Z", "parentId": "e15", "agentId": "sub-1"}),
     ]);
@@ -485,11 +585,17 @@ fn reasoning_usage_errors_compaction_and_unknown_events() {
         ]
     );
     let Body::Meta(meta) = &read.records[0].body else { panic!() };
-    assert_eq!((meta.native_version.as_deref(), meta.git_branch.as_deref(), meta.title.as_deref()), (Some("0.0.400"), Some("main"), Some("Synthetic")));
+    assert_eq!(
+        (meta.native_version.as_deref(), meta.git_branch.as_deref(), meta.title.as_deref()),
+        (Some("0.0.400"), Some("main"), Some("Synthetic"))
+    );
     let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
     let Body::User { text, attachments } = &by_id("e1").body else { panic!() };
     assert_eq!(text, "look");
-    assert_eq!(attachments.iter().map(|a| (a.kind.as_str(), a.media_type.as_deref())).collect::<Vec<_>>(), [("file", None), ("blob", Some("image/png"))]);
+    assert_eq!(
+        attachments.iter().map(|a| (a.kind.as_str(), a.media_type.as_deref())).collect::<Vec<_>>(),
+        [("file", None), ("blob", Some("image/png"))]
+    );
     // The message's reasoning text was logged already: only the opaque part remains.
     let Body::Reasoning(r) = &by_id("e4#reasoning").body else { panic!() };
     assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("SIG"), true));
@@ -502,12 +608,19 @@ fn reasoning_usage_errors_compaction_and_unknown_events() {
     let u = answers[1].usage.as_ref().unwrap();
     assert_eq!((u.input, u.output, u.cache_read), (None, Some(3), None), "only the message's own output count");
     assert_eq!(tool_results(&read.records), [("c1", "Path does not exist", Some(false))]);
-    assert_eq!(tool_calls(&read.records).iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(), [("c1", "view"), ("u1", "bash")]);
+    assert_eq!(
+        tool_calls(&read.records).iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(),
+        [("c1", "view"), ("u1", "bash")]
+    );
     let Body::Compaction { summary, trigger } = &by_id("e9").body else { panic!() };
     assert_eq!((summary.as_str(), trigger.as_deref()), ("<summary>so far</summary>", Some("threshold")));
     assert_eq!(
         observations(&read.records),
-        [("session.error", Some("Rate limited")), ("abort", Some("user_initiated")), ("session.model_change", Some("gpt-5"))]
+        [
+            ("session.error", Some("Rate limited")),
+            ("abort", Some("user_initiated")),
+            ("session.model_change", Some("gpt-5"))
+        ]
     );
     assert_eq!(by_id("e16").agent.as_deref(), Some("sub-1"));
     // Unmapped and unknown events resolve to their parents.

@@ -21,9 +21,9 @@
 //! accounting); canonical `input` excludes them.
 
 use serde_json::Value as Json;
+use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::Severity;
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -42,7 +42,16 @@ pub const KNOWN_MESSAGE_TYPES: &[(&str, Handling)] = &[
 
 /// Every content block `type`.
 pub const KNOWN_BLOCKS: &[&str] = &[
-    "text", "image_url", "image", "reasoning", "thinking", "redacted_thinking", "function_call", "tool_use", "tool_call", "refusal",
+    "text",
+    "image_url",
+    "image",
+    "reasoning",
+    "thinking",
+    "redacted_thinking",
+    "function_call",
+    "tool_use",
+    "tool_call",
+    "refusal",
 ];
 
 /// One message of the thread's list, with where it was written.
@@ -76,18 +85,21 @@ pub fn fields(value: &Json) -> Option<Json> {
     if value.get("__ext").is_some() {
         let mut fields = value.get("value")?.clone();
         if fields.get("type").is_none()
-            && let (Some(obj), Some(name)) = (fields.as_object_mut(), value.get("name").and_then(Json::as_str)) {
-                obj.insert("type".into(), Json::String(type_of_class(name).to_string()));
-            }
+            && let (Some(obj), Some(name)) = (fields.as_object_mut(), value.get("name").and_then(Json::as_str))
+        {
+            obj.insert("type".into(), Json::String(type_of_class(name).to_string()));
+        }
         return fields.is_object().then_some(fields);
     }
     if value.get("lc").is_some() {
         let mut fields = value.get("kwargs")?.clone();
-        let class = value.get("id").and_then(Json::as_array).and_then(|a| a.last()).and_then(Json::as_str).unwrap_or("");
+        let class =
+            value.get("id").and_then(Json::as_array).and_then(|a| a.last()).and_then(Json::as_str).unwrap_or("");
         if fields.get("type").is_none()
-            && let Some(obj) = fields.as_object_mut() {
-                obj.insert("type".into(), Json::String(type_of_class(class).to_string()));
-            }
+            && let Some(obj) = fields.as_object_mut()
+        {
+            obj.insert("type".into(), Json::String(type_of_class(class).to_string()));
+        }
         return Some(fields);
     }
     value.get("type").is_some().then(|| value.clone())
@@ -120,16 +132,34 @@ pub fn reduce(list: &mut Vec<Entry>, written: Vec<Entry>, file: &str, diags: &mu
                     let before = list.len();
                     list.retain(|e| e.id() != Some(id));
                     if list.len() == before {
-                        diags.add("remove-of-unknown-message", Severity::Info, "RemoveMessage", Some(file), Some(entry.rowid as u64));
+                        diags.add(
+                            "remove-of-unknown-message",
+                            Severity::Info,
+                            "RemoveMessage",
+                            Some(file),
+                            Some(entry.rowid as u64),
+                        );
                     }
                 }
-                None => diags.add("malformed-message", Severity::Warning, "RemoveMessage without id", Some(file), Some(entry.rowid as u64)),
+                None => diags.add(
+                    "malformed-message",
+                    Severity::Warning,
+                    "RemoveMessage without id",
+                    Some(file),
+                    Some(entry.rowid as u64),
+                ),
             }
             continue;
         }
         match id.as_deref().and_then(|id| list.iter().position(|e| e.id() == Some(id))) {
             Some(at) => {
-                diags.add("replaced-message", Severity::Info, "same message id written again", Some(file), Some(entry.rowid as u64));
+                diags.add(
+                    "replaced-message",
+                    Severity::Info,
+                    "same message id written again",
+                    Some(file),
+                    Some(entry.rowid as u64),
+                );
                 list[at] = entry;
             }
             None => list.push(entry),
@@ -158,7 +188,11 @@ pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<
     match kind {
         "human" | "HumanMessageChunk" => {
             let c = content(f.get("content"), "human", file, offset, diags);
-            out.push(Made { id: id.to_string(), body: Body::User { text: c.text, attachments: c.attachments }, parent: None });
+            out.push(Made {
+                id: id.to_string(),
+                body: Body::User { text: c.text, attachments: c.attachments },
+                parent: None,
+            });
         }
         "system" | "SystemMessageChunk" => {
             let c = content(f.get("content"), "system", file, offset, diags);
@@ -192,7 +226,11 @@ pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<
             for call in f.get("invalid_tool_calls").and_then(Json::as_array).into_iter().flatten() {
                 // Arguments the model sent that did not parse: kept as the string.
                 let args = call.get("args").cloned().unwrap_or(Json::Null);
-                calls.push((str_at(call, "id").unwrap_or("").to_string(), str_at(call, "name").unwrap_or("").to_string(), args));
+                calls.push((
+                    str_at(call, "id").unwrap_or("").to_string(),
+                    str_at(call, "name").unwrap_or("").to_string(),
+                    args,
+                ));
             }
             match f.get("content") {
                 Some(Json::String(s)) => text.push_str(s),
@@ -210,7 +248,9 @@ pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<
                                     .flatten()
                                     .filter_map(|s| str_at(s, "text"))
                                     .collect();
-                                let text = str_at(block, "reasoning").map(str::to_string).or_else(|| (!summary.is_empty()).then(|| summary.join("\n")));
+                                let text = str_at(block, "reasoning")
+                                    .map(str::to_string)
+                                    .or_else(|| (!summary.is_empty()).then(|| summary.join("\n")));
                                 let opaque = str_at(block, "encrypted_content").map(str::to_string);
                                 if text.is_some() || opaque.is_some() {
                                     reasoning.push(Reasoning { encrypted: opaque.is_some(), text, opaque });
@@ -221,16 +261,25 @@ pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<
                                 opaque: str_at(block, "signature").map(str::to_string),
                                 encrypted: false,
                             }),
-                            "redacted_thinking" => {
-                                reasoning.push(Reasoning { text: None, opaque: str_at(block, "data").map(str::to_string), encrypted: true })
-                            }
+                            "redacted_thinking" => reasoning.push(Reasoning {
+                                text: None,
+                                opaque: str_at(block, "data").map(str::to_string),
+                                encrypted: true,
+                            }),
                             "function_call" | "tool_use" | "tool_call" => {
-                                let call_id = str_at(block, "call_id").or_else(|| str_at(block, "id")).unwrap_or("").to_string();
+                                let call_id =
+                                    str_at(block, "call_id").or_else(|| str_at(block, "id")).unwrap_or("").to_string();
                                 if calls.iter().any(|(id, _, _)| *id == call_id) {
                                     continue; // the same call as in `tool_calls`
                                 }
-                                let args = match block.get("arguments").or_else(|| block.get("input")).or_else(|| block.get("args")) {
-                                    Some(Json::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Json::String(s.clone())),
+                                let args = match block
+                                    .get("arguments")
+                                    .or_else(|| block.get("input"))
+                                    .or_else(|| block.get("args"))
+                                {
+                                    Some(Json::String(s)) => {
+                                        serde_json::from_str(s).unwrap_or_else(|_| Json::String(s.clone()))
+                                    }
                                     Some(v) => v.clone(),
                                     None => Json::Null,
                                 };
@@ -259,14 +308,20 @@ pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<
                     text,
                     model: str_at(meta, "model_name").or_else(|| str_at(meta, "model")).map(str::to_string),
                     message_id: entry.id().map(str::to_string),
-                    stop_reason: str_at(meta, "finish_reason").or_else(|| str_at(meta, "stop_reason")).map(str::to_string),
+                    stop_reason: str_at(meta, "finish_reason")
+                        .or_else(|| str_at(meta, "stop_reason"))
+                        .map(str::to_string),
                     usage: f.get("usage_metadata").and_then(usage),
                 }),
                 parent: None,
             });
             for (call_id, name, arguments) in calls {
                 let call_id = if call_id.is_empty() { next() } else { call_id };
-                out.push(Made { id: call_id.clone(), body: Body::ToolCall { call_id, name, arguments }, parent: Some(id.to_string()) });
+                out.push(Made {
+                    id: call_id.clone(),
+                    body: Body::ToolCall { call_id, name, arguments },
+                    parent: Some(id.to_string()),
+                });
             }
         }
         other => diags.add("unknown-record-type", Severity::Warning, &type_name(Some(other)), Some(file), offset),
@@ -317,7 +372,13 @@ fn content(value: Option<&Json>, role: &str, file: &str, offset: Option<u64>, di
                         kind: "image".into(),
                         media_type: str_at(block, "mime_type").map(str::to_string),
                     }),
-                    other => diags.add("unknown-content-block", Severity::Warning, &format!("{role}/{}", type_name(Some(other))), Some(file), offset),
+                    other => diags.add(
+                        "unknown-content-block",
+                        Severity::Warning,
+                        &format!("{role}/{}", type_name(Some(other))),
+                        Some(file),
+                        offset,
+                    ),
                 }
             }
         }
@@ -338,4 +399,3 @@ fn str_at<'a>(v: &'a Json, key: &str) -> Option<&'a str> {
 }
 
 pub use trajhost_codec_sdk::text::type_name;
-

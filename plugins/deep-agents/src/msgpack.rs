@@ -154,9 +154,8 @@ mod tests {
     #[test]
     fn decodes_scalars_containers_and_extensions() {
         // {"a": [1, -1, "é", nil, true, 1.5]}
-        let bytes = [
-            0x81, 0xa1, b'a', 0x96, 0x01, 0xff, 0xa2, 0xc3, 0xa9, 0xc0, 0xc3, 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0,
-        ];
+        let bytes =
+            [0x81, 0xa1, b'a', 0x96, 0x01, 0xff, 0xa2, 0xc3, 0xa9, 0xc0, 0xc3, 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0];
         assert_eq!(decode(&bytes).unwrap(), json!({"a": [1, -1, "é", null, true, 1.5]}));
         // ext 5 with payload ["m", "C", {"x": 1}] (fixext 8)
         let payload = [0x93, 0xa1, b'm', 0xa1, b'C', 0x81, 0xa1, b'x', 0x01];

@@ -26,7 +26,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::Value as Json;
-use trajhost_codec_sdk::canonical::{Body, Meta, Record, SourceSpan, SCHEMA};
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::records::BatchWriter;
@@ -36,10 +36,10 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use crate::layout::Locator;
 use crate::messages::{self, Entry};
 use crate::msgpack;
-use trajhost_codec_sdk::sql::Row;
 use crate::threads::{self, sqlite_error};
 use crate::time::{rfc3339_utc, uuid6_ms};
 use crate::{CODEC, HARNESS};
+use trajhost_codec_sdk::sql::Row;
 
 /// Writes fetched per query.
 const PAGE_ROWS: u32 = 64;
@@ -101,7 +101,10 @@ impl Reader {
             return true;
         }
         let Some(entry) = self.list.pop_front() else { return false };
-        let id = entry.id().map(str::to_string).unwrap_or_else(|| format!("{}:{}:{}", self.thread, entry.rowid, entry.index));
+        let id = entry
+            .id()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{}:{}:{}", self.thread, entry.rowid, entry.index));
         let ts = entry.ts_ms.map(rfc3339_utc);
         for made in messages::map(&entry, &id, &self.file, &mut self.diags) {
             self.pending.push_back(Record {
@@ -118,7 +121,13 @@ impl Reader {
 }
 
 /// The thread's message list (see the module docs).
-fn conversation(db: &Database, thread: &str, t: &threads::Thread, file: &str, diags: &mut Diagnostics) -> Result<Vec<Entry>, SqliteError> {
+fn conversation(
+    db: &Database,
+    thread: &str,
+    t: &threads::Thread,
+    file: &str,
+    diags: &mut Diagnostics,
+) -> Result<Vec<Entry>, SqliteError> {
     let tid = || Value::Text(thread.to_string());
 
     // The chain of the latest root checkpoint.
@@ -132,7 +141,10 @@ fn conversation(db: &Database, thread: &str, t: &threads::Thread, file: &str, di
     for values in rows.collect_all()? {
         let row = Row { columns: &columns, values: &values };
         if let Some(id) = row.text("checkpoint_id") {
-            parents.insert(id.to_string(), (row.text("parent_checkpoint_id").map(str::to_string), row.int("trajhost_rowid").unwrap_or(0)));
+            parents.insert(
+                id.to_string(),
+                (row.text("parent_checkpoint_id").map(str::to_string), row.int("trajhost_rowid").unwrap_or(0)),
+            );
         }
     }
     let mut chain = Vec::new();
@@ -153,9 +165,16 @@ fn conversation(db: &Database, thread: &str, t: &threads::Thread, file: &str, di
 
     let rows = db.query("SELECT count(*) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> ''", &[tid()])?;
     if let Some(Value::Integer(n)) = rows.collect_all()?.first().and_then(|r| r.first())
-        && *n > 0 {
-            diags.add("subgraph-checkpoints", Severity::Info, "checkpoint_ns other than the root, not read", Some(file), None);
-        }
+        && *n > 0
+    {
+        diags.add(
+            "subgraph-checkpoints",
+            Severity::Info,
+            "checkpoint_ns other than the root, not read",
+            Some(file),
+            None,
+        );
+    }
 
     // The newest full snapshot of `messages` on the chain.
     let mut list = Vec::new();
@@ -217,8 +236,13 @@ fn conversation(db: &Database, thread: &str, t: &threads::Thread, file: &str, di
             // Committed by the next checkpoint on the chain (pending writes
             // of the latest: its own time).
             let ts = chain.get(pos + 1).or(chain.get(pos)).and_then(|(id, _)| uuid6_ms(id));
-            let Some(value) = decode_value(row.get("type").unwrap_or(&Value::Null), row.get("value").unwrap_or(&Value::Null), file, rowid, diags)
-            else {
+            let Some(value) = decode_value(
+                row.get("type").unwrap_or(&Value::Null),
+                row.get("value").unwrap_or(&Value::Null),
+                file,
+                rowid,
+                diags,
+            ) else {
                 continue;
             };
             let written = entries(&value, rowid, false, ts, file, diags);
@@ -231,7 +255,14 @@ fn conversation(db: &Database, thread: &str, t: &threads::Thread, file: &str, di
 }
 
 /// The messages of a channel value (one message or a list).
-fn entries(value: &Json, rowid: i64, from_snapshot: bool, ts_ms: Option<i64>, file: &str, diags: &mut Diagnostics) -> Vec<Entry> {
+fn entries(
+    value: &Json,
+    rowid: i64,
+    from_snapshot: bool,
+    ts_ms: Option<i64>,
+    file: &str,
+    diags: &mut Diagnostics,
+) -> Vec<Entry> {
     let items: Vec<&Json> = match value {
         Json::Array(items) => items.iter().collect(),
         Json::Null => Vec::new(),
@@ -241,7 +272,13 @@ fn entries(value: &Json, rowid: i64, from_snapshot: bool, ts_ms: Option<i64>, fi
     for (index, item) in items.into_iter().enumerate() {
         match messages::fields(item) {
             Some(fields) => out.push(Entry { fields, rowid, from_snapshot, ts_ms, index }),
-            None => diags.add("malformed-message", Severity::Warning, "not a LangChain message", Some(file), Some(rowid as u64)),
+            None => diags.add(
+                "malformed-message",
+                Severity::Warning,
+                "not a LangChain message",
+                Some(file),
+                Some(rowid as u64),
+            ),
         }
     }
     out
@@ -272,7 +309,13 @@ fn decode_value(kind: &Value, value: &Value, file: &str, rowid: i64, diags: &mut
         }),
         "null" | "empty" => None,
         other => {
-            diags.add("unsupported-serializer", Severity::Warning, &messages::type_name(Some(other)), Some(file), Some(rowid as u64));
+            diags.add(
+                "unsupported-serializer",
+                Severity::Warning,
+                &messages::type_name(Some(other)),
+                Some(file),
+                Some(rowid as u64),
+            );
             None
         }
     }
@@ -296,4 +339,3 @@ impl SessionReader for Reader {
         Ok(Some(self.writer.take(Vec::new())))
     }
 }
-

@@ -75,14 +75,19 @@ pub fn thread(home: &Dir, locator: &str) -> Result<Thread, CodecError> {
     match (found.len(), &parsed.thread) {
         (1, _) => Ok(found.remove(0)),
         (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no thread {id}", parsed.db))),
-        (n, _) => Err(CodecError::NotFound(format!("{}: holds {n} threads; name one as {}#<thread-id>", parsed.db, parsed.db))),
+        (n, _) => Err(CodecError::NotFound(format!(
+            "{}: holds {n} threads; name one as {}#<thread-id>",
+            parsed.db, parsed.db
+        ))),
     }
 }
 
 /// `json_extract` of the metadata JSON of checkpoint alias `a`, `NULL` when
 /// the metadata is not JSON.
 fn meta(a: &str, path: &str) -> String {
-    format!("CASE WHEN json_valid(CAST({a}.metadata AS TEXT)) THEN json_extract(CAST({a}.metadata AS TEXT), '{path}') END")
+    format!(
+        "CASE WHEN json_valid(CAST({a}.metadata AS TEXT)) THEN json_extract(CAST({a}.metadata AS TEXT), '{path}') END"
+    )
 }
 
 fn list(home: &Dir, db: &str, size: u64, only: Option<&str>) -> Result<Vec<Thread>, SqliteError> {
@@ -157,7 +162,9 @@ fn first_prompt(blob: &[u8]) -> Option<String> {
     }
     let text = match fields.get("content")? {
         serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(blocks) => blocks.iter().find_map(|b| b.get("text").and_then(|t| t.as_str()))?.to_string(),
+        serde_json::Value::Array(blocks) => {
+            blocks.iter().find_map(|b| b.get("text").and_then(|t| t.as_str()))?.to_string()
+        }
         _ => return None,
     };
     prompt_title(&text)

@@ -34,7 +34,10 @@ mod uuid_tests {
 
     #[test]
     fn uuid6_times() {
-        assert_eq!(uuid6_ms("1f1ec77e-230d-6b88-bfff-59098e29776e").map(rfc3339_utc).as_deref(), Some("2026-11-30T04:38:26.531Z"));
+        assert_eq!(
+            uuid6_ms("1f1ec77e-230d-6b88-bfff-59098e29776e").map(rfc3339_utc).as_deref(),
+            Some("2026-11-30T04:38:26.531Z")
+        );
         assert_eq!(uuid6_ms("01a22abf-01fd-75b4-80a2-4af2d53c094d"), None);
     }
 }

@@ -79,7 +79,9 @@ fn read_scenario(scenario: &str) -> (String, Read) {
 fn raw_messages(scenario: &str) -> Vec<Value> {
     let home = home(scenario);
     let conn = rusqlite::Connection::open(home.path().join(DB)).unwrap();
-    let mut stmt = conn.prepare("SELECT value FROM writes WHERE channel = 'messages' AND type = 'msgpack' ORDER BY rowid").unwrap();
+    let mut stmt = conn
+        .prepare("SELECT value FROM writes WHERE channel = 'messages' AND type = 'msgpack' ORDER BY rowid")
+        .unwrap();
     let blobs: Vec<Vec<u8>> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     blobs
         .iter()
@@ -128,7 +130,10 @@ fn discover_finds_each_fixture_thread() {
         assert!(first_prompt.starts_with(s.title.as_deref().unwrap().trim_end_matches('…')));
         for loc in [s.locator.clone(), DB.to_string()] {
             let one = DeepAgents::inspect(&Dir::native(home.path()), &loc).unwrap();
-            assert_eq!((&one.native_id, &one.locator, &one.title, &one.updated_at), (&s.native_id, &s.locator, &s.title, &s.updated_at));
+            assert_eq!(
+                (&one.native_id, &one.locator, &one.title, &one.updated_at),
+                (&s.native_id, &s.locator, &s.title, &s.updated_at)
+            );
         }
     }
 }
@@ -156,7 +161,10 @@ fn every_scenario_reads_prompt_calls_results_and_answer() {
         assert!(!users(&read.records).is_empty(), "{scenario}");
         let calls = tool_calls(&read.records);
         let results = tool_results(&read.records);
-        assert!(!calls.is_empty() && calls.iter().all(|(_, name, args)| !name.is_empty() && args.is_object()), "{scenario}");
+        assert!(
+            !calls.is_empty() && calls.iter().all(|(_, name, args)| !name.is_empty() && args.is_object()),
+            "{scenario}"
+        );
         for (call_id, _, _) in &results {
             assert!(calls.iter().any(|(c, _, _)| c == call_id), "{scenario}: result for an unknown call {call_id}");
         }
@@ -183,7 +191,10 @@ fn simple_thread_has_prompt_call_result_and_answer() {
         kinds(&read.records),
         ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
     );
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(&read.records);
     assert_eq!(calls.len(), 1);
     assert!(calls[0].0.starts_with("call_lab"), "{calls:?}");
@@ -191,19 +202,30 @@ fn simple_thread_has_prompt_call_result_and_answer() {
     let results = tool_results(&read.records);
     assert_eq!(
         results,
-        [(calls[0].0, "Hello from the lab workspace. The secret word is PAPAYA-42.\n\n[Command succeeded with exit code 0]", Some(true))]
+        [(
+            calls[0].0,
+            "Hello from the lab workspace. The secret word is PAPAYA-42.\n\n[Command succeeded with exit code 0]",
+            Some(true)
+        )]
     );
     let result = read.records.iter().find(|r| r.body.kind() == "tool_result").unwrap();
     assert_eq!(result.parent.as_deref(), Some(calls[0].0));
     let answers = assistants(&read.records);
     assert_eq!(answers[0].text, "", "the function_call block is the tool call, emitted once");
-    assert!(answers[1].text.starts_with("FINAL ANSWER: the tool returned: Hello from the lab workspace. The secret word is PAPAYA-42."));
+    assert!(
+        answers[1].text.starts_with(
+            "FINAL ANSWER: the tool returned: Hello from the lab workspace. The secret word is PAPAYA-42."
+        )
+    );
     assert!(answers[2].text.starts_with("NOTOOL ANSWER:"));
     for a in &answers {
         assert_eq!(a.model.as_deref(), Some("fake-model"));
         assert!(a.message_id.as_deref().unwrap().starts_with("resp_lab"));
         let u = a.usage.as_ref().unwrap();
-        assert_eq!((u.input, u.output, u.cache_read, u.cache_write, u.reasoning), (Some(100), Some(20), Some(0), None, Some(0)));
+        assert_eq!(
+            (u.input, u.output, u.cache_read, u.cache_write, u.reasoning),
+            (Some(100), Some(20), Some(0), None, Some(0))
+        );
     }
     for r in &read.records[1..] {
         let src = r.src.as_ref().unwrap();
@@ -244,7 +266,13 @@ fn multibyte_text_is_intact() {
     assert_eq!(id, id_of("multibyte"));
     assert!(users(&read.records)[0].contains("読んでください 🍍") && users(&read.records)[0].contains("cafe\u{301}"));
     let results = tool_results(&read.records);
-    for needle in ["日本語のテキスト", "👩\u{200d}💻", "🏳️\u{200d}🌈", "CHERRY-本-91 ✓", "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}"] {
+    for needle in [
+        "日本語のテキスト",
+        "👩\u{200d}💻",
+        "🏳️\u{200d}🌈",
+        "CHERRY-本-91 ✓",
+        "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}",
+    ] {
         assert!(results[0].1.contains(needle), "{needle}");
         assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
     }
@@ -409,12 +437,15 @@ fn unknown_message_types_and_blocks_are_reported_and_removes_applied() {
         "~t1",
         &[
             message("OracleMessage", json!({"type": "oracle", "content": "x", "id": "o1"})),
-            message("AIMessage", json!({"type": "ai", "id": "a9", "content": [
+            message(
+                "AIMessage",
+                json!({"type": "ai", "id": "a9", "content": [
                 {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think — ✓"}]},
                 {"type": "hologram"},
                 {"type": "text", "text": "done"}],
                 "tool_calls": [], "response_metadata": {"model_name": "m2"},
-                "usage_metadata": {"input_tokens": 50, "output_tokens": 5, "input_token_details": {"cache_read": 30}}})),
+                "usage_metadata": {"input_tokens": 50, "output_tokens": 5, "input_token_details": {"cache_read": 30}}}),
+            ),
             // Undo the first prompt (LangGraph's RemoveMessage).
             message("RemoveMessage", json!({"type": "remove", "id": first_prompt_id, "content": ""})),
         ],
@@ -452,7 +483,10 @@ fn a_full_snapshot_in_the_latest_checkpoint_is_the_starting_list() {
         out.push(0x81);
         encode(&json!("messages"), &mut out);
         out.push(0x91);
-        out.extend_from_slice(&message("HumanMessage", json!({"type": "human", "content": "snapshot prompt", "id": "h-snap"})));
+        out.extend_from_slice(&message(
+            "HumanMessage",
+            json!({"type": "human", "content": "snapshot prompt", "id": "h-snap"}),
+        ));
         out
     };
     conn.execute(
@@ -463,7 +497,11 @@ fn a_full_snapshot_in_the_latest_checkpoint_is_the_starting_list() {
         [snapshot],
     )
     .unwrap();
-    write_messages(&conn, "~t1", &[message("AIMessage", json!({"type": "ai", "content": "after the snapshot", "id": "a-snap"}))]);
+    write_messages(
+        &conn,
+        "~t1",
+        &[message("AIMessage", json!({"type": "ai", "content": "after the snapshot", "id": "a-snap"}))],
+    );
     drop(conn);
     let read = read(home.path(), &locator(&id_of("simple")));
     assert_eq!(kinds(&read.records), ["meta", "user", "assistant"]);

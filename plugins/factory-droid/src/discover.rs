@@ -64,7 +64,13 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
 }
 
 /// `extra`: the bytes of the session's settings file.
-fn session_ref(home: &Dir, locator: &str, meta: &Metadata, extra: u64, problems: &mut FileProblems) -> Option<SessionRef> {
+fn session_ref(
+    home: &Dir,
+    locator: &str,
+    meta: &Metadata,
+    extra: u64,
+    problems: &mut FileProblems,
+) -> Option<SessionRef> {
     let mut paths = SessionPaths::from_locator(locator).ok()?;
     if meta.size == 0 {
         problems.empty(locator, "jsonl");

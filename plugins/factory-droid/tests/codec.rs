@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use trajhost_codec_factory_droid::{FactoryDroid, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_sdk::Codec;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::Codec;
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users,
+};
 
 const PROJECT: &str = ".factory/sessions/-home-user-project";
 const CWD: &str = "/home/user/project";
@@ -187,7 +189,10 @@ fn read_starts_with_meta() {
 fn simple_session_has_prompt_call_result_and_answer() {
     let read = read_scenario("simple");
     let records = &read.records;
-    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(records),
+        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     // The injected system reminders are context, not the person.
     let obs = observations(records);
     assert_eq!(obs.len(), 1);
@@ -198,9 +203,19 @@ fn simple_session_has_prompt_call_result_and_answer() {
     assert_eq!(calls.len(), 1);
     let (call_id, name, arguments) = calls[0];
     assert_eq!((call_id, name), ("call_lab_b7375a0e8cbd4689", "Execute"));
-    assert_eq!(arguments, &json!({"command": "cat hello.txt", "summary": "", "riskLevelReason": "", "riskLevel": "low"}));
+    assert_eq!(
+        arguments,
+        &json!({"command": "cat hello.txt", "summary": "", "riskLevelReason": "", "riskLevel": "low"})
+    );
     let results = tool_results(records);
-    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.\n\n\n[Process exited with code 0]", Some(true))]);
+    assert_eq!(
+        results,
+        vec![(
+            call_id,
+            "Hello from the lab workspace. The secret word is PAPAYA-42.\n\n\n[Process exited with code 0]",
+            Some(true)
+        )]
+    );
 
     let answers = assistants(records);
     assert_eq!(answers.len(), 3);
@@ -209,14 +224,26 @@ fn simple_session_has_prompt_call_result_and_answer() {
     assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
 
     let kinds: Vec<&str> = records.iter().skip(1).map(|r| r.body.kind()).collect();
-    assert_eq!(kinds, ["observation", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+    assert_eq!(
+        kinds,
+        ["observation", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+    );
 
     let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
-    assert_eq!(by_id("318a0a50-cd24-4dd2-8a37-dab3f42bc266").parent.as_deref(), Some("context-318a0a50-cd24-4dd2-8a37-dab3f42bc266"));
-    assert_eq!(by_id("20531f75-134b-4e14-bb06-4e20f7cadf5e").parent.as_deref(), Some("318a0a50-cd24-4dd2-8a37-dab3f42bc266"));
+    assert_eq!(
+        by_id("318a0a50-cd24-4dd2-8a37-dab3f42bc266").parent.as_deref(),
+        Some("context-318a0a50-cd24-4dd2-8a37-dab3f42bc266")
+    );
+    assert_eq!(
+        by_id("20531f75-134b-4e14-bb06-4e20f7cadf5e").parent.as_deref(),
+        Some("318a0a50-cd24-4dd2-8a37-dab3f42bc266")
+    );
     assert_eq!(by_id(call_id).parent.as_deref(), Some("20531f75-134b-4e14-bb06-4e20f7cadf5e"));
     assert_eq!(by_id("75fd59a3-6b1d-4197-b574-a10c2c04631b").parent.as_deref(), Some(call_id));
-    assert_eq!(by_id("73f79c46-3af3-45af-8efc-ddfa3f023fbf").parent.as_deref(), Some("75fd59a3-6b1d-4197-b574-a10c2c04631b"));
+    assert_eq!(
+        by_id("73f79c46-3af3-45af-8efc-ddfa3f023fbf").parent.as_deref(),
+        Some("75fd59a3-6b1d-4197-b574-a10c2c04631b")
+    );
 }
 
 #[test]
@@ -256,7 +283,8 @@ fn parallel_calls_have_their_results() {
     assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n");
     assert!(results.iter().all(|r| r.2 == Some(true)));
     // Two results in one message: two records with their own ids.
-    let ids: Vec<&str> = read.records.iter().filter(|r| matches!(r.body, Body::ToolResult { .. })).map(|r| r.id.as_str()).collect();
+    let ids: Vec<&str> =
+        read.records.iter().filter(|r| matches!(r.body, Body::ToolResult { .. })).map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["00a7feea-0829-4698-8ca4-a361db5c1cee", "00a7feea-0829-4698-8ca4-a361db5c1cee#1"]);
     let answer = &assistants(&read.records).last().unwrap().text;
     assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
@@ -271,7 +299,10 @@ fn failing_tool_result_is_not_ok() {
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
     assert_eq!(results[0].0, calls[0].0);
-    assert_eq!(results[0].1, "Error: Command failed (exit code: 3)\ncat: missing.txt: No such file or directory\n\n\n[Process exited with code 3]");
+    assert_eq!(
+        results[0].1,
+        "Error: Command failed (exit code: 3)\ncat: missing.txt: No such file or directory\n\n\n[Process exited with code 3]"
+    );
     assert_eq!(results[0].2, Some(false), "is_error: true");
     assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
 }
@@ -285,7 +316,14 @@ fn multibyte_text_is_intact() {
     assert_eq!(meta.title.as_deref(), Some(prompt));
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
-    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+    for needle in [
+        "秘密の言葉は「桃」",
+        "안녕하세요",
+        "👩\u{200d}💻",
+        "🏳\u{fe0f}\u{200d}🌈",
+        "o\u{302}\u{323}",
+        "Sentinel: CHERRY-本-91 ✓",
+    ] {
         assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
     }
     let (s, id) = scenario("multibyte");
@@ -342,7 +380,13 @@ fn src_spans_slice_back_to_the_raw_lines() {
                     assert!(line["message"]["content"].as_array().unwrap().iter().any(|b| b["id"] == call_id.as_str()));
                 }
                 Body::ToolResult { call_id, .. } => {
-                    assert!(line["message"]["content"].as_array().unwrap().iter().any(|b| b["tool_use_id"] == call_id.as_str()));
+                    assert!(
+                        line["message"]["content"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .any(|b| b["tool_use_id"] == call_id.as_str())
+                    );
                 }
                 _ => assert_eq!(line["id"].as_str(), Some(record.id.as_str())),
             }
@@ -361,12 +405,19 @@ fn fixture_record_types_are_all_known() {
             assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
             seen.insert(kind);
             for block in line["message"]["content"].as_array().into_iter().flatten() {
-                blocks.insert(format!("{}/{}", line["message"]["role"].as_str().unwrap(), block["type"].as_str().unwrap()));
+                blocks.insert(format!(
+                    "{}/{}",
+                    line["message"]["role"].as_str().unwrap(),
+                    block["type"].as_str().unwrap()
+                ));
             }
         }
     }
     assert_eq!(seen, BTreeSet::from(["session_start", "message", "agent_turn_outcome"].map(String::from)));
-    assert_eq!(blocks, BTreeSet::from(["user/text", "user/tool_result", "assistant/text", "assistant/tool_use"].map(String::from)));
+    assert_eq!(
+        blocks,
+        BTreeSet::from(["user/text", "user/tool_result", "assistant/text", "assistant/tool_use"].map(String::from))
+    );
 }
 
 #[test]
@@ -425,19 +476,34 @@ fn message(id: &str, parent: Option<&str>, role: &str, content: Value) -> Value 
 
 #[test]
 fn reasoning_attachments_compaction_and_unknown_shapes() {
-    let mut answer = message("a1", Some("u1"), "assistant", json!([
-        {"type": "thinking", "thinking": "hmm", "signature": "SIG", "signatureProvider": "anthropic"},
-        {"type": "redacted_thinking", "data": "ENC"},
-        {"type": "text", "text": "Let me look."},
-        {"type": "tool_use", "id": "c1", "name": "Read", "input": {"file_path": "/w/x"}},
-        {"type": "brand_new_block"},
-    ]));
+    let mut answer = message(
+        "a1",
+        Some("u1"),
+        "assistant",
+        json!([
+            {"type": "thinking", "thinking": "hmm", "signature": "SIG", "signatureProvider": "anthropic"},
+            {"type": "redacted_thinking", "data": "ENC"},
+            {"type": "text", "text": "Let me look."},
+            {"type": "tool_use", "id": "c1", "name": "Read", "input": {"file_path": "/w/x"}},
+            {"type": "brand_new_block"},
+        ]),
+    );
     answer["message"]["modelId"] = json!("claude-opus-4-1");
     let dir = synthetic(&[
         json!({"type": "session_start", "id": SID, "title": "T", "sessionTitle": "Renamed", "owner": "u", "version": 2, "cwd": "/w"}),
-        message("u1", None, "user", json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}])),
+        message(
+            "u1",
+            None,
+            "user",
+            json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}]),
+        ),
         answer,
-        message("r1", Some("a1"), "user", json!([{"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"media_type": "image/jpeg"}}]}])),
+        message(
+            "r1",
+            Some("a1"),
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"media_type": "image/jpeg"}}]}]),
+        ),
         json!({"type": "todo_state", "todos": []}),
         json!({"type": "compaction_state", "timestamp": "2026-01-01T00:00:05.000Z", "summaryText": "Summary so far"}),
         json!({"type": "session_settings", "settings": {}}),
@@ -465,13 +531,19 @@ fn reasoning_attachments_compaction_and_unknown_shapes() {
     assert_eq!(meta.title.as_deref(), Some("Renamed"));
     let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
     let Body::User { text, attachments } = &by_id("u1").body else { panic!() };
-    assert_eq!((text.as_str(), attachments[0].kind.as_str(), attachments[0].media_type.as_deref()), ("look", "image", Some("image/png")));
+    assert_eq!(
+        (text.as_str(), attachments[0].kind.as_str(), attachments[0].media_type.as_deref()),
+        ("look", "image", Some("image/png"))
+    );
     let Body::Reasoning(r) = &by_id("a1#1").body else { panic!() };
     assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("hmm"), Some("SIG"), false));
     let Body::Reasoning(r) = &by_id("a1#2").body else { panic!() };
     assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (None, Some("ENC"), true));
     let a = assistants(&read.records)[0];
-    assert_eq!((a.text.as_str(), a.model.as_deref(), a.message_id.as_deref()), ("Let me look.", Some("claude-opus-4-1"), Some("a1")));
+    assert_eq!(
+        (a.text.as_str(), a.model.as_deref(), a.message_id.as_deref()),
+        ("Let me look.", Some("claude-opus-4-1"), Some("a1"))
+    );
     assert_eq!(tool_results(&read.records), [("c1", "X\n[image: image/jpeg]", None)]);
     let Body::Compaction { summary, .. } = &read.records[7].body else { panic!() };
     assert_eq!(summary, "Summary so far");

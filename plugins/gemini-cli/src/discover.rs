@@ -17,7 +17,9 @@ use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 use crate::head::Head;
-use crate::layout::{self, CHATS, JSONL, LEGACY_JSON, PROJECT_ROOT_FILE, PROJECTS_JSON, SESSION_PREFIX, SessionPaths, TMP_ROOT};
+use crate::layout::{
+    self, CHATS, JSONL, LEGACY_JSON, PROJECT_ROOT_FILE, PROJECTS_JSON, SESSION_PREFIX, SessionPaths, TMP_ROOT,
+};
 use crate::time::rfc3339_utc;
 
 /// Largest `.project_root` or `projects.json` read.
@@ -56,7 +58,8 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             }
         }
         for dir in entries.iter().filter(|e| e.is_dir() && !ids.contains(&e.name)) {
-            problems.unrecognized(&layout::join(&chats_dir, &dir.name), "a directory that belongs to no session of chats/");
+            problems
+                .unrecognized(&layout::join(&chats_dir, &dir.name), "a directory that belongs to no session of chats/");
         }
     }
     Ok(problems.finish(sessions, Diagnostics::new()))
@@ -128,7 +131,9 @@ fn session_ref(
     {
         size += home
             .list(&dir)
-            .map(|children| children.iter().filter(|e| e.is_file() && e.name.ends_with(JSONL)).map(|e| e.meta.size).sum())
+            .map(|children| {
+                children.iter().filter(|e| e.is_file() && e.name.ends_with(JSONL)).map(|e| e.meta.size).sum()
+            })
             .unwrap_or(0);
     }
     Some(SessionRef {
@@ -142,4 +147,3 @@ fn session_ref(
         title: head.title(),
     })
 }
-

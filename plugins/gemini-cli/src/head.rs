@@ -105,7 +105,11 @@ pub fn harness_context_kind(text: &str) -> Option<&'static str> {
 fn prompt_title(content: &Content) -> Option<String> {
     let text = content.text();
     let trimmed = text.trim();
-    if trimmed.is_empty() || trimmed.starts_with('/') || trimmed.starts_with('?') || harness_context_kind(trimmed).is_some() {
+    if trimmed.is_empty()
+        || trimmed.starts_with('/')
+        || trimmed.starts_with('?')
+        || harness_context_kind(trimmed).is_some()
+    {
         return None;
     }
     Some(title_of(trimmed))

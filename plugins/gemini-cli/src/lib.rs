@@ -66,7 +66,13 @@ impl Codec for GeminiCli {
             native_version_source: "none: Gemini CLI session files record no CLI or format version".into(),
             reads: vec!["gemini-cli-jsonl".into()],
             writes: Vec::new(),
-            session_globs: vec![format!("{}/*/{}/{}*{}", layout::TMP_ROOT, layout::CHATS, layout::SESSION_PREFIX, layout::JSONL)],
+            session_globs: vec![format!(
+                "{}/*/{}/{}*{}",
+                layout::TMP_ROOT,
+                layout::CHATS,
+                layout::SESSION_PREFIX,
+                layout::JSONL
+            )],
             canonical_schema: SCHEMA.into(),
         }
     }

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::de::IgnoredAny;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 /// One line (or one entry of `$set.messages`).

@@ -9,7 +9,9 @@ use trajhost_codec_gemini_cli::{GeminiCli, KNOWN_RECORD_TYPES, rfc3339_utc};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users,
+};
 
 const CHATS: &str = ".gemini/tmp/project/chats";
 const CWD: &str = "/home/user/project";
@@ -152,7 +154,8 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
     // Not sessions: an empty file, a legacy JSON session, a file with no header, other files.
     std::fs::write(chats.join("session-2026-01-01T00-00-00000000.jsonl"), "").unwrap();
     std::fs::write(chats.join("session-2026-01-01T00-00-11111111.json"), "{}").unwrap();
-    std::fs::write(chats.join("session-2026-01-01T00-00-22222222.jsonl"), "{\"$set\":{\"lastUpdated\":\"x\"}}\n").unwrap();
+    std::fs::write(chats.join("session-2026-01-01T00-00-22222222.jsonl"), "{\"$set\":{\"lastUpdated\":\"x\"}}\n")
+        .unwrap();
     std::fs::write(chats.join("notes.txt"), "x").unwrap();
     std::fs::create_dir_all(dir.path().join(".gemini/tmp/bin")).unwrap();
 
@@ -221,7 +224,10 @@ fn read_starts_with_meta() {
 fn simple_session_has_prompt_call_result_and_answer_once() {
     let read = read_scenario("simple");
     let records = &read.records;
-    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(records),
+        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
 
     let calls = tool_calls(records);
     assert_eq!(calls.len(), 1, "the call is re-emitted and checkpointed, read once");
@@ -338,12 +344,22 @@ fn multibyte_text_is_intact() {
     assert_eq!(users(&read.records), vec![prompt]);
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
-    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+    for needle in [
+        "秘密の言葉は「桃」",
+        "안녕하세요",
+        "👩\u{200d}💻",
+        "🏳\u{fe0f}\u{200d}🌈",
+        "o\u{302}\u{323}",
+        "Sentinel: CHERRY-本-91 ✓",
+    ] {
         assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
     }
     let (_, file, _) = scenario("multibyte");
     let raw = raw_lines(&home("multibyte").join(locator(file)));
-    let recorded = raw.iter().find_map(|l| l["toolCalls"][0]["result"][0]["functionResponse"]["response"]["output"].as_str()).unwrap();
+    let recorded = raw
+        .iter()
+        .find_map(|l| l["toolCalls"][0]["result"][0]["functionResponse"]["response"]["output"].as_str())
+        .unwrap();
     assert_eq!(results[0].1, recorded);
     assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
 }
@@ -509,7 +525,8 @@ fn message(id: &str, kind: &str, content: Value) -> Value {
 #[test]
 fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
     let mut answer = message("g1", "gemini", json!("Let me look."));
-    answer["thoughts"] = json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
+    answer["thoughts"] =
+        json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
     answer["model"] = json!("gemini-2.5-pro");
     answer["tokens"] = json!({"input": 50, "output": 7, "cached": 30, "thoughts": 4, "tool": 0, "total": 61});
     answer["toolCalls"] = json!([
@@ -519,16 +536,28 @@ fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
     ]);
     let dir = synthetic(&[
         header(),
-        message("u1", "user", json!([{"text": "hi "}, {"text": "there"}, {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}])),
+        message(
+            "u1",
+            "user",
+            json!([{"text": "hi "}, {"text": "there"}, {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}]),
+        ),
         answer,
         // A response with no recorded call result: read from the user message.
-        message("u2", "user", json!([{"functionResponse": {"id": "c2", "name": "run_shell_command", "response": {"output": "cancelled by user"}}}])),
+        message(
+            "u2",
+            "user",
+            json!([{"functionResponse": {"id": "c2", "name": "run_shell_command", "response": {"output": "cancelled by user"}}}]),
+        ),
         message("i1", "info", json!("Switched model")),
         message("w1", "warning", json!([{"text": "Low quota"}])),
         message("e1", "error", json!("API error 500")),
         json!({"$rewindTo": "i1"}),
         message("x1", "brand-new-type", json!("?")),
-        message("g2", "gemini", json!([{"text": "thinking", "thought": true}, {"brandNewPart": {}}, {"text": "Done."}])),
+        message(
+            "g2",
+            "gemini",
+            json!([{"text": "thinking", "thought": true}, {"brandNewPart": {}}, {"text": "Done."}]),
+        ),
         json!({"$set": {"brandNewKey": 1, "memoryScratchpad": "m"}}),
         json!({"something": "else"}),
     ]);
@@ -567,10 +596,7 @@ fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
     assert_eq!(answers[1].text, "Done.");
     assert_eq!(answers[1].usage, None, "no tokens recorded");
     assert_eq!(answers[1].model, None);
-    assert_eq!(
-        tool_results(&read.records),
-        [("c1", "File not found", Some(false)), ("c2", "cancelled by user", None)]
-    );
+    assert_eq!(tool_results(&read.records), [("c1", "File not found", Some(false)), ("c2", "cancelled by user", None)]);
     assert_eq!(by_id("c1#result").ts.as_deref(), Some("2026-01-01T00:00:03.000Z"));
     assert_eq!(observations(&read.records)[3], ("rewind", Some("i1")));
     assert_eq!(observations(&read.records)[0], ("info", Some("Switched model")));
@@ -580,7 +606,11 @@ fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
     };
     assert_eq!(
         details("unknown-record-type"),
-        [("$set.brandNewKey".to_string(), 1), ("(unrecognized line)".to_string(), 1), ("brand-new-type".to_string(), 1)]
+        [
+            ("$set.brandNewKey".to_string(), 1),
+            ("(unrecognized line)".to_string(), 1),
+            ("brand-new-type".to_string(), 1)
+        ]
     );
     assert_eq!(details("unknown-content-part"), [("gemini/brandNewPart".to_string(), 1)]);
     assert_eq!(details("unmapped-record-type"), [("$set.memoryScratchpad".to_string(), 1)]);
@@ -589,13 +619,18 @@ fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
 
 #[test]
 fn checkpoints_add_only_new_messages() {
-    let mut call = message("g1", "gemini", json!([{"functionCall": {"id": "c1", "name": "glob", "args": {"pattern": "*"}}}]));
+    let mut call =
+        message("g1", "gemini", json!([{"functionCall": {"id": "c1", "name": "glob", "args": {"pattern": "*"}}}]));
     call["model"] = json!("m");
     let dir = synthetic(&[
         header(),
         message("u1", "user", json!([{"text": "first"}])),
         call.clone(),
-        message("g1_response", "user", json!([{"functionResponse": {"id": "c1", "name": "glob", "response": {"output": "a.txt"}}}])),
+        message(
+            "g1_response",
+            "user",
+            json!([{"functionResponse": {"id": "c1", "name": "glob", "response": {"output": "a.txt"}}}]),
+        ),
         // Compression: a summary the history did not hold, then the tail again.
         json!({"$set": {"messages": [
             message("s1", "user", json!([{"text": "Summary of the conversation so far"}])),

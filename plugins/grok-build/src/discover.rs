@@ -10,7 +10,9 @@ use trajhost_codec_sdk::text::percent_decode;
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
-use crate::layout::{CHAT_HISTORY, PROMPT_HISTORY, SESSION_SEARCH, SESSIONS, SUMMARY, SessionPaths, UPDATES, plain_name};
+use crate::layout::{
+    CHAT_HISTORY, PROMPT_HISTORY, SESSION_SEARCH, SESSIONS, SUMMARY, SessionPaths, UPDATES, plain_name,
+};
 use crate::summary::Summary;
 
 /// Every session under `.grok/sessions/<cwd folder>/<id>/`. Known files
@@ -40,7 +42,12 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             }
             let Some(files) = discovery::list(home, &session_dir, &mut problems) else { continue };
             if !files.iter().any(|f| f.is_file() && f.name == CHAT_HISTORY) {
-                problems.add("no-chat-history", Severity::Info, &session_dir, "session folder without chat_history.jsonl");
+                problems.add(
+                    "no-chat-history",
+                    Severity::Info,
+                    &session_dir,
+                    "session folder without chat_history.jsonl",
+                );
                 continue;
             }
             let Ok(mut paths) = SessionPaths::from_locator(&join(&session_dir, CHAT_HISTORY)) else {
@@ -59,13 +66,17 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let mut paths = SessionPaths::from_locator(locator)?;
     let files = home.list(&paths.session_dir).map_err(|e| fs_error(&paths.session_dir, e))?;
     let mut problems = FileProblems::new();
-    session_ref(home, &mut paths, &files, &mut problems)
-        .ok_or_else(|| CodecError::NotFound(locator.to_string()))
+    session_ref(home, &mut paths, &files, &mut problems).ok_or_else(|| CodecError::NotFound(locator.to_string()))
 }
 
 /// The session-ref of one session folder, with its summary (a problem
 /// with it names the file). Settles `paths.native_id`.
-pub fn session_ref(home: &Dir, paths: &mut SessionPaths, files: &[DirEntry], problems: &mut FileProblems) -> Option<SessionRef> {
+pub fn session_ref(
+    home: &Dir,
+    paths: &mut SessionPaths,
+    files: &[DirEntry],
+    problems: &mut FileProblems,
+) -> Option<SessionRef> {
     let file = |name: &str| files.iter().find(|f| f.is_file() && f.name == name);
     let history = file(CHAT_HISTORY)?;
     let summary_path = paths.in_session(SUMMARY);

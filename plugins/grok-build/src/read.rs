@@ -14,8 +14,8 @@ use crate::layout::{SUMMARY, SessionPaths, UPDATES};
 use crate::records::{History, Out};
 use crate::summary::Summary;
 use crate::updates::UpdatesIndex;
-use trajhost_codec_sdk::errors::fs_error;
 use crate::{CODEC, HARNESS};
+use trajhost_codec_sdk::errors::fs_error;
 
 pub struct Reader {
     writer: BatchWriter,
@@ -54,7 +54,14 @@ impl Reader {
             parent_call: None,
             codec: Some(CODEC.to_string()),
         };
-        let meta = Record { id: paths.native_id.clone(), body: Body::Meta(meta), parent: None, ts: started_at, agent: None, src: None };
+        let meta = Record {
+            id: paths.native_id.clone(),
+            body: Body::Meta(meta),
+            parent: None,
+            ts: started_at,
+            agent: None,
+            src: None,
+        };
         Ok(Reader {
             writer: BatchWriter::new(options),
             diags,

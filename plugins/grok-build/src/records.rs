@@ -25,7 +25,12 @@ pub use trajhost_codec_sdk::known::Handling;
 /// Every `ConversationItem` type of `chat_history.jsonl`.
 pub const KNOWN_ITEM_TYPES: &[(&str, Handling)] = &[
     ("system", Handling::Mapped("system")),
-    ("user", Handling::Mapped("user (prompts, <user_query> unwrapped); compaction (the summary of a compacted context); observation synthetic/<reason> and user-context (injected context)")),
+    (
+        "user",
+        Handling::Mapped(
+            "user (prompts, <user_query> unwrapped); compaction (the summary of a compacted context); observation synthetic/<reason> and user-context (injected context)",
+        ),
+    ),
     ("assistant", Handling::Mapped("assistant (model_id as model), tool_call")),
     ("tool_result", Handling::Mapped("tool_result")),
     ("reasoning", Handling::Mapped("reasoning")),
@@ -39,7 +44,10 @@ pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = &[
     ("agent_message_chunk", Handling::Mapped("assistant ts; the text is read from chat_history.jsonl")),
     ("tool_call", Handling::Mapped("tool_call ts; the call is read from chat_history.jsonl")),
     ("tool_call_update", Handling::Mapped("tool_result ok (status, rawOutput.exit_code) and ts")),
-    ("turn_completed", Handling::Mapped("assistant usage when the turn made one model call, else observation turn-usage")),
+    (
+        "turn_completed",
+        Handling::Mapped("assistant usage when the turn made one model call, else observation turn-usage"),
+    ),
     // Streams that repeat the context, and UI/session state.
     ("agent_thought_chunk", Handling::Reported),
     ("plan", Handling::Reported),
@@ -171,7 +179,10 @@ impl History {
                 let kind = value.get("kind").unwrap_or(&Value::Null);
                 let body = Body::ToolCall {
                     call_id: str_of(kind, "id").unwrap_or("").to_string(),
-                    name: str_of(kind, "tool_type").or_else(|| str_of(kind, "name")).unwrap_or("backend_tool").to_string(),
+                    name: str_of(kind, "tool_type")
+                        .or_else(|| str_of(kind, "name"))
+                        .unwrap_or("backend_tool")
+                        .to_string(),
                     arguments: kind.clone(),
                 };
                 self.push(out, 0, body, None, span);
@@ -179,8 +190,20 @@ impl History {
             other => {
                 let detail = format!("chat_history:{}", type_name(other));
                 match other.and_then(item_handling) {
-                    Some(_) => out.diags.add("unmapped-record-type", Severity::Info, &detail, Some(&self.file), Some(line.offset)),
-                    None => out.diags.add("unknown-record-type", Severity::Warning, &detail, Some(&self.file), Some(line.offset)),
+                    Some(_) => out.diags.add(
+                        "unmapped-record-type",
+                        Severity::Info,
+                        &detail,
+                        Some(&self.file),
+                        Some(line.offset),
+                    ),
+                    None => out.diags.add(
+                        "unknown-record-type",
+                        Severity::Warning,
+                        &detail,
+                        Some(&self.file),
+                        Some(line.offset),
+                    ),
                 }
             }
         }
@@ -206,7 +229,9 @@ impl History {
             Some(reason) if reason == "compaction_meta" && text.starts_with(COMPACTION_PREAMBLE) => {
                 Body::Compaction { summary: text, trigger: None }
             }
-            Some(reason) => Body::Observation { subtype: format!("synthetic/{}", type_name(Some(reason))), text: Some(text) },
+            Some(reason) => {
+                Body::Observation { subtype: format!("synthetic/{}", type_name(Some(reason))), text: Some(text) }
+            }
             None => match unwrap_query(&text) {
                 Some(query) => Body::User { text: query.to_string(), attachments },
                 None if prompt_index.is_some() => Body::User { text, attachments },
@@ -224,7 +249,11 @@ impl History {
             (Some(p), false) => self.updates.take_segment(p),
             _ => None,
         };
-        let call_ts = calls.iter().find_map(|c| str_of(c, "id")).and_then(|id| self.updates.call(id)).and_then(|f| f.call_ts.clone());
+        let call_ts = calls
+            .iter()
+            .find_map(|c| str_of(c, "id"))
+            .and_then(|id| self.updates.call(id))
+            .and_then(|f| f.call_ts.clone());
         // RFC 3339 strings of one format order as times.
         let ts = match (text_ts, call_ts) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -251,7 +280,11 @@ impl History {
             };
             let id = str_of(call, "id").unwrap_or("");
             let call_ts = self.updates.call(id).and_then(|f| f.call_ts.clone()).or(ts.clone());
-            let body = Body::ToolCall { call_id: id.to_string(), name: str_of(call, "name").unwrap_or("").to_string(), arguments };
+            let body = Body::ToolCall {
+                call_id: id.to_string(),
+                name: str_of(call, "name").unwrap_or("").to_string(),
+                arguments,
+            };
             self.push(out, i + 1, body, call_ts, span);
         }
     }
@@ -261,7 +294,13 @@ impl History {
         let facts = self.updates.call(&call_id).cloned().unwrap_or_default();
         let content = text_of(value.get("content").unwrap_or(&Value::Null));
         if value.get("images").and_then(Value::as_array).is_some_and(|i| !i.is_empty()) {
-            out.diags.add("unmapped-content-part", Severity::Info, "tool_result:images", Some(&self.file), Some(span.0));
+            out.diags.add(
+                "unmapped-content-part",
+                Severity::Info,
+                "tool_result:images",
+                Some(&self.file),
+                Some(span.0),
+            );
         }
         self.push(out, 0, Body::ToolResult { call_id, content, ok: facts.ok }, facts.result_ts, span);
     }

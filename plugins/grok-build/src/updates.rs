@@ -116,7 +116,10 @@ impl UpdatesIndex {
                     }
                 }
                 Some("agent_message_chunk") => {
-                    if !in_answer && let (Some(p), Some(ts)) = (prompt, ts) && index.room(path, diags) {
+                    if !in_answer
+                        && let (Some(p), Some(ts)) = (prompt, ts)
+                        && index.room(path, diags)
+                    {
                         index.prompts.entry(p).or_default().segments.push_back(ts);
                     }
                 }
@@ -131,11 +134,13 @@ impl UpdatesIndex {
                 }
                 Some("tool_call_update") => {
                     let status = str_of(update, "status");
-                    if let (Some(id), Some(status @ ("completed" | "failed"))) = (str_of(update, "toolCallId"), status) {
+                    if let (Some(id), Some(status @ ("completed" | "failed"))) = (str_of(update, "toolCallId"), status)
+                    {
                         if !index.calls.contains_key(id) && !index.room(path, diags) {
                             continue;
                         }
-                        let exit_code = update.get("rawOutput").and_then(|o| o.get("exit_code")).and_then(Value::as_i64);
+                        let exit_code =
+                            update.get("rawOutput").and_then(|o| o.get("exit_code")).and_then(Value::as_i64);
                         let facts = index.calls.entry(id.to_string()).or_default();
                         facts.ok = Some(status == "completed" && exit_code.is_none_or(|c| c == 0));
                         facts.result_ts = ts;

@@ -6,12 +6,14 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_grok_build::{GrokBuild, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, ReadOptions};
-use trajhost_codec_testkit::{self as kit, observations_of, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistants, observations_of, raw_lines, tool_calls, tool_results, users,
+};
 
 const CWD_DIR: &str = ".grok/sessions/%2Fhome%2Fuser%2Fproject";
 
@@ -99,10 +101,18 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(s.updated_at.as_deref(), summary["last_active_at"].as_str());
         assert_eq!(s.title.as_deref(), summary["generated_title"].as_str());
         assert!(s.started_at.as_deref().unwrap().starts_with("2026-11-30T04:"));
-        let size: u64 = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap()).filter(|m| m.is_file()).map(|m| m.len()).sum();
+        let size: u64 = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+            .sum();
         assert_eq!(s.size, size);
         let one = GrokBuild::inspect(&Dir::native(&home), &s.locator).unwrap();
-        assert_eq!((one.native_id, one.started_at, one.updated_at, one.size), (s.native_id.clone(), s.started_at.clone(), s.updated_at.clone(), s.size));
+        assert_eq!(
+            (one.native_id, one.started_at, one.updated_at, one.size),
+            (s.native_id.clone(), s.started_at.clone(), s.updated_at.clone(), s.size)
+        );
     }
 }
 
@@ -147,8 +157,19 @@ fn discover_without_summary_decodes_the_cwd_folder() {
     let s = &found.sessions[0];
     assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
     assert_eq!((s.started_at.as_deref(), s.title.as_deref(), s.native_version.as_deref()), (None, None, None));
-    let mtime = |f: &str| std::fs::metadata(dir.join(f)).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    assert_eq!(s.updated_at.as_deref(), Some(rfc3339_ms(mtime("chat_history.jsonl").max(mtime("updates.jsonl"))).as_str()));
+    let mtime = |f: &str| {
+        std::fs::metadata(dir.join(f))
+            .unwrap()
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    assert_eq!(
+        s.updated_at.as_deref(),
+        Some(rfc3339_ms(mtime("chat_history.jsonl").max(mtime("updates.jsonl"))).as_str())
+    );
     // The session still reads, its start from the journal.
     let read = read(home.path(), &locator(id));
     let Body::Meta(meta) = &read.records[0].body else { panic!() };
@@ -180,7 +201,10 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
         assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER: the tool returned:")), "{name}");
         assert!(answers.iter().all(|a| a.model.as_deref() == Some("fake-model")));
         for r in records {
-            if matches!(r.body, Body::User { .. } | Body::Assistant(_) | Body::ToolCall { .. } | Body::ToolResult { .. }) {
+            if matches!(
+                r.body,
+                Body::User { .. } | Body::Assistant(_) | Body::ToolCall { .. } | Body::ToolResult { .. }
+            ) {
                 assert!(r.ts.as_deref().is_some_and(|t| t.starts_with("2026-11-30T04:")), "{name}: {r:?}");
                 assert_eq!(r.src.as_ref().unwrap().file, locator(id));
             }
@@ -197,12 +221,18 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
 #[test]
 fn simple_has_both_turns_and_turn_usage() {
     let records = read_scenario("simple").records;
-    assert_eq!(users(&records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(&records);
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].2, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
     let results = tool_results(&records);
-    assert_eq!(results, [(calls[0].0, "exit: 0\nHello from the lab workspace. The secret word is PAPAYA-42.\n", Some(true))]);
+    assert_eq!(
+        results,
+        [(calls[0].0, "exit: 0\nHello from the lab workspace. The secret word is PAPAYA-42.\n", Some(true))]
+    );
     let answers = assistants(&records);
     assert_eq!(answers.len(), 3);
     // Turn 1 made two model calls: its usage is a turn-usage observation;
@@ -218,13 +248,32 @@ fn simple_has_both_turns_and_turn_usage() {
     let kinds: Vec<&str> = records.iter().map(|r| r.body.kind()).collect();
     assert_eq!(
         kinds,
-        ["meta", "system", "observation", "observation", "user", "assistant", "tool_call", "tool_result", "assistant", "observation", "user", "assistant"]
+        [
+            "meta",
+            "system",
+            "observation",
+            "observation",
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "observation",
+            "user",
+            "assistant"
+        ]
     );
     // Times from the journal: prompt, tool call, result, answer text.
     let ts: Vec<Option<&str>> = records[4..9].iter().map(|r| r.ts.as_deref()).collect();
     assert_eq!(
         ts,
-        [Some("2026-11-30T04:18:16.745Z"), Some("2026-11-30T04:18:16.812Z"), Some("2026-11-30T04:18:16.812Z"), Some("2026-11-30T04:18:16.853Z"), Some("2026-11-30T04:18:16.861Z")]
+        [
+            Some("2026-11-30T04:18:16.745Z"),
+            Some("2026-11-30T04:18:16.812Z"),
+            Some("2026-11-30T04:18:16.812Z"),
+            Some("2026-11-30T04:18:16.853Z"),
+            Some("2026-11-30T04:18:16.861Z")
+        ]
     );
 }
 
@@ -302,11 +351,20 @@ fn unknown_types_are_diagnosed_by_name() {
     let (_, id, _) = scenario("simple");
     let dir = home.path().join(session_dir(id));
     append(&dir.join("chat_history.jsonl"), &[json!({"type": "hologram", "content": "x"})]);
-    append(&dir.join("updates.jsonl"), &[json!({"timestamp": 1796012300, "method": "_x.ai/session/update", "params": {"sessionId": id, "update": {"sessionUpdate": "warp_drive"}}})]);
+    append(
+        &dir.join("updates.jsonl"),
+        &[
+            json!({"timestamp": 1796012300, "method": "_x.ai/session/update", "params": {"sessionId": id, "update": {"sessionUpdate": "warp_drive"}}}),
+        ],
+    );
     let read = read(home.path(), &locator(id));
-    let unknown: Vec<&str> = read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| d.detail.as_str()).collect();
+    let unknown: Vec<&str> =
+        read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| d.detail.as_str()).collect();
     assert_eq!(unknown, ["chat_history:hologram", "updates:warp_drive"]);
-    assert_eq!(read.diagnostics.iter().find(|d| d.detail == "updates:background_tasks").unwrap().code, "unmapped-record-type");
+    assert_eq!(
+        read.diagnostics.iter().find(|d| d.detail == "updates:background_tasks").unwrap().code,
+        "unmapped-record-type"
+    );
 }
 
 #[test]
@@ -336,7 +394,10 @@ fn reasoning_backend_calls_compaction_and_synthetic_items() {
     let Body::Reasoning(r) = &records[n - 3].body else { panic!() };
     assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("Think first."), Some("gAAA"), true));
     let Body::ToolCall { call_id, name, arguments } = &records[n - 2].body else { panic!() };
-    assert_eq!((call_id.as_str(), name.as_str(), arguments["action"]["query"].as_str()), ("ws_1", "web_search", Some("papaya")));
+    assert_eq!(
+        (call_id.as_str(), name.as_str(), arguments["action"]["query"].as_str()),
+        ("ws_1", "web_search", Some("papaya"))
+    );
     let Body::Assistant(a) = &records[n - 1].body else { panic!() };
     assert_eq!((a.text.as_str(), a.model.as_deref(), a.usage.as_ref()), ("Done.", Some("grok-x"), None));
 }
@@ -369,7 +430,16 @@ fn a_torn_last_line_is_a_torn_tail() {
 #[test]
 fn a_locator_outside_the_layout_is_refused() {
     let home = home("simple");
-    for bad in ["../x/chat_history.jsonl", ".grok/sessions/x/updates.jsonl", "/abs/chat_history.jsonl", ".grok/sessions/a/b/chat_history.jsonl"] {
-        assert!(GrokBuild::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }).is_err(), "{bad}");
+    for bad in [
+        "../x/chat_history.jsonl",
+        ".grok/sessions/x/updates.jsonl",
+        "/abs/chat_history.jsonl",
+        ".grok/sessions/a/b/chat_history.jsonl",
+    ] {
+        assert!(
+            GrokBuild::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 })
+                .is_err(),
+            "{bad}"
+        );
     }
 }

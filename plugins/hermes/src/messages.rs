@@ -35,13 +35,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Json;
+use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::Fnv;
-use trajhost_codec_sdk::Severity;
 
-use trajhost_codec_sdk::sql::Row;
 use crate::time::from_epoch_secs;
+use trajhost_codec_sdk::sql::Row;
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -54,7 +54,8 @@ pub const KNOWN_ROLES: &[(&str, Handling)] = &[
 ];
 
 /// Part types of multi-part (`"\0json:"`) content.
-pub const KNOWN_PARTS: &[&str] = &["text", "input_text", "output_text", "image_url", "input_image", "image", "input_audio", "file"];
+pub const KNOWN_PARTS: &[&str] =
+    &["text", "input_text", "output_text", "image_url", "input_image", "image", "input_audio", "file"];
 
 /// How `role` is handled; `None` for a role the codec has never seen.
 pub fn handling(role: &str) -> Option<Handling> {
@@ -114,7 +115,13 @@ pub struct Mapper {
 
 impl Mapper {
     pub fn new(session: &str, models: Vec<(f64, String)>, fallback_model: Option<String>) -> Mapper {
-        Mapper { session: session.to_string(), models, fallback_model, calls: BTreeSet::new(), archived: BTreeSet::new() }
+        Mapper {
+            session: session.to_string(),
+            models,
+            fallback_model,
+            calls: BTreeSet::new(),
+            archived: BTreeSet::new(),
+        }
     }
 
     fn row_id(&self, row: &Row<'_>, index: usize) -> String {
@@ -155,7 +162,11 @@ impl Mapper {
         let mut records = Vec::new();
         if row.int("_compressed_summary").unwrap_or(0) != 0 {
             let content = self.content(row, role, file, diags);
-            records.push(Made { id: self.row_id(row, 0), body: Body::Compaction { summary: content.text, trigger: None }, parent: None });
+            records.push(Made {
+                id: self.row_id(row, 0),
+                body: Body::Compaction { summary: content.text, trigger: None },
+                parent: None,
+            });
             return Some(Mapped { records, ts });
         }
         match role {
@@ -212,9 +223,10 @@ impl Mapper {
             out.push(Made { id: next(self), body: reasoning_text(text), parent: Some(id.clone()) });
         }
         if let (Some(a), Some(b)) = (reasoning, reasoning_content)
-            && a != b {
-                out.push(Made { id: next(self), body: reasoning_text(b), parent: Some(id.clone()) });
-            }
+            && a != b
+        {
+            out.push(Made { id: next(self), body: reasoning_text(b), parent: Some(id.clone()) });
+        }
         for column in ["reasoning_details", "codex_reasoning_items"] {
             if let Some(raw) = row.text(column).filter(|r| !matches!(r.trim(), "[]" | "null" | "{}")) {
                 out.push(Made {
@@ -260,7 +272,11 @@ impl Mapper {
             };
             let call_id = str_of(call.get("id")).or_else(|| str_of(call.get("call_id"))).unwrap_or_else(|| next(self));
             let record_id = if self.calls.insert(call_id.clone()) { call_id.clone() } else { next(self) };
-            out.push(Made { id: record_id, body: Body::ToolCall { call_id, name, arguments }, parent: Some(id.clone()) });
+            out.push(Made {
+                id: record_id,
+                body: Body::ToolCall { call_id, name, arguments },
+                parent: Some(id.clone()),
+            });
         }
     }
 
@@ -316,10 +332,9 @@ fn parts(value: &Json, role: &str, file: &str, offset: Option<u64>, diags: &mut 
                 }
                 content.text.push_str(item.get("text").and_then(Json::as_str).unwrap_or(""));
             }
-            "image_url" | "input_image" | "image" => content.attachments.push(Attachment {
-                kind: "image".into(),
-                media_type: media_type(item),
-            }),
+            "image_url" | "input_image" | "image" => {
+                content.attachments.push(Attachment { kind: "image".into(), media_type: media_type(item) })
+            }
             "input_audio" => content.attachments.push(Attachment { kind: "audio".into(), media_type: None }),
             "file" => content.attachments.push(Attachment { kind: "file".into(), media_type: None }),
             other => diags.add(

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use trajhost_codec_sdk::canonical::{Body, Meta, Record, SourceSpan, SCHEMA};
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::records::BatchWriter;
@@ -18,9 +18,9 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 use crate::layout::Locator;
 use crate::messages::{self, Mapper};
 use crate::sessions::{self, sqlite_error};
-use trajhost_codec_sdk::sql::{self, Row};
 use crate::time::from_epoch_secs;
 use crate::{CODEC, HARNESS};
+use trajhost_codec_sdk::sql::{self, Row};
 
 /// Rows fetched per query.
 const PAGE_ROWS: u32 = 128;
@@ -219,4 +219,3 @@ impl SessionReader for Reader {
         Ok(Some(self.writer.take(Vec::new())))
     }
 }
-

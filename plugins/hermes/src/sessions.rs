@@ -54,11 +54,15 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let parsed = Locator::parse(locator)?;
     let db = state_db(home, &parsed.db)?;
-    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new()).map_err(|e| sqlite_error(&parsed.db, e))?;
+    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
+        .map_err(|e| sqlite_error(&parsed.db, e))?;
     match (found.len(), &parsed.session) {
         (1, _) => Ok(found.remove(0)),
         (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no session {id} with messages", parsed.db))),
-        (n, _) => Err(CodecError::NotFound(format!("{}: holds {n} sessions; name one as {}#<session-id>", parsed.db, parsed.db))),
+        (n, _) => Err(CodecError::NotFound(format!(
+            "{}: holds {n} sessions; name one as {}#<session-id>",
+            parsed.db, parsed.db
+        ))),
     }
 }
 
@@ -105,7 +109,12 @@ pub fn schema_version(db: &Database) -> Option<String> {
 }
 
 /// The sessions of one database (only `only`, when given).
-fn list(home: &Dir, db: &StateDb, only: Option<&str>, problems: &mut FileProblems) -> Result<Vec<SessionRef>, SqliteError> {
+fn list(
+    home: &Dir,
+    db: &StateDb,
+    only: Option<&str>,
+    problems: &mut FileProblems,
+) -> Result<Vec<SessionRef>, SqliteError> {
     let conn = Database::open(home, &db.path)?;
     let version = schema_version(&conn);
     let present = sql::table_columns(&conn, "sessions")?;
@@ -139,7 +148,8 @@ fn list(home: &Dir, db: &StateDb, only: Option<&str>, problems: &mut FileProblem
                 continue;
             };
             let started = row.real("started_at").and_then(from_epoch_secs);
-            let updated = [Some(last), row.real("ended_at")].into_iter().flatten().reduce(f64::max).and_then(from_epoch_secs);
+            let updated =
+                [Some(last), row.real("ended_at")].into_iter().flatten().reduce(f64::max).and_then(from_epoch_secs);
             out.push(SessionRef {
                 native_id: id.to_string(),
                 locator: Locator::of(&db.path, id),
@@ -148,7 +158,10 @@ fn list(home: &Dir, db: &StateDb, only: Option<&str>, problems: &mut FileProblem
                 updated_at: updated,
                 size: db.size,
                 native_version: version.clone(),
-                title: row.text("title").map(str::to_string).or_else(|| row.text("first_prompt").and_then(prompt_title)),
+                title: row
+                    .text("title")
+                    .map(str::to_string)
+                    .or_else(|| row.text("first_prompt").and_then(prompt_title)),
             });
         }
         if page.done {

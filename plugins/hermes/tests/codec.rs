@@ -107,7 +107,10 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(s.native_version.as_deref(), Some("22"), "schema_version of hermes-agent 0.19.0");
         assert_eq!(s.size, db_size);
 
-        let row = &raw_rows(scenario, "SELECT started_at, max((SELECT max(timestamp) FROM messages), coalesce(ended_at, 0)) FROM sessions")[0];
+        let row = &raw_rows(
+            scenario,
+            "SELECT started_at, max((SELECT max(timestamp) FROM messages), coalesce(ended_at, 0)) FROM sessions",
+        )[0];
         let secs = |v: &rusqlite::types::Value| match v {
             rusqlite::types::Value::Real(f) => *f,
             other => panic!("{other:?}"),
@@ -120,7 +123,8 @@ fn discover_finds_each_fixture_session() {
         assert!(s.updated_at > s.started_at);
 
         // No title in these sessions: the first prompt is the title.
-        let prompt = text(&raw_rows(scenario, "SELECT content FROM messages WHERE role = 'user' ORDER BY id LIMIT 1")[0][0]);
+        let prompt =
+            text(&raw_rows(scenario, "SELECT content FROM messages WHERE role = 'user' ORDER BY id LIMIT 1")[0][0]);
         let title = s.title.as_deref().unwrap();
         assert!(title.chars().count() <= 80, "{title}");
         assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
@@ -130,7 +134,10 @@ fn discover_finds_each_fixture_session() {
             let one = Hermes::inspect(&Dir::native(home.path()), &loc).unwrap();
             assert_eq!(one.native_id, s.native_id);
             assert_eq!(one.locator, s.locator);
-            assert_eq!((&one.started_at, &one.updated_at, one.size, &one.title), (&s.started_at, &s.updated_at, s.size, &s.title));
+            assert_eq!(
+                (&one.started_at, &one.updated_at, one.size, &one.title),
+                (&s.started_at, &s.updated_at, s.size, &s.title)
+            );
         }
     }
 }
@@ -169,7 +176,10 @@ fn simple_session_has_prompt_call_result_and_answer() {
         kinds(&read.records),
         ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
     );
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(&read.records);
     assert_eq!(calls.len(), 1);
     let (call_id, name, arguments) = calls[0];
@@ -242,7 +252,13 @@ fn multibyte_text_is_intact() {
         "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301})."
     );
     let results = tool_results(&read.records);
-    for needle in ["日本語のテキスト", "👩\u{200d}💻", "🏳️\u{200d}🌈", "CHERRY-本-91 ✓", "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}"] {
+    for needle in [
+        "日本語のテキスト",
+        "👩\u{200d}💻",
+        "🏳️\u{200d}🌈",
+        "CHERRY-本-91 ✓",
+        "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}",
+    ] {
         assert!(results[0].1.contains(needle), "{needle}");
         assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
     }
@@ -283,7 +299,8 @@ fn ids_are_stable_unique_and_native() {
                 Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
                 _ => {
                     // `<session>:<messages.id>`, and src.offset is that row id.
-                    let rowid: i64 = r.id.strip_prefix(&format!("{id}:")).unwrap().split('#').next().unwrap().parse().unwrap();
+                    let rowid: i64 =
+                        r.id.strip_prefix(&format!("{id}:")).unwrap().split('#').next().unwrap().parse().unwrap();
                     assert!(message_ids.contains(&rowid));
                     assert_eq!(src.offset, rowid as u64);
                 }
@@ -377,13 +394,19 @@ fn synthetic(extra: &[&str]) -> tempfile::TempDir {
 fn unknown_roles_and_parts_are_reported_not_dropped_silently() {
     let sid = id_of("simple");
     let home = synthetic(&[
-        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'brand-new-role', 'x', 1796012500.0)"),
-        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'brand-new-role', 'y', 1796012501.0)"),
+        &format!(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'brand-new-role', 'x', 1796012500.0)"
+        ),
+        &format!(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'brand-new-role', 'y', 1796012501.0)"
+        ),
         &format!(
             "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'user', \
              char(0) || 'json:[{{\"type\":\"text\",\"text\":\"look\"}},{{\"type\":\"image_url\",\"image_url\":{{\"url\":\"data:image/png;base64,AAAA\"}}}},{{\"type\":\"hologram\"}}]', 1796012502.0)"
         ),
-        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'system', 'be brief', 1796012503.0)"),
+        &format!(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'system', 'be brief', 1796012503.0)"
+        ),
     ]);
     let read = read(home.path(), &locator(sid));
     let unknown: Vec<(&str, u32, Severity)> = read
@@ -413,7 +436,9 @@ fn rewound_rows_are_counted_and_compaction_copies_emitted_once() {
     let home = synthetic(&[
         "UPDATE messages SET active = 0 WHERE id IN (5, 6)",
         "UPDATE messages SET active = 0, compacted = 1 WHERE id <= 4",
-        &format!("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'user', '[summary] the word is PAPAYA-42', 1796012360.0)"),
+        &format!(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'user', '[summary] the word is PAPAYA-42', 1796012360.0)"
+        ),
         "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason) \
          SELECT session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason FROM messages WHERE id = 4",
     ]);
@@ -422,8 +447,12 @@ fn rewound_rows_are_counted_and_compaction_copies_emitted_once() {
     assert_eq!((rewound.count, rewound.severity), (2, Severity::Info));
     let dup = read.diag("duplicate-message").unwrap();
     assert_eq!(dup.count, 1);
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "[summary] the word is PAPAYA-42"]);
-    let finals: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).filter(|t| t.starts_with("FINAL")).collect();
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "[summary] the word is PAPAYA-42"]
+    );
+    let finals: Vec<&str> =
+        assistants(&read.records).iter().map(|a| a.text.as_str()).filter(|t| t.starts_with("FINAL")).collect();
     assert_eq!(finals.len(), 1, "the re-inserted tail is emitted once");
 }
 

@@ -108,8 +108,7 @@ fn session_ref(
     let mut state_diags = Diagnostics::new();
     let custom_title = store::custom_title(home, &state, &mut state_diags);
     problems.absorb(&mut state_diags, &state);
-    let title = custom_title
-        .or_else(|| head.first_input.as_deref().and_then(|t| title_of(t, TITLE_CHARS)));
+    let title = custom_title.or_else(|| head.first_input.as_deref().and_then(|t| title_of(t, TITLE_CHARS)));
     Some(SessionRef {
         native_id: native_id.to_string(),
         locator: join(session_dir, CONTEXT),
@@ -132,4 +131,3 @@ fn subagent_bytes(home: &Dir, dir: &str) -> u64 {
         .map(|files| files.iter().filter(|f| f.is_file()).map(|f| f.meta.size).sum::<u64>())
         .sum()
 }
-

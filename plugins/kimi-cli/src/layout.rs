@@ -79,8 +79,7 @@ pub fn rotation_index(name: &str) -> Option<u64> {
 /// The session's context files in the order they were written: the rotated
 /// `context_<n>.jsonl` by `n`, then `context.jsonl`.
 pub fn context_files<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let mut rotated: Vec<(u64, String)> =
-        names.filter_map(|n| rotation_index(n).map(|i| (i, n.to_string()))).collect();
+    let mut rotated: Vec<(u64, String)> = names.filter_map(|n| rotation_index(n).map(|i| (i, n.to_string()))).collect();
     rotated.sort();
     let mut files: Vec<String> = rotated.into_iter().map(|(_, n)| n).collect();
     files.push(CONTEXT.to_string());
@@ -100,10 +99,15 @@ mod tests {
     #[test]
     fn splits_locators_and_orders_rotations() {
         let p = SessionPaths::from_locator(".kimi/sessions/abc/123/context.jsonl").unwrap();
-        assert_eq!((p.session_dir.as_str(), p.work_dir_folder.as_str(), p.native_id.as_str()), (".kimi/sessions/abc/123", "abc", "123"));
+        assert_eq!(
+            (p.session_dir.as_str(), p.work_dir_folder.as_str(), p.native_id.as_str()),
+            (".kimi/sessions/abc/123", "abc", "123")
+        );
         assert!(SessionPaths::from_locator("../x/context.jsonl").is_err());
         assert!(SessionPaths::from_locator(".kimi/sessions/abc/123/wire.jsonl").is_err());
-        let files = context_files(["context_10.jsonl", "wire.jsonl", "context_2.jsonl", "context.jsonl", "context_x.jsonl"].into_iter());
+        let files = context_files(
+            ["context_10.jsonl", "wire.jsonl", "context_2.jsonl", "context.jsonl", "context_x.jsonl"].into_iter(),
+        );
         assert_eq!(files, ["context_2.jsonl", "context_10.jsonl", "context.jsonl"]);
         assert_eq!(work_dir_folder("/home/user/project", "local"), "90722f2638004be06d790eaac9ac1f8a");
         assert_eq!(work_dir_folder("/p", "ssh"), format!("ssh_{}", crate::md5::hex(b"/p")));

@@ -18,15 +18,15 @@ use trajhost_codec_sdk::records::BatchWriter;
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, SessionRef, Severity};
 
 use crate::discover;
-use trajhost_codec_sdk::discovery::list_or_note as list;
 use crate::layout::{self, AGENT_META, CONTEXT, SessionPaths, WIRE, plain_name};
 use crate::records::{Out, Transcript};
 use crate::store;
+use crate::wire::{Binding, WireIndex};
+use crate::{CODEC, HARNESS};
+use trajhost_codec_sdk::discovery::list_or_note as list;
 use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 use trajhost_codec_sdk::paths::join;
 use trajhost_codec_sdk::time::rfc3339_secs;
-use crate::wire::{Binding, WireIndex};
-use crate::{CODEC, HARNESS};
 
 pub struct Reader {
     home: Dir,
@@ -117,7 +117,8 @@ impl Reader {
     fn open_file(&mut self, file: String) {
         match JsonLines::open(&self.home, &file) {
             Ok(lines) => {
-                let id_file = file.strip_prefix(&self.paths.session_dir).unwrap_or(&file).trim_start_matches('/').to_string();
+                let id_file =
+                    file.strip_prefix(&self.paths.session_dir).unwrap_or(&file).trim_start_matches('/').to_string();
                 if let Some(t) = self.transcript.as_mut() {
                     t.start_file(file, id_file);
                 }
@@ -150,7 +151,13 @@ impl Reader {
         agents.sort();
         for agent in self.bindings.keys() {
             if !agents.iter().any(|a| a == agent) {
-                self.diags.add("missing-subagent-transcript", Severity::Warning, "wire:SubagentEvent", Some(&dir), None);
+                self.diags.add(
+                    "missing-subagent-transcript",
+                    Severity::Warning,
+                    "wire:SubagentEvent",
+                    Some(&dir),
+                    None,
+                );
             }
         }
         agents.into()
@@ -182,7 +189,11 @@ impl Reader {
             native_id: agent.to_string(),
             native_version: wire.protocol_version.clone(),
             cwd: self.cwd.clone(),
-            title: agent_meta.description.clone().or_else(|| agent_meta.subagent_type.clone()).or(binding.subagent_type.clone()),
+            title: agent_meta
+                .description
+                .clone()
+                .or_else(|| agent_meta.subagent_type.clone())
+                .or(binding.subagent_type.clone()),
             git_branch: None,
             started_at: wire.first_ts.or(agent_meta.created_at).and_then(rfc3339_secs),
             parent_session: Some(self.paths.native_id.clone()),

@@ -17,11 +17,11 @@ use trajhost_codec_sdk::jsonl::{BadLine, Line};
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
 use crate::dedup::Dedup;
+use crate::wire::{WireIndex, call_key, input_hash, text_key, text_of};
 use trajhost_codec_sdk::hash::Fnv;
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::time::rfc3339_secs;
-use crate::wire::{WireIndex, call_key, input_hash, text_key, text_of};
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -29,7 +29,12 @@ pub use trajhost_codec_sdk::known::Handling;
 pub const KNOWN_CONTEXT_ROLES: &[(&str, Handling)] = &[
     ("_system_prompt", Handling::Mapped("system")),
     ("system", Handling::Mapped("system")),
-    ("user", Handling::Mapped("user; compaction for the summary that opens a compacted context; observation system-reminder for <system> parts")),
+    (
+        "user",
+        Handling::Mapped(
+            "user; compaction for the summary that opens a compacted context; observation system-reminder for <system> parts",
+        ),
+    ),
     ("assistant", Handling::Mapped("reasoning (think parts), assistant, tool_call")),
     ("tool", Handling::Mapped("tool_result")),
     // `/undo` revert markers and the context size: harness bookkeeping.
@@ -46,11 +51,20 @@ pub const KNOWN_WIRE_TYPES: &[(&str, Handling)] = &[
     ("StepBegin", Handling::Mapped("assistant ts (step boundary)")),
     ("TurnEnd", Handling::Mapped("step boundary")),
     ("StepInterrupted", Handling::Mapped("step boundary")),
-    ("ContentPart", Handling::Mapped("assistant ts; matches the step to its context message (content is read from context.jsonl)")),
-    ("ToolCall", Handling::Mapped("assistant ts; matches the step to its context message (calls are read from context.jsonl)")),
+    (
+        "ContentPart",
+        Handling::Mapped("assistant ts; matches the step to its context message (content is read from context.jsonl)"),
+    ),
+    (
+        "ToolCall",
+        Handling::Mapped("assistant ts; matches the step to its context message (calls are read from context.jsonl)"),
+    ),
     ("ToolResult", Handling::Mapped("tool_result ok (return_value.is_error) and ts")),
     ("StatusUpdate", Handling::Mapped("assistant usage (token_usage) and message_id")),
-    ("SubagentEvent", Handling::Mapped("binds subagents/<agent_id> to its parent tool call (the child is read from its own files)")),
+    (
+        "SubagentEvent",
+        Handling::Mapped("binds subagents/<agent_id> to its parent tool call (the child is read from its own files)"),
+    ),
     // Streaming deltas, progress, UI and approval traffic: nothing a
     // canonical record holds, or already in the context.
     ("ToolCallPart", Handling::Reported),
@@ -82,7 +96,8 @@ pub fn wire_handling(kind: &str) -> Option<Handling> {
 }
 
 /// The text Kimi CLI puts before the summary of a compacted context.
-pub const COMPACTION_PREFIX: &str = "<system>Previous context has been compacted. Here is the compaction output:</system>";
+pub const COMPACTION_PREFIX: &str =
+    "<system>Previous context has been compacted. Here is the compaction output:</system>";
 
 /// Where records and diagnostics go.
 pub struct Out<'a> {
@@ -129,9 +144,16 @@ impl Transcript {
         };
         let role = str_of(&value, "role");
         let span = (line.offset, line.len);
-        let compaction = role == Some("user") && text_of(value.get("content").unwrap_or(&Value::Null), "").starts_with(COMPACTION_PREFIX);
+        let compaction = role == Some("user")
+            && text_of(value.get("content").unwrap_or(&Value::Null), "").starts_with(COMPACTION_PREFIX);
         if self.dedup.carried_over(Fnv::of(line.bytes), role.unwrap_or(""), compaction) {
-            out.diags.add("carried-over-line", Severity::Info, &format!("context:{}", type_name(role)), Some(&self.file), Some(line.offset));
+            out.diags.add(
+                "carried-over-line",
+                Severity::Info,
+                &format!("context:{}", type_name(role)),
+                Some(&self.file),
+                Some(line.offset),
+            );
             return;
         }
         match role {
@@ -203,7 +225,13 @@ impl Transcript {
         let mut index = 0;
         if !injected.is_empty() {
             let text = injected.join("\n");
-            self.push(out, index, Body::Observation { subtype: "system-reminder".into(), text: Some(text) }, ts.clone(), span);
+            self.push(
+                out,
+                index,
+                Body::Observation { subtype: "system-reminder".into(), text: Some(text) },
+                ts.clone(),
+                span,
+            );
             index += 1;
         }
         if !said.is_empty() || !attachments.is_empty() || injected.is_empty() {
@@ -246,7 +274,8 @@ impl Transcript {
                 }
             }
         }
-        let assistant = Assistant { text, model: None, message_id: step.message_id, stop_reason: None, usage: step.usage };
+        let assistant =
+            Assistant { text, model: None, message_id: step.message_id, stop_reason: None, usage: step.usage };
         self.push(out, index, Body::Assistant(assistant), ts.clone(), span);
         index += 1;
         for call in calls {

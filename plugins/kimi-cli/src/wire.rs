@@ -85,11 +85,8 @@ pub fn text_of(content: &Value, sep: &str) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => {
-            let texts: Vec<&str> = parts
-                .iter()
-                .filter(|p| str_of(p, "type") == Some("text"))
-                .filter_map(|p| str_of(p, "text"))
-                .collect();
+            let texts: Vec<&str> =
+                parts.iter().filter(|p| str_of(p, "type") == Some("text")).filter_map(|p| str_of(p, "text")).collect();
             texts.join(sep)
         }
         _ => String::new(),
@@ -212,7 +209,8 @@ impl WireIndex {
                 }
                 Some("SubagentEvent") => {
                     if let Some(agent) = str_of(payload, "agent_id") {
-                        let parent = str_of(payload, "parent_tool_call_id").or_else(|| str_of(payload, "task_tool_call_id"));
+                        let parent =
+                            str_of(payload, "parent_tool_call_id").or_else(|| str_of(payload, "task_tool_call_id"));
                         if !index.subagents.contains_key(agent) && index.room(path, diags) {
                             index.subagents.insert(
                                 agent.to_string(),
@@ -294,11 +292,7 @@ impl WireIndex {
 
     /// Turns, steps and tool results no context record claimed.
     pub fn unclaimed(&self) -> (usize, usize, usize) {
-        (
-            self.turns.values().map(VecDeque::len).sum(),
-            self.steps.values().map(VecDeque::len).sum(),
-            self.results.len(),
-        )
+        (self.turns.values().map(VecDeque::len).sum(), self.steps.values().map(VecDeque::len).sum(), self.results.len())
     }
 
     /// The outcome of tool call `id`.

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_kimi_cli::{Handling, KNOWN_CONTEXT_ROLES, KNOWN_WIRE_TYPES, KimiCli};
 use trajhost_codec_sdk::canonical::{Body, Meta, Record};
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
@@ -68,7 +68,11 @@ fn provenance(name: &str, field: &str) -> String {
     let start = text.find(&format!("<!-- scenario:{name} -->")).unwrap();
     let section = &text[start..start + text[start..].find("<!-- /scenario -->").unwrap()];
     let prefix = format!("- {field}: ");
-    section.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap_or_else(|| panic!("{name}: no {field}")).to_string()
+    section
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .unwrap_or_else(|| panic!("{name}: no {field}"))
+        .to_string()
 }
 
 /// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS…` (UTC).
@@ -137,7 +141,8 @@ fn append(path: &Path, lines: &[Value]) {
 }
 
 fn mtime_ms(path: &Path) -> i64 {
-    std::fs::metadata(path).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
+    std::fs::metadata(path).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis()
+        as i64
 }
 
 // ---------------------------------------------------------------- info
@@ -176,7 +181,9 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(s.locator, locator(id));
         assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
         assert_eq!(s.native_version.as_deref(), Some("1.10"));
-        let state: Value = serde_json::from_str(&std::fs::read_to_string(home.join(session_dir(id)).join("state.json")).unwrap()).unwrap();
+        let state: Value =
+            serde_json::from_str(&std::fs::read_to_string(home.join(session_dir(id)).join("state.json")).unwrap())
+                .unwrap();
         assert_eq!(s.title.as_deref(), state["custom_title"].as_str(), "{name}: state.json custom_title");
         assert!(prompt.starts_with(s.title.as_deref().unwrap().trim_end_matches('…')), "{name}");
 
@@ -191,14 +198,10 @@ fn discover_finds_each_fixture_session() {
         assert_eq!(s.size, size);
 
         let one = KimiCli::inspect(&Dir::native(&home), &s.locator).unwrap();
-        assert_eq!((one.native_id, one.cwd, one.started_at, one.updated_at, one.size, one.title), (
-            s.native_id.clone(),
-            s.cwd.clone(),
-            s.started_at.clone(),
-            s.updated_at.clone(),
-            s.size,
-            s.title.clone()
-        ));
+        assert_eq!(
+            (one.native_id, one.cwd, one.started_at, one.updated_at, one.size, one.title),
+            (s.native_id.clone(), s.cwd.clone(), s.started_at.clone(), s.updated_at.clone(), s.size, s.title.clone())
+        );
     }
 }
 
@@ -322,21 +325,30 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
 fn simple_has_both_turns_and_the_secret_word() {
     let read = read_scenario("simple");
     let records = &read.records;
-    assert_eq!(users(records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(records);
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].1, "Shell");
     assert_eq!(calls[0].2, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
     let results = tool_results(records);
     assert_eq!(results[0].0, calls[0].0);
-    assert_eq!(results[0].1, "<system>Command executed successfully.</system>\nHello from the lab workspace. The secret word is PAPAYA-42.\n");
+    assert_eq!(
+        results[0].1,
+        "<system>Command executed successfully.</system>\nHello from the lab workspace. The secret word is PAPAYA-42.\n"
+    );
     assert_eq!(results[0].2, Some(true));
     let answers = assistant_texts(records);
     assert_eq!(answers.len(), 3, "tool-call step, answer, resumed answer");
     assert!(answers[2].starts_with("NOTOOL ANSWER") && answers[2].contains("PAPAYA-42"));
     // Wire times: the user turn, the tool call step, the tool result.
     let kinds: Vec<&str> = records.iter().map(|r| r.body.kind()).collect();
-    assert_eq!(kinds, ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+    assert_eq!(
+        kinds,
+        ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+    );
     let wire = raw_lines(&home("simple").join(session_dir(&id_of("simple"))).join("wire.jsonl"));
     let event = |kind: &str, nth: usize| wire.iter().filter(|l| l["message"]["type"] == kind).nth(nth).map(wire_ts);
     assert_eq!(records[2].ts, event("TurnBegin", 0));
@@ -525,11 +537,16 @@ fn a_revert_rotation_is_read_once() {
     let read = read(home.path(), &locator(id));
     assert_eq!(
         users(&read.records),
-        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]", "Try again, please."]
+        [
+            "Read hello.txt and tell me the secret word.",
+            "What was the secret word again? [notool]",
+            "Try again, please."
+        ]
     );
     assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::System { .. })).count(), 1);
     assert_eq!(diag(&read, "carried-over-line", "context:user").unwrap().count, 1);
-    let files: Vec<&str> = read.records[1..].iter().map(|r| r.src.as_ref().unwrap().file.rsplit('/').next().unwrap()).collect();
+    let files: Vec<&str> =
+        read.records[1..].iter().map(|r| r.src.as_ref().unwrap().file.rsplit('/').next().unwrap()).collect();
     assert_eq!(files.first(), Some(&"context_1.jsonl"));
     assert_eq!(files.last(), Some(&"context.jsonl"));
     let ids: BTreeSet<&str> = read.records.iter().map(|r| r.id.as_str()).collect();
@@ -563,10 +580,17 @@ fn a_compaction_becomes_one_compaction_record() {
     ];
     std::fs::write(dir.join("context.jsonl"), new.join("\n") + "\n").unwrap();
     let read = read(home.path(), &locator(id));
-    let compactions: Vec<&str> =
-        read.records.iter().filter_map(|r| if let Body::Compaction { summary, .. } = &r.body { Some(summary.as_str()) } else { None }).collect();
+    let compactions: Vec<&str> = read
+        .records
+        .iter()
+        .filter_map(|r| if let Body::Compaction { summary, .. } = &r.body { Some(summary.as_str()) } else { None })
+        .collect();
     assert_eq!(compactions, ["The user asked for the secret word; it is PAPAYA-42."]);
-    assert_eq!(assistant_texts(&read.records).iter().filter(|t| t.starts_with("NOTOOL")).count(), 1, "the preserved answer is read once");
+    assert_eq!(
+        assistant_texts(&read.records).iter().filter(|t| t.starts_with("NOTOOL")).count(),
+        1,
+        "the preserved answer is read once"
+    );
     assert_eq!(users(&read.records).last(), Some(&"And now?"));
 }
 
@@ -630,7 +654,9 @@ fn subagents_are_read_after_the_session_and_bound_to_their_call() {
     assert_eq!(child_results, [("sub_call_1", "PAPAYA-42", Some(true))]);
     assert_eq!(users(&records[first_child..]), ["Find the word."]);
     assert_eq!(records[first_child + 1].ts, Some(rfc3339_ms(t0 - 460)));
-    assert!(records[first_child..].iter().all(|r| r.src.as_ref().is_none_or(|s| s.file.contains("/subagents/a1b2c3/"))));
+    assert!(
+        records[first_child..].iter().all(|r| r.src.as_ref().is_none_or(|s| s.file.contains("/subagents/a1b2c3/")))
+    );
     let ids: BTreeSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids.len(), records.len());
     assert!(read.diagnostics.iter().all(|d| d.code != "unknown-record-type"));
@@ -656,7 +682,16 @@ fn a_missing_wire_leaves_times_usage_and_ok_unset() {
 #[test]
 fn a_locator_outside_the_layout_is_refused() {
     let home = home("simple");
-    for bad in ["../etc/context.jsonl", ".kimi/sessions/x/wire.jsonl", "/abs/context.jsonl", ".kimi/sessions/a/b/context.jsonl"] {
-        assert!(KimiCli::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }).is_err(), "{bad}");
+    for bad in [
+        "../etc/context.jsonl",
+        ".kimi/sessions/x/wire.jsonl",
+        "/abs/context.jsonl",
+        ".kimi/sessions/a/b/context.jsonl",
+    ] {
+        assert!(
+            KimiCli::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 })
+                .is_err(),
+            "{bad}"
+        );
     }
 }

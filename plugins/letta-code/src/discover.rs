@@ -70,7 +70,12 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
         .ok_or_else(|| CodecError::NotFound(format!("{locator}: no Letta Code messages")))
 }
 
-pub fn session_ref(home: &Dir, paths: &SessionPaths, files: &[DirEntry], diags: &mut Diagnostics) -> Option<(SessionRef, Facts)> {
+pub fn session_ref(
+    home: &Dir,
+    paths: &SessionPaths,
+    files: &[DirEntry],
+    diags: &mut Diagnostics,
+) -> Option<(SessionRef, Facts)> {
     let messages = files.iter().find(|f| f.is_file() && f.name == MESSAGES)?;
     let head = match Head::scan(home, &paths.locator) {
         Ok(head) => head,
@@ -129,4 +134,3 @@ fn read_json(home: &Dir, path: &str, diags: &mut Diagnostics) -> Option<Value> {
         }
     }
 }
-

@@ -16,8 +16,8 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use crate::discover;
 use crate::layout::SessionPaths;
 use crate::records::{Out, map_line, message_id};
-use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 use crate::{CODEC, HARNESS};
+use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 /// Message ids whose last position is remembered; past it, every snapshot
 /// of a new id is emitted.
@@ -84,7 +84,13 @@ impl Reader {
                 if let Some(id) = message_id(&value)
                     && self.last.get(id).is_some_and(|last| *last != line.offset)
                 {
-                    self.diags.add("superseded-snapshot", Severity::Info, "message", Some(&self.file), Some(line.offset));
+                    self.diags.add(
+                        "superseded-snapshot",
+                        Severity::Info,
+                        "message",
+                        Some(&self.file),
+                        Some(line.offset),
+                    );
                     return Ok(true);
                 }
                 let span = (line.offset, line.len);

@@ -27,8 +27,18 @@ pub use trajhost_codec_sdk::known::Handling;
 
 /// Every message `role` (pi-ai messages, in either format).
 pub const KNOWN_ROLES: &[(&str, Handling)] = &[
-    ("user", Handling::Mapped("user; observation system-reminder (injected <system-reminder> parts); compaction (metadata.compaction)")),
-    ("assistant", Handling::Mapped("reasoning (thinking parts), assistant (model, responseId, usage, stopReason), tool_call (toolCall parts); observation api-error (errorMessage)")),
+    (
+        "user",
+        Handling::Mapped(
+            "user; observation system-reminder (injected <system-reminder> parts); compaction (metadata.compaction)",
+        ),
+    ),
+    (
+        "assistant",
+        Handling::Mapped(
+            "reasoning (thinking parts), assistant (model, responseId, usage, stopReason), tool_call (toolCall parts); observation api-error (errorMessage)",
+        ),
+    ),
     ("toolResult", Handling::Mapped("tool_result (isError → ok)")),
 ];
 
@@ -124,10 +134,22 @@ pub fn map_line(file: &str, value: &Value, span: (u64, u64), out: &mut Out<'_>) 
             out.diags.add("unmapped-record-type", Severity::Warning, "legacy-ui-row", Some(file), Some(span.0));
         }
         Row::UnknownEntry(kind) => {
-            out.diags.add("unknown-record-type", Severity::Warning, &format!("entry:{}", type_name(kind)), Some(file), Some(span.0));
+            out.diags.add(
+                "unknown-record-type",
+                Severity::Warning,
+                &format!("entry:{}", type_name(kind)),
+                Some(file),
+                Some(span.0),
+            );
         }
         Row::UnknownRole(role) => {
-            out.diags.add("unknown-record-type", Severity::Warning, &format!("role:{}", type_name(role)), Some(file), Some(span.0));
+            out.diags.add(
+                "unknown-record-type",
+                Severity::Warning,
+                &format!("role:{}", type_name(role)),
+                Some(file),
+                Some(span.0),
+            );
         }
     }
 }
@@ -204,7 +226,9 @@ fn map_message(file: &str, m: &Value, entry_ts: Option<&str>, span: (u64, u64), 
             let assistant = Assistant {
                 text: texts(&|_| true).join(""),
                 model: str_of(m, "model").or_else(|| provider.and_then(|p| str_of(p, "model_id"))).map(str::to_string),
-                message_id: str_of(m, "responseId").or_else(|| provider.and_then(|p| str_of(p, "response_id"))).map(str::to_string),
+                message_id: str_of(m, "responseId")
+                    .or_else(|| provider.and_then(|p| str_of(p, "response_id")))
+                    .map(str::to_string),
                 stop_reason: str_of(m, "stopReason").map(str::to_string),
                 usage: m.get("usage").and_then(usage),
             };
@@ -263,7 +287,15 @@ fn usage(u: &Value) -> Option<Usage> {
     (counts.iter().any(|c| c.is_some_and(|n| n > 0)) || usage.cost_usd.is_some()).then_some(usage)
 }
 
-fn push(out: &mut Out<'_>, file: &str, id: Option<&str>, index: usize, body: Body, ts: Option<String>, span: (u64, u64)) {
+fn push(
+    out: &mut Out<'_>,
+    file: &str,
+    id: Option<&str>,
+    index: usize,
+    body: Body,
+    ts: Option<String>,
+    span: (u64, u64),
+) {
     let id = match id.filter(|i| !i.is_empty()) {
         Some(id) if index == 0 => id.to_string(),
         Some(id) => format!("{id}#{index}"),

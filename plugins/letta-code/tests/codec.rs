@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_letta_code::{KNOWN_PARTS, KNOWN_ROLES, LettaCode};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
@@ -21,7 +21,10 @@ const SCENARIOS: [(&str, &str); 5] = [
     ("simple", "Read hello.txt and tell me the secret word."),
     ("parallel", "Read hello.txt and second.txt and tell me both words."),
     ("failing-tool", "Run cat missing.txt and tell me what happened."),
-    ("multibyte", "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301})."),
+    (
+        "multibyte",
+        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).",
+    ),
     ("long-output", "Print long.txt with cat and tell me how it begins."),
 ];
 
@@ -78,14 +81,24 @@ fn discover_finds_each_fixture_conversation() {
             assert!(title.ends_with('…') && prompt.starts_with(title.trim_end_matches('…')), "{title}");
         }
         let dir = home.join(CONV_DIR);
-        let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
         assert_eq!(s.started_at.as_deref(), manifest["created_at"].as_str());
-        let mtime = std::fs::metadata(dir.join("messages.jsonl")).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        let mtime = std::fs::metadata(dir.join("messages.jsonl"))
+            .unwrap()
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
         assert_eq!(s.updated_at.as_deref(), Some(rfc3339_ms(mtime).as_str()));
         let size: u64 = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
         assert_eq!(s.size, size);
         let one = LettaCode::inspect(&Dir::native(&home), LOCATOR).unwrap();
-        assert_eq!((one.native_id, one.started_at, one.size, one.title), (s.native_id.clone(), s.started_at.clone(), s.size, s.title.clone()));
+        assert_eq!(
+            (one.native_id, one.started_at, one.size, one.title),
+            (s.native_id.clone(), s.started_at.clone(), s.size, s.title.clone())
+        );
     }
 }
 
@@ -139,7 +152,10 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
         let results = tool_results(records);
         assert_eq!(results.len(), calls.len());
         let ids: BTreeSet<&str> = calls.iter().map(|c| c.0).collect();
-        assert!(results.iter().all(|r| ids.contains(r.0) && r.2 == Some(true)), "{name}: isError false everywhere: {results:?}");
+        assert!(
+            results.iter().all(|r| ids.contains(r.0) && r.2 == Some(true)),
+            "{name}: isError false everywhere: {results:?}"
+        );
         let answers = assistants(records);
         assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER: the tool returned:")), "{name}");
         for a in &answers {
@@ -152,26 +168,64 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
             assert_eq!(r.src.as_ref().unwrap().file, LOCATOR);
             assert!(r.ts.is_some(), "{name}: {r:?}");
         }
-        assert!(read.diagnostics.iter().all(|d| d.code != "unknown-record-type" && d.code != "unmapped-content-part"), "{name}: {:?}", read.diagnostics);
+        assert!(
+            read.diagnostics.iter().all(|d| d.code != "unknown-record-type" && d.code != "unmapped-content-part"),
+            "{name}: {:?}",
+            read.diagnostics
+        );
     }
 }
 
 #[test]
 fn simple_has_both_turns() {
     let records = read(&home("simple")).records;
-    assert_eq!(users(&records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let kinds: Vec<&str> = records.iter().map(|r| r.body.kind()).collect();
     assert_eq!(
         kinds,
-        ["meta", "observation", "user", "assistant", "tool_call", "tool_result", "assistant", "observation", "user", "assistant"]
+        [
+            "meta",
+            "observation",
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "observation",
+            "user",
+            "assistant"
+        ]
     );
     let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids, ["local-conv-1", "ui-msg-1#1", "ui-msg-1", "ui-msg-2", "ui-msg-2#1", "ui-msg-3", "ui-msg-4", "ui-msg-5#1", "ui-msg-5", "ui-msg-6"]);
+    assert_eq!(
+        ids,
+        [
+            "local-conv-1",
+            "ui-msg-1#1",
+            "ui-msg-1",
+            "ui-msg-2",
+            "ui-msg-2#1",
+            "ui-msg-3",
+            "ui-msg-4",
+            "ui-msg-5#1",
+            "ui-msg-5",
+            "ui-msg-6"
+        ]
+    );
     let calls = tool_calls(&records);
     assert_eq!(calls[0].2, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
-    assert_eq!(tool_results(&records), [(calls[0].0, "Hello from the lab workspace. The secret word is PAPAYA-42.\n", Some(true))]);
+    assert_eq!(
+        tool_results(&records),
+        [(calls[0].0, "Hello from the lab workspace. The secret word is PAPAYA-42.\n", Some(true))]
+    );
     let answers = assistants(&records);
-    assert_eq!(answers.iter().map(|a| a.stop_reason.as_deref()).collect::<Vec<_>>(), [Some("toolUse"), Some("stop"), Some("stop")]);
+    assert_eq!(
+        answers.iter().map(|a| a.stop_reason.as_deref()).collect::<Vec<_>>(),
+        [Some("toolUse"), Some("stop"), Some("stop")]
+    );
     assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
     // The assistant's own `timestamp` (epoch ms), as recorded.
     assert_eq!(records[3].ts.as_deref(), Some("2026-11-30T04:18:48.315Z"));
@@ -240,7 +294,8 @@ fn unknown_roles_parts_and_entries_are_diagnosed() {
         ],
     );
     let read = read(home.path());
-    let unknown: Vec<&str> = read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| d.detail.as_str()).collect();
+    let unknown: Vec<&str> =
+        read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| d.detail.as_str()).collect();
     assert_eq!(unknown, ["entry:bookmark", "role:narrator"]);
     assert!(read.diagnostics.iter().any(|d| d.code == "unmapped-content-part" && d.detail == "hologram"));
     // All-zero usage is "none reported", never zeros.
@@ -254,7 +309,8 @@ fn a_later_snapshot_of_a_message_replaces_the_earlier_one() {
     let path = home.path().join(LOCATOR);
     let lines = raw_lines(&path);
     let mut last = lines.last().unwrap().clone();
-    last["content"] = json!([{"type": "thinking", "thinking": "Recall."}, {"type": "text", "text": "Edited: PAPAYA-42."}]);
+    last["content"] =
+        json!([{"type": "thinking", "thinking": "Recall."}, {"type": "text", "text": "Edited: PAPAYA-42."}]);
     append(&path, &[last]);
     let read = read(home.path());
     let answers = assistants(&read.records);
@@ -262,7 +318,8 @@ fn a_later_snapshot_of_a_message_replaces_the_earlier_one() {
     assert_eq!(answers[2].text, "Edited: PAPAYA-42.");
     assert!(answers.iter().all(|a| !a.text.starts_with("NOTOOL")));
     assert_eq!(read.diagnostics.iter().find(|d| d.code == "superseded-snapshot").unwrap().count, 1);
-    let reasoning: Vec<&Body> = read.records.iter().map(|r| &r.body).filter(|b| matches!(b, Body::Reasoning(_))).collect();
+    let reasoning: Vec<&Body> =
+        read.records.iter().map(|r| &r.body).filter(|b| matches!(b, Body::Reasoning(_))).collect();
     assert_eq!(reasoning.len(), 1);
     let ids: BTreeSet<&str> = read.records.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids.len(), read.records.len());
@@ -273,7 +330,9 @@ fn schema_2_session_entries_are_read() {
     let home = copy_of("simple");
     let path = home.path().join(LOCATOR);
     let messages = raw_lines(&path);
-    let mut rows = vec![json!({"type": "session", "version": 3, "id": "local-conv-1", "timestamp": "2026-11-30T04:18:47.000Z", "cwd": "/srv/app"})];
+    let mut rows = vec![
+        json!({"type": "session", "version": 3, "id": "local-conv-1", "timestamp": "2026-11-30T04:18:47.000Z", "cwd": "/srv/app"}),
+    ];
     let mut parent = Value::Null;
     for (i, m) in messages.iter().enumerate() {
         let id = format!("e{i}");
@@ -289,12 +348,21 @@ fn schema_2_session_entries_are_read() {
     assert_eq!(s.started_at.as_deref(), Some("2026-11-30T04:18:47.000Z"), "the session header's time");
     assert_eq!(s.cwd.as_deref(), Some("/srv/app"), "the session header's cwd");
     let read = read(home.path());
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     assert_eq!(tool_results(&read.records).len(), 1);
     let compactions: Vec<(&str, Option<&str>)> = read
         .records
         .iter()
-        .filter_map(|r| if let Body::Compaction { summary, trigger } = &r.body { Some((summary.as_str(), trigger.as_deref())) } else { None })
+        .filter_map(|r| {
+            if let Body::Compaction { summary, trigger } = &r.body {
+                Some((summary.as_str(), trigger.as_deref()))
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(compactions, [("Asked for the word; PAPAYA-42.", Some("manual"))]);
     assert!(read.diagnostics.iter().all(|d| d.code != "unknown-record-type"), "{:?}", read.diagnostics);
@@ -315,7 +383,16 @@ fn a_torn_last_line_is_a_torn_tail() {
 #[test]
 fn a_locator_outside_the_layout_is_refused() {
     let home = home("simple");
-    for bad in ["../x/messages.jsonl", "/abs/messages.jsonl", ".letta/lc-local-backend/conversations/x/manifest.json", ".letta/lc-local-backend/conversations/nope/messages.jsonl"] {
-        assert!(LettaCode::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }).is_err(), "{bad}");
+    for bad in [
+        "../x/messages.jsonl",
+        "/abs/messages.jsonl",
+        ".letta/lc-local-backend/conversations/x/manifest.json",
+        ".letta/lc-local-backend/conversations/nope/messages.jsonl",
+    ] {
+        assert!(
+            LettaCode::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 })
+                .is_err(),
+            "{bad}"
+        );
     }
 }

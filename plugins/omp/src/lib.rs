@@ -50,7 +50,12 @@ impl Codec for Omp {
         Ok(WholeDocument::new(options, |session, options| core::write::write(&OMP, session, options)))
     }
 
-    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
         let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         core::prepare::prepare(&OMP, artifacts, target, &options)
     }

@@ -9,12 +9,15 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use trajhost_codec_omp::core::testkit::check_chain;
-use trajhost_codec_testkit::{self as kit, document, Read, Spans, assistants, conversation, copy_dir, kinds, options, raw_lines, read, read_with, tool_calls, tool_results, users};
 use trajhost_codec_omp::{KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Omp};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::{Body, Usage};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistants, conversation, copy_dir, document, kinds, options, raw_lines, read, read_with,
+    tool_calls, tool_results, users,
+};
 
 const DIR: &str = ".omp/agent/sessions/-project";
 const CWD: &str = "/home/user/project";
@@ -84,19 +87,29 @@ fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
         for (call_id, _, _) in &results {
             assert!(calls.iter().any(|(c, _, _)| c == call_id));
         }
-        assert!(calls.iter().all(|(_, _, a)| a["i"] == "" ), "{scenario}: arguments kept as recorded");
+        assert!(calls.iter().all(|(_, _, a)| a["i"] == ""), "{scenario}: arguments kept as recorded");
         let answers = assistants(&read.records);
         assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER")));
         for a in answers {
             assert_eq!(a.model.as_deref(), Some("fake-model"));
-            let want = Usage { input: Some(100), output: Some(20), cache_read: Some(0), cache_write: Some(0), reasoning: None, cost_usd: Some(0.0) };
+            let want = Usage {
+                input: Some(100),
+                output: Some(20),
+                cache_read: Some(0),
+                cache_write: Some(0),
+                reasoning: None,
+                cost_usd: Some(0.0),
+            };
             assert_eq!(a.usage.as_ref(), Some(&want));
         }
         // `custom` entries (tool_execution_start, session_exit) are extension
         // state: counted, not emitted.
         let unmapped: Vec<&str> =
             read.diagnostics.iter().filter(|d| d.code == "unmapped-record-type").map(|d| d.detail.as_str()).collect();
-        assert!(unmapped.contains(&"custom/tool_execution_start") && unmapped.contains(&"custom/session_exit"), "{unmapped:?}");
+        assert!(
+            unmapped.contains(&"custom/tool_execution_start") && unmapped.contains(&"custom/session_exit"),
+            "{unmapped:?}"
+        );
         assert!(
             read.diagnostics.iter().all(|d| d.code == "unmapped-record-type" || d.code == "tool-output-truncated"),
             "{:?}",
@@ -113,7 +126,18 @@ fn simple_session_details() {
     let read = read_scenario("simple");
     assert_eq!(
         kinds(&read.records),
-        ["meta", "observation", "observation", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+        [
+            "meta",
+            "observation",
+            "observation",
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "user",
+            "assistant"
+        ]
     );
     let Body::Observation { subtype, text } = &read.records[1].body else { panic!() };
     assert_eq!((subtype.as_str(), text.as_deref()), ("model_change", Some("fake/fake-model")));
@@ -203,7 +227,10 @@ fn round_trip_keeps_the_conversation_and_writes_a_title_slot() {
         let first = read_scenario(scenario);
         let options = WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None };
         let written = trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options.clone()).unwrap();
-        assert_eq!(trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options).unwrap().artifacts[0].bytes, written.artifacts[0].bytes);
+        assert_eq!(
+            trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options).unwrap().artifacts[0].bytes,
+            written.artifacts[0].bytes
+        );
         let artifact = &written.artifacts[0];
         let header = check_chain(&artifact.bytes);
         assert_eq!(header["id"], written.native_id.as_str());
@@ -211,11 +238,14 @@ fn round_trip_keeps_the_conversation_and_writes_a_title_slot() {
         assert_eq!(first_line["type"], "title");
         // Without a home, /home/user/project is written in Pi's absolute form.
         assert!(artifact.path.starts_with(".omp/agent/sessions/--home-user-project--/"), "{}", artifact.path);
-        let lines: Vec<Value> = std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let lines: Vec<Value> =
+            std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let model_change = lines.iter().find(|l| l["type"] == "model_change").unwrap();
         assert_eq!(model_change["model"], "fake/fake-model");
         assert!(lines.iter().filter(|l| l["message"]["role"] == "user").all(|l| l["message"]["attribution"] == "user"));
-        assert!(lines.iter().filter(|l| l["message"]["role"] == "assistant").all(|l| l["message"]["provider"] == "fake"));
+        assert!(
+            lines.iter().filter(|l| l["message"]["role"] == "assistant").all(|l| l["message"]["provider"] == "fake")
+        );
 
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(&artifact.path);
@@ -235,18 +265,33 @@ fn prepare_uses_the_home_relative_folder() {
     let target = tempfile::tempdir().unwrap();
     copy_dir(&home("simple"), target.path());
     let first = read_scenario("parallel");
-    let written = trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None }).unwrap();
-    let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some("/home/user".into()) };
-    let plan = trajhost_codec_sdk::prepare_artifacts::<Omp>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    let written = trajhost_codec_sdk::write_document::<Omp>(
+        &document(&first.records),
+        WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None },
+    )
+    .unwrap();
+    let options = WriteOptions {
+        cwd: Some(CWD.into()),
+        native_id: Some(written.native_id.clone()),
+        home_path: Some("/home/user".into()),
+    };
+    let plan =
+        trajhost_codec_sdk::prepare_artifacts::<Omp>(written.artifacts.clone(), &Dir::native(target.path()), options)
+            .unwrap();
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     let name = written.artifacts[0].path.rsplit('/').next().unwrap();
     assert_eq!(file.path, format!("{DIR}/{name}"));
     assert_eq!(file.bytes, written.artifacts[0].bytes);
     assert_eq!(plan.operations.len(), 1);
-    assert_eq!(plan.resume_command.as_deref(), Some(format!("cd {CWD} && omp --resume /home/user/{DIR}/{name}").as_str()));
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd {CWD} && omp --resume /home/user/{DIR}/{name}").as_str())
+    );
 
-    let options = WriteOptions { cwd: Some("/tmp/work/x".into()), native_id: None, home_path: Some("/home/user".into()) };
-    let plan = trajhost_codec_sdk::prepare_artifacts::<Omp>(written.artifacts, &Dir::native(target.path()), options).unwrap();
+    let options =
+        WriteOptions { cwd: Some("/tmp/work/x".into()), native_id: None, home_path: Some("/home/user".into()) };
+    let plan =
+        trajhost_codec_sdk::prepare_artifacts::<Omp>(written.artifacts, &Dir::native(target.path()), options).unwrap();
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     assert!(file.path.starts_with(".omp/agent/sessions/-tmp-work-x/"), "{}", file.path);
     let header = check_chain(&file.bytes);

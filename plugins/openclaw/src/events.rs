@@ -14,9 +14,9 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
+use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::Severity;
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -135,16 +135,23 @@ impl Mapper {
             }),
             _ => match entry_handling(kind) {
                 Some(_) => diags.add("unmapped-record-type", Severity::Info, kind, Some(file), Some(offset)),
-                None => diags.add("unknown-record-type", Severity::Warning, &type_name(Some(kind)), Some(file), Some(offset)),
+                None => diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    &type_name(Some(kind)),
+                    Some(file),
+                    Some(offset),
+                ),
             },
         }
         if out.is_empty() {
             self.aliases.insert(id, parent);
         } else if let Some(first) = out.first()
-            && first.id != id {
-                // The entry's own id stands for its first record.
-                self.aliases.insert(id, Some(first.id.clone()));
-            }
+            && first.id != id
+        {
+            // The entry's own id stands for its first record.
+            self.aliases.insert(id, Some(first.id.clone()));
+        }
         out
     }
 
@@ -167,7 +174,11 @@ impl Mapper {
         match role {
             "user" => {
                 let c = content(message.get("content"), "user", file, offset, diags);
-                out.push(Made { id: id.to_string(), body: Body::User { text: c.text, attachments: c.attachments }, parent });
+                out.push(Made {
+                    id: id.to_string(),
+                    body: Body::User { text: c.text, attachments: c.attachments },
+                    parent,
+                });
             }
             "assistant" => assistant(message, id, parent, file, offset, diags, out),
             "toolResult" => {
@@ -186,7 +197,11 @@ impl Mapper {
             "bashExecution" => {
                 let mut text = str_at(message, "command").map(|c| format!("$ {c}\n")).unwrap_or_default();
                 text.push_str(str_at(message, "output").unwrap_or(""));
-                out.push(Made { id: id.to_string(), body: Body::Observation { subtype: "bash-execution".into(), text: Some(text) }, parent });
+                out.push(Made {
+                    id: id.to_string(),
+                    body: Body::Observation { subtype: "bash-execution".into(), text: Some(text) },
+                    parent,
+                });
             }
             "custom" => {
                 let c = content(message.get("content"), "custom", file, offset, diags);
@@ -201,7 +216,10 @@ impl Mapper {
             }
             "branchSummary" => out.push(Made {
                 id: id.to_string(),
-                body: Body::Observation { subtype: "branch-summary".into(), text: str_at(message, "summary").map(str::to_string) },
+                body: Body::Observation {
+                    subtype: "branch-summary".into(),
+                    text: str_at(message, "summary").map(str::to_string),
+                },
                 parent,
             }),
             "compactionSummary" => out.push(Made {
@@ -222,7 +240,15 @@ impl Mapper {
 
 /// An assistant message: its thinking blocks, the assistant record, then
 /// one tool call per `toolCall` block.
-fn assistant(message: &Json, id: &str, parent: Option<String>, file: &str, offset: u64, diags: &mut Diagnostics, out: &mut Vec<Made>) {
+fn assistant(
+    message: &Json,
+    id: &str,
+    parent: Option<String>,
+    file: &str,
+    offset: u64,
+    diags: &mut Diagnostics,
+    out: &mut Vec<Made>,
+) {
     let mut text = String::new();
     let mut calls = Vec::new();
     let mut n = 0;
@@ -247,9 +273,9 @@ fn assistant(message: &Json, id: &str, parent: Option<String>, file: &str, offse
                     id: next(),
                     body: Body::Reasoning(Reasoning {
                         text: (!redacted).then(|| str_at(block, "thinking").unwrap_or("").to_string()),
-                        opaque: str_at(block, "thinkingSignature").map(str::to_string).or_else(|| {
-                            redacted.then(|| str_at(block, "thinking").unwrap_or("").to_string())
-                        }),
+                        opaque: str_at(block, "thinkingSignature")
+                            .map(str::to_string)
+                            .or_else(|| redacted.then(|| str_at(block, "thinking").unwrap_or("").to_string())),
                         encrypted: redacted,
                     }),
                     parent: Some(id.to_string()),
@@ -263,7 +289,9 @@ fn assistant(message: &Json, id: &str, parent: Option<String>, file: &str, offse
                         call_id,
                         name: str_at(block, "name").unwrap_or("").to_string(),
                         arguments: match block.get("arguments") {
-                            Some(Json::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Json::String(s.clone())),
+                            Some(Json::String(s)) => {
+                                serde_json::from_str(s).unwrap_or_else(|_| Json::String(s.clone()))
+                            }
                             Some(v) => v.clone(),
                             None => Json::Null,
                         },
@@ -314,7 +342,8 @@ fn usage(u: &Json) -> Option<Usage> {
         reasoning: None,
         cost_usd: u.get("cost").and_then(|c| c.get("total")).and_then(Json::as_f64),
     };
-    let any = usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
+    let any =
+        usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
     any.then_some(usage)
 }
 
@@ -342,10 +371,9 @@ fn content(value: Option<&Json>, role: &str, file: &str, offset: u64, diags: &mu
                 }
                 c.text.push_str(str_at(block, "text").unwrap_or(""));
             }
-            "image" => c.attachments.push(Attachment {
-                kind: "image".into(),
-                media_type: str_at(block, "mimeType").map(str::to_string),
-            }),
+            "image" => c
+                .attachments
+                .push(Attachment { kind: "image".into(), media_type: str_at(block, "mimeType").map(str::to_string) }),
             other => diags.add(
                 "unknown-content-block",
                 Severity::Warning,
@@ -367,4 +395,3 @@ fn join(parts: &[Option<&str>]) -> String {
 }
 
 pub use trajhost_codec_sdk::text::type_name;
-

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::Value as Json;
-use trajhost_codec_sdk::canonical::{Body, Meta, Record, SourceSpan, SCHEMA};
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::records::BatchWriter;
@@ -30,9 +30,9 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use crate::events::Mapper;
 use crate::layout::Locator;
 use crate::sessions::{self, sqlite_error};
-use trajhost_codec_sdk::sql::Row;
 use crate::time::from_epoch_ms;
 use crate::{CODEC, HARNESS};
+use trajhost_codec_sdk::sql::Row;
 
 /// Events fetched per query.
 const PAGE_ROWS: u32 = 64;
@@ -81,7 +81,9 @@ impl Reader {
         let sid = || Value::Text(session.clone());
         let mut diags = Diagnostics::new();
 
-        let rows = db.query("SELECT rowid AS trajhost_rowid, * FROM session_windows WHERE session_id = ?", &[sid()]).map_err(err)?;
+        let rows = db
+            .query("SELECT rowid AS trajhost_rowid, * FROM session_windows WHERE session_id = ?", &[sid()])
+            .map_err(err)?;
         let columns = rows.columns();
         let window = rows
             .collect_all()
@@ -128,7 +130,11 @@ impl Reader {
             parent: None,
             ts: started,
             agent: None,
-            src: Some(SourceSpan { file: file.clone(), offset: window.int("trajhost_rowid").unwrap_or(0) as u64, len: 0 }),
+            src: Some(SourceSpan {
+                file: file.clone(),
+                offset: window.int("trajhost_rowid").unwrap_or(0) as u64,
+                len: 0,
+            }),
         };
 
         let branch = branch(&db, &session, &file, &mut diags).map_err(err)?;
@@ -201,10 +207,11 @@ impl Reader {
             return;
         }
         if let Branch::Seqs(Some(on_branch)) = &self.branch
-            && !on_branch.contains(&seq) {
-                self.diags.add("off-branch-event", Severity::Info, "transcript_events", Some(&self.file), Some(seq as u64));
-                return;
-            }
+            && !on_branch.contains(&seq)
+        {
+            self.diags.add("off-branch-event", Severity::Info, "transcript_events", Some(&self.file), Some(seq as u64));
+            return;
+        }
         let offset = row.int("trajhost_rowid").unwrap_or(0) as u64;
         let Some(entry) = decode(&row, &self.file, &mut self.diags) else { return };
         let ts = entry.get("timestamp").and_then(Json::as_str).map(str::to_string);
@@ -236,7 +243,12 @@ fn node_label(db: &Database, session: &str) -> Option<String> {
 }
 
 /// How to find the active branch (see the module docs).
-fn branch(db: &Database, session: &str, file: &str, diags: &mut Diagnostics) -> Result<Branch, trajhost_codec_sdk::sqlite::SqliteError> {
+fn branch(
+    db: &Database,
+    session: &str,
+    file: &str,
+    diags: &mut Diagnostics,
+) -> Result<Branch, trajhost_codec_sdk::sqlite::SqliteError> {
     let sid = || Value::Text(session.to_string());
     let rows = db.query("SELECT max(seq), count(*) FROM transcript_events WHERE session_id = ?", &[sid()])?;
     let all = rows.collect_all()?;
@@ -272,7 +284,9 @@ fn branch(db: &Database, session: &str, file: &str, diags: &mut Diagnostics) -> 
         }
     }
     // Recompute from the parentId chain.
-    let Ok(rows) = db.query("SELECT seq, event_id, parent_id FROM transcript_event_identities WHERE session_id = ?", &[sid()]) else {
+    let Ok(rows) =
+        db.query("SELECT seq, event_id, parent_id FROM transcript_event_identities WHERE session_id = ?", &[sid()])
+    else {
         diags.add("active-branch-unknown", Severity::Warning, "no transcript_event_identities", Some(file), None);
         return Ok(Branch::Seqs(None));
     };
@@ -288,7 +302,13 @@ fn branch(db: &Database, session: &str, file: &str, diags: &mut Diagnostics) -> 
         parents.insert(id.to_string(), (seq, row.text("parent_id").map(str::to_string)));
     }
     if last.as_ref().map(|(s, _)| *s) != Some(max_seq) {
-        diags.add("active-branch-unknown", Severity::Warning, "transcript_event_identities incomplete", Some(file), None);
+        diags.add(
+            "active-branch-unknown",
+            Severity::Warning,
+            "transcript_event_identities incomplete",
+            Some(file),
+            None,
+        );
         return Ok(Branch::Seqs(None));
     }
     let mut id = leaf.filter(|l| parents.contains_key(l)).or(last.map(|(_, id)| id));
@@ -300,7 +320,13 @@ fn branch(db: &Database, session: &str, file: &str, diags: &mut Diagnostics) -> 
         }
         id = parent.clone();
     }
-    diags.add("active-branch-recomputed", Severity::Info, "session_transcript_active_events not current", Some(file), None);
+    diags.add(
+        "active-branch-recomputed",
+        Severity::Info,
+        "session_transcript_active_events not current",
+        Some(file),
+        None,
+    );
     Ok(Branch::Seqs(Some(on_branch)))
 }
 
@@ -311,7 +337,8 @@ fn decode(row: &Row<'_>, file: &str, diags: &mut Diagnostics) -> Option<Json> {
         serde_json::from_str(json)
     } else if let Some(Value::Blob(zstd)) = row.get("event_zstd") {
         let expected = row.int("event_utf8_bytes").unwrap_or(0).clamp(0, MAX_EVENT_BYTES as i64) as usize;
-        let mut out = Vec::with_capacity(if expected > 0 { expected } else { MAX_EVENT_BYTES.min(zstd.len() * 64 + 1024) });
+        let mut out =
+            Vec::with_capacity(if expected > 0 { expected } else { MAX_EVENT_BYTES.min(zstd.len() * 64 + 1024) });
         if ruzstd::decoding::FrameDecoder::new().decode_all_to_vec(zstd, &mut out).is_err() {
             diags.add("malformed-event", Severity::Error, "event_zstd", Some(file), offset);
             return None;

@@ -54,11 +54,15 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let meta = home.stat(&parsed.db).map_err(|e| fs_error(&parsed.db, e))?;
     let wal = home.stat(&format!("{}-wal", parsed.db)).map(|m| m.size).unwrap_or(0);
     let db = AgentDb { path: parsed.db.clone(), size: meta.size + wal };
-    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new()).map_err(|e| sqlite_error(&parsed.db, e))?;
+    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
+        .map_err(|e| sqlite_error(&parsed.db, e))?;
     match (found.len(), &parsed.session) {
         (1, _) => Ok(found.remove(0)),
         (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no session {id} with transcript events", parsed.db))),
-        (n, _) => Err(CodecError::NotFound(format!("{}: holds {n} sessions; name one as {}#<session-id>", parsed.db, parsed.db))),
+        (n, _) => Err(CodecError::NotFound(format!(
+            "{}: holds {n} sessions; name one as {}#<session-id>",
+            parsed.db, parsed.db
+        ))),
     }
 }
 
@@ -94,7 +98,12 @@ pub fn app_version(db: &Database) -> Option<String> {
 }
 
 /// The sessions of one database (only `only`, when given).
-fn list(home: &Dir, db: &AgentDb, only: Option<&str>, problems: &mut FileProblems) -> Result<Vec<SessionRef>, SqliteError> {
+fn list(
+    home: &Dir,
+    db: &AgentDb,
+    only: Option<&str>,
+    problems: &mut FileProblems,
+) -> Result<Vec<SessionRef>, SqliteError> {
     let conn = Database::open(home, &db.path)?;
     let version = app_version(&conn);
     let windows = sql::table_columns(&conn, "session_windows")?;

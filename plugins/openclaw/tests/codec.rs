@@ -31,7 +31,11 @@ fn provenance(scenario: &str, field: &str) -> String {
     let start = text.find(&format!("<!-- scenario:{scenario} -->")).unwrap();
     let section = &text[start..start + text[start..].find("<!-- /scenario -->").unwrap()];
     let prefix = format!("- {field}: ");
-    section.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap_or_else(|| panic!("{scenario}: no {field}")).to_string()
+    section
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .unwrap_or_else(|| panic!("{scenario}: no {field}"))
+        .to_string()
 }
 
 /// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS…` (UTC).
@@ -58,8 +62,13 @@ fn assert_in_lab_run(scenario: &str, t: &str) {
 fn id_of(scenario: &str) -> String {
     let home = home(scenario);
     let conn = sqlite(&home.path().join(DB));
-    let ids: Vec<String> =
-        conn.prepare("SELECT session_id FROM session_windows").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let ids: Vec<String> = conn
+        .prepare("SELECT session_id FROM session_windows")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(ids.len(), 1, "{scenario}: {ids:?}");
     let session: String = conn
         .query_row("SELECT json_extract(event_json, '$.id') FROM transcript_events WHERE json_extract(event_json, '$.type') = 'session'", [], |r| r.get(0))
@@ -91,7 +100,8 @@ fn sqlite(path: &Path) -> rusqlite::Connection {
 fn raw_entries(scenario: &str) -> Vec<Value> {
     let home = home(scenario);
     let conn = sqlite(&home.path().join(DB));
-    let mut stmt = conn.prepare("SELECT event_json FROM transcript_events WHERE event_json IS NOT NULL ORDER BY seq").unwrap();
+    let mut stmt =
+        conn.prepare("SELECT event_json FROM transcript_events WHERE event_json IS NOT NULL ORDER BY seq").unwrap();
     stmt.query_map([], |r| r.get::<_, String>(0)).unwrap().map(|s| serde_json::from_str(&s.unwrap()).unwrap()).collect()
 }
 
@@ -110,7 +120,9 @@ fn message<'a>(entries: &'a [Value], role: &str, prefix: &str) -> &'a Value {
             m["role"] == role
                 && match &m["content"] {
                     Value::String(t) => t.starts_with(prefix),
-                    Value::Array(blocks) => blocks.iter().any(|b| b["text"].as_str().is_some_and(|t| t.starts_with(prefix))),
+                    Value::Array(blocks) => {
+                        blocks.iter().any(|b| b["text"].as_str().is_some_and(|t| t.starts_with(prefix)))
+                    }
                     _ => false,
                 }
         })
@@ -130,8 +142,11 @@ fn simple_tail() -> (i64, String) {
     let home = home("simple");
     let conn = sqlite(&home.path().join(DB));
     let last: i64 = conn.query_row("SELECT max(seq) FROM transcript_events", [], |r| r.get(0)).unwrap();
-    let (indexed, leaf): (i64, String) =
-        conn.query_row("SELECT indexed_seq, leaf_event_id FROM session_transcript_index_state", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let (indexed, leaf): (i64, String) = conn
+        .query_row("SELECT indexed_seq, leaf_event_id FROM session_transcript_index_state", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
     assert_eq!(indexed, last, "the fixture's projection is current");
     assert_eq!(raw_entries("simple").last().map(id), Some(leaf.as_str()), "the leaf is the last entry");
     (last, leaf)
@@ -172,7 +187,9 @@ fn discover_finds_each_fixture_session() {
 
         let conn = sqlite(&home.path().join(DB));
         let (created, updated): (i64, i64) = conn
-            .query_row("SELECT created_at, max(updated_at, transcript_updated_at) FROM session_windows", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row("SELECT created_at, max(updated_at, transcript_updated_at) FROM session_windows", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .unwrap();
         assert_eq!(s.started_at.as_deref(), Some(trajhost_codec_openclaw::rfc3339_utc(created).as_str()));
         assert_eq!(s.updated_at.as_deref(), Some(trajhost_codec_openclaw::rfc3339_utc(updated).as_str()));
@@ -191,7 +208,10 @@ fn discover_finds_each_fixture_session() {
             let one = OpenClaw::inspect(&Dir::native(home.path()), &loc).unwrap();
             assert_eq!(one.native_id, s.native_id);
             assert_eq!(one.locator, s.locator);
-            assert_eq!((&one.started_at, &one.updated_at, one.size, &one.title, &one.cwd), (&s.started_at, &s.updated_at, s.size, &s.title, &s.cwd));
+            assert_eq!(
+                (&one.started_at, &one.updated_at, one.size, &one.title, &one.cwd),
+                (&s.started_at, &s.updated_at, s.size, &s.title, &s.cwd)
+            );
         }
     }
 }
@@ -233,16 +253,34 @@ fn simple_session_has_prompt_call_result_and_answer() {
     let read = read_scenario("simple");
     assert_eq!(
         kinds(&read.records),
-        ["meta", "observation", "observation", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+        [
+            "meta",
+            "observation",
+            "observation",
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "user",
+            "assistant"
+        ]
     );
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     // The ids the store gave the call and its assistant message.
     let raw = raw_entries("simple");
     let call_entry = raw
         .iter()
-        .find(|e| e["message"]["role"] == "assistant" && e["message"]["content"].as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "toolCall")))
+        .find(|e| {
+            e["message"]["role"] == "assistant"
+                && e["message"]["content"].as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "toolCall"))
+        })
         .unwrap();
-    let call_block = call_entry["message"]["content"].as_array().unwrap().iter().find(|b| b["type"] == "toolCall").unwrap();
+    let call_block =
+        call_entry["message"]["content"].as_array().unwrap().iter().find(|b| b["type"] == "toolCall").unwrap();
     let call_id = call_block["id"].as_str().unwrap();
     assert!(call_id.starts_with("call_lab_"), "{call_id}");
     let calls = tool_calls(&read.records);
@@ -263,7 +301,10 @@ fn simple_session_has_prompt_call_result_and_answer() {
     for a in &answers {
         assert_eq!(a.model.as_deref(), Some("fake-model"));
         let usage = a.usage.as_ref().unwrap();
-        assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(100), Some(20), Some(0), Some(0)));
+        assert_eq!(
+            (usage.input, usage.output, usage.cache_read, usage.cache_write),
+            (Some(100), Some(20), Some(0), Some(0))
+        );
         assert_eq!(usage.cost_usd, Some(0.0), "recorded as 0 by the store");
         assert!(a.message_id.as_deref().unwrap().starts_with("chatcmpl-lab"));
     }
@@ -324,7 +365,13 @@ fn multibyte_text_is_intact() {
     let results = tool_results(&read.records);
     // OpenClaw's exec tool drops the zero-width joiners of the emoji
     // sequences before it stores the result: what it stored is what is read.
-    for needle in ["日本語のテキスト", "\u{1f469}\u{1f4bb}", "\u{1f3f3}\u{fe0f}\u{1f308}", "CHERRY-本-91 ✓", "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}"] {
+    for needle in [
+        "日本語のテキスト",
+        "\u{1f469}\u{1f4bb}",
+        "\u{1f3f3}\u{fe0f}\u{1f308}",
+        "CHERRY-本-91 ✓",
+        "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}",
+    ] {
         assert!(results[0].1.contains(needle), "{needle}");
         assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
     }
@@ -334,7 +381,9 @@ fn multibyte_text_is_intact() {
 fn long_output_is_decompressed_in_full() {
     let home = home("long-output");
     let conn = sqlite(&home.path().join(DB));
-    let compressed: i64 = conn.query_row("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL", [], |r| r.get(0)).unwrap();
+    let compressed: i64 = conn
+        .query_row("SELECT count(*) FROM transcript_events WHERE event_zstd IS NOT NULL", [], |r| r.get(0))
+        .unwrap();
     assert!(compressed >= 1, "the fixture stores the long result zstd-compressed");
     drop(conn);
     let read = read(home.path(), &locator(&id_of("long-output")));
@@ -343,7 +392,13 @@ fn long_output_is_decompressed_in_full() {
     assert!(results[0].1.starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:"));
     assert!(results[0].1.chars().count() > 60_000, "{}", results[0].1.len());
     assert!(read.diag("malformed-event").is_none());
-    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER: the tool returned: LONG-OUTPUT-BEGIN"));
+    assert!(
+        assistants(&read.records)
+            .last()
+            .unwrap()
+            .text
+            .starts_with("FINAL ANSWER: the tool returned: LONG-OUTPUT-BEGIN")
+    );
 }
 
 #[test]
@@ -357,7 +412,8 @@ fn ids_are_stable_unique_and_native() {
         let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
         let unique: BTreeSet<&str> = ids.iter().copied().collect();
         assert_eq!(unique.len(), ids.len(), "{scenario}: {ids:?}");
-        let entry_ids: BTreeSet<String> = raw_entries(scenario).iter().filter_map(|e| e["id"].as_str().map(String::from)).collect();
+        let entry_ids: BTreeSet<String> =
+            raw_entries(scenario).iter().filter_map(|e| e["id"].as_str().map(String::from)).collect();
         for r in &a.records {
             let src = r.src.as_ref().unwrap();
             assert_eq!((src.file.as_str(), src.len), (DB, 0));
@@ -401,7 +457,16 @@ fn fixture_entry_types_are_all_known() {
             seen.insert(kind);
         }
     }
-    for kind in ["session", "message", "model_change", "thinking_level_change", "custom", "message/user", "message/assistant", "message/toolResult"] {
+    for kind in [
+        "session",
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "custom",
+        "message/user",
+        "message/assistant",
+        "message/toolResult",
+    ] {
         assert!(seen.contains(kind), "{kind}");
     }
 }
@@ -462,7 +527,8 @@ fn a_database_that_cannot_be_read_is_named_and_the_others_are_still_listed() {
     let found = kit::discover::<OpenClaw>(home.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
     let broken = ".openclaw/agents/broken/agent/openclaw-agent.sqlite";
-    let d = kit::file_diag(&found.diagnostics, "unreadable-database", broken).unwrap_or_else(|| panic!("{:?}", found.diagnostics));
+    let d = kit::file_diag(&found.diagnostics, "unreadable-database", broken)
+        .unwrap_or_else(|| panic!("{:?}", found.diagnostics));
     assert_eq!(d.detail, "sqlite");
     assert_eq!(found.diagnostics.len(), 1, "{:?}", found.diagnostics);
 }
@@ -506,20 +572,36 @@ fn unknown_entry_types_and_roles_are_reported() {
     let sid = id_of("simple");
     let (last, leaf) = simple_tail();
     let home = synthetic(&[
-        insert_event(last + 1, json!({"type": "hologram", "id": "e14", "parentId": leaf, "timestamp": "2026-11-30T06:30:00.000Z"})),
-        insert_event(last + 2, json!({"type": "message", "id": "e15", "parentId": "e14", "timestamp": "2026-11-30T06:30:01.000Z",
-            "message": {"role": "oracle", "content": "x"}})),
-        insert_event(last + 3, json!({"type": "compaction", "id": "e16", "parentId": "e15", "timestamp": "2026-11-30T06:30:02.000Z",
-            "summary": "Summary: PAPAYA-42", "firstKeptEntryId": "e15", "tokensBefore": 500})),
-        insert_event(last + 4, json!({"type": "message", "id": "e17", "parentId": "e16", "timestamp": "2026-11-30T06:30:03.000Z",
+        insert_event(
+            last + 1,
+            json!({"type": "hologram", "id": "e14", "parentId": leaf, "timestamp": "2026-11-30T06:30:00.000Z"}),
+        ),
+        insert_event(
+            last + 2,
+            json!({"type": "message", "id": "e15", "parentId": "e14", "timestamp": "2026-11-30T06:30:01.000Z",
+            "message": {"role": "oracle", "content": "x"}}),
+        ),
+        insert_event(
+            last + 3,
+            json!({"type": "compaction", "id": "e16", "parentId": "e15", "timestamp": "2026-11-30T06:30:02.000Z",
+            "summary": "Summary: PAPAYA-42", "firstKeptEntryId": "e15", "tokensBefore": 500}),
+        ),
+        insert_event(
+            last + 4,
+            json!({"type": "message", "id": "e17", "parentId": "e16", "timestamp": "2026-11-30T06:30:03.000Z",
             "message": {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig"},
-                {"type": "text", "text": "done"}], "model": "m2", "stopReason": "stop"}})),
+                {"type": "text", "text": "done"}], "model": "m2", "stopReason": "stop"}}),
+        ),
         // The projection is stale now: OpenClaw would rebuild it.
         format!("UPDATE session_transcript_index_state SET needs_rebuild = 1 WHERE session_id = '{sid}'"),
     ]);
     let read = read(home.path(), &locator(&sid));
-    let unknown: Vec<(&str, u32)> =
-        read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| (d.detail.as_str(), d.count)).collect();
+    let unknown: Vec<(&str, u32)> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "unknown-record-type")
+        .map(|d| (d.detail.as_str(), d.count))
+        .collect();
     assert_eq!(unknown, [("hologram", 1), ("message/oracle", 1)]);
     assert!(read.diag("active-branch-recomputed").is_some());
     let tail: Vec<&Body> = read.records.iter().rev().take(3).map(|r| &r.body).collect();
@@ -547,11 +629,14 @@ fn events_off_the_active_branch_are_counted_not_read() {
     let first_answer = id(message(&raw, "assistant", "FINAL ANSWER:"));
     // A branch from the first answer: an abandoned user prompt, off the
     // path of the (projected) active branch.
-    let home = synthetic(&[insert_event(
-        last + 1,
-        json!({"type": "message", "id": "fork1", "parentId": first_answer,
+    let home = synthetic(&[
+        insert_event(
+            last + 1,
+            json!({"type": "message", "id": "fork1", "parentId": first_answer,
                "timestamp": "2026-11-30T06:29:00.000Z", "message": {"role": "user", "content": "abandoned"}}),
-    ), format!("UPDATE session_transcript_index_state SET indexed_seq = {} WHERE session_id = '{sid}'", last + 1)]);
+        ),
+        format!("UPDATE session_transcript_index_state SET indexed_seq = {} WHERE session_id = '{sid}'", last + 1),
+    ]);
     let projected = read(home.path(), &locator(&sid));
     assert!(!users(&projected.records).contains(&"abandoned"));
     assert_eq!(projected.diag("off-branch-event").unwrap().count, 1);

@@ -26,14 +26,23 @@ fn main() {
         document = std::fs::read_to_string(locator).unwrap();
     } else {
         let options = ReadOptions { max_batch_records: 1000, max_batch_bytes: 1 << 20 };
-        trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, |b| document.push_str(&b.records)).unwrap();
+        trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, |b| {
+            document.push_str(&b.records)
+        })
+        .unwrap();
     }
     let cwd = "/home/user/project".to_string();
-    let written = trajhost_codec_sdk::write_document::<OpenCode>(&document, WriteOptions { cwd: Some(cwd.clone()), native_id: None, home_path: None }).unwrap();
+    let written = trajhost_codec_sdk::write_document::<OpenCode>(
+        &document,
+        WriteOptions { cwd: Some(cwd.clone()), native_id: None, home_path: None },
+    )
+    .unwrap();
     let home_path = rest.first().cloned().unwrap_or_else(|| out.clone());
     std::fs::create_dir_all(out).unwrap();
-    let options = WriteOptions { cwd: Some(cwd), native_id: Some(written.native_id.clone()), home_path: Some(home_path) };
-    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts, &Dir::native(out), options).unwrap();
+    let options =
+        WriteOptions { cwd: Some(cwd), native_id: Some(written.native_id.clone()), home_path: Some(home_path) };
+    let plan =
+        trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts, &Dir::native(out), options).unwrap();
     for op in plan.operations {
         if let Operation::CreateFile(f) = op {
             let path = std::path::Path::new(out).join(&f.path);

@@ -34,8 +34,11 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         Err(FsError::NotFound(_)) => {}
         Err(e) => problems.unreadable(DB, &e),
     }
-    let mut names: Vec<(String, bool)> =
-        discovery::list(home, IMPORT_DIR, &mut problems).unwrap_or_default().into_iter().map(|e| (e.name.clone(), e.is_file())).collect();
+    let mut names: Vec<(String, bool)> = discovery::list(home, IMPORT_DIR, &mut problems)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| (e.name.clone(), e.is_file()))
+        .collect();
     names.sort();
     for (name, is_file) in names {
         let locator = format!("{IMPORT_DIR}/{name}");
@@ -77,14 +80,16 @@ pub fn import_document(home: &Dir, locator: &str) -> Result<Value, CodecError> {
         FsError::NotFound(_) => CodecError::NotFound(locator.to_string()),
         other => CodecError::Io(format!("{locator}: {other:?}")),
     })?;
-    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| CodecError::Malformed(format!("{locator}: not JSON ({e})")))?;
+    let doc: Value =
+        serde_json::from_slice(&bytes).map_err(|e| CodecError::Malformed(format!("{locator}: not JSON ({e})")))?;
     let id = doc.pointer("/info/id").and_then(Value::as_str);
     let id_ok = match named {
         Some(named) => id == Some(named),
         None => id.is_some_and(|id| id.starts_with("ses_")),
     };
     if !id_ok || !doc.get("messages").is_some_and(Value::is_array) {
-        let expected = named.map_or_else(|| "an OpenCode session (info.id ses_…)".to_string(), |n| format!("session {n}"));
+        let expected =
+            named.map_or_else(|| "an OpenCode session (info.id ses_…)".to_string(), |n| format!("session {n}"));
         return Err(CodecError::Malformed(format!("{locator}: not an import document of {expected}")));
     }
     Ok(doc)

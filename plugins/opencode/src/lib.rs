@@ -150,7 +150,12 @@ impl Codec for OpenCode {
         Ok(WholeDocument::new(options, |session, options| write::write(session, options)))
     }
 
-    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
         let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         prepare::prepare(artifacts, target, &options)
     }

@@ -55,7 +55,10 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
     if let Some(want) = options.native_id.as_deref()
         && want != id
     {
-        return Err(CodecError::Malformed(format!("{}: info.id {id} is not the requested native id {want}", artifact.path)));
+        return Err(CodecError::Malformed(format!(
+            "{}: info.id {id} is not the requested native id {want}",
+            artifact.path
+        )));
     }
     let path = format!("{IMPORT_DIR}/{id}.json");
     if path != artifact.path {
@@ -65,7 +68,9 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
         Ok(_) => {
             let db = Database::open(target, DB).map_err(|e| sqlite_error(DB, e))?;
             store::check(&db, DB)?;
-            let rows = db.query("SELECT 1 FROM session WHERE id = ?", &[Sql::Text(id.clone())]).map_err(|e| sqlite_error(DB, e))?;
+            let rows = db
+                .query("SELECT 1 FROM session WHERE id = ?", &[Sql::Text(id.clone())])
+                .map_err(|e| sqlite_error(DB, e))?;
             if !rows.collect_all().map_err(|e| sqlite_error(DB, e))?.is_empty() {
                 return Err(CodecError::Other(format!(
                     "{DB} already has session {id}; trajhost never overwrites a session"

@@ -41,10 +41,10 @@ use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::layout;
-use trajhost_codec_sdk::sql::Row;
 use crate::store::{self, Session, sqlite_error};
 use crate::time::rfc3339_utc;
 use crate::{CODEC, HARNESS, Handling, handling};
+use trajhost_codec_sdk::sql::Row;
 
 /// Messages fetched per page.
 const PAGE: u32 = 64;
@@ -173,7 +173,10 @@ impl Reader {
             return Ok(Vec::new());
         };
         let rows = db
-            .query("SELECT rowid AS row_id, id, data FROM part WHERE message_id = ? ORDER BY id", &[Sql::Text(message.into())])
+            .query(
+                "SELECT rowid AS row_id, id, data FROM part WHERE message_id = ? ORDER BY id",
+                &[Sql::Text(message.into())],
+            )
             .map_err(|e| sqlite_error(&self.path, e))?;
         let columns = rows.columns();
         let mut parts = Vec::new();
@@ -182,7 +185,9 @@ impl Reader {
             let rowid = row.int("row_id").unwrap_or(0);
             match row.text("data").map(serde_json::from_str::<Value>) {
                 Some(Ok(v)) => parts.push((rowid, row.text("id").unwrap_or("").to_string(), v)),
-                _ => self.diags.add("malformed-row", Severity::Error, "part.data", Some(&self.path), Some(rowid as u64)),
+                _ => {
+                    self.diags.add("malformed-row", Severity::Error, "part.data", Some(&self.path), Some(rowid as u64))
+                }
             }
         }
         Ok(parts)
@@ -233,7 +238,8 @@ impl Reader {
                     "text" if part.get("ignored").and_then(Value::as_bool) != Some(true) => {
                         texts.push(str_of(part, "text").unwrap_or("").to_string())
                     }
-                    "file" => attachments.push(Attachment { kind: "file".into(), media_type: str_of(part, "mime").map(str::to_string) }),
+                    "file" => attachments
+                        .push(Attachment { kind: "file".into(), media_type: str_of(part, "mime").map(str::to_string) }),
                     "compaction" => {
                         let trigger = match part.get("auto").and_then(Value::as_bool) {
                             Some(true) => Some("auto".to_string()),
@@ -279,7 +285,11 @@ impl Reader {
             match kind {
                 "text" => texts.push(str_of(part, "text").unwrap_or("").to_string()),
                 "reasoning" => {
-                    let body = Body::Reasoning(Reasoning { text: str_of(part, "text").map(str::to_string), opaque: None, encrypted: false });
+                    let body = Body::Reasoning(Reasoning {
+                        text: str_of(part, "text").map(str::to_string),
+                        opaque: None,
+                        encrypted: false,
+                    });
                     self.push(pid.clone(), body, Some(id.to_string()), pts, *prowid);
                 }
                 "step-finish" => {
@@ -295,26 +305,53 @@ impl Reader {
                         Some(v) => v.clone(),
                     };
                     let name = str_of(part, "tool").unwrap_or("").to_string();
-                    calls.push((pid.clone(), Body::ToolCall { call_id: call_id.clone(), name: name.clone(), arguments }, pts.clone(), *prowid));
+                    calls.push((
+                        pid.clone(),
+                        Body::ToolCall { call_id: call_id.clone(), name: name.clone(), arguments },
+                        pts.clone(),
+                        *prowid,
+                    ));
                     let end = state.pointer("/time/end").and_then(Value::as_i64).map(rfc3339_utc).or(pts);
                     match str_of(state, "status") {
                         Some("completed") => {
                             let exit = state.pointer("/metadata/exit").and_then(Value::as_i64);
                             if state.pointer("/metadata/truncated").and_then(Value::as_bool) == Some(true) {
                                 let detail = format!("tool/{}", crate::type_name(&name));
-                                self.diags.add("tool-output-truncated", Severity::Info, &detail, Some(&self.path), Some(*prowid as u64));
+                                self.diags.add(
+                                    "tool-output-truncated",
+                                    Severity::Info,
+                                    &detail,
+                                    Some(&self.path),
+                                    Some(*prowid as u64),
+                                );
                             }
                             let content = str_of(state, "output").unwrap_or("").to_string();
                             let ok = Some(exit.is_none_or(|code| code == 0));
-                            results.push((format!("{pid}#result"), Body::ToolResult { call_id, content, ok }, end, *prowid));
+                            results.push((
+                                format!("{pid}#result"),
+                                Body::ToolResult { call_id, content, ok },
+                                end,
+                                *prowid,
+                            ));
                         }
                         Some("error") => {
                             let content = str_of(state, "error").unwrap_or("").to_string();
-                            results.push((format!("{pid}#result"), Body::ToolResult { call_id, content, ok: Some(false) }, end, *prowid));
+                            results.push((
+                                format!("{pid}#result"),
+                                Body::ToolResult { call_id, content, ok: Some(false) },
+                                end,
+                                *prowid,
+                            ));
                         }
                         other => {
                             let detail = format!("tool-state/{}", crate::type_name(other.unwrap_or("<missing>")));
-                            self.diags.add("unfinished-tool-call", Severity::Info, &detail, Some(&self.path), Some(*prowid as u64));
+                            self.diags.add(
+                                "unfinished-tool-call",
+                                Severity::Info,
+                                &detail,
+                                Some(&self.path),
+                                Some(*prowid as u64),
+                            );
                         }
                     }
                 }
@@ -339,7 +376,13 @@ impl Reader {
             let name = str_of(error, "name").unwrap_or("error");
             let message = error.pointer("/data/message").and_then(Value::as_str).unwrap_or("");
             let text = if message.is_empty() { name.to_string() } else { format!("{name}: {message}") };
-            self.push(format!("{id}#error"), Body::Observation { subtype: "error".into(), text: Some(text) }, Some(id.to_string()), ts, rowid);
+            self.push(
+                format!("{id}#error"),
+                Body::Observation { subtype: "error".into(), text: Some(text) },
+                Some(id.to_string()),
+                ts,
+                rowid,
+            );
         }
     }
 
@@ -348,10 +391,15 @@ impl Reader {
         let text = match kind {
             "subtask" => str_of(part, "prompt").or_else(|| str_of(part, "description")).map(str::to_string),
             "agent" => str_of(part, "name").map(str::to_string),
-            "retry" => part.pointer("/error/data/message").and_then(Value::as_str).or_else(|| str_of(part, "error")).map(str::to_string),
-            "patch" => part.get("files").and_then(Value::as_array).map(|files| {
-                files.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")
-            }),
+            "retry" => part
+                .pointer("/error/data/message")
+                .and_then(Value::as_str)
+                .or_else(|| str_of(part, "error"))
+                .map(str::to_string),
+            "patch" => part
+                .get("files")
+                .and_then(Value::as_array)
+                .map(|files| files.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")),
             "file" => str_of(part, "filename").or_else(|| str_of(part, "url")).map(str::to_string),
             // Text parts of user messages marked `ignored`.
             "text" => {
@@ -360,7 +408,13 @@ impl Reader {
             }
             _ => None,
         };
-        self.push(pid.to_string(), Body::Observation { subtype: kind.to_string(), text }, Some(message.to_string()), ts, rowid);
+        self.push(
+            pid.to_string(),
+            Body::Observation { subtype: kind.to_string(), text },
+            Some(message.to_string()),
+            ts,
+            rowid,
+        );
     }
 }
 

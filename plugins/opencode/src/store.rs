@@ -83,7 +83,8 @@ fn session(columns: &[String], values: &[Value]) -> Option<Session> {
 
 /// Every session, oldest first.
 pub fn sessions(db: &Database, path: &str, schema: &Schema) -> Result<Vec<Session>, CodecError> {
-    let rows = db.query(&format!("{} ORDER BY time_created, id", select(schema)), &[]).map_err(|e| sqlite_error(path, e))?;
+    let rows =
+        db.query(&format!("{} ORDER BY time_created, id", select(schema)), &[]).map_err(|e| sqlite_error(path, e))?;
     let columns = rows.columns();
     let mut out = Vec::new();
     loop {
@@ -111,7 +112,9 @@ pub fn session_bytes(db: &Database, path: &str, id: &str) -> Result<u64, CodecEr
     for table in ["message", "part"] {
         let sql = format!("SELECT COALESCE(SUM(length(data)), 0) FROM {table} WHERE session_id = ?");
         let rows = db.query(&sql, &[Value::Text(id.to_string())]).map_err(|e| sqlite_error(path, e))?;
-        if let Some(Value::Integer(n)) = rows.collect_all().map_err(|e| sqlite_error(path, e))?.first().and_then(|r| r.first()) {
+        if let Some(Value::Integer(n)) =
+            rows.collect_all().map_err(|e| sqlite_error(path, e))?.first().and_then(|r| r.first())
+        {
             total += (*n).max(0) as u64;
         }
     }

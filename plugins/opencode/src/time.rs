@@ -1,7 +1,7 @@
 //! RFC 3339 timestamps without a date crate (OpenCode stores epoch ms).
 
-pub use trajhost_codec_sdk::time::rfc3339_ms as rfc3339_utc;
 use trajhost_codec_sdk::time::days_from_civil;
+pub use trajhost_codec_sdk::time::rfc3339_ms as rfc3339_utc;
 
 /// Milliseconds since the epoch of an RFC 3339 time (`Z` or `±hh:mm`).
 pub fn parse_rfc3339(s: &str) -> Option<i64> {

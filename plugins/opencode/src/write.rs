@@ -46,7 +46,10 @@ pub const UNKNOWN: &str = "unknown";
 
 pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
     if session.len() > MAX_DOCUMENT_BYTES {
-        return Err(CodecError::LimitExceeded(format!("canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}", session.len())));
+        return Err(CodecError::LimitExceeded(format!(
+            "canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}",
+            session.len()
+        )));
     }
     let mut diags = Diagnostics::new();
     let (meta, records) = parse(session, &mut diags)?;
@@ -61,8 +64,14 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         });
     let mut ids = Ids::new(session.as_bytes());
     let native_id = match options.native_id.as_deref() {
-        Some(id) if id.starts_with("ses_") && id.len() > 4 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => id.to_string(),
-        Some(_) => return Err(CodecError::Other("write-options.native-id must be an OpenCode session id (ses_…)".into())),
+        Some(id)
+            if id.starts_with("ses_") && id.len() > 4 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+        {
+            id.to_string()
+        }
+        Some(_) => {
+            return Err(CodecError::Other("write-options.native-id must be an OpenCode session id (ses_…)".into()));
+        }
         None => ids.session(start_ms),
     };
     let cwd = options.cwd.clone().or_else(|| meta.as_ref().and_then(|m| m.cwd.clone())).unwrap_or_else(|| {
@@ -205,7 +214,15 @@ impl Document {
     fn open_at(&mut self, ms: i64) -> &mut Open {
         if self.open.is_none() {
             let id = self.ids.ascending("msg", ms);
-            self.open = Some(Open { id, ms, end_ms: ms, reasoning: Vec::new(), assistant: None, tools: Vec::new(), summary: false });
+            self.open = Some(Open {
+                id,
+                ms,
+                end_ms: ms,
+                reasoning: Vec::new(),
+                assistant: None,
+                tools: Vec::new(),
+                summary: false,
+            });
         }
         self.open.as_mut().expect("just opened")
     }
@@ -245,7 +262,8 @@ impl Document {
                 self.open_at(ms).tools.push((call_id.clone(), name.clone(), arguments, ms, None));
             }
             Body::ToolResult { call_id, content, ok } => {
-                let slot = self.open.as_mut().and_then(|o| o.tools.iter_mut().find(|t| t.0 == *call_id && t.4.is_none()));
+                let slot =
+                    self.open.as_mut().and_then(|o| o.tools.iter_mut().find(|t| t.0 == *call_id && t.4.is_none()));
                 match slot {
                     Some(tool) => {
                         tool.4 = Some((content.clone(), *ok, ms));
@@ -272,7 +290,8 @@ impl Document {
                     return;
                 }
                 let id = self.ids.ascending("msg", ms);
-                let part = self.part(&id, ms, json!({"type": "compaction", "auto": trigger.as_deref() != Some("manual")}));
+                let part =
+                    self.part(&id, ms, json!({"type": "compaction", "auto": trigger.as_deref() != Some("manual")}));
                 self.user_message(&id, ms, vec![part]);
                 let open = self.open_at(ms);
                 open.summary = true;
@@ -328,7 +347,8 @@ impl Document {
             }
         };
         let (input, output) = (usage.input.unwrap_or(0), usage.output.unwrap_or(0));
-        let (read, write, reasoning) = (usage.cache_read.unwrap_or(0), usage.cache_write.unwrap_or(0), usage.reasoning.unwrap_or(0));
+        let (read, write, reasoning) =
+            (usage.cache_read.unwrap_or(0), usage.cache_write.unwrap_or(0), usage.reasoning.unwrap_or(0));
         let tokens = json!({
             "total": input + output + read + write + reasoning,
             "input": input, "output": output, "reasoning": reasoning,
@@ -347,11 +367,16 @@ impl Document {
         let id = open.id.clone();
         let mut parts = vec![self.part(&id, open.ms, json!({"type": "step-start"}))];
         for (text, ms) in &open.reasoning {
-            let part = self.part(&id, *ms, json!({"type": "reasoning", "text": text, "time": {"start": ms, "end": ms}}));
+            let part =
+                self.part(&id, *ms, json!({"type": "reasoning", "text": text, "time": {"start": ms, "end": ms}}));
             parts.push(part);
         }
         if !assistant.text.is_empty() {
-            let part = self.part(&id, open.ms, json!({"type": "text", "text": assistant.text, "time": {"start": open.ms, "end": open.ms}}));
+            let part = self.part(
+                &id,
+                open.ms,
+                json!({"type": "text", "text": assistant.text, "time": {"start": open.ms, "end": open.ms}}),
+            );
             parts.push(part);
         }
         for (call_id, name, input, ms, result) in &open.tools {

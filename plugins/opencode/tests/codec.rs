@@ -115,7 +115,14 @@ fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
         assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER")), "{scenario}");
         for a in answers {
             assert_eq!(a.model.as_deref(), Some("fake-model"));
-            let want = Usage { input: Some(100), output: Some(20), cache_read: Some(0), cache_write: Some(0), reasoning: Some(0), cost_usd: Some(0.0) };
+            let want = Usage {
+                input: Some(100),
+                output: Some(20),
+                cache_read: Some(0),
+                cache_write: Some(0),
+                reasoning: Some(0),
+                cost_usd: Some(0.0),
+            };
             assert_eq!(a.usage.as_ref(), Some(&want));
         }
         assert!(read.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", read.diagnostics);
@@ -125,9 +132,18 @@ fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
 #[test]
 fn simple_session_details() {
     let read = read_scenario("simple");
-    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
-    assert_eq!(tool_calls(&read.records), [("call_lab_f67d384dabb14c35", "bash", &json!({"command": "cat hello.txt"}))]);
+    assert_eq!(
+        kinds(&read.records),
+        ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+    );
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
+    assert_eq!(
+        tool_calls(&read.records),
+        [("call_lab_f67d384dabb14c35", "bash", &json!({"command": "cat hello.txt"}))]
+    );
     let result = tool_results(&read.records)[0];
     assert!(result.1.contains("PAPAYA-42") && result.2 == Some(true));
     let answers = assistants(&read.records);
@@ -183,7 +199,8 @@ fn fixture_record_types_are_all_known() {
         let conn = sqlite(&home.path().join(DB));
         let mut types = Vec::new();
         for (table, field, prefix) in [("message", "role", "message"), ("part", "type", "part")] {
-            let mut stmt = conn.prepare(&format!("SELECT DISTINCT json_extract(data, '$.{field}') FROM {table}")).unwrap();
+            let mut stmt =
+                conn.prepare(&format!("SELECT DISTINCT json_extract(data, '$.{field}') FROM {table}")).unwrap();
             let rows = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
             types.extend(rows.map(|r| format!("{prefix}/{}", r.unwrap())));
         }
@@ -231,10 +248,18 @@ fn an_unknown_schema_fails_closed() {
     // Discovery names the store and goes on; reading it fails closed.
     let found = OpenCode::discover(&Dir::native(home.path())).unwrap();
     assert!(found.sessions.is_empty());
-    let d = kit::file_diag(&found.diagnostics, "unknown-schema", DB).unwrap_or_else(|| panic!("{:?}", found.diagnostics));
+    let d =
+        kit::file_diag(&found.diagnostics, "unknown-schema", DB).unwrap_or_else(|| panic!("{:?}", found.diagnostics));
     assert!(d.detail.contains("`session` lacks version") && d.detail.contains("no `part` table"), "{}", d.detail);
     assert!(!d.detail.contains(DB), "the path is the diagnostic's file, not its detail");
-    assert!(OpenCode::read(Dir::native(home.path()), &locator("ses_x"), ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }).is_err());
+    assert!(
+        OpenCode::read(
+            Dir::native(home.path()),
+            &locator("ses_x"),
+            ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -285,12 +310,7 @@ fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
     // OpenCode does, with one committed part not yet checkpointed.
     let writer = sqlite(&db);
     writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    writer
-        .execute(
-            "UPDATE part SET data = json_set(data, '$.text', 'one more — ✓') WHERE rowid = 8",
-            [],
-        )
-        .unwrap();
+    writer.execute("UPDATE part SET data = json_set(data, '$.text', 'one more — ✓') WHERE rowid = 8", []).unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
     let before = kit::tree_digest(home.path());
     OpenCode::discover(&Dir::native(home.path())).unwrap();
@@ -311,9 +331,13 @@ fn import(db: &Path, doc: &Value) {
         "INSERT INTO session (id, project_id, slug, directory, path, title, version, time_created, time_updated)
          VALUES (?1, 'global', ?2, ?3, '', ?4, ?5, ?6, ?7)",
         rusqlite::params![
-            info["id"].as_str().unwrap(), info["slug"].as_str().unwrap(), info["directory"].as_str().unwrap(),
-            info["title"].as_str().unwrap(), info["version"].as_str().unwrap(),
-            info["time"]["created"].as_i64().unwrap(), info["time"]["updated"].as_i64().unwrap()
+            info["id"].as_str().unwrap(),
+            info["slug"].as_str().unwrap(),
+            info["directory"].as_str().unwrap(),
+            info["title"].as_str().unwrap(),
+            info["version"].as_str().unwrap(),
+            info["time"]["created"].as_i64().unwrap(),
+            info["time"]["updated"].as_i64().unwrap()
         ],
     )
     .unwrap();
@@ -364,7 +388,8 @@ fn write_options() -> WriteOptions {
 fn round_trip_keeps_the_conversation() {
     for (scenario, _) in SCENARIOS {
         let first = read_scenario(scenario);
-        let written = trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
+        let written =
+            trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
         assert_eq!(written.artifacts.len(), 1);
         let artifact = &written.artifacts[0];
         assert_eq!(artifact.path, format!(".local/share/trajhost/opencode-import/{}.json", written.native_id));
@@ -389,8 +414,14 @@ fn round_trip_keeps_the_conversation() {
         import(&target.path().join(DB), &doc);
         let second = read(target.path(), &locator(&written.native_id));
         assert_eq!(conversation(&first.records), conversation(&second.records), "{scenario}");
-        let models: Vec<_> = assistants(&second.records).iter().map(|a| (a.model.clone(), a.usage.clone(), a.stop_reason.clone())).collect();
-        let want: Vec<_> = assistants(&first.records).iter().map(|a| (a.model.clone(), a.usage.clone(), a.stop_reason.clone())).collect();
+        let models: Vec<_> = assistants(&second.records)
+            .iter()
+            .map(|a| (a.model.clone(), a.usage.clone(), a.stop_reason.clone()))
+            .collect();
+        let want: Vec<_> = assistants(&first.records)
+            .iter()
+            .map(|a| (a.model.clone(), a.usage.clone(), a.stop_reason.clone()))
+            .collect();
         assert_eq!(models, want, "{scenario}");
         assert!(second.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", second.diagnostics);
     }
@@ -400,7 +431,10 @@ fn round_trip_keeps_the_conversation() {
 fn write_is_deterministic_and_handles_foreign_sessions() {
     let first = read_scenario("parallel");
     let doc = document(&first.records);
-    assert_eq!(trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes, trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes);
+    assert_eq!(
+        trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes,
+        trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes
+    );
 
     let foreign = [
         json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"codex","native_id":"x","cwd":"/w","started_at":"2026-11-30T04:00:00.000Z"}),
@@ -412,7 +446,11 @@ fn write_is_deterministic_and_handles_foreign_sessions() {
         json!({"id":"k","kind":"compaction","summary":"SUMMARY"}),
     ];
     let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
-    let written = trajhost_codec_sdk::write_document::<OpenCode>(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
+    let written = trajhost_codec_sdk::write_document::<OpenCode>(
+        &doc,
+        WriteOptions { cwd: None, native_id: None, home_path: None },
+    )
+    .unwrap();
     let codes: Vec<(String, String)> = written.diagnostics.iter().map(|d| (d.code.clone(), d.detail.clone())).collect();
     assert!(codes.contains(&("not-carried".into(), "system".into())), "{codes:?}");
     assert!(codes.contains(&("defaulted".into(), "assistant.tokens".into())), "{codes:?}");
@@ -421,7 +459,10 @@ fn write_is_deterministic_and_handles_foreign_sessions() {
     let target = home("simple");
     import(&target.path().join(DB), &doc);
     let read = read(target.path(), &locator(&written.native_id));
-    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "compaction"]);
+    assert_eq!(
+        kinds(&read.records),
+        ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "compaction"]
+    );
     assert_eq!(tool_calls(&read.records)[0].2, &json!({"cmd": ["ls"]}));
     assert_eq!(tool_results(&read.records)[0].1, "a.txt");
     let Body::Compaction { summary, .. } = &read.records.last().unwrap().body else { panic!() };
@@ -435,8 +476,17 @@ fn prepare_plans_the_import_document_and_its_command() {
     // A fresh home: no database yet (`opencode import` creates it).
     let fresh = tempfile::tempdir().unwrap();
     let home_path = fresh.path().display().to_string();
-    let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some(home_path.clone()) };
-    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts.clone(), &Dir::native(fresh.path()), options.clone()).unwrap();
+    let options = WriteOptions {
+        cwd: Some(CWD.into()),
+        native_id: Some(written.native_id.clone()),
+        home_path: Some(home_path.clone()),
+    };
+    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(
+        written.artifacts.clone(),
+        &Dir::native(fresh.path()),
+        options.clone(),
+    )
+    .unwrap();
     assert_eq!(plan.native_id, written.native_id);
     assert_eq!(plan.operations.len(), 1);
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
@@ -457,7 +507,12 @@ fn prepare_plans_the_import_document_and_its_command() {
     // read-only and left byte-identical; user messages take the model.
     let target = home("simple");
     let before = sha(&target.path().join(DB));
-    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts.clone(), &Dir::native(target.path()), options.clone()).unwrap();
+    let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(
+        written.artifacts.clone(),
+        &Dir::native(target.path()),
+        options.clone(),
+    )
+    .unwrap();
     assert_eq!(plan.operations.len(), 1);
     assert_eq!(sha(&target.path().join(DB)), before);
     assert!(plan.resume_command.as_deref().unwrap().ends_with(&format!("opencode --session {}", written.native_id)));
@@ -468,7 +523,12 @@ fn prepare_plans_the_import_document_and_its_command() {
     }
     // Its session already there: refused.
     import(&target.path().join(DB), &serde_json::from_slice(&written.artifacts[0].bytes).unwrap());
-    let err = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(
+        written.artifacts.clone(),
+        &Dir::native(target.path()),
+        options,
+    )
+    .unwrap_err();
     assert!(format!("{err:?}").contains("never overwrites"), "{err:?}");
 }
 
@@ -478,7 +538,8 @@ fn prepare_plans_the_import_document_and_its_command() {
 fn written_import_document_is_discovered_and_read() {
     for (scenario, _) in SCENARIOS {
         let first = read_scenario(scenario);
-        let written = trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
+        let written =
+            trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
         let out = tempfile::tempdir().unwrap();
         let artifact = &written.artifacts[0];
         let path = out.path().join(&artifact.path);

@@ -68,7 +68,10 @@ mod tests {
         assert_eq!(copied.offset_ms, None);
         assert_eq!(copied.rfc3339("2026-11-30T04:36:44").unwrap(), ("2026-11-30T04:36:44.000Z".to_string(), true));
         // An explicit offset needs no clock.
-        assert_eq!(Clock::default().rfc3339("2026-11-30T04:36:44Z").unwrap(), ("2026-11-30T04:36:44.000Z".to_string(), false));
+        assert_eq!(
+            Clock::default().rfc3339("2026-11-30T04:36:44Z").unwrap(),
+            ("2026-11-30T04:36:44.000Z".to_string(), false)
+        );
     }
 }
 

@@ -14,8 +14,8 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 use crate::layout::{self, SessionPaths};
 use crate::records::{Events, Out};
 use crate::store::{self, EventFile};
-use trajhost_codec_sdk::paths::join;
 use crate::{CODEC, HARNESS};
+use trajhost_codec_sdk::paths::join;
 
 pub struct Reader {
     home: Dir,

@@ -27,7 +27,10 @@ pub use trajhost_codec_sdk::known::Handling;
 /// Every event `kind` of the software-agent-sdk (1.x) event log.
 pub const KNOWN_EVENT_KINDS: &[(&str, Handling)] = &[
     ("SystemPromptEvent", Handling::Mapped("system (system_prompt and dynamic_context)")),
-    ("MessageEvent", Handling::Mapped("user / assistant / system by llm_message.role; reasoning; observation extended-content")),
+    (
+        "MessageEvent",
+        Handling::Mapped("user / assistant / system by llm_message.role; reasoning; observation extended-content"),
+    ),
     ("ActionEvent", Handling::Mapped("tool_call; reasoning and assistant (thought) once per llm_response_id")),
     ("ObservationEvent", Handling::Mapped("tool_result (observation.is_error, exit_code)")),
     ("UserRejectObservation", Handling::Mapped("tool_result, ok false")),
@@ -151,14 +154,22 @@ impl Events {
                 self.result(event, &ctx, error, Some(false), out);
             }
             Some("CondensationSummaryEvent") => {
-                push(out, &ctx, 0, Body::Compaction { summary: str_of(event, "summary").unwrap_or("").to_string(), trigger: None });
+                push(
+                    out,
+                    &ctx,
+                    0,
+                    Body::Compaction { summary: str_of(event, "summary").unwrap_or("").to_string(), trigger: None },
+                );
             }
             Some("Condensation") => {
                 let body = match str_of(event, "summary") {
                     Some(summary) => Body::Compaction { summary: summary.to_string(), trigger: None },
                     None => {
                         let forgotten = event.get("forgotten_event_ids").and_then(Value::as_array).map_or(0, Vec::len);
-                        Body::Observation { subtype: "condensation".into(), text: Some(format!("{forgotten} events forgotten")) }
+                        Body::Observation {
+                            subtype: "condensation".into(),
+                            text: Some(format!("{forgotten} events forgotten")),
+                        }
                     }
                 };
                 push(out, &ctx, 0, body);
@@ -206,7 +217,13 @@ impl Events {
             }
             Some("system") => push(out, ctx, 0, Body::System { text }),
             other => {
-                out.diags.add("unknown-record-type", Severity::Warning, &format!("MessageEvent/{}", type_name(other)), Some(ctx.file), None);
+                out.diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    &format!("MessageEvent/{}", type_name(other)),
+                    Some(ctx.file),
+                    None,
+                );
                 return;
             }
         }
@@ -244,7 +261,12 @@ impl Events {
     /// `thinking_blocks`, `responses_reasoning_item`), from id suffix `index`.
     fn reasoning(&mut self, v: &Value, ctx: &Ctx<'_>, mut index: usize, out: &mut Out<'_>) -> usize {
         if let Some(text) = str_of(v, "reasoning_content").filter(|t| !t.is_empty()) {
-            push(out, ctx, index, Body::Reasoning(Reasoning { text: Some(text.to_string()), opaque: None, encrypted: false }));
+            push(
+                out,
+                ctx,
+                index,
+                Body::Reasoning(Reasoning { text: Some(text.to_string()), opaque: None, encrypted: false }),
+            );
             index += 1;
         }
         for block in v.get("thinking_blocks").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
@@ -258,7 +280,13 @@ impl Events {
             index += 1;
         }
         if let Some(item) = v.get("responses_reasoning_item").filter(|i| i.is_object()) {
-            let summary: Vec<&str> = item.get("summary").and_then(Value::as_array).map_or(&[][..], Vec::as_slice).iter().filter_map(Value::as_str).collect();
+            let summary: Vec<&str> = item
+                .get("summary")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
             let encrypted = str_of(item, "encrypted_content");
             let reasoning = Reasoning {
                 text: (!summary.is_empty()).then(|| summary.join("\n")),

@@ -112,7 +112,8 @@ pub fn response_usages(state: &Value, diags: &mut Diagnostics, path: &str) -> BT
             let cache_write = count_of(u, "cache_write_tokens");
             // LiteLLM's prompt_tokens counts cache reads and writes too.
             let usage = Usage {
-                input: prompt.map(|p| p.saturating_sub(cache_read.unwrap_or(0)).saturating_sub(cache_write.unwrap_or(0))),
+                input: prompt
+                    .map(|p| p.saturating_sub(cache_read.unwrap_or(0)).saturating_sub(cache_write.unwrap_or(0))),
                 output: count_of(u, "completion_tokens"),
                 cache_read,
                 cache_write,
@@ -186,7 +187,11 @@ pub fn facts(home: &Dir, paths: &SessionPaths, diags: &mut Diagnostics) -> Optio
             }
         }
         if str_of(&event, "kind") == Some("MessageEvent") && str_of(&event, "source") == Some("user") {
-            let text = event.get("llm_message").and_then(|m| m.get("content")).map(crate::records::text_of).unwrap_or_default();
+            let text = event
+                .get("llm_message")
+                .and_then(|m| m.get("content"))
+                .map(crate::records::text_of)
+                .unwrap_or_default();
             facts.title = title_of(&text, TITLE_CHARS);
             break;
         }

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_openhands::{KNOWN_EVENT_KINDS, OpenHands};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, copy_dir, tool_calls, tool_results, users};
 
@@ -56,7 +56,11 @@ fn provenance(name: &str, field: &str) -> String {
     let start = text.find(&format!("<!-- scenario:{name} -->")).unwrap();
     let section = &text[start..start + text[start..].find("<!-- /scenario -->").unwrap()];
     let prefix = format!("- {field}: ");
-    section.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap_or_else(|| panic!("{name}: no {field}")).to_string()
+    section
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .unwrap_or_else(|| panic!("{name}: no {field}"))
+        .to_string()
 }
 
 /// The fixture's conversation id, read from the store itself (fixtures are
@@ -69,7 +73,9 @@ fn id_of(name: &str) -> String {
         std::fs::read_dir(&conversations).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert_eq!(folders.len(), 1, "{name}: {folders:?}");
     let id = folders.into_iter().next().unwrap();
-    let state: Value = serde_json::from_str(&std::fs::read_to_string(conversations.join(&id).join("base_state.json")).unwrap()).unwrap();
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(conversations.join(&id).join("base_state.json")).unwrap())
+            .unwrap();
     assert_eq!(state["id"].as_str().unwrap().replace('-', ""), id, "{name}: base_state.json id");
     assert!(provenance(name, "session id").starts_with(&format!("`{id}`")), "{name}: PROVENANCE.md");
     id
@@ -168,7 +174,11 @@ fn discover_finds_each_fixture_conversation() {
         let found = OpenHands::discover(&Dir::native(&home)).unwrap();
         // A checkout does not keep the files' times, so the local offset may
         // not be recoverable; the lab ran in UTC either way.
-        assert!(found.diagnostics.iter().all(|d| d.code == "naive-time-read-as-utc"), "{name}: {:?}", found.diagnostics);
+        assert!(
+            found.diagnostics.iter().all(|d| d.code == "naive-time-read-as-utc"),
+            "{name}: {:?}",
+            found.diagnostics
+        );
         assert_eq!(found.sessions.len(), 1, "{name}");
         let s = &found.sessions[0];
         assert_eq!(s.locator, locator(&s.native_id));
@@ -182,18 +192,23 @@ fn discover_finds_each_fixture_conversation() {
         let dir = home.join(format!(".openhands/conversations/{}", s.native_id));
         let state = dir.join("base_state.json");
         let mtimes = events.iter().chain(std::iter::once(&state)).map(|p| {
-            std::fs::metadata(p).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
+            std::fs::metadata(p).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis()
+                as i64
         });
         assert_eq!(s.updated_at.as_deref(), Some(rfc3339_ms(mtimes.max().unwrap()).as_str()));
-        let size: u64 = std::fs::read_dir(dir.join("events")).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum::<u64>()
-            + std::fs::metadata(dir.join("base_state.json")).unwrap().len();
+        let size: u64 =
+            std::fs::read_dir(dir.join("events")).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum::<u64>()
+                + std::fs::metadata(dir.join("base_state.json")).unwrap().len();
         assert_eq!(s.size, size);
         if let Some((_, prompt)) = SCENARIOS.iter().find(|(n, _)| *n == name) {
             assert_eq!(s.native_id, id_of(&name));
             assert!(prompt.starts_with(s.title.as_deref().unwrap().trim_end_matches('…')), "{name}");
         }
         let one = OpenHands::inspect(&Dir::native(&home), &s.locator).unwrap();
-        assert_eq!((one.native_id, one.started_at, one.updated_at, one.size), (s.native_id.clone(), s.started_at.clone(), s.updated_at.clone(), s.size));
+        assert_eq!(
+            (one.native_id, one.started_at, one.updated_at, one.size),
+            (s.native_id.clone(), s.started_at.clone(), s.updated_at.clone(), s.size)
+        );
     }
 }
 
@@ -280,13 +295,22 @@ fn every_scenario_reads_prompt_tool_call_result_and_answer() {
 #[test]
 fn simple_has_both_turns() {
     let records = read_scenario("simple").records;
-    assert_eq!(users(&records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let kinds: Vec<&str> = records.iter().map(|r| r.body.kind()).collect();
-    assert_eq!(kinds, ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
+    assert_eq!(
+        kinds,
+        ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
+    );
     let calls = tool_calls(&records);
     assert_eq!(calls[0].1, "terminal");
     assert_eq!(calls[0].2, &json!({"command": "cat hello.txt", "security_risk": "UNKNOWN"}));
-    assert_eq!(tool_results(&records), [(calls[0].0, "Hello from the lab workspace. The secret word is PAPAYA-42.", Some(true))]);
+    assert_eq!(
+        tool_results(&records),
+        [(calls[0].0, "Hello from the lab workspace. The secret word is PAPAYA-42.", Some(true))]
+    );
     let answers = assistants(&records);
     assert_eq!(answers[0].text, "", "the tool call's response had no thought");
     assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
@@ -306,9 +330,15 @@ fn parallel_calls_share_one_assistant_record() {
     let records = read_scenario("parallel").records;
     let calls = tool_calls(&records);
     assert_eq!(calls.iter().map(|c| c.1).collect::<Vec<_>>(), ["terminal", "file_editor"]);
-    assert_eq!(calls[1].2, &json!({"command": "view", "path": "/home/user/project/second.txt", "security_risk": "UNKNOWN"}));
+    assert_eq!(
+        calls[1].2,
+        &json!({"command": "view", "path": "/home/user/project/second.txt", "security_risk": "UNKNOWN"})
+    );
     let kinds: Vec<&str> = records.iter().map(|r| r.body.kind()).collect();
-    assert_eq!(kinds, ["meta", "system", "user", "assistant", "tool_call", "tool_call", "tool_result", "tool_result", "assistant"]);
+    assert_eq!(
+        kinds,
+        ["meta", "system", "user", "assistant", "tool_call", "tool_call", "tool_result", "tool_result", "assistant"]
+    );
     let results = tool_results(&records);
     assert_eq!(results.iter().map(|r| r.0).collect::<Vec<_>>(), calls.iter().map(|c| c.0).collect::<Vec<_>>());
     assert!(results[0].1.contains("PAPAYA-42") && results[1].1.contains("KIWI-58"));
@@ -342,7 +372,8 @@ fn a_failing_command_is_not_ok() {
     } else {
         let home = copy_of("simple");
         let id = id_of("simple");
-        let path = event_paths(home.path(), &id).into_iter().find(|p| p.to_string_lossy().contains("event-00003")).unwrap();
+        let path =
+            event_paths(home.path(), &id).into_iter().find(|p| p.to_string_lossy().contains("event-00003")).unwrap();
         let mut event: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         event["observation"]["exit_code"] = json!(3);
         event["observation"]["content"][0]["text"] = json!("cat: missing.txt: No such file or directory");
@@ -392,16 +423,36 @@ fn other_event_kinds_map_or_are_reported() {
     // The added events come at the time of the fixture's last one.
     let last = raw_events(home.path(), id).pop().unwrap();
     let ts = last["timestamp"].as_str().unwrap();
-    add_event(home.path(), id, json!({"id": "e-think", "timestamp": ts, "source": "agent", "kind": "ActionEvent",
+    add_event(
+        home.path(),
+        id,
+        json!({"id": "e-think", "timestamp": ts, "source": "agent", "kind": "ActionEvent",
         "thought": [{"type": "text", "text": "Let me look."}], "reasoning_content": "Hidden chain.", "thinking_blocks": [],
         "action": {"command": "ls", "kind": "TerminalAction"}, "tool_name": "terminal", "tool_call_id": "c9",
         "tool_call": {"id": "c9", "name": "terminal", "arguments": "{\"command\": \"ls\"}", "origin": "completion"},
-        "llm_response_id": "resp-9", "security_risk": "UNKNOWN"}));
-    add_event(home.path(), id, json!({"id": "e-reject", "timestamp": ts, "source": "user", "kind": "UserRejectObservation",
-        "tool_name": "terminal", "tool_call_id": "c9", "rejection_reason": "Not now.", "action_id": "e-think"}));
-    add_event(home.path(), id, json!({"id": "e-cond", "timestamp": ts, "source": "environment", "kind": "CondensationSummaryEvent", "summary": "Earlier: PAPAYA-42."}));
-    add_event(home.path(), id, json!({"id": "e-state", "timestamp": ts, "source": "environment", "kind": "ConversationStateUpdateEvent", "key": "execution_status", "value": "finished"}));
-    add_event(home.path(), id, json!({"id": "e-new", "timestamp": ts, "source": "environment", "kind": "TeleportEvent"}));
+        "llm_response_id": "resp-9", "security_risk": "UNKNOWN"}),
+    );
+    add_event(
+        home.path(),
+        id,
+        json!({"id": "e-reject", "timestamp": ts, "source": "user", "kind": "UserRejectObservation",
+        "tool_name": "terminal", "tool_call_id": "c9", "rejection_reason": "Not now.", "action_id": "e-think"}),
+    );
+    add_event(
+        home.path(),
+        id,
+        json!({"id": "e-cond", "timestamp": ts, "source": "environment", "kind": "CondensationSummaryEvent", "summary": "Earlier: PAPAYA-42."}),
+    );
+    add_event(
+        home.path(),
+        id,
+        json!({"id": "e-state", "timestamp": ts, "source": "environment", "kind": "ConversationStateUpdateEvent", "key": "execution_status", "value": "finished"}),
+    );
+    add_event(
+        home.path(),
+        id,
+        json!({"id": "e-new", "timestamp": ts, "source": "environment", "kind": "TeleportEvent"}),
+    );
     let read = read(home.path(), &locator(id));
     let n = read.records.len();
     let kinds: Vec<&str> = read.records[n - 5..].iter().map(|r| r.body.kind()).collect();
@@ -409,7 +460,11 @@ fn other_event_kinds_map_or_are_reported() {
     let Body::Reasoning(r) = &read.records[n - 5].body else { panic!() };
     assert_eq!(r.text.as_deref(), Some("Hidden chain."));
     let Body::Assistant(a) = &read.records[n - 4].body else { panic!() };
-    assert_eq!((a.text.as_str(), a.usage.as_ref(), a.model.as_deref()), ("Let me look.", None, None), "no usage recorded for resp-9");
+    assert_eq!(
+        (a.text.as_str(), a.usage.as_ref(), a.model.as_deref()),
+        ("Let me look.", None, None),
+        "no usage recorded for resp-9"
+    );
     assert_eq!(tool_results(&read.records[n - 2..]), [("c9", "Not now.", Some(false))]);
     assert_eq!(read.records[n - 2].parent.as_deref(), Some("e-think"));
     let reported = read.diagnostics.iter().find(|d| d.code == "unmapped-record-type").unwrap();
@@ -460,7 +515,16 @@ fn local_times_are_converted_with_the_recovered_offset() {
 #[test]
 fn a_locator_outside_the_layout_is_refused() {
     let home = home("simple");
-    for bad in ["../x/base_state.json", "/abs/base_state.json", ".openhands/conversations/x/events", ".openhands/conversations/nope/base_state.json"] {
-        assert!(OpenHands::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 }).is_err(), "{bad}");
+    for bad in [
+        "../x/base_state.json",
+        "/abs/base_state.json",
+        ".openhands/conversations/x/events",
+        ".openhands/conversations/nope/base_state.json",
+    ] {
+        assert!(
+            OpenHands::read(Dir::native(&home), bad, ReadOptions { max_batch_records: 10, max_batch_bytes: 1000 })
+                .is_err(),
+            "{bad}"
+        );
     }
 }

@@ -46,7 +46,12 @@ impl Codec for Pi {
         Ok(WholeDocument::new(options, |session, options| core::write::write(&PI, session, options)))
     }
 
-    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
         let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
         core::prepare::prepare(&PI, artifacts, target, &options)
     }

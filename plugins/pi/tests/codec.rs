@@ -6,12 +6,15 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use trajhost_codec_pi::core::testkit::check_chain;
-use trajhost_codec_testkit::{self as kit, document, Read, Spans, Conversation, assistants, conversation, kinds, options, raw_lines, read, read_with, tool_calls, tool_results, users};
 use trajhost_codec_pi::{Handling, KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Pi};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::{Body, Usage};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
+use trajhost_codec_testkit::{
+    self as kit, Conversation, Read, Spans, assistants, conversation, document, kinds, options, raw_lines, read,
+    read_with, tool_calls, tool_results, users,
+};
 
 const DIR: &str = ".pi/agent/sessions/--home-user-project--";
 const CWD: &str = "/home/user/project";
@@ -73,7 +76,12 @@ fn entry(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> Value {
 }
 
 fn user(id: &str, parent: Option<&str>, text: &str) -> Value {
-    entry("message", id, parent, json!({"message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}}))
+    entry(
+        "message",
+        id,
+        parent,
+        json!({"message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}}),
+    )
 }
 
 fn answer(id: &str, parent: &str, text: &str) -> Value {
@@ -206,11 +214,22 @@ fn simple_session_reads_in_order() {
     assert_eq!(
         kinds(&read.records),
         [
-            "meta", "observation", "observation", "user", "assistant", "tool_call", "tool_result", "assistant", "user",
+            "meta",
+            "observation",
+            "observation",
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "user",
             "assistant"
         ]
     );
-    assert_eq!(users(&read.records), ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(&read.records);
     assert_eq!(calls, [("call_lab_81ff91670c56432e", "bash", &json!({"command": "cat hello.txt"}))]);
     let results = tool_results(&read.records);
@@ -360,16 +379,26 @@ fn a_compaction_comes_before_the_entries_it_keeps() {
         answer("a0000002", "a0000001", "old answer"),
         user("a0000003", Some("a0000002"), "kept"),
         answer("a0000004", "a0000003", "kept answer"),
-        entry("compaction", "a0000005", Some("a0000004"), json!({"summary": "SUMMARY", "firstKeptEntryId": "a0000003", "tokensBefore": 9})),
+        entry(
+            "compaction",
+            "a0000005",
+            Some("a0000004"),
+            json!({"summary": "SUMMARY", "firstKeptEntryId": "a0000003", "tokensBefore": 9}),
+        ),
         user("a0000006", Some("a0000005"), "after"),
     ]);
     let read = read::<Pi>(dir.path(), &locator);
-    let texts: Vec<String> = read.records.iter().skip(1).map(|r| match &r.body {
-        Body::User { text, .. } => text.clone(),
-        Body::Assistant(a) => a.text.clone(),
-        Body::Compaction { summary, .. } => format!("[{summary}]"),
-        other => other.kind().to_string(),
-    }).collect();
+    let texts: Vec<String> = read
+        .records
+        .iter()
+        .skip(1)
+        .map(|r| match &r.body {
+            Body::User { text, .. } => text.clone(),
+            Body::Assistant(a) => a.text.clone(),
+            Body::Compaction { summary, .. } => format!("[{summary}]"),
+            other => other.kind().to_string(),
+        })
+        .collect();
     assert_eq!(texts, ["old", "old answer", "[SUMMARY]", "kept", "kept answer", "after"]);
     let compaction = read.records.iter().find(|r| r.body.kind() == "compaction").unwrap();
     assert_eq!(compaction.id, "a0000005");
@@ -445,19 +474,30 @@ fn write_is_deterministic_and_fills_what_pi_requires() {
         json!({"id":"a2","kind":"assistant","text":"done","model":"gpt-5","usage":{"input":5,"output":1}}),
     ];
     let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
-    let written = trajhost_codec_sdk::write_document::<Pi>(&doc, WriteOptions { cwd: None, native_id: None, home_path: None }).unwrap();
+    let written =
+        trajhost_codec_sdk::write_document::<Pi>(&doc, WriteOptions { cwd: None, native_id: None, home_path: None })
+            .unwrap();
     let artifact = &written.artifacts[0];
     assert!(artifact.path.starts_with(".pi/agent/sessions/--w--/2026-11-30T04-00-00-000Z_"));
     check_chain(&artifact.bytes);
     let codes: Vec<(String, String)> = written.diagnostics.iter().map(|d| (d.code.clone(), d.detail.clone())).collect();
-    for want in [("not-carried", "system"), ("not-carried", "orphan-tool-result"), ("defaulted", "usage"), ("defaulted", "toolResult.isError")] {
+    for want in [
+        ("not-carried", "system"),
+        ("not-carried", "orphan-tool-result"),
+        ("defaulted", "usage"),
+        ("defaulted", "toolResult.isError"),
+    ] {
         assert!(codes.iter().any(|(c, d)| c == want.0 && d == want.1), "{want:?} in {codes:?}");
     }
-    let lines: Vec<Value> = std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> =
+        std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let call_msg = &lines[2]["message"];
     assert_eq!(call_msg["role"], "assistant");
     assert_eq!(call_msg["stopReason"], "toolUse");
-    assert_eq!(call_msg["content"][0], json!({"type":"toolCall","id":"call_1","name":"shell","arguments":{"cmd":["ls"]}}));
+    assert_eq!(
+        call_msg["content"][0],
+        json!({"type":"toolCall","id":"call_1","name":"shell","arguments":{"cmd":["ls"]}})
+    );
     assert_eq!(lines[3]["message"]["toolName"], "shell");
     assert_eq!(lines[3]["message"]["isError"], false);
     assert_eq!(lines.len(), 5, "header, user, call, result, answer");
@@ -469,8 +509,14 @@ fn prepare_plans_one_new_file_in_the_cwd_folder() {
     let first = read_scenario("parallel");
     let written = trajhost_codec_sdk::write_document::<Pi>(&document(&first.records), write_options(CWD)).unwrap();
     let home_path = target.path().display().to_string();
-    let options = WriteOptions { cwd: Some(CWD.into()), native_id: Some(written.native_id.clone()), home_path: Some(home_path.clone()) };
-    let plan = trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    let options = WriteOptions {
+        cwd: Some(CWD.into()),
+        native_id: Some(written.native_id.clone()),
+        home_path: Some(home_path.clone()),
+    };
+    let plan =
+        trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options)
+            .unwrap();
     assert_eq!(plan.native_id, written.native_id);
     assert_eq!(plan.operations.len(), 1);
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!("expected create-file") };
@@ -481,8 +527,11 @@ fn prepare_plans_one_new_file_in_the_cwd_folder() {
     assert_eq!(resume, format!("cd {CWD} && pi --session {home_path}/{}", file.path));
 
     // Another cwd: another folder, and the header names it.
-    let options = WriteOptions { cwd: Some("/srv/other dir".into()), native_id: None, home_path: Some(home_path.clone()) };
-    let plan = trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap();
+    let options =
+        WriteOptions { cwd: Some("/srv/other dir".into()), native_id: None, home_path: Some(home_path.clone()) };
+    let plan =
+        trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options)
+            .unwrap();
     let Operation::CreateFile(file) = &plan.operations[0] else { panic!() };
     assert!(file.path.starts_with(".pi/agent/sessions/--srv-other dir--/"), "{}", file.path);
     assert_eq!(check_chain(&file.bytes)["cwd"], "/srv/other dir");
@@ -492,7 +541,9 @@ fn prepare_plans_one_new_file_in_the_cwd_folder() {
     let path = target.path().join(&written.artifacts[0].path);
     std::fs::write(&path, b"x").unwrap();
     let options = WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: Some(home_path) };
-    let err = trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options).unwrap_err();
+    let err =
+        trajhost_codec_sdk::prepare_artifacts::<Pi>(written.artifacts.clone(), &Dir::native(target.path()), options)
+            .unwrap_err();
     assert!(format!("{err:?}").contains("already exists"), "{err:?}");
 }
 

@@ -73,7 +73,10 @@ impl Head {
         if entry.kind.as_deref() == Some("user") && self.first_prompt.is_none() && entry.is_sidechain != Some(true) {
             self.first_prompt = entry.message.as_ref().and_then(|m| prompt_title(&m.parts));
         }
-        if entry.kind.as_deref() == Some("system") && entry.subtype.as_deref() == Some("parent_session") && self.parent_session.is_none() {
+        if entry.kind.as_deref() == Some("system")
+            && entry.subtype.as_deref() == Some("parent_session")
+            && self.parent_session.is_none()
+        {
             self.parent_session = payload_str(entry, "parentSessionId");
         }
         self.take_title(entry);

@@ -76,4 +76,3 @@ pub fn spilled_output(recorded_path: &str) -> Option<String> {
     }
     Some(join(QWEN_DIR, rest))
 }
-

@@ -59,7 +59,10 @@ impl Codec for QwenCode {
             native_version_source: "`version` field of every record".into(),
             reads: vec!["qwen-code-jsonl".into()],
             writes: Vec::new(),
-            session_globs: layout::ROOTS.iter().map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL)).collect(),
+            session_globs: layout::ROOTS
+                .iter()
+                .map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL))
+                .collect(),
             canonical_schema: SCHEMA.into(),
         }
     }

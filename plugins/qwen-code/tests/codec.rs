@@ -9,7 +9,10 @@ use trajhost_codec_qwen_code::{KNOWN_RECORD_TYPES, QwenCode, rfc3339_utc};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, ReadOptions, Severity};
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, glob_matches, observations, options, raw_lines, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{
+    self as kit, Read, Spans, assistants, glob_matches, observations, options, raw_lines, tool_calls, tool_results,
+    users,
+};
 
 const CHATS: &str = ".qwen/projects/-home-user-project/chats";
 const CWD: &str = "/home/user/project";
@@ -214,7 +217,10 @@ fn read_starts_with_meta() {
 fn simple_session_has_prompt_call_result_and_answer() {
     let read = read_scenario("simple");
     let records = &read.records;
-    assert_eq!(users(records), vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]);
+    assert_eq!(
+        users(records),
+        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
+    );
     let calls = tool_calls(records);
     assert_eq!(calls.len(), 1);
     let (call_id, name, arguments) = calls[0];
@@ -238,10 +244,16 @@ fn simple_session_has_prompt_call_result_and_answer() {
     // Parents point at records: telemetry and snapshots in between resolve away.
     let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
     assert_eq!(by_id("a3d7bdf6-6f83-4cda-a82a-dd3aefa2f37f").parent, None);
-    assert_eq!(by_id("f04cbb0e-b78d-4e8f-817f-e347107b12b7").parent.as_deref(), Some("a3d7bdf6-6f83-4cda-a82a-dd3aefa2f37f"));
+    assert_eq!(
+        by_id("f04cbb0e-b78d-4e8f-817f-e347107b12b7").parent.as_deref(),
+        Some("a3d7bdf6-6f83-4cda-a82a-dd3aefa2f37f")
+    );
     assert_eq!(by_id(call_id).parent.as_deref(), Some("f04cbb0e-b78d-4e8f-817f-e347107b12b7"));
     assert_eq!(by_id("8b582fc3-d7a7-4558-81ed-de2170465876").parent.as_deref(), Some(call_id));
-    assert_eq!(by_id("80690a9e-0c06-4cfe-83ad-7decbb90c3a9").parent.as_deref(), Some("8b582fc3-d7a7-4558-81ed-de2170465876"));
+    assert_eq!(
+        by_id("80690a9e-0c06-4cfe-83ad-7decbb90c3a9").parent.as_deref(),
+        Some("8b582fc3-d7a7-4558-81ed-de2170465876")
+    );
 }
 
 #[test]
@@ -315,17 +327,26 @@ fn multibyte_text_is_intact() {
     assert_eq!(users(&read.records), vec![prompt]);
     let results = tool_results(&read.records);
     assert_eq!(results.len(), 1);
-    for needle in ["秘密の言葉は「桃」", "안녕하세요", "👩\u{200d}💻", "🏳\u{fe0f}\u{200d}🌈", "o\u{302}\u{323}", "Sentinel: CHERRY-本-91 ✓"] {
+    for needle in [
+        "秘密の言葉は「桃」",
+        "안녕하세요",
+        "👩\u{200d}💻",
+        "🏳\u{fe0f}\u{200d}🌈",
+        "o\u{302}\u{323}",
+        "Sentinel: CHERRY-本-91 ✓",
+    ] {
         assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
     }
     let (s, id) = scenario("multibyte");
     let raw = raw_lines(&home(s).join(locator(id)));
-    let recorded = raw.iter().find_map(|l| l["message"]["parts"][0]["functionResponse"]["response"]["output"].as_str()).unwrap();
+    let recorded =
+        raw.iter().find_map(|l| l["message"]["parts"][0]["functionResponse"]["response"]["output"].as_str()).unwrap();
     assert_eq!(results[0].1, recorded);
     assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
 }
 
-const SPILL: &str = ".qwen/tmp/9dad1e4e08b0b11cbcd860257e8bdfa6b8e5f01790e10a6a0b1f4870c13e686b/run_shell_command_4942b8236de5.output";
+const SPILL: &str =
+    ".qwen/tmp/9dad1e4e08b0b11cbcd860257e8bdfa6b8e5f01790e10a6a0b1f4870c13e686b/run_shell_command_4942b8236de5.output";
 
 #[test]
 fn long_output_result_is_read_in_full_from_its_spill_file() {
@@ -338,7 +359,13 @@ fn long_output_result_is_read_in_full_from_its_spill_file() {
     assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
     assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
     // The scripted model cut its echo of the result short.
-    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER: the tool returned: Tool output was too large"));
+    assert!(
+        assistants(&read.records)
+            .last()
+            .unwrap()
+            .text
+            .starts_with("FINAL ANSWER: the tool returned: Tool output was too large")
+    );
 }
 
 #[test]
@@ -397,7 +424,13 @@ fn src_spans_slice_back_to_the_raw_lines() {
                 Body::Meta(m) => assert_eq!(line["sessionId"].as_str(), Some(m.native_id.as_str())),
                 Body::ToolCall { call_id, .. } => {
                     assert_eq!(line["type"], "assistant");
-                    assert!(line["message"]["parts"].as_array().unwrap().iter().any(|p| p["functionCall"]["id"] == call_id.as_str()));
+                    assert!(
+                        line["message"]["parts"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .any(|p| p["functionCall"]["id"] == call_id.as_str())
+                    );
                 }
                 Body::ToolResult { call_id, .. } => {
                     assert_eq!(line["type"], "tool_result");
@@ -432,7 +465,9 @@ fn every_record_type_is_mapped_or_reported() {
         let raw = raw_lines(&home(scenario).join(locator(id)));
         let read = read_scenario(scenario);
         assert!(read.diag("unknown-content-part").is_none(), "{scenario}");
-        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| raw.iter().filter(|l| raw_kind(l) == kind).count() as u32);
+        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| {
+            raw.iter().filter(|l| raw_kind(l) == kind).count() as u32
+        });
     }
 }
 
@@ -504,13 +539,18 @@ fn reasoning_errors_system_subtypes_and_unknown_kinds() {
     let mut result = rec("tool_result", "r1", Some("a1"));
     result["message"] = json!({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found: /w/x"}}}]});
     result["toolCallResult"] = json!({"callId": "c1", "status": "error", "error": {"message": "File not found"}});
-    let mut compression = system("k1", "r1", "chat_compression", json!({
-        "info": {"originalTokenCount": 9000, "newTokenCount": 900, "compressionStatus": 1},
-        "compressedHistory": [
-            {"role": "user", "parts": [{"text": "<state_snapshot>summary</state_snapshot>"}]},
-            {"role": "model", "parts": [{"text": "Got it."}]},
-        ],
-    }));
+    let mut compression = system(
+        "k1",
+        "r1",
+        "chat_compression",
+        json!({
+            "info": {"originalTokenCount": 9000, "newTokenCount": 900, "compressionStatus": 1},
+            "compressedHistory": [
+                {"role": "user", "parts": [{"text": "<state_snapshot>summary</state_snapshot>"}]},
+                {"role": "model", "parts": [{"text": "Got it."}]},
+            ],
+        }),
+    );
     compression["version"] = json!("0.15.0");
     let mut mid = system("m1", "k1", "mid_turn_user_message", json!({}));
     mid["message"] = json!({"role": "user", "parts": [{"text": "also check y"}]});
@@ -544,7 +584,10 @@ fn reasoning_errors_system_subtypes_and_unknown_kinds() {
         ]
     );
     let Body::Meta(meta) = &read.records[0].body else { panic!() };
-    assert_eq!((meta.title.as_deref(), meta.git_branch.as_deref(), meta.native_version.as_deref()), (Some("Renamed"), Some("main"), Some("0.14.0")));
+    assert_eq!(
+        (meta.title.as_deref(), meta.git_branch.as_deref(), meta.native_version.as_deref()),
+        (Some("Renamed"), Some("main"), Some("0.14.0"))
+    );
     let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
     let Body::User { text, attachments } = &by_id("u1").body else { panic!() };
     assert_eq!((text.as_str(), attachments[0].kind.as_str()), ("look here", "image"));
@@ -557,7 +600,10 @@ fn reasoning_errors_system_subtypes_and_unknown_kinds() {
     assert_eq!(tool_results(&read.records), [("c1", "File not found: /w/x", Some(false))]);
     let Body::Compaction { summary, .. } = &by_id("k1").body else { panic!() };
     assert_eq!(summary, "<state_snapshot>summary</state_snapshot>");
-    assert_eq!(observations(&read.records), [("custom_title", Some("Renamed")), ("slash_command/invocation", Some("/stats"))]);
+    assert_eq!(
+        observations(&read.records),
+        [("custom_title", Some("Renamed")), ("slash_command/invocation", Some("/stats"))]
+    );
     assert_eq!(users(&read.records)[1], "also check y");
     // The mid-turn message hangs off the telemetry record's parent.
     assert_eq!(by_id("m1").parent.as_deref(), Some("k1"));
@@ -565,7 +611,10 @@ fn reasoning_errors_system_subtypes_and_unknown_kinds() {
     let details = |code: &str| -> Vec<(String, u32)> {
         read.diagnostics.iter().filter(|d| d.code == code).map(|d| (d.detail.clone(), d.count)).collect()
     };
-    assert_eq!(details("unknown-record-type"), [("brand-new-type".to_string(), 1), ("system/brand_new_subtype".to_string(), 1)]);
+    assert_eq!(
+        details("unknown-record-type"),
+        [("brand-new-type".to_string(), 1), ("system/brand_new_subtype".to_string(), 1)]
+    );
     assert_eq!(details("unknown-content-part"), [("assistant/brandNewPart".to_string(), 1)]);
     assert_eq!(details("unmapped-record-type"), [("system/ui_telemetry".to_string(), 1)]);
     // 0.14.0 → 0.15.0 → 0.14.0: two changes.

@@ -47,17 +47,14 @@ impl Diagnostics {
             );
             return;
         }
-        self.entries
-            .entry(key)
-            .and_modify(|d| d.count = d.count.saturating_add(1))
-            .or_insert_with(|| Diagnostic {
-                code: code.to_string(),
-                severity,
-                detail: detail.to_string(),
-                count: 1,
-                file: file.map(str::to_string),
-                offset,
-            });
+        self.entries.entry(key).and_modify(|d| d.count = d.count.saturating_add(1)).or_insert_with(|| Diagnostic {
+            code: code.to_string(),
+            severity,
+            detail: detail.to_string(),
+            count: 1,
+            file: file.map(str::to_string),
+            offset,
+        });
     }
 
     pub fn is_empty(&self) -> bool {

@@ -43,12 +43,7 @@ mod imp {
         }
 
         pub fn list(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
-            Ok(self
-                .0
-                .list(path)?
-                .into_iter()
-                .map(|e| DirEntry { name: e.name, meta: e.meta })
-                .collect())
+            Ok(self.0.list(path)?.into_iter().map(|e| DirEntry { name: e.name, meta: e.meta }).collect())
         }
 
         pub fn stat(&self, path: &str) -> Result<Metadata, FsError> {
@@ -112,11 +107,8 @@ mod imp {
         } else {
             EntryKind::Other
         };
-        let modified_ms = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map(|d| d.as_millis() as i64);
+        let modified_ms =
+            meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_millis() as i64);
         Metadata { kind, size: meta.len(), modified_ms }
     }
 
@@ -140,10 +132,8 @@ mod imp {
             for entry in std::fs::read_dir(&dir).map_err(|e| io_error(&dir, e))? {
                 let entry = entry.map_err(|e| io_error(&dir, e))?;
                 let meta = entry.metadata().map_err(|e| io_error(&entry.path(), e))?;
-                entries.push(DirEntry {
-                    name: entry.file_name().to_string_lossy().into_owned(),
-                    meta: metadata(&meta),
-                });
+                entries
+                    .push(DirEntry { name: entry.file_name().to_string_lossy().into_owned(), meta: metadata(&meta) });
             }
             entries.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(entries)

@@ -55,7 +55,9 @@ impl Content {
     pub fn text(&self) -> String {
         match self {
             Content::Text(s) => s.clone(),
-            Content::Parts(parts) => parts.iter().filter(|p| !p.is_thought()).filter_map(|p| p.text.as_deref()).collect(),
+            Content::Parts(parts) => {
+                parts.iter().filter(|p| !p.is_thought()).filter_map(|p| p.text.as_deref()).collect()
+            }
             Content::None | Content::Unrecognized => String::new(),
         }
     }

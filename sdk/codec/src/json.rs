@@ -17,7 +17,9 @@ pub fn text_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 /// when it is not one.
 pub fn count_of(v: &Value, key: &str) -> Option<u64> {
     match v.get(key)? {
-        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)),
+        Value::Number(n) => {
+            n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
+        }
         _ => None,
     }
 }

@@ -269,7 +269,9 @@ mod tests {
         assert_eq!(escaped.t.get(), Some("a\nb"));
         assert_eq!((escaped.c.0, escaped.i.count()), (Some(12), Some(7)));
         let odd: Line = serde_json::from_str(r#"{"t":5,"f":"yes","c":-1,"i":"7","o":[1]}"#).unwrap();
-        assert!(odd.t.get().is_none() && odd.f.0.is_none() && odd.c.0.is_none() && odd.i.0.is_none() && odd.o.0.is_none());
+        assert!(
+            odd.t.get().is_none() && odd.f.0.is_none() && odd.c.0.is_none() && odd.i.0.is_none() && odd.o.0.is_none()
+        );
         let empty: Line = serde_json::from_str(r#"{"t":""}"#).unwrap();
         assert_eq!((empty.t.get(), empty.t.non_empty()), (Some(""), None));
     }

@@ -248,7 +248,11 @@ pub const NATIVE_WRITE_BATCH_LINES: usize = 7;
 /// Runs `prepare` natively on artifacts held in memory: they are put in a
 /// temporary export directory first, as the host would. For tests.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn prepare_artifacts<C: Codec>(artifacts: Vec<Artifact>, target: &fs::Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+pub fn prepare_artifacts<C: Codec>(
+    artifacts: Vec<Artifact>,
+    target: &fs::Dir,
+    options: WriteOptions,
+) -> Result<Plan, CodecError> {
     use sha2::Digest as _;
     let export = tempfile::tempdir().map_err(|e| CodecError::Io(e.to_string()))?;
     let mut infos = Vec::new();
@@ -377,7 +381,7 @@ macro_rules! export_codec {
         #[cfg(target_arch = "wasm32")]
         const _: () = {
             type TrajhostExportedCodec = $crate::Export<$codec>;
-            $crate::bindings::export_bindings!(TrajhostExportedCodec with_types_in $crate::bindings);
+    $crate::bindings::export_bindings!(TrajhostExportedCodec with_types_in $crate::bindings);
 
             #[unsafe(link_section = "trajhost:sdk")]
             #[used]

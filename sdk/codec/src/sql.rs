@@ -88,8 +88,10 @@ mod tests {
     fn rows_columns_and_missing_tables() {
         let dir = tempfile::tempdir().unwrap();
         let conn = rusqlite::Connection::open(dir.path().join("s.db")).unwrap();
-        conn.execute_batch("CREATE TABLE t (id TEXT, n INTEGER, r REAL, s TEXT); INSERT INTO t VALUES ('a', 3, 2.0, ' 7 ');")
-            .unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (id TEXT, n INTEGER, r REAL, s TEXT); INSERT INTO t VALUES ('a', 3, 2.0, ' 7 ');",
+        )
+        .unwrap();
         drop(conn);
         let db = Database::open(&Dir::native(dir.path()), "s.db").unwrap();
         let present = table_columns(&db, "t").unwrap();

@@ -91,7 +91,8 @@ mod imp {
                 (rusqlite::Connection::open(&copy).map_err(error)?, Some(dir))
             } else {
                 let uri = format!("file:{}?mode=ro&immutable=1", full.display());
-                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+                let flags =
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
                 (rusqlite::Connection::open_with_flags(uri, flags).map_err(error)?, None)
             };
             conn.execute_batch("PRAGMA query_only = ON;").map_err(error)?;

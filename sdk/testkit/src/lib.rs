@@ -422,7 +422,8 @@ pub fn check_torn_tail(read: &Read, offset: u64, sentinel: &str) {
 /// A corrupt line at `offset` is one `malformed-line` error there, and no
 /// `torn-tail`.
 pub fn check_corrupt_line(read: &Read, offset: u64) {
-    let d = read.diag("malformed-line").unwrap_or_else(|| panic!("no malformed-line diagnostic: {:?}", read.diagnostics));
+    let d =
+        read.diag("malformed-line").unwrap_or_else(|| panic!("no malformed-line diagnostic: {:?}", read.diagnostics));
     assert_eq!((d.severity, d.offset, d.count), (Severity::Error, Some(offset), 1), "{d:?}");
     assert!(read.diag("torn-tail").is_none(), "{:?}", read.diagnostics);
 }
@@ -459,7 +460,11 @@ pub fn check_handling(read: &Read, table: &[(&str, Handling)], count: impl Fn(&s
                 assert_eq!(d.severity, Severity::Info, "{kind}");
             }
             Handling::Mapped(_) => {
-                assert!(!read.diagnostics.iter().any(|d| d.detail == *kind), "{kind} is mapped, yet named: {:?}", read.diagnostics)
+                assert!(
+                    !read.diagnostics.iter().any(|d| d.detail == *kind),
+                    "{kind} is mapped, yet named: {:?}",
+                    read.diagnostics
+                )
             }
         }
     }
@@ -638,7 +643,8 @@ mod tests {
         std::fs::write(dir.path().join("s.jsonl"), b"{\"a\":1}\n{\"b\":2}\n").unwrap();
         let user = || Body::User { text: "hi".into(), attachments: vec![] };
         let meta = record("m", Body::Meta(Meta::default()), None);
-        let good = Read { records: vec![meta.clone(), record("u", user(), Some(("s.jsonl", 8, 8)))], ..Read::default() };
+        let good =
+            Read { records: vec![meta.clone(), record("u", user(), Some(("s.jsonl", 8, 8)))], ..Read::default() };
         check_spans(dir.path(), &good, Spans::Lines);
         assert_eq!(span_json(dir.path(), good.records[1].src.as_ref().unwrap()), serde_json::json!({"b": 2}));
         let bad = |src: Option<(&str, u64, u64)>, kind: Spans| {

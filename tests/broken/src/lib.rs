@@ -64,7 +64,9 @@ impl Reader {
     fn push(&mut self, mut record: Record) {
         match self.defect.as_str() {
             "no-src" => record.src = None,
-            "dup-ids" if matches!(record.body, Body::ToolCall { .. } | Body::ToolResult { .. }) => record.id = "tool".into(),
+            "dup-ids" if matches!(record.body, Body::ToolCall { .. } | Body::ToolResult { .. }) => {
+                record.id = "tool".into()
+            }
             "unstable-ids" => record.id = format!("{}#{}", self.id, self.in_batch),
             _ => {}
         }
@@ -125,10 +127,18 @@ impl SessionReader for Reader {
             let body = match value["role"].as_str() {
                 Some("user") => Body::User { text, attachments: vec![] },
                 Some("assistant") => Body::Assistant(canonical::Assistant { text, ..Default::default() }),
-                Some("tool_call") => Body::ToolCall { call_id, name: "Bash".into(), arguments: serde_json::json!({ "command": text }) },
+                Some("tool_call") => {
+                    Body::ToolCall { call_id, name: "Bash".into(), arguments: serde_json::json!({ "command": text }) }
+                }
                 Some("tool_result") => Body::ToolResult { call_id, content: text, ok: None },
                 other => {
-                    self.diagnostics.add("unknown-record-type", Severity::Warning, other.unwrap_or("(none)"), Some(&span.file), Some(span.offset));
+                    self.diagnostics.add(
+                        "unknown-record-type",
+                        Severity::Warning,
+                        other.unwrap_or("(none)"),
+                        Some(&span.file),
+                        Some(span.offset),
+                    );
                     continue;
                 }
             };

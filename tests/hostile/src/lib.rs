@@ -18,7 +18,12 @@ fn probe(home: &Dir, attack: &str) -> Result<String, CodecError> {
         "absolute" => report(home.open("/etc/passwd").map(|_| "opened".into()).map_err(|e| format!("{e:?}"))),
         "symlink" => report(home.open("escape/passwd").map(|_| "opened".into()).map_err(|e| format!("{e:?}"))),
         "symlink-file" => report(home.open("escape-file").map(|_| "opened".into()).map_err(|e| format!("{e:?}"))),
-        "big-read" => report(home.open("data.txt").and_then(|f| f.read_at(0, u32::MAX)).map(|_| "read".into()).map_err(|e| format!("{e:?}"))),
+        "big-read" => report(
+            home.open("data.txt")
+                .and_then(|f| f.read_at(0, u32::MAX))
+                .map(|_| "read".into())
+                .map_err(|e| format!("{e:?}")),
+        ),
         sql if sql.starts_with("sql:") => {
             let db = Database::open(home, "store.sqlite").map_err(|e| CodecError::Other(format!("{e:?}")))?;
             let statement = match &sql[4..] {

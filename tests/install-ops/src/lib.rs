@@ -14,8 +14,8 @@
 use serde_json::{Value, json};
 use trajhost_codec_sdk::jsonl::BadLine;
 use trajhost_codec_sdk::prelude::*;
-use trajhost_codec_sdk::{AddJsonEntry, CopyArtifact, CreateDatabase, CreateFile, InsertRows, TableRows};
 use trajhost_codec_sdk::sqlite::Value as SqlValue;
+use trajhost_codec_sdk::{AddJsonEntry, CopyArtifact, CreateDatabase, CreateFile, InsertRows, TableRows};
 
 const SESSIONS: &str = "install-ops/sessions";
 const INDEX_DB: &str = "install-ops/index.db";
@@ -52,7 +52,13 @@ impl SessionReader for Reader {
                 }
                 Err(_) => {
                     let code = BadLine::of(&line).code();
-                    self.diagnostics.add(code, Severity::Warning, "canonical line", Some(&self.file), Some(line.offset));
+                    self.diagnostics.add(
+                        code,
+                        Severity::Warning,
+                        "canonical line",
+                        Some(&self.file),
+                        Some(line.offset),
+                    );
                 }
             }
             if self.batch.is_full() {
@@ -72,8 +78,11 @@ impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         if self.native_id.is_none() {
             let first = records.lines().next().unwrap_or("");
-            let meta: Value = serde_json::from_str(first).map_err(|e| CodecError::Malformed(format!("first record: {e}")))?;
-            let source = meta["native_id"].as_str().ok_or_else(|| CodecError::Malformed("the first record is not meta".into()))?;
+            let meta: Value =
+                serde_json::from_str(first).map_err(|e| CodecError::Malformed(format!("first record: {e}")))?;
+            let source = meta["native_id"]
+                .as_str()
+                .ok_or_else(|| CodecError::Malformed("the first record is not meta".into()))?;
             let id = self.options.native_id.clone().unwrap_or_else(|| {
                 format!("ops-{}", source.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>())
             });
@@ -138,8 +147,14 @@ impl Codec for InstallOps {
         Ok(Box::new(Writer { options, native_id: None }))
     }
 
-    fn prepare(artifacts: Vec<ArtifactInfo>, _export: &Dir, target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
-        let native_id = options.native_id.clone().ok_or_else(|| CodecError::Other("prepare needs the native id".into()))?;
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        _export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        let native_id =
+            options.native_id.clone().ok_or_else(|| CodecError::Other("prepare needs the native id".into()))?;
         let session = artifacts.first().ok_or_else(|| CodecError::Other("no artifact".into()))?;
         let home = options.home_path.clone().ok_or_else(|| CodecError::Other("prepare needs the home path".into()))?;
         let cwd = options.cwd.clone().unwrap_or_else(|| "/".into());
@@ -150,7 +165,12 @@ impl Codec for InstallOps {
         ];
         let columns = vec!["id".to_string(), "path".to_string(), "cwd".to_string()];
         let index = if target.stat(INDEX_DB).is_ok() {
-            Operation::InsertRows(InsertRows { database: INDEX_DB.into(), table: "sessions".into(), columns, rows: vec![row] })
+            Operation::InsertRows(InsertRows {
+                database: INDEX_DB.into(),
+                table: "sessions".into(),
+                columns,
+                rows: vec![row],
+            })
         } else {
             Operation::CreateDatabase(CreateDatabase {
                 path: INDEX_DB.into(),
@@ -186,7 +206,11 @@ impl Codec for InstallOps {
                 bytes: json!({"id": native_id}).to_string().into_bytes(),
             }),
         ];
-        Ok(Plan { native_id: native_id.clone(), operations, resume_command: Some(format!("install-ops resume {native_id}")) })
+        Ok(Plan {
+            native_id: native_id.clone(),
+            operations,
+            resume_command: Some(format!("install-ops resume {native_id}")),
+        })
     }
 }
 

@@ -46,9 +46,7 @@ impl State {
             return false;
         };
         let id = entry.message.0.as_ref().and_then(|m| m.id.get());
-        group.message_id.is_some()
-            && group.message_id.as_deref() == id
-            && !entry.is_api_error_message.is_true()
+        group.message_id.is_some() && group.message_id.as_deref() == id && !entry.is_api_error_message.is_true()
     }
 
     /// The buffered response, to emit.
@@ -58,10 +56,7 @@ impl State {
 
     /// Records made from `message_id` so far.
     fn seen(&self, message_id: &str) -> u32 {
-        self.recent
-            .iter()
-            .find(|(id, _)| id == message_id)
-            .map_or(0, |(_, n)| *n)
+        self.recent.iter().find(|(id, _)| id == message_id).map_or(0, |(_, n)| *n)
     }
 
     fn remember(&mut self, message_id: &str) {
@@ -99,13 +94,7 @@ pub struct Group {
 pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>) {
     let ts = t.ts(entry);
     let Some(message) = &entry.message.0 else {
-        out.diags.add(
-            "missing-field",
-            Severity::Warning,
-            "assistant.message",
-            Some(&t.file),
-            Some(span.offset),
-        );
+        out.diags.add("missing-field", Severity::Warning, "assistant.message", Some(&t.file), Some(span.offset));
         if let Some(uuid) = entry.uuid.get() {
             let parent = t.links.resolve(entry.parent_uuid.get());
             t.links.alias(uuid, parent);
@@ -117,37 +106,21 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
         // A synthetic turn the harness wrote for a failed request: the model
         // never said it.
         let text = match &message.content {
-            Content::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|b| b.text.get())
-                .collect::<Vec<_>>()
-                .join("\n"),
+            Content::Blocks(blocks) => blocks.iter().filter_map(|b| b.text.get()).collect::<Vec<_>>().join("\n"),
             other => content_text(other),
         };
         let parent = t.links.resolve(entry.parent_uuid.get());
         let id = t.line_id(entry, span, 0);
-        let body = Body::Observation {
-            subtype: "api-error-message".into(),
-            text: Some(text),
-        };
+        let body = Body::Observation { subtype: "api-error-message".into(), text: Some(text) };
         out.push(t.record(id, body, parent, ts, span));
         return;
     }
 
     let message_id = message.id.get().filter(|id| !id.is_empty());
-    let too_big = t
-        .assistant
-        .group
-        .as_ref()
-        .is_some_and(|g| g.parts.len() >= MAX_GROUP_PARTS || g.bytes >= MAX_GROUP_BYTES);
+    let too_big =
+        t.assistant.group.as_ref().is_some_and(|g| g.parts.len() >= MAX_GROUP_PARTS || g.bytes >= MAX_GROUP_BYTES);
     if too_big {
-        out.diags.add(
-            "assistant-message-split",
-            Severity::Info,
-            "size",
-            Some(&t.file),
-            Some(span.offset),
-        );
+        out.diags.add("assistant-message-split", Severity::Info, "size", Some(&t.file), Some(span.offset));
         t.flush_assistant(out);
     }
     if t.assistant.group.is_none() {
@@ -194,10 +167,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
         group.span.len = span.offset + span.len - group.span.offset;
         if group.model.is_none() {
             // `<synthetic>` marks a response no model served.
-            group.model = message
-                .model
-                .owned()
-                .filter(|m| m != crate::write::SYNTHETIC_MODEL);
+            group.model = message.model.owned().filter(|m| m != crate::write::SYNTHETIC_MODEL);
         }
         if let Some(reason) = message.stop_reason.owned() {
             group.stop_reason = Some(reason);
@@ -223,11 +193,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
     let several = blocks.len() > 1;
     for (index, block) in blocks.iter().enumerate() {
         let id = || {
-            if several {
-                t.line_id(entry, span, index)
-            } else {
-                t.line_id(entry, span, 0)
-            }
+            if several { t.line_id(entry, span, index) } else { t.line_id(entry, span, 0) }
         };
         let kind = block.kind.get().unwrap_or("");
         let body = match kind {
@@ -240,11 +206,9 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
                 opaque: block.signature.owned().filter(|s| !s.is_empty()),
                 encrypted: false,
             }),
-            "redacted_thinking" => Body::Reasoning(Reasoning {
-                text: None,
-                opaque: block.data.owned(),
-                encrypted: true,
-            }),
+            "redacted_thinking" => {
+                Body::Reasoning(Reasoning { text: None, opaque: block.data.owned(), encrypted: true })
+            }
             "tool_use" | "server_tool_use" | "mcp_tool_use" => Body::ToolCall {
                 call_id: block.id.owned().unwrap_or_else(id),
                 name: block.name.owned().unwrap_or_default(),
@@ -305,19 +269,9 @@ pub fn emit(t: &mut Transcript, group: Group, out: &mut Out<'_>) {
         model: group.model,
         message_id: group.message_id,
         stop_reason: group.stop_reason,
-        usage: if group.counts_usage {
-            group.usage
-        } else {
-            None
-        },
+        usage: if group.counts_usage { group.usage } else { None },
     };
-    let record = t.record(
-        group.id,
-        Body::Assistant(assistant),
-        group.parent,
-        group.ts,
-        group.span,
-    );
+    let record = t.record(group.id, Body::Assistant(assistant), group.parent, group.ts, group.span);
     let at = group.assistant_at.unwrap_or(group.parts.len());
     let mut record = Some(record);
     for (index, part) in group.parts.into_iter().enumerate() {
@@ -346,22 +300,13 @@ fn usage(u: &native::Usage) -> Option<Usage> {
         reasoning: None,
         cost_usd: None,
     };
-    let any = [
-        usage.input,
-        usage.output,
-        usage.cache_read,
-        usage.cache_write,
-    ]
-    .iter()
-    .any(|n| n.is_some_and(|n| n > 0));
+    let any = [usage.input, usage.output, usage.cache_read, usage.cache_write].iter().any(|n| n.is_some_and(|n| n > 0));
     any.then_some(usage)
 }
 
 /// `tool_use.input` as the call's arguments (an object, as recorded).
 fn arguments(input: Option<&serde_json::value::RawValue>) -> serde_json::Value {
-    input
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .unwrap_or(serde_json::Value::Null)
+    input.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(serde_json::Value::Null)
 }
 
 /// Roughly what a buffered block's record holds.

@@ -33,11 +33,7 @@ fn meta(native_id: &str, head: &Head, title: Option<String>) -> Meta {
 }
 
 fn src(file: &str, head: &Head) -> Option<SourceSpan> {
-    head.first_span.map(|(offset, len)| SourceSpan {
-        file: file.to_string(),
-        offset,
-        len,
-    })
+    head.first_span.map(|(offset, len)| SourceSpan { file: file.to_string(), offset, len })
 }
 
 /// The first record of a session; its id is the session id.
@@ -54,18 +50,8 @@ pub fn session_meta(file: &str, native_id: &str, head: &Head) -> Record {
 
 /// The first record of a subagent transcript; its id is the file stem
 /// `agent-<agentId>`.
-pub fn child_meta(
-    file: &str,
-    session_id: &str,
-    agent_id: &str,
-    head: &Head,
-    agent: &AgentMeta,
-) -> Record {
-    let title = agent
-        .description
-        .clone()
-        .or_else(|| agent.agent_type.clone())
-        .or_else(|| head.title());
+pub fn child_meta(file: &str, session_id: &str, agent_id: &str, head: &Head, agent: &AgentMeta) -> Record {
+    let title = agent.description.clone().or_else(|| agent.agent_type.clone()).or_else(|| head.title());
     let mut meta = meta(agent_id, head, title);
     meta.parent_session = Some(session_id.to_string());
     meta.parent_call = agent.tool_use_id.clone();

@@ -30,32 +30,17 @@ pub use trajhost_codec_sdk::known::Handling;
 /// Every top-level `type` Claude Code is known to write (2.1.x session
 /// writer, plus `progress` and `summary` of older builds).
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
-    (
-        "user",
-        Handling::Mapped("user, tool_result, compaction, observation meta-user"),
-    ),
-    (
-        "assistant",
-        Handling::Mapped("assistant, reasoning, tool_call, tool_result, observation"),
-    ),
+    ("user", Handling::Mapped("user, tool_result, compaction, observation meta-user")),
+    ("assistant", Handling::Mapped("assistant, reasoning, tool_call, tool_result, observation")),
     ("system", Handling::Mapped("observation system/<subtype>")),
-    (
-        "attachment",
-        Handling::Mapped("observation attachment/<type>"),
-    ),
+    ("attachment", Handling::Mapped("observation attachment/<type>")),
     ("summary", Handling::Mapped("observation summary")),
     ("custom-title", Handling::Mapped("observation custom-title")),
     ("ai-title", Handling::Mapped("observation ai-title")),
     ("agent-name", Handling::Mapped("observation agent-name")),
-    (
-        "queue-operation",
-        Handling::Mapped("observation queue-operation/<operation>"),
-    ),
+    ("queue-operation", Handling::Mapped("observation queue-operation/<operation>")),
     ("mode", Handling::Mapped("observation mode")),
-    (
-        "permission-mode",
-        Handling::Mapped("observation permission-mode"),
-    ),
+    ("permission-mode", Handling::Mapped("observation permission-mode")),
     ("pr-link", Handling::Mapped("observation pr-link")),
     // Bookkeeping of the harness itself: prompt-history pointer, undo
     // checkpoints, UI and session settings, streaming progress, request logs.
@@ -128,10 +113,7 @@ const LINKS_KEPT: usize = 1024;
 
 impl Links {
     fn new() -> Links {
-        Links {
-            map: BTreeMap::new(),
-            order: VecDeque::new(),
-        }
+        Links { map: BTreeMap::new(), order: VecDeque::new() }
     }
 
     fn alias(&mut self, uuid: &str, target: Option<String>) {
@@ -151,12 +133,7 @@ impl Links {
 
     fn resolve(&self, uuid: Option<&str>) -> Option<String> {
         let uuid = uuid.filter(|u| !u.is_empty())?;
-        Some(
-            self.map
-                .get(uuid)
-                .cloned()
-                .unwrap_or_else(|| uuid.to_string()),
-        )
+        Some(self.map.get(uuid).cloned().unwrap_or_else(|| uuid.to_string()))
     }
 }
 
@@ -195,10 +172,7 @@ impl Transcript {
 
     /// Maps one line.
     pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
-        let span = Span {
-            offset: line.offset,
-            len: line.len,
-        };
+        let span = Span { offset: line.offset, len: line.len };
         let entry = match native::parse(line.bytes) {
             Ok(entry) => entry,
             Err(category) => {
@@ -219,19 +193,13 @@ impl Transcript {
             "user" => user::map(self, &entry, span, out),
             "assistant" => assistant::map(self, &entry, span, out),
             "system" => system::map(self, &entry, span, out),
-            "attachment" | "summary" | "custom-title" | "ai-title" | "agent-name"
-            | "queue-operation" | "mode" | "permission-mode" | "pr-link" => {
-                other::map(self, kind, &entry, span, out)
-            }
+            "attachment" | "summary" | "custom-title" | "ai-title" | "agent-name" | "queue-operation" | "mode"
+            | "permission-mode" | "pr-link" => other::map(self, kind, &entry, span, out),
             _ => {
                 match handling {
-                    Some(_) => out.diags.add(
-                        "unmapped-record-type",
-                        Severity::Info,
-                        kind,
-                        Some(&self.file),
-                        Some(span.offset),
-                    ),
+                    Some(_) => {
+                        out.diags.add("unmapped-record-type", Severity::Info, kind, Some(&self.file), Some(span.offset))
+                    }
                     None => out.diags.add(
                         "unknown-record-type",
                         Severity::Warning,
@@ -272,25 +240,13 @@ impl Transcript {
             BadLine::Corrupt => {
                 // Valid JSON of an unexpected shape is not corruption.
                 if serde_json::from_slice::<serde::de::IgnoredAny>(line.bytes).is_ok() {
-                    out.diags.add(
-                        "unexpected-shape",
-                        Severity::Warning,
-                        category,
-                        Some(&self.file),
-                        Some(line.offset),
-                    );
+                    out.diags.add("unexpected-shape", Severity::Warning, category, Some(&self.file), Some(line.offset));
                     return;
                 }
                 (Severity::Error, category)
             }
         };
-        out.diags.add(
-            bad.code(),
-            severity,
-            detail,
-            Some(&self.file),
-            Some(line.offset),
-        );
+        out.diags.add(bad.code(), severity, detail, Some(&self.file), Some(line.offset));
     }
 
     fn note_version(&mut self, entry: &Entry<'_>, span: Span, out: &mut Out<'_>) {
@@ -321,25 +277,14 @@ impl Transcript {
     }
 
     /// A record of this transcript.
-    fn record(
-        &self,
-        id: String,
-        body: Body,
-        parent: Option<String>,
-        ts: Option<String>,
-        span: Span,
-    ) -> Record {
+    fn record(&self, id: String, body: Body, parent: Option<String>, ts: Option<String>, span: Span) -> Record {
         Record {
             id,
             body,
             parent,
             ts,
             agent: self.agent.clone(),
-            src: Some(SourceSpan {
-                file: self.file.clone(),
-                offset: span.offset,
-                len: span.len,
-            }),
+            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
         }
     }
 
@@ -363,9 +308,7 @@ pub(crate) fn type_name(kind: Option<&str>) -> String {
         Some(k)
             if !k.is_empty()
                 && k.len() <= 64
-                && k.bytes().all(|b| {
-                    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')
-                }) =>
+                && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')) =>
         {
             k.to_string()
         }

@@ -42,13 +42,7 @@ pub fn map(t: &mut Transcript, kind: &str, entry: &Entry<'_>, span: Span, out: &
         "agent-name" => (kind.to_string(), entry.agent_name.owned()),
         "mode" => (kind.to_string(), entry.mode.owned()),
         "permission-mode" => (kind.to_string(), entry.permission_mode.owned()),
-        "pr-link" => (
-            kind.to_string(),
-            entry
-                .pr_url
-                .owned()
-                .or_else(|| entry.pr_number.0.map(|n| format!("#{n}"))),
-        ),
+        "pr-link" => (kind.to_string(), entry.pr_url.owned().or_else(|| entry.pr_number.0.map(|n| format!("#{n}")))),
         _ => (type_name(Some(kind)), None),
     };
     let id = t.line_id(entry, span, 0);

@@ -23,9 +23,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
             let meta = entry.compact_metadata.0.as_ref();
             t.compact_trigger = meta.and_then(|m| m.trigger.owned());
             if text.is_none() {
-                text = meta
-                    .and_then(|m| m.pre_tokens.0)
-                    .map(|n| format!("{n} tokens before compaction"));
+                text = meta.and_then(|m| m.pre_tokens.0).map(|n| format!("{n} tokens before compaction"));
             }
         }
         Some("api_error") if text.is_none() => {

@@ -37,13 +37,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
     let ts = t.ts(entry);
     let parent = t.links.resolve(entry.parent_uuid.get());
     let Some(message) = &entry.message.0 else {
-        out.diags.add(
-            "missing-field",
-            Severity::Warning,
-            "user.message",
-            Some(&t.file),
-            Some(span.offset),
-        );
+        out.diags.add("missing-field", Severity::Warning, "user.message", Some(&t.file), Some(span.offset));
         return;
     };
 
@@ -56,10 +50,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
             parts.push(Part::Text);
         }
         Content::Blocks(blocks) => {
-            let results = blocks
-                .iter()
-                .filter(|b| b.kind.get() == Some("tool_result"))
-                .count();
+            let results = blocks.iter().filter(|b| b.kind.get() == Some("tool_result")).count();
             for block in blocks {
                 match block.kind.get().unwrap_or("") {
                     "text" => {
@@ -82,11 +73,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
                     }
                     "tool_result" => {
                         // `toolUseResult` describes the line's only result.
-                        let detail = if results == 1 {
-                            entry.tool_use_result
-                        } else {
-                            None
-                        };
+                        let detail = if results == 1 { entry.tool_use_result } else { None };
                         parts.push(tool_result(t, block, detail, span, out));
                     }
                     other => out.diags.add(
@@ -100,13 +87,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
             }
         }
         Content::None => {
-            out.diags.add(
-                "missing-field",
-                Severity::Warning,
-                "user.message.content",
-                Some(&t.file),
-                Some(span.offset),
-            );
+            out.diags.add("missing-field", Severity::Warning, "user.message.content", Some(&t.file), Some(span.offset));
         }
     }
 
@@ -126,38 +107,18 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
                 let text = text.take().unwrap_or_default();
                 let attachments = attachments.take().unwrap_or_default();
                 let body = if entry.is_compact_summary.is_true() {
-                    Body::Compaction {
-                        summary: text,
-                        trigger: t.compact_trigger.take(),
-                    }
+                    Body::Compaction { summary: text, trigger: t.compact_trigger.take() }
                 } else if entry.is_meta.is_true() {
-                    Body::Observation {
-                        subtype: "meta-user".into(),
-                        text: Some(text),
-                    }
+                    Body::Observation { subtype: "meta-user".into(), text: Some(text) }
                 } else {
                     Body::User { text, attachments }
                 };
                 t.record(id, body, parent.clone(), ts.clone(), span)
             }
-            Part::Result {
-                call_id,
-                content,
-                ok,
-            } => {
+            Part::Result { call_id, content, ok } => {
                 // A result answers its call.
                 let answers = Some(call_id.clone());
-                t.record(
-                    id,
-                    Body::ToolResult {
-                        call_id,
-                        content,
-                        ok,
-                    },
-                    answers,
-                    ts.clone(),
-                    span,
-                )
+                t.record(id, Body::ToolResult { call_id, content, ok }, answers, ts.clone(), span)
             }
         };
         out.push(record);
@@ -174,13 +135,7 @@ fn tool_result(
 ) -> Part {
     let call_id = block.tool_use_id.owned().unwrap_or_default();
     if call_id.is_empty() {
-        out.diags.add(
-            "missing-field",
-            Severity::Warning,
-            "tool_result.tool_use_id",
-            Some(&t.file),
-            Some(span.offset),
-        );
+        out.diags.add("missing-field", Severity::Warning, "tool_result.tool_use_id", Some(&t.file), Some(span.offset));
     }
     let mut content = content_text(&block.content);
     if content.contains(PERSISTED_TAG)
@@ -188,11 +143,7 @@ fn tool_result(
     {
         content = full;
     }
-    Part::Result {
-        call_id,
-        content,
-        ok: block.is_error.0.map(|is_error| !is_error),
-    }
+    Part::Result { call_id, content, ok: block.is_error.0.map(|is_error| !is_error) }
 }
 
 /// The text of a tool result's content: the string, or its text blocks one
@@ -210,12 +161,7 @@ pub(super) fn content_text(content: &Content<'_>) -> String {
                 match block.kind.get().unwrap_or("") {
                     "text" => out.push_str(block.text.get().unwrap_or("")),
                     "image" => {
-                        let media = block
-                            .source
-                            .0
-                            .as_ref()
-                            .and_then(|s| s.media_type.get())
-                            .unwrap_or("unknown type");
+                        let media = block.source.0.as_ref().and_then(|s| s.media_type.get()).unwrap_or("unknown type");
                         out.push_str(&format!("[image: {media}]"));
                     }
                     // Server tool results (web search) list pages.
@@ -244,38 +190,21 @@ fn persisted_output(
     span: Span,
     out: &mut Out<'_>,
 ) -> Option<String> {
-    let recorded: Option<ToolUseResult<'_>> =
-        detail.and_then(|raw| serde_json::from_str(raw.get()).ok());
-    let path = recorded
-        .as_ref()
-        .and_then(|r| r.persisted_output_path.owned())
-        .or_else(|| {
-            let start = preview.find(PERSISTED_PATH_PREFIX)? + PERSISTED_PATH_PREFIX.len();
-            let rest = &preview[start..];
-            Some(
-                rest[..rest.find('\n').unwrap_or(rest.len())]
-                    .trim()
-                    .to_string(),
-            )
-        })?;
+    let recorded: Option<ToolUseResult<'_>> = detail.and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let path = recorded.as_ref().and_then(|r| r.persisted_output_path.owned()).or_else(|| {
+        let start = preview.find(PERSISTED_PATH_PREFIX)? + PERSISTED_PATH_PREFIX.len();
+        let rest = &preview[start..];
+        Some(rest[..rest.find('\n').unwrap_or(rest.len())].trim().to_string())
+    })?;
     let name = path.rsplit('/').next().unwrap_or("");
     let diag = |out: &mut Out<'_>, code: &str, severity: Severity| {
-        out.diags.add(
-            code,
-            severity,
-            "tool-results",
-            Some(&t.file),
-            Some(span.offset),
-        );
+        out.diags.add(code, severity, "tool-results", Some(&t.file), Some(span.offset));
     };
     if !layout::plain_file_name(name) {
         diag(out, "persisted-output-missing", Severity::Info);
         return None;
     }
-    match out
-        .home
-        .read_to_end(&t.paths.tool_result(name), MAX_PERSISTED_BYTES)
-    {
+    match out.home.read_to_end(&t.paths.tool_result(name), MAX_PERSISTED_BYTES) {
         Ok(bytes) => {
             let expected = recorded.and_then(|r| r.persisted_output_size.0);
             if expected.is_some_and(|n| n != bytes.len() as u64) {

@@ -282,8 +282,12 @@ impl Rollout {
     fn report(&self, table: &[(&str, Handling)], prefix: &str, kind: &str, span: Span, out: &mut Out<'_>) {
         let detail = format!("{prefix}{}", type_name(Some(kind).filter(|k| !k.is_empty())));
         match handling(table, kind) {
-            Some(_) => out.diags.add("unmapped-record-type", Severity::Info, &detail, Some(&self.file), Some(span.offset)),
-            None => out.diags.add("unknown-record-type", Severity::Warning, &detail, Some(&self.file), Some(span.offset)),
+            Some(_) => {
+                out.diags.add("unmapped-record-type", Severity::Info, &detail, Some(&self.file), Some(span.offset))
+            }
+            None => {
+                out.diags.add("unknown-record-type", Severity::Warning, &detail, Some(&self.file), Some(span.offset))
+            }
         }
     }
 
@@ -311,7 +315,8 @@ impl Rollout {
         // the summary as the last message of the replacement history.
         let summary = item.message.non_empty().map(str::to_string).or_else(|| {
             let last = item.replacement_history.0.as_ref()?.last()?;
-            (last.kind.get() == Some("message")).then(|| native::join_text(last.content.0.as_deref().unwrap_or(&[]), "\n"))
+            (last.kind.get() == Some("message"))
+                .then(|| native::join_text(last.content.0.as_deref().unwrap_or(&[]), "\n"))
         });
         if summary.is_none() {
             // Remote compaction: the summary is an encrypted item.
@@ -479,7 +484,8 @@ pub fn canonical_usage(u: &TokenUsage) -> Option<Usage> {
         reasoning: u.reasoning_output_tokens.count(),
         cost_usd: None,
     };
-    let any = usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
+    let any =
+        usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some() || usage.cache_write.is_some();
     any.then_some(usage)
 }
 

@@ -31,7 +31,9 @@ pub fn map(t: &mut Rollout, payload: Option<&RawValue>, span: Span, out: &mut Ou
     match kind {
         "message" => message(t, &item, span, out),
         "reasoning" => reasoning(t, &item, span, out),
-        "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => tool_call(t, kind, &item, span, out),
+        "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
+            tool_call(t, kind, &item, span, out)
+        }
         "function_call_output" | "custom_tool_call_output" => tool_result(t, &item, span, out),
         "compaction" | "compaction_summary" | "context_compaction" => {
             out.diags.add("opaque-compaction", Severity::Info, kind, Some(&t.file), Some(span.offset));
@@ -124,10 +126,13 @@ fn tool_call(t: &mut Rollout, kind: &str, item: &ResponseItem<'_>, span: Span, o
         .or(item.id.non_empty())
         .map(str::to_string)
         .unwrap_or_else(|| location_id(&t.file, span.offset, 0));
-    let raw_value = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str::<Value>(r.get()).ok()).unwrap_or(Value::Null);
+    let raw_value =
+        |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str::<Value>(r.get()).ok()).unwrap_or(Value::Null);
     let (name, arguments) = match kind {
         "function_call" => (item.name.owned().unwrap_or_default(), arguments(item.arguments.get())),
-        "custom_tool_call" => (item.name.owned().unwrap_or_default(), Value::String(item.input.owned().unwrap_or_default())),
+        "custom_tool_call" => {
+            (item.name.owned().unwrap_or_default(), Value::String(item.input.owned().unwrap_or_default()))
+        }
         "local_shell_call" => ("local_shell".to_string(), raw_value(item.action)),
         _ => ("web_search".to_string(), raw_value(item.action)),
     };
@@ -163,7 +168,12 @@ fn tool_result(t: &mut Rollout, item: &ResponseItem<'_>, span: Span, out: &mut O
         Output::None => (String::new(), None),
     };
     let ok = t.take_outcome(&call_id).or(success);
-    let record = t.record(own_id(&t.file, item, span), Body::ToolResult { call_id: call_id.clone(), content, ok }, Some(call_id), span);
+    let record = t.record(
+        own_id(&t.file, item, span),
+        Body::ToolResult { call_id: call_id.clone(), content, ok },
+        Some(call_id),
+        span,
+    );
     t.follow(record, out);
 }
 

@@ -7,7 +7,7 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
 
 use super::{Out, PENDING_REASONING_KEPT, PENDING_USAGE_KEPT, Span, Transcript};
-use crate::native::{self, AssistantMessage, CallUsage, Event, SystemMessage, UserMessage, UsageRecord};
+use crate::native::{self, AssistantMessage, CallUsage, Event, SystemMessage, UsageRecord, UserMessage};
 
 pub fn user(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>) -> Option<String> {
     let Some(message) = event.data::<UserMessage>() else {
@@ -23,7 +23,8 @@ pub fn user(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>
     // harness's date header.
     let text = message.content.or(message.transformed_content).unwrap_or_default();
     let id = t.event_id(event, span);
-    let record = t.record(event, id.clone(), Body::User { text, attachments }, t.resolve(event.parent_id.as_deref()), span);
+    let record =
+        t.record(event, id.clone(), Body::User { text, attachments }, t.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }
@@ -80,7 +81,13 @@ pub fn assistant(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Ou
         // Only the output count, when no usage record names this call.
         None => message.output_tokens.map(|n| Usage { output: Some(n), ..Usage::default() }),
     };
-    let assistant = Assistant { text: message.content.unwrap_or_default(), model, message_id: message.message_id, stop_reason: None, usage };
+    let assistant = Assistant {
+        text: message.content.unwrap_or_default(),
+        model,
+        message_id: message.message_id,
+        stop_reason: None,
+        usage,
+    };
     let record = t.record(event, id.clone(), Body::Assistant(assistant), parent, span);
     out.writer.push(&record);
 

@@ -241,7 +241,13 @@ impl Transcript {
                 None
             }
             None => {
-                out.diags.add("unknown-record-type", Severity::Warning, &type_name(Some(&kind)), Some(&self.file), Some(span.offset));
+                out.diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    &type_name(Some(&kind)),
+                    Some(&self.file),
+                    Some(span.offset),
+                );
                 None
             }
         };

@@ -32,7 +32,13 @@ pub fn start(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_
 
 pub fn complete(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>) -> Option<String> {
     let Some(done) = event.data::<ToolComplete>() else {
-        out.diags.add("missing-field", Severity::Warning, "tool.execution_complete.data", Some(&t.file), Some(span.offset));
+        out.diags.add(
+            "missing-field",
+            Severity::Warning,
+            "tool.execution_complete.data",
+            Some(&t.file),
+            Some(span.offset),
+        );
         return None;
     };
     let call_id = done.tool_call_id.unwrap_or_default();

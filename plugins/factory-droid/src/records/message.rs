@@ -69,7 +69,13 @@ fn user(t: &mut Transcript, entry: &Entry, message: &Message, span: Span, out: &
     for block in results {
         let call_id = block.tool_use_id.clone().unwrap_or_default();
         if call_id.is_empty() {
-            out.diags.add("missing-field", Severity::Warning, "tool_result.tool_use_id", Some(&t.file), Some(span.offset));
+            out.diags.add(
+                "missing-field",
+                Severity::Warning,
+                "tool_result.tool_use_id",
+                Some(&t.file),
+                Some(span.offset),
+            );
         }
         let body = Body::ToolResult {
             call_id: call_id.clone(),
@@ -77,7 +83,8 @@ fn user(t: &mut Transcript, entry: &Entry, message: &Message, span: Span, out: &
             ok: block.is_error.map(|e| !e),
         };
         // A result answers its call.
-        let record = t.record(entry, t.line_id(entry, span, index), body, Some(call_id).filter(|c| !c.is_empty()), span);
+        let record =
+            t.record(entry, t.line_id(entry, span, index), body, Some(call_id).filter(|c| !c.is_empty()), span);
         out.writer.push(&record);
         index += 1;
     }
@@ -105,7 +112,9 @@ fn assistant(t: &mut Transcript, entry: &Entry, message: &Message, span: Span, o
                 opaque: block.signature.clone().filter(|s| !s.is_empty()),
                 encrypted: false,
             }),
-            "redacted_thinking" => Body::Reasoning(Reasoning { text: None, opaque: block.data.clone(), encrypted: true }),
+            "redacted_thinking" => {
+                Body::Reasoning(Reasoning { text: None, opaque: block.data.clone(), encrypted: true })
+            }
             _ => continue,
         };
         let record = t.record(entry, t.line_id(entry, span, index), body, Some(id.clone()), span);
@@ -158,7 +167,8 @@ fn result_text(content: Option<&Value>) -> String {
                 match block.get("type").and_then(Value::as_str) {
                     Some("text") => out.push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
                     Some("image") => {
-                        let media = block.pointer("/source/media_type").and_then(Value::as_str).unwrap_or("unknown type");
+                        let media =
+                            block.pointer("/source/media_type").and_then(Value::as_str).unwrap_or("unknown type");
                         out.push_str(&format!("[image: {media}]"));
                     }
                     Some(other) => out.push_str(&format!("[{}]", type_name(Some(other)))),

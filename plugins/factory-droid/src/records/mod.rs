@@ -92,7 +92,13 @@ impl Transcript {
             ("session_start", _) => {
                 self.starts += 1;
                 if self.starts > 1 {
-                    out.diags.add("repeated-session-start", Severity::Info, "session_start", Some(&self.file), Some(span.offset));
+                    out.diags.add(
+                        "repeated-session-start",
+                        Severity::Info,
+                        "session_start",
+                        Some(&self.file),
+                        Some(span.offset),
+                    );
                 }
                 false
             }
@@ -106,7 +112,13 @@ impl Transcript {
                 false
             }
             (_, None) => {
-                out.diags.add("unknown-record-type", Severity::Warning, &type_name(Some(&kind)), Some(&self.file), Some(span.offset));
+                out.diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    &type_name(Some(&kind)),
+                    Some(&self.file),
+                    Some(span.offset),
+                );
                 false
             }
         };

@@ -14,8 +14,8 @@ use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Usage};
 
 use super::{Out, Span, Transcript, type_name};
 use crate::head::harness_context_kind;
-use trajhost_codec_sdk::genai::attachment;
 use crate::native::{Content, Line, Part, Tokens};
+use trajhost_codec_sdk::genai::attachment;
 
 /// Largest spilled tool output read back into a record.
 const MAX_SPILLED_BYTES: u64 = 16 << 20;
@@ -64,12 +64,24 @@ pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
         let call_id = fr.id.clone().unwrap_or_default();
         let rid = result_id(&call_id);
         if t.was_emitted(&rid) {
-            out.diags.add("duplicate-tool-response", Severity::Info, "user/functionResponse", Some(&t.file), Some(span.offset));
+            out.diags.add(
+                "duplicate-tool-response",
+                Severity::Info,
+                "user/functionResponse",
+                Some(&t.file),
+                Some(span.offset),
+            );
             continue;
         }
         let content = fr.text();
         let content = full_output(t, content, span, out);
-        let record = t.record(rid, Body::ToolResult { call_id: call_id.clone(), content, ok: None }, Some(call_id), ts.clone(), span);
+        let record = t.record(
+            rid,
+            Body::ToolResult { call_id: call_id.clone(), content, ok: None },
+            Some(call_id),
+            ts.clone(),
+            span,
+        );
         t.push(record, out);
     }
 }
@@ -171,7 +183,13 @@ pub fn gemini(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>)
         let content = full_output(t, content, span, out);
         let ok = status_ok(call.status.as_deref());
         let result_ts = call.timestamp.clone().or(ts.clone());
-        let record = t.record(rid, Body::ToolResult { call_id: call_id.clone(), content, ok }, Some(call_id.clone()), result_ts, span);
+        let record = t.record(
+            rid,
+            Body::ToolResult { call_id: call_id.clone(), content, ok },
+            Some(call_id.clone()),
+            result_ts,
+            span,
+        );
         t.push(record, out);
     }
 }

@@ -34,7 +34,12 @@ pub use trajhost_codec_sdk::known::Handling;
 /// records are named by their `type`; `$set` patches by the key they set.
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("session-header", Handling::Mapped("meta (first), observation resume (later ones)")),
-    ("user", Handling::Mapped("user, tool_result (when not already read from the call), observation session_context/hook_context")),
+    (
+        "user",
+        Handling::Mapped(
+            "user, tool_result (when not already read from the call), observation session_context/hook_context",
+        ),
+    ),
     ("gemini", Handling::Mapped("assistant, reasoning, tool_call, tool_result")),
     ("info", Handling::Mapped("observation info")),
     ("warning", Handling::Mapped("observation warning")),
@@ -168,12 +173,19 @@ impl Transcript {
                 self.flush(out);
                 let target = parsed.rewind_to.clone().unwrap_or_default();
                 let body = Body::Observation { subtype: "rewind".into(), text: Some(target) };
-                let record = self.record(location_id(&self.file, span.offset, 0), body, None, self.last_ts.clone(), span);
+                let record =
+                    self.record(location_id(&self.file, span.offset, 0), body, None, self.last_ts.clone(), span);
                 self.push(record, out);
             }
             LineKind::Set => self.set(parsed, span, out),
             LineKind::Unrecognized => {
-                out.diags.add("unknown-record-type", Severity::Warning, "(unrecognized line)", Some(&self.file), Some(span.offset));
+                out.diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    "(unrecognized line)",
+                    Some(&self.file),
+                    Some(span.offset),
+                );
             }
         }
     }

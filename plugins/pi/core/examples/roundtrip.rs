@@ -29,10 +29,16 @@ fn main() {
         }
     }
     let cwd = "/home/user/project".to_string();
-    let written = trajhost_pi_core::write::write(flavor, &document, &WriteOptions { cwd: Some(cwd.clone()), native_id: None, home_path: None }).unwrap();
+    let written = trajhost_pi_core::write::write(
+        flavor,
+        &document,
+        &WriteOptions { cwd: Some(cwd.clone()), native_id: None, home_path: None },
+    )
+    .unwrap();
     let home_path = rest.first().cloned().unwrap_or_else(|| out.clone());
     std::fs::create_dir_all(out).unwrap();
-    let options = WriteOptions { cwd: Some(cwd), native_id: Some(written.native_id.clone()), home_path: Some(home_path) };
+    let options =
+        WriteOptions { cwd: Some(cwd), native_id: Some(written.native_id.clone()), home_path: Some(home_path) };
     let plan = trajhost_pi_core::prepare::prepare(flavor, written.chunks, &Dir::native(out), &options).unwrap();
     for op in plan.operations {
         if let Operation::CreateFile(f) = op {

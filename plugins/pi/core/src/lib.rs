@@ -29,8 +29,8 @@ pub mod testkit;
 pub mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::CodecInfo;
+use trajhost_codec_sdk::canonical::SCHEMA;
 
 pub use records::{Handling, KNOWN_MESSAGE_ROLES, OMP_ENTRY_TYPES, PI_ENTRY_TYPES};
 

@@ -21,7 +21,12 @@ use crate::native::{str_of, string_of};
 const MAX_ARTIFACT_BYTES: usize = 512 << 20;
 
 /// The plan for `artifacts` (one session file, as `write` made it).
-pub fn prepare(flavor: &Flavor, artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -> Result<Plan, CodecError> {
+pub fn prepare(
+    flavor: &Flavor,
+    artifacts: Vec<Artifact>,
+    target: &Dir,
+    options: &WriteOptions,
+) -> Result<Plan, CodecError> {
     let prefix = format!("{}/", flavor.sessions_dir);
     let mut files =
         artifacts.into_iter().filter(|a| a.path.starts_with(&prefix) && layout::check_locator(&a.path).is_ok());
@@ -47,7 +52,10 @@ pub fn prepare(flavor: &Flavor, artifacts: Vec<Artifact>, target: &Dir, options:
     }
     let name = artifact.path.rsplit('/').next().unwrap_or_default().to_string();
     if layout::id_of_file_name(&name) != Some(id.as_str()) {
-        return Err(CodecError::Malformed(format!("{}: the file name does not end in the header id {id}", artifact.path)));
+        return Err(CodecError::Malformed(format!(
+            "{}: the file name does not end in the header id {id}",
+            artifact.path
+        )));
     }
     let header_cwd = str_of(&header, "cwd").map(str::to_string);
     let cwd = options.cwd.clone().or(header_cwd.clone()).ok_or_else(|| {
@@ -68,7 +76,11 @@ pub fn prepare(flavor: &Flavor, artifacts: Vec<Artifact>, target: &Dir, options:
         Err(e) => return Err(CodecError::Io(format!("{path}: {e}"))),
     }
     let resume = resume_command(flavor, &path, &cwd, options.home_path.as_deref());
-    Ok(Plan { native_id: id, operations: vec![Operation::CreateFile(CreateFile { path, bytes })], resume_command: Some(resume) })
+    Ok(Plan {
+        native_id: id,
+        operations: vec![Operation::CreateFile(CreateFile { path, bytes })],
+        resume_command: Some(resume),
+    })
 }
 
 /// The `session` header line: its byte range and its JSON.

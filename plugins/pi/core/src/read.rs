@@ -67,7 +67,8 @@ impl Tree {
             if let Some(id) = &id {
                 index.insert(id.clone(), nodes.len());
             }
-            let first_kept = (str_of(&v, "type") == Some("compaction")).then(|| string_of(&v, "firstKeptEntryId")).flatten();
+            let first_kept =
+                (str_of(&v, "type") == Some("compaction")).then(|| string_of(&v, "firstKeptEntryId")).flatten();
             nodes.push(Node { offset: line.offset, len: line.len, id, parent: string_of(&v, "parentId"), first_kept });
         }
         // The active branch: the last entry and its ancestors. Entries
@@ -85,7 +86,11 @@ impl Tree {
                 current = nodes[i].parent.as_ref().and_then(|p| index.get(p)).copied().filter(|&p| p < nodes.len());
             }
         }
-        let mut tree = Tree { off_branch: BTreeSet::new(), compaction_before: BTreeMap::new(), moved_compactions: BTreeSet::new() };
+        let mut tree = Tree {
+            off_branch: BTreeSet::new(),
+            compaction_before: BTreeMap::new(),
+            moved_compactions: BTreeSet::new(),
+        };
         for (i, node) in nodes.iter().enumerate() {
             if node.id.is_some() && !active[i] {
                 tree.off_branch.insert(node.offset);
@@ -124,7 +129,12 @@ pub struct Reader {
 }
 
 impl Reader {
-    pub fn open(flavor: &'static Flavor, home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+    pub fn open(
+        flavor: &'static Flavor,
+        home: Dir,
+        locator: &str,
+        options: &ReadOptions,
+    ) -> Result<Reader, CodecError> {
         layout::check_locator(locator)?;
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
@@ -207,7 +217,13 @@ impl Reader {
         match kind {
             Some("session") => {
                 if span.offset != self.header_offset {
-                    self.diags.add("extra-session-header", Severity::Warning, "session", Some(&path), Some(span.offset));
+                    self.diags.add(
+                        "extra-session-header",
+                        Severity::Warning,
+                        "session",
+                        Some(&path),
+                        Some(span.offset),
+                    );
                 }
                 return Ok(true);
             }

@@ -151,7 +151,8 @@ impl<'f> Mapper<'f> {
         let parent_raw = str_of(v, "parentId");
         let parent = self.resolve(parent_raw);
         let ts = string_of(v, "timestamp");
-        let observation = |subtype: &str, text: Option<String>| Body::Observation { subtype: subtype.to_string(), text };
+        let observation =
+            |subtype: &str, text: Option<String>| Body::Observation { subtype: subtype.to_string(), text };
         let mut emitted = 0usize;
         let body = match handling(self.flavor, kind) {
             None => {
@@ -194,9 +195,10 @@ impl<'f> Mapper<'f> {
                 "session_info" => Some(observation("session_info", string_of(v, "name"))),
                 "label" => Some(observation("label", string_of(v, "label"))),
                 "ttsr_injection" => {
-                    let rules = v.get("injectedRules").and_then(Value::as_array).map(|rules| {
-                        rules.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
-                    });
+                    let rules = v
+                        .get("injectedRules")
+                        .and_then(Value::as_array)
+                        .map(|rules| rules.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "));
                     Some(observation("ttsr_injection", rules))
                 }
                 "branch_summary" => Some(observation("branch_summary", string_of(v, "summary"))),
@@ -248,7 +250,8 @@ impl<'f> Mapper<'f> {
         let role = str_of(message, "role");
         let mut records: Vec<(String, Body, Option<String>)> = Vec::new();
         let main = |body: Body| (eid.to_string(), body, parent.clone());
-        let observation = |subtype: &str, text: String| Body::Observation { subtype: subtype.to_string(), text: Some(text) };
+        let observation =
+            |subtype: &str, text: String| Body::Observation { subtype: subtype.to_string(), text: Some(text) };
         match role.unwrap_or("") {
             "user" => {
                 let mut attachments = Vec::new();
@@ -268,7 +271,13 @@ impl<'f> Mapper<'f> {
                     || message.pointer("/details/meta/truncation").is_some_and(Value::is_object);
                 if truncated {
                     let detail = format!("tool/{}", type_name(str_of(message, "toolName")));
-                    out.diags.add("tool-output-truncated", Severity::Info, &detail, Some(&self.file), Some(span.offset));
+                    out.diags.add(
+                        "tool-output-truncated",
+                        Severity::Info,
+                        &detail,
+                        Some(&self.file),
+                        Some(span.offset),
+                    );
                 }
                 let content = content_text(message.get("content"), |_, _| {});
                 let ok = message.get("isError").and_then(Value::as_bool).map(|e| !e);
@@ -379,7 +388,13 @@ impl<'f> Mapper<'f> {
                 }
                 other => {
                     let detail = format!("assistant/{}", type_name(Some(other)));
-                    out.diags.add("unknown-content-block", Severity::Warning, &detail, Some(&self.file), Some(span.offset));
+                    out.diags.add(
+                        "unknown-content-block",
+                        Severity::Warning,
+                        &detail,
+                        Some(&self.file),
+                        Some(span.offset),
+                    );
                 }
             }
         }

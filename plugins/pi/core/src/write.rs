@@ -440,7 +440,8 @@ impl File<'_> {
 
     fn entry_with_id<T: Serialize>(&mut self, id: String, kind: &str, ms: i64, fields: T) -> String {
         let timestamp = rfc3339_utc(ms);
-        let line = to_line(&out::Entry { kind, id: &id, parent_id: self.last_id.as_deref(), timestamp: &timestamp, fields });
+        let line =
+            to_line(&out::Entry { kind, id: &id, parent_id: self.last_id.as_deref(), timestamp: &timestamp, fields });
         self.lines.push(line);
         self.last_id = Some(id.clone());
         self.count += 1;
@@ -480,7 +481,8 @@ impl File<'_> {
                     }
                 };
                 self.calls.insert(call_id.clone(), name.clone());
-                let block = out::Block::ToolCall { kind: "toolCall", id: call_id.clone(), name: name.clone(), arguments };
+                let block =
+                    out::Block::ToolCall { kind: "toolCall", id: call_id.clone(), name: name.clone(), arguments };
                 self.response_at(ms).calls.push(block);
             }
             _ => {
@@ -492,7 +494,13 @@ impl File<'_> {
     }
 
     fn response_at(&mut self, ms: i64) -> &mut Response {
-        self.response.get_or_insert_with(|| Response { ms, id_hint: None, thinking: Vec::new(), assistant: None, calls: Vec::new() })
+        self.response.get_or_insert_with(|| Response {
+            ms,
+            id_hint: None,
+            thinking: Vec::new(),
+            assistant: None,
+            calls: Vec::new(),
+        })
     }
 
     /// A thinking block, or `None` (reported) when nothing readable or
@@ -561,7 +569,13 @@ impl File<'_> {
             cache_read,
             cache_write,
             total_tokens: input + output + cache_read + cache_write,
-            cost: out::Cost { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0, total: usage.cost_usd.unwrap_or(0.0) },
+            cost: out::Cost {
+                input: 0.0,
+                output: 0.0,
+                cache_read: 0.0,
+                cache_write: 0.0,
+                total: usage.cost_usd.unwrap_or(0.0),
+            },
         };
         let stop_reason = stop_reason(assistant.stop_reason.as_deref(), has_calls);
         let message = out::Assistant {
@@ -587,7 +601,8 @@ impl File<'_> {
                     self.not_carried("image-attachment");
                 }
                 let attribution = self.flavor.user_attribution.then_some("user");
-                let message = out::User { role: "user", content: [out::Text { kind: "text", text }], attribution, timestamp: ms };
+                let message =
+                    out::User { role: "user", content: [out::Text { kind: "text", text }], attribution, timestamp: ms };
                 self.entry("message", ms, hint, out::Message { message });
             }
             Body::ToolResult { call_id, content, ok } => {
@@ -662,4 +677,3 @@ fn stop_reason(reason: Option<&str>, has_calls: bool) -> &'static str {
         _ => "stop",
     }
 }
-

@@ -181,7 +181,9 @@ fn usage(u: &UsageMetadata) -> Option<Usage> {
 fn error_text(error: &Value) -> String {
     match error {
         Value::String(s) => s.clone(),
-        Value::Object(map) => map.get("message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| error.to_string()),
+        Value::Object(map) => {
+            map.get("message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| error.to_string())
+        }
         Value::Null => String::new(),
         other => other.to_string(),
     }
@@ -223,7 +225,13 @@ fn full_output(t: &Transcript, content: String, span: Span, out: &mut Out<'_>) -
 /// neither text nor parts.
 fn check_content(t: &Transcript, role: &str, content: &Content, span: Span, out: &mut Out<'_>) {
     if let Content::Unrecognized = content {
-        out.diags.add("unrecognized-content", Severity::Warning, &format!("{role}.message.parts"), Some(&t.file), Some(span.offset));
+        out.diags.add(
+            "unrecognized-content",
+            Severity::Warning,
+            &format!("{role}.message.parts"),
+            Some(&t.file),
+            Some(span.offset),
+        );
     }
     for part in content.parts() {
         if let Some(kind) = part.unknown_kind() {
@@ -232,4 +240,3 @@ fn check_content(t: &Transcript, role: &str, content: &Content, span: Span, out:
         }
     }
 }
-

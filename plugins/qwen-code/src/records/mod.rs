@@ -163,7 +163,13 @@ impl Transcript {
         if let Some(version) = entry.version.as_deref().filter(|v| !v.is_empty()) {
             match &self.version {
                 Some(v) if v != version => {
-                    out.diags.add("native-version-changed", Severity::Info, "version", Some(&self.file), Some(span.offset));
+                    out.diags.add(
+                        "native-version-changed",
+                        Severity::Info,
+                        "version",
+                        Some(&self.file),
+                        Some(span.offset),
+                    );
                     self.version = Some(version.to_string());
                 }
                 None => self.version = Some(version.to_string()),
@@ -183,7 +189,13 @@ impl Transcript {
                 false
             }
             None => {
-                out.diags.add("unknown-record-type", Severity::Warning, &type_name(Some(&kind)), Some(&self.file), Some(span.offset));
+                out.diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    &type_name(Some(&kind)),
+                    Some(&self.file),
+                    Some(span.offset),
+                );
                 false
             }
         };

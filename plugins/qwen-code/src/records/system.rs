@@ -19,7 +19,10 @@ pub fn map(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) -> 
             Some(summary) => Body::Compaction { summary, trigger: None },
             None => Body::Observation { subtype: "chat_compression".into(), text: None },
         },
-        "mid_turn_user_message" => Body::User { text: message_text.or_else(|| payload("displayText")).unwrap_or_default(), attachments: Vec::new() },
+        "mid_turn_user_message" => Body::User {
+            text: message_text.or_else(|| payload("displayText")).unwrap_or_default(),
+            attachments: Vec::new(),
+        },
         "custom_title" => Body::Observation { subtype: subtype.into(), text: payload("customTitle") },
         "slash_command" => {
             let phase = payload("phase").unwrap_or_else(|| "invocation".into());
@@ -36,7 +39,10 @@ pub fn map(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) -> 
         "parent_session" => Body::Observation { subtype: subtype.into(), text: payload("parentSessionId") },
         "session_model" => Body::Observation { subtype: subtype.into(), text: payload("modelId") },
         "session_approval_mode" => Body::Observation { subtype: subtype.into(), text: payload("mode") },
-        _ => Body::Observation { subtype: if subtype.is_empty() { "system".into() } else { subtype.into() }, text: message_text },
+        _ => Body::Observation {
+            subtype: if subtype.is_empty() { "system".into() } else { subtype.into() },
+            text: message_text,
+        },
     };
     let record = t.record(entry, t.line_id(entry, span, 0), body, t.parent(entry), span);
     out.writer.push(&record);
