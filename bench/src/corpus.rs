@@ -417,7 +417,7 @@ impl Gen {
                 self.parent = Some(uuid);
             }
         }
-        if self.turn % 7 == 0 {
+        if self.turn.is_multiple_of(7) {
             out.put(&format!(
                 "{{\"type\":\"last-prompt\",\"lastPrompt\":\"turn {}\",\"leafUuid\":\"{}\",\"sessionId\":\"{}\"}}",
                 self.turn,

@@ -169,7 +169,7 @@ impl Codec for Toy {
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::new(options, write_document))
+        Ok(WholeDocument::boxed(options, write_document))
     }
 
     /// Creates the artifact's file in the session folder; a cwd of `/panic`

@@ -40,7 +40,7 @@ impl PluginLog {
 
     pub fn push(&mut self, line: &str) {
         let room = self.cap.saturating_sub(self.text.len());
-        if line.len() + 1 <= room {
+        if line.len() < room {
             self.text.push_str(line);
             self.text.push('\n');
         } else {

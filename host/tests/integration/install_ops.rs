@@ -86,11 +86,11 @@ fn a_fresh_home_gets_every_operation_applied() {
         tree_hashes(&home_path).into_keys().filter(|p| p.to_string_lossy().contains("trajhost-")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert!(
-        std::fs::read_dir(setup.data.path().join("installs")).map_or(true, |mut d| d.all(|e| !e
+        std::fs::read_dir(setup.data.path().join("installs")).map_or(true, |mut d| d.all(|e| e
             .unwrap()
             .path()
             .extension()
-            .is_some_and(|x| x == "json")))
+            .is_none_or(|x| x != "json")))
     );
 
     // The installed session is found and read by the codec.

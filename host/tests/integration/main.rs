@@ -24,10 +24,10 @@ fn no_forgotten_test_files() {
     let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if let Some(module) = name.strip_suffix(".rs") {
-            if module != "main" {
-                assert!(main.contains(&format!("mod {module};")), "tests/integration/{name} is not listed in main.rs");
-            }
+        if let Some(module) = name.strip_suffix(".rs")
+            && module != "main"
+        {
+            assert!(main.contains(&format!("mod {module};")), "tests/integration/{name} is not listed in main.rs");
         }
     }
 }

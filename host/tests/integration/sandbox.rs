@@ -152,7 +152,7 @@ fn sqlite_is_read_only_and_bounded_in_time() {
     let runtime = runtime(test_limits());
     let arena = arena();
     let before = tree_hashes(&arena.home.join("..").canonicalize().unwrap().join("home"));
-    assert_eq!(attack(&runtime, &arena.home, "sql:select").unwrap().contains("\"1,2,3\""), true);
+    assert!(attack(&runtime, &arena.home, "sql:select").unwrap().contains("\"1,2,3\""));
     for name in ["sql:insert", "sql:update", "sql:create", "sql:attach", "sql:pragma"] {
         expect_codec_error(attack(&runtime, &arena.home, name), "Denied");
     }

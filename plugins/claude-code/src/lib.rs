@@ -88,7 +88,7 @@ impl Codec for ClaudeCode {
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::new(options, |session, options| write::write(session, options)))
+        Ok(WholeDocument::boxed(options, write::write))
     }
 
     fn prepare(

@@ -14,10 +14,11 @@ pub fn sniff(_path: &str, bytes: &[u8]) -> Option<Sniffed> {
     let complete = &bytes[..memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1)];
     for line in complete.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let Ok(value) = serde_json::from_slice::<Value>(line) else { continue };
-        if let Some(message) = value.get("message").and_then(Value::as_object) {
-            if message.contains_key("parts") && !message.contains_key("content") {
-                return None;
-            }
+        if let Some(message) = value.get("message").and_then(Value::as_object)
+            && message.contains_key("parts")
+            && !message.contains_key("content")
+        {
+            return None;
         }
     }
     let head = Head::of_bytes(complete);

@@ -92,10 +92,10 @@ pub struct RolloutWriter {
 
 impl RolloutWriter {
     pub fn start(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        if let Some(id) = options.native_id.as_deref() {
-            if !layout::is_uuid(id) {
-                return Err(CodecError::Other("the native id must be a UUID: Codex thread ids are UUIDs".into()));
-            }
+        if let Some(id) = options.native_id.as_deref()
+            && !layout::is_uuid(id)
+        {
+            return Err(CodecError::Other("the native id must be a UUID: Codex thread ids are UUIDs".into()));
         }
         Ok(Box::new(RolloutWriter {
             options,

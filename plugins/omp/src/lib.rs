@@ -47,7 +47,7 @@ impl Codec for Omp {
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::new(options, |session, options| core::write::write(&OMP, session, options)))
+        Ok(WholeDocument::boxed(options, |session, options| core::write::write(&OMP, session, options)))
     }
 
     fn prepare(

@@ -13,7 +13,7 @@
 use trajhost_codec_opencode::OpenCode;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, ReadOptions, WriteOptions};
+use trajhost_codec_sdk::{ReadOptions, WriteOptions};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -43,7 +43,7 @@ impl Codec for Pi {
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::new(options, |session, options| core::write::write(&PI, session, options)))
+        Ok(WholeDocument::boxed(options, |session, options| core::write::write(&PI, session, options)))
     }
 
     fn prepare(

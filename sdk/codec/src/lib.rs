@@ -148,17 +148,21 @@ pub trait SessionWriter {
     fn finish(&mut self) -> Result<Written, CodecError>;
 }
 
+/// The function a [`WholeDocument`] calls with the collected document.
+type WholeWrite = Box<dyn FnOnce(&str, &WriteOptions) -> Result<Written, CodecError>>;
+
 /// A writer for formats that need the whole document at once: collects the
 /// pushed records and calls `write` at `finish`. Memory grows with the
 /// session; stream when the format allows.
 pub struct WholeDocument {
     document: String,
     options: WriteOptions,
-    write: Option<Box<dyn FnOnce(&str, &WriteOptions) -> Result<Written, CodecError>>>,
+    write: Option<WholeWrite>,
 }
 
 impl WholeDocument {
-    pub fn new(
+    /// The writer, boxed for [`Codec::write`].
+    pub fn boxed(
         options: WriteOptions,
         write: impl FnOnce(&str, &WriteOptions) -> Result<Written, CodecError> + 'static,
     ) -> Box<dyn SessionWriter> {
