@@ -16,6 +16,7 @@ pub mod corpus;
 mod error;
 mod exe;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -488,48 +489,32 @@ fn vm_hwm(status: &str) -> Option<u64> {
 
 /// `trajhost read FILE --json > /dev/null` as a child.
 pub fn cli_read(options: &Options, path: &Path) -> Result<ChildRun> {
-    let mut command = Command::new(&options.exe);
-    command
-        .arg("--data-dir")
-        .arg(options.work_dir.join("data"))
-        .arg("read")
-        .arg(path)
-        .arg("--json")
-        .env("TRAJHOST_CACHE_DIR", &options.cache_dir)
-        .env_remove("TRAJHOST_HOME")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
-    if run.exit_code != 0 {
-        return Err(BenchError::Child {
-            command: format!("trajhost read {} --json", path.display()),
-            code: run.exit_code,
-        });
-    }
-    Ok(run)
+    cli_child(options, &[OsStr::new("read"), path.as_os_str(), OsStr::new("--json")])
 }
 
 /// `trajhost convert FILE --to TARGET --out DIR --json` as a child.
 pub fn cli_convert(options: &Options, path: &Path, target: &str, out: &Path) -> Result<ChildRun> {
+    let args =
+        [OsStr::new("convert"), path.as_os_str(), "--to".as_ref(), target.as_ref(), "--out".as_ref(), out.as_os_str()];
+    cli_child(options, &[&args[..], &[OsStr::new("--json")]].concat())
+}
+
+/// `trajhost ARGS…` as a child with the bench's data and cache dirs, output
+/// discarded; a non-zero exit is an error naming the command.
+fn cli_child(options: &Options, args: &[&OsStr]) -> Result<ChildRun> {
     let mut command = Command::new(&options.exe);
     command
         .arg("--data-dir")
         .arg(options.work_dir.join("data"))
-        .arg("convert")
-        .arg(path)
-        .args(["--to", target, "--out"])
-        .arg(out)
-        .arg("--json")
+        .args(args)
         .env("TRAJHOST_CACHE_DIR", &options.cache_dir)
         .env_remove("TRAJHOST_HOME")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
     if run.exit_code != 0 {
-        return Err(BenchError::Child {
-            command: format!("trajhost convert {} --to {target}", path.display()),
-            code: run.exit_code,
-        });
+        let shown: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        return Err(BenchError::Child { command: format!("trajhost {}", shown.join(" ")), code: run.exit_code });
     }
     Ok(run)
 }

@@ -110,3 +110,15 @@ pub fn tree_hashes(dir: &Path) -> std::collections::BTreeMap<PathBuf, String> {
     }
     out
 }
+
+/// Converts the Claude Code `simple` fixture session to `to` into a new
+/// export directory under `out`; returns the export dir and its manifest.
+pub fn convert_claude_fixture(data_dir: &Path, out: &Path, to: &str) -> (PathBuf, serde_json::Value) {
+    let export = out.join("export");
+    let home = fixture_home("claude-code", "2.1.197", "simple");
+    let args = ["convert", "61ec73f4", "--home", home.to_str().unwrap(), "--to", to, "--out", export.to_str().unwrap()];
+    let convert = trajhost(data_dir, &args);
+    assert!(convert.status.success(), "{}", stderr(&convert));
+    let manifest = serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
+    (export, manifest)
+}

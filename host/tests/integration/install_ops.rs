@@ -20,25 +20,7 @@ fn setup() -> Setup {
     let install = trajhost(data.path(), &["plugin", "install", guest("trajhost-install-ops").to_str().unwrap()]);
     assert!(install.status.success(), "{}", stderr(&install));
     let out = tempfile::tempdir().unwrap();
-    let export = out.path().join("export");
-    let home = fixture_home("claude-code", "2.1.197", "simple");
-    let convert = trajhost(
-        data.path(),
-        &[
-            "convert",
-            "61ec73f4",
-            "--home",
-            home.to_str().unwrap(),
-            "--to",
-            "install-ops",
-            "--out",
-            export.to_str().unwrap(),
-            "--json",
-        ],
-    );
-    assert!(convert.status.success(), "{}", stderr(&convert));
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
+    let (export, manifest) = convert_claude_fixture(data.path(), out.path(), "install-ops");
     assert_eq!(manifest["fidelity"]["tier"], "value-lossless", "{manifest:#}");
     let native_id = manifest["target"]["native_id"].as_str().unwrap().to_string();
     Setup { data, _out: out, export, native_id }

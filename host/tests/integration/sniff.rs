@@ -67,24 +67,7 @@ fn an_opencode_export_document_is_claimed_by_opencode() {
     // Code fixture to OpenCode and sniff the written import document.
     let data = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let export = out.path().join("export");
-    let home = fixture_home("claude-code", "2.1.197", "simple");
-    let convert = trajhost(
-        data.path(),
-        &[
-            "convert",
-            "61ec73f4",
-            "--home",
-            home.to_str().unwrap(),
-            "--to",
-            "opencode",
-            "--out",
-            export.to_str().unwrap(),
-        ],
-    );
-    assert!(convert.status.success(), "{}", stderr(&convert));
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
+    let (export, manifest) = convert_claude_fixture(data.path(), out.path(), "opencode");
     let artifact = manifest["artifacts"][0]["path"].as_str().unwrap();
     let registry = Registry::new(data.path());
     let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
