@@ -291,10 +291,10 @@ fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_r
     assert_eq!((sessions[0]["harness"].as_str(), sessions[0]["native_id"].as_str()), (Some("acme"), Some("s-0001")));
     let read = run(&["read", "s-0001", "--home", "fixtures/home", "--json", "--strict"]);
     assert!(read.contains("What files are in this project?") && read.contains("\"codec\":\"acme@0.1.0\""), "{read}");
-    // A renamed copy outside the session globs: the scaffold's `inspect` takes the id from the content.
-    // (`--harness` until the host sniffs loose files; the scaffold's `sniff` would then place it.)
+    // A renamed copy outside the session globs, without `--harness`: the scaffold's `sniff` claims it
+    // (and no built-in codec does), its `inspect` takes the id from the content.
     let copy = work.path().join("sent-to-me.jsonl");
     std::fs::copy(crate_dir.join("fixtures/home/.acme/sessions/s-0001.jsonl"), &copy).unwrap();
-    let loose = run(&["read", copy.to_str().unwrap(), "--harness", "acme", "--json", "--strict"]);
+    let loose = run(&["read", copy.to_str().unwrap(), "--json", "--strict"]);
     assert!(loose.contains("What files are in this project?") && loose.contains("\"native_id\":\"s-0001\""), "{loose}");
 }
