@@ -76,6 +76,18 @@ fn side_by_side_home() -> tempfile::TempDir {
     home
 }
 
+/// Both toy versions installed, and the toy sessions discovered in a copy of
+/// the side-by-side fixture home.
+fn side_by_side_inventory(env: &Env) -> (tempfile::TempDir, inventory::Inventory) {
+    install(env, "trajhost-toy-v1");
+    install(env, "trajhost-toy-v2");
+    let home = side_by_side_home();
+    let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
+    let query = SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None };
+    let inventory = inventory::discover(&catalog, &query).unwrap();
+    (home, inventory)
+}
+
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -135,15 +147,8 @@ fn side_by_side_versions_are_selected_by_native_version() {
 #[test]
 fn side_by_side_versions_with_different_folders_both_list_and_read() {
     let env = env();
-    install(&env, "trajhost-toy-v1");
-    install(&env, "trajhost-toy-v2");
-    let home = side_by_side_home();
+    let (home, inventory) = side_by_side_inventory(&env);
     let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
-    let inventory = inventory::discover(
-        &catalog,
-        &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None },
-    )
-    .unwrap();
     assert!(inventory.failures.is_empty(), "{:?}", inventory.failures);
     let mut seen: Vec<(String, String, String, Option<String>)> = inventory
         .sessions
@@ -251,15 +256,7 @@ fn a_failing_codec_version_is_a_diagnostic_and_the_others_still_list() {
 #[test]
 fn discovery_diagnostics_name_the_file() {
     let env = env();
-    install(&env, "trajhost-toy-v1");
-    install(&env, "trajhost-toy-v2");
-    let home = side_by_side_home();
-    let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
-    let inventory = inventory::discover(
-        &catalog,
-        &SessionQuery { home: home.path().into(), harness: Some("toy".into()), cwd: None },
-    )
-    .unwrap();
+    let (_home, inventory) = side_by_side_inventory(&env);
     let diagnostics: Vec<(&str, &str, Option<&str>)> = inventory
         .diagnostics
         .iter()
