@@ -312,6 +312,10 @@ def main():
     ap.add_argument("--foreign", help="corpus directory (default: ../shared/foreign beside the repo)")
     ap.add_argument("--json", action="store_true", help="one JSON object with every sample's result")
     ap.add_argument("--write-baseline", action="store_true", help="write passing.txt from this run")
+    ap.add_argument("--plugin", action="append", default=[], metavar="FILE.wasm",
+                    help="install this codec into the run's data dir first (repeatable; shadows a built-in of the same version)")
+    ap.add_argument("--only", action="append", default=[], metavar="HARNESS",
+                    help="run only the samples of this manifest harness (repeatable); the baseline is then not checked")
     args = ap.parse_args()
 
     foreign = Path(args.foreign) if args.foreign else REPO.parent / "shared" / "foreign"
@@ -329,6 +333,12 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="trajhost-foreign-") as tmp:
         th = Trajhost(binary, Path(tmp))
+        for plugin in args.plugin:
+            rc, out, err = th.call("plugin", "install", str(Path(plugin).resolve()))
+            if rc != 0:
+                sys.exit(f"foreign: cannot install {plugin}: {last_line(err) or out}")
+        if args.only:
+            samples = [s for s in samples if s["harness"] in args.only]
         results = []
         for s in samples:
             res = run_sample(th, foreign, s)
@@ -339,7 +349,7 @@ def main():
     if args.write_baseline:
         ok = write_baseline(baseline_path, results)
         print(f"foreign: wrote {len(ok)} sample ids to {baseline_path.relative_to(REPO)}", file=sys.stderr)
-    baseline = read_baseline(baseline_path)
+    baseline = read_baseline(baseline_path) if not args.only else []
     status = {r["id"]: r["status"] for r in results}
     regressions = [i for i in baseline if status.get(i) == "failed"]
     vanished = [i for i in baseline if i not in status]
