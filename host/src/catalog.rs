@@ -154,6 +154,10 @@ impl<'a> Catalog<'a> {
         }
     }
 
+    pub fn runtime(&self) -> &'a Runtime {
+        self.runtime
+    }
+
     /// Codecs that could not be loaded, and why.
     pub fn unusable(&self) -> &[(String, HostError)] {
         &self.unusable
@@ -219,6 +223,31 @@ impl<'a> Catalog<'a> {
                 describe(&codecs)
             ))
         })
+    }
+
+    /// [`Catalog::select`] for a session that `placed_by` discovered or
+    /// placed: the highest of those codecs that covers its native version,
+    /// since a codec for another layout of the same harness (a legacy
+    /// store, a sibling product) cannot read it whatever its range says.
+    /// Only when none of them covers it does any other codec's range count.
+    pub fn select_placed(
+        &self,
+        harness: &str,
+        native_version: Option<&str>,
+        placed_by: &[&CodecRecord],
+    ) -> Result<&CodecRecord> {
+        let codecs = self.for_harness(harness);
+        let placing: Vec<&CodecRecord> =
+            codecs.iter().copied().filter(|c| placed_by.iter().any(|p| p.id() == c.id())).collect();
+        let covering = |r: &&CodecRecord| match native_version.and_then(parse_native_version) {
+            Some(version) => r.covers(&version),
+            // No version recorded: the layout alone placed it.
+            None => true,
+        };
+        if let Some(codec) = placing.iter().copied().find(covering) {
+            return Ok(codec);
+        }
+        self.select(harness, native_version, None)
     }
 
     /// A fresh instance of `record`.
@@ -299,5 +328,24 @@ mod tests {
         assert_eq!(parse_native_version("3").unwrap().to_string(), "3.0.0");
         assert_eq!(parse_native_version("2026.9.6").unwrap().to_string(), "2026.9.6");
         assert!(parse_native_version("unknown").is_none());
+    }
+
+    /// Real version strings: prereleases, build metadata, calendar versions
+    /// with leading zeros, and bare format versions.
+    #[test]
+    fn real_version_strings_match_ranges() {
+        let covers = |range: &str, native: &str| {
+            let req = semver::VersionReq::parse(range).unwrap();
+            crate::conformance::version_in_range(&req, &parse_native_version(native).unwrap())
+        };
+        assert!(covers(">=0.1.0, <1.0.0", "0.99.0-alpha.24"));
+        assert!(!covers(">=0.1.0, <0.99.0", "0.99.0-alpha.24"));
+        assert!(covers(">=2026.10.0, <2026.11.0", "2026.10.01-e373342"));
+        assert_eq!(parse_native_version("2026.10.01-e373342").unwrap().to_string(), "2026.10.1");
+        assert!(covers(">=2026.8.0, <2027.0.0", "2026.9.6+build.7"));
+        assert!(covers(">=1.0.0, <4.0.0", "v3"));
+        assert!(covers(">=1.0.0, <2.0.0", "1"));
+        assert!(!covers(">=2.0.0, <3.0.0", "1"));
+        assert!(covers(">=0.0.330, <2.0.0", "1.0.102"));
     }
 }

@@ -38,6 +38,11 @@ pub struct FoundSession {
     pub home: PathBuf,
     #[serde(flatten)]
     pub session: SessionSummary,
+    /// Other copies of this session (the same harness, native id and file
+    /// name under another home of the harness: `.codex-work/…` beside
+    /// `.codex/…`, a second profile). The listed one is the largest.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub copies: Vec<PathBuf>,
 }
 
 /// A `session-ref` in host form.
@@ -55,9 +60,9 @@ pub struct SessionSummary {
 }
 
 impl SessionSummary {
-    fn new(home: &Path, session: SessionRef) -> SessionSummary {
+    fn new(catalog: &Catalog<'_>, home: &Path, session: SessionRef) -> SessionSummary {
         SessionSummary {
-            path: home.join(&session.locator),
+            path: catalog.runtime().home_mounts().host_path(home, &session.locator),
             native_id: session.native_id,
             locator: session.locator,
             cwd: session.cwd,
@@ -118,6 +123,7 @@ pub fn discover(catalog: &Catalog<'_>, query: &SessionQuery) -> Result<Inventory
     for harness in harnesses {
         discover_harness(catalog, &harness, &home, &mut inventory);
     }
+    merge_copies(&mut inventory.sessions);
     if let Some(cwd) = &query.cwd {
         inventory.sessions.retain(|s| s.session.cwd.as_deref().is_some_and(|c| is_within(Path::new(c), cwd)));
     }
@@ -170,7 +176,8 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
     for (_, mut found) in reports {
         let (newest, primary) = &found[0];
         let native_version = primary.native_version.clone();
-        let chosen = catalog.select(harness, native_version.as_deref(), None).ok().map(CodecRecord::id);
+        let placed_by: Vec<&CodecRecord> = found.iter().map(|(codec, _)| *codec).collect();
+        let chosen = catalog.select_placed(harness, native_version.as_deref(), &placed_by).ok().map(CodecRecord::id);
         // Prefer the chosen codec's own account of the session.
         let pick = chosen.as_ref().and_then(|c| found.iter().position(|(codec, _)| codec.id() == *c)).unwrap_or(0);
         let discovered_by = if pick == 0 { newest.id() } else { found[pick].0.id() };
@@ -180,7 +187,8 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
             discovered_by,
             codec: chosen,
             home: home.to_path_buf(),
-            session: SessionSummary::new(home, session),
+            session: SessionSummary::new(catalog, home, session),
+            copies: Vec::new(),
         });
     }
     // A file one version cannot place while another lists it is no news;
@@ -193,6 +201,50 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
         None => true,
     });
     inventory.diagnostics.extend(diagnostics);
+}
+
+/// Folds the copies of one session into its largest copy. A copy is
+/// another locator of the same harness with the same native id and the same
+/// file name (and `#fragment`): what copying a home, or a session folder,
+/// from one home of a harness to another leaves behind.
+fn merge_copies(sessions: &mut Vec<FoundSession>) {
+    fn key(s: &FoundSession) -> (String, String, String) {
+        let name = s.session.locator.rsplit('/').next().unwrap_or(&s.session.locator).to_string();
+        (s.harness.clone(), s.session.native_id.clone(), name)
+    }
+    let mut groups: HashMap<(String, String, String), Vec<usize>> = HashMap::new();
+    for (i, session) in sessions.iter().enumerate() {
+        groups.entry(key(session)).or_default().push(i);
+    }
+    let mut drop = vec![false; sessions.len()];
+    for members in groups.values().filter(|m| m.len() > 1) {
+        // Largest first; the locator breaks ties so the pick is stable.
+        let mut members = members.clone();
+        members.sort_by(|&a, &b| {
+            sessions[b]
+                .session
+                .size
+                .cmp(&sessions[a].session.size)
+                .then_with(|| sessions[a].session.locator.cmp(&sessions[b].session.locator))
+        });
+        // A home that is a link to another is the same directory: no copy.
+        let real = |i: usize| std::fs::canonicalize(locator_file(&sessions[i].session.path.to_string_lossy())).ok();
+        let kept = real(members[0]);
+        let copies: Vec<PathBuf> = members[1..]
+            .iter()
+            .filter(|&&i| kept.is_none() || real(i) != kept)
+            .map(|&i| sessions[i].session.path.clone())
+            .collect();
+        for &i in &members[1..] {
+            drop[i] = true;
+        }
+        sessions[members[0]].copies = copies;
+    }
+    let mut index = 0;
+    sessions.retain(|_| {
+        index += 1;
+        !drop[index - 1]
+    });
 }
 
 /// True when `path` is `root` or lies under it, on a path-component
@@ -362,24 +414,27 @@ fn resolve_path(
     let head = read_head(&path)?;
     let (codec, sniffed) = match harness {
         Some(h) => {
-            let newest = *catalog
-                .for_harness(h)
-                .first()
-                .ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
-            // The sniffed native version picks the version, when it shows one.
-            let sniffed = match catalog.instantiate(newest).and_then(|mut i| i.sniff(&path.to_string_lossy(), &head)) {
-                Ok(sniffed) => sniffed,
-                Err(error) => {
-                    tracing::warn!("{}: {error}", path.display());
-                    None
+            let codecs = catalog.for_harness(h);
+            let newest = *codecs.first().ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
+            // The codec that recognizes the content reads it (the newest
+            // when none does); a sniffed native version picks the version.
+            let mut pick = (newest, None);
+            for codec in codecs {
+                match catalog.instantiate(codec).and_then(|mut i| i.sniff(&path.to_string_lossy(), &head)) {
+                    Ok(Some(sniffed)) => {
+                        pick = (codec, Some(sniffed));
+                        break;
+                    }
+                    Ok(None) => {}
+                    Err(error) => tracing::warn!("{}: {error}", path.display()),
                 }
-            };
-            (newest, sniffed)
+            }
+            pick
         }
         None => sniff(catalog, &path, &head)?,
     };
     let codec = match sniffed.as_ref().and_then(|s| s.native_version.as_deref()) {
-        Some(version) => catalog.select(&codec.harness, Some(version), None).unwrap_or(codec),
+        Some(version) => catalog.select_placed(&codec.harness, Some(version), &[codec]).unwrap_or(codec),
         None => codec,
     };
     inspect_loose(catalog, codec, &path, &home, &locator, forced, sniffed.as_ref())
@@ -396,18 +451,24 @@ fn read_head(path: &Path) -> Result<Vec<u8>> {
     Ok(head)
 }
 
-/// Asks the newest codec of every harness whether the file is its format.
+/// Asks the codecs of every harness whether the file is their format.
 fn sniff<'c>(catalog: &'c Catalog<'_>, path: &Path, head: &[u8]) -> Result<(&'c CodecRecord, Option<Sniffed>)> {
     let path_text = path.to_string_lossy();
     let mut claims: Vec<(&CodecRecord, Sniffed)> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     for harness in catalog.harnesses() {
-        let Some(&newest) = catalog.for_harness(&harness).first() else { continue };
-        match catalog.instantiate(newest).and_then(|mut instance| instance.sniff(&path_text, head)) {
-            Ok(Some(sniffed)) => claims.push((newest, sniffed)),
-            Ok(None) => {}
-            // One broken codec must not stop the others from recognizing it.
-            Err(error) => failures.push(error.to_string()),
+        // Newest first; a codec for an older layout may know a file the
+        // newest does not. The first claim speaks for the harness.
+        for codec in catalog.for_harness(&harness) {
+            match catalog.instantiate(codec).and_then(|mut instance| instance.sniff(&path_text, head)) {
+                Ok(Some(sniffed)) => {
+                    claims.push((codec, sniffed));
+                    break;
+                }
+                Ok(None) => {}
+                // One broken codec must not stop the others from recognizing it.
+                Err(error) => failures.push(error.to_string()),
+            }
         }
     }
     match claims.len() {
@@ -474,14 +535,18 @@ fn attribute(
 ) -> FoundSession {
     let chosen = match forced {
         Some(codec) => Some(codec.id()),
-        None => catalog.select(&reporter.harness, session.native_version.as_deref(), None).ok().map(CodecRecord::id),
+        None => catalog
+            .select_placed(&reporter.harness, session.native_version.as_deref(), &[reporter])
+            .ok()
+            .map(CodecRecord::id),
     };
     FoundSession {
         harness: reporter.harness.clone(),
         discovered_by: reporter.id(),
         codec: chosen,
-        session: SessionSummary::new(home, session),
+        session: SessionSummary::new(catalog, home, session),
         home: home.to_path_buf(),
+        copies: Vec::new(),
     }
 }
 
@@ -535,7 +600,7 @@ fn inspect_loose(
 }
 
 /// `*` matches any run of characters within one segment.
-fn segment_matches(pattern: &str, text: &str) -> bool {
+pub(crate) fn segment_matches(pattern: &str, text: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
     if parts.len() == 1 {
         return pattern == text;

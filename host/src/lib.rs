@@ -22,6 +22,7 @@ pub mod conformance;
 pub mod convert;
 pub mod digest;
 pub mod error;
+pub mod homes;
 pub mod install;
 pub mod inventory;
 pub mod limits;

@@ -22,6 +22,19 @@ pub struct DirHandle {
     dir: cap_std::fs::Dir,
     /// Absolute host path; never shown to the guest, used by SQLite.
     host_path: PathBuf,
+    /// Other host directories that appear as entries of this one (only on
+    /// a granted home): a harness home the environment points at outside
+    /// the home (`$CODEX_HOME`), seen where the codec looks for homes.
+    mounts: Vec<(String, DirHandle)>,
+}
+
+/// A host directory shown to codecs as `name` inside a granted home.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount {
+    /// One path segment, e.g. `.codex-$CODEX_HOME`.
+    pub name: String,
+    /// The canonical host directory.
+    pub target: PathBuf,
 }
 
 /// A file opened by a codec.
@@ -33,20 +46,49 @@ pub struct FileHandle {
 impl DirHandle {
     /// Grants `path` (a directory on the host).
     pub fn grant(path: &Path) -> io::Result<DirHandle> {
+        DirHandle::grant_with(path, &[])
+    }
+
+    /// Grants `path` with `mounts` appearing as entries of it. A mount
+    /// whose directory cannot be opened is left out (and logged).
+    pub fn grant_with(path: &Path, mounts: &[Mount]) -> io::Result<DirHandle> {
         let dir = cap_std::fs::Dir::open_ambient_dir(path, ambient_authority())?;
         let host_path = std::fs::canonicalize(path)?;
-        Ok(DirHandle { dir, host_path })
+        let mounts = mounts
+            .iter()
+            .filter_map(|m| match DirHandle::grant(&m.target) {
+                Ok(handle) => Some((m.name.clone(), handle)),
+                Err(error) => {
+                    tracing::warn!("{}: cannot show it as {}: {error}", m.target.display(), m.name);
+                    None
+                }
+            })
+            .collect();
+        Ok(DirHandle { dir, host_path, mounts })
+    }
+
+    /// The directory that serves `rel`, and `rel` within it: a path that
+    /// starts with a mount's name is the mount's.
+    fn route<'p>(&self, rel: &'p Path) -> (&DirHandle, &'p Path) {
+        let mut components = rel.components();
+        if let Some(Component::Normal(first)) = components.next()
+            && let Some((_, mount)) = self.mounts.iter().find(|(name, _)| first == name.as_str())
+        {
+            let rest = components.as_path();
+            return (mount, if rest.as_os_str().is_empty() { Path::new(".") } else { rest });
+        }
+        (self, rel)
     }
 
     /// Resolves a codec-supplied relative path to a host path inside this
     /// directory, refusing escapes (used by the SQLite capability, which
     /// needs a real path).
     pub fn resolve_host_path(&self, rel: &str) -> Result<PathBuf, FsError> {
-        let rel_path = check_path(rel)?;
+        let (handle, rel_path) = self.route(check_path(rel)?);
         // cap-std opens it only if it stays inside the root, symlinks included.
-        self.dir.open(rel_path).map_err(|e| io_error(rel, e))?;
-        let full = std::fs::canonicalize(self.host_path.join(rel_path)).map_err(|e| io_error(rel, e))?;
-        if !full.starts_with(&self.host_path) {
+        handle.dir.open(rel_path).map_err(|e| io_error(rel, e))?;
+        let full = std::fs::canonicalize(handle.host_path.join(rel_path)).map_err(|e| io_error(rel, e))?;
+        if !full.starts_with(&handle.host_path) {
             return Err(FsError::Denied(format!("{rel}: leaves the granted directory")));
         }
         Ok(full)
@@ -112,9 +154,17 @@ impl wit::HostDir for PluginState {
         let max_entries = self.limits.max_list_entries;
         let handle = self.table.get(&dir)?;
         let result = (|| {
-            let rel = check_path(&path)?;
+            let (routed, rel) = handle.route(check_path(&path)?);
             let mut entries = Vec::new();
-            for entry in handle.dir.read_dir(rel).map_err(|e| io_error(&path, e))? {
+            if std::ptr::eq(routed, handle) && rel.components().all(|c| c == Component::CurDir) {
+                for (name, _) in &handle.mounts {
+                    entries.push(DirEntry {
+                        name: name.clone(),
+                        meta: Metadata { kind: EntryKind::Directory, size: 0, modified_ms: None },
+                    });
+                }
+            }
+            for entry in routed.dir.read_dir(rel).map_err(|e| io_error(&path, e))? {
                 let entry = entry.map_err(|e| io_error(&path, e))?;
                 if entries.len() == max_entries {
                     return Err(FsError::LimitExceeded(format!("{path}: more than {max_entries} entries")));
@@ -136,8 +186,10 @@ impl wit::HostDir for PluginState {
     fn stat(&mut self, dir: Resource<DirHandle>, path: String) -> wasmtime::Result<Result<Metadata, FsError>> {
         self.stats.stat_calls += 1;
         let handle = self.table.get(&dir)?;
-        Ok(check_path(&path)
-            .and_then(|rel| handle.dir.metadata(rel).map(|m| metadata(&m)).map_err(|e| io_error(&path, e))))
+        Ok(check_path(&path).and_then(|rel| {
+            let (handle, rel) = handle.route(rel);
+            handle.dir.metadata(rel).map(|m| metadata(&m)).map_err(|e| io_error(&path, e))
+        }))
     }
 
     fn open(
@@ -148,6 +200,7 @@ impl wit::HostDir for PluginState {
         self.stats.opens += 1;
         let handle = self.table.get(&dir)?;
         let opened = check_path(&path).and_then(|rel| {
+            let (handle, rel) = handle.route(rel);
             let file = handle.dir.open(rel).map_err(|e| io_error(&path, e))?;
             let meta = file.metadata().map_err(|e| io_error(&path, e))?;
             if !meta.is_file() {
@@ -168,8 +221,9 @@ impl wit::HostDir for PluginState {
     ) -> wasmtime::Result<Result<Resource<DirHandle>, FsError>> {
         let handle = self.table.get(&dir)?;
         let opened = check_path(&path).and_then(|rel| {
+            let (handle, rel) = handle.route(rel);
             let sub = handle.dir.open_dir(rel).map_err(|e| io_error(&path, e))?;
-            Ok(DirHandle { dir: sub, host_path: handle.host_path.join(rel) })
+            Ok(DirHandle { dir: sub, host_path: handle.host_path.join(rel), mounts: Vec::new() })
         });
         Ok(match opened {
             Ok(sub) => Ok(self.table.push(sub)?),

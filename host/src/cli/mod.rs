@@ -97,7 +97,10 @@ impl Context {
             limits.memory_bytes = mib << 20;
         }
         let cache_dir = cli.cache_dir.clone().unwrap_or_else(|| registry.cache_dir());
-        let runtime = Runtime::new(limits, Some(&cache_dir), mode)?;
+        let mut runtime = Runtime::new(limits, Some(&cache_dir), mode)?;
+        // `$CODEX_HOME` and the like: sessions of the process's own home
+        // that live outside it.
+        runtime.set_home_mounts(trajhost::homes::environment_mounts(&default_home(), |v| std::env::var_os(v)));
         Ok(Context { runtime, registry, compile_noticed: std::cell::Cell::new(false) })
     }
 

@@ -171,7 +171,7 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
         writeln!(out)?;
         return Ok(exit::OK);
     }
-    writeln!(out, "{:<24} {:<22} {:<10} {:<6} NOTE", "CODEC", "NATIVE VERSIONS", "SOURCE", "API")?;
+    writeln!(out, "{:<28} {:<24} {:<10} {:<6} {:<28} NOTE", "CODEC", "NATIVE VERSIONS", "SOURCE", "API", "READS")?;
     for e in catalog.entries() {
         let source = match &e.record.source {
             CodecSource::Builtin => "built-in",
@@ -180,11 +180,12 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
         let note = e.shadowed_by.as_ref().map(|s| format!("shadowed by installed {s}")).unwrap_or_default();
         writeln!(
             out,
-            "{:<24} {:<22} {:<10} {:<6} {}",
+            "{:<28} {:<24} {:<10} {:<6} {:<28} {}",
             e.record.id(),
             e.record.native_versions,
             source,
             e.record.api,
+            e.record.reads.join(", "),
             note
         )?;
     }

@@ -49,13 +49,18 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 let session = &s.session;
                 writeln!(
                     out,
-                    "{:<12} {:<38} {:<20} {:<20} {:<10} {}",
+                    "{:<12} {:<38} {:<20} {:<20} {:<10} {}{}",
                     s.harness,
                     session.native_id,
                     session.started_at.as_deref().map(short_time).unwrap_or("-"),
                     session.updated_at.as_deref().map(short_time).unwrap_or("-"),
                     session.native_version.as_deref().unwrap_or("-"),
                     session.cwd.as_deref().unwrap_or("-"),
+                    match s.copies.len() {
+                        0 => String::new(),
+                        1 => "  (+1 copy in another home)".to_string(),
+                        n => format!("  (+{n} copies in other homes)"),
+                    },
                 )?;
             }
         }

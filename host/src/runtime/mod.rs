@@ -17,6 +17,7 @@ pub use cache::{CompiledCache, LoadKind};
 pub use state::{CapabilityStats, PluginState};
 
 use crate::capabilities::fs::DirHandle;
+pub use crate::capabilities::fs::Mount;
 use crate::error::{HostError, LimitKind, Operation, Result};
 use crate::limits::Limits;
 use crate::wit::latest::codec::{
@@ -44,6 +45,40 @@ pub struct Runtime {
     limits: Limits,
     cache: Option<CompiledCache>,
     mode: Mode,
+    mounts: std::sync::Arc<HomeMounts>,
+}
+
+/// Directories outside a home that codecs see inside it when that home is
+/// granted ([`Mount`]): harness homes the environment points at.
+#[derive(Debug, Clone, Default)]
+pub struct HomeMounts {
+    /// (canonical home, mount)
+    mounts: Vec<(PathBuf, Mount)>,
+}
+
+impl HomeMounts {
+    /// Shows `mount` inside `home` (canonicalized; a home that does not
+    /// exist gets nothing).
+    pub fn add(&mut self, home: &Path, mount: Mount) {
+        if let Ok(home) = std::fs::canonicalize(home) {
+            self.mounts.push((home, mount));
+        }
+    }
+
+    fn for_home(&self, home: &Path) -> Vec<Mount> {
+        let home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+        self.mounts.iter().filter(|(h, _)| *h == home).map(|(_, m)| m.clone()).collect()
+    }
+
+    /// The host path of a codec's locator under `home`, mounts resolved.
+    pub fn host_path(&self, home: &Path, locator: &str) -> PathBuf {
+        let (first, rest) = locator.split_once('/').unwrap_or((locator, ""));
+        match self.for_home(home).into_iter().find(|m| m.name == first) {
+            Some(mount) if rest.is_empty() => mount.target,
+            Some(mount) => mount.target.join(rest),
+            None => home.join(locator),
+        }
+    }
 }
 
 impl Runtime {
@@ -68,7 +103,17 @@ impl Runtime {
             message: format!("cannot link host imports: {e}"),
         })?;
         let cache = cache_root.map(|root| CompiledCache::new(root, &engine, mode));
-        Ok(Runtime { engine, linker, limits, cache, mode })
+        Ok(Runtime { engine, linker, limits, cache, mode, mounts: Default::default() })
+    }
+
+    /// Sets the directories shown inside granted homes (before any codec
+    /// is instantiated).
+    pub fn set_home_mounts(&mut self, mounts: HomeMounts) {
+        self.mounts = std::sync::Arc::new(mounts);
+    }
+
+    pub fn home_mounts(&self) -> &HomeMounts {
+        &self.mounts
     }
 
     pub fn limits(&self) -> &Limits {
@@ -289,6 +334,7 @@ impl LoadedCodec {
             name: self.name.clone(),
             limits: runtime.limits.clone(),
             mode: runtime.mode,
+            mounts: runtime.mounts.clone(),
         })
     }
 }
@@ -325,6 +371,7 @@ pub struct CodecInstance {
     name: String,
     limits: Limits,
     mode: Mode,
+    mounts: std::sync::Arc<HomeMounts>,
 }
 
 /// What an operation cost, for reports.
@@ -367,7 +414,7 @@ impl CodecInstance {
 
     /// Grants a host directory to the instance for one call.
     fn grant(&mut self, dir: &Path) -> Result<wasmtime::component::Resource<DirHandle>> {
-        let handle = DirHandle::grant(dir).map_err(|e| HostError::io(dir, e))?;
+        let handle = DirHandle::grant_with(dir, &self.mounts.for_home(dir)).map_err(|e| HostError::io(dir, e))?;
         self.store.data_mut().table.push(handle).map_err(|e| HostError::io(dir, e))
     }
 
