@@ -1,6 +1,8 @@
 //! Native record types → canonical records.
 //!
-//! `chat_history.jsonl` lines are `ConversationItem`s tagged by `type`;
+//! `chat_history.jsonl` lines are `ConversationItem`s tagged by `type`
+//! (format 1), or role-tagged chat messages (format 0, `ChatRequestMessage`:
+//! the same file and layout, so the same codec reads both, line by line);
 //! `updates.jsonl` lines are ACP notifications tagged by
 //! `params.update.sessionUpdate`. Every type is either mapped (see
 //! [`KNOWN_ITEM_TYPES`] and [`KNOWN_UPDATE_TYPES`]) or counted in a

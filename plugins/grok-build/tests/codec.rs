@@ -123,6 +123,9 @@ fn discover_names_what_is_no_session_and_identifies_renamed_folders_by_their_sum
     let cwd = dir.path().join(CWD_DIR);
     std::fs::rename(cwd.join(id), cwd.join("copy")).unwrap();
     std::fs::create_dir(cwd.join("empty-session")).unwrap();
+    // A journal-only folder is another codec's layout: neither listed nor named.
+    std::fs::create_dir(cwd.join("journal-only")).unwrap();
+    std::fs::write(cwd.join("journal-only/updates.jsonl"), "{}\n").unwrap();
     std::fs::write(cwd.join("notes.txt"), "x").unwrap();
     std::fs::write(dir.path().join(".grok/sessions/stray.json"), "{}").unwrap();
     let found = kit::discover::<GrokBuild>(dir.path());
