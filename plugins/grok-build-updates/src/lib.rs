@@ -34,7 +34,8 @@ pub const CODEC: &str = concat!("grok-build@", env!("CARGO_PKG_VERSION"));
 /// `chat_format_version`s of the sessions this layout holds (the journal's
 /// shape did not change with them).
 pub const NATIVE_VERSIONS: &str = ">=0.0.0, <2.0.0";
-pub const NATIVE_VERSION_SOURCE: &str = "`chat_format_version` of summary.json (Grok Build records no CLI version in a session)";
+pub const NATIVE_VERSION_SOURCE: &str =
+    "`chat_format_version` of summary.json (Grok Build records no CLI version in a session)";
 
 pub struct GrokBuildUpdates;
 

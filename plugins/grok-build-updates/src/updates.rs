@@ -233,9 +233,7 @@ impl Journal {
                 }
                 self.results.insert(id.to_string());
                 let raw = update.get("rawOutput");
-                let exit = raw
-                    .and_then(|o| o.get("exit_code").or_else(|| o.get("exitCode")))
-                    .and_then(Value::as_i64);
+                let exit = raw.and_then(|o| o.get("exit_code").or_else(|| o.get("exitCode"))).and_then(Value::as_i64);
                 let body = Body::ToolResult {
                     call_id: id.to_string(),
                     content: result_text(update.get("content"), raw),

@@ -69,8 +69,7 @@ fn rebuilds_the_conversation_from_the_chunks() {
     let k = kinds(&read.records);
     assert_eq!(k[..5], ["meta", "user", "reasoning", "assistant", "tool_call"]);
     assert_eq!(observations_of(&read.records, "retry"), ["API error (status 503)"]);
-    let usage: serde_json::Value =
-        serde_json::from_str(observations_of(&read.records, "turn-usage")[0]).unwrap();
+    let usage: serde_json::Value = serde_json::from_str(observations_of(&read.records, "turn-usage")[0]).unwrap();
     assert_eq!(usage["modelCalls"], 3);
     let unknown: Vec<&str> =
         read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| d.detail.as_str()).collect();

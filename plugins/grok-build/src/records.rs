@@ -36,7 +36,10 @@ pub const KNOWN_ITEM_TYPES: &[(&str, Handling)] = &[
     ("assistant", Handling::Mapped("assistant (model_id as model), tool_call")),
     ("tool_result", Handling::Mapped("tool_result")),
     ("reasoning", Handling::Mapped("reasoning")),
-    ("backend_tool_call", Handling::Mapped("observation backend-tool/<tool_type> (a provider-side tool: no client call)")),
+    (
+        "backend_tool_call",
+        Handling::Mapped("observation backend-tool/<tool_type> (a provider-side tool: no client call)"),
+    ),
 ];
 
 /// Every `sessionUpdate` kind known to appear in `updates.jsonl`: ACP's own

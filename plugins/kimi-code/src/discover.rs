@@ -83,7 +83,12 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 }
                 let Some(files) = discovery::list(home, &agent_dir, &mut problems) else { continue };
                 let Some(wire) = files.iter().find(|f| f.is_file() && f.name == WIRE) else {
-                    problems.add("no-wire", trajhost_codec_sdk::Severity::Info, &agent_dir, "agent folder without wire.jsonl");
+                    problems.add(
+                        "no-wire",
+                        trajhost_codec_sdk::Severity::Info,
+                        &agent_dir,
+                        "agent folder without wire.jsonl",
+                    );
                     continue;
                 };
                 let locator = join(&agent_dir, WIRE);

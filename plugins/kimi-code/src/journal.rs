@@ -24,8 +24,16 @@ use crate::loop_event::Step;
 /// Every op type known to appear in a journal.
 pub const KNOWN_OP_TYPES: &[(&str, Handling)] = &[
     ("metadata", Handling::Mapped("native version (protocol_version)")),
-    ("context.append_message", Handling::Mapped("user (origin user); observation injection/<variant>, system-trigger/<name>; assistant, tool_call, tool_result, system by role")),
-    ("context.append_loop_event", Handling::Mapped("reasoning, assistant, tool_call, tool_result (see KNOWN_LOOP_EVENTS)")),
+    (
+        "context.append_message",
+        Handling::Mapped(
+            "user (origin user); observation injection/<variant>, system-trigger/<name>; assistant, tool_call, tool_result, system by role",
+        ),
+    ),
+    (
+        "context.append_loop_event",
+        Handling::Mapped("reasoning, assistant, tool_call, tool_result (see KNOWN_LOOP_EVENTS)"),
+    ),
     ("context.apply_compaction", Handling::Mapped("compaction (trigger from full_compaction.begin)")),
     ("full_compaction.begin", Handling::Mapped("the trigger of the next compaction")),
     ("config.update", Handling::Mapped("system (systemPrompt); the model of later answers (modelAlias)")),

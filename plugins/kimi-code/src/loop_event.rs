@@ -118,7 +118,8 @@ impl Step {
                 self.push(at.record(0, body), out);
             }
             Some("step.end") => {
-                if let Some(Record { body: Body::Assistant(a), .. }) = self.answer.and_then(|i| self.records.get_mut(i)) {
+                if let Some(Record { body: Body::Assistant(a), .. }) = self.answer.and_then(|i| self.records.get_mut(i))
+                {
                     a.usage = event.get("usage").and_then(usage);
                     a.stop_reason = str_of(event, "finishReason").map(str::to_string);
                     a.message_id = str_of(event, "messageId").map(str::to_string);

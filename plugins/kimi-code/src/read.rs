@@ -38,7 +38,13 @@ impl Reader {
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::of(&file).map_err(|e| fs_error(locator, e))?;
         if head.is_none() && file.size() > 0 {
-            diags.add("malformed-head", trajhost_codec_sdk::Severity::Warning, "a metadata line first", Some(locator), None);
+            diags.add(
+                "malformed-head",
+                trajhost_codec_sdk::Severity::Warning,
+                "a metadata line first",
+                Some(locator),
+                None,
+            );
         }
         let found = discover::session_ref(&paths, &state, head.as_ref(), file.size(), None);
         let parent_session = if paths.session_dir.is_some() {

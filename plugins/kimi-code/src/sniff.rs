@@ -31,7 +31,7 @@ pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
         }
         ops += 1;
     }
-    (ops > 0).then(|| Sniffed { native_version: first.protocol_version, native_id: None })
+    (ops > 0).then_some(Sniffed { native_version: first.protocol_version, native_id: None })
 }
 
 #[cfg(test)]

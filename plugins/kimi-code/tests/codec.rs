@@ -77,7 +77,10 @@ fn reads_the_main_agent() {
     assert_eq!(first.message_id.as_deref(), Some("chatcmpl-1"));
     assert_eq!(first.stop_reason.as_deref(), Some("tool_use"));
     let usage = first.usage.as_ref().unwrap();
-    assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (Some(900), Some(40), Some(8000), Some(0)));
+    assert_eq!(
+        (usage.input, usage.output, usage.cache_read, usage.cache_write),
+        (Some(900), Some(40), Some(8000), Some(0))
+    );
     assert_eq!(reasonings(&read.records)[0].text.as_deref(), Some("I should count the lines."));
     let calls: Vec<(&str, &str)> = tool_calls(&read.records).iter().map(|c| (c.0, c.1)).collect();
     assert_eq!(calls, [("Bash_0", "Bash"), ("Bash_1", "Bash"), ("Agent_2", "Agent")]);
@@ -150,11 +153,8 @@ fn unplaceable_files_are_named_and_the_rest_still_listed() {
     std::fs::write(agent.join("wire.jsonl"), "{\"type\":\"turn.prompt\"}\n").unwrap();
     let discovery = kit::discover::<KimiCode>(copy.path());
     assert_eq!(discovery.sessions.len(), 3);
-    let named: Vec<(&str, &str)> = discovery
-        .diagnostics
-        .iter()
-        .map(|d| (d.code.as_str(), d.file.as_deref().unwrap_or("")))
-        .collect();
+    let named: Vec<(&str, &str)> =
+        discovery.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().unwrap_or(""))).collect();
     assert!(named.contains(&("unrecognized-file", ".kimi-code/sessions/stray.txt")), "{named:?}");
     assert!(named.contains(&("unrecognized-file", ".kimi-code/sessions/wd_demo_5f2c9a1e7b30/notes")), "{named:?}");
     let bad = format!("{SESSION}/agents/agent-1/wire.jsonl");
