@@ -15,7 +15,9 @@ use crate::layout::{
 };
 use crate::summary::Summary;
 
-/// Every session under `.grok/sessions/<cwd folder>/<id>/`. Known files
+/// Every session under `.grok/sessions/<cwd folder>/<id>/` that has a
+/// `chat_history.jsonl` (folders with only `updates.jsonl` are read by the
+/// `grok-build-updates` codec). Known files
 /// that are no sessions: the search index in the root and each cwd
 /// folder's prompt history; a session folder's many other files are its
 /// own. Anything else is named in a diagnostic.
@@ -41,7 +43,12 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 continue;
             }
             let Some(files) = discovery::list(home, &session_dir, &mut problems) else { continue };
-            if !files.iter().any(|f| f.is_file() && f.name == CHAT_HISTORY) {
+            let has = |name: &str| files.iter().any(|f| f.is_file() && f.name == name);
+            if !has(CHAT_HISTORY) {
+                // A journal-only session is the `0.1.0-updates` codec's layout.
+                if has(UPDATES) {
+                    continue;
+                }
                 problems.add(
                     "no-chat-history",
                     Severity::Info,

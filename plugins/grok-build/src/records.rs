@@ -1,6 +1,8 @@
 //! Native record types → canonical records.
 //!
-//! `chat_history.jsonl` lines are `ConversationItem`s tagged by `type`;
+//! `chat_history.jsonl` lines are `ConversationItem`s tagged by `type`
+//! (format 1), or role-tagged chat messages (format 0, `ChatRequestMessage`:
+//! the same file and layout, so the same codec reads both, line by line);
 //! `updates.jsonl` lines are ACP notifications tagged by
 //! `params.update.sessionUpdate`. Every type is either mapped (see
 //! [`KNOWN_ITEM_TYPES`] and [`KNOWN_UPDATE_TYPES`]) or counted in a
@@ -34,7 +36,10 @@ pub const KNOWN_ITEM_TYPES: &[(&str, Handling)] = &[
     ("assistant", Handling::Mapped("assistant (model_id as model), tool_call")),
     ("tool_result", Handling::Mapped("tool_result")),
     ("reasoning", Handling::Mapped("reasoning")),
-    ("backend_tool_call", Handling::Mapped("tool_call (run by the server; no separate result)")),
+    (
+        "backend_tool_call",
+        Handling::Mapped("observation backend-tool/<tool_type> (a provider-side tool: no client call)"),
+    ),
 ];
 
 /// Every `sessionUpdate` kind known to appear in `updates.jsonl`: ACP's own
@@ -155,13 +160,18 @@ impl History {
         };
         let span = (line.offset, line.len);
         let kind = str_of(&value, "type");
+        if kind.is_none()
+            && let Some(role) = str_of(&value, "role")
+        {
+            return self.message(role, &value, span, out);
+        }
         match kind {
             Some("system") => {
                 let text = text_of(value.get("content").unwrap_or(&Value::Null));
                 self.push(out, 0, Body::System { text }, None, span);
             }
             Some("user") => self.user(&value, span, out),
-            Some("assistant") => self.assistant(&value, span, out),
+            Some("assistant") => self.assistant(&value, 0, span, out),
             Some("tool_result") => self.tool_result(&value, span, out),
             Some("reasoning") => {
                 let summary = parts_text(value.get("summary"));
@@ -175,15 +185,14 @@ impl History {
                 let ts = self.prompt.and_then(|p| self.updates.prompt_ts(p));
                 self.push(out, 0, Body::Reasoning(reasoning), ts, span);
             }
+            // A tool the provider ran server-side (a web search): no client
+            // call, no result of its own. What it did is an observation.
             Some("backend_tool_call") => {
                 let kind = value.get("kind").unwrap_or(&Value::Null);
-                let body = Body::ToolCall {
-                    call_id: str_of(kind, "id").unwrap_or("").to_string(),
-                    name: str_of(kind, "tool_type")
-                        .or_else(|| str_of(kind, "name"))
-                        .unwrap_or("backend_tool")
-                        .to_string(),
-                    arguments: kind.clone(),
+                let tool = str_of(kind, "tool_type").or_else(|| str_of(kind, "name")).unwrap_or("backend_tool");
+                let body = Body::Observation {
+                    subtype: format!("backend-tool/{}", type_name(Some(tool))),
+                    text: Some(kind.to_string()),
                 };
                 self.push(out, 0, body, None, span);
             }
@@ -242,7 +251,45 @@ impl History {
         self.push(out, 0, body, ts, span);
     }
 
-    fn assistant(&mut self, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
+    /// A format 0 line: a role-tagged chat message (`ChatRequestMessage`),
+    /// what Grok Build wrote before `ConversationItem`s and still reads.
+    /// It keeps no prompt index or synthetic reason, so injected context is
+    /// told from a prompt by its wrapper tag.
+    fn message(&mut self, role: &str, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
+        let content = value.get("content").unwrap_or(&Value::Null);
+        match role {
+            "system" => self.push(out, 0, Body::System { text: text_of(content) }, None, span),
+            "user" => {
+                let text = text_of(content);
+                let body = match unwrap_query(&text) {
+                    Some(query) => Body::User { text: query.to_string(), attachments: attachments(content) },
+                    None if is_wrapped(&text) => Body::Observation { subtype: "user-context".into(), text: Some(text) },
+                    None => Body::User { text, attachments: attachments(content) },
+                };
+                self.push(out, 0, body, None, span);
+            }
+            "assistant" => {
+                // The reasoning folded into the message comes first, as it ran.
+                if let Some(text) = str_of(value, "reasoning_content").filter(|t| !t.is_empty()) {
+                    let reasoning = Reasoning { text: Some(text.to_string()), opaque: None, encrypted: false };
+                    self.push(out, 0, Body::Reasoning(reasoning), None, span);
+                }
+                self.assistant(value, 1, span, out);
+            }
+            "tool" => self.tool_result(value, span, out),
+            other => out.diags.add(
+                "unknown-record-type",
+                Severity::Warning,
+                &format!("chat_history:role/{}", type_name(Some(other))),
+                Some(&self.file),
+                Some(span.0),
+            ),
+        }
+    }
+
+    /// An assistant item (or format 0 message): its record at index
+    /// `first`, its tool calls after it.
+    fn assistant(&mut self, value: &Value, first: usize, span: (u64, u64), out: &mut Out<'_>) {
         let text = text_of(value.get("content").unwrap_or(&Value::Null));
         let calls: &[Value] = value.get("tool_calls").and_then(Value::as_array).map_or(&[], Vec::as_slice);
         let text_ts = match (self.prompt, text.is_empty()) {
@@ -271,9 +318,11 @@ impl History {
             stop_reason: None,
             usage,
         };
-        self.push(out, 0, Body::Assistant(assistant), ts.clone(), span);
+        self.push(out, first, Body::Assistant(assistant), ts.clone(), span);
         for (i, call) in calls.iter().enumerate() {
-            let arguments = match call.get("arguments") {
+            // Format 0 nests name and arguments in `function`.
+            let function = call.get("function").unwrap_or(call);
+            let arguments = match function.get("arguments") {
                 Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
                 Some(other) => other.clone(),
                 None => Value::Null,
@@ -282,10 +331,10 @@ impl History {
             let call_ts = self.updates.call(id).and_then(|f| f.call_ts.clone()).or(ts.clone());
             let body = Body::ToolCall {
                 call_id: id.to_string(),
-                name: str_of(call, "name").unwrap_or("").to_string(),
+                name: str_of(function, "name").unwrap_or("").to_string(),
                 arguments,
             };
-            self.push(out, i + 1, body, call_ts, span);
+            self.push(out, first + i + 1, body, call_ts, span);
         }
     }
 
@@ -346,15 +395,16 @@ fn text_of(content: &Value) -> String {
     }
 }
 
-/// Image parts of a user message.
+/// Image parts of a user message (format 0: `image_url{url}`).
 fn attachments(content: &Value) -> Vec<Attachment> {
     let Value::Array(parts) = content else { return Vec::new() };
     parts
         .iter()
-        .filter(|p| str_of(p, "type") == Some("image"))
+        .filter(|p| matches!(str_of(p, "type"), Some("image" | "image_url")))
         .map(|p| Attachment {
             kind: "image".into(),
             media_type: str_of(p, "url")
+                .or_else(|| p.get("image_url").and_then(|u| str_of(u, "url")))
                 .and_then(|u| u.strip_prefix("data:"))
                 .and_then(|r| r.split([';', ',']).next())
                 .filter(|m| !m.is_empty() && m.len() <= 100)
@@ -367,6 +417,13 @@ fn attachments(content: &Value) -> Vec<Attachment> {
 fn parts_text(parts: Option<&Value>) -> Option<String> {
     let texts: Vec<&str> = parts?.as_array()?.iter().filter_map(|p| str_of(p, "text")).collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// Injected context: one block wrapped in a tag (`<user_info>…</user_info>`).
+fn is_wrapped(text: &str) -> bool {
+    let t = text.trim();
+    let Some(name) = t.strip_prefix('<').and_then(|r| r.split(['>', ' ']).next()) else { return false };
+    !name.is_empty() && t.ends_with(&format!("</{name}>"))
 }
 
 /// The prompt inside `<user_query>…</user_query>`, as typed.
@@ -383,5 +440,7 @@ mod tests {
         assert_eq!(super::unwrap_query("<user_query>\nHi\n</user_query>"), Some("Hi"));
         assert_eq!(super::unwrap_query("<user_query>Hi</user_query>"), Some("Hi"));
         assert_eq!(super::unwrap_query("<user_info>x</user_info>"), None);
+        assert!(super::is_wrapped("<user_info>\nOS: linux\n</user_info>"));
+        assert!(!super::is_wrapped("<b>bold</b> is a tag"));
     }
 }

@@ -123,6 +123,9 @@ fn discover_names_what_is_no_session_and_identifies_renamed_folders_by_their_sum
     let cwd = dir.path().join(CWD_DIR);
     std::fs::rename(cwd.join(id), cwd.join("copy")).unwrap();
     std::fs::create_dir(cwd.join("empty-session")).unwrap();
+    // A journal-only folder is another codec's layout: neither listed nor named.
+    std::fs::create_dir(cwd.join("journal-only")).unwrap();
+    std::fs::write(cwd.join("journal-only/updates.jsonl"), "{}\n").unwrap();
     std::fs::write(cwd.join("notes.txt"), "x").unwrap();
     std::fs::write(dir.path().join(".grok/sessions/stray.json"), "{}").unwrap();
     let found = kit::discover::<GrokBuild>(dir.path());
@@ -385,7 +388,7 @@ fn reasoning_backend_calls_compaction_and_synthetic_items() {
     let records = read(home.path(), &locator(id)).records;
     let n = records.len();
     let kinds: Vec<&str> = records[n - 5..].iter().map(|r| r.body.kind()).collect();
-    assert_eq!(kinds, ["compaction", "user", "reasoning", "tool_call", "assistant"]);
+    assert_eq!(kinds, ["compaction", "user", "reasoning", "observation", "assistant"]);
     let Body::Compaction { summary, .. } = &records[n - 5].body else { panic!() };
     assert!(summary.ends_with("The word was PAPAYA-42."));
     let Body::User { text, attachments } = &records[n - 4].body else { panic!() };
@@ -393,11 +396,12 @@ fn reasoning_backend_calls_compaction_and_synthetic_items() {
     assert_eq!(attachments[0].media_type.as_deref(), Some("image/jpeg"));
     let Body::Reasoning(r) = &records[n - 3].body else { panic!() };
     assert_eq!((r.text.as_deref(), r.opaque.as_deref(), r.encrypted), (Some("Think first."), Some("gAAA"), true));
-    let Body::ToolCall { call_id, name, arguments } = &records[n - 2].body else { panic!() };
-    assert_eq!(
-        (call_id.as_str(), name.as_str(), arguments["action"]["query"].as_str()),
-        ("ws_1", "web_search", Some("papaya"))
-    );
+    // A server-side web search is what the provider did, not a client call.
+    let Body::Observation { subtype, text } = &records[n - 2].body else { panic!() };
+    assert_eq!(subtype, "backend-tool/web_search");
+    let kind: Value = serde_json::from_str(text.as_deref().unwrap()).unwrap();
+    assert_eq!((kind["id"].as_str(), kind["action"]["query"].as_str()), (Some("ws_1"), Some("papaya")));
+    assert!(tool_calls(&records).iter().all(|c| c.0 != "ws_1"));
     let Body::Assistant(a) = &records[n - 1].body else { panic!() };
     assert_eq!((a.text.as_str(), a.model.as_deref(), a.usage.as_ref()), ("Done.", Some("grok-x"), None));
 }
@@ -442,4 +446,29 @@ fn a_locator_outside_the_layout_is_refused() {
             "{bad}"
         );
     }
+}
+
+#[test]
+fn format_0_role_tagged_messages() {
+    let home = kit::fixtures("grok-build", "format-0").join("home");
+    let id = "019f6000-0000-7000-8000-0000000000a0";
+    let locator = format!(".grok/sessions/%2Fhome%2Fuser%2Flegacy/{id}/chat_history.jsonl");
+    let discovery = GrokBuild::discover(&Dir::native(&home)).unwrap();
+    assert_eq!(discovery.sessions.len(), 1);
+    assert_eq!(discovery.sessions[0].native_version.as_deref(), Some("0"));
+    let read = read(&home, &locator);
+    let kinds: Vec<&str> = read.records.iter().map(|r| r.body.kind()).collect();
+    assert_eq!(
+        kinds,
+        ["meta", "system", "observation", "user", "reasoning", "assistant", "tool_call", "tool_result", "assistant"]
+    );
+    let Body::User { text, attachments } = &read.records[3].body else { panic!() };
+    assert_eq!(text, "How many lines does notes.txt have?");
+    assert_eq!(attachments[0].media_type.as_deref(), Some("image/png"));
+    assert_eq!(tool_calls(&read.records), [("call_a1", "run_terminal_cmd", &json!({"command": "wc -l notes.txt"}))]);
+    assert_eq!(tool_results(&read.records)[0].1, "7 notes.txt\n");
+    assert_eq!(assistants(&read.records)[1].text, "notes.txt has 7 lines (KIWI-7).");
+    let unknown: Vec<&str> =
+        read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| d.detail.as_str()).collect();
+    assert_eq!(unknown, ["chat_history:role/critic"]);
 }

@@ -1,0 +1,75 @@
+//! trajhost codec for Grok Build sessions that hold only the ACP journal:
+//! `~/.grok/sessions/<percent-encoded cwd>/<uuidv7>/{updates.jsonl,
+//! summary.json}` without `chat_history.jsonl` (what `/resume` and the
+//! session list read; sessions written by other tools, and some captured
+//! from grok 0.2.x, have nothing else).
+//!
+//! The main `grok-build` codec reads the model context (`chat_history.jsonl`)
+//! and takes only times and outcomes from this journal; here the journal is
+//! the conversation, rebuilt from its streamed chunks.
+//!
+//! Module map: [`layout`], [`summary`], [`discover`], [`updates`] (the
+//! `sessionUpdate` kinds → canonical, [`KNOWN_UPDATE_TYPES`]), [`read`],
+//! [`sniff`].
+//!
+//! Writing (`write`, `prepare`) is not implemented.
+
+pub mod discover;
+pub mod layout;
+pub mod read;
+pub mod sniff;
+pub mod summary;
+pub mod updates;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+
+pub use trajhost_codec_sdk::known::Handling;
+pub use updates::KNOWN_UPDATE_TYPES;
+
+pub const HARNESS: &str = "grok-build";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const CODEC: &str = concat!("grok-build@", env!("CARGO_PKG_VERSION"));
+/// `chat_format_version`s of the sessions this layout holds (the journal's
+/// shape did not change with them).
+pub const NATIVE_VERSIONS: &str = ">=0.0.0, <2.0.0";
+pub const NATIVE_VERSION_SOURCE: &str =
+    "`chat_format_version` of summary.json (Grok Build records no CLI version in a session)";
+
+pub struct GrokBuildUpdates;
+
+impl Codec for GrokBuildUpdates {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: NATIVE_VERSION_SOURCE.into(),
+            reads: vec!["grok-build-updates-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::UPDATES)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+        sniff::sniff(path, head)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(GrokBuildUpdates);

@@ -1,0 +1,81 @@
+//! trajhost codec for Kimi Code, the successor of Kimi CLI (harness
+//! `kimi-cli`): discovers and reads the sessions it keeps under
+//! `~/.kimi-code/sessions/wd_<slug>_<hash>/session_<uuid>/` into canonical
+//! records.
+//!
+//! Kimi Code keeps one op journal per agent, `agents/<id>/wire.jsonl`: a
+//! `metadata` line, then ops tagged by `type` (`turn.prompt`,
+//! `context.append_message`, `context.append_loop_event`, …). The context
+//! ops are the conversation; the turn and UI ops around them repeat it or
+//! describe state. `state.json` names the work dir, the title, the times and
+//! the agents (the main one and each subagent with its parent). Every agent
+//! is a session of its own; a subagent's `meta` names its parent session.
+//!
+//! Module map: [`layout`], [`state`], [`discover`] (and the head scan),
+//! [`journal`] (op types → canonical, [`KNOWN_OP_TYPES`]), [`loop_event`]
+//! (the agent loop's events, [`KNOWN_LOOP_EVENTS`]), [`read`], [`sniff`].
+//!
+//! Writing (`write`, `prepare`) is not implemented.
+
+pub mod discover;
+pub mod journal;
+pub mod layout;
+pub mod loop_event;
+pub mod read;
+pub mod sniff;
+pub mod state;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+
+pub use journal::KNOWN_OP_TYPES;
+pub use loop_event::KNOWN_LOOP_EVENTS;
+pub use trajhost_codec_sdk::known::Handling;
+
+/// Kimi Code is Kimi CLI's successor: one harness, this layout's codec beside
+/// the `~/.kimi` one.
+pub const HARNESS: &str = "kimi-cli";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const CODEC: &str = concat!("kimi-cli@", env!("CARGO_PKG_VERSION"));
+/// Journal protocol versions this codec reads (Kimi Code 0.29.1 writes 1.4;
+/// it records no CLI version in a session).
+pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
+pub const NATIVE_VERSION_SOURCE: &str = "`protocol_version` of the `metadata` line that opens an agent's wire.jsonl (Kimi Code's op journal protocol; no CLI version is recorded)";
+
+pub struct KimiCode;
+
+impl Codec for KimiCode {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: NATIVE_VERSION_SOURCE.into(),
+            reads: vec!["kimi-code-wire-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: vec![format!("{}/*/*/{}/*/{}", layout::SESSIONS, layout::AGENTS, layout::WIRE)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+        sniff::sniff(path, head)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(KimiCode);
