@@ -11,6 +11,7 @@ mod convert;
 mod install;
 mod install_ops;
 mod lab;
+mod layouts;
 mod registry;
 mod sandbox;
 mod sniff;
