@@ -16,10 +16,10 @@ pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
     // A whole object on the first line: the document on one line, or the
     // header of JSON lines (then more lines follow).
     let first_line = trimmed.split('\n').next().unwrap_or("");
-    if let Ok(serde_json::Value::Object(doc)) = serde_json::from_str::<serde_json::Value>(first_line) {
-        if !trimmed[first_line.len()..].trim().is_empty() || !doc.get("messages").is_some_and(|m| m.is_array()) {
-            return None;
-        }
+    if let Ok(serde_json::Value::Object(doc)) = serde_json::from_str::<serde_json::Value>(first_line)
+        && (!trimmed[first_line.len()..].trim().is_empty() || !doc.get("messages").is_some_and(|m| m.is_array()))
+    {
+        return None;
     }
     let messages = string_key(trimmed, "\"messages\"")?;
     if !trimmed[messages..].trim_start().trim_start_matches(':').trim_start().starts_with('[') {

@@ -47,7 +47,12 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         for entry in entries.iter().filter(|e| !e.is_dir()) {
             let locator = layout::join(&chats_dir, &entry.name);
             if entry.name.starts_with(SESSION_PREFIX) && entry.name.ends_with(LEGACY_JSON) {
-                problems.add("legacy-json-session", Severity::Info, &locator, "session-*.json");
+                problems.add(
+                    "legacy-json-session",
+                    Severity::Info,
+                    &locator,
+                    "session-*.json: read by the gemini-cli 0.1.0-json codec",
+                );
                 continue;
             }
             if !entry.is_file() || !entry.name.ends_with(JSONL) || entry.name.len() == JSONL.len() {
