@@ -11,14 +11,16 @@
 //! plus `project/`, `todo/`, `permission/`, `session_share/`, `session_diff/`
 //! and the `migration` marker, which hold nothing of a transcript. The oldest
 //! trees kept `session/info/<id>.json`, `session/message/<sessionID>/…` and
-//! `session/part/<sessionID>/<messageID>/…`; those are read too.
+//! `session/part/<sessionID>/<messageID>/…`, and the first releases kept a
+//! message's parts inline in its file ([`v1`]); those are read too.
 //!
 //! Module map:
 //! - [`layout`]: the tree, locators (the session file) and where a session's
 //!   messages and a message's parts are;
 //! - [`info`]: the session file (`Session.Info`);
 //! - [`discover`]: `discover` and `inspect`; [`sniff`]: a loose session file;
-//! - [`read`]: the batch reader; [`message`]: messages and parts → records.
+//! - [`read`]: the batch reader; [`message`]: messages and parts → records;
+//!   [`v1`]: the first message shape (parts inline in the message file).
 //!
 //! Writing is not implemented (a legacy layout); the `opencode` codec writes.
 
@@ -28,6 +30,7 @@ pub mod layout;
 pub mod message;
 pub mod read;
 pub mod sniff;
+pub mod v1;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

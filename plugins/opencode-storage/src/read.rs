@@ -78,6 +78,11 @@ impl Reader {
             self.mapper.finish(&mut self.writer);
             return false;
         };
+        if crate::v1::is_v1(&message.value) {
+            let (info, parts) = crate::v1::split(&message);
+            self.mapper.message(&mut self.writer, &info, &parts);
+            return true;
+        }
         let parts = self.parts(&message);
         self.mapper.message(&mut self.writer, &message, &parts);
         true
@@ -111,7 +116,11 @@ fn load_messages(
     let dir = paths.message_dirs(session_id).into_iter().find(|d| home.list(d).is_ok()).unwrap_or_default();
     let mut items = load_items(home, &dir, entries, diags, "message");
     items.sort_by(|a, b| {
-        let created = |i: &Item| info::time(&i.value, "created").unwrap_or(i64::MAX);
+        let created = |i: &Item| {
+            info::time(&i.value, "created")
+                .or_else(|| i.value.get("metadata").and_then(|m| info::time(m, "created")))
+                .unwrap_or(i64::MAX)
+        };
         created(a).cmp(&created(b)).then_with(|| a.stem.cmp(&b.stem))
     });
     items.into()

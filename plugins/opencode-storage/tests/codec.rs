@@ -194,9 +194,8 @@ fn the_oldest_layout_is_read_too() {
     let home = fixtures().join("storage-oldest/home");
     let found = kit::discover::<OpenCodeStorage>(&home);
     assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
-    assert_eq!(found.sessions.len(), 1);
-    let s = &found.sessions[0];
-    assert_eq!(s.native_id, "ses_0ld5e551on");
+    assert_eq!(found.sessions.len(), 2);
+    let s = found.sessions.iter().find(|s| s.native_id == "ses_0ld5e551on").unwrap();
     assert_eq!(s.locator, format!("{SESSIONS}/info/ses_0ld5e551on.json"));
     let read = kit::conformance::<OpenCodeStorage>(&home, &s.locator, Spans::Bytes);
     assert_eq!(users(&read.records), vec!["list the files"]);
@@ -224,4 +223,22 @@ fn a_loose_session_file_is_its_meta_with_a_diagnostic() {
     assert_eq!(read.records.len(), 1);
     assert_eq!(read.meta().native_id, A);
     assert!(read.diag("no-messages").is_some());
+}
+
+#[test]
+fn messages_with_inline_parts_are_read() {
+    let home = fixtures().join("storage-oldest/home");
+    let locator = format!("{SESSIONS}/info/ses_v1inl1ne.json");
+    let read = kit::conformance::<OpenCodeStorage>(&home, &locator, Spans::Bytes);
+    assert_eq!(read.meta().native_version.as_deref(), Some("0.1.140"));
+    assert_eq!(users(&read.records), vec!["what is in go.mod?"]);
+    assert_eq!(assistant_texts(&read.records), vec!["It declares module example.com/app on Go 1.22."]);
+    let answer = assistants(&read.records)[0];
+    assert_eq!(answer.model.as_deref(), Some("claude-sonnet-4-20250514"));
+    assert_eq!(answer.usage.as_ref().and_then(|u| u.input), Some(300));
+    assert_eq!(reasonings(&read.records)[0].text.as_deref(), Some("Read the module file."));
+    let calls: Vec<(&str, &str)> = tool_calls(&read.records).iter().map(|c| (c.0, c.1)).collect();
+    assert_eq!(calls, vec![("toolu_v1", "read"), ("toolu_v1b", "bash")]);
+    assert_eq!(tool_results(&read.records), vec![("toolu_v1", "module example.com/app\n\ngo 1.22\n", Some(true))]);
+    assert!(read.diag_with("unfinished-tool-call", "tool-state/call").is_some());
 }
