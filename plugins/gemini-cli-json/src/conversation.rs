@@ -44,10 +44,19 @@ impl<'a> Document<'a> {
         if doc.messages.is_none() {
             return Err("no `messages` array".into());
         }
-        if doc.session_id.as_deref().is_none_or(str::is_empty) {
-            return Err("no `sessionId`".into());
-        }
         Ok(doc)
+    }
+
+    /// The session id: `sessionId`, else the file name without `.json`
+    /// (`false`: a document that names no session).
+    pub fn native_id(&self, locator: &str) -> (String, bool) {
+        match self.session_id.as_deref().filter(|s| !s.is_empty()) {
+            Some(id) => (id.to_string(), true),
+            None => {
+                let name = locator.rsplit('/').next().unwrap_or(locator);
+                (name.strip_suffix(crate::layout::JSON).unwrap_or(name).to_string(), false)
+            }
+        }
     }
 
     /// The raw messages with their byte spans (offset, length) in `bytes`.

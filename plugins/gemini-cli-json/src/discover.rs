@@ -10,7 +10,7 @@ use trajhost_codec_sdk::discovery::{self, FileProblems};
 use trajhost_codec_sdk::errors::detail_of;
 use trajhost_codec_sdk::fs::{Dir, Metadata};
 use trajhost_codec_sdk::time::rfc3339_ms;
-use trajhost_codec_sdk::{CodecError, Discovery, SessionRef};
+use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::conversation::{self, Document};
 use crate::layout::{self, CHATS, TMP_ROOT};
@@ -37,14 +37,14 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             }
             let cwd = cwd.get_or_insert_with(|| layout::project_root(home, &project_dir, &mut registry)).clone();
             match session_ref(home, &locator, &entry.meta, cwd) {
-                Ok(s) => sessions.push(s),
+                Ok((s, named)) => {
+                    if !named {
+                        problems.add(NO_SESSION_ID, Severity::Warning, &locator, "sessionId");
+                    }
+                    sessions.push(s)
+                }
                 Err(CodecError::Malformed(why)) => problems.malformed_head(&locator, &why),
-                Err(e) => problems.add(
-                    "unreadable-file",
-                    trajhost_codec_sdk::Severity::Warning,
-                    &locator,
-                    &detail_of(&locator, &e),
-                ),
+                Err(e) => problems.add("unreadable-file", Severity::Warning, &locator, &detail_of(&locator, &e)),
             }
         }
     }
@@ -57,15 +57,24 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     layout::check_locator(locator)?;
     let meta = home.stat(locator).map_err(|e| trajhost_codec_sdk::errors::fs_error(locator, e))?;
     let cwd = layout::project_dir(locator).and_then(|dir| layout::project_root(home, &dir, &mut None));
-    session_ref(home, locator, &meta, cwd)
+    session_ref(home, locator, &meta, cwd).map(|(s, _)| s)
 }
 
-fn session_ref(home: &Dir, locator: &str, meta: &Metadata, cwd: Option<String>) -> Result<SessionRef, CodecError> {
+/// A document without `sessionId` (named by its file).
+pub const NO_SESSION_ID: &str = "no-session-id";
+
+fn session_ref(
+    home: &Dir,
+    locator: &str,
+    meta: &Metadata,
+    cwd: Option<String>,
+) -> Result<(SessionRef, bool), CodecError> {
     let bytes = conversation::load(home, locator)?;
     let doc =
         Document::parse(&bytes).map_err(|why| CodecError::Malformed(format!("not a Gemini CLI session: {why}")))?;
-    Ok(SessionRef {
-        native_id: doc.session_id.clone().unwrap_or_default(),
+    let (native_id, named) = doc.native_id(locator);
+    let session = SessionRef {
+        native_id,
         locator: locator.to_string(),
         cwd,
         started_at: doc.started_at(),
@@ -73,5 +82,6 @@ fn session_ref(home: &Dir, locator: &str, meta: &Metadata, cwd: Option<String>) 
         size: meta.size,
         native_version: None,
         title: doc.title(),
-    })
+    };
+    Ok((session, named))
 }

@@ -11,7 +11,7 @@ use trajhost_codec_sdk::canonical::{self, Body, Meta, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::records::BatchWriter;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::conversation::{self, Document};
 use crate::message::Mapper;
@@ -32,7 +32,7 @@ impl Reader {
         let doc = Document::parse(&bytes)
             .map_err(|why| CodecError::Malformed(format!("{locator}: not a Gemini CLI session: {why}")))?;
         let cwd = layout::project_dir(locator).and_then(|dir| layout::project_root(&home, &dir, &mut None));
-        let native_id = doc.session_id.clone().unwrap_or_default();
+        let (native_id, named) = doc.native_id(locator);
         let started_at = doc.started_at();
         let meta = Record {
             id: native_id.clone(),
@@ -55,6 +55,9 @@ impl Reader {
             src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
         };
         let mut mapper = Mapper::new(locator);
+        if !named {
+            mapper.diags.add(crate::discover::NO_SESSION_ID, Severity::Warning, "sessionId", Some(locator), None);
+        }
         for (raw, offset, len) in doc.messages(&bytes) {
             mapper.message(raw.get(), offset, len);
         }

@@ -70,12 +70,15 @@ fn discover_names_broken_session_files_and_leaves_jsonl_alone() {
     let chats = dir.path().join(".gemini/tmp/webapp/chats");
     std::fs::write(chats.join("session-2025-10-02T09-00-deadbeef.json"), "{\"sessionId\":\"x\",\"messages\":").unwrap();
     std::fs::write(chats.join("session-2025-10-03T09-00-00000000.json"), "").unwrap();
-    std::fs::write(chats.join("session-2025-10-04T09-00-11111111.json"), "{\"messages\":[]}").unwrap();
+    std::fs::write(chats.join("session-2025-10-04T09-00-11111111.json"), "{\"sessionId\":\"y\"}").unwrap();
+    // No `sessionId`: named by the file, with a warning.
+    std::fs::write(chats.join("session-2025-10-06T09-00-33333333.json"), "{\"messages\":[]}").unwrap();
     // The JSONL codec's files and other names are not this layout.
     std::fs::write(chats.join("session-2025-10-05T09-00-22222222.jsonl"), "{}\n").unwrap();
     std::fs::write(chats.join("notes.txt"), "x").unwrap();
     let found = kit::discover::<GeminiCliJson>(dir.path());
-    assert_eq!(found.sessions.len(), 2);
+    assert_eq!(found.sessions.len(), 3);
+    assert!(found.sessions.iter().any(|s| s.native_id == "session-2025-10-06T09-00-33333333"));
     let named: Vec<(&str, &str)> =
         found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().unwrap())).collect();
     let at = |n: &str| format!(".gemini/tmp/webapp/chats/{n}");
@@ -85,6 +88,7 @@ fn discover_names_broken_session_files_and_leaves_jsonl_alone() {
             ("malformed-head", at("session-2025-10-02T09-00-deadbeef.json").as_str()),
             ("empty-session-file", at("session-2025-10-03T09-00-00000000.json").as_str()),
             ("malformed-head", at("session-2025-10-04T09-00-11111111.json").as_str()),
+            ("no-session-id", at("session-2025-10-06T09-00-33333333.json").as_str()),
         ]
     );
 }
