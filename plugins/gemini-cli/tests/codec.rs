@@ -722,4 +722,6 @@ fn a_file_without_its_header_line_is_still_a_session() {
     let read = kit::conformance::<GeminiCli>(&headerless_home(), REPEATED, Spans::Lines);
     assert_eq!(read.meta().native_id, "c0ffee12-3456-4789-abcd-ef0123456789");
     assert_eq!(users(&read.records), vec!["what time is it"]);
+    let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(texts, vec!["I cannot see a clock.", "Try the date command."], "`model` reads as `gemini`");
 }
