@@ -126,10 +126,30 @@ pub fn message_files(
     Ok(None)
 }
 
-/// `directory` of the session, else the project's `worktree`.
+/// `directory` of the session, else the project's `worktree`, else the
+/// `path.cwd` an assistant message recorded (the oldest trees' session files
+/// have no `directory`).
 pub fn cwd(home: &Dir, paths: &SessionPaths, session: &Session) -> Option<String> {
-    session.directory.clone().or_else(|| {
-        let file = paths.project_file(session.project_id.as_deref()?)?;
-        info::worktree(home, &file)
+    session
+        .directory
+        .clone()
+        .or_else(|| {
+            let file = paths.project_file(session.project_id.as_deref()?)?;
+            info::worktree(home, &file)
+        })
+        .or_else(|| message_cwd(home, paths, &session.id))
+}
+
+/// Most message files read looking for a `path.cwd`.
+const CWD_SEARCH: usize = 16;
+
+fn message_cwd(home: &Dir, paths: &SessionPaths, session_id: &str) -> Option<String> {
+    let dir = paths.message_dirs(session_id).into_iter().find(|d| home.list(d).is_ok())?;
+    let mut entries = home.list(&dir).ok()?;
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    entries.iter().filter(|e| e.is_file() && e.name.ends_with(layout::JSON)).take(CWD_SEARCH).find_map(|e| {
+        let (value, _) = info::load(home, &layout::join(&dir, &e.name)).ok()?;
+        let path = value.get("path").or_else(|| value.pointer("/metadata/assistant/path"))?;
+        path.get("cwd").and_then(serde_json::Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
     })
 }

@@ -197,7 +197,9 @@ fn the_oldest_layout_is_read_too() {
     assert_eq!(found.sessions.len(), 2);
     let s = found.sessions.iter().find(|s| s.native_id == "ses_0ld5e551on").unwrap();
     assert_eq!(s.locator, format!("{SESSIONS}/info/ses_0ld5e551on.json"));
+    assert_eq!(s.cwd.as_deref(), Some("/home/user/old"), "an assistant's path.cwd");
     let read = kit::conformance::<OpenCodeStorage>(&home, &s.locator, Spans::Bytes);
+    assert_eq!(read.meta().cwd.as_deref(), Some("/home/user/old"));
     assert_eq!(users(&read.records), vec!["list the files"]);
     assert_eq!(assistant_texts(&read.records), vec!["README.md and src/."]);
     assert_eq!(tool_results(&read.records), vec![("toolu_old", "README.md\nsrc/\n", Some(true))]);
@@ -231,6 +233,7 @@ fn messages_with_inline_parts_are_read() {
     let locator = format!("{SESSIONS}/info/ses_v1inl1ne.json");
     let read = kit::conformance::<OpenCodeStorage>(&home, &locator, Spans::Bytes);
     assert_eq!(read.meta().native_version.as_deref(), Some("0.1.140"));
+    assert_eq!(read.meta().cwd.as_deref(), Some("/home/user/app"), "metadata.assistant.path.cwd");
     assert_eq!(users(&read.records), vec!["what is in go.mod?"]);
     assert_eq!(assistant_texts(&read.records), vec!["It declares module example.com/app on Go 1.22."]);
     let answer = assistants(&read.records)[0];
