@@ -16,14 +16,27 @@ use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::info::{self, Session};
-use crate::layout::{self, MESSAGE, OLD_MESSAGE_DIRS, SESSION, STORAGE, SessionPaths};
+use crate::layout::{self, MESSAGE, OLD_MESSAGE_DIRS, PROJECT_STORAGE, PROJECTS, SESSION, STORAGE, SessionPaths};
 
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
+    // The tree, and the per-project trees of releases before 0.6.
+    let mut roots = vec![STORAGE.to_string()];
+    let mut projects = discovery::list(home, PROJECTS, &mut problems).unwrap_or_default();
+    projects.sort_by(|a, b| a.name.cmp(&b.name));
+    roots.extend(projects.iter().filter(|e| e.is_dir()).map(|e| format!("{PROJECTS}/{}/{PROJECT_STORAGE}", e.name)));
+    for root in roots {
+        tree(home, &root, &mut sessions, &mut problems);
+    }
+    Ok(problems.finish(sessions, Diagnostics::new()))
+}
+
+/// The sessions of one tree.
+fn tree(home: &Dir, root: &str, sessions: &mut Vec<SessionRef>, problems: &mut FileProblems) {
     let mut named = BTreeSet::new();
-    let session_dir = layout::join(STORAGE, SESSION);
-    let mut projects = discovery::list(home, &session_dir, &mut problems).unwrap_or_default();
+    let session_dir = layout::join(root, SESSION);
+    let Some(mut projects) = discovery::list(home, &session_dir, problems) else { return };
     projects.sort_by(|a, b| a.name.cmp(&b.name));
     for project in &projects {
         let project_dir = layout::join(&session_dir, &project.name);
@@ -35,7 +48,7 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         if OLD_MESSAGE_DIRS.contains(&project.name.as_str()) {
             continue;
         }
-        let Some(mut files) = discovery::list(home, &project_dir, &mut problems) else { continue };
+        let Some(mut files) = discovery::list(home, &project_dir, problems) else { continue };
         files.sort_by(|a, b| a.name.cmp(&b.name));
         for file in files {
             let locator = layout::join(&project_dir, &file.name);
@@ -47,7 +60,7 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 problems.empty(&locator, "json");
                 continue;
             }
-            match session_ref(home, &locator, &mut problems) {
+            match session_ref(home, &locator, problems) {
                 Ok(s) => {
                     named.insert(s.native_id.clone());
                     named.insert(layout::file_stem(&file.name).unwrap_or_default().to_string());
@@ -58,8 +71,8 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         }
     }
     // Messages of a session whose session file is gone.
-    let message_dir = layout::join(STORAGE, MESSAGE);
-    for entry in discovery::list(home, &message_dir, &mut problems).unwrap_or_default() {
+    let message_dir = layout::join(root, MESSAGE);
+    for entry in discovery::list(home, &message_dir, problems).unwrap_or_default() {
         let path = layout::join(&message_dir, &entry.name);
         if !entry.is_dir() {
             problems.unrecognized(&path, "a directory of one session's messages");
@@ -67,7 +80,6 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             problems.unrecognized(&path, "messages of a session without a session file");
         }
     }
-    Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {

@@ -1,7 +1,8 @@
 //! The storage tree, locators and where a session's files are.
 //!
 //! A session's locator is its session file,
-//! `.local/share/opencode/storage/session/<projectID>/<sessionID>.json`.
+//! `.local/share/opencode/storage/session/<projectID>/<sessionID>.json`
+//! (before 0.6, `.local/share/opencode/project/<slug>/storage/session/info/<sessionID>.json`).
 //! The tree's root is what precedes `session/<projectID>/`, so a tree copied
 //! elsewhere under the home is read the same way.
 
@@ -10,6 +11,11 @@ pub use trajhost_codec_sdk::paths::{join, plain_name};
 
 /// The tree, relative to the home.
 pub const STORAGE: &str = ".local/share/opencode/storage";
+/// Before 0.6 each project had a tree of its own:
+/// `.local/share/opencode/project/<project slug>/storage`.
+pub const PROJECTS: &str = ".local/share/opencode/project";
+/// The tree inside a [`PROJECTS`] directory.
+pub const PROJECT_STORAGE: &str = "storage";
 /// Session files, per project.
 pub const SESSION: &str = "session";
 /// Message files, per session.

@@ -11,7 +11,8 @@
 //! plus `project/`, `todo/`, `permission/`, `session_share/`, `session_diff/`
 //! and the `migration` marker, which hold nothing of a transcript. The oldest
 //! trees kept `session/info/<id>.json`, `session/message/<sessionID>/…` and
-//! `session/part/<sessionID>/<messageID>/…`, and the first releases kept a
+//! `session/part/<sessionID>/<messageID>/…` (one tree per project before 0.6,
+//! `~/.local/share/opencode/project/<slug>/storage/`), and the first releases kept a
 //! message's parts inline in its file ([`v1`]); those are read too.
 //!
 //! Module map:
@@ -98,7 +99,10 @@ impl Codec for OpenCodeStorage {
                 .into(),
             reads: vec![READS.into()],
             writes: Vec::new(),
-            session_globs: vec![format!("{}/{}/*/*.json", layout::STORAGE, layout::SESSION)],
+            session_globs: vec![
+                format!("{}/{}/*/*.json", layout::STORAGE, layout::SESSION),
+                format!("{}/*/{}/{}/*/*.json", layout::PROJECTS, layout::PROJECT_STORAGE, layout::SESSION),
+            ],
             canonical_schema: SCHEMA.into(),
         }
     }

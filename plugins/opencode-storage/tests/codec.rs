@@ -13,6 +13,8 @@ use trajhost_codec_testkit::{
 };
 
 const SESSIONS: &str = ".local/share/opencode/storage/session";
+/// A project's own tree, before 0.6.
+const OLD_SESSIONS: &str = ".local/share/opencode/project/home-user-old/storage/session";
 const A: &str = "ses_7d1f2a9c0ffeQx1";
 const B: &str = "s_orders_child";
 const C: &str = "ses_tiny";
@@ -55,6 +57,7 @@ fn info_names_the_harness_and_its_own_version() {
     assert!(info.writes.is_empty());
     assert!(glob_matches(&info.session_globs[0], &locator(A)));
     assert!(!glob_matches(&info.session_globs[0], ".local/share/opencode/opencode.db"));
+    assert!(glob_matches(&info.session_globs[1], &format!("{OLD_SESSIONS}/info/ses_0ld5e551on.json")));
 }
 
 #[test]
@@ -196,7 +199,7 @@ fn the_oldest_layout_is_read_too() {
     assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
     assert_eq!(found.sessions.len(), 2);
     let s = found.sessions.iter().find(|s| s.native_id == "ses_0ld5e551on").unwrap();
-    assert_eq!(s.locator, format!("{SESSIONS}/info/ses_0ld5e551on.json"));
+    assert_eq!(s.locator, format!("{OLD_SESSIONS}/info/ses_0ld5e551on.json"));
     assert_eq!(s.cwd.as_deref(), Some("/home/user/old"), "an assistant's path.cwd");
     let read = kit::conformance::<OpenCodeStorage>(&home, &s.locator, Spans::Bytes);
     assert_eq!(read.meta().cwd.as_deref(), Some("/home/user/old"));
@@ -230,7 +233,7 @@ fn a_loose_session_file_is_its_meta_with_a_diagnostic() {
 #[test]
 fn messages_with_inline_parts_are_read() {
     let home = fixtures().join("storage-oldest/home");
-    let locator = format!("{SESSIONS}/info/ses_v1inl1ne.json");
+    let locator = format!("{OLD_SESSIONS}/info/ses_v1inl1ne.json");
     let read = kit::conformance::<OpenCodeStorage>(&home, &locator, Spans::Bytes);
     assert_eq!(read.meta().native_version.as_deref(), Some("0.1.140"));
     assert_eq!(read.meta().cwd.as_deref(), Some("/home/user/app"), "metadata.assistant.path.cwd");
