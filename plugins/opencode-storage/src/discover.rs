@@ -98,7 +98,7 @@ fn session_ref(home: &Dir, locator: &str, problems: &mut FileProblems) -> Result
         problems.add(SESSION_ID_MISMATCH, Severity::Info, locator, "id differs from the file name");
     }
     let mut total = size;
-    if let Ok(Some(files)) = message_files(home, &paths, &session.id) {
+    if let Ok(Some((_, files))) = message_files(home, &paths, &session.id) {
         total += files.iter().filter(|e| e.is_file()).map(|e| e.meta.size).sum::<u64>();
     }
     Ok(SessionRef {
@@ -122,15 +122,15 @@ pub fn looks_like_session(value: &serde_json::Value) -> bool {
         && !has("messages")
 }
 
-/// The entries of the first of the session's message directories that exists.
+/// The first of the session's message directories that exists, with its entries.
 pub fn message_files(
     home: &Dir,
     paths: &SessionPaths,
     session_id: &str,
-) -> Result<Option<Vec<trajhost_codec_sdk::fs::DirEntry>>, CodecError> {
+) -> Result<Option<(String, Vec<trajhost_codec_sdk::fs::DirEntry>)>, CodecError> {
     for dir in paths.message_dirs(session_id) {
         match home.list(&dir) {
-            Ok(entries) => return Ok(Some(entries)),
+            Ok(entries) => return Ok(Some((dir, entries))),
             Err(FsError::NotFound(_)) => continue,
             Err(e) => return Err(fs_error(&dir, e)),
         }
@@ -156,8 +156,7 @@ pub fn cwd(home: &Dir, paths: &SessionPaths, session: &Session) -> Option<String
 const CWD_SEARCH: usize = 16;
 
 fn message_cwd(home: &Dir, paths: &SessionPaths, session_id: &str) -> Option<String> {
-    let dir = paths.message_dirs(session_id).into_iter().find(|d| home.list(d).is_ok())?;
-    let mut entries = home.list(&dir).ok()?;
+    let (dir, mut entries) = message_files(home, paths, session_id).ok().flatten()?;
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     entries.iter().filter(|e| e.is_file() && e.name.ends_with(layout::JSON)).take(CWD_SEARCH).find_map(|e| {
         let (value, _) = info::load(home, &layout::join(&dir, &e.name)).ok()?;

@@ -44,7 +44,7 @@ impl Reader {
         let session = Session::of(&value, &paths.stem);
         let mut mapper = Mapper::default();
         let messages = match message_files(&home, &paths, &session.id) {
-            Ok(Some(entries)) => load_messages(&home, &paths, &session.id, entries, &mut mapper.diags),
+            Ok(Some((dir, entries))) => load_messages(&home, &dir, entries, &mut mapper.diags),
             Ok(None) => {
                 let detail = if paths.root.is_some() { "message/<session id>" } else { "a loose session file" };
                 mapper.diags.add("no-messages", Severity::Info, detail, Some(locator), None);
@@ -108,13 +108,11 @@ impl Reader {
 /// The message files of a session, in OpenCode's order.
 fn load_messages(
     home: &Dir,
-    paths: &SessionPaths,
-    session_id: &str,
+    dir: &str,
     entries: Vec<trajhost_codec_sdk::fs::DirEntry>,
     diags: &mut Diagnostics,
 ) -> VecDeque<Item> {
-    let dir = paths.message_dirs(session_id).into_iter().find(|d| home.list(d).is_ok()).unwrap_or_default();
-    let mut items = load_items(home, &dir, entries, diags, "message");
+    let mut items = load_items(home, dir, entries, diags, "message");
     items.sort_by(|a, b| {
         let created = |i: &Item| {
             info::time(&i.value, "created")
