@@ -275,7 +275,7 @@ impl Mapper {
             self.push(call_id.clone(), body, Some(id.clone()), ts.clone(), &span);
         }
         for (call, call_id) in calls.iter().zip(&call_ids) {
-            if matches!(call.result, Content::None) {
+            if no_result(&call.result) {
                 if !matches!(call.status.as_deref(), Some("success" | "error" | "cancelled")) {
                     self.diag("unfinished-tool-call", Severity::Info, "toolCalls[].result", span.offset);
                 }
@@ -329,5 +329,16 @@ fn result_text(result: &Content) -> String {
             pieces.join("\n")
         }
         Content::None | Content::Unrecognized => String::new(),
+    }
+}
+
+/// A call that recorded no result: no `result`, or an empty one (`[]`,
+/// `""`: the call was scheduled or cancelled before it ran).
+fn no_result(result: &Content) -> bool {
+    match result {
+        Content::None => true,
+        Content::Text(s) => s.is_empty(),
+        Content::Parts(parts) => parts.is_empty(),
+        Content::Unrecognized => false,
     }
 }

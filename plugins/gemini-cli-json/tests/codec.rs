@@ -190,3 +190,19 @@ fn a_sniffed_copy_is_read_where_it_lies() {
     let read = kit::read::<GeminiCliJson>(dir.path(), "copy.json");
     assert_eq!(users(&read.records).len(), 2);
 }
+
+#[test]
+fn a_call_with_an_empty_result_has_no_result_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join(".gemini/tmp/p/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let doc = r#"{"sessionId":"s-1","messages":[
+        {"id":"u","type":"user","content":"go"},
+        {"id":"g","type":"gemini","content":"Running.","toolCalls":[
+            {"id":"c1","name":"run_shell_command","args":{"command":"sleep 9"},"status":"cancelled","result":[]},
+            {"id":"c2","name":"read_file","args":{},"status":"success","result":""}]}]}"#;
+    std::fs::write(chats.join("session-x.json"), doc).unwrap();
+    let read = kit::conformance::<GeminiCliJson>(dir.path(), ".gemini/tmp/p/chats/session-x.json", Spans::Bytes);
+    assert_eq!(tool_calls(&read.records).len(), 2);
+    assert!(tool_results(&read.records).is_empty());
+}
