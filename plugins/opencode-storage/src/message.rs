@@ -203,6 +203,9 @@ impl Mapper {
             let pts = part.value.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_ms).or(ts.clone());
             match kind {
                 "text" if is_synthetic(&part.value) => later.push(part),
+                "text" if part.value.get("ignored").and_then(Value::as_bool) == Some(true) => {
+                    self.diags.add("ignored-text-part", Severity::Info, "part/text", Some(&part.path), None)
+                }
                 "text" => texts.push(str_of(&part.value, "text").unwrap_or("").to_string()),
                 "reasoning" => {
                     let pid = self.id(&part.id, &part.path);

@@ -299,6 +299,13 @@ impl Reader {
             let pts = part.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_utc).or(ts.clone());
             match kind {
                 "text" if is_synthetic(part) => injected.push((pid, part, *prowid)),
+                "text" if part.get("ignored").and_then(Value::as_bool) == Some(true) => self.diags.add(
+                    "ignored-text-part",
+                    Severity::Info,
+                    "part/text",
+                    Some(&self.path),
+                    Some(*prowid as u64),
+                ),
                 "text" => texts.push(str_of(part, "text").unwrap_or("").to_string()),
                 "reasoning" => {
                     let body = Body::Reasoning(Reasoning {
