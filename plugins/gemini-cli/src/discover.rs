@@ -22,6 +22,9 @@ use crate::layout::{
 };
 use crate::time::rfc3339_utc;
 
+/// A session file without its header line (the metadata record).
+pub const NO_SESSION_HEADER: &str = "no-session-header";
+
 /// Largest `.project_root` or `projects.json` read.
 const MAX_SMALL_FILE: u64 = 1 << 20;
 
@@ -44,7 +47,12 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         for entry in entries.iter().filter(|e| !e.is_dir()) {
             let locator = layout::join(&chats_dir, &entry.name);
             if entry.name.starts_with(SESSION_PREFIX) && entry.name.ends_with(LEGACY_JSON) {
-                problems.add("legacy-json-session", Severity::Info, &locator, "session-*.json");
+                problems.add(
+                    "legacy-json-session",
+                    Severity::Info,
+                    &locator,
+                    "session-*.json: read by the gemini-cli 0.1.0-json codec",
+                );
                 continue;
             }
             if !entry.is_file() || !entry.name.ends_with(JSONL) || entry.name.len() == JSONL.len() {
@@ -120,10 +128,16 @@ fn session_ref(
 ) -> Option<SessionRef> {
     let paths = SessionPaths::from_locator(locator).ok()?;
     let head = problems.scan_head(home, locator, meta.size, "jsonl", Head::scan)?;
-    let Some(native_id) = head.session_id.clone() else {
-        problems.malformed_head(locator, "no session header (sessionId) at the head");
+    if head.session_id.is_none() && !head.has_messages {
+        problems.malformed_head(locator, "no session header (sessionId) and no message record at the head");
         return None;
-    };
+    }
+    // A file whose header line is missing (its messages come first) is
+    // still a session: named by a message's `sessionId`, else its file name.
+    let (native_id, from_header) = head.native_id(locator);
+    if !from_header {
+        problems.add(NO_SESSION_HEADER, Severity::Warning, locator, "sessionId");
+    }
     let mut size = meta.size;
     // Subagent sessions live in `chats/<sessionId>/`.
     if let (Some(entries), Some(dir)) = (chats, paths.subagents_dir(&native_id))

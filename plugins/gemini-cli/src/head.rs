@@ -24,6 +24,11 @@ pub struct Head {
     pub header_span: Option<(u64, u64)>,
     /// The first message's timestamp, when the header has no start time.
     first_ts: Option<String>,
+    /// Whether the head holds a message record.
+    pub has_messages: bool,
+    /// The `sessionId` a message record carries (some writers repeat it
+    /// on every record): the session's id when the header is missing.
+    message_session_id: Option<String>,
     summary: Option<String>,
     first_prompt: Option<String>,
 }
@@ -32,6 +37,20 @@ impl Head {
     /// The session summary, else the first prompt.
     pub fn title(&self) -> Option<String> {
         self.summary.clone().or_else(|| self.first_prompt.clone())
+    }
+
+    /// The session id: the header's, else one a message record carries,
+    /// else the file name without `.jsonl` (a file that lost its header
+    /// line). The flag says whether the header named it.
+    pub fn native_id(&self, locator: &str) -> (String, bool) {
+        if let Some(id) = &self.session_id {
+            return (id.clone(), true);
+        }
+        if let Some(id) = &self.message_session_id {
+            return (id.clone(), false);
+        }
+        let name = locator.rsplit('/').next().unwrap_or(locator);
+        (name.strip_suffix(crate::layout::JSONL).unwrap_or(name).to_string(), false)
     }
 
     /// When the session started: the header's `startTime`, else the first
@@ -66,6 +85,10 @@ impl Head {
                 self.take_summary(line);
             }
             LineKind::Message(kind) => {
+                self.has_messages = true;
+                if self.message_session_id.is_none() {
+                    self.message_session_id = line.session_id.clone().filter(|s| !s.is_empty());
+                }
                 if self.first_ts.is_none() {
                     self.first_ts = line.timestamp.clone();
                 }

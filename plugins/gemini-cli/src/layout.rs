@@ -6,7 +6,7 @@
 //! ~/.gemini/tmp/<slug>/chats/session-<time>-<id8>.jsonl     main session
 //! ~/.gemini/tmp/<slug>/chats/<parentSessionId>/<id>.jsonl   subagent session
 //! ~/.gemini/tmp/<slug>/tool-outputs/session-<id>/<file>.txt full output of a truncated tool result
-//! ~/.gemini/tmp/<slug>/chats/session-*.json                 legacy single-JSON sessions (not read)
+//! ~/.gemini/tmp/<slug>/chats/session-*.json                 legacy single-JSON sessions (the gemini-cli-json codec)
 //! ```
 //! Older builds named `<slug>` by the SHA-256 of the project root.
 

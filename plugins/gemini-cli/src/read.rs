@@ -44,14 +44,10 @@ impl Reader {
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
-        let native_id = match &head.session_id {
-            Some(id) => id.clone(),
-            None => {
-                diags.add("no-session-header", Severity::Warning, "sessionId", Some(locator), None);
-                let name = locator.rsplit('/').next().unwrap_or(locator);
-                name.strip_suffix(JSONL).unwrap_or(name).to_string()
-            }
-        };
+        let (native_id, from_header) = head.native_id(locator);
+        if !from_header {
+            diags.add(crate::discover::NO_SESSION_HEADER, Severity::Warning, "sessionId", Some(locator), None);
+        }
         let slug = paths.project_dir.rsplit('/').next().unwrap_or("").to_string();
         let cwd = project_root(&home, &paths.project_dir, &slug, &mut None);
         let meta = records::session_meta(locator, &native_id, cwd.clone(), &head);

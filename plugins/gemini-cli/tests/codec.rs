@@ -683,3 +683,45 @@ fn subagent_sessions_follow_the_main_one() {
     assert!(read.records[first_child..].iter().all(|r| r.agent.as_deref() == Some("child-1")));
     assert!(assistants(&read.records).iter().any(|a| a.text == "Found it"));
 }
+
+// ---------------------------------------------------------------- no header line
+
+/// This crate's own checkout of the fixtures (not the testkit's
+/// `fixtures_root()`, which names the checkout the testkit was built from).
+fn headerless_home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gemini-cli/headerless-jsonl/home")
+}
+
+const NO_ID: &str = ".gemini/tmp/3a5c7e9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c/chats/session-2025-11-20T14-30-5e8a1c3f.jsonl";
+const REPEATED: &str = ".gemini/tmp/repeated/chats/session-2025-11-21T09-00-c0ffee12.jsonl";
+
+#[test]
+fn a_file_without_its_header_line_is_still_a_session() {
+    let found = kit::discover::<GeminiCli>(&headerless_home());
+    let mut sessions = found.sessions.clone();
+    sessions.sort_by(|a, b| a.locator.cmp(&b.locator));
+    assert_eq!(sessions.len(), 2, "{:?}", found.diagnostics);
+    // No id anywhere: the file name names it. A `sessionId` on the messages wins.
+    assert_eq!(sessions[0].native_id, "session-2025-11-20T14-30-5e8a1c3f");
+    assert_eq!(sessions[0].started_at.as_deref(), Some("2025-11-20T14:30:05.000Z"));
+    assert_eq!(sessions[0].title.as_deref(), Some("rename the helper to parseArgs"));
+    assert_eq!(sessions[1].native_id, "c0ffee12-3456-4789-abcd-ef0123456789");
+    for locator in [NO_ID, REPEATED] {
+        assert!(kit::file_diag(&found.diagnostics, "no-session-header", locator).is_some(), "{:?}", found.diagnostics);
+    }
+
+    let read = kit::conformance::<GeminiCli>(&headerless_home(), NO_ID, Spans::Lines);
+    assert_eq!(read.meta().native_id, "session-2025-11-20T14-30-5e8a1c3f");
+    assert_eq!(users(&read.records), vec!["rename the helper to parseArgs"]);
+    let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(texts, vec!["I will search for the helper first.", "Renamed in src/cli.ts."]);
+    assert_eq!(tool_calls(&read.records).len(), 1);
+    assert!(tool_results(&read.records).is_empty(), "the calls recorded no result");
+    assert!(read.diag("no-session-header").is_some());
+
+    let read = kit::conformance::<GeminiCli>(&headerless_home(), REPEATED, Spans::Lines);
+    assert_eq!(read.meta().native_id, "c0ffee12-3456-4789-abcd-ef0123456789");
+    assert_eq!(users(&read.records), vec!["what time is it"]);
+    let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(texts, vec!["I cannot see a clock.", "Try the date command."], "`model` reads as `gemini`");
+}

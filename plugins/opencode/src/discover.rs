@@ -23,8 +23,9 @@ use crate::time::rfc3339_utc;
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
+    let mut diags = Diagnostics::new();
     match home.stat(DB) {
-        Ok(_) => match store_sessions(home) {
+        Ok(_) => match store_sessions(home, &mut diags) {
             Ok(found) => sessions.extend(found),
             Err(CodecError::Unsupported(m)) => {
                 problems.add("unknown-schema", Severity::Warning, DB, &detail_of(DB, &CodecError::Unsupported(m)))
@@ -51,16 +52,17 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             Err(e) => problems.malformed_head(&locator, &detail_of(&locator, &e)),
         }
     }
-    Ok(problems.finish(sessions, Diagnostics::new()))
+    Ok(problems.finish(sessions, diags))
 }
 
 /// Every session of the store, with its size.
-fn store_sessions(home: &Dir) -> Result<Vec<SessionRef>, CodecError> {
+fn store_sessions(home: &Dir, diags: &mut Diagnostics) -> Result<Vec<SessionRef>, CodecError> {
     let db = Database::open(home, DB).map_err(|e| sqlite_error(DB, e))?;
     let schema = store::check(&db, DB)?;
+    schema.note(diags, DB);
     let mut out = Vec::new();
     for session in store::sessions(&db, DB, &schema)? {
-        let size = store::session_bytes(&db, DB, &session.id)?;
+        let size = store::session_bytes(&db, DB, &schema, &session.id)?;
         out.push(session_ref(DB, &session, size));
     }
     Ok(out)
@@ -128,7 +130,7 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let schema = store::check(&db, path)?;
     let session = store::session_by_id(&db, path, &schema, id)?
         .ok_or_else(|| CodecError::NotFound(format!("{path}: no session {id}")))?;
-    let size = store::session_bytes(&db, path, id)?;
+    let size = store::session_bytes(&db, path, &schema, id)?;
     Ok(session_ref(path, &session, size))
 }
 

@@ -7,7 +7,7 @@
 //!
 //! Module map:
 //! - [`layout`]: the store, locators (`<db>#<session id>`), where import documents go;
-//! - [`store`]: the schema check (fail closed) and the session rows;
+//! - [`store`]: the schema check (required columns fail closed, optional ones are noted) and the session rows;
 //! - [`discover`]: `discover` and `inspect`;
 //! - [`read`]: the batch reader and the mapping of messages and parts
 //!   (see its table), including what `src` means for rows;
@@ -84,7 +84,7 @@ pub use trajhost_codec_sdk::known::Handling;
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("message/user", Handling::Mapped("user")),
     ("message/assistant", Handling::Mapped("assistant (compaction when summary)")),
-    ("part/text", Handling::Mapped("user or assistant text")),
+    ("part/text", Handling::Mapped("user or assistant text; system when synthetic")),
     ("part/reasoning", Handling::Mapped("reasoning")),
     ("part/tool", Handling::Mapped("tool_call, tool_result")),
     ("part/step-finish", Handling::Mapped("assistant.stop_reason")),

@@ -11,6 +11,7 @@
 //! | native | canonical |
 //! |---|---|
 //! | `message` role `user`: `text` parts | `user` (text parts joined by `\n`, ignored parts left out); `file` parts → attachments |
+//! | `text` part with `synthetic: true` (either role) | `system` (text the harness added) |
 //! | `message` role `assistant` | `reasoning` per `reasoning` part, one `assistant` (text parts joined, `modelID`, usage from `tokens`/`cost`, `finish`), then per `tool` part a `tool_call` (`callID`, `tool`, `state.input`), then the `tool_result`s (`state.output`, or `state.error`) |
 //! | `part` `compaction` + the next assistant message with `summary: true` | `compaction` (summary = that message's text) |
 //! | `subtask`, `agent`, `retry`, `patch`, assistant `file` parts, `error` of a message | `observation` |
@@ -53,7 +54,14 @@ const PAGE: u32 = 64;
 #[allow(clippy::large_enum_variant)]
 enum Source {
     /// The store: messages paged from the host, parts per message.
-    Db { db: Database, messages: Rows, columns: Vec<String>, page: VecDeque<Vec<Sql>>, done: bool },
+    Db {
+        db: Database,
+        schema: store::Schema,
+        messages: Rows,
+        columns: Vec<String>,
+        page: VecDeque<Vec<Sql>>,
+        done: bool,
+    },
     /// An import document (`prepare`'s output, not yet imported): its messages
     /// with their parts; `src.offset` is the message's (part's) index.
     Doc(VecDeque<DocMessage>),
@@ -107,19 +115,20 @@ impl Reader {
         let schema = store::check(&db, path)?;
         let session = store::session_by_id(&db, path, &schema, id)?
             .ok_or_else(|| CodecError::NotFound(format!("{path}: no session {id}")))?;
-        let messages = db
-            .query(
-                "SELECT rowid AS row_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY id",
-                &[Sql::Text(id.to_string())],
-            )
-            .map_err(|e| sqlite_error(path, e))?;
+        let sql = format!(
+            "SELECT rowid AS row_id, id, {}, data FROM message WHERE session_id = ? ORDER BY id",
+            schema.message_column("time_created")
+        );
+        let messages = db.query(&sql, &[Sql::Text(id.to_string())]).map_err(|e| sqlite_error(path, e))?;
         let columns = messages.columns();
+        let mut diags = Diagnostics::new();
+        schema.note(&mut diags, path);
         Ok(Reader {
             meta: Some(meta(path, &session)),
-            source: Source::Db { db, messages, columns, page: VecDeque::new(), done: false },
+            source: Source::Db { db, schema, messages, columns, page: VecDeque::new(), done: false },
             path: path.to_string(),
             writer: BatchWriter::new(options),
-            diags: Diagnostics::new(),
+            diags,
             compaction: None,
             done: false,
         })
@@ -169,15 +178,17 @@ impl Reader {
 
     /// The parts of one message: (rowid, id, data).
     fn parts(&mut self, message: &str) -> Result<Vec<(i64, String, Value)>, CodecError> {
-        let Source::Db { db, .. } = &self.source else {
+        let Source::Db { db, schema, .. } = &self.source else {
             return Ok(Vec::new());
         };
-        let rows = db
-            .query(
-                "SELECT rowid AS row_id, id, data FROM part WHERE message_id = ? ORDER BY id",
-                &[Sql::Text(message.into())],
-            )
-            .map_err(|e| sqlite_error(&self.path, e))?;
+        if !schema.has_parts() {
+            return Ok(Vec::new());
+        }
+        // Without part ids, the row order is the order of writing.
+        let (id, order) =
+            if schema.part_column("id") == "id" { ("id", "id") } else { ("('part-' || rowid) AS id", "rowid") };
+        let sql = format!("SELECT rowid AS row_id, {id}, data FROM part WHERE message_id = ? ORDER BY {order}");
+        let rows = db.query(&sql, &[Sql::Text(message.into())]).map_err(|e| sqlite_error(&self.path, e))?;
         let columns = rows.columns();
         let mut parts = Vec::new();
         for values in rows.collect_all().map_err(|e| sqlite_error(&self.path, e))? {
@@ -229,12 +240,14 @@ impl Reader {
         if role == "user" {
             let mut texts = Vec::new();
             let mut attachments = Vec::new();
+            let mut injected = Vec::new();
             for (prowid, pid, part) in parts {
                 let kind = str_of(part, "type").unwrap_or("");
                 if !self.known(&format!("part/{kind}"), *prowid) {
                     continue;
                 }
                 match kind {
+                    "text" if is_synthetic(part) => injected.push((pid, part, *prowid)),
                     "text" if part.get("ignored").and_then(Value::as_bool) != Some(true) => {
                         texts.push(str_of(part, "text").unwrap_or("").to_string())
                     }
@@ -252,8 +265,9 @@ impl Reader {
                 }
             }
             if !texts.is_empty() || !attachments.is_empty() {
-                self.push(id.to_string(), Body::User { text: texts.join("\n"), attachments }, None, ts, rowid);
+                self.push(id.to_string(), Body::User { text: texts.join("\n"), attachments }, None, ts.clone(), rowid);
             }
+            self.injected(&injected, id, ts);
             return;
         }
         // assistant
@@ -275,6 +289,7 @@ impl Reader {
         let mut texts = Vec::new();
         let mut calls = Vec::new();
         let mut results = Vec::new();
+        let mut injected = Vec::new();
         let mut finish = str_of(data, "finish").map(str::to_string);
         for (prowid, pid, part) in parts {
             let kind = str_of(part, "type").unwrap_or("");
@@ -283,6 +298,14 @@ impl Reader {
             }
             let pts = part.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_utc).or(ts.clone());
             match kind {
+                "text" if is_synthetic(part) => injected.push((pid, part, *prowid)),
+                "text" if part.get("ignored").and_then(Value::as_bool) == Some(true) => self.diags.add(
+                    "ignored-text-part",
+                    Severity::Info,
+                    "part/text",
+                    Some(&self.path),
+                    Some(*prowid as u64),
+                ),
                 "text" => texts.push(str_of(part, "text").unwrap_or("").to_string()),
                 "reasoning" => {
                     let body = Body::Reasoning(Reasoning {
@@ -372,6 +395,7 @@ impl Reader {
         for (rid, body, rts, prowid) in results {
             self.push(rid, body, Some(id.to_string()), rts, prowid);
         }
+        self.injected(&injected, id, ts.clone());
         if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
             let name = str_of(error, "name").unwrap_or("error");
             let message = error.pointer("/data/message").and_then(Value::as_str).unwrap_or("");
@@ -383,6 +407,16 @@ impl Reader {
                 ts,
                 rowid,
             );
+        }
+    }
+
+    /// Synthetic text parts: text the harness added (a file it read for the
+    /// prompt, a continuation after a compaction), neither the person's nor
+    /// the model's.
+    fn injected(&mut self, parts: &[(&String, &Value, i64)], message: &str, ts: Option<String>) {
+        for (pid, part, prowid) in parts {
+            let body = Body::System { text: str_of(part, "text").unwrap_or("").to_string() };
+            self.push(pid.to_string(), body, Some(message.to_string()), ts.clone(), *prowid);
         }
     }
 
@@ -416,6 +450,11 @@ impl Reader {
             rowid,
         );
     }
+}
+
+/// A text part the harness added (`synthetic: true`).
+fn is_synthetic(part: &Value) -> bool {
+    part.get("synthetic").and_then(Value::as_bool) == Some(true)
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {

@@ -1,43 +1,98 @@
 //! The store's schema check and the session rows.
 //!
-//! OpenCode's schema drifts between releases (38 migrations by 1.18.33).
-//! Before reading, the columns this codec needs are checked (the SDK's
-//! `sql::table_columns`); a store without them fails closed, naming the table
-//! and the columns, instead of being misread.
+//! OpenCode's schema drifts between releases (38 migrations by 1.18.33), and
+//! stores written by other tools or older releases carry fewer tables and
+//! columns. Before reading, the tables are looked at (the SDK's
+//! `sql::table_columns`): what the transcript cannot do without
+//! ([`REQUIRED`]) is checked and a store without it fails closed, naming the
+//! table and the columns, instead of being misread; the other columns this
+//! codec reads ([`OPTIONAL`]), and the `part` table itself, are read when
+//! present and named in a `schema-missing-columns` diagnostic when not.
 
-use trajhost_codec_sdk::CodecError;
+use std::collections::BTreeSet;
+
 use trajhost_codec_sdk::sqlite::{Database, Value};
+use trajhost_codec_sdk::{CodecError, Severity};
 
-use trajhost_codec_sdk::sql::{Row, table_columns};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::sql::{Row, column_or_null, table_columns};
 
-/// Columns read, per table.
-pub const SESSION_COLUMNS: &[&str] = &["id", "directory", "title", "version", "time_created", "time_updated"];
-pub const MESSAGE_COLUMNS: &[&str] = &["id", "session_id", "time_created", "data"];
-pub const PART_COLUMNS: &[&str] = &["id", "message_id", "session_id", "data"];
+/// Columns without which a table cannot be read, per table.
+pub const REQUIRED: &[(&str, &[&str])] =
+    &[("session", &["id"]), ("message", &["id", "session_id", "data"]), ("part", &["message_id", "data"])];
+/// Columns read when present, per table.
+pub const OPTIONAL: &[(&str, &[&str])] = &[
+    ("session", &["directory", "title", "version", "time_created", "time_updated", "parent_id"]),
+    ("message", &["time_created"]),
+    ("part", &["id", "session_id"]),
+];
 
-/// The columns of `session` that are read when present.
+/// The columns each table has, as far as this codec reads them.
+#[derive(Debug, Clone, Default)]
 pub struct Schema {
-    pub has_parent: bool,
+    session: BTreeSet<String>,
+    message: BTreeSet<String>,
+    /// Empty when there is no `part` table (messages then have no parts).
+    part: BTreeSet<String>,
+    /// What is missing of [`OPTIONAL`] (and the `part` table), for the diagnostic.
+    pub missing: Vec<String>,
+}
+
+impl Schema {
+    pub fn has_parts(&self) -> bool {
+        !self.part.is_empty()
+    }
+
+    /// `message` columns, `NULL AS` the missing ones.
+    pub fn message_column(&self, name: &str) -> String {
+        column_or_null(&self.message, "", name)
+    }
+
+    /// `part` columns, `NULL AS` the missing ones.
+    pub fn part_column(&self, name: &str) -> String {
+        column_or_null(&self.part, "", name)
+    }
+
+    /// The diagnostic naming what is missing, when something is.
+    pub fn note(&self, diags: &mut Diagnostics, path: &str) {
+        if !self.missing.is_empty() {
+            let detail = format!("read without {}", self.missing.join(", "));
+            diags.add("schema-missing-columns", Severity::Info, &detail, Some(path), None);
+        }
+    }
 }
 
 pub use trajhost_codec_sdk::errors::sqlite_error;
 
-/// Checks the three tables; fails closed on an unknown schema.
+/// Checks the tables; fails closed when a required table or column is missing.
 pub fn check(db: &Database, path: &str) -> Result<Schema, CodecError> {
     let mut problems = Vec::new();
-    let mut has_parent = false;
-    for (table, needed) in [("session", SESSION_COLUMNS), ("message", MESSAGE_COLUMNS), ("part", PART_COLUMNS)] {
+    let mut schema = Schema::default();
+    for (table, needed) in REQUIRED {
         let columns = table_columns(db, table).map_err(|e| sqlite_error(path, e))?;
-        if columns.is_empty() {
-            problems.push(format!("no `{table}` table"));
-            continue;
-        }
         let missing: Vec<&str> = needed.iter().copied().filter(|c| !columns.contains(*c)).collect();
-        if !missing.is_empty() {
-            problems.push(format!("`{table}` lacks {}", missing.join(", ")));
+        match *table {
+            // Without parts, messages are read without their content.
+            "part" if columns.is_empty() => {
+                schema.missing.push("the `part` table".into());
+                continue;
+            }
+            _ if columns.is_empty() => {
+                problems.push(format!("no `{table}` table"));
+                continue;
+            }
+            _ if !missing.is_empty() => {
+                problems.push(format!("`{table}` lacks {}", missing.join(", ")));
+                continue;
+            }
+            _ => {}
         }
-        if table == "session" {
-            has_parent = columns.contains("parent_id");
+        let optional = OPTIONAL.iter().find(|(t, _)| t == table).map_or(&[][..], |(_, c)| *c);
+        schema.missing.extend(optional.iter().filter(|c| !columns.contains(**c)).map(|c| format!("{table}.{c}")));
+        match *table {
+            "session" => schema.session = columns,
+            "message" => schema.message = columns,
+            _ => schema.part = columns,
         }
     }
     if !problems.is_empty() {
@@ -46,7 +101,7 @@ pub fn check(db: &Database, path: &str) -> Result<Schema, CodecError> {
             problems.join("; ")
         )));
     }
-    Ok(Schema { has_parent })
+    Ok(schema)
 }
 
 /// One `session` row.
@@ -63,8 +118,16 @@ pub struct Session {
 }
 
 fn select(schema: &Schema) -> String {
-    let parent = if schema.has_parent { "parent_id" } else { "NULL AS parent_id" };
-    format!("SELECT rowid AS row_id, id, directory, title, version, time_created, time_updated, {parent} FROM session")
+    let columns: Vec<String> = ["directory", "title", "version", "time_created", "time_updated", "parent_id"]
+        .iter()
+        .map(|c| column_or_null(&schema.session, "", c))
+        .collect();
+    format!("SELECT rowid AS row_id, id, {} FROM session", columns.join(", "))
+}
+
+/// `ORDER BY` of sessions: oldest first, where the store says when.
+fn session_order(schema: &Schema) -> &'static str {
+    if schema.session.contains("time_created") { "ORDER BY time_created, id" } else { "ORDER BY rowid" }
 }
 
 fn session(columns: &[String], values: &[Value]) -> Option<Session> {
@@ -84,7 +147,7 @@ fn session(columns: &[String], values: &[Value]) -> Option<Session> {
 /// Every session, oldest first.
 pub fn sessions(db: &Database, path: &str, schema: &Schema) -> Result<Vec<Session>, CodecError> {
     let rows =
-        db.query(&format!("{} ORDER BY time_created, id", select(schema)), &[]).map_err(|e| sqlite_error(path, e))?;
+        db.query(&format!("{} {}", select(schema), session_order(schema)), &[]).map_err(|e| sqlite_error(path, e))?;
     let columns = rows.columns();
     let mut out = Vec::new();
     loop {
@@ -107,10 +170,18 @@ pub fn session_by_id(db: &Database, path: &str, schema: &Schema, id: &str) -> Re
 }
 
 /// Bytes of a session's message and part rows (`length(data)` summed).
-pub fn session_bytes(db: &Database, path: &str, id: &str) -> Result<u64, CodecError> {
+pub fn session_bytes(db: &Database, path: &str, schema: &Schema, id: &str) -> Result<u64, CodecError> {
     let mut total = 0u64;
-    for table in ["message", "part"] {
-        let sql = format!("SELECT COALESCE(SUM(length(data)), 0) FROM {table} WHERE session_id = ?");
+    let mut queries = vec!["SELECT COALESCE(SUM(length(data)), 0) FROM message WHERE session_id = ?".to_string()];
+    if schema.part.contains("session_id") {
+        queries.push("SELECT COALESCE(SUM(length(data)), 0) FROM part WHERE session_id = ?".into());
+    } else if schema.has_parts() {
+        queries.push(
+            "SELECT COALESCE(SUM(length(data)), 0) FROM part WHERE message_id IN (SELECT id FROM message WHERE session_id = ?)"
+                .into(),
+        );
+    }
+    for sql in queries {
         let rows = db.query(&sql, &[Value::Text(id.to_string())]).map_err(|e| sqlite_error(path, e))?;
         if let Some(Value::Integer(n)) =
             rows.collect_all().map_err(|e| sqlite_error(path, e))?.first().and_then(|r| r.first())

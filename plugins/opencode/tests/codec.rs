@@ -233,14 +233,14 @@ fn unknown_part_types_are_reported_not_dropped_silently() {
 }
 
 #[test]
-fn an_unknown_schema_fails_closed() {
+fn a_schema_without_required_columns_fails_closed() {
     let home = tempfile::tempdir().unwrap();
     let path = home.path().join(DB);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let conn = sqlite(&path);
     conn.execute_batch(
         "CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
-         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, body TEXT);
          INSERT INTO session VALUES ('ses_x', '/w', 't', 1, 2);",
     )
     .unwrap();
@@ -250,7 +250,7 @@ fn an_unknown_schema_fails_closed() {
     assert!(found.sessions.is_empty());
     let d =
         kit::file_diag(&found.diagnostics, "unknown-schema", DB).unwrap_or_else(|| panic!("{:?}", found.diagnostics));
-    assert!(d.detail.contains("`session` lacks version") && d.detail.contains("no `part` table"), "{}", d.detail);
+    assert!(d.detail.contains("`message` lacks data"), "{}", d.detail);
     assert!(!d.detail.contains(DB), "the path is the diagnostic's file, not its detail");
     assert!(
         OpenCode::read(
@@ -260,6 +260,60 @@ fn an_unknown_schema_fails_closed() {
         )
         .is_err()
     );
+}
+
+/// This crate's own checkout of the fixtures (not the testkit's
+/// `fixtures_root()`, which names the checkout the testkit was built from).
+fn minimal_home() -> tempfile::TempDir {
+    kit::copy_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/opencode/minimal-db/home"))
+}
+
+#[test]
+fn a_minimal_store_is_read_with_a_note_of_what_it_lacks() {
+    let home = minimal_home();
+    let found = kit::discover::<OpenCode>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    let s = &found.sessions[0];
+    assert_eq!(s.native_id, "ses_m1n1malDb0001");
+    assert_eq!((s.cwd.as_deref(), s.title.as_deref()), (Some("/home/user/tiny"), Some("Minimal store")));
+    assert_eq!((s.native_version.as_deref(), s.updated_at.as_deref()), (None, None));
+    assert_eq!(s.started_at.as_deref(), Some("2025-01-04T14:13:20.000Z"));
+    assert!(s.size > 0);
+    let note = kit::diag(&found.diagnostics, "schema-missing-columns").expect("a note, not an error");
+    assert_eq!(note.severity, Severity::Info);
+    for missing in ["session.version", "message.time_created", "part.id", "part.session_id"] {
+        assert!(note.detail.contains(missing), "{}", note.detail);
+    }
+    let read = kit::conformance::<OpenCode>(home.path(), &s.locator, Spans::Rows);
+    assert_eq!(users(&read.records), vec!["What does ls -a print here?"]);
+    let answer = assistants(&read.records);
+    assert_eq!(answer[0].text, "Three entries: ., .. and .env.");
+    assert_eq!(answer[0].model.as_deref(), Some("qwen3-coder"));
+    assert_eq!(tool_calls(&read.records).len(), 1);
+    assert_eq!(tool_results(&read.records), vec![("call_ls", ".\n..\n.env\n", Some(true))]);
+    assert!(read.diag("schema-missing-columns").is_some());
+}
+
+#[test]
+fn a_store_without_a_part_table_lists_its_messages() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join(DB);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let conn = sqlite(&path);
+    conn.execute_batch(
+        "CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT);
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, data TEXT);
+         INSERT INTO session VALUES ('ses_p', 'no parts');
+         INSERT INTO message VALUES ('msg_1', 'ses_p', '{\"role\":\"assistant\",\"modelID\":\"m\"}');",
+    )
+    .unwrap();
+    drop(conn);
+    let found = kit::discover::<OpenCode>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    let note = kit::diag(&found.diagnostics, "schema-missing-columns").unwrap();
+    assert!(note.detail.contains("the `part` table"), "{}", note.detail);
+    let read = read(home.path(), &locator("ses_p"));
+    assert_eq!(assistants(&read.records).len(), 1);
 }
 
 #[test]

@@ -172,7 +172,7 @@ pub fn gemini(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>)
 
     // Results, with the status the call recorded.
     for (call, call_id) in calls.iter().zip(&call_ids) {
-        if matches!(call.result, Content::None) {
+        if no_result(&call.result) {
             continue;
         }
         let rid = result_id(call_id);
@@ -293,4 +293,15 @@ fn unknown_part(t: &Transcript, role: &str, kind: &str, span: Span, out: &mut Ou
 
 fn unrecognized(t: &Transcript, field: &str, span: Span, out: &mut Out<'_>) {
     out.diags.add("unrecognized-content", Severity::Warning, field, Some(&t.file), Some(span.offset));
+}
+
+/// A call that recorded no result: no `result`, or an empty one (`[]`,
+/// `""`: the call was scheduled or cancelled before it ran).
+fn no_result(result: &Content) -> bool {
+    match result {
+        Content::None => true,
+        Content::Text(s) => s.is_empty(),
+        Content::Parts(parts) => parts.is_empty(),
+        Content::Unrecognized => false,
+    }
 }

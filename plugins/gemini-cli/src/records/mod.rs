@@ -41,6 +41,8 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
         ),
     ),
     ("gemini", Handling::Mapped("assistant, reasoning, tool_call, tool_result")),
+    // The API's role name, which some third-party writers use for `gemini`.
+    ("model", Handling::Mapped("as gemini")),
     ("info", Handling::Mapped("observation info")),
     ("warning", Handling::Mapped("observation warning")),
     ("error", Handling::Mapped("observation error")),
@@ -236,7 +238,7 @@ impl Transcript {
     fn message(&mut self, message: &native::Line, span: Span, out: &mut Out<'_>) {
         match message.kind.as_deref().unwrap_or("") {
             "user" => message::user(self, message, span, out),
-            "gemini" => message::gemini(self, message, span, out),
+            "gemini" | "model" => message::gemini(self, message, span, out),
             kind @ ("info" | "warning" | "error") => message::notice(self, kind, message, span, out),
             other => {
                 let kind = type_name(Some(other));

@@ -1,0 +1,109 @@
+//! trajhost codec for Gemini CLI's legacy session files: one JSON document
+//! per session, `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.json`
+//! (`<project>` is the SHA-256 of the project root in those builds, a slug in
+//! later ones). Gemini CLI wrote the whole `ConversationRecord` again on
+//! every change until the JSONL event log replaced it (0.39); later builds
+//! still migrate such files on load, so they linger in homes.
+//!
+//! The document: `{sessionId, projectHash, startTime, lastUpdated,
+//! messages: MessageRecord[], summary?, directories?, kind?}`, where a
+//! `MessageRecord` has the same shape as a line of the JSONL log
+//! (`chatRecordingTypes.ts`). The JSONL codec (`plugins/gemini-cli`, codec
+//! `0.1.0`) reads the event log; this one reads only `session-*.json`.
+//!
+//! Module map:
+//! - [`layout`]: where the files live, the project root of a project directory;
+//! - [`conversation`]: the document and its messages (kept raw, with their byte spans);
+//! - [`message`]: `MessageRecord` → canonical records;
+//! - [`discover`]: `discover` and `inspect`; [`read`]: the batch reader;
+//! - [`sniff`]: a loose file that is such a document.
+//!
+//! No CLI version is recorded in the file: sessions report none (the
+//! layout selects this codec). Writing is not implemented (a legacy layout).
+
+pub mod conversation;
+pub mod discover;
+pub mod layout;
+pub mod message;
+pub mod read;
+pub mod sniff;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+
+pub use trajhost_codec_sdk::known::Handling;
+
+/// The harness id (the same harness as the JSONL codec).
+pub const HARNESS: &str = "gemini-cli";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("gemini-cli@", env!("CARGO_PKG_VERSION"));
+/// Gemini CLI versions that wrote single-JSON session files (before the
+/// JSONL log of 0.39; the files record no version, so this only documents it).
+pub const NATIVE_VERSIONS: &str = ">=0.1.0, <0.39.0";
+/// The format read.
+pub const READS: &str = "gemini-cli-json";
+
+/// Every `MessageRecord.type` this codec knows, and the document's keys
+/// other than `messages`.
+pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
+    ("user", Handling::Mapped("user, tool_result (when the call recorded none), observation session_context")),
+    ("gemini", Handling::Mapped("assistant, reasoning, tool_call, tool_result")),
+    // The API's role name, written by some third-party tools for `gemini`.
+    ("model", Handling::Mapped("as gemini")),
+    ("info", Handling::Mapped("observation info")),
+    ("warning", Handling::Mapped("observation warning")),
+    ("error", Handling::Mapped("observation error")),
+    ("summary", Handling::Mapped("meta title")),
+];
+
+/// How `kind` is handled; `None` for a type never seen.
+pub fn handling(kind: &str) -> Option<Handling> {
+    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
+}
+
+/// The Gemini CLI legacy JSON codec.
+pub struct GeminiCliJson;
+
+impl Codec for GeminiCliJson {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "none: Gemini CLI session files record no CLI or format version".into(),
+            reads: vec![READS.into()],
+            writes: Vec::new(),
+            session_globs: vec![format!(
+                "{}/*/{}/{}*{}",
+                layout::TMP_ROOT,
+                layout::CHATS,
+                layout::SESSION_PREFIX,
+                layout::JSON
+            )],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+        sniff::sniff(path, head)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(GeminiCliJson);

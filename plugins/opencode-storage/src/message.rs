@@ -1,0 +1,352 @@
+//! Messages and their parts → canonical records (the mapping of the
+//! `opencode` codec, over files instead of rows).
+//!
+//! | native | canonical |
+//! |---|---|
+//! | `message` role `user`: `text` parts | `user` (text parts joined by `\n`; `ignored` parts left out); `file` parts → attachments |
+//! | `text` part with `synthetic: true` | `system` (text the harness added, not the person's or the model's) |
+//! | `message` role `assistant` | `reasoning` per `reasoning` part, one `assistant` (text parts joined, `modelID`, usage from `tokens`/`cost`, `finish`), a `tool_call` per `tool` part (`callID`, `tool`, `state.input`), then the `tool_result`s (`state.output`, or `state.error`) |
+//! | `compaction` part + the next assistant message with `summary: true` | `compaction` (summary = that message's text) |
+//! | `subtask`, `agent`, `retry`, `patch`, assistant `file` parts, a message's `error` | `observation` |
+//! | `step-start`, `snapshot` | counted (`unmapped-record-type`) |
+//!
+//! `ok` of a tool result: `false` for `status: error` or a completed call
+//! whose `metadata.exit` is non-zero, `true` for other completed calls; none
+//! for `pending`/`running` calls (reported). Ids: the message's and part's
+//! ids (content, else file name); one seen before in the session gets its
+//! file's location. Every record's `src` is the whole file it came from.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use trajhost_codec_sdk::Severity;
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan, Usage};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::time::rfc3339_ms;
+
+use crate::{Handling, handling, type_name};
+
+/// One file of the tree, parsed.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The file, relative to the home.
+    pub path: String,
+    pub len: u64,
+    /// The content's id, else the file name's.
+    pub id: String,
+    pub stem: String,
+    pub value: Value,
+}
+
+impl Item {
+    fn src(&self) -> SourceSpan {
+        SourceSpan { file: self.path.clone(), offset: 0, len: self.len }
+    }
+}
+
+/// The mapping state of one session.
+#[derive(Default)]
+pub struct Mapper {
+    emitted: BTreeSet<String>,
+    /// A `compaction` part whose summary message is next: (id, its file, trigger).
+    compaction: Option<(String, SourceSpan, Option<String>)>,
+    pub diags: Diagnostics,
+}
+
+impl Mapper {
+    /// A record id not used before in the session.
+    fn id(&mut self, wanted: &str, file: &str) -> String {
+        let id = if wanted.is_empty() || self.emitted.contains(wanted) {
+            location_id(file, 0, 0)
+        } else {
+            wanted.to_string()
+        };
+        self.emitted.insert(id.clone());
+        id
+    }
+
+    fn push(
+        &mut self,
+        out: &mut BatchWriter,
+        id: String,
+        body: Body,
+        parent: Option<String>,
+        ts: Option<String>,
+        src: SourceSpan,
+    ) {
+        out.push(&Record { id, body, parent, ts, agent: None, src: Some(src) });
+    }
+
+    /// Counts a type, or reports it unknown; true when it is mapped.
+    fn known(&mut self, kind: &str, file: &str) -> bool {
+        match handling(kind) {
+            Some(Handling::Mapped(_)) => true,
+            Some(Handling::Reported) => {
+                self.diags.add("unmapped-record-type", Severity::Info, kind, Some(file), None);
+                false
+            }
+            None => {
+                let detail = type_name(kind);
+                self.diags.add("unknown-record-type", Severity::Warning, &detail, Some(file), None);
+                false
+            }
+        }
+    }
+
+    /// One message and its parts (in order).
+    pub fn message(&mut self, out: &mut BatchWriter, message: &Item, parts: &[Item]) {
+        let data = &message.value;
+        let role = str_of(data, "role").unwrap_or("");
+        let ts = crate::info::time(data, "created").map(rfc3339_ms);
+        if !self.known(&format!("message/{role}"), &message.path) {
+            return;
+        }
+        let mid = self.id(&message.id, &message.path);
+        let parent = str_of(data, "parentID").map(str::to_string);
+        if role == "user" {
+            self.user(out, message, &mid, parts, ts);
+            return;
+        }
+        if data.get("summary").and_then(Value::as_bool) == Some(true) {
+            let trigger = self.compaction.take().and_then(|(_, _, trigger)| trigger);
+            let text: Vec<&str> = parts
+                .iter()
+                .filter(|p| str_of(&p.value, "type") == Some("text"))
+                .filter_map(|p| str_of(&p.value, "text"))
+                .collect();
+            let body = Body::Compaction { summary: text.join("\n"), trigger };
+            self.push(out, mid, body, parent, ts, message.src());
+            return;
+        }
+        if let Some((pid, src, trigger)) = self.compaction.take() {
+            // A compaction request whose summary never came.
+            self.push(
+                out,
+                pid,
+                Body::Observation { subtype: "compaction".into(), text: trigger },
+                None,
+                ts.clone(),
+                src,
+            );
+        }
+        self.assistant(out, message, &mid, parent, parts, ts);
+    }
+
+    fn user(&mut self, out: &mut BatchWriter, message: &Item, mid: &str, parts: &[Item], ts: Option<String>) {
+        let mut texts = Vec::new();
+        let mut attachments = Vec::new();
+        let mut later = Vec::new();
+        for part in parts {
+            let kind = str_of(&part.value, "type").unwrap_or("");
+            if !self.known(&format!("part/{kind}"), &part.path) {
+                continue;
+            }
+            match kind {
+                "text" if is_synthetic(&part.value) => later.push(part),
+                "text" if part.value.get("ignored").and_then(Value::as_bool) == Some(true) => {
+                    self.diags.add("ignored-text-part", Severity::Info, "part/text", Some(&part.path), None)
+                }
+                "text" => texts.push(str_of(&part.value, "text").unwrap_or("").to_string()),
+                "file" => attachments.push(Attachment {
+                    kind: "file".into(),
+                    media_type: str_of(&part.value, "mime").map(str::to_string),
+                }),
+                "compaction" => {
+                    let trigger = match part.value.get("auto").and_then(Value::as_bool) {
+                        Some(true) => Some("auto".to_string()),
+                        Some(false) => Some("manual".to_string()),
+                        None => None,
+                    };
+                    let pid = self.id(&part.id, &part.path);
+                    self.compaction = Some((pid, part.src(), trigger));
+                }
+                _ => later.push(part),
+            }
+        }
+        if !texts.is_empty() || !attachments.is_empty() {
+            // The message's record points at its first text part, where the prompt is.
+            let src = parts
+                .iter()
+                .find(|p| str_of(&p.value, "type") == Some("text") && !is_synthetic(&p.value))
+                .map(Item::src)
+                .unwrap_or_else(|| message.src());
+            self.push(out, mid.to_string(), Body::User { text: texts.join("\n"), attachments }, None, ts.clone(), src);
+        }
+        for part in later {
+            let kind = str_of(&part.value, "type").unwrap_or("").to_string();
+            self.other_part(out, &kind, part, mid, ts.clone());
+        }
+    }
+
+    fn assistant(
+        &mut self,
+        out: &mut BatchWriter,
+        message: &Item,
+        mid: &str,
+        parent: Option<String>,
+        parts: &[Item],
+        ts: Option<String>,
+    ) {
+        let data = &message.value;
+        let mut texts = Vec::new();
+        let mut calls = Vec::new();
+        let mut results = Vec::new();
+        let mut later = Vec::new();
+        let mut finish = str_of(data, "finish").map(str::to_string);
+        for part in parts {
+            let kind = str_of(&part.value, "type").unwrap_or("");
+            if !self.known(&format!("part/{kind}"), &part.path) {
+                continue;
+            }
+            let pts = part.value.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_ms).or(ts.clone());
+            match kind {
+                "text" if is_synthetic(&part.value) => later.push(part),
+                "text" if part.value.get("ignored").and_then(Value::as_bool) == Some(true) => {
+                    self.diags.add("ignored-text-part", Severity::Info, "part/text", Some(&part.path), None)
+                }
+                "text" => texts.push(str_of(&part.value, "text").unwrap_or("").to_string()),
+                "reasoning" => {
+                    let pid = self.id(&part.id, &part.path);
+                    let text = str_of(&part.value, "text").map(str::to_string);
+                    let body = Body::Reasoning(Reasoning { text, opaque: None, encrypted: false });
+                    self.push(out, pid, body, Some(mid.to_string()), pts, part.src());
+                }
+                "step-finish" => {
+                    if finish.is_none() {
+                        finish = str_of(&part.value, "reason").map(str::to_string);
+                    }
+                }
+                "tool" => {
+                    let pid = self.id(&part.id, &part.path);
+                    let state = part.value.get("state").unwrap_or(&Value::Null);
+                    let call_id = str_of(&part.value, "callID").unwrap_or(&pid).to_string();
+                    let arguments = match state.get("input") {
+                        None | Some(Value::Null) => Value::Object(Default::default()),
+                        Some(v) => v.clone(),
+                    };
+                    let name = str_of(&part.value, "tool").unwrap_or("").to_string();
+                    let end = state.pointer("/time/end").and_then(Value::as_i64).map(rfc3339_ms).or(pts.clone());
+                    let body = Body::ToolCall { call_id: call_id.clone(), name: name.clone(), arguments };
+                    calls.push((pid.clone(), body, pts, part.src()));
+                    let result = match str_of(state, "status") {
+                        Some("completed") => {
+                            let exit = state.pointer("/metadata/exit").and_then(Value::as_i64);
+                            if state.pointer("/metadata/truncated").and_then(Value::as_bool) == Some(true) {
+                                let detail = format!("tool/{}", type_name(&name));
+                                self.diags.add(
+                                    "tool-output-truncated",
+                                    Severity::Info,
+                                    &detail,
+                                    Some(&part.path),
+                                    None,
+                                );
+                            }
+                            let content = str_of(state, "output").unwrap_or("").to_string();
+                            Some((content, Some(exit.is_none_or(|code| code == 0))))
+                        }
+                        Some("error") => Some((str_of(state, "error").unwrap_or("").to_string(), Some(false))),
+                        other => {
+                            let detail = format!("tool-state/{}", type_name(other.unwrap_or("<missing>")));
+                            self.diags.add("unfinished-tool-call", Severity::Info, &detail, Some(&part.path), None);
+                            None
+                        }
+                    };
+                    if let Some((content, ok)) = result {
+                        let rid = self.id(&format!("{pid}#result"), &format!("{}#result", part.path));
+                        results.push((rid, Body::ToolResult { call_id, content, ok }, end, part.src()));
+                    }
+                }
+                _ => later.push(part),
+            }
+        }
+        let assistant = Assistant {
+            text: texts.join("\n"),
+            model: str_of(data, "modelID")
+                .or_else(|| data.pointer("/model/modelID").and_then(Value::as_str))
+                .map(str::to_string),
+            message_id: Some(mid.to_string()),
+            stop_reason: finish,
+            usage: usage(data),
+        };
+        self.push(out, mid.to_string(), Body::Assistant(assistant), parent, ts.clone(), message.src());
+        for (cid, body, cts, src) in calls {
+            self.push(out, cid, body, Some(mid.to_string()), cts, src);
+        }
+        for (rid, body, rts, src) in results {
+            self.push(out, rid, body, Some(mid.to_string()), rts, src);
+        }
+        for part in later {
+            let kind = str_of(&part.value, "type").unwrap_or("").to_string();
+            let pts = part.value.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_ms).or(ts.clone());
+            self.other_part(out, &kind, part, mid, pts);
+        }
+        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
+            let name = str_of(error, "name").unwrap_or("error");
+            let text = match error.pointer("/data/message").and_then(Value::as_str).unwrap_or("") {
+                "" => name.to_string(),
+                message => format!("{name}: {message}"),
+            };
+            let eid = self.id(&format!("{mid}#error"), &format!("{}#error", message.path));
+            let body = Body::Observation { subtype: "error".into(), text: Some(text) };
+            self.push(out, eid, body, Some(mid.to_string()), ts, message.src());
+        }
+    }
+
+    /// Synthetic text, `subtask`, `agent`, `retry`, `patch` and assistant `file` parts.
+    fn other_part(&mut self, out: &mut BatchWriter, kind: &str, part: &Item, mid: &str, ts: Option<String>) {
+        let v = &part.value;
+        let pid = self.id(&part.id, &part.path);
+        let body = match kind {
+            "text" => Body::System { text: str_of(v, "text").unwrap_or("").to_string() },
+            _ => Body::Observation {
+                subtype: kind.to_string(),
+                text: match kind {
+                    "subtask" => str_of(v, "prompt").or_else(|| str_of(v, "description")).map(str::to_string),
+                    "agent" => str_of(v, "name").map(str::to_string),
+                    "retry" => v
+                        .pointer("/error/data/message")
+                        .and_then(Value::as_str)
+                        .or_else(|| str_of(v, "error"))
+                        .map(str::to_string),
+                    "patch" => v
+                        .get("files")
+                        .and_then(Value::as_array)
+                        .map(|files| files.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")),
+                    "file" => str_of(v, "filename").or_else(|| str_of(v, "url")).map(str::to_string),
+                    _ => None,
+                },
+            },
+        };
+        self.push(out, pid, body, Some(mid.to_string()), ts, part.src());
+    }
+
+    /// End of the session: a compaction request whose summary never came.
+    pub fn finish(&mut self, out: &mut BatchWriter) {
+        if let Some((pid, src, trigger)) = self.compaction.take() {
+            self.push(out, pid, Body::Observation { subtype: "compaction".into(), text: trigger }, None, None, src);
+        }
+    }
+}
+
+/// A text part the harness added (`synthetic: true`).
+fn is_synthetic(part: &Value) -> bool {
+    part.get("synthetic").and_then(Value::as_bool) == Some(true)
+}
+
+/// Usage of an assistant message; `None` without `tokens`. `input` is
+/// OpenCode's `tokens.input`, which excludes cache reads and writes.
+fn usage(data: &Value) -> Option<Usage> {
+    let tokens = data.get("tokens").filter(|t| t.is_object())?;
+    let count = |ptr: &str| tokens.pointer(ptr).and_then(Value::as_u64);
+    let usage = Usage {
+        input: count("/input"),
+        output: count("/output"),
+        cache_read: count("/cache/read"),
+        cache_write: count("/cache/write"),
+        reasoning: count("/reasoning"),
+        cost_usd: data.get("cost").and_then(Value::as_f64),
+    };
+    (usage != Usage::default()).then_some(usage)
+}
