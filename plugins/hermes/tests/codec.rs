@@ -539,3 +539,40 @@ fn profiles_are_discovered() {
     let read = read(home.path(), locators[1]);
     assert!(read.records.iter().all(|r| r.src.as_ref().unwrap().file == ".hermes/profiles/work/state.db"));
 }
+
+// ---------------------------------------------------------------- profiles
+
+/// `fixtures/hermes/profiles`: the default profile's state.db beside a named
+/// profile's, and a profile that never ran (see its PROVENANCE.md). By this
+/// crate's own path: a shared target dir may have compiled the testkit
+/// elsewhere.
+#[test]
+fn profiles_are_discovered_beside_the_default_database() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hermes/profiles/home");
+    let home = kit::copy_of(&fixture);
+    let found = Hermes::discover(&Dir::native(home.path())).unwrap();
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let got: Vec<(&str, &str, Option<&str>)> =
+        found.sessions.iter().map(|s| (s.native_id.as_str(), s.locator.as_str(), s.cwd.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            ("20260504_100000_aaaa01", ".hermes/state.db#20260504_100000_aaaa01", Some("/home/u/default-proj")),
+            (
+                "20260504_110000_bbbb02",
+                ".hermes/profiles/work/state.db#20260504_110000_bbbb02",
+                Some("/home/u/work-proj")
+            ),
+        ],
+        "locators are relative to HOME, the profile's database named"
+    );
+    assert!(found.sessions.iter().all(|s| s.native_version.as_deref() == Some("22")));
+    let read = kit::read::<Hermes>(home.path(), &found.sessions[1].locator);
+    assert_eq!(users(&read.records), ["work profile prompt ELM-2"]);
+    assert_eq!(read.records[1].src.as_ref().unwrap().file, ".hermes/profiles/work/state.db");
+    for s in &found.sessions {
+        let one = Hermes::inspect(&Dir::native(home.path()), &s.locator).unwrap();
+        assert_eq!(one.native_id, s.native_id);
+        kit::conformance::<Hermes>(home.path(), &s.locator, Spans::Rows);
+    }
+}
