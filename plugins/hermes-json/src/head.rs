@@ -123,10 +123,8 @@ pub fn scan_log(buf: &[u8]) -> Head {
             }
             "model" => head.model = text(),
             "cwd" => head.cwd = text().or(head.cwd.take()),
-            "model_config" => {
-                if head.cwd.is_none() {
-                    head.cwd = value().and_then(|v| str_of(&v, "cwd").filter(|s| !s.is_empty()).map(str::to_string));
-                }
+            "model_config" if head.cwd.is_none() => {
+                head.cwd = value().and_then(|v| str_of(&v, "cwd").filter(|s| !s.is_empty()).map(str::to_string));
             }
             "session_start" => head.started_at = value().as_ref().and_then(time::of_value),
             "last_updated" => head.updated_at = value().as_ref().and_then(time::of_value),

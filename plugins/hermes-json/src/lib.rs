@@ -97,7 +97,7 @@ pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
     }
     let found = head::scan_log(head);
     let has_start = found.started_at.is_some() || memchr_str(head, b"\"session_start\"");
-    (found.id.is_some() && has_start).then(|| Sniffed { native_version: None, native_id: found.id })
+    (found.id.is_some() && has_start).then_some(Sniffed { native_version: None, native_id: found.id })
 }
 
 fn memchr_str(haystack: &[u8], needle: &[u8]) -> bool {
