@@ -15,7 +15,8 @@
 //! tool call block instead of the entry that holds it: both are followed.
 //! When the walk meets a parent that names nothing in the file, the tree
 //! cannot be trusted and every entry is read in file order
-//! (`broken-parent-chain`). Early Clawdbot transcripts (bare
+//! (`broken-parent-chain`); so it is when several entries have no parent
+//! (`several-roots`: a forest, not one tree). Early Clawdbot transcripts (bare
 //! `{role, content}` lines, no header and no tree) are read line by line as
 //! the messages they are.
 //!
@@ -78,6 +79,14 @@ fn off_branch(
     }
     // Entries without an id (a linear list) are all on the branch.
     let Some(last) = nodes.iter().rposition(|n| n.id.is_some()) else { return Ok(BTreeSet::new()) };
+    // Pi's writer starts one tree (the first entry has no parent). Several
+    // roots are a writer that did not keep a tree: no branch is the
+    // conversation, so every entry is.
+    let is_root = |n: &Node| n.id.is_some() && n.parent.as_deref().is_none_or(|p| Some(p) == header_id);
+    if nodes.iter().filter(|n| is_root(n)).count() > 1 {
+        diags.add("several-roots", Severity::Info, "parentId", Some(path), None);
+        return Ok(BTreeSet::new());
+    }
     let mut active = vec![false; nodes.len()];
     let mut current = Some(last);
     while let Some(i) = current {

@@ -142,6 +142,18 @@ fn a_dangling_parent_reads_every_entry_in_file_order() {
     let read = kit::read::<OpenClawJsonl>(home.path(), &loc("s1.jsonl"));
     assert_eq!(kinds(&read.records), ["meta", "user", "assistant"]);
     assert!(read.diag("broken-parent-chain").is_some());
+
+    // Several entries without a parent (or naming the header): a forest.
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s2","timestamp":"2026-05-01T00:00:00Z"}"#,
+        r#"{"type":"model_change","id":"mc","parentId":"s2","provider":"p","modelId":"m"}"#,
+        r#"{"type":"message","id":"u1","parentId":"s2","message":{"role":"user","content":"first"}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","message":{"role":"assistant","content":[{"type":"text","text":"second"}]}}"#,
+    ];
+    std::fs::write(dir.join("s2.jsonl"), lines.join("\n") + "\n").unwrap();
+    let read = kit::read::<OpenClawJsonl>(home.path(), &loc("s2.jsonl"));
+    assert_eq!(kinds(&read.records), ["meta", "observation", "user", "assistant"]);
+    assert!(read.diag("several-roots").is_some() && read.diag("off-branch-entry").is_none());
 }
 
 #[test]
