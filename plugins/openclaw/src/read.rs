@@ -344,6 +344,15 @@ fn branch(
         );
         return Ok(Branch::Seqs(None));
     }
+    // Several parentless entries besides the header are a forest (a writer
+    // that kept no tree, e.g. an import of such a transcript): no branch is
+    // the conversation, so every event is.
+    let roots =
+        parents.iter().filter(|(id, (_, parent))| parent.as_deref().is_none_or(|p| p == session) && *id != session);
+    if roots.count() > 1 {
+        diags.add("several-roots", Severity::Info, "parentId", Some(file), None);
+        return Ok(Branch::Seqs(None));
+    }
     let mut id = leaf.filter(|l| parents.contains_key(l)).or(last.map(|(_, id)| id));
     let mut on_branch = BTreeSet::new();
     while let Some(current) = id.take() {

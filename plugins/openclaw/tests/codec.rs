@@ -676,13 +676,14 @@ fn older_store() -> tempfile::TempDir {
 
 const OLD_A: &str = "0c0ffee0-0000-4000-8000-000000000001";
 const OLD_B: &str = "0c0ffee0-0000-4000-8000-000000000002";
+const OLD_D: &str = "0c0ffee0-0000-4000-8000-000000000004";
 
 #[test]
 fn an_older_store_with_only_event_json_is_discovered_and_read() {
     let home = older_store();
     let found = OpenClaw::discover(&Dir::native(home.path())).unwrap();
     let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
-    assert_eq!(ids, [OLD_A, OLD_B], "the window without events is not listed");
+    assert_eq!(ids, [OLD_A, OLD_B, OLD_D], "the window without events is not listed");
     assert!(kit::diag(&found.diagnostics, "empty-session").is_some(), "{:?}", found.diagnostics);
     let a = &found.sessions[0];
     assert_eq!(a.native_version, None, "no schema_meta: no version");
@@ -711,7 +712,11 @@ fn an_older_store_with_only_event_json_is_discovered_and_read() {
     let read = kit::read::<OpenClaw>(home.path(), &locator(OLD_B));
     assert_eq!(kinds(&read.records), ["meta", "user", "reasoning", "assistant"]);
     assert_eq!(users(&read.records), ["water bed 3 at dawn"]);
-    for id in [OLD_A, OLD_B] {
+    // A forest (two entries under the header): every event is read.
+    let read = kit::read::<OpenClaw>(home.path(), &locator(OLD_D));
+    assert_eq!(kinds(&read.records), ["meta", "observation", "user", "assistant"]);
+    assert!(read.diag("several-roots").is_some() && read.diag("off-branch-event").is_none());
+    for id in [OLD_A, OLD_B, OLD_D] {
         kit::conformance::<OpenClaw>(home.path(), &locator(id), Spans::Rows);
     }
 }
