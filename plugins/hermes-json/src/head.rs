@@ -52,7 +52,7 @@ impl Head {
     }
 
     fn message(&mut self, m: &Value) {
-        if self.first_prompt.is_none() && str_of(m, "role") == Some("user") {
+        if self.first_prompt.is_none() && str_of(m, "role") == Some("user") && m.get("_compressed_summary").is_none() {
             let text = crate::messages::content(
                 m.get("content"),
                 "user",

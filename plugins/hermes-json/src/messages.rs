@@ -13,7 +13,8 @@
 //! | `system`       | `system`                                                          |
 //! | `session_meta` | reported: the gateway's header (tools, model, platform)           |
 //!
-//! `content` is kept as written: Hermes' log writer turns its reasoning
+//! A message flagged `_compressed_summary` is a `compaction`, whatever its
+//! role. `content` is kept as written: Hermes' log writer turns its reasoning
 //! scratchpad into `<think>` tags inside assistant text. Hermes records no
 //! success flag for tools (`ok` is absent) and no per-message usage.
 
@@ -68,6 +69,18 @@ impl Mapper {
     pub fn map(&mut self, n: usize, m: &Value, file: &str, offset: u64, diags: &mut Diagnostics) -> Vec<Made> {
         let role = str_of(m, "role").unwrap_or("");
         let mut out = Vec::new();
+        // Newer Hermes flags the summary a context compression leaves
+        // (state.db's `_compressed_summary` column, the same key here).
+        if m.get("_compressed_summary").is_some_and(|f| f.as_bool() == Some(true) || f.as_i64().is_some_and(|n| n != 0))
+        {
+            let c = content(m.get("content"), role, file, offset, diags);
+            out.push(Made {
+                id: self.id(n, 0),
+                body: Body::Compaction { summary: c.text, trigger: None },
+                parent: None,
+            });
+            return out;
+        }
         match role {
             "user" => {
                 let c = content(m.get("content"), role, file, offset, diags);

@@ -148,6 +148,7 @@ fn unknown_roles_and_broken_logs_are_reported() {
     let sessions = dir.path().join(".hermes/sessions");
     std::fs::create_dir_all(&sessions).unwrap();
     let doc = json!({"session_id": "s1", "session_start": "2026-05-01T00:00:00", "messages": [
+        {"role": "user", "content": "[summary] earlier work", "_compressed_summary": true},
         {"role": "user", "content": "hi"}, {"role": "critic", "content": "meh"}]});
     std::fs::write(sessions.join("session_s1.json"), doc.to_string()).unwrap();
     std::fs::write(sessions.join("session_s2.json"), b"[1, 2]").unwrap();
@@ -155,7 +156,8 @@ fn unknown_roles_and_broken_logs_are_reported() {
     assert_eq!(found.sessions.len(), 1);
     assert!(kit::file_diag(&found.diagnostics, "malformed-head", ".hermes/sessions/session_s2.json").is_some());
     let read = kit::read::<HermesJson>(dir.path(), ".hermes/sessions/session_s1.json");
-    assert_eq!(kinds(&read.records), ["meta", "user"]);
+    assert_eq!(kinds(&read.records), ["meta", "compaction", "user"]);
+    assert_eq!(users(&read.records), ["hi"]);
     assert_eq!(read.diag_with("unknown-record-type", "critic").map(|d| d.count), Some(1));
 }
 
