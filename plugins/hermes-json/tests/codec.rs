@@ -76,8 +76,7 @@ fn a_log_reads_as_its_messages() {
             "tool_result",
             "assistant",
             "user",
-            "assistant",
-            "tool_result"
+            "assistant"
         ]
     );
     let meta = read.meta();
@@ -96,7 +95,7 @@ fn a_log_reads_as_its_messages() {
     assert_eq!(a[0].stop_reason.as_deref(), Some("tool_calls"));
     assert!(a.iter().all(|a| a.usage.is_none()));
     assert_eq!(tool_calls(&read.records), [("call_wc", "terminal", &json!({"command": "wc -l README.md"}))]);
-    assert_eq!(tool_results(&read.records), [("call_wc", "42 README.md", None), ("call_missing", "late output", None)]);
+    assert_eq!(tool_results(&read.records), [("call_wc", "42 README.md", None)]);
     // Reasoning once although both fields hold it; the Codex items opaque.
     let reasoning: Vec<_> = read
         .records
@@ -108,7 +107,7 @@ fn a_log_reads_as_its_messages() {
         .collect();
     assert_eq!(reasoning[0].text.as_deref(), Some("Use wc."));
     assert!(reasoning[1].text.is_none() && reasoning[1].encrypted);
-    assert_eq!(read.diag("orphan-tool-result").map(|d| d.count), Some(1));
+    assert!(read.diag("orphan-tool-result").is_none());
     assert_eq!(read.diag_with("unmapped-record-type", "session_meta").map(|d| d.count), Some(1));
     assert!(read.diag("unknown-record-type").is_none());
     // A record's span is its message's JSON inside the document.
@@ -149,14 +148,17 @@ fn unknown_roles_and_broken_logs_are_reported() {
     std::fs::create_dir_all(&sessions).unwrap();
     let doc = json!({"session_id": "s1", "session_start": "2026-05-01T00:00:00", "messages": [
         {"role": "user", "content": "[summary] earlier work", "_compressed_summary": true},
-        {"role": "user", "content": "hi"}, {"role": "critic", "content": "meh"}]});
+        {"role": "user", "content": "hi"}, {"role": "critic", "content": "meh"},
+        {"role": "tool", "content": "late output", "tool_call_id": "call_gone"}]});
     std::fs::write(sessions.join("session_s1.json"), doc.to_string()).unwrap();
     std::fs::write(sessions.join("session_s2.json"), b"[1, 2]").unwrap();
     let found = kit::discover::<HermesJson>(dir.path());
     assert_eq!(found.sessions.len(), 1);
     assert!(kit::file_diag(&found.diagnostics, "malformed-head", ".hermes/sessions/session_s2.json").is_some());
     let read = kit::read::<HermesJson>(dir.path(), ".hermes/sessions/session_s1.json");
-    assert_eq!(kinds(&read.records), ["meta", "compaction", "user"]);
+    // A result whose call a compression removed stays a tool result.
+    assert_eq!(kinds(&read.records), ["meta", "compaction", "user", "tool_result"]);
+    assert_eq!(read.diag("orphan-tool-result").map(|d| d.count), Some(1));
     assert_eq!(users(&read.records), ["hi"]);
     assert_eq!(read.diag_with("unknown-record-type", "critic").map(|d| d.count), Some(1));
 }
