@@ -82,7 +82,7 @@ fn info_describes_the_codec() {
     let info = Hermes::info();
     assert_eq!(info.harness, "hermes");
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=18.0.0, <31.0.0");
+    assert_eq!(info.native_versions, ">=1.0.0, <31.0.0");
     assert!(info.native_version_source.contains("schema_version"));
     assert_eq!(info.reads, vec!["hermes-state-db".to_string()]);
     assert!(info.writes.is_empty());
@@ -575,4 +575,32 @@ fn profiles_are_discovered_beside_the_default_database() {
         assert_eq!(one.native_id, s.native_id);
         kit::conformance::<Hermes>(home.path(), &s.locator, Spans::Rows);
     }
+}
+
+/// An early state.db (schema_version 4): the first columns only.
+#[test]
+fn an_early_schema_is_read_by_its_columns() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".hermes")).unwrap();
+    let conn = rusqlite::Connection::open(home.path().join(DB)).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (4);
+         CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, system_prompt TEXT,
+           parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL);
+         CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL,
+           content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL);
+         INSERT INTO sessions VALUES ('20250901_080000_abc', 'cli', 'old-model', 'be brief', NULL, 1756713600.0, NULL);
+         INSERT INTO messages (session_id, role, content, timestamp) VALUES
+           ('20250901_080000_abc', 'user', 'early prompt YEW-3', 1756713601.0),
+           ('20250901_080000_abc', 'assistant', 'early answer', 1756713602.0);",
+    )
+    .unwrap();
+    drop(conn);
+    let found = Hermes::discover(&Dir::native(home.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_version.as_deref(), Some("4"));
+    let read = kit::read::<Hermes>(home.path(), &found.sessions[0].locator);
+    assert_eq!(kinds(&read.records), ["meta", "system", "user", "assistant"]);
+    assert_eq!(users(&read.records), ["early prompt YEW-3"]);
+    assert_eq!(assistants(&read.records)[0].model.as_deref(), Some("old-model"));
 }
