@@ -6,7 +6,9 @@
 //! `last_updated`, `system_prompt`, `tools`, `message_count`, `messages`);
 //! the walk reads them one by one and stops at the first value the head
 //! cuts (a long tool list), so a large file costs a bounded read. A
-//! transcript's first line is the gateway's `session_meta`.
+//! transcript's first line is the gateway's `session_meta`. Exports of
+//! state.db rows are read too: `{"session": {…row…}, "messages": [rows]}`
+//! or a bare array of message rows.
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -30,12 +32,18 @@ pub struct Head {
     pub cwd: Option<String>,
     pub started_at: Option<String>,
     pub updated_at: Option<String>,
+    /// An export's `session.title`.
+    pub title: Option<String>,
+    /// An export's `session.system_prompt` (a log's is read by `read`).
+    pub system_prompt: Option<String>,
     first_prompt: Option<String>,
 }
 
 impl Head {
     pub fn title(&self) -> Option<String> {
-        self.first_prompt.as_deref().and_then(|t| trajhost_codec_sdk::text::title_of(t, TITLE_CHARS))
+        self.title
+            .clone()
+            .or_else(|| self.first_prompt.as_deref().and_then(|t| trajhost_codec_sdk::text::title_of(t, TITLE_CHARS)))
     }
 
     /// The head of a log (`session_<id>.json`).
@@ -52,6 +60,10 @@ impl Head {
     }
 
     fn message(&mut self, m: &Value) {
+        self.recognized |= str_of(m, "role").is_some();
+        if self.id.is_none() {
+            self.id = str_of(m, "session_id").filter(|s| !s.is_empty()).map(str::to_string);
+        }
         if self.first_prompt.is_none() && str_of(m, "role") == Some("user") && m.get("_compressed_summary").is_none() {
             let text = crate::messages::content(
                 m.get("content"),
@@ -87,6 +99,11 @@ fn value_at<'a, T: serde::Deserialize<'a>>(buf: &'a [u8]) -> Option<(T, usize)> 
 pub fn scan_log(buf: &[u8]) -> Head {
     let mut head = Head::default();
     let mut pos = skip_ws(buf, 0);
+    if buf.get(pos) == Some(&b'[') {
+        // An export of state.db rows: a bare array of messages.
+        scan_messages(&buf[pos..], &mut head);
+        return head;
+    }
     if buf.get(pos) != Some(&b'{') {
         return head;
     }
@@ -125,6 +142,20 @@ pub fn scan_log(buf: &[u8]) -> Head {
             "cwd" => head.cwd = text().or(head.cwd.take()),
             "model_config" if head.cwd.is_none() => {
                 head.cwd = value().and_then(|v| str_of(&v, "cwd").filter(|s| !s.is_empty()).map(str::to_string));
+            }
+            // An export's session row (state.db `sessions` columns).
+            "session" => {
+                if let Some(row) = value().filter(Value::is_object) {
+                    let text = |k: &str| str_of(&row, k).filter(|s| !s.is_empty()).map(str::to_string);
+                    head.recognized = true;
+                    head.id = text("id").or(head.id.take());
+                    head.model = text("model").or(head.model.take());
+                    head.cwd = text("cwd").or(head.cwd.take());
+                    head.title = text("title");
+                    head.started_at = row.get("started_at").and_then(time::of_value).or(head.started_at.take());
+                    head.updated_at = row.get("ended_at").and_then(time::of_value).or(head.updated_at.take());
+                    head.system_prompt = text("system_prompt");
+                }
             }
             "session_start" => head.started_at = value().as_ref().and_then(time::of_value),
             "last_updated" => head.updated_at = value().as_ref().and_then(time::of_value),

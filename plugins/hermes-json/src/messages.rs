@@ -69,6 +69,13 @@ impl Mapper {
     pub fn map(&mut self, n: usize, m: &Value, file: &str, offset: u64, diags: &mut Diagnostics) -> Vec<Made> {
         let role = str_of(m, "role").unwrap_or("");
         let mut out = Vec::new();
+        // Exported state.db rows carry `active`: 0 is a turn undone by a
+        // rewind (not compaction-archived history), as the state.db codec reads it.
+        let flag = |k: &str| m.get(k).and_then(|v| v.as_i64().or_else(|| v.as_bool().map(i64::from)));
+        if flag("active") == Some(0) && flag("compacted").unwrap_or(0) == 0 {
+            diags.add("rewound-message", Severity::Info, "active=0", Some(file), Some(offset));
+            return out;
+        }
         // Newer Hermes flags the summary a context compression leaves
         // (state.db's `_compressed_summary` column, the same key here).
         if m.get("_compressed_summary").is_some_and(|f| f.as_bool() == Some(true) || f.as_i64().is_some_and(|n| n != 0))
@@ -225,8 +232,23 @@ pub struct Content {
 /// media parts as attachments).
 pub fn content(value: Option<&Value>, role: &str, file: &str, offset: u64, diags: &mut Diagnostics) -> Content {
     let mut c = Content { text: String::new(), attachments: Vec::new() };
+    let decoded;
     let parts: Vec<&Value> = match value {
         None | Some(Value::Null) => return c,
+        // state.db's encoding of multi-part content, kept by row exports.
+        Some(Value::String(s)) if s.starts_with("\0json:") || s.starts_with("\u{1}json:") => {
+            match serde_json::from_str::<Value>(&s[6..]) {
+                Ok(v) => {
+                    decoded = v;
+                    return content(Some(&decoded), role, file, offset, diags);
+                }
+                Err(_) => {
+                    diags.add("malformed-field", Severity::Warning, "content", Some(file), Some(offset));
+                    c.text = s.clone();
+                    return c;
+                }
+            }
+        }
         Some(Value::String(s)) => {
             c.text = s.clone();
             return c;

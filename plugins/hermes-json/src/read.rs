@@ -89,15 +89,27 @@ impl Reader {
             }
             _ => {
                 let bytes = home.read_to_end(locator, MAX_LOG_BYTES).map_err(|e| fs_error(locator, e))?;
-                let top: std::collections::BTreeMap<String, &RawValue> = serde_json::from_slice(&bytes)
-                    .map_err(|e| CodecError::Malformed(format!("{locator}: not a Hermes session log: {e}")))?;
+                let malformed =
+                    |e: serde_json::Error| CodecError::Malformed(format!("{locator}: not a Hermes session log: {e}"));
+                // A log (or an export `{session, messages}`), else an
+                // export's bare array of message rows.
+                let top: std::collections::BTreeMap<String, &RawValue> = if bytes.trim_ascii_start().starts_with(b"[") {
+                    let raw: &RawValue = serde_json::from_slice(&bytes).map_err(malformed)?;
+                    std::collections::BTreeMap::from([("messages".to_string(), raw)])
+                } else {
+                    serde_json::from_slice(&bytes).map_err(malformed)?
+                };
                 let whole = SourceSpan { file: locator.to_string(), offset: 0, len: bytes.len() as u64 };
                 pending.push(meta(Some(whole)));
-                if let Some(raw) = top.get("system_prompt")
-                    && let Ok(Value::String(prompt)) = serde_json::from_str::<Value>(raw.get())
-                    && !prompt.is_empty()
-                {
-                    let (offset, len) = span_of(&bytes, raw);
+                let prompt = top.get("system_prompt").or_else(|| top.get("session")).and_then(|raw| {
+                    let text = match serde_json::from_str::<Value>(raw.get()).ok()? {
+                        Value::String(s) => s,
+                        Value::Object(row) => row.get("system_prompt")?.as_str()?.to_string(),
+                        _ => return None,
+                    };
+                    (!text.is_empty()).then(|| (text, span_of(&bytes, raw)))
+                });
+                if let Some((prompt, (offset, len))) = prompt {
                     pending.push(Record {
                         id: format!("{native_id}:system"),
                         body: Body::System { text: prompt },

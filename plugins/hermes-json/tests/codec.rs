@@ -172,3 +172,37 @@ fn sniff_tells_hermes_files_apart() {
     assert!(sniff("x.json", br#"{"sessionId":"a","messages":[]}"#).is_none(), "Gemini CLI's shape");
     assert!(sniff("x.json", br#"{"session_id":"a","items":[]}"#).is_none());
 }
+
+#[test]
+fn exports_of_state_db_rows_are_read() {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hermes/session-export/home");
+    let found = kit::discover::<HermesJson>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, ["hermes-export-0001", "hermes-export-0002"]);
+    let one = &found.sessions[0];
+    assert_eq!(one.title.as_deref(), Some("Export with a session row"));
+    assert_eq!(one.cwd.as_deref(), Some("/srv/export"));
+    assert_eq!(one.started_at.as_deref(), Some("2026-07-02T13:46:40.000Z"));
+    assert_eq!(found.sessions[1].title.as_deref(), Some("Describe this picture (ROWAN-8)."));
+
+    let locator = ".hermes/sessions/session_hermes-export-0001.json";
+    let read = kit::read::<HermesJson>(&home, locator);
+    assert_eq!(
+        kinds(&read.records),
+        ["meta", "system", "user", "reasoning", "assistant", "tool_call", "tool_result", "assistant"]
+    );
+    assert_eq!(read.meta().native_id, "hermes-export-0001");
+    assert_eq!(assistants(&read.records)[1].model.as_deref(), Some("test/model-z"));
+    assert_eq!(read.records[2].ts.as_deref(), Some("2026-07-02T13:46:41.250Z"));
+    kit::conformance::<HermesJson>(&home, locator, Spans::Bytes);
+
+    let locator = ".hermes/sessions/session_hermes-export-0002.json";
+    let read = kit::read::<HermesJson>(&home, locator);
+    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "user"]);
+    assert_eq!(users(&read.records), ["Describe this picture (ROWAN-8).", "Thanks."]);
+    let Body::User { attachments, .. } = &read.records[1].body else { panic!() };
+    assert_eq!(attachments[0].media_type.as_deref(), Some("image/jpeg"));
+    assert_eq!(read.diag("rewound-message").map(|d| d.count), Some(1));
+    kit::conformance::<HermesJson>(&home, locator, Spans::Bytes);
+}
