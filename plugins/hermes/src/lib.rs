@@ -32,6 +32,10 @@
 //! record gets the model in use at its time. Usage is recorded only as
 //! session totals, so `usage` stays `None`.
 //!
+//! The session files beside the store (`~/.hermes/sessions/session_<id>.json`
+//! logs and gateway `<id>.jsonl` transcripts, also per profile) are another
+//! layout, read by the `hermes-json` codec (`plugins/hermes-json`).
+//!
 //! Writing (`write`, `prepare`) is not implemented.
 
 pub mod layout;
