@@ -32,6 +32,10 @@
 //! record gets the model in use at its time. Usage is recorded only as
 //! session totals, so `usage` stays `None`.
 //!
+//! The session files beside the store (`~/.hermes/sessions/session_<id>.json`
+//! logs and gateway `<id>.jsonl` transcripts, also per profile) are another
+//! layout, read by the `hermes-json` codec (`plugins/hermes-json`).
+//!
 //! Writing (`write`, `prepare`) is not implemented.
 
 pub mod layout;
@@ -55,8 +59,10 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const CODEC: &str = concat!("hermes@", env!("CARGO_PKG_VERSION"));
 /// `state.db` schema versions this codec reads (`schema_version.version`:
 /// 22 in hermes-agent 0.19.0; upstream is at 30 with a superset of the
-/// columns read here).
-pub const NATIVE_VERSIONS: &str = ">=18.0.0, <31.0.0";
+/// columns read here). Every schema since the first keeps `sessions.id` and
+/// `messages(id, session_id, role, content, timestamp)`, and the codec checks
+/// the other columns before it selects them, so older stores are read too.
+pub const NATIVE_VERSIONS: &str = ">=1.0.0, <31.0.0";
 
 /// The Hermes codec.
 pub struct Hermes;

@@ -82,7 +82,7 @@ fn info_describes_the_codec() {
     let info = Hermes::info();
     assert_eq!(info.harness, "hermes");
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=18.0.0, <31.0.0");
+    assert_eq!(info.native_versions, ">=1.0.0, <31.0.0");
     assert!(info.native_version_source.contains("schema_version"));
     assert_eq!(info.reads, vec!["hermes-state-db".to_string()]);
     assert!(info.writes.is_empty());
@@ -538,4 +538,69 @@ fn profiles_are_discovered() {
     assert_eq!(locators, [locator(sid), format!(".hermes/profiles/work/state.db#{sid}")]);
     let read = read(home.path(), locators[1]);
     assert!(read.records.iter().all(|r| r.src.as_ref().unwrap().file == ".hermes/profiles/work/state.db"));
+}
+
+// ---------------------------------------------------------------- profiles
+
+/// `fixtures/hermes/profiles`: the default profile's state.db beside a named
+/// profile's, and a profile that never ran (see its PROVENANCE.md). By this
+/// crate's own path: a shared target dir may have compiled the testkit
+/// elsewhere.
+#[test]
+fn profiles_are_discovered_beside_the_default_database() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hermes/profiles/home");
+    let home = kit::copy_of(&fixture);
+    let found = Hermes::discover(&Dir::native(home.path())).unwrap();
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let got: Vec<(&str, &str, Option<&str>)> =
+        found.sessions.iter().map(|s| (s.native_id.as_str(), s.locator.as_str(), s.cwd.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            ("20260504_100000_aaaa01", ".hermes/state.db#20260504_100000_aaaa01", Some("/home/u/default-proj")),
+            (
+                "20260504_110000_bbbb02",
+                ".hermes/profiles/work/state.db#20260504_110000_bbbb02",
+                Some("/home/u/work-proj")
+            ),
+        ],
+        "locators are relative to HOME, the profile's database named"
+    );
+    assert!(found.sessions.iter().all(|s| s.native_version.as_deref() == Some("22")));
+    let read = kit::read::<Hermes>(home.path(), &found.sessions[1].locator);
+    assert_eq!(users(&read.records), ["work profile prompt ELM-2"]);
+    assert_eq!(read.records[1].src.as_ref().unwrap().file, ".hermes/profiles/work/state.db");
+    for s in &found.sessions {
+        let one = Hermes::inspect(&Dir::native(home.path()), &s.locator).unwrap();
+        assert_eq!(one.native_id, s.native_id);
+        kit::conformance::<Hermes>(home.path(), &s.locator, Spans::Rows);
+    }
+}
+
+/// An early state.db (schema_version 4): the first columns only.
+#[test]
+fn an_early_schema_is_read_by_its_columns() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".hermes")).unwrap();
+    let conn = rusqlite::Connection::open(home.path().join(DB)).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (4);
+         CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, system_prompt TEXT,
+           parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL);
+         CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL,
+           content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL);
+         INSERT INTO sessions VALUES ('20250901_080000_abc', 'cli', 'old-model', 'be brief', NULL, 1756713600.0, NULL);
+         INSERT INTO messages (session_id, role, content, timestamp) VALUES
+           ('20250901_080000_abc', 'user', 'early prompt YEW-3', 1756713601.0),
+           ('20250901_080000_abc', 'assistant', 'early answer', 1756713602.0);",
+    )
+    .unwrap();
+    drop(conn);
+    let found = Hermes::discover(&Dir::native(home.path())).unwrap();
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_version.as_deref(), Some("4"));
+    let read = kit::read::<Hermes>(home.path(), &found.sessions[0].locator);
+    assert_eq!(kinds(&read.records), ["meta", "system", "user", "assistant"]);
+    assert_eq!(users(&read.records), ["early prompt YEW-3"]);
+    assert_eq!(assistants(&read.records)[0].model.as_deref(), Some("old-model"));
 }

@@ -30,10 +30,18 @@
 //! **Versions.** `native_version` is `schema_meta.app_version`, the OpenClaw
 //! version that wrote the database.
 //!
+//! **Schemas.** Columns are checked, not assumed: stores without
+//! `event_zstd` (older ones, `doctor` imports) are read from `event_json`;
+//! without `transcript_event_identities` the active branch is recomputed
+//! from the entries' own `id` / `parentId`.
+//!
 //! The legacy JSONL transcripts (`agents/<agent>/sessions/*.jsonl`, up to
-//! 2026.7) are not read by this codec. Writing is not implemented.
+//! 2026.7) are read by the `openclaw-jsonl` codec (`plugins/openclaw-jsonl`),
+//! which shares the entry mapping (`trajhost-openclaw-core`). Writing is not
+//! implemented.
 
-pub mod events;
+/// The entry mapping, shared with the JSONL codec (`trajhost-openclaw-core`).
+pub use trajhost_openclaw_core::events;
 pub mod layout;
 pub mod read;
 pub mod sessions;
@@ -52,9 +60,12 @@ pub const HARNESS: &str = "openclaw";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `harness@version`, as `meta.codec` says it.
 pub const CODEC: &str = concat!("openclaw@", env!("CARGO_PKG_VERSION"));
-/// OpenClaw versions whose SQLite store this codec reads (the store
-/// appeared in 2026.8; the fixtures are 2026.9.6).
-pub const NATIVE_VERSIONS: &str = ">=2026.8.0, <2027.0.0";
+/// OpenClaw versions whose SQLite store this codec reads: the store came
+/// with the switch to SQLite (merged 2026-06-30, shipped around 2026.8; the
+/// lab fixtures are 2026.9.6). Older stores, and those `openclaw doctor
+/// --session-sqlite import` builds, have no `schema_meta` (no version: the
+/// layout decides) and only plain `event_json`; the range stays wide.
+pub const NATIVE_VERSIONS: &str = ">=2026.6.0, <2028.0.0";
 
 /// The OpenClaw codec.
 pub struct OpenClaw;

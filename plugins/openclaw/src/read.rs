@@ -32,7 +32,7 @@ use crate::layout::Locator;
 use crate::sessions::{self, sqlite_error};
 use crate::time::from_epoch_ms;
 use crate::{CODEC, HARNESS};
-use trajhost_codec_sdk::sql::Row;
+use trajhost_codec_sdk::sql::{self, Row};
 
 /// Events fetched per query.
 const PAGE_ROWS: u32 = 64;
@@ -58,6 +58,9 @@ pub struct Reader {
     writer: BatchWriter,
     diags: Diagnostics,
     pending: VecDeque<Record>,
+    /// The event columns the schema has (the others as `NULL`), qualified
+    /// by `e.` and unqualified.
+    event_columns: [String; 2],
     page: VecDeque<Vec<Value>>,
     columns: Vec<String>,
     /// The last `active_position` or `seq` fetched.
@@ -94,11 +97,28 @@ impl Reader {
         let window = Row { columns: &columns, values: &window };
         let version = sessions::app_version(&db);
 
+        // Which encodings of an event the schema has: stores written before
+        // large events were compressed (and `openclaw doctor` imports of
+        // JSONL transcripts) have only `event_json`.
+        let present = sql::table_columns(&db, "transcript_events").map_err(err)?;
+        if !present.contains("seq") || !(present.contains("event_json") || present.contains("event_zstd")) {
+            return Err(CodecError::Malformed(format!("{file}: transcript_events has no seq or event column")));
+        }
+        let event_columns = |q: &str| {
+            ["event_json", "event_zstd", "event_utf8_bytes"]
+                .iter()
+                .map(|c| sql::column_or_null(&present, q, c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         // The header: the first event, when it is a `session` entry.
         let rows = db
             .query(
-                "SELECT rowid AS trajhost_rowid, seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
-                 WHERE session_id = ? ORDER BY seq LIMIT 1",
+                &format!(
+                    "SELECT rowid AS trajhost_rowid, seq, {} FROM transcript_events \
+                     WHERE session_id = ? ORDER BY seq LIMIT 1",
+                    event_columns("")
+                ),
                 &[sid()],
             )
             .map_err(err)?;
@@ -137,7 +157,7 @@ impl Reader {
             }),
         };
 
-        let branch = branch(&db, &session, &file, &mut diags).map_err(err)?;
+        let branch = branch(&db, &session, &file, present.contains("event_json"), &mut diags).map_err(err)?;
         Ok(Reader {
             db,
             file,
@@ -147,6 +167,7 @@ impl Reader {
             writer: BatchWriter::new(options),
             diags,
             pending: VecDeque::from([meta]),
+            event_columns: [event_columns("e."), event_columns("")],
             page: VecDeque::new(),
             columns: Vec::new(),
             cursor: i64::MIN,
@@ -168,10 +189,11 @@ impl Reader {
         if self.exhausted {
             return Ok(false);
         }
+        let [qualified, plain] = &self.event_columns;
         let (sql, cursor_column) = match self.branch {
             Branch::Projection => (
                 format!(
-                    "SELECT a.active_position, e.rowid AS trajhost_rowid, e.seq, e.event_json, e.event_zstd, e.event_utf8_bytes \
+                    "SELECT a.active_position, e.rowid AS trajhost_rowid, e.seq, {qualified} \
                      FROM session_transcript_active_events a JOIN transcript_events e \
                        ON e.session_id = a.session_id AND e.seq = a.event_seq \
                      WHERE a.session_id = ? AND a.active_position > ? ORDER BY a.active_position LIMIT {PAGE_ROWS}"
@@ -180,7 +202,7 @@ impl Reader {
             ),
             Branch::Seqs(_) => (
                 format!(
-                    "SELECT rowid AS trajhost_rowid, seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
+                    "SELECT rowid AS trajhost_rowid, seq, {plain} FROM transcript_events \
                      WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT {PAGE_ROWS}"
                 ),
                 "seq",
@@ -247,6 +269,7 @@ fn branch(
     db: &Database,
     session: &str,
     file: &str,
+    has_event_json: bool,
     diags: &mut Diagnostics,
 ) -> Result<Branch, trajhost_codec_sdk::sqlite::SqliteError> {
     let sid = || Value::Text(session.to_string());
@@ -283,11 +306,21 @@ fn branch(
             }
         }
     }
-    // Recompute from the parentId chain.
-    let Ok(rows) =
-        db.query("SELECT seq, event_id, parent_id FROM transcript_event_identities WHERE session_id = ?", &[sid()])
-    else {
+    // Recompute from the parentId chain: the identities OpenClaw keeps, else
+    // (older stores) the entries' own `id` / `parentId`.
+    let identities = sql::table_columns(db, "transcript_event_identities")?;
+    let query = if ["seq", "event_id", "parent_id"].iter().all(|c| identities.contains(*c)) {
+        "SELECT seq, event_id, parent_id FROM transcript_event_identities WHERE session_id = ?"
+    } else if has_event_json {
+        "SELECT seq, json_extract(event_json, '$.id') AS event_id, json_extract(event_json, '$.parentId') AS parent_id \
+         FROM transcript_events WHERE session_id = ? AND json_valid(event_json) \
+           AND json_extract(event_json, '$.type') <> 'session'"
+    } else {
         diags.add("active-branch-unknown", Severity::Warning, "no transcript_event_identities", Some(file), None);
+        return Ok(Branch::Seqs(None));
+    };
+    let Ok(rows) = db.query(query, &[sid()]) else {
+        diags.add("active-branch-unknown", Severity::Warning, "transcript_event_identities", Some(file), None);
         return Ok(Branch::Seqs(None));
     };
     let columns = rows.columns();
@@ -309,6 +342,15 @@ fn branch(
             Some(file),
             None,
         );
+        return Ok(Branch::Seqs(None));
+    }
+    // Several parentless entries besides the header are a forest (a writer
+    // that kept no tree, e.g. an import of such a transcript): no branch is
+    // the conversation, so every event is.
+    let roots =
+        parents.iter().filter(|(id, (_, parent))| parent.as_deref().is_none_or(|p| p == session) && *id != session);
+    if roots.count() > 1 {
+        diags.add("several-roots", Severity::Info, "parentId", Some(file), None);
         return Ok(Branch::Seqs(None));
     }
     let mut id = leaf.filter(|l| parents.contains_key(l)).or(last.map(|(_, id)| id));

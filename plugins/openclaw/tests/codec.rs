@@ -159,7 +159,7 @@ fn info_describes_the_codec() {
     let info = OpenClaw::info();
     assert_eq!(info.harness, "openclaw");
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=2026.8.0, <2027.0.0");
+    assert_eq!(info.native_versions, ">=2026.6.0, <2028.0.0");
     assert!(info.native_version_source.contains("app_version"));
     assert!(info.writes.is_empty());
     assert_eq!(info.session_globs, vec![".openclaw/agents/*/agent/openclaw-agent.sqlite".to_string()]);
@@ -661,4 +661,62 @@ fn events_off_the_active_branch_are_counted_not_read() {
     }
     assert!(!later.is_empty());
     assert_eq!(recomputed.diag("off-branch-event").unwrap().count, later.len() as u32);
+}
+
+// ---------------------------------------------------------------- an older store
+
+/// `fixtures/openclaw/sqlite-event-json`: a hand-written store without
+/// `schema_meta`, `session_nodes`, `event_zstd` or the identity and
+/// projection tables (see its PROVENANCE.md).
+fn older_store() -> tempfile::TempDir {
+    // This crate's own path: the testkit's `fixtures_root` is fixed when the
+    // testkit is compiled, which a shared target dir may have done elsewhere.
+    kit::copy_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/openclaw/sqlite-event-json/home"))
+}
+
+const OLD_A: &str = "0c0ffee0-0000-4000-8000-000000000001";
+const OLD_B: &str = "0c0ffee0-0000-4000-8000-000000000002";
+const OLD_D: &str = "0c0ffee0-0000-4000-8000-000000000004";
+
+#[test]
+fn an_older_store_with_only_event_json_is_discovered_and_read() {
+    let home = older_store();
+    let found = OpenClaw::discover(&Dir::native(home.path())).unwrap();
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, [OLD_A, OLD_B, OLD_D], "the window without events is not listed");
+    assert!(kit::diag(&found.diagnostics, "empty-session").is_some(), "{:?}", found.diagnostics);
+    let a = &found.sessions[0];
+    assert_eq!(a.native_version, None, "no schema_meta: no version");
+    assert_eq!(a.cwd.as_deref(), Some("/work/garden"));
+    assert_eq!(a.title.as_deref(), Some("which bed gets the TOMATO-17 seedlings?"));
+    assert_eq!(found.sessions[1].title.as_deref(), Some("after reset"));
+
+    // The branch is recomputed from the entries' id / parentId: the
+    // abandoned answer (e3, a sibling of e4) is counted, not read.
+    let read = kit::read::<OpenClaw>(home.path(), &locator(OLD_A));
+    assert_eq!(
+        kinds(&read.records),
+        ["meta", "observation", "user", "assistant", "tool_call", "tool_result", "assistant"]
+    );
+    assert_eq!(users(&read.records), ["which bed gets the TOMATO-17 seedlings?"]);
+    let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(texts, ["Let me read the plan.", "Bed 3 gets them."]);
+    assert_eq!(tool_results(&read.records), [("call_plan", "bed 3: TOMATO-17", Some(true))]);
+    let off = read.diag("off-branch-event").expect("e3 is counted");
+    assert_eq!(off.count, 1);
+    assert!(read.diag("active-branch-recomputed").is_some());
+    assert!(read.diag("active-branch-unknown").is_none());
+    assert!(read.diag("malformed-event").is_none(), "{:?}", read.diagnostics);
+    assert_eq!(read.meta().native_version, None);
+
+    let read = kit::read::<OpenClaw>(home.path(), &locator(OLD_B));
+    assert_eq!(kinds(&read.records), ["meta", "user", "reasoning", "assistant"]);
+    assert_eq!(users(&read.records), ["water bed 3 at dawn"]);
+    // A forest (two entries under the header): every event is read.
+    let read = kit::read::<OpenClaw>(home.path(), &locator(OLD_D));
+    assert_eq!(kinds(&read.records), ["meta", "observation", "user", "assistant"]);
+    assert!(read.diag("several-roots").is_some() && read.diag("off-branch-event").is_none());
+    for id in [OLD_A, OLD_B, OLD_D] {
+        kit::conformance::<OpenClaw>(home.path(), &locator(id), Spans::Rows);
+    }
 }

@@ -1,5 +1,6 @@
-//! `transcript_events`: Pi-style session entries (format version 4), one per
-//! row, as JSON in `event_json` or zstd-compressed in `event_zstd`.
+//! Pi-style session entries: one per `transcript_events` row of the SQLite
+//! store (JSON in `event_json`, or zstd-compressed in `event_zstd`), one per
+//! line of a legacy JSONL transcript.
 //!
 //! An entry's `type` is its native record type; for `message` entries the
 //! message `role` refines it. Every type and role is either mapped (see
