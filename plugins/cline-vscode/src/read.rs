@@ -143,7 +143,10 @@ fn valid_ms(ms: i64) -> Option<i64> {
 /// no file: none.
 fn ui_times(home: &Dir, paths: &TaskPaths, diags: &mut Diagnostics) -> BTreeMap<i64, i64> {
     let mut out = BTreeMap::new();
-    let path = paths.file(layout::UI_MESSAGES);
+    let mut path = paths.file(layout::UI_MESSAGES);
+    if home.stat(&path).is_err() && home.stat(&paths.file(layout::LEGACY_UI_MESSAGES)).is_ok() {
+        path = paths.file(layout::LEGACY_UI_MESSAGES);
+    }
     let bytes = match home.read_to_end(&path, MAX_UI_BYTES) {
         Ok(b) => b,
         Err(FsError::NotFound(_)) => return out,
@@ -153,7 +156,7 @@ fn ui_times(home: &Dir, paths: &TaskPaths, diags: &mut Diagnostics) -> BTreeMap<
         }
     };
     let Ok(messages) = serde_json::from_slice::<Vec<UiMessage>>(&bytes) else {
-        diags.add("malformed-file", Severity::Warning, "ui_messages.json", Some(&path), None);
+        diags.add("malformed-file", Severity::Warning, "ClineMessage[]", Some(&path), None);
         return out;
     };
     for m in messages {

@@ -539,6 +539,9 @@ fn a_database_without_task_path_is_discovered_and_read() {
     assert_eq!(assistants(&read.records)[1].text, "Two notes: todo.md and ideas.md.");
     assert_eq!(assistants(&read.records)[1].model.as_deref(), Some("claude-old"));
     kit::check_spans(home.path(), &read, Spans::Rows);
+    for id in ids {
+        kit::conformance::<DeepAgents>(home.path(), &locator(id), Spans::Rows);
+    }
 }
 
 #[test]
