@@ -3,7 +3,7 @@
 //!
 //! | native                                             | canonical                                        |
 //! |----------------------------------------------------|--------------------------------------------------|
-//! | user `text` block: `<task>` / typed text           | `user`                                           |
+//! | user `text` block: `<task>` / typed text           | `user` (`@` mention contents after `</task>`: `observation` `mentions`) |
 //! | user `text` block: `[<tool> …] Result:` (+ blocks) | `tool_result` of the next unanswered call        |
 //! | user `text` block: `Tool [..] was not executed …`  | `observation` `tool_skipped` (the call stays unanswered) |
 //! | user `text` block: injected context                | `observation` (`environment_details`, `task_progress`, `task_resumption`, `harness_error`) |
@@ -119,7 +119,13 @@ fn user(blocks: &[Block<'_>], pairing: &mut Pairing, cx: &mut Ctx<'_>) -> Vec<Ma
                     kind => {
                         close(&mut open, &mut out);
                         match kind {
-                            UserText::Task(t) | UserText::Typed(t) => out.push(typed(t)),
+                            UserText::Task(t, mentions) => {
+                                out.push(typed(t));
+                                if let Some(m) = mentions {
+                                    out.push(Body::Observation { subtype: "mentions".into(), text: Some(m.into()) });
+                                }
+                            }
+                            UserText::Typed(t) => out.push(typed(t)),
                             // The header stays: it is what the model reads.
                             UserText::ToolResult { .. } => {
                                 open = Some(Open { call_id: next_call(pairing, cx, n), content: text.to_string() })

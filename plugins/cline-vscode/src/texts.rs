@@ -4,7 +4,7 @@
 //!
 //! | text                                                   | what it is                                   |
 //! |--------------------------------------------------------|----------------------------------------------|
-//! | `<task>\n…\n</task>`                                   | the task the person typed                    |
+//! | `<task>\n…\n</task>` (+ mention contents)             | the task the person typed (+ injected files) |
 //! | `[<tool> for '…'] Result:` (+ content, or content in the next blocks) | a tool result                 |
 //! | `Tool [<name>] was not executed because …`             | a call the harness skipped                   |
 //! | `<environment_details>…`                               | injected context                             |
@@ -20,7 +20,9 @@
 /// What one user text block is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UserText<'a> {
-    Task(&'a str),
+    /// The task, and what Cline appended after `</task>` (the content of
+    /// `@` mentions: `<file_content …>`, `<url_content …>`), if anything.
+    Task(&'a str, Option<&'a str>),
     /// A tool result: the tool label inside the brackets and the content
     /// after `Result:` (empty when it comes in the following blocks).
     ToolResult {
@@ -34,8 +36,11 @@ pub enum UserText<'a> {
 
 pub fn classify(text: &str) -> UserText<'_> {
     let trimmed = text.trim_start();
-    if let Some(inner) = wrapped(trimmed, "task") {
-        return UserText::Task(inner);
+    if let Some(rest) = trimmed.strip_prefix("<task>")
+        && let Some(end) = rest.find("</task>")
+    {
+        let after = rest[end + "</task>".len()..].trim();
+        return UserText::Task(trim_newlines(&rest[..end]), (!after.is_empty()).then_some(after));
     }
     if let Some((label, content)) = result_header(trimmed) {
         return UserText::ToolResult { label, content };
@@ -81,13 +86,6 @@ pub fn result_body(text: &str) -> &str {
 /// The tool name of a result label (`read_file for 'x'` → `read_file`).
 pub fn label_tool(label: &str) -> &str {
     label.split(" for ").next().unwrap_or(label).trim()
-}
-
-/// The inside of `<tag>…</tag>` when `text` is exactly that (surrounding
-/// whitespace and one newline inside each tag aside).
-pub fn wrapped<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
-    let inner = text.trim().strip_prefix(&format!("<{tag}>"))?.strip_suffix(&format!("</{tag}>"))?;
-    Some(trim_newlines(inner))
 }
 
 fn trim_newlines(s: &str) -> &str {
@@ -228,7 +226,11 @@ mod tests {
 
     #[test]
     fn classifies_user_texts() {
-        assert_eq!(classify("<task>\nFix it — ✓\n</task>"), UserText::Task("Fix it — ✓"));
+        assert_eq!(classify("<task>\nFix it — ✓\n</task>"), UserText::Task("Fix it — ✓", None));
+        assert_eq!(
+            classify("<task>\nsee @/a.rs\n</task>\n\n<file_content path=\"a.rs\">x</file_content>"),
+            UserText::Task("see @/a.rs", Some("<file_content path=\"a.rs\">x</file_content>"))
+        );
         assert_eq!(
             classify("[read_file for 'a.rs'] Result:\nfn main() {}"),
             UserText::ToolResult { label: "read_file for 'a.rs'", content: "fn main() {}" }
