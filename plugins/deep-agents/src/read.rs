@@ -202,7 +202,11 @@ fn conversation(
     // The `messages` writes from the snapshot on, in LangGraph's order.
     // LangGraph before `task_path` (checkpoint-sqlite < 2.0.?) keyed writes
     // by `(checkpoint_id, task_id, idx)` only: the missing column sorts as ''.
-    let task_path = if sql::table_columns(db, "writes")?.contains("task_path") { "task_path" } else { "''" };
+    let writes = sql::table_columns(db, "writes")?;
+    if writes.is_empty() {
+        return Ok(list);
+    }
+    let task_path = if writes.contains("task_path") { "task_path" } else { "''" };
     let mut cursor = (start.unwrap_or("").to_string(), String::new(), String::new(), -1i64);
     loop {
         let rows = db.query(

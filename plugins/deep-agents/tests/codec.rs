@@ -554,3 +554,15 @@ fn an_overwrite_write_replaces_the_message_list() {
     assert!(read.diag("overwritten-messages").is_some(), "{:?}", read.diagnostics);
     assert!(read.diag("unknown-record-type").is_none(), "{:?}", read.diagnostics);
 }
+
+#[test]
+fn a_database_of_checkpoints_without_writes_is_read_from_its_snapshot() {
+    let home = kit::copy_of(&old_home());
+    let conn = rusqlite::Connection::open(home.path().join(DB)).unwrap();
+    conn.execute("DROP TABLE writes", []).unwrap();
+    drop(conn);
+    let found = kit::discover::<DeepAgents>(home.path());
+    assert_eq!(found.sessions.len(), 2, "{:?}", found.diagnostics);
+    let read = read(home.path(), &locator("th-old-overwrite"));
+    assert_eq!(users(&read.records), ["First draft prompt"]);
+}
