@@ -125,7 +125,7 @@ fn user(blocks: &[Block<'_>], pairing: &mut Pairing, cx: &mut Ctx<'_>) -> Vec<Ma
                                     out.push(Body::Observation { subtype: "mentions".into(), text: Some(m.into()) });
                                 }
                             }
-                            UserText::Typed(t) => out.push(typed(t)),
+                            UserText::Typed(t) => out.extend(typed_text(t)),
                             // The header stays: it is what the model reads.
                             UserText::ToolResult { .. } => {
                                 open = Some(Open { call_id: next_call(pairing, cx, n), content: text.to_string() })
@@ -173,6 +173,22 @@ fn user(blocks: &[Block<'_>], pairing: &mut Pairing, cx: &mut Ctx<'_>) -> Vec<Ma
             _ => out.push(Body::User { text: String::new(), attachments }),
         }
     }
+    out
+}
+
+/// A text that is not a known harness wrapper: what the person typed. When
+/// it holds `<feedback>`-style tags (Cline's `tooManyMistakes` and similar
+/// prompts around typed text), only their inside was typed.
+fn typed_text(text: &str) -> Vec<Made> {
+    let inside = texts::typed_inside(text);
+    if inside.is_empty() {
+        return vec![typed(text)];
+    }
+    let mut out = Vec::new();
+    if !texts::outside_typed(text).trim().is_empty() {
+        out.push(Body::Observation { subtype: "feedback_prompt".into(), text: Some(text.into()) });
+    }
+    out.extend(inside.into_iter().map(typed));
     out
 }
 

@@ -109,12 +109,26 @@ pub fn inner_all<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
 
 /// What a person typed inside a tool result or resumption notice.
 pub fn typed_inside(text: &str) -> Vec<&str> {
-    let mut out = inner_all(text, "feedback");
-    out.extend(inner_all(text, "answer"));
-    out.extend(inner_all(text, "user_message"));
+    let mut out: Vec<&str> = TYPED_TAGS.iter().flat_map(|tag| inner_all(text, tag)).collect();
     out.retain(|t| !t.trim().is_empty());
     out
 }
+
+/// `text` without its `<feedback>`, `<answer>` and `<user_message>` spans.
+pub fn outside_typed(text: &str) -> String {
+    let mut out = text.to_string();
+    for tag in TYPED_TAGS {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        while let Some(start) = out.find(&open) {
+            let Some(end) = out[start..].find(&close) else { break };
+            out.replace_range(start..start + end + close.len(), "");
+        }
+    }
+    out
+}
+
+/// The tags Cline wraps typed text in.
+const TYPED_TAGS: [&str; 3] = ["feedback", "answer", "user_message"];
 
 /// Whether a result's content is the harness's error wrapper
 /// (`formatResponse.toolError`).
@@ -122,15 +136,17 @@ pub fn is_tool_error(content: &str) -> bool {
     content.trim_start().starts_with("The tool execution failed with the following error:")
 }
 
-/// The markers Cline appends to an assistant message cut short
-/// (`[Response interrupted by user]`, `[Response interrupted by API Error]`):
-/// the model's text and the marker.
+/// The marker Cline appends to an assistant message it cut short
+/// (`[Response interrupted by user]`, `… by API Error]`, `… by user
+/// feedback]`, `… by a tool use result. Only one tool may be used at a time
+/// …]`): the model's text and the marker.
 pub fn split_interruption(text: &str) -> (&str, Option<&str>) {
     let trimmed = text.trim_end();
-    for marker in ["[Response interrupted by user]", "[Response interrupted by API Error]"] {
-        if let Some(before) = trimmed.strip_suffix(marker) {
-            return (before.trim_end(), Some(marker));
-        }
+    if trimmed.ends_with(']')
+        && let Some(at) = trimmed.rfind("[Response interrupted by ")
+        && !trimmed[at..].contains('\n')
+    {
+        return (trimmed[..at].trim_end(), Some(&trimmed[at..]));
     }
     (text, None)
 }
@@ -261,6 +277,8 @@ mod tests {
         let r =
             "[TASK RESUMPTION] …\n\nNew instructions for task continuation:\n<user_message>\ngo on\n</user_message>";
         assert_eq!(typed_inside(r), ["go on"]);
+        assert_eq!(outside_typed("<feedback>\nx\n</feedback>").trim(), "");
+        assert_eq!(outside_typed("You seem stuck:\n<feedback>\nx\n</feedback>").trim(), "You seem stuck:");
         assert!(is_tool_error("The tool execution failed with the following error:\n<error>\nx\n</error>"));
     }
 
@@ -272,6 +290,10 @@ mod tests {
         );
         assert_eq!(split_interruption("Half a thought\n\n[Response interrupted by API Error]").0, "Half a thought");
         assert_eq!(split_interruption("All done."), ("All done.", None));
+        let tool = "<read_file>\n<path>a</path>\n</read_file>\n\n[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]";
+        let (said, marker) = split_interruption(tool);
+        assert_eq!(said, "<read_file>\n<path>a</path>\n</read_file>");
+        assert!(marker.unwrap().starts_with("[Response interrupted by a tool use result."));
     }
 
     #[test]

@@ -150,6 +150,7 @@ fn xml_tool_uses_pair_with_their_results() {
     let expected = [
         "meta", "user", "observation", "observation", "assistant", "tool_call", "tool_result", "observation",
         "assistant", "tool_call", "tool_result", "user", "observation", "assistant",
+        "assistant", "observation", "tool_call", "tool_result", "user", "observation",
     ];
     assert_eq!(kinds(&read.records), expected);
     let calls = tool_calls(&read.records);
@@ -159,7 +160,10 @@ fn xml_tool_uses_pair_with_their_results() {
     assert_eq!(results[0].0, calls[0].0);
     assert_eq!(results[0].1, "[read_file for 'build.sh'] Result:\n#!/bin/sh\nmake all", "content from the next block");
     assert_eq!(results[1].0, calls[1].0);
-    assert_eq!(users(&read.records), ["What does @/build.sh do?", "and the tests?"]);
+    assert_eq!(users(&read.records), ["What does @/build.sh do?", "and the tests?", "use the Makefile"]);
+    assert_eq!(observations_of(&read.records, "interrupted"), ["[Response interrupted by user feedback]"]);
+    assert_eq!((calls[2].1, calls[2].2), ("write_to_file", &json!({"path": "test.sh", "content": "make test"})));
+    assert!(results[2].1.ends_with("<feedback>\nuse the Makefile\n</feedback>"), "{}", results[2].1);
     let mentions = observations_of(&read.records, "mentions");
     assert_eq!(mentions, ["<file_content path=\"build.sh\">\n#!/bin/sh\nmake all\n</file_content>"]);
     assert!(assistants(&read.records)[0].text.contains("<read_file>"), "the text stays as the model wrote it");
@@ -190,7 +194,7 @@ fn a_loose_copy_is_sniffed_and_read() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("api_conversation_history.json"), &bytes).unwrap();
     let read = kit::read::<ClineVscode>(dir.path(), "api_conversation_history.json");
-    assert_eq!(users(&read.records), ["What does @/build.sh do?", "and the tests?"]);
+    assert_eq!(users(&read.records).len(), 3);
     assert_eq!(read.meta().cwd.as_deref(), Some("/home/user/shop"));
 }
 
