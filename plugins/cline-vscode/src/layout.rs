@@ -23,8 +23,9 @@ pub const EXTENSION: &str = "saoudrizwan.claude-dev";
 /// `state/` itself.
 pub const FILE_HOST: &str = ".cline/data";
 
-/// `User/globalStorage` of VS Code and its forks, Linux and macOS, plus the
-/// remote servers' data dirs (SSH, Codespaces, Cursor's server).
+/// `User/globalStorage` of VS Code and its forks on Linux (also Flatpak),
+/// macOS and Windows (a home copied from one), plus the remote servers'
+/// data dirs (SSH, Codespaces, Cursor's server).
 pub const STORAGES: &[&str] = &[
     ".config/Code/User/globalStorage",
     ".config/Code - Insiders/User/globalStorage",
@@ -44,6 +45,13 @@ pub const STORAGES: &[&str] = &[
     "Library/Application Support/Windsurf/User/globalStorage",
     "Library/Application Support/Trae/User/globalStorage",
     "Library/Application Support/Kiro/User/globalStorage",
+    ".var/app/com.visualstudio.code/config/Code/User/globalStorage",
+    ".var/app/com.vscodium.codium/config/VSCodium/User/globalStorage",
+    "AppData/Roaming/Code/User/globalStorage",
+    "AppData/Roaming/Code - Insiders/User/globalStorage",
+    "AppData/Roaming/VSCodium/User/globalStorage",
+    "AppData/Roaming/Cursor/User/globalStorage",
+    "AppData/Roaming/Windsurf/User/globalStorage",
 ];
 
 pub const TASKS: &str = "tasks";

@@ -40,7 +40,9 @@ fn info_describes_the_layout() {
     assert_eq!((info.harness.as_str(), info.codec_version.as_str()), ("cline", "0.1.0-vscode"));
     assert_eq!(info.native_versions, ">=0.0.0, <4.0.0");
     assert!(info.writes.is_empty());
-    for root in [CODE, MAC, CURSOR, CODIUM, ".cline/data"] {
+    let windows = "AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev";
+    let codespaces = ".vscode-remote/data/User/globalStorage/saoudrizwan.claude-dev";
+    for root in [CODE, MAC, CURSOR, CODIUM, windows, codespaces, ".cline/data"] {
         assert!(info.session_globs.iter().any(|g| kit::glob_matches(g, &locator(root, "17"))), "{root}");
     }
     assert!(!info.session_globs.iter().any(|g| kit::glob_matches(g, ".cline/data/sessions/a/a.messages.json")));
