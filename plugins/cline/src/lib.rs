@@ -27,7 +27,8 @@
 //! document.
 //!
 //! The VS Code extension's task layout (`tasks/<id>/…` under VS Code's
-//! global storage) is not read by this codec. Writing is not implemented.
+//! global storage) is read by the `0.1.0-vscode` codec
+//! (`plugins/cline-vscode`), not this one. Writing is not implemented.
 
 pub mod discover;
 pub mod layout;

@@ -51,8 +51,10 @@ pub const HARNESS: &str = "deep-agents";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `harness@version`, as `meta.codec` says it.
 pub const CODEC: &str = concat!("deep-agents@", env!("CARGO_PKG_VERSION"));
-/// deepagents-code versions whose threads this codec reads.
-pub const NATIVE_VERSIONS: &str = ">=0.1.0, <0.2.0";
+/// deepagents-code versions whose threads this codec reads: the store is
+/// LangGraph's checkpointer, whose tables and serializer do not follow the
+/// CLI's version (older LangGraph without `writes.task_path` is read too).
+pub const NATIVE_VERSIONS: &str = ">=0.0.0, <1.0.0";
 
 /// The Deep Agents codec.
 pub struct DeepAgents;

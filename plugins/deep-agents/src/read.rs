@@ -39,7 +39,7 @@ use crate::msgpack;
 use crate::threads::{self, sqlite_error};
 use crate::time::{rfc3339_utc, uuid6_ms};
 use crate::{CODEC, HARNESS};
-use trajhost_codec_sdk::sql::Row;
+use trajhost_codec_sdk::sql::{self, Row};
 
 /// Writes fetched per query.
 const PAGE_ROWS: u32 = 64;
@@ -200,14 +200,21 @@ fn conversation(
     }
 
     // The `messages` writes from the snapshot on, in LangGraph's order.
+    // LangGraph before `task_path` (checkpoint-sqlite < 2.0.?) keyed writes
+    // by `(checkpoint_id, task_id, idx)` only: the missing column sorts as ''.
+    let writes = sql::table_columns(db, "writes")?;
+    if writes.is_empty() {
+        return Ok(list);
+    }
+    let task_path = if writes.contains("task_path") { "task_path" } else { "''" };
     let mut cursor = (start.unwrap_or("").to_string(), String::new(), String::new(), -1i64);
     loop {
         let rows = db.query(
             &format!(
-                "SELECT rowid AS trajhost_rowid, checkpoint_id, task_path, task_id, idx, type, value FROM writes \
-                 WHERE thread_id = ? AND checkpoint_ns = '' AND channel = 'messages' \
-                   AND (checkpoint_id, task_path, task_id, idx) > (?, ?, ?, ?) \
-                 ORDER BY checkpoint_id, task_path, task_id, idx LIMIT {PAGE_ROWS}"
+                "SELECT rowid AS trajhost_rowid, checkpoint_id, {task_path} AS task_path, task_id, idx, type, value \
+                 FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel = 'messages' \
+                   AND (checkpoint_id, {task_path}, task_id, idx) > (?, ?, ?, ?) \
+                 ORDER BY checkpoint_id, {task_path}, task_id, idx LIMIT {PAGE_ROWS}"
             ),
             &[
                 tid(),
@@ -245,6 +252,14 @@ fn conversation(
             ) else {
                 continue;
             };
+            // `Overwrite(value)` (serialized `{"__overwrite__": value}`)
+            // replaces the channel's value instead of going through
+            // `add_messages`.
+            if let Some(replacement) = overwrite(&value) {
+                list = entries(replacement, rowid, false, ts, file, diags);
+                diags.add("overwritten-messages", Severity::Info, "Overwrite write", Some(file), Some(rowid as u64));
+                continue;
+            }
             let written = entries(&value, rowid, false, ts, file, diags);
             messages::reduce(&mut list, written, file, diags);
         }
@@ -253,6 +268,25 @@ fn conversation(
         }
     }
 }
+
+/// The value of a LangGraph `Overwrite` write: the
+/// `langgraph.types.Overwrite` object (msgpack extension, its fields
+/// `{value, type: "__overwrite__"}`), or the plain `{"__overwrite__": value}`
+/// form.
+fn overwrite(value: &Json) -> Option<&Json> {
+    let Json::Object(map) = value else { return None };
+    if map.len() == 1 {
+        return map.get(OVERWRITE);
+    }
+    let fields = match map.get("name").and_then(Json::as_str) {
+        Some("Overwrite") => map.get("value")?,
+        _ => value,
+    };
+    (fields.get("type").and_then(Json::as_str) == Some(OVERWRITE)).then(|| fields.get("value")).flatten()
+}
+
+/// The key LangGraph serializes an `Overwrite` under.
+const OVERWRITE: &str = "__overwrite__";
 
 /// The messages of a channel value (one message or a list).
 fn entries(

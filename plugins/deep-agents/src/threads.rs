@@ -13,7 +13,7 @@
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::discovery::FileProblems;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::sql::Row;
+use trajhost_codec_sdk::sql::{self, Row};
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
@@ -92,15 +92,26 @@ fn meta(a: &str, path: &str) -> String {
 
 fn list(home: &Dir, db: &str, size: u64, only: Option<&str>) -> Result<Vec<Thread>, SqliteError> {
     let conn = Database::open(home, db)?;
+    // Older LangGraph writes tables have no `task_path` (see `read`); a
+    // database of checkpoints alone has no `writes` at all.
+    let writes = sql::table_columns(&conn, "writes")?;
+    let task_path = if writes.contains("task_path") { "w.task_path" } else { "''" };
+    let first_messages = if writes.is_empty() {
+        "NULL".to_string()
+    } else {
+        format!(
+            "(SELECT w.value FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' \
+               AND w.channel = 'messages' AND w.type = 'msgpack' \
+               ORDER BY w.checkpoint_id, {task_path}, w.task_id, w.idx LIMIT 1)"
+        )
+    };
     let sql = format!(
         "SELECT c.thread_id, c.checkpoint_id, c.rowid AS trajhost_rowid, \
            {cwd} AS cwd, {branch} AS git_branch, {version} AS version, {integration} AS integration_version, \
            {steps} AS steps_since_snapshot, \
            (SELECT {started} FROM checkpoints f WHERE f.thread_id = c.thread_id AND f.checkpoint_ns = '' \
               ORDER BY f.checkpoint_id LIMIT 1) AS started_at, \
-           (SELECT w.value FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = '' \
-              AND w.channel = 'messages' AND w.type = 'msgpack' \
-              ORDER BY w.checkpoint_id, w.task_path, w.task_id, w.idx LIMIT 1) AS first_messages \
+           {first_messages} AS first_messages \
          FROM checkpoints c \
          WHERE c.checkpoint_ns = '' {filter} AND c.checkpoint_id = \
            (SELECT max(m.checkpoint_id) FROM checkpoints m WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = '') \

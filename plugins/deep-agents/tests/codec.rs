@@ -99,7 +99,7 @@ fn info_describes_the_codec() {
     let info = DeepAgents::info();
     assert_eq!(info.harness, "deep-agents");
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.1.0, <0.2.0");
+    assert_eq!(info.native_versions, ">=0.0.0, <1.0.0");
     assert!(info.native_version_source.contains("lc_versions"));
     assert!(info.writes.is_empty());
     assert_eq!(info.session_globs, vec![DB.to_string(), ".deepagents/sessions.db".to_string()]);
@@ -507,4 +507,62 @@ fn a_full_snapshot_in_the_latest_checkpoint_is_the_starting_list() {
     assert_eq!(kinds(&read.records), ["meta", "user", "assistant"]);
     assert_eq!(users(&read.records), ["snapshot prompt"]);
     assert_eq!(assistants(&read.records)[0].text, "after the snapshot");
+}
+
+// ---------------------------------------------------------------- older LangGraph (no task_path)
+
+/// Under this crate's own checkout (the testkit's `fixtures()` is resolved
+/// where the testkit was compiled, which a shared target dir may not be).
+fn old_home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/deep-agents/langgraph-no-task-path/home")
+}
+
+#[test]
+fn a_database_without_task_path_is_discovered_and_read() {
+    let home = kit::copy_of(&old_home());
+    let found = kit::discover::<DeepAgents>(home.path());
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, ["th-old-overwrite", "th-old-tools"]);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let tools = &found.sessions[1];
+    assert_eq!(tools.cwd.as_deref(), Some("/home/user/notes-app"));
+    assert_eq!(tools.title.as_deref(), None, "the first write is a tool message, not a prompt");
+    assert_eq!(tools.native_version, None, "no lc_versions in the metadata");
+
+    let read = read(home.path(), &locator("th-old-tools"));
+    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant"]);
+    assert_eq!(users(&read.records), ["List the notes folder — ✓"]);
+    let calls = tool_calls(&read.records);
+    assert_eq!((calls[0].0, calls[0].1), ("call-ls-1", "ls"));
+    assert_eq!(calls[0].2, &json!({"path": "notes"}));
+    assert_eq!(tool_results(&read.records), [("call-ls-1", "todo.md\nideas.md", Some(true))]);
+    assert_eq!(assistants(&read.records)[1].text, "Two notes: todo.md and ideas.md.");
+    assert_eq!(assistants(&read.records)[1].model.as_deref(), Some("claude-old"));
+    kit::check_spans(home.path(), &read, Spans::Rows);
+    for id in ids {
+        kit::conformance::<DeepAgents>(home.path(), &locator(id), Spans::Rows);
+    }
+}
+
+#[test]
+fn an_overwrite_write_replaces_the_message_list() {
+    let home = kit::copy_of(&old_home());
+    let read = read(home.path(), &locator("th-old-overwrite"));
+    assert_eq!(users(&read.records), ["Rewritten prompt"]);
+    let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(texts, ["Rewritten answer"]);
+    assert!(read.diag("overwritten-messages").is_some(), "{:?}", read.diagnostics);
+    assert!(read.diag("unknown-record-type").is_none(), "{:?}", read.diagnostics);
+}
+
+#[test]
+fn a_database_of_checkpoints_without_writes_is_read_from_its_snapshot() {
+    let home = kit::copy_of(&old_home());
+    let conn = rusqlite::Connection::open(home.path().join(DB)).unwrap();
+    conn.execute("DROP TABLE writes", []).unwrap();
+    drop(conn);
+    let found = kit::discover::<DeepAgents>(home.path());
+    assert_eq!(found.sessions.len(), 2, "{:?}", found.diagnostics);
+    let read = read(home.path(), &locator("th-old-overwrite"));
+    assert_eq!(users(&read.records), ["First draft prompt"]);
 }

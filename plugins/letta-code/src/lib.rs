@@ -5,8 +5,8 @@
 //! into canonical records.
 //!
 //! With the default (API) backend, conversations live on the Letta server
-//! and only lossy reflection transcripts stay on disk; this codec does not
-//! read those.
+//! and only lossy reflection transcripts stay on disk; those are read by
+//! the `0.1.0-transcripts` codec (`plugins/letta-code-transcripts`).
 //!
 //! Module map: [`layout`], [`head`] (version, cwd and first prompt from the
 //! head of a transcript), [`discover`], [`records`] (roles, entry types and

@@ -1,0 +1,192 @@
+//! `read`: one task as canonical records, streamed in batches: `meta`, then
+//! the API history's messages in order.
+//!
+//! The API history is one JSON document, so the reader holds its bytes (up
+//! to [`MAX_API_BYTES`]) and the byte span of each message, parsing a
+//! message only when its turn comes; its records carry that span.
+//!
+//! **Times.** Newer builds store `ts` on each API message. Otherwise a
+//! message's time comes from `ui_messages.json`: Cline stamps each UI
+//! message with `conversationHistoryIndex`, the index of the last API
+//! message when it was shown, so message `i` gets the time of the first UI
+//! message that saw `i - 1` as the last one (the first message: the first
+//! UI message).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::errors::fs_error;
+use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::time::rfc3339_ms;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::discover;
+use crate::layout::{self, TaskPaths};
+use crate::messages::{self, Ctx, Pairing};
+use crate::native::{ApiMessage, UiMessage};
+use crate::{CODEC, HARNESS};
+
+/// Largest API history read.
+pub const MAX_API_BYTES: u64 = 512 << 20;
+/// Largest `ui_messages.json` read for times.
+pub const MAX_UI_BYTES: u64 = 256 << 20;
+
+pub struct Reader {
+    file: String,
+    bytes: Vec<u8>,
+    /// (offset, len) of each message not yet read, with its index.
+    spans: VecDeque<(usize, usize)>,
+    index: i64,
+    /// First UI time per `conversationHistoryIndex`.
+    ui_times: BTreeMap<i64, i64>,
+    pairing: Pairing,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    pending: VecDeque<Record>,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let paths = TaskPaths::from_locator(locator)?;
+        let bytes = home.read_to_end(&paths.api, MAX_API_BYTES).map_err(|e| fs_error(&paths.api, e))?;
+        let raw: Vec<&serde_json::value::RawValue> = serde_json::from_slice(&bytes).map_err(|e| {
+            CodecError::Malformed(format!("{}: not a Cline API history ({:?})", paths.api, e.classify()))
+        })?;
+        let base = bytes.as_ptr() as usize;
+        let spans = raw.iter().map(|m| (m.get().as_ptr() as usize - base, m.get().len())).collect();
+        drop(raw);
+        let mut diags = Diagnostics::new();
+        let ui_times = ui_times(&home, &paths, &mut diags);
+        let item = discover::item_of(&home, &paths, &mut diags);
+        let modified = home.stat(&paths.api).ok().and_then(|m| m.modified_ms);
+        let facts = discover::facts(&home, &paths, item, modified, &mut diags);
+        let started_at = facts.started_at.clone().or_else(|| ui_times.values().min().copied().map(rfc3339_ms));
+        let meta = Record {
+            id: facts.native_id.clone(),
+            body: Body::Meta(Meta {
+                schema: SCHEMA.into(),
+                harness: HARNESS.into(),
+                native_id: facts.native_id.clone(),
+                native_version: facts.version.clone(),
+                cwd: facts.cwd.clone(),
+                title: facts.title.clone(),
+                git_branch: None,
+                started_at: started_at.clone(),
+                parent_session: None,
+                parent_call: None,
+                codec: Some(CODEC.into()),
+            }),
+            parent: None,
+            ts: started_at,
+            agent: None,
+            src: Some(SourceSpan { file: paths.api.clone(), offset: 0, len: 0 }),
+        };
+        for side in layout::STATE_FILES {
+            if home.stat(&paths.file(side)).is_ok() {
+                // Context-truncation and settings state: no conversation.
+                diags.add("unmapped-file", Severity::Info, side, Some(&paths.file(side)), None);
+            }
+        }
+        Ok(Reader {
+            file: paths.api,
+            bytes,
+            spans,
+            index: 0,
+            ui_times,
+            pairing: Pairing::default(),
+            writer: BatchWriter::new(options),
+            diags,
+            pending: VecDeque::from([meta]),
+            done: false,
+        })
+    }
+
+    fn step(&mut self) -> bool {
+        if let Some(record) = self.pending.pop_front() {
+            self.writer.push(&record);
+            return true;
+        }
+        let Some((offset, len)) = self.spans.pop_front() else { return false };
+        let index = self.index;
+        self.index += 1;
+        let slice = &self.bytes[offset..offset + len];
+        let Ok(message) = serde_json::from_slice::<ApiMessage<'_>>(slice) else {
+            self.diags.add("malformed-message", Severity::Warning, "message", Some(&self.file), Some(offset as u64));
+            return true;
+        };
+        let ts = message.ts.0.and_then(valid_ms).or_else(|| self.ui_times.get(&(index - 1)).copied()).map(rfc3339_ms);
+        let base = location_id(&self.file, offset as u64, 0);
+        let mut cx = Ctx { file: &self.file, offset: offset as u64, base: &base, diags: &mut self.diags };
+        let bodies = messages::map(&message, &mut self.pairing, &mut cx);
+        for (i, body) in bodies.into_iter().enumerate() {
+            self.pending.push_back(Record {
+                id: location_id(&self.file, offset as u64, i),
+                parent: (i > 0).then(|| base.clone()),
+                body,
+                ts: ts.clone(),
+                agent: None,
+                src: Some(SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
+            });
+        }
+        true
+    }
+}
+
+fn valid_ms(ms: i64) -> Option<i64> {
+    (0..100_000_000_000_000).contains(&ms).then_some(ms)
+}
+
+/// The first UI time per `conversationHistoryIndex` (see the module docs);
+/// no file: none.
+fn ui_times(home: &Dir, paths: &TaskPaths, diags: &mut Diagnostics) -> BTreeMap<i64, i64> {
+    let mut out = BTreeMap::new();
+    let mut path = paths.file(layout::UI_MESSAGES);
+    if home.stat(&path).is_err() && home.stat(&paths.file(layout::LEGACY_UI_MESSAGES)).is_ok() {
+        path = paths.file(layout::LEGACY_UI_MESSAGES);
+    }
+    let bytes = match home.read_to_end(&path, MAX_UI_BYTES) {
+        Ok(b) => b,
+        Err(FsError::NotFound(_)) => return out,
+        Err(e) => {
+            diags.add("unreadable-file", Severity::Warning, trajhost_codec_sdk::errors::fs_kind(&e), Some(&path), None);
+            return out;
+        }
+    };
+    let Ok(messages) = serde_json::from_slice::<Vec<UiMessage>>(&bytes) else {
+        diags.add("malformed-file", Severity::Warning, "ClineMessage[]", Some(&path), None);
+        return out;
+    };
+    for m in messages {
+        let (Some(ts), Some(index)) = (m.ts.0.and_then(valid_ms), m.conversation_history_index.0) else { continue };
+        let at = out.entry(index).or_insert(ts);
+        *at = (*at).min(ts);
+    }
+    // The first message predates every index: the task's first UI message.
+    if let Some(first) = out.values().min().copied() {
+        out.entry(-1).and_modify(|t| *t = (*t).min(first)).or_insert(first);
+    }
+    out
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step() {
+                self.done = true;
+                self.bytes = Vec::new();
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}

@@ -1,0 +1,79 @@
+//! trajhost codec for Letta Code's reflection transcripts: with the default
+//! (API) backend the conversation itself lives on the Letta server, and the
+//! client keeps only these lossy per-conversation summaries for memory
+//! reflection, at `~/.letta/transcripts/<agent id>/<conversation id>/`
+//! (`LETTA_TRANSCRIPT_ROOT`): `transcript.jsonl` (one `TranscriptEntry` a
+//! line, appended per completed step) and `state.json` (reflection
+//! progress).
+//!
+//! This is another layout of the `letta-code` harness than the local
+//! backend the main codec reads (`0.1.0`), so it is its own codec,
+//! `0.1.0-transcripts`. Module map: [`layout`], [`discover`], [`entries`]
+//! (entry kinds → canonical, [`KNOWN_KINDS`]), [`read`], [`sniff`].
+//!
+//! **Source spans.** Every record carries its line's span in
+//! `transcript.jsonl`; `meta` offset 0, length 0.
+//!
+//! **Ids.** The byte location of the line (`records::location_id`),
+//! `#1` for a tool call's result; `source_line_id` "may be synthetic"
+//! upstream and is kept as the tool call id only. `meta`: the conversation
+//! id (the folder name).
+//!
+//! **Versions.** The transcript records no Letta Code version; the range
+//! is wide and the layout decides. Writing is not implemented.
+
+pub mod discover;
+pub mod entries;
+pub mod layout;
+pub mod read;
+pub mod sniff;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+
+pub use entries::{Handling, KNOWN_KINDS};
+
+pub const HARNESS: &str = "letta-code";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const CODEC: &str = concat!("letta-code@", env!("CARGO_PKG_VERSION"));
+/// Letta Code versions that write reflection transcripts (the file carries
+/// no version; every 0.x release is covered).
+pub const NATIVE_VERSIONS: &str = ">=0.0.0, <1.0.0";
+
+pub struct LettaCodeTranscripts;
+
+impl Codec for LettaCodeTranscripts {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "none: reflection transcripts record no Letta Code version".into(),
+            reads: vec!["letta-code-reflection-transcript-jsonl".into()],
+            writes: Vec::new(),
+            session_globs: vec![layout::SESSION_GLOB.into()],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+        sniff::sniff(path, head)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(LettaCodeTranscripts);

@@ -1,0 +1,114 @@
+//! `read`: one transcript as canonical records, streamed in batches:
+//! `meta`, then each line's records in file order. A line that is not an
+//! entry is `malformed-line` (or `torn-tail` when it is the unterminated
+//! last line of a file being appended to).
+
+use std::collections::VecDeque;
+
+use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::errors::fs_error;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+
+use crate::discover;
+use crate::entries::{self, Entry};
+use crate::layout::{STATE, SessionPaths};
+use crate::{CODEC, HARNESS};
+
+pub struct Reader {
+    file: String,
+    writer: BatchWriter,
+    diags: Diagnostics,
+    pending: VecDeque<Record>,
+    lines: Option<JsonLines>,
+    done: bool,
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let paths = SessionPaths::from_locator(locator)?;
+        let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
+        let head = discover::head(&home, locator).unwrap_or_default();
+        let mut diags = Diagnostics::new();
+        if home.stat(&paths.in_dir(STATE)).is_ok() {
+            // Reflection progress of the memory subagent, no conversation.
+            diags.add("unmapped-file", Severity::Info, STATE, Some(&paths.in_dir(STATE)), None);
+        }
+        let meta = Record {
+            id: paths.native_id.clone(),
+            body: Body::Meta(Meta {
+                schema: SCHEMA.to_string(),
+                harness: HARNESS.to_string(),
+                native_id: paths.native_id.clone(),
+                native_version: None,
+                cwd: None,
+                title: head.first_prompt.clone(),
+                git_branch: None,
+                started_at: head.started_at.clone(),
+                parent_session: None,
+                parent_call: None,
+                codec: Some(CODEC.to_string()),
+            }),
+            parent: None,
+            ts: head.started_at,
+            agent: None,
+            src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
+        };
+        Ok(Reader {
+            file: locator.to_string(),
+            writer: BatchWriter::new(options),
+            diags,
+            pending: VecDeque::from([meta]),
+            lines: Some(lines),
+            done: false,
+        })
+    }
+
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(record) = self.pending.pop_front() {
+            self.writer.push(&record);
+            return Ok(true);
+        }
+        let Some(lines) = self.lines.as_mut() else { return Ok(false) };
+        match lines.next_line() {
+            Some(Ok(line)) => {
+                if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(true);
+                }
+                let Some(entry) = Entry::parse(line.bytes) else {
+                    let bad = BadLine::of(&line);
+                    let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+                    self.diags.add(bad.code(), severity, "transcript line", Some(&self.file), Some(line.offset));
+                    return Ok(true);
+                };
+                let (offset, len) = (line.offset, line.len);
+                self.pending.extend(entries::map(&entry, &self.file, offset, len, &mut self.diags));
+            }
+            Some(Err(e)) => return Err(fs_error(lines.path(), e)),
+            None => self.lines = None,
+        }
+        Ok(true)
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            if !self.step()? {
+                self.done = true;
+                let diagnostics = self.diags.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            }
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}
