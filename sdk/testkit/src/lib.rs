@@ -37,9 +37,18 @@ pub use trajhost_codec_sdk as sdk;
 
 // ------------------------------------------------------------------ paths
 
-/// The repository's `fixtures/` directory.
+/// The repository's `fixtures/` directory: found from the crate under test
+/// (cargo sets its `CARGO_MANIFEST_DIR` when running tests), so a testkit
+/// compiled in another checkout sharing the target dir still finds this
+/// checkout's fixtures.
 pub fn fixtures_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+    let under_test = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    under_test
+        .iter()
+        .flat_map(|dir| dir.ancestors())
+        .find(|dir| dir.join("fixtures").is_dir() && dir.join("wit").is_dir())
+        .map(|root| root.join("fixtures"))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures"))
 }
 
 /// `fixtures/<harness>/<version>`, e.g. `fixtures("codex", "0.171.0")`.
