@@ -20,6 +20,8 @@ pub struct Head {
     pub cwd: Option<String>,
     pub version: Option<String>,
     pub git_branch: Option<String>,
+    /// `agentId` of a subagent transcript's lines.
+    pub agent_id: Option<String>,
     /// First `timestamp` of any line.
     pub started_at: Option<String>,
     /// Byte span of the first line carrying `sessionId`.
@@ -96,6 +98,7 @@ impl Head {
         first(&mut self.cwd, entry.cwd.get());
         first(&mut self.version, entry.version.get());
         first(&mut self.git_branch, entry.git_branch.get());
+        first(&mut self.agent_id, entry.agent_id.get());
         let kind = entry.kind.get().unwrap_or("");
         self.has_records |= !kind.is_empty();
         if matches!(kind, "user" | "assistant") {
@@ -131,6 +134,9 @@ fn prompt_title(content: &Content<'_>) -> Option<String> {
         Content::Blocks(blocks) => blocks.iter().find(|b| b.kind.get() == Some("text")).and_then(|b| b.text.get())?,
         Content::None => return None,
     };
+    if crate::records::is_interrupt_marker(text) {
+        return None;
+    }
     title_from_prompt(text)
 }
 

@@ -23,7 +23,8 @@ use trajhost_codec_sdk::records::{BatchWriter, location_id};
 use crate::layout::SessionPaths;
 use crate::native::{self, Entry};
 
-pub use meta::{AgentMeta, child_meta, session_meta};
+pub use meta::{AgentMeta, session_meta, subagent_meta};
+pub use user::is_interrupt_marker;
 
 pub use trajhost_codec_sdk::known::Handling;
 
