@@ -142,6 +142,14 @@ pub const KNOWN_EVENT_TYPES: &[(&str, Handling)] = &[
     ("collab_waiting_end", Handling::Reported),
     ("collab_close_begin", Handling::Reported),
     ("collab_close_end", Handling::Reported),
+    // Newer builds: a client-side dynamic tool's request/response (its
+    // call and output are response items), the approval reviewer's verdicts,
+    // a subagent's status, the thread goal.
+    ("dynamic_tool_call_request", Handling::Reported),
+    ("dynamic_tool_call_response", Handling::Reported),
+    ("guardian_assessment", Handling::Reported),
+    ("sub_agent_activity", Handling::Reported),
+    ("thread_goal_updated", Handling::Reported),
 ];
 
 /// How `kind` is handled in `table`; `None` for a type never seen.
