@@ -91,17 +91,32 @@ fn is_transcript(name: &str) -> bool {
     name.ends_with(JSONL) && name.len() > JSONL.len()
 }
 
+/// Directory levels walked below `subagents/` (`workflows/<runId>/`).
+const MAX_SUBAGENT_DEPTH: usize = 3;
+
 /// The subagent sessions in `<session-dir>/subagents/`: each
-/// `agent-<id>.jsonl` (its `agent-<id>.meta.json` is read with it). True
-/// when the directory holds any.
+/// `agent-<id>.jsonl` (its `agent-<id>.meta.json` is read with it), also in
+/// directories below it. True when the directory exists.
 fn subagents(home: &Dir, session_dir: &str, sessions: &mut Vec<SessionRef>, problems: &mut FileProblems) -> bool {
     let dir = layout::join(session_dir, layout::SUBAGENTS);
-    let Some(entries) = discovery::list(home, &dir, problems) else {
+    walk_subagents(home, &dir, 0, sessions, problems)
+}
+
+fn walk_subagents(
+    home: &Dir,
+    dir: &str,
+    depth: usize,
+    sessions: &mut Vec<SessionRef>,
+    problems: &mut FileProblems,
+) -> bool {
+    let Some(entries) = discovery::list(home, dir, problems) else {
         return false;
     };
     for entry in &entries {
-        let locator = layout::join(&dir, &entry.name);
-        if entry.is_file() && layout::agent_id(&entry.name).is_some() {
+        let locator = layout::join(dir, &entry.name);
+        if entry.is_dir() && depth < MAX_SUBAGENT_DEPTH {
+            walk_subagents(home, &locator, depth + 1, sessions, problems);
+        } else if entry.is_file() && layout::agent_id(&entry.name).is_some() {
             if let Some(session) = session_ref(home, &locator, &entry.meta, problems) {
                 sessions.push(session);
             }

@@ -72,7 +72,9 @@ impl SessionPaths {
         if let Some(agent) = agent_id(name) {
             // A subagent transcript: in `<session>/subagents/`, or loose in
             // the project directory.
-            let in_session_dir = dir.strip_suffix(SUBAGENTS).and_then(|d| d.strip_suffix('/'));
+            // `<session>/subagents/agent-*.jsonl`, or deeper below it
+            // (`subagents/workflows/<runId>/…`).
+            let in_session_dir = subagents_owner(dir);
             let (project_dir, session_dir, kind) = match in_session_dir {
                 Some(session_dir) => {
                     let project = session_dir.rsplit_once('/').map_or("", |(p, _)| p);
@@ -219,7 +221,48 @@ pub fn is_session_id(id: &str) -> bool {
         })
 }
 
+/// The session directory a directory inside `<session>/subagents/` belongs
+/// to: the part of `dir` before its last `/subagents` component.
+fn subagents_owner(dir: &str) -> Option<&str> {
+    let components: Vec<&str> = dir.split('/').collect();
+    let at = components.iter().rposition(|c| *c == SUBAGENTS).filter(|at| *at > 0)?;
+    let len = components[..at].iter().map(|c| c.len() + 1).sum::<usize>() - 1;
+    Some(&dir[..len])
+}
+
 /// The agent id of a subagent file name `agent-<id>.jsonl`.
 pub fn agent_id(file_name: &str) -> Option<&str> {
     file_name.strip_prefix(AGENT_PREFIX)?.strip_suffix(JSONL).filter(|id| !id.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locators_of_main_and_subagent_transcripts() {
+        let p = SessionPaths::from_locator(".claude/projects/-w/s1.jsonl").unwrap();
+        assert_eq!(
+            (p.project_dir.as_str(), p.native_id.as_str(), p.session_dir.as_str()),
+            (".claude/projects/-w", "s1", ".claude/projects/-w/s1")
+        );
+        assert_eq!(p.subagent, None);
+        let p = SessionPaths::from_locator(".claude/projects/-w/s1/subagents/agent-ab.jsonl").unwrap();
+        assert_eq!(
+            (p.project_dir.as_str(), p.native_id.as_str(), p.session_dir.as_str()),
+            (".claude/projects/-w", "ab", ".claude/projects/-w/s1")
+        );
+        assert_eq!(p.subagent, Some(Subagent::InSessionDir));
+        assert_eq!(p.agent_meta_json().as_deref(), Some(".claude/projects/-w/s1/subagents/agent-ab.meta.json"));
+        let p = SessionPaths::from_locator(".claude/projects/-w/s1/subagents/workflows/r1/agent-cd.jsonl").unwrap();
+        assert_eq!((p.session_dir.as_str(), p.native_id.as_str()), (".claude/projects/-w/s1", "cd"));
+        let mut p = SessionPaths::from_locator(".claude/projects/-w/agent-ef.jsonl").unwrap();
+        assert_eq!(p.subagent, Some(Subagent::Legacy));
+        assert!(!p.identify(Some("s2"), Some("ef")));
+        assert_eq!(p.session_dir, ".claude/projects/-w/s2");
+        assert!(p.identify(Some("s2"), Some("gh")), "the content's agentId wins");
+        assert_eq!(p.native_id, "gh");
+        let p = SessionPaths::from_locator("agent-ij.jsonl").unwrap();
+        assert_eq!((p.project_dir.as_str(), p.native_id.as_str()), ("", "ij"));
+    }
 }
