@@ -26,6 +26,10 @@ pub struct Head {
     pub started_at: Option<String>,
     /// Byte span of the first line carrying `sessionId`.
     pub first_span: Option<(u64, u64)>,
+    /// Whether the first user/assistant line is a sidechain line: then the
+    /// file is a subagent's conversation (or flags its main chain so), and
+    /// its sidechain lines are its own.
+    pub starts_as_sidechain: Option<bool>,
     /// A line with a conversational type was seen.
     pub has_conversation: bool,
     /// A line with a record `type` was seen: the file is Claude Code's.
@@ -103,6 +107,9 @@ impl Head {
         self.has_records |= !kind.is_empty();
         if matches!(kind, "user" | "assistant") {
             self.has_conversation = true;
+            if self.starts_as_sidechain.is_none() {
+                self.starts_as_sidechain = Some(entry.is_sidechain.is_true());
+            }
         }
         if kind == "user"
             && self.first_prompt.is_none()
@@ -154,6 +161,6 @@ impl HeadLines for Head {
     }
 
     fn enough(&self) -> bool {
-        self.session_id.is_some()
+        self.session_id.is_some() && self.starts_as_sidechain.is_some()
     }
 }

@@ -4,6 +4,11 @@
 //! subagent's transcript (`agent-<id>.jsonl`) is a session of its own, read
 //! the same way; a main session does not fold its subagents in.
 //!
+//! A main transcript of older builds also holds its subagents' lines inline
+//! (`isSidechain: true`); when its own conversation starts as a main chain,
+//! those lines are left out (counted in an `inline-sidechain-line`
+//! diagnostic), as Claude Code leaves them out of the conversation.
+//!
 //! File order, not a walk of the `uuid`/`parentUuid` tree: Claude Code
 //! branches that tree at every parallel tool call (each `tool_result` line
 //! hangs off its own `tool_use` line), so a walk from the newest leaf would
@@ -60,7 +65,9 @@ impl Reader {
             None => records::session_meta(locator, &paths.native_id, &head),
         };
         let lines = JsonLines::new(file, locator);
-        let transcript = Transcript::new(locator.to_string(), None, paths);
+        let main_conversation = paths.subagent.is_none() && head.starts_as_sidechain == Some(false);
+        let mut transcript = Transcript::new(locator.to_string(), None, paths);
+        transcript.skip_sidechains(main_conversation);
         Ok(Reader {
             home,
             writer: BatchWriter::new(options),

@@ -1610,3 +1610,26 @@ fn prepare_moves_a_session_to_another_cwd() {
     let back = read(target.path(), &file.path);
     assert_eq!(said(&back.records), said(&read_scenario("parallel").records));
 }
+
+#[test]
+fn inline_sidechain_lines_of_older_builds_are_not_the_main_conversation() {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code/1.0-inline-sidechain/home");
+    let locator = ".claude/projects/-home-user-old/7d0a11e2-3c4b-4f5a-8b9c-0d1e2f3a4b5c.jsonl";
+    let read = kit::conformance::<ClaudeCode>(&home, locator, Spans::Lines);
+    assert_eq!(users(&read.records), ["Audit the logging setup"]);
+    let texts: Vec<&str> =
+        assistants(&read.records).iter().map(|a| a.text.as_str()).filter(|t| !t.is_empty()).collect();
+    assert_eq!(texts, ["The project logs through env_logger."]);
+    assert_eq!(tool_calls(&read.records).len(), 1);
+    assert_eq!(tool_results(&read.records), [("toolu_task", "Logging uses env_logger.", None)]);
+    assert_eq!(read.diag("inline-sidechain-line").unwrap().count, 2);
+    // A subagent's own file is all sidechain: every line is read.
+    let (_, sub, _) = shapes_locators();
+    let child = read_of(&shapes_home(), &sub);
+    assert!(child.diag("inline-sidechain-line").is_none());
+    assert_eq!(users(&child.records).len(), 1);
+}
+
+fn read_of(home: &Path, locator: &str) -> Read {
+    kit::read::<ClaudeCode>(home, locator)
+}

@@ -155,6 +155,9 @@ pub struct Transcript {
     /// summary line that follows it.
     compact_trigger: Option<String>,
     assistant: assistant::State,
+    /// A main transcript of older builds holds its subagents' lines inline
+    /// (`isSidechain: true`): they are not this conversation's.
+    skip_sidechains: bool,
 }
 
 impl Transcript {
@@ -168,7 +171,15 @@ impl Transcript {
             version: None,
             compact_trigger: None,
             assistant: assistant::State::default(),
+            skip_sidechains: false,
         }
+    }
+
+    /// Leaves out the sidechain lines of a main transcript whose own
+    /// conversation is not a sidechain (older builds wrote a subagent's
+    /// lines inline; Claude Code's main chain never includes them).
+    pub fn skip_sidechains(&mut self, skip: bool) {
+        self.skip_sidechains = skip;
     }
 
     /// Maps one line.
@@ -181,6 +192,22 @@ impl Transcript {
                 return;
             }
         };
+        if self.skip_sidechains && entry.is_sidechain.is_true() {
+            // A subagent's line written inline: counted, and the chain
+            // through it kept resolvable.
+            out.diags.add(
+                "inline-sidechain-line",
+                Severity::Info,
+                "isSidechain line in a main transcript (a subagent's conversation)",
+                Some(&self.file),
+                Some(span.offset),
+            );
+            if let Some(uuid) = entry.uuid.get() {
+                let target = self.links.resolve(entry.parent_uuid.get());
+                self.links.alias(uuid, target);
+            }
+            return;
+        }
         let kind = entry.kind.get().unwrap_or("");
         let handling = handling(kind);
         // An assistant response split over several lines is one record; only
