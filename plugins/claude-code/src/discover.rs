@@ -13,6 +13,7 @@ pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 use crate::head::Head;
 use crate::layout::{self, JSONL, PROJECT_ROOTS, SessionPaths};
+use crate::read::agent_meta;
 use crate::time::rfc3339_utc;
 
 /// `sessions-index.json`: Claude Code's own (often stale) list of the
@@ -21,10 +22,11 @@ const SESSIONS_INDEX: &str = "sessions-index.json";
 /// `memory/`: the project's auto-memory notes, no transcript.
 const MEMORY_DIR: &str = "memory";
 
-/// Every main transcript under `home`. Each entry of a project directory is
-/// a transcript, something that belongs to one (its `<sessionId>/`
-/// directory, a legacy `agent-*.jsonl`), a known auxiliary file
-/// ([`SESSIONS_INDEX`], [`MEMORY_DIR`]) or a diagnostic naming it.
+/// Every transcript under `home`: main sessions, and each subagent's
+/// (`<sessionId>/subagents/agent-*.jsonl`, or a legacy `agent-*.jsonl` in
+/// the project directory) as a session of its own. Each entry of a project
+/// directory is a transcript, a `<sessionId>/` directory, a known auxiliary
+/// file ([`SESSIONS_INDEX`], [`MEMORY_DIR`]) or a diagnostic naming it.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
     let mut problems = FileProblems::new();
@@ -46,21 +48,24 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 if entry.is_dir() {
                     let owner = format!("{}{JSONL}", entry.name);
                     let owned = entries.iter().any(|e| e.is_file() && e.name == owner);
-                    if !owned && entry.name != MEMORY_DIR {
+                    if entry.name == MEMORY_DIR {
+                        continue;
+                    }
+                    // Each subagent transcript is a session of its own.
+                    let found = subagents(home, &locator, &mut sessions, &mut problems);
+                    if !owned && !found {
                         problems.unrecognized(&locator, "a directory that belongs to no transcript");
                     }
                     continue;
                 }
-                if layout::agent_id(&entry.name).is_some() || entry.name == SESSIONS_INDEX {
+                if entry.name == SESSIONS_INDEX {
                     continue;
                 }
-                if !entry.is_file() || !is_main_transcript(&entry.name) {
+                if !entry.is_file() || !is_transcript(&entry.name) {
                     problems.unrecognized(&locator, "not a transcript (<sessionId>.jsonl)");
                     continue;
                 }
-                let stem = entry.name.strip_suffix(JSONL).unwrap_or(&entry.name);
-                let has_sibling_dir = entries.iter().any(|e| e.is_dir() && e.name == stem);
-                if let Some(session) = session_ref(home, &locator, &entry.meta, has_sibling_dir, &mut problems) {
+                if let Some(session) = session_ref(home, &locator, &entry.meta, &mut problems) {
                     sessions.push(session);
                 }
             }
@@ -74,25 +79,58 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     SessionPaths::from_locator(locator)?;
     let meta = home.stat(locator).map_err(|e| fs_error(locator, e))?;
     let mut problems = FileProblems::new();
-    session_ref(home, locator, &meta, true, &mut problems).ok_or_else(|| {
+    session_ref(home, locator, &meta, &mut problems).ok_or_else(|| {
         let why = problems.drain().into_iter().next().map(|d| d.detail).unwrap_or_default();
         CodecError::Malformed(format!("{locator}: not a Claude Code session: {why}"))
     })
 }
 
-/// Main transcripts are `<sessionId>.jsonl`; `agent-*.jsonl` files next to
-/// them are subagent transcripts of older builds and belong to a session.
-fn is_main_transcript(name: &str) -> bool {
-    name.ends_with(JSONL) && name.len() > JSONL.len() && layout::agent_id(name).is_none()
+/// Transcripts are `<sessionId>.jsonl`, and the `agent-<agentId>.jsonl`
+/// subagent transcripts older builds wrote beside them.
+fn is_transcript(name: &str) -> bool {
+    name.ends_with(JSONL) && name.len() > JSONL.len()
 }
 
-fn session_ref(
+/// Directory levels walked below `subagents/` (`workflows/<runId>/`).
+const MAX_SUBAGENT_DEPTH: usize = 3;
+
+/// The subagent sessions in `<session-dir>/subagents/`: each
+/// `agent-<id>.jsonl` (its `agent-<id>.meta.json` is read with it), also in
+/// directories below it. True when the directory exists.
+fn subagents(home: &Dir, session_dir: &str, sessions: &mut Vec<SessionRef>, problems: &mut FileProblems) -> bool {
+    let dir = layout::join(session_dir, layout::SUBAGENTS);
+    walk_subagents(home, &dir, 0, sessions, problems)
+}
+
+fn walk_subagents(
     home: &Dir,
-    locator: &str,
-    meta: &Metadata,
-    has_sibling_dir: bool,
+    dir: &str,
+    depth: usize,
+    sessions: &mut Vec<SessionRef>,
     problems: &mut FileProblems,
-) -> Option<SessionRef> {
+) -> bool {
+    let Some(entries) = discovery::list(home, dir, problems) else {
+        return false;
+    };
+    for entry in &entries {
+        let locator = layout::join(dir, &entry.name);
+        if entry.is_dir() && depth < MAX_SUBAGENT_DEPTH {
+            walk_subagents(home, &locator, depth + 1, sessions, problems);
+        } else if entry.is_file() && layout::agent_id(&entry.name).is_some() {
+            if let Some(session) = session_ref(home, &locator, &entry.meta, problems) {
+                sessions.push(session);
+            }
+        } else if entry.is_file() && entry.name.starts_with(layout::AGENT_PREFIX) && entry.name.ends_with(".meta.json")
+        {
+            // Read with its transcript.
+        } else {
+            problems.unrecognized(&locator, "not a subagent transcript (agent-<agentId>.jsonl)");
+        }
+    }
+    true
+}
+
+fn session_ref(home: &Dir, locator: &str, meta: &Metadata, problems: &mut FileProblems) -> Option<SessionRef> {
     let mut paths = SessionPaths::from_locator(locator).ok()?;
     if meta.size == 0 {
         // Claude Code creates the file with its first line; an empty one is
@@ -116,30 +154,27 @@ fn session_ref(
         problems.add("no-session-records", Severity::Info, locator, "jsonl");
         return None;
     }
-    if paths.identify(head.session_id.as_deref()) {
-        problems.add("session-id-mismatch", Severity::Warning, locator, "sessionId");
+    if paths.identify(head.session_id.as_deref(), head.agent_id.as_deref()) {
+        let detail = if paths.subagent.is_some() { "agentId" } else { "sessionId" };
+        problems.add("session-id-mismatch", Severity::Warning, locator, detail);
     }
-    let mut size = meta.size;
-    if has_sibling_dir {
-        size += subagent_bytes(home, &paths);
-    }
+    let title = match paths.agent_meta_json() {
+        Some(meta_json) => {
+            let mut diags = Diagnostics::new();
+            let agent = agent_meta(home, &meta_json, &mut diags);
+            problems.absorb(&mut diags, &meta_json);
+            agent.description.or(agent.agent_type).or_else(|| head.title())
+        }
+        None => head.title(),
+    };
     Some(SessionRef {
         native_id: paths.native_id,
         locator: locator.to_string(),
         cwd: head.cwd.clone(),
         started_at: head.started_at.clone(),
         updated_at: meta.modified_ms.map(rfc3339_utc),
-        size,
+        size: meta.size,
         native_version: head.version.clone(),
-        title: head.title(),
+        title,
     })
-}
-
-/// Bytes of the session's subagent transcripts (one listing).
-fn subagent_bytes(home: &Dir, paths: &SessionPaths) -> u64 {
-    home.list(&paths.subagents_dir())
-        .map(|entries| {
-            entries.iter().filter(|e| e.is_file() && layout::agent_id(&e.name).is_some()).map(|e| e.meta.size).sum()
-        })
-        .unwrap_or(0)
 }

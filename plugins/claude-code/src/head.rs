@@ -20,10 +20,16 @@ pub struct Head {
     pub cwd: Option<String>,
     pub version: Option<String>,
     pub git_branch: Option<String>,
+    /// `agentId` of a subagent transcript's lines.
+    pub agent_id: Option<String>,
     /// First `timestamp` of any line.
     pub started_at: Option<String>,
     /// Byte span of the first line carrying `sessionId`.
     pub first_span: Option<(u64, u64)>,
+    /// Whether the first user/assistant line is a sidechain line: then the
+    /// file is a subagent's conversation (or flags its main chain so), and
+    /// its sidechain lines are its own.
+    pub starts_as_sidechain: Option<bool>,
     /// A line with a conversational type was seen.
     pub has_conversation: bool,
     /// A line with a record `type` was seen: the file is Claude Code's.
@@ -96,10 +102,14 @@ impl Head {
         first(&mut self.cwd, entry.cwd.get());
         first(&mut self.version, entry.version.get());
         first(&mut self.git_branch, entry.git_branch.get());
+        first(&mut self.agent_id, entry.agent_id.get());
         let kind = entry.kind.get().unwrap_or("");
         self.has_records |= !kind.is_empty();
         if matches!(kind, "user" | "assistant") {
             self.has_conversation = true;
+            if self.starts_as_sidechain.is_none() {
+                self.starts_as_sidechain = Some(entry.is_sidechain.is_true());
+            }
         }
         if kind == "user"
             && self.first_prompt.is_none()
@@ -131,6 +141,9 @@ fn prompt_title(content: &Content<'_>) -> Option<String> {
         Content::Blocks(blocks) => blocks.iter().find(|b| b.kind.get() == Some("text")).and_then(|b| b.text.get())?,
         Content::None => return None,
     };
+    if crate::records::is_interrupt_marker(text) {
+        return None;
+    }
     title_from_prompt(text)
 }
 
@@ -148,6 +161,6 @@ impl HeadLines for Head {
     }
 
     fn enough(&self) -> bool {
-        self.session_id.is_some()
+        self.session_id.is_some() && self.starts_as_sidechain.is_some()
     }
 }

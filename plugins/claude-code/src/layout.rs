@@ -28,46 +28,120 @@ pub const SUBAGENTS: &str = "subagents";
 /// The per-session directory holding spilled tool outputs.
 pub const TOOL_RESULTS: &str = "tool-results";
 
-/// The paths around one main session file, all relative to the home.
+/// The paths around one session file, all relative to the home.
 #[derive(Debug, Clone)]
 pub struct SessionPaths {
-    /// The main transcript, as the host passed it.
+    /// The transcript, as the host passed it.
     pub locator: String,
-    /// `<project-dir>`, the directory holding the transcript.
+    /// `<project-dir>`, the directory holding the main transcript.
     pub project_dir: String,
-    /// The file stem: the session id.
+    /// The session id: the file stem of a main transcript, the agent id of
+    /// a subagent's.
     pub native_id: String,
-    /// `<project-dir>/<sessionId>`, the sibling directory.
+    /// `<project-dir>/<sessionId>`, the main session's sibling directory
+    /// (for a subagent: its parent's).
     pub session_dir: String,
+    /// Set for a subagent transcript (`agent-<agentId>.jsonl`).
+    pub subagent: Option<Subagent>,
+}
+
+/// Where a subagent transcript lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subagent {
+    /// `<project-dir>/<sessionId>/subagents/agent-<id>.jsonl` (2.1.x).
+    InSessionDir,
+    /// `<project-dir>/agent-<id>.jsonl` (older builds): the parent is
+    /// known only from the `sessionId` its lines carry.
+    Legacy,
 }
 
 impl SessionPaths {
-    /// Splits a locator `<project-dir>/<sessionId>.jsonl`.
+    /// Splits a locator `<project-dir>/<sessionId>.jsonl`, or a subagent's
+    /// `<project-dir>/<sessionId>/subagents/agent-<id>.jsonl` /
+    /// `<project-dir>/agent-<id>.jsonl`.
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
         let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
         let stem = locator.strip_suffix(JSONL).ok_or_else(|| bad("not a .jsonl file"))?;
         if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c.is_empty()) {
             return Err(bad("not a relative path below the home"));
         }
-        let (project_dir, native_id) = match stem.rsplit_once('/') {
-            Some((dir, id)) => (dir.to_string(), id.to_string()),
-            None => (String::new(), stem.to_string()),
+        let (dir, name) = match locator.rsplit_once('/') {
+            Some((dir, name)) => (dir, name),
+            None => ("", locator),
         };
+        if let Some(agent) = agent_id(name) {
+            // A subagent transcript: in `<session>/subagents/`, or loose in
+            // the project directory.
+            // `<session>/subagents/agent-*.jsonl`, or deeper below it
+            // (`subagents/workflows/<runId>/…`).
+            let in_session_dir = subagents_owner(dir);
+            let (project_dir, session_dir, kind) = match in_session_dir {
+                Some(session_dir) => {
+                    let project = session_dir.rsplit_once('/').map_or("", |(p, _)| p);
+                    (project.to_string(), session_dir.to_string(), Subagent::InSessionDir)
+                }
+                None => (dir.to_string(), stem.to_string(), Subagent::Legacy),
+            };
+            return Ok(SessionPaths {
+                locator: locator.to_string(),
+                project_dir,
+                native_id: agent.to_string(),
+                session_dir,
+                subagent: Some(kind),
+            });
+        }
+        let native_id = stem.rsplit_once('/').map_or(stem, |(_, id)| id).to_string();
         if native_id.is_empty() {
             return Err(bad("no session id in the file name"));
         }
-        Ok(SessionPaths { locator: locator.to_string(), project_dir, native_id, session_dir: stem.to_string() })
+        Ok(SessionPaths {
+            locator: locator.to_string(),
+            project_dir: dir.to_string(),
+            native_id,
+            session_dir: stem.to_string(),
+            subagent: None,
+        })
     }
 
-    /// Settles the session id from the `sessionId` the content carries.
-    /// Claude Code names a transcript by its session id, so a stem that is
-    /// one wins (true is returned when the content disagrees); a stem that
-    /// is not (a renamed copy) gives way to the content's id.
-    pub fn identify(&mut self, content_id: Option<&str>) -> bool {
-        let (id, mismatch) =
-            trajhost_codec_sdk::discovery::identify(&self.native_id, is_session_id(&self.native_id), content_id);
-        self.native_id = id;
-        mismatch
+    /// Settles the session id from the ids the content carries. A main
+    /// transcript is named by its session id, so a stem that is one wins
+    /// (true is returned when the content disagrees); a stem that is not
+    /// (a renamed copy) gives way to the content's id. A subagent is its
+    /// `agentId` (its lines' `sessionId` is the parent's); the parent's
+    /// session directory of a legacy file follows from that `sessionId`.
+    pub fn identify(&mut self, content_id: Option<&str>, content_agent: Option<&str>) -> bool {
+        match self.subagent {
+            Some(ref kind) => {
+                if *kind == Subagent::Legacy
+                    && let Some(parent) = content_id.filter(|p| plain_file_name(p))
+                {
+                    self.session_dir = join(&self.project_dir, parent);
+                }
+                match content_agent.filter(|a| !a.is_empty()) {
+                    Some(agent) if agent != self.native_id => {
+                        self.native_id = agent.to_string();
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            None => {
+                let (id, mismatch) = trajhost_codec_sdk::discovery::identify(
+                    &self.native_id,
+                    is_session_id(&self.native_id),
+                    content_id,
+                );
+                self.native_id = id;
+                mismatch
+            }
+        }
+    }
+
+    /// `agent-<agentId>.meta.json` beside a subagent transcript.
+    pub fn agent_meta_json(&self) -> Option<String> {
+        self.subagent.as_ref()?;
+        let stem = self.locator.strip_suffix(JSONL)?;
+        Some(format!("{stem}.meta.json"))
     }
 
     /// `<project-dir>/<name>`.
@@ -147,7 +221,48 @@ pub fn is_session_id(id: &str) -> bool {
         })
 }
 
+/// The session directory a directory inside `<session>/subagents/` belongs
+/// to: the part of `dir` before its last `/subagents` component.
+fn subagents_owner(dir: &str) -> Option<&str> {
+    let components: Vec<&str> = dir.split('/').collect();
+    let at = components.iter().rposition(|c| *c == SUBAGENTS).filter(|at| *at > 0)?;
+    let len = components[..at].iter().map(|c| c.len() + 1).sum::<usize>() - 1;
+    Some(&dir[..len])
+}
+
 /// The agent id of a subagent file name `agent-<id>.jsonl`.
 pub fn agent_id(file_name: &str) -> Option<&str> {
     file_name.strip_prefix(AGENT_PREFIX)?.strip_suffix(JSONL).filter(|id| !id.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locators_of_main_and_subagent_transcripts() {
+        let p = SessionPaths::from_locator(".claude/projects/-w/s1.jsonl").unwrap();
+        assert_eq!(
+            (p.project_dir.as_str(), p.native_id.as_str(), p.session_dir.as_str()),
+            (".claude/projects/-w", "s1", ".claude/projects/-w/s1")
+        );
+        assert_eq!(p.subagent, None);
+        let p = SessionPaths::from_locator(".claude/projects/-w/s1/subagents/agent-ab.jsonl").unwrap();
+        assert_eq!(
+            (p.project_dir.as_str(), p.native_id.as_str(), p.session_dir.as_str()),
+            (".claude/projects/-w", "ab", ".claude/projects/-w/s1")
+        );
+        assert_eq!(p.subagent, Some(Subagent::InSessionDir));
+        assert_eq!(p.agent_meta_json().as_deref(), Some(".claude/projects/-w/s1/subagents/agent-ab.meta.json"));
+        let p = SessionPaths::from_locator(".claude/projects/-w/s1/subagents/workflows/r1/agent-cd.jsonl").unwrap();
+        assert_eq!((p.session_dir.as_str(), p.native_id.as_str()), (".claude/projects/-w/s1", "cd"));
+        let mut p = SessionPaths::from_locator(".claude/projects/-w/agent-ef.jsonl").unwrap();
+        assert_eq!(p.subagent, Some(Subagent::Legacy));
+        assert!(!p.identify(Some("s2"), Some("ef")));
+        assert_eq!(p.session_dir, ".claude/projects/-w/s2");
+        assert!(p.identify(Some("s2"), Some("gh")), "the content's agentId wins");
+        assert_eq!(p.native_id, "gh");
+        let p = SessionPaths::from_locator("agent-ij.jsonl").unwrap();
+        assert_eq!((p.project_dir.as_str(), p.native_id.as_str()), ("", "ij"));
+    }
 }

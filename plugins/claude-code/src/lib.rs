@@ -1,6 +1,6 @@
 //! trajhost codec for Claude Code: discovers and reads the JSONL transcripts
 //! Claude Code keeps under `~/.claude/projects/<cwd-slug>/<sessionId>.jsonl`
-//! (subagent transcripts included) into canonical records, and writes
+//! (each subagent transcript a session of its own) into canonical records, and writes
 //! canonical sessions back as transcripts Claude Code resumes.
 //!
 //! Module map, following the native format:
@@ -66,7 +66,10 @@ impl Codec for ClaudeCode {
             native_version_source: "`version` field of user/assistant records".into(),
             reads: vec!["claude-code-jsonl".into()],
             writes: vec!["claude-code-jsonl".into()],
-            session_globs: layout::PROJECT_ROOTS.iter().map(|root| format!("{root}/*/*.jsonl")).collect(),
+            session_globs: layout::PROJECT_ROOTS
+                .iter()
+                .flat_map(|root| [format!("{root}/*/*.jsonl"), format!("{root}/*/*/subagents/agent-*.jsonl")])
+                .collect(),
             canonical_schema: SCHEMA.into(),
         }
     }

@@ -40,6 +40,9 @@ pub struct Entry<'a> {
     pub git_branch: Text<'a>,
     #[serde(borrow)]
     pub agent_id: Text<'a>,
+    /// A line of a subagent's conversation (all lines of a subagent file;
+    /// older builds also wrote them inline in the main transcript).
+    pub is_sidechain: Flag,
 
     // user / assistant
     #[serde(borrow)]

@@ -718,67 +718,111 @@ fn compaction_meta_lines_and_system_subtypes() {
 
 // ---------------------------------------------------------------- subagents
 
-#[test]
-fn subagent_transcripts_follow_the_main_one() {
-    let dir = copy_of("simple");
-    let (_, id) = SCENARIOS[0];
-    let project = dir.path().join(PROJECT);
-    let subagents = project.join(id).join("subagents");
-    std::fs::create_dir_all(&subagents).unwrap();
-    let child = |agent: &str, session: &str| -> String {
-        let mut first = user_line(&format!("{agent}-u1"), None, json!("Find the file"));
-        first["sessionId"] = json!(session);
-        first["agentId"] = json!(agent);
-        first["isSidechain"] = json!(true);
-        let mut second = assistant_line(
-            &format!("{agent}-a1"),
-            &format!("{agent}-u1"),
-            &format!("msg_{agent}"),
-            json!({"type": "text", "text": "Found it"}),
-            2,
-        );
-        second["sessionId"] = json!(session);
-        second["agentId"] = json!(agent);
-        format!("{first}\n{second}\n")
-    };
-    std::fs::write(subagents.join("agent-abc.jsonl"), child("abc", id)).unwrap();
-    std::fs::write(
-        subagents.join("agent-abc.meta.json"),
-        json!({"agentType": "Explore", "description": "Find the file", "toolUseId": "toolu_parent"}).to_string(),
+const SHAPES_PROJECT: &str = ".claude/projects/-home-user-app";
+const SHAPES_SESSION: &str = "4f1c2a9e-7b3d-4e21-9a55-1c0de5e7f001";
+
+/// fixtures/claude-code/subagents: subagents of both layouts, a branched
+/// tree, interrupt markers (see its PROVENANCE.md).
+fn shapes_home() -> PathBuf {
+    // This crate's own checkout (the testkit's `fixtures_root` follows
+    // wherever the shared build compiled the testkit from).
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code/subagents/home")
+}
+
+fn shapes_locators() -> (String, String, String) {
+    (
+        format!("{SHAPES_PROJECT}/{SHAPES_SESSION}.jsonl"),
+        format!("{SHAPES_PROJECT}/{SHAPES_SESSION}/subagents/agent-a1b2c3.jsonl"),
+        format!("{SHAPES_PROJECT}/agent-9f8e7d.jsonl"),
     )
-    .unwrap();
-    // Older builds: next to the session, linked only by sessionId.
-    std::fs::write(project.join("agent-old.jsonl"), child("old", id)).unwrap();
-    std::fs::write(project.join("agent-other.jsonl"), child("other", "another-session")).unwrap();
+}
 
-    let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
-    assert_eq!(found.sessions.len(), 1, "agent files are not sessions");
-    let main_len = std::fs::metadata(project.join(format!("{id}.jsonl"))).unwrap().len();
-    let child_len = std::fs::metadata(subagents.join("agent-abc.jsonl")).unwrap().len();
-    assert_eq!(found.sessions[0].size, main_len + child_len);
+#[test]
+fn each_subagent_transcript_is_a_session_of_its_own() {
+    let home = shapes_home();
+    let (main, sub, legacy) = shapes_locators();
+    let found = kit::discover::<ClaudeCode>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let mut listed: Vec<(&str, &str)> =
+        found.sessions.iter().map(|s| (s.native_id.as_str(), s.locator.as_str())).collect();
+    listed.sort();
+    assert_eq!(listed, [(SHAPES_SESSION, main.as_str()), ("9f8e7d", legacy.as_str()), ("a1b2c3", sub.as_str())]);
+    let by_locator = |l: &str| found.sessions.iter().find(|s| s.locator == l).unwrap();
+    assert_eq!(by_locator(&main).size, std::fs::metadata(home.join(&main)).unwrap().len(), "own bytes only");
+    assert_eq!(by_locator(&sub).title.as_deref(), Some("Find config files"));
+    assert_eq!(by_locator(&legacy).native_version.as_deref(), Some("2.0.37"));
+    for locator in [&main, &sub, &legacy] {
+        let inspected = ClaudeCode::inspect(&Dir::native(&home), locator).unwrap();
+        assert_eq!(format!("{inspected:?}"), format!("{:?}", by_locator(locator)));
+        kit::conformance::<ClaudeCode>(&home, locator, Spans::Lines);
+    }
 
-    let read = read(dir.path(), &locator(id));
-    let metas: Vec<&Record> = read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).collect();
-    assert_eq!(metas.len(), 3);
-    let Body::Meta(child_meta) = &metas[1].body else { panic!() };
-    assert_eq!(metas[1].id, "agent-abc");
-    assert_eq!(metas[1].agent.as_deref(), Some("abc"));
-    assert_eq!(child_meta.native_id, "abc");
-    assert_eq!(child_meta.parent_session.as_deref(), Some(id));
-    assert_eq!(child_meta.parent_call.as_deref(), Some("toolu_parent"));
-    assert_eq!(child_meta.title.as_deref(), Some("Find the file"));
-    assert_eq!(metas[1].src.as_ref().unwrap().file, format!("{PROJECT}/{id}/subagents/agent-abc.jsonl"));
-    let Body::Meta(old_meta) = &metas[2].body else { panic!() };
-    assert_eq!(old_meta.native_id, "old");
-    assert_eq!(old_meta.parent_call, None);
+    // The main session holds only its own records.
+    let parent = read(&home, &main);
+    assert_eq!(parent.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
+    assert!(parent.records.iter().all(|r| r.agent.is_none() && r.src.as_ref().is_none_or(|s| s.file == main)));
+    assert!(!assistants(&parent.records).iter().any(|a| a.text.contains("Found 2 files")));
 
-    // Main records first, then each child's, tagged with its agent.
-    let first_child = read.records.iter().position(|r| r.id == "agent-abc").unwrap();
-    assert!(read.records[..first_child].iter().all(|r| r.agent.is_none()));
-    let agents: Vec<Option<&str>> = read.records[first_child..].iter().map(|r| r.agent.as_deref()).collect();
-    assert_eq!(agents, [Some("abc"), Some("abc"), Some("abc"), Some("old"), Some("old"), Some("old")]);
-    assert!(!read.records.iter().any(|r| r.agent.as_deref() == Some("other")));
-    assert!(assistants(&read.records).iter().any(|a| a.text == "Found it"));
+    // The subagent: linked by the recorded ids only.
+    let child = read(&home, &sub);
+    let Body::Meta(meta) = &child.records[0].body else { panic!("meta first") };
+    assert_eq!(child.records[0].id, "a1b2c3");
+    assert_eq!(meta.native_id, "a1b2c3");
+    assert_eq!(meta.parent_session.as_deref(), Some(SHAPES_SESSION));
+    assert_eq!(meta.parent_call.as_deref(), Some("toolu_T"));
+    assert_eq!(meta.title.as_deref(), Some("Find config files"));
+    assert!(child.records.iter().all(|r| r.agent.is_none() && r.src.as_ref().is_none_or(|s| s.file == sub)));
+    assert_eq!(users(&child.records), ["Find config files"]);
+    assert_eq!(tool_results(&child.records), [("toolu_G", "a.toml\nb.toml", None)]);
+    assert_eq!(assistants(&child.records).last().unwrap().text, "Found 2 files: a.toml, b.toml");
+
+    // The legacy subagent: no meta file, its parent from `sessionId`.
+    let old = read(&home, &legacy);
+    let Body::Meta(meta) = &old.records[0].body else { panic!("meta first") };
+    assert_eq!((meta.native_id.as_str(), meta.parent_session.as_deref()), ("9f8e7d", Some(SHAPES_SESSION)));
+    assert_eq!(meta.parent_call, None);
+    assert_eq!(users(&old.records), ["Check the lockfile for duplicates"]);
+    assert_eq!(assistants(&old.records)[0].text, "Checking the lockfile for duplicate entries.");
+    assert_eq!(tool_calls(&old.records).len(), 1);
+    assert!(tool_results(&old.records).is_empty());
+}
+
+#[test]
+fn interrupt_markers_are_observations_not_prompts() {
+    let (main, ..) = shapes_locators();
+    let read = read(&shapes_home(), &main);
+    assert_eq!(users(&read.records), ["Find the config files and summarize them", "Now check the README"]);
+    assert_eq!(
+        kit::observations_of(&read.records, "interrupt"),
+        ["[Request interrupted by user]", "[Request interrupted by user for tool use]"]
+    );
+    let Body::Meta(meta) = &read.records[0].body else { panic!() };
+    assert_eq!(meta.title.as_deref(), Some("Find the config files and summarize them"));
+}
+
+#[test]
+fn results_on_sibling_branches_of_a_parallel_call_are_all_kept() {
+    let (main, ..) = shapes_locators();
+    let read = read(&shapes_home(), &main);
+    let calls: Vec<&str> = tool_calls(&read.records).iter().map(|c| c.0).collect();
+    assert_eq!(calls, ["toolu_A", "toolu_B", "toolu_T", "toolu_C"]);
+    let results = tool_results(&read.records);
+    assert_eq!(
+        results,
+        [
+            ("toolu_A", "alpha = 1", None),
+            ("toolu_B", "beta = 2", None),
+            ("toolu_T", "Found 2 files: a.toml, b.toml", None),
+            ("toolu_C", "The user doesn't want to proceed with this tool use. The tool use was rejected.", Some(false)),
+        ]
+    );
+    // Both parallel calls are one response; each result answers its call.
+    let texts: Vec<&str> =
+        assistants(&read.records).iter().map(|a| a.text.as_str()).filter(|t| !t.is_empty()).collect();
+    assert_eq!(texts, ["I'll read both files.", "Both configs are set: alpha = 1, beta = 2."]);
+    let by_id = |id: &str| read.records.iter().find(|r| r.id == id).unwrap();
+    assert_eq!(by_id("r1").parent.as_deref(), Some("toolu_A"));
+    assert_eq!(by_id("r2").parent.as_deref(), Some("toolu_B"));
 }
 
 // ---------------------------------------------------------------- write
@@ -1565,4 +1609,27 @@ fn prepare_moves_a_session_to_another_cwd() {
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(cwd));
     let back = read(target.path(), &file.path);
     assert_eq!(said(&back.records), said(&read_scenario("parallel").records));
+}
+
+#[test]
+fn inline_sidechain_lines_of_older_builds_are_not_the_main_conversation() {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code/1.0-inline-sidechain/home");
+    let locator = ".claude/projects/-home-user-old/7d0a11e2-3c4b-4f5a-8b9c-0d1e2f3a4b5c.jsonl";
+    let read = kit::conformance::<ClaudeCode>(&home, locator, Spans::Lines);
+    assert_eq!(users(&read.records), ["Audit the logging setup"]);
+    let texts: Vec<&str> =
+        assistants(&read.records).iter().map(|a| a.text.as_str()).filter(|t| !t.is_empty()).collect();
+    assert_eq!(texts, ["The project logs through env_logger."]);
+    assert_eq!(tool_calls(&read.records).len(), 1);
+    assert_eq!(tool_results(&read.records), [("toolu_task", "Logging uses env_logger.", None)]);
+    assert_eq!(read.diag("inline-sidechain-line").unwrap().count, 2);
+    // A subagent's own file is all sidechain: every line is read.
+    let (_, sub, _) = shapes_locators();
+    let child = read_of(&shapes_home(), &sub);
+    assert!(child.diag("inline-sidechain-line").is_none());
+    assert_eq!(users(&child.records).len(), 1);
+}
+
+fn read_of(home: &Path, locator: &str) -> Read {
+    kit::read::<ClaudeCode>(home, locator)
 }

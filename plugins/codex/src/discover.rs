@@ -1,63 +1,85 @@
-//! `discover`: the rollouts under a home, from directory listings of the
-//! dated tree and the head of each rollout.
+//! `discover`: the rollouts under a home, from directory listings and the
+//! head of each rollout.
 //!
-//! Each file is stat'ed once, by the host's listing; only the head of a
-//! rollout is read (see [`crate::head`]). Every entry of the dated tree is
-//! a session, or a per-file diagnostic naming it: Codex keeps nothing else
-//! there, so there are no auxiliary files to pass over.
+//! Each Codex home under the granted home (`.codex`, every sibling
+//! `.codex-<name>`, every account home `.config/agent-accounts/codex/<a>`)
+//! is searched: its dated tree `sessions/` and its `archived_sessions/`,
+//! walked to any depth. Each file is stat'ed once, by the host's listing;
+//! only the head of a rollout is read (see [`crate::head`]). Every `.jsonl`
+//! file there is read as a rollout whatever its name (the content names
+//! the session); every other entry is a per-file diagnostic naming it:
+//! Codex keeps nothing else there, so there are no auxiliary files to pass
+//! over.
 
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::discovery::{self, FileProblems};
-use trajhost_codec_sdk::fs::{Dir, DirEntry, Metadata};
+use trajhost_codec_sdk::fs::{Dir, Metadata};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 use crate::head::Head;
-use crate::layout::{self, JSONL_ZST, SESSIONS_DIR};
+use crate::layout::{self, JSONL, JSONL_ZST};
 use crate::time::rfc3339_utc;
 
-/// Every rollout under `home/.codex/sessions/YYYY/MM/DD/`.
+/// Directory levels walked below a rollout tree (the dated tree has 3).
+const MAX_DEPTH: usize = 8;
+
+/// Every rollout under `home`'s Codex homes.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
     let mut problems = FileProblems::new();
-    for year in dirs(home, SESSIONS_DIR, "a year directory (YYYY)", &mut problems) {
-        let year_dir = layout::join(SESSIONS_DIR, &year.name);
-        for month in dirs(home, &year_dir, "a month directory (MM)", &mut problems) {
-            let month_dir = layout::join(&year_dir, &month.name);
-            for day in dirs(home, &month_dir, "a day directory (DD)", &mut problems) {
-                let day_dir = layout::join(&month_dir, &day.name);
-                for file in discovery::list(home, &day_dir, &mut problems).unwrap_or_default() {
-                    let locator = layout::join(&day_dir, &file.name);
-                    if !file.is_file() {
-                        problems.unrecognized(&locator, "not a rollout file (rollout-*.jsonl)");
-                    } else if file.name.starts_with(layout::ROLLOUT_PREFIX) && file.name.ends_with(JSONL_ZST) {
-                        // Newer builds compress old rollouts; no decoder here.
-                        problems.add("compressed-rollout", Severity::Info, &locator, "jsonl.zst");
-                    } else if !layout::is_rollout_name(&file.name) {
-                        problems.unrecognized(&locator, "not a rollout file name (rollout-*.jsonl)");
-                    } else if let Some(session) = session_ref(home, &locator, &file.meta, &mut problems) {
-                        sessions.push(session);
-                    }
-                }
-            }
+    for codex_home in codex_homes(home, &mut problems) {
+        for tree in layout::ROLLOUT_TREES {
+            walk(home, &layout::join(&codex_home, tree), 0, &mut sessions, &mut problems);
         }
     }
     Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
-/// The subdirectories of one level of the dated tree; anything else there
-/// is reported as unrecognized.
-fn dirs(home: &Dir, path: &str, expected: &str, problems: &mut FileProblems) -> Vec<DirEntry> {
-    let mut out = Vec::new();
-    for entry in discovery::list(home, path, problems).unwrap_or_default() {
-        if entry.is_dir() {
-            out.push(entry);
-        } else {
-            problems.unrecognized(&layout::join(path, &entry.name), expected);
+/// The Codex homes under `home`, relative to it: `.codex`, the sibling
+/// `.codex-<name>` directories, the account homes.
+pub fn codex_homes(home: &Dir, problems: &mut FileProblems) -> Vec<String> {
+    let mut homes = Vec::new();
+    for entry in discovery::list(home, "", problems).unwrap_or_default() {
+        let sibling = entry.name.strip_prefix(layout::SIBLING_PREFIX).is_some_and(|n| !n.is_empty());
+        if entry.is_dir() && (entry.name == layout::CODEX_DIR || sibling) {
+            homes.push(entry.name);
         }
     }
-    out
+    for entry in discovery::list(home, layout::ACCOUNT_HOMES, problems).unwrap_or_default() {
+        let path = layout::join(layout::ACCOUNT_HOMES, &entry.name);
+        if entry.is_dir() {
+            homes.push(path);
+        } else {
+            problems.unrecognized(&path, "an account's Codex home (a directory)");
+        }
+    }
+    homes
+}
+
+/// One directory of a rollout tree: `.jsonl` files are rollouts,
+/// directories are walked, anything else is named.
+fn walk(home: &Dir, dir: &str, depth: usize, sessions: &mut Vec<SessionRef>, problems: &mut FileProblems) {
+    for entry in discovery::list(home, dir, problems).unwrap_or_default() {
+        let locator = layout::join(dir, &entry.name);
+        if entry.is_dir() && !entry.name.ends_with(JSONL) {
+            if depth < MAX_DEPTH {
+                walk(home, &locator, depth + 1, sessions, problems);
+            } else {
+                problems.unrecognized(&locator, "a directory deeper than a rollout tree goes");
+            }
+        } else if !entry.is_file() {
+            problems.unrecognized(&locator, "not a rollout file (rollout-*.jsonl)");
+        } else if entry.name.ends_with(JSONL_ZST) {
+            // Newer builds compress old rollouts; no decoder here.
+            problems.add("compressed-rollout", Severity::Info, &locator, "jsonl.zst");
+        } else if !entry.name.ends_with(JSONL) {
+            problems.unrecognized(&locator, "not a rollout file name (rollout-*.jsonl)");
+        } else if let Some(session) = session_ref(home, &locator, &entry.meta, problems) {
+            sessions.push(session);
+        }
+    }
 }
 
 /// The session-ref of one rollout, as `discover` reports it (one stat, one

@@ -1,7 +1,10 @@
 //! Where Codex keeps sessions under a home (`$CODEX_HOME` = `~/.codex`):
 //! `.codex/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl`,
-//! and the state database `.codex/state_<N>.sqlite` whose `threads` table
-//! indexes them.
+//! archived ones in `.codex/archived_sessions/`, and the state database
+//! `.codex/state_<N>.sqlite` whose `threads` table indexes them. One HOME
+//! can hold several Codex homes laid out the same way: sibling
+//! `.codex-<name>/` directories and account homes
+//! `.config/agent-accounts/codex/<account>/`.
 //!
 //! Not every rollout's name ends in its thread id (`rollout-…-compact-
 //! codex-001.jsonl`, a renamed copy): such a rollout is read all the same
@@ -20,8 +23,26 @@ pub const ROLLOUT_PREFIX: &str = "rollout-";
 pub const JSONL: &str = ".jsonl";
 /// Compressed rollouts of newer builds (`.jsonl.zst`); not read.
 pub const JSONL_ZST: &str = ".jsonl.zst";
-/// The glob `info` reports.
+/// Where written rollouts go (the glob of the default Codex home).
 pub const SESSION_GLOB: &str = ".codex/sessions/*/*/*/rollout-*.jsonl";
+/// The rollout trees of one Codex home, relative to it.
+pub const ROLLOUT_TREES: [&str; 2] = ["sessions", "archived_sessions"];
+/// Prefix of a sibling Codex home (`.codex-<name>`, one per profile or
+/// account, each laid out like `.codex`).
+pub const SIBLING_PREFIX: &str = ".codex-";
+/// Where account managers keep one Codex home per account
+/// (`.config/agent-accounts/codex/<account>/`, laid out like `.codex`).
+pub const ACCOUNT_HOMES: &str = ".config/agent-accounts/codex";
+
+/// Every glob `info` reports: the dated tree and the archive, of the
+/// default home, of sibling homes, and of account homes.
+pub fn session_globs() -> Vec<String> {
+    let homes = [CODEX_DIR.to_string(), format!("{SIBLING_PREFIX}*"), format!("{ACCOUNT_HOMES}/*")];
+    homes
+        .iter()
+        .flat_map(|h| [format!("{h}/sessions/*/*/*/rollout-*.jsonl"), format!("{h}/archived_sessions/rollout-*.jsonl")])
+        .collect()
+}
 
 /// The thread id in a rollout file name: the UUID before `.jsonl`.
 pub fn id_from_name(name: &str) -> Option<&str> {

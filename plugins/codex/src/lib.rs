@@ -62,7 +62,7 @@ impl Codec for Codex {
             native_version_source: "`session_meta.payload.cli_version`".into(),
             reads: vec![FORMAT.into()],
             writes: vec![FORMAT.into()],
-            session_globs: vec![layout::SESSION_GLOB.into()],
+            session_globs: layout::session_globs(),
             canonical_schema: SCHEMA.into(),
         }
     }

@@ -137,6 +137,16 @@ impl SessionMeta<'_> {
     }
 }
 
+/// `inter_agent_communication` (newer builds): a message between agents.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct InterAgent<'a> {
+    #[serde(borrow)]
+    pub message: Text<'a>,
+    #[serde(borrow)]
+    pub content: Lenient<Vec<ContentItem<'a>>>,
+}
+
 /// `turn_context` (`TurnContextItem`).
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -191,8 +201,8 @@ pub struct ResponseItem<'a> {
     pub name: Text<'a>,
     #[serde(borrow)]
     pub namespace: Text<'a>,
-    #[serde(borrow)]
-    pub arguments: Text<'a>,
+    /// A JSON string (`function_call`), or an object (`tool_search_call`).
+    pub arguments: Option<&'a RawValue>,
     #[serde(borrow)]
     pub input: Text<'a>,
     #[serde(borrow)]
@@ -205,6 +215,31 @@ pub struct ResponseItem<'a> {
     pub output: Option<&'a RawValue>,
     /// `tool_search_call` arguments.
     pub execution: Option<&'a RawValue>,
+    /// `tool_search_output`: the tools it found.
+    pub tools: Lenient<Vec<NamedTool>>,
+    /// `image_generation_call`.
+    #[serde(borrow)]
+    pub revised_prompt: Text<'a>,
+    /// `agent_message` (messages between agents of newer builds).
+    #[serde(borrow)]
+    pub author: Text<'a>,
+    #[serde(borrow)]
+    pub recipient: Text<'a>,
+}
+
+/// A tool `tool_search_output` lists.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct NamedTool {
+    pub name: Option<String>,
+}
+
+impl ResponseItem<'_> {
+    /// `arguments` when it is a string (a function call's JSON text).
+    pub fn arguments_text(&self) -> Option<Cow<'_, str>> {
+        let raw = self.arguments?;
+        serde_json::from_str::<Text<'_>>(raw.get()).ok()?.0
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -288,6 +323,13 @@ pub struct Event<'a> {
     /// `task_complete`
     #[serde(borrow)]
     pub turn_id: Text<'a>,
+    /// `user_message.kind` of older builds: `plain`, or the context the
+    /// harness injected (`user_instructions`, `environment_context`).
+    #[serde(borrow, rename = "kind")]
+    pub message_kind: Text<'a>,
+    /// `user_message` images (data URLs) and `local_images` (paths).
+    pub images: Lenient<Vec<serde::de::IgnoredAny>>,
+    pub local_images: Lenient<Vec<serde::de::IgnoredAny>>,
 }
 
 /// `token_count.info`.
@@ -396,7 +438,13 @@ impl ResponseItem<'_> {
         }
         let Some(items) = &self.content.0 else { return false };
         let Some(first) = items.iter().find_map(|i| i.text.get()) else { return false };
-        let first = first.trim_start();
-        CONTEXT_MARKERS.iter().any(|m| first.starts_with(m))
+        is_context_text(first)
     }
+}
+
+/// Whether a user-role text opens with one of the context tags Codex
+/// injects.
+pub fn is_context_text(text: &str) -> bool {
+    let text = text.trim_start();
+    CONTEXT_MARKERS.iter().any(|m| text.starts_with(m))
 }

@@ -121,7 +121,17 @@ fn info_names_the_format_and_globs() {
     assert_eq!(info.harness, "codex");
     assert_eq!(info.reads, vec!["codex-rollout-jsonl"]);
     assert_eq!(info.writes, vec!["codex-rollout-jsonl"]);
-    assert_eq!(info.session_globs, vec![".codex/sessions/*/*/*/rollout-*.jsonl"]);
+    assert_eq!(
+        info.session_globs,
+        [
+            ".codex/sessions/*/*/*/rollout-*.jsonl",
+            ".codex/archived_sessions/rollout-*.jsonl",
+            ".codex-*/sessions/*/*/*/rollout-*.jsonl",
+            ".codex-*/archived_sessions/rollout-*.jsonl",
+            ".config/agent-accounts/codex/*/sessions/*/*/*/rollout-*.jsonl",
+            ".config/agent-accounts/codex/*/archived_sessions/rollout-*.jsonl",
+        ]
+    );
     assert_eq!(info.native_version_source, "`session_meta.payload.cli_version`");
     assert_eq!(info.native_versions, ">=0.1.0, <1.0.0");
     assert_eq!(info.canonical_schema, "trajhost.canonical/0.1");
@@ -635,7 +645,10 @@ fn read_maps_an_older_richer_rollout() {
     // Nothing dropped silently.
     let d = &read.diagnostics;
     assert_eq!(diag(d, "unmapped-record-type", "event_msg/user_message").unwrap().count, 2);
-    assert_eq!(diag(d, "unmapped-record-type", "event_msg/agent_message").unwrap().count, 1);
+    // The answer's event came first and made the record; the item is its
+    // mirror and names it.
+    assert!(diag(d, "unmapped-record-type", "event_msg/agent_message").is_none());
+    assert_eq!(diag(d, "mirrored-message", "response_item/message/assistant").unwrap().count, 1);
     assert!(diag(d, "unmapped-record-type", "event_msg/agent_reasoning").is_some());
     assert!(diag(d, "unmapped-record-type", "event_msg/context_compacted").is_some());
     assert!(diag(d, "unknown-record-type", "brand_new_line_type").is_some());
@@ -1177,4 +1190,120 @@ fn config_provider_reads_the_active_profile() {
     );
     assert_eq!(config_provider("[profiles.p]\nmodel_provider = \"b\"\n"), None);
     assert_eq!(config_provider(""), None);
+}
+
+// ---------------------------------------------------------------- newer shapes and homes
+
+/// A fixture home of this checkout (the testkit's `fixtures_root` follows
+/// wherever the shared build compiled the testkit from).
+fn own_fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/codex").join(path)
+}
+
+const LEAD: &str = "0199b100-0000-7000-8000-00000000aa01";
+const WORKER: &str = "0199b100-0000-7000-8000-00000000cc02";
+
+fn subagent_locator(stamp: &str, id: &str) -> String {
+    format!(".codex/sessions/2026/10/05/rollout-2026-10-05T{stamp}-{id}.jsonl")
+}
+
+#[test]
+fn a_message_logged_twice_is_one_record_whichever_copy_comes_first() {
+    let home = own_fixture("0.157.1-subagent/home");
+    let read = kit::conformance::<Codex>(&home, &subagent_locator("00-00-00", LEAD), Spans::Lines);
+    assert_eq!(users(&read.records), ["Update the dependency pins"]);
+    assert_eq!(assistant_texts(&read.records), ["I'll ask a worker to pin them."]);
+    let answer = read.records.iter().find(|r| matches!(r.body, Body::Assistant(_))).unwrap();
+    assert_eq!(answer.id, "msg_lead_1");
+    let Body::Assistant(a) = &answer.body else { unreachable!() };
+    assert_eq!(a.usage.as_ref().and_then(|u| u.output), Some(20));
+    let d = &read.diagnostics;
+    assert_eq!(diag(d, "mirrored-message", "response_item/message/user").unwrap().count, 1);
+    assert_eq!(diag(d, "unmapped-record-type", "event_msg/agent_message").unwrap().count, 1);
+}
+
+#[test]
+fn a_subagent_rollout_is_its_own_thread_linked_by_recorded_ids() {
+    let home = own_fixture("0.157.1-subagent/home");
+    let found = kit::discover::<Codex>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let ids: BTreeSet<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, BTreeSet::from([LEAD, WORKER]), "the thread of the first session_meta, not session_id");
+
+    let locator = subagent_locator("00-02-00", WORKER);
+    let read = kit::conformance::<Codex>(&home, &locator, Spans::Lines);
+    let meta = read.meta();
+    assert_eq!(meta.native_id, WORKER);
+    assert_eq!(meta.parent_session.as_deref(), Some(LEAD));
+    assert_eq!(meta.native_version.as_deref(), Some("0.157.1"));
+    // Prompt and answer only as events.
+    assert_eq!(users(&read.records), ["Pin serde and tokio in Cargo.toml"]);
+    assert_eq!(assistant_texts(&read.records), ["Pinned serde and tokio."]);
+    assert_eq!(calls(&read.records).len(), 1);
+    assert_eq!(results(&read.records), [("call_1", "Updated serde v1.0.210 -> v1.0.219", None)]);
+    // The inherited history's session_meta is a marker naming its thread.
+    assert_eq!(kit::observations_of(&read.records, "session_meta"), [LEAD]);
+    // Newer item kinds: observations of what they are, not tool calls.
+    assert_eq!(kit::observations_of(&read.records, "tool_search_call"), [r#"{"query":"cargo"}"#]);
+    assert_eq!(kit::observations_of(&read.records, "tool_search_output"), ["cargo_update"]);
+    assert_eq!(
+        kit::observations_of(&read.records, "web_search_call"),
+        [r#"{"type":"search","query":"tokio latest version"}"#]
+    );
+    assert_eq!(kit::observations_of(&read.records, "agent_message"), ["Done: serde and tokio pinned"]);
+    assert_eq!(kit::observations_of(&read.records, "image_generation_call"), ["a dependency graph"]);
+    let d = &read.diagnostics;
+    assert_eq!(diag(d, "unmapped-record-type", "world_state").unwrap().count, 1);
+    assert_eq!(diag(d, "unmapped-record-type", "inter_agent_communication_metadata").unwrap().count, 1);
+    assert!(!d.iter().any(|d| d.code == "unknown-record-type"), "{d:?}");
+}
+
+#[test]
+fn every_codex_home_of_a_home_is_searched() {
+    let home = own_fixture("multi-home/home");
+    let found = kit::discover::<Codex>(&home);
+    let mut listed: Vec<(&str, &str)> =
+        found.sessions.iter().map(|s| (s.native_id.as_str(), s.locator.as_str())).collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            (
+                "0199c200-0000-7000-8000-0000000000a1",
+                ".codex/sessions/2026/05/01/rollout-2026-05-01T09-00-00-0199c200-0000-7000-8000-0000000000a1.jsonl"
+            ),
+            (
+                "0199c200-0000-7000-8000-0000000000b2",
+                ".codex-work/sessions/2026/05/02/rollout-2026-05-02T09-00-00-0199c200-0000-7000-8000-0000000000b2.jsonl"
+            ),
+            (
+                "0199c200-0000-7000-8000-0000000000c3",
+                ".codex-work/archived_sessions/rollout-2026-04-30T09-00-00-0199c200-0000-7000-8000-0000000000c3.jsonl"
+            ),
+            (
+                "0199c200-0000-7000-8000-0000000000d4",
+                ".config/agent-accounts/codex/alice/sessions/2026/05/03/rollout-2026-05-03T09-00-00-0199c200-0000-7000-8000-0000000000d4.jsonl"
+            ),
+            (
+                "0199c200-0000-7000-8000-0000000000e5",
+                ".config/agent-accounts/codex/alice/sessions/2026/05/rollout-imported-copy.jsonl"
+            ),
+        ]
+    );
+    let codes: Vec<(&str, &str)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().unwrap_or(""))).collect();
+    assert_eq!(codes, [("unrecognized-file", ".codex-work/sessions/2026/05/02/notes.txt")]);
+    for s in &found.sessions {
+        let inspected = Codex::inspect(&Dir::native(&home), &s.locator).unwrap();
+        assert_eq!(format!("{inspected:?}"), format!("{s:?}"));
+        let read = kit::conformance::<Codex>(&home, &s.locator, Spans::Lines);
+        assert_eq!(read.meta().native_id, s.native_id);
+        assert_eq!(users(&read.records).len(), 1);
+        assert_eq!(assistant_texts(&read.records).len(), 1);
+    }
+    // Each glob `info` reports maps its rollouts back to this home.
+    let globs = Codex::info().session_globs;
+    for s in &found.sessions[..4] {
+        assert!(globs.iter().any(|g| kit::glob_matches(g, &s.locator)), "{} under no glob", s.locator);
+    }
 }

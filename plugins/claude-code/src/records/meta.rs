@@ -1,6 +1,7 @@
 //! The `meta` record that opens a session and each subagent transcript.
 //! Claude Code has no header line: the facts come from the head of the file
-//! (see [`crate::head`]) and, for subagents, from `agent-<id>.meta.json`.
+//! (see [`crate::head`]) and, for a subagent's session, from
+//! `agent-<id>.meta.json`.
 
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 
@@ -48,19 +49,21 @@ pub fn session_meta(file: &str, native_id: &str, head: &Head) -> Record {
     }
 }
 
-/// The first record of a subagent transcript; its id is the file stem
-/// `agent-<agentId>`.
-pub fn child_meta(file: &str, session_id: &str, agent_id: &str, head: &Head, agent: &AgentMeta) -> Record {
+/// The first record of a subagent's session. A subagent transcript is a
+/// session of its own (its id is its `agentId`), linked to its parent only
+/// by what the files record: the `sessionId` its lines carry and, from
+/// `agent-<id>.meta.json`, the `tool_use` id that started it.
+pub fn subagent_meta(file: &str, agent_id: &str, head: &Head, agent: &AgentMeta) -> Record {
     let title = agent.description.clone().or_else(|| agent.agent_type.clone()).or_else(|| head.title());
     let mut meta = meta(agent_id, head, title);
-    meta.parent_session = Some(session_id.to_string());
+    meta.parent_session = head.session_id.clone();
     meta.parent_call = agent.tool_use_id.clone();
     Record {
-        id: format!("agent-{agent_id}"),
+        id: agent_id.to_string(),
         body: Body::Meta(meta),
-        parent: agent.tool_use_id.clone(),
+        parent: None,
         ts: head.started_at.clone(),
-        agent: Some(agent_id.to_string()),
+        agent: None,
         src: src(file, head),
     }
 }

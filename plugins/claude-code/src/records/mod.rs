@@ -23,7 +23,8 @@ use trajhost_codec_sdk::records::{BatchWriter, location_id};
 use crate::layout::SessionPaths;
 use crate::native::{self, Entry};
 
-pub use meta::{AgentMeta, child_meta, session_meta};
+pub use meta::{AgentMeta, session_meta, subagent_meta};
+pub use user::is_interrupt_marker;
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -154,6 +155,9 @@ pub struct Transcript {
     /// summary line that follows it.
     compact_trigger: Option<String>,
     assistant: assistant::State,
+    /// A main transcript of older builds holds its subagents' lines inline
+    /// (`isSidechain: true`): they are not this conversation's.
+    skip_sidechains: bool,
 }
 
 impl Transcript {
@@ -167,7 +171,15 @@ impl Transcript {
             version: None,
             compact_trigger: None,
             assistant: assistant::State::default(),
+            skip_sidechains: false,
         }
+    }
+
+    /// Leaves out the sidechain lines of a main transcript whose own
+    /// conversation is not a sidechain (older builds wrote a subagent's
+    /// lines inline; Claude Code's main chain never includes them).
+    pub fn skip_sidechains(&mut self, skip: bool) {
+        self.skip_sidechains = skip;
     }
 
     /// Maps one line.
@@ -180,6 +192,22 @@ impl Transcript {
                 return;
             }
         };
+        if self.skip_sidechains && entry.is_sidechain.is_true() {
+            // A subagent's line written inline: counted, and the chain
+            // through it kept resolvable.
+            out.diags.add(
+                "inline-sidechain-line",
+                Severity::Info,
+                "isSidechain line in a main transcript (a subagent's conversation)",
+                Some(&self.file),
+                Some(span.offset),
+            );
+            if let Some(uuid) = entry.uuid.get() {
+                let target = self.links.resolve(entry.parent_uuid.get());
+                self.links.alias(uuid, target);
+            }
+            return;
+        }
         let kind = entry.kind.get().unwrap_or("");
         let handling = handling(kind);
         // An assistant response split over several lines is one record; only

@@ -6,7 +6,9 @@
 //! answer the assistant's `tool_use` by id. Flags change the meaning of the
 //! whole line: `isCompactSummary` is the summary that replaces the history
 //! before a compact boundary; `isMeta` marks text the harness injected
-//! (caveats, skill bodies) that the person did not type.
+//! (caveats, skill bodies) that the person did not type. The interrupt
+//! marker Claude Code writes when the person stops a response is an
+//! `observation {subtype: "interrupt"}`, not a prompt.
 
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Attachment, Body};
@@ -20,6 +22,17 @@ const MAX_PERSISTED_BYTES: u64 = 16 << 20;
 /// How Claude Code marks a tool result whose full output went to a file.
 const PERSISTED_TAG: &str = "<persisted-output>";
 const PERSISTED_PATH_PREFIX: &str = "Full output saved to: ";
+
+/// What Claude Code writes as a user line's text when the person stops a
+/// response (`[Request interrupted by user]`) or a tool run (`… for tool
+/// use]`): a harness marker, not a prompt.
+const INTERRUPT_PREFIX: &str = "[Request interrupted by user";
+
+/// Whether a user line's text is the harness's interrupt marker.
+pub fn is_interrupt_marker(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with(INTERRUPT_PREFIX) && text.ends_with(']') && !text.contains('\n')
+}
 
 /// One record a user line yields, in block order.
 enum Part {
@@ -110,6 +123,8 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
                     Body::Compaction { summary: text, trigger: t.compact_trigger.take() }
                 } else if entry.is_meta.is_true() {
                     Body::Observation { subtype: "meta-user".into(), text: Some(text) }
+                } else if attachments.is_empty() && is_interrupt_marker(&text) {
+                    Body::Observation { subtype: "interrupt".into(), text: Some(text) }
                 } else {
                     Body::User { text, attachments }
                 };

@@ -4,6 +4,8 @@
 //!
 //! | payload `type` | canonical |
 //! |---|---|
+//! | `user_message` | `user`, unless its `response_item` copy came first (then counted as a mirror) |
+//! | `agent_message` | the response's `assistant` text, unless its `response_item` copy came first |
 //! | `token_count` | `usage` of the held-back response (`info.last_token_usage`) |
 //! | `exec_command_end`, `patch_apply_end`, `mcp_tool_call_end`, `item_completed` (CommandExecution) | `ok` of the matching `tool_result` |
 //! | `error`, `stream_error`, `warning` | observation with the message |
@@ -14,7 +16,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use trajhost_codec_sdk::Severity;
 
-use super::{KNOWN_EVENT_TYPES, Out, Rollout, Span};
+use trajhost_codec_sdk::canonical::{Attachment, Body};
+use trajhost_codec_sdk::records::location_id;
+
+use super::mirror::{Said, Source};
+use super::{KNOWN_EVENT_TYPES, Out, Rollout, Span, response};
 use crate::native::{self, Event};
 
 pub fn map(t: &mut Rollout, payload: Option<&RawValue>, span: Span, out: &mut Out<'_>) {
@@ -31,6 +37,16 @@ pub fn map(t: &mut Rollout, payload: Option<&RawValue>, span: Span, out: &mut Ou
         "token_count" => {
             if let Some(usage) = event.info.0.as_ref().and_then(|i| i.last_token_usage.0) {
                 t.usage(&usage, out);
+            }
+        }
+        "user_message" => user_message(t, &event, span, out),
+        "agent_message" => {
+            let text = event.message.get().unwrap_or("");
+            if text.trim().is_empty() || t.mirrors.is_mirror(Said::Assistant, Source::Event, text) {
+                // The response item said it (double logging).
+                t.report(KNOWN_EVENT_TYPES, "event_msg/", kind, span, out);
+            } else {
+                response::assistant_text(t, text, None, None, span, out);
             }
         }
         "error" | "stream_error" | "warning" => observe(t, kind, event.message.owned(), out),
@@ -68,6 +84,24 @@ pub fn map(t: &mut Rollout, payload: Option<&RawValue>, span: Span, out: &mut Ou
         }
         other => t.report(KNOWN_EVENT_TYPES, "event_msg/", other, span, out),
     }
+}
+
+/// `user_message`: the prompt as the UI showed it. A record when no
+/// response item carried it (see [`super::mirror`]); context the harness
+/// injected (older builds flag it with `kind`) is never a prompt.
+fn user_message(t: &mut Rollout, event: &Event<'_>, span: Span, out: &mut Out<'_>) {
+    let text = event.message.get().unwrap_or("");
+    let injected = matches!(event.message_kind.get(), Some("user_instructions" | "environment_context"))
+        || native::is_context_text(text);
+    if injected || text.trim().is_empty() || t.mirrors.is_mirror(Said::User, Source::Event, text) {
+        t.report(KNOWN_EVENT_TYPES, "event_msg/", "user_message", span, out);
+        return;
+    }
+    let images = event.images.0.as_ref().map_or(0, Vec::len) + event.local_images.0.as_ref().map_or(0, Vec::len);
+    let attachments = (0..images).map(|_| Attachment { kind: "image".into(), media_type: None }).collect();
+    let record =
+        t.record(location_id(&t.file, span.offset, 0), Body::User { text: text.to_string(), attachments }, None, span);
+    t.emit(record, out);
 }
 
 /// Success of an MCP call: `result` is `{"Ok": CallToolResult}` (failed when

@@ -7,9 +7,11 @@
 //! Codex writes each turn twice: as `response_item` lines (what the model
 //! sees) and as `event_msg` lines (`user_message`, `agent_message`,
 //! `agent_reasoning`, newer `item_completed`). Content comes from
-//! `response_item` only; `event_msg` contributes what `response_item`
-//! lacks: usage (`token_count`), tool outcomes (`exec_command_end`,
-//! `item_completed` exit codes), errors and turn ends.
+//! `response_item`, except prompts and answers that only an event carries
+//! (see [`mirror`]: each message is taken from its first copy); `event_msg`
+//! contributes what `response_item` lacks: usage (`token_count`), tool
+//! outcomes (`exec_command_end`, `item_completed` exit codes), errors and
+//! turn ends.
 //!
 //! ## Model calls
 //! One model response (its reasoning, assistant message and tool calls)
@@ -27,6 +29,7 @@
 //! types never seen. Nothing is dropped silently.
 
 mod event;
+mod mirror;
 mod response;
 
 use std::collections::VecDeque;
@@ -45,7 +48,10 @@ pub use trajhost_codec_sdk::known::Handling;
 
 /// Line `type`s of a rollout (`RolloutItem` plus newer line kinds).
 pub const KNOWN_LINE_TYPES: &[(&str, Handling)] = &[
-    ("session_meta", Handling::Mapped("meta (first line); later ones are reported")),
+    (
+        "session_meta",
+        Handling::Mapped("meta (first line); a later one is observation session_meta (inherited history)"),
+    ),
     ("response_item", Handling::Mapped("by payload type, see KNOWN_RESPONSE_ITEM_TYPES")),
     ("event_msg", Handling::Mapped("by payload type, see KNOWN_EVENT_TYPES")),
     ("turn_context", Handling::Mapped("model of the following assistant records; observation turn_context")),
@@ -55,7 +61,8 @@ pub const KNOWN_LINE_TYPES: &[(&str, Handling)] = &[
     // the next request is built from; the messages it yields are logged as
     // response items too.
     ("world_state", Handling::Reported),
-    ("inter_agent_communication", Handling::Reported),
+    ("inter_agent_communication", Handling::Mapped("observation inter_agent_communication")),
+    // Whether a message between agents starts a turn: bookkeeping.
     ("inter_agent_communication_metadata", Handling::Reported),
 ];
 
@@ -66,15 +73,16 @@ pub const KNOWN_RESPONSE_ITEM_TYPES: &[(&str, Handling)] = &[
     ("function_call", Handling::Mapped("tool_call (arguments parsed from the JSON string)")),
     ("custom_tool_call", Handling::Mapped("tool_call (arguments = the raw input string)")),
     ("local_shell_call", Handling::Mapped("tool_call local_shell (arguments = action)")),
-    ("web_search_call", Handling::Mapped("tool_call web_search (arguments = action)")),
+    ("web_search_call", Handling::Mapped("observation web_search_call (provider-side search)")),
+    ("tool_search_call", Handling::Mapped("observation tool_search_call (tool catalog query)")),
+    ("tool_search_output", Handling::Mapped("observation tool_search_output (tools found)")),
+    ("image_generation_call", Handling::Mapped("observation image_generation_call (provider-side)")),
+    ("agent_message", Handling::Mapped("observation agent_message (between agents)")),
     ("function_call_output", Handling::Mapped("tool_result")),
     ("custom_tool_call_output", Handling::Mapped("tool_result")),
     ("compaction", Handling::Mapped("compaction (remote, encrypted: empty summary)")),
     ("compaction_summary", Handling::Mapped("compaction (older name of `compaction`)")),
     ("context_compaction", Handling::Mapped("compaction (remote, encrypted: empty summary)")),
-    ("tool_search_call", Handling::Reported),
-    ("tool_search_output", Handling::Reported),
-    ("image_generation_call", Handling::Reported),
     ("ghost_snapshot", Handling::Reported),
     ("compaction_trigger", Handling::Reported),
     ("configuration_update", Handling::Reported),
@@ -101,9 +109,9 @@ pub const KNOWN_EVENT_TYPES: &[(&str, Handling)] = &[
     ("patch_apply_end", Handling::Mapped("tool_result ok from success")),
     ("mcp_tool_call_end", Handling::Mapped("tool_result ok from result")),
     ("item_completed", Handling::Mapped("tool_result ok from a CommandExecution's exit_code; the rest double-logs")),
+    ("user_message", Handling::Mapped("user when no response item carries it; else a mirror (reported)")),
+    ("agent_message", Handling::Mapped("assistant text when no response item carries it; else a mirror (reported)")),
     // Double logging of response items.
-    ("user_message", Handling::Reported),
-    ("agent_message", Handling::Reported),
     ("agent_reasoning", Handling::Reported),
     ("agent_reasoning_raw_content", Handling::Reported),
     ("agent_reasoning_section_break", Handling::Reported),
@@ -134,6 +142,14 @@ pub const KNOWN_EVENT_TYPES: &[(&str, Handling)] = &[
     ("collab_waiting_end", Handling::Reported),
     ("collab_close_begin", Handling::Reported),
     ("collab_close_end", Handling::Reported),
+    // Newer builds: a client-side dynamic tool's request/response (its
+    // call and output are response items), the approval reviewer's verdicts,
+    // a subagent's status, the thread goal.
+    ("dynamic_tool_call_request", Handling::Reported),
+    ("dynamic_tool_call_response", Handling::Reported),
+    ("guardian_assessment", Handling::Reported),
+    ("sub_agent_activity", Handling::Reported),
+    ("thread_goal_updated", Handling::Reported),
 ];
 
 /// How `kind` is handled in `table`; `None` for a type never seen.
@@ -214,6 +230,8 @@ pub struct Rollout {
     pending_bytes: usize,
     /// Success of finished tool calls, from events, until their output.
     outcomes: VecDeque<(String, bool)>,
+    /// Messages logged twice (response item and event), see [`mirror`].
+    mirrors: mirror::Mirrors,
 }
 
 /// Where records and diagnostics go.
@@ -233,6 +251,7 @@ impl Rollout {
             tail: Vec::new(),
             pending_bytes: 0,
             outcomes: VecDeque::new(),
+            mirrors: mirror::Mirrors::default(),
         }
     }
 
@@ -252,9 +271,16 @@ impl Rollout {
         match kind {
             "session_meta" => {
                 if Some(span.offset) != self.meta_offset {
-                    // Forks and older resumes repeat a session_meta; the first
-                    // one made the `meta` record.
-                    self.report(KNOWN_LINE_TYPES, "", "session_meta", span, out);
+                    // The first session_meta is this file's thread (it made
+                    // the `meta` record). A later one opens history of the
+                    // thread it names, carried into this one: a fork's or a
+                    // subagent's inherited context (its `session_id` is the
+                    // root thread of the agent tree), or an older resume.
+                    // Its lines stay this session's records; the marker says
+                    // where they came from.
+                    let meta = native::payload::<native::SessionMeta<'_>>(env.payload).unwrap_or_default();
+                    let text = meta.thread_id().map(str::to_string);
+                    self.emit(self.observation("session_meta", text, span), out);
                 }
             }
             "response_item" => response::map(self, env.payload, span, out),
@@ -266,6 +292,15 @@ impl Rollout {
                 if let Some(usage) = usage {
                     self.usage(&usage, out);
                 }
+            }
+            "inter_agent_communication" => {
+                // A message passed between agents of a multi-agent thread.
+                let item = native::payload::<native::InterAgent<'_>>(env.payload).unwrap_or_default();
+                let text = item.message.owned().or_else(|| {
+                    let text = native::join_text(item.content.0.as_deref().unwrap_or(&[]), "\n");
+                    (!text.is_empty()).then_some(text)
+                });
+                self.emit(self.observation("inter_agent_communication", text, span), out);
             }
             other => self.report(KNOWN_LINE_TYPES, "", other, span, out),
         }
