@@ -45,6 +45,7 @@ pub fn environment_mounts(home: &Path, env: impl Fn(&str) -> Option<OsString>) -
         if seen_anyway(&home, &target, known.seen_at) {
             continue;
         }
+        tracing::debug!("{}={}: shown to codecs as {}", known.variable, target.display(), known.shown_as);
         mounts.add(&home, Mount { name: known.shown_as.to_string(), target });
     }
     mounts

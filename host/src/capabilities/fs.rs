@@ -25,7 +25,7 @@ pub struct DirHandle {
     /// Other host directories that appear as entries of this one (only on
     /// a granted home): a harness home the environment points at outside
     /// the home (`$CODEX_HOME`), seen where the codec looks for homes.
-    mounts: Vec<(String, DirHandle)>,
+    mounts: std::sync::Arc<Vec<(String, DirHandle)>>,
 }
 
 /// A host directory shown to codecs as `name` inside a granted home.
@@ -63,8 +63,8 @@ impl DirHandle {
                     None
                 }
             })
-            .collect();
-        Ok(DirHandle { dir, host_path, mounts })
+            .collect::<Vec<_>>();
+        Ok(DirHandle { dir, host_path, mounts: std::sync::Arc::new(mounts) })
     }
 
     /// The directory that serves `rel`, and `rel` within it: a path that
@@ -157,7 +157,7 @@ impl wit::HostDir for PluginState {
             let (routed, rel) = handle.route(check_path(&path)?);
             let mut entries = Vec::new();
             if std::ptr::eq(routed, handle) && rel.components().all(|c| c == Component::CurDir) {
-                for (name, _) in &handle.mounts {
+                for (name, _) in handle.mounts.iter() {
                     entries.push(DirEntry {
                         name: name.clone(),
                         meta: Metadata { kind: EntryKind::Directory, size: 0, modified_ms: None },
@@ -176,6 +176,7 @@ impl wit::HostDir for PluginState {
             entries.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(entries)
         })();
+        tracing::trace!(path, mounts = handle.mounts.len(), ok = result.is_ok(), "fs list");
         self.stats.list_calls += 1;
         if let Ok(entries) = &result {
             self.stats.entries_listed += entries.len() as u64;
@@ -221,9 +222,16 @@ impl wit::HostDir for PluginState {
     ) -> wasmtime::Result<Result<Resource<DirHandle>, FsError>> {
         let handle = self.table.get(&dir)?;
         let opened = check_path(&path).and_then(|rel| {
-            let (handle, rel) = handle.route(rel);
-            let sub = handle.dir.open_dir(rel).map_err(|e| io_error(&path, e))?;
-            Ok(DirHandle { dir: sub, host_path: handle.host_path.join(rel), mounts: Vec::new() })
+            let (routed, rel) = handle.route(rel);
+            let sub = routed.dir.open_dir(rel).map_err(|e| io_error(&path, e))?;
+            // The home itself again (the SDK's owned copy of a borrowed
+            // handle): it keeps showing the mounts.
+            let mounts = if std::ptr::eq(routed, handle) && rel.components().all(|c| c == Component::CurDir) {
+                handle.mounts.clone()
+            } else {
+                Default::default()
+            };
+            Ok(DirHandle { dir: sub, host_path: routed.host_path.join(rel), mounts })
         });
         Ok(match opened {
             Ok(sub) => Ok(self.table.push(sub)?),
