@@ -655,3 +655,109 @@ fn every_fixture_session_passes_the_testkit_checks() {
         kit::conformance::<CopilotCli>(&home(scenario), &locator(id), Spans::Lines);
     }
 }
+
+// ---------------------------------------------------------------- 1.0.45
+
+/// fixtures/copilot-cli/1.0.45 (hand-written): the runtime's tool result
+/// object and a call seen only at execution.
+fn v1045_home() -> PathBuf {
+    // This crate's own checkout (the testkit's `fixtures()` is resolved
+    // where the testkit was compiled).
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/copilot-cli/1.0.45/home")
+}
+
+const V1045: &str = "5e0f3a21-7c44-4b1e-9d2a-0c45aa000145";
+
+#[test]
+fn results_as_text_for_the_llm_and_calls_seen_only_at_execution() {
+    let home = v1045_home();
+    let found = kit::discover::<CopilotCli>(&home);
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_version.as_deref(), Some("1.0.45"));
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some("/home/dev/site"), "from session.start without workspace.yaml");
+
+    let read = kit::conformance::<CopilotCli>(&home, &locator(V1045), Spans::Lines);
+    let records = &read.records;
+    assert_eq!(users(records), ["add a robots.txt that allows everything"]);
+    let calls = tool_calls(records);
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[0].0, calls[0].1), ("tc-create", "create"));
+    assert_eq!(
+        calls[0].2,
+        &json!({"path": "/home/dev/site/robots.txt", "file_text": "User-agent: *\nAllow: /\n"}),
+        "JSON text arguments are read as the object they hold"
+    );
+    assert_eq!((calls[1].0, calls[1].1), ("tc-check", "bash"), "a call without a request is a call");
+    assert_eq!(calls[1].2, &json!({"command": "curl -s localhost:8080/robots.txt"}));
+    assert_eq!(
+        tool_results(records),
+        [
+            ("tc-create", "Created file /home/dev/site/robots.txt with 24 characters", Some(true)),
+            ("tc-check", "curl: (7) Failed to connect to localhost port 8080", Some(false)),
+        ]
+    );
+    assert_eq!(
+        kit::assistant_texts(records),
+        [
+            "I'll create robots.txt.",
+            "robots.txt is in place; the local server is not running, so I could not fetch it."
+        ]
+    );
+    let problems: Vec<&str> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != trajhost_codec_sdk::Severity::Info)
+        .map(|d| d.code.as_str())
+        .collect();
+    assert!(problems.is_empty(), "{:?}", read.diagnostics);
+}
+
+#[test]
+fn a_call_started_before_its_request_is_one_call_and_odd_results_still_read() {
+    let dir = synthetic(&[
+        event(
+            "session.start",
+            "e0",
+            None,
+            json!({"sessionId": SID, "copilotVersion": "1.0.45", "context": {"cwd": "/w"}}),
+        ),
+        event("user.message", "e1", Some("e0"), json!({"content": "go"})),
+        event(
+            "tool.execution_start",
+            "e2",
+            Some("e1"),
+            json!({"toolCallId": "c1", "toolName": "view", "arguments": {"path": "/w/a"}}),
+        ),
+        event(
+            "assistant.message",
+            "e3",
+            Some("e2"),
+            json!({"messageId": "m1", "content": "", "toolRequests": [{"toolCallId": "c1", "name": "view", "arguments": {"path": "/w/a"}}]}),
+        ),
+        event(
+            "tool.execution_complete",
+            "e4",
+            Some("e3"),
+            json!({"toolCallId": "c1", "success": true, "result": {"contents": [{"type": "text", "text": "A"}, {"type": "image"}, {"type": "text", "text": "B"}]}}),
+        ),
+        event(
+            "tool.execution_start",
+            "e5",
+            Some("e4"),
+            json!({"toolCallId": "c2", "toolName": "bash", "arguments": "not json"}),
+        ),
+        event(
+            "tool.execution_complete",
+            "e6",
+            Some("e5"),
+            json!({"toolCallId": "c2", "error": "denied by policy", "result": {"resultType": "denied"}}),
+        ),
+    ]);
+    let read = read(dir.path(), &format!("{STATE}/{SID}/events.jsonl"));
+    kit::check_unique_ids(&read);
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), ["c1", "c2"], "c1 once");
+    assert_eq!(calls[1].2, &json!("not json"), "arguments that are no JSON object stay text");
+    assert_eq!(tool_results(&read.records), [("c1", "A\nB", Some(true)), ("c2", "denied by policy", Some(false))]);
+    assert!(read.diag("missing-field").is_none(), "{:?}", read.diagnostics);
+}

@@ -2,7 +2,6 @@
 //! (with its reasoning and tool requests), `assistant.reasoning`, and the
 //! usage records that belong to assistant messages.
 
-use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
 
@@ -93,11 +92,15 @@ pub fn assistant(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Ou
 
     for (n, request) in message.tool_requests.unwrap_or_default().into_iter().enumerate() {
         let call_id = request.tool_call_id.filter(|c| !c.is_empty()).unwrap_or_else(|| format!("{id}#call{n}"));
+        if t.started.remove(&call_id) {
+            // A `tool.execution_start` logged before this message made it a call already.
+            continue;
+        }
         t.calls.insert(call_id.clone());
         let body = Body::ToolCall {
             call_id: call_id.clone(),
             name: request.name.unwrap_or_default(),
-            arguments: request.arguments.unwrap_or(Value::Null),
+            arguments: native::arguments(request.arguments),
         };
         let record = t.record(event, call_id, body, Some(id.clone()), span);
         out.writer.push(&record);

@@ -194,6 +194,9 @@ pub struct Transcript {
     link_order: VecDeque<String>,
     /// Tool call ids emitted so far.
     calls: BTreeSet<String>,
+    /// Of those, the ones emitted from a `tool.execution_start` that no
+    /// assistant message has requested (yet).
+    started: BTreeSet<String>,
     /// `apiCallId` → the usage and model of that call.
     usage: VecDeque<(String, Usage, Option<String>)>,
     /// Texts of reasoning events since the last assistant message.
@@ -211,6 +214,7 @@ impl Transcript {
             links: BTreeMap::new(),
             link_order: VecDeque::new(),
             calls: BTreeSet::new(),
+            started: BTreeSet::new(),
             usage: VecDeque::new(),
             reasoning: VecDeque::new(),
             starts: 0,
