@@ -153,7 +153,9 @@ fn discover_uses_the_workspace_and_reports_oddities() {
         "{\"type\":\"session.idle\",\"data\":{}}\n",
     )
     .unwrap();
-    std::fs::write(state.join("stray.jsonl"), "{}").unwrap();
+    std::fs::write(state.join("stray.txt"), "{}").unwrap();
+    // A flat event log is the older layout's (plugins/copilot-cli-flat), not an oddity here.
+    std::fs::write(state.join("dddddddd-0000-0000-0000-000000000000.jsonl"), "{}").unwrap();
 
     let found = CopilotCli::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
@@ -166,7 +168,7 @@ fn discover_uses_the_workspace_and_reports_oddities() {
         ("no-event-log", at("aaaaaaaa-0000-0000-0000-000000000000")),
         ("empty-session-file", at("bbbbbbbb-0000-0000-0000-000000000000/events.jsonl")),
         ("malformed-head", at("cccccccc-0000-0000-0000-000000000000/events.jsonl")),
-        ("unrecognized-file", at("stray.jsonl")),
+        ("unrecognized-file", at("stray.txt")),
     ];
     assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
 
@@ -760,4 +762,16 @@ fn a_call_started_before_its_request_is_one_call_and_odd_results_still_read() {
     assert_eq!(calls[1].2, &json!("not json"), "arguments that are no JSON object stay text");
     assert_eq!(tool_results(&read.records), [("c1", "A\nB", Some(true)), ("c2", "denied by policy", Some(false))]);
     assert!(read.diag("missing-field").is_none(), "{:?}", read.diagnostics);
+}
+
+#[test]
+fn flat_event_logs_are_left_to_the_flat_layout() {
+    // fixtures/copilot-cli/flat: one flat file (plugins/copilot-cli-flat) beside one session directory.
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/copilot-cli/flat/home");
+    let found = kit::discover::<CopilotCli>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, ["7a1d0c55-0000-4000-8000-0000000d1125"]);
+    let read = kit::conformance::<CopilotCli>(&home, &found.sessions[0].locator, Spans::Lines);
+    assert_eq!(kit::assistant_texts(&read.records), ["There are no scripts yet."]);
 }
