@@ -621,3 +621,38 @@ fn an_older_session_with_a_cli_version_string_reads_like_a_current_one() {
     assert_eq!(by_id("q1").parent.as_deref(), Some("demo_run"));
     assert_eq!(by_id("a2").parent.as_deref(), Some("a1"));
 }
+
+#[test]
+fn reminders_written_before_the_prompt_are_context() {
+    // fixtures/factory-droid/inline-reminder (hand-written).
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/factory-droid/inline-reminder/home");
+    let id = "3f0d9a52-6c1e-4b7a-9e21-7d0c5e4a1b00";
+    let found = kit::discover::<FactoryDroid>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("Fix the failing test"), "the title is what was typed");
+    let read = kit::conformance::<FactoryDroid>(&home, &found.sessions[0].locator, Spans::Lines);
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("meta", id),
+            ("observation", "u1#context"),
+            ("user", "u1"),
+            ("assistant", "a1"),
+            ("observation", "u2"),
+            ("user", "u3")
+        ]
+    );
+    assert_eq!(
+        users(&read.records),
+        ["Fix the failing test", "explain the <system-reminder> tag in our docs </system-reminder> please"]
+    );
+    assert_eq!(
+        kit::observations_of(&read.records, "context"),
+        [
+            "<system-reminder>\nBe brief.\n</system-reminder>",
+            "<system-reminder>The user switched to plan mode.</system-reminder>"
+        ]
+    );
+    assert_eq!(read.meta().title.as_deref(), Some("Fix the failing test"));
+}
