@@ -743,9 +743,15 @@ fn a_call_started_before_its_request_is_one_call_and_odd_results_still_read() {
             json!({"toolCallId": "c1", "success": true, "result": {"contents": [{"type": "text", "text": "A"}, {"type": "image"}, {"type": "text", "text": "B"}]}}),
         ),
         event(
+            "user.message",
+            "e4b",
+            Some("e4"),
+            json!({"content": "<reminder>tests are slow</reminder>", "source": "system"}),
+        ),
+        event(
             "tool.execution_start",
             "e5",
-            Some("e4"),
+            Some("e4b"),
             json!({"toolCallId": "c2", "toolName": "bash", "arguments": "not json"}),
         ),
         event(
@@ -762,6 +768,9 @@ fn a_call_started_before_its_request_is_one_call_and_odd_results_still_read() {
     assert_eq!(calls[1].2, &json!("not json"), "arguments that are no JSON object stay text");
     assert_eq!(tool_results(&read.records), [("c1", "A\nB", Some(true)), ("c2", "denied by policy", Some(false))]);
     assert!(read.diag("missing-field").is_none(), "{:?}", read.diagnostics);
+    // A message the runtime sent as the user is context.
+    assert_eq!(users(&read.records), ["go"]);
+    assert_eq!(kit::observations_of(&read.records, "user.message/system"), ["<reminder>tests are slow</reminder>"]);
 }
 
 #[test]

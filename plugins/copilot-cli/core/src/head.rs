@@ -87,8 +87,12 @@ impl Head {
                 self.start_span = Some((offset, len));
             }
             Some("user.message") if self.first_prompt.is_none() => {
-                self.first_prompt =
-                    event.data::<UserMessage>().and_then(|m| m.content).map(|c| title_of(&c)).filter(|t| !t.is_empty());
+                self.first_prompt = event
+                    .data::<UserMessage>()
+                    .filter(|m| m.source.as_deref() != Some("system"))
+                    .and_then(|m| m.content)
+                    .map(|c| title_of(&c))
+                    .filter(|t| !t.is_empty());
             }
             _ => {}
         }

@@ -21,9 +21,15 @@ pub fn user(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>
     // `content` is what the person typed; `transformedContent` adds the
     // harness's date header.
     let text = message.content.or(message.transformed_content).unwrap_or_default();
+    // A message the runtime sent in the person's place (`source: "system"`)
+    // is context, not a prompt.
+    let body = if message.source.as_deref() == Some("system") {
+        Body::Observation { subtype: "user.message/system".into(), text: Some(text) }
+    } else {
+        Body::User { text, attachments }
+    };
     let id = t.event_id(event, span);
-    let record =
-        t.record(event, id.clone(), Body::User { text, attachments }, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }

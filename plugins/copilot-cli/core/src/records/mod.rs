@@ -37,7 +37,7 @@ pub use trajhost_codec_sdk::known::Handling;
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("session.start", Handling::Mapped("meta (first), observation (later ones)")),
     ("session.resume", Handling::Mapped("observation session.resume")),
-    ("user.message", Handling::Mapped("user")),
+    ("user.message", Handling::Mapped("user (observation user.message/system when `source` is system)")),
     ("system.message", Handling::Mapped("system")),
     ("assistant.message", Handling::Mapped("assistant, reasoning, tool_call")),
     ("assistant.reasoning", Handling::Mapped("reasoning")),
