@@ -18,9 +18,9 @@ pub use trajhost_copilot_cli_core::{self as core, Flavor, KNOWN_RECORD_TYPES, La
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `harness@version`, as `meta.codec` says it.
 pub const CODEC: &str = concat!("copilot-cli@", env!("CARGO_PKG_VERSION"));
-/// Which Copilot CLI versions wrote flat files is not pinned down: as wide
-/// as the session-directory codec's range.
-pub const NATIVE_VERSIONS: &str = ">=0.0.330, <2.0.0";
+/// Which Copilot CLI versions wrote flat files is not pinned down: the same
+/// range as the session-directory codec's.
+pub const NATIVE_VERSIONS: &str = core::NATIVE_VERSIONS;
 
 /// Flat files (`session-state/<sessionId>.jsonl`).
 pub static FLAT: Flavor =

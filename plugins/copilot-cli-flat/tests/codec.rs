@@ -64,3 +64,11 @@ fn a_flat_file_reads_like_an_event_log() {
     assert_eq!(tool_results(&read.records), [("call_du", "41M\tvendor\n<exited with exit code 0>", Some(true))]);
     assert_eq!(assistant_texts(&read.records), ["The vendor folder takes 41 MB."]);
 }
+
+#[test]
+fn the_range_is_the_session_directory_codecs() {
+    // A session the flat codec places must never be handed to the other
+    // layout's codec for lack of a covering range, nor the reverse.
+    assert_eq!(NATIVE_VERSIONS, trajhost_codec_copilot_cli_flat::core::NATIVE_VERSIONS);
+    assert_eq!(NATIVE_VERSIONS, ">=0.0.1, <2.0.0");
+}

@@ -23,7 +23,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `harness@version`, as `meta.codec` says it.
 pub const CODEC: &str = concat!("copilot-cli@", env!("CARGO_PKG_VERSION"));
 /// Copilot CLI versions whose event logs this codec reads.
-pub const NATIVE_VERSIONS: &str = ">=0.0.330, <2.0.0";
+pub const NATIVE_VERSIONS: &str = core::NATIVE_VERSIONS;
 
 /// Session directories (`session-state/<sessionId>/events.jsonl`).
 pub static DIRS: Flavor =

@@ -72,7 +72,7 @@ fn info_describes_the_codec() {
     let info = CopilotCli::info();
     assert_eq!(info.harness, "copilot-cli");
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.0.330, <2.0.0");
+    assert_eq!(info.native_versions, ">=0.0.1, <2.0.0");
     assert!(info.native_version_source.contains("copilotVersion"));
     assert_eq!(info.reads, vec!["copilot-cli-events-jsonl".to_string()]);
     assert!(info.writes.is_empty());

@@ -43,6 +43,12 @@ pub use time::rfc3339_utc;
 /// The harness id.
 pub const HARNESS: &str = "copilot-cli";
 
+/// Copilot CLI versions whose event logs the codecs read: every 0.0.x and
+/// 1.x build seen writes the same events (prereleases such as `0.0.407-1`
+/// are covered); a 2.x would be another codec. Both layouts share it, so a
+/// session one of them places is never handed to the other for its version.
+pub const NATIVE_VERSIONS: &str = ">=0.0.1, <2.0.0";
+
 /// What differs between the Copilot CLI codecs.
 #[derive(Debug)]
 pub struct Flavor {
