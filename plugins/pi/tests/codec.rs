@@ -602,6 +602,8 @@ fn a_format_v1_file_reads_as_a_list() {
         kinds(records),
         [
             "meta",
+            "observation",
+            "observation",
             "user",
             "reasoning",
             "assistant",
@@ -620,7 +622,14 @@ fn a_format_v1_file_reads_as_a_list() {
         "the compaction comes before the entry its firstKeptEntryIndex names"
     );
     assert_eq!(users(records), ["Which port does the server listen on?", "And the log level?"]);
-    let Body::Compaction { summary, .. } = &records[7].body else { panic!() };
+    // The v1 header's model and thinking level, as the entries of later versions say them.
+    assert_eq!(
+        kit::observations_of(records, "model_change"),
+        ["anthropic/claude-sonnet-4-20250514", "anthropic/claude-opus-4-20250514"]
+    );
+    assert_eq!(kit::observations_of(records, "thinking_level_change"), ["low", "high"]);
+    assert_eq!(records[1].id, "6f1c2d3e-0000-4000-8000-00000000a001#model_change");
+    let Body::Compaction { summary, .. } = &records[9].body else { panic!() };
     assert_eq!(summary, "The server listens on port 8080 (config.toml).");
     let calls: Vec<(&str, &str)> = tool_calls(records).iter().map(|(id, name, _)| (*id, *name)).collect();
     assert_eq!(calls, [("call_cfg", "read"), ("call_grep", "bash")]);
@@ -633,11 +642,12 @@ fn a_format_v1_file_reads_as_a_list() {
     // Each entry's parent is the entry before it; the first has none.
     let entries: Vec<&trajhost_codec_sdk::canonical::Record> =
         records.iter().filter(|r| !r.id.contains('#') && r.body.kind() != "meta").collect();
+    assert_eq!(entries.len(), 11);
     let ids: BTreeSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids.len(), records.len(), "unique ids");
-    let user1 = &records[1];
+    let user1 = &records[3];
     assert_eq!(user1.parent, None);
-    assert_eq!(records[3].parent.as_deref(), Some(user1.id.as_str()), "the first answer follows the prompt");
+    assert_eq!(records[5].parent.as_deref(), Some(user1.id.as_str()), "the first answer follows the prompt");
     let by_offset = |r: &&trajhost_codec_sdk::canonical::Record| r.src.as_ref().unwrap().offset;
     let mut in_file = entries.clone();
     in_file.sort_by_key(by_offset);

@@ -169,6 +169,8 @@ pub struct Reader {
     writer: BatchWriter,
     diags: Diagnostics,
     meta: Option<Record>,
+    /// The `meta` record's id.
+    session_id: String,
     /// Offset of the header line; a later `session` line is reported.
     header_offset: u64,
     done: bool,
@@ -206,6 +208,7 @@ impl Reader {
         if file_id.is_some_and(|id| layout::is_uuid(id) && id != native_id) {
             diags.add("session-id-mismatch", Severity::Warning, "id", Some(locator), None);
         }
+        let session_id = native_id.clone();
         let meta = Record {
             id: native_id.clone(),
             body: Body::Meta(Meta {
@@ -235,6 +238,7 @@ impl Reader {
             writer: BatchWriter::new(options),
             diags,
             meta: Some(meta),
+            session_id,
             header_offset: head.header_span.map_or(0, |(offset, _)| offset),
             done: false,
         })
@@ -270,6 +274,8 @@ impl Reader {
                         Some(&path),
                         Some(span.offset),
                     );
+                } else {
+                    self.header_settings(&v, span, &path);
                 }
                 return Ok(true);
             }
@@ -301,6 +307,31 @@ impl Reader {
         let parent = self.tree.implicit_parent.get(&span.offset).map(String::as_str);
         self.mapper.entry(&v, span, parent, &mut out);
         Ok(true)
+    }
+}
+
+impl Reader {
+    /// Format v1 headers carry the model and thinking level the session
+    /// started with (later versions write them as entries): the same
+    /// observations as those entries, after `meta`.
+    fn header_settings(&mut self, v: &Value, span: Span, path: &str) {
+        let model = match (str_of(v, "provider"), str_of(v, "modelId")) {
+            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+            (None, Some(m)) => Some(m.to_string()),
+            _ => None,
+        };
+        let settings = [("model_change", model), ("thinking_level_change", string_of(v, "thinkingLevel"))];
+        for (subtype, text) in settings {
+            let Some(text) = text else { continue };
+            self.writer.push(&Record {
+                id: format!("{}#{subtype}", self.session_id),
+                body: Body::Observation { subtype: subtype.to_string(), text: Some(text) },
+                parent: Some(self.session_id.clone()),
+                ts: string_of(v, "timestamp"),
+                agent: None,
+                src: Some(SourceSpan { file: path.to_string(), offset: span.offset, len: span.len }),
+            });
+        }
     }
 }
 
