@@ -637,3 +637,17 @@ fn subagent_records_carry_their_agent() {
     let Body::Assistant(x) = &a.body else { panic!() };
     assert_eq!(x.usage, None, "no usage recorded");
 }
+
+#[test]
+fn a_notification_in_the_users_role_is_not_a_prompt() {
+    // fixtures/qwen-code/user-notification (hand-written).
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/qwen-code/user-notification/home");
+    let found = kit::discover::<QwenCode>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("start the test watcher in the background"));
+    let read = kit::conformance::<QwenCode>(&home, &found.sessions[0].locator, Spans::Lines);
+    assert_eq!(users(&read.records), ["start the test watcher in the background"]);
+    assert_eq!(kit::observations_of(&read.records, "notification"), ["Background task finished: 12 tests passed."]);
+    assert_eq!(kit::assistant_texts(&read.records), ["Started the watcher.", "All 12 tests passed."]);
+}

@@ -28,7 +28,12 @@ pub use trajhost_codec_sdk::known::Handling;
 /// Every record kind Qwen Code is known to write (`ChatRecord.type` and the
 /// system `subtype`s of `chatRecordingService.ts`).
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
-    ("user", Handling::Mapped("user (tool_result for functionResponse parts)")),
+    (
+        "user",
+        Handling::Mapped(
+            "user (tool_result for functionResponse parts; observation notification for subtype notification)",
+        ),
+    ),
     ("assistant", Handling::Mapped("assistant, reasoning, tool_call")),
     ("tool_result", Handling::Mapped("tool_result")),
     ("system", Handling::Mapped("observation system")),
