@@ -118,6 +118,12 @@ impl HeadLines for Head {
     fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
         if let Ok(entry) = native::parse(bytes) {
             self.take(&entry, offset, len);
+        } else if let Some(ranges) = native::glued(bytes) {
+            for (start, end) in ranges {
+                if let Ok(entry) = native::parse(&bytes[start..end]) {
+                    self.take(&entry, offset + start as u64, (end - start) as u64);
+                }
+            }
         }
     }
 
