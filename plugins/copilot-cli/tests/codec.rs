@@ -554,7 +554,7 @@ fn reasoning_usage_errors_compaction_and_unknown_events() {
         event("session.error", "e10", Some("e9"), json!({"errorType": "rate_limit", "message": "Rate limited"})),
         event("abort", "e11", Some("e10"), json!({"reason": "user_initiated"})),
         event("session.model_change", "e12", Some("e11"), json!({"newModel": "gpt-5"})),
-        event("hook.start", "e13", Some("e12"), json!({})),
+        event("hook.end", "e13", Some("e12"), json!({})),
         event(
             "session.usage_record",
             "e14",
@@ -633,7 +633,7 @@ fn reasoning_usage_errors_compaction_and_unknown_events() {
         read.diagnostics.iter().filter(|d| d.code == code).map(|d| (d.detail.clone(), d.count)).collect()
     };
     assert_eq!(details("unknown-record-type"), [("brand.new_event".to_string(), 1)]);
-    assert_eq!(details("unmapped-record-type"), [("hook.start".to_string(), 1)]);
+    assert_eq!(details("unmapped-record-type"), [("hook.end".to_string(), 1)]);
     assert_eq!(details("unmatched-usage-record"), [("apiCallId".to_string(), 1)]);
 }
 
@@ -783,4 +783,26 @@ fn flat_event_logs_are_left_to_the_flat_layout() {
     assert_eq!(ids, ["7a1d0c55-0000-4000-8000-0000000d1125"]);
     let read = kit::conformance::<CopilotCli>(&home, &found.sessions[0].locator, Spans::Lines);
     assert_eq!(kit::assistant_texts(&read.records), ["There are no scripts yet."]);
+}
+
+#[test]
+fn a_prompt_hook_is_an_observation_that_carries_the_prompt() {
+    // The shape of letta-ai/trajectory's `copilot-cli/tool-calls` fixture: the
+    // prompt only in a `userPromptSubmitted` hook's input.
+    let dir = synthetic(&[
+        event("session.start", "e0", None, json!({"sessionId": SID, "context": {"cwd": "/w"}})),
+        event(
+            "hook.start",
+            "e1",
+            Some("e0"),
+            json!({"hookType": "userPromptSubmitted", "input": {"sessionId": SID, "prompt": "Refresh the page.", "cwd": "/w"}}),
+        ),
+        event("hook.start", "e2", Some("e1"), json!({"hookType": "preToolUse", "input": {"toolName": "bash"}})),
+        event("assistant.message", "e3", Some("e2"), json!({"messageId": "m1", "content": "On it."})),
+    ]);
+    let read = read(dir.path(), &format!("{STATE}/{SID}/events.jsonl"));
+    assert!(users(&read.records).is_empty(), "a hook is no prompt of its own");
+    assert_eq!(kit::observations_of(&read.records, "hook.start/userPromptSubmitted"), ["Refresh the page."]);
+    assert_eq!(kit::observations_of(&read.records, "hook.start/preToolUse"), [""]);
+    assert_eq!(read.records[3].parent.as_deref(), Some("e2"));
 }

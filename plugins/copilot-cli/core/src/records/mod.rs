@@ -64,6 +64,10 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("subagent.failed", Handling::Mapped("observation subagent.failed")),
     ("skill.invoked", Handling::Mapped("observation skill.invoked")),
     ("system.notification", Handling::Mapped("observation system.notification")),
+    (
+        "hook.start",
+        Handling::Mapped("observation hook.start/<hookType> (a userPromptSubmitted hook's text is the prompt)"),
+    ),
     // Turn and session lifecycle, accounting totals, streaming deltas, UI
     // state, permissions, MCP, hooks, commands, canvases and the rest of
     // the runtime's bookkeeping.
@@ -119,7 +123,6 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("tool_search.activated", Handling::Reported),
     ("subagent.selected", Handling::Reported),
     ("subagent.deselected", Handling::Reported),
-    ("hook.start", Handling::Reported),
     ("hook.end", Handling::Reported),
     ("hook.progress", Handling::Reported),
     ("permission.requested", Handling::Reported),
@@ -284,6 +287,7 @@ impl Transcript {
             "tool.user_requested" | "tool.execution_start" => tools::start(self, event, span, out),
             "tool.execution_complete" => tools::complete(self, event, span, out),
             "session.compaction_complete" => session::compaction(self, event, span, out),
+            "hook.start" => session::hook(self, event, span, out),
             _ => session::observation(self, kind, event, span, out),
         }
     }
