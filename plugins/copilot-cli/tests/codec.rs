@@ -72,7 +72,7 @@ fn info_describes_the_codec() {
     let info = CopilotCli::info();
     assert_eq!(info.harness, "copilot-cli");
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.0.330, <2.0.0");
+    assert_eq!(info.native_versions, ">=0.0.1, <2.0.0");
     assert!(info.native_version_source.contains("copilotVersion"));
     assert_eq!(info.reads, vec!["copilot-cli-events-jsonl".to_string()]);
     assert!(info.writes.is_empty());
@@ -153,7 +153,9 @@ fn discover_uses_the_workspace_and_reports_oddities() {
         "{\"type\":\"session.idle\",\"data\":{}}\n",
     )
     .unwrap();
-    std::fs::write(state.join("stray.jsonl"), "{}").unwrap();
+    std::fs::write(state.join("stray.txt"), "{}").unwrap();
+    // A flat event log is the older layout's (plugins/copilot-cli-flat), not an oddity here.
+    std::fs::write(state.join("dddddddd-0000-0000-0000-000000000000.jsonl"), "{}").unwrap();
 
     let found = CopilotCli::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
@@ -166,7 +168,7 @@ fn discover_uses_the_workspace_and_reports_oddities() {
         ("no-event-log", at("aaaaaaaa-0000-0000-0000-000000000000")),
         ("empty-session-file", at("bbbbbbbb-0000-0000-0000-000000000000/events.jsonl")),
         ("malformed-head", at("cccccccc-0000-0000-0000-000000000000/events.jsonl")),
-        ("unrecognized-file", at("stray.jsonl")),
+        ("unrecognized-file", at("stray.txt")),
     ];
     assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
 
@@ -552,7 +554,7 @@ fn reasoning_usage_errors_compaction_and_unknown_events() {
         event("session.error", "e10", Some("e9"), json!({"errorType": "rate_limit", "message": "Rate limited"})),
         event("abort", "e11", Some("e10"), json!({"reason": "user_initiated"})),
         event("session.model_change", "e12", Some("e11"), json!({"newModel": "gpt-5"})),
-        event("hook.start", "e13", Some("e12"), json!({})),
+        event("hook.end", "e13", Some("e12"), json!({})),
         event(
             "session.usage_record",
             "e14",
@@ -631,7 +633,7 @@ fn reasoning_usage_errors_compaction_and_unknown_events() {
         read.diagnostics.iter().filter(|d| d.code == code).map(|d| (d.detail.clone(), d.count)).collect()
     };
     assert_eq!(details("unknown-record-type"), [("brand.new_event".to_string(), 1)]);
-    assert_eq!(details("unmapped-record-type"), [("hook.start".to_string(), 1)]);
+    assert_eq!(details("unmapped-record-type"), [("hook.end".to_string(), 1)]);
     assert_eq!(details("unmatched-usage-record"), [("apiCallId".to_string(), 1)]);
 }
 
@@ -654,4 +656,153 @@ fn every_fixture_session_passes_the_testkit_checks() {
     for (scenario, id) in SCENARIOS {
         kit::conformance::<CopilotCli>(&home(scenario), &locator(id), Spans::Lines);
     }
+}
+
+// ---------------------------------------------------------------- 1.0.45
+
+/// fixtures/copilot-cli/1.0.45 (hand-written): the runtime's tool result
+/// object and a call seen only at execution.
+fn v1045_home() -> PathBuf {
+    // This crate's own checkout (the testkit's `fixtures()` is resolved
+    // where the testkit was compiled).
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/copilot-cli/1.0.45/home")
+}
+
+const V1045: &str = "5e0f3a21-7c44-4b1e-9d2a-0c45aa000145";
+
+#[test]
+fn results_as_text_for_the_llm_and_calls_seen_only_at_execution() {
+    let home = v1045_home();
+    let found = kit::discover::<CopilotCli>(&home);
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_version.as_deref(), Some("1.0.45"));
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some("/home/dev/site"), "from session.start without workspace.yaml");
+
+    let read = kit::conformance::<CopilotCli>(&home, &locator(V1045), Spans::Lines);
+    let records = &read.records;
+    assert_eq!(users(records), ["add a robots.txt that allows everything"]);
+    let calls = tool_calls(records);
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[0].0, calls[0].1), ("tc-create", "create"));
+    assert_eq!(
+        calls[0].2,
+        &json!({"path": "/home/dev/site/robots.txt", "file_text": "User-agent: *\nAllow: /\n"}),
+        "JSON text arguments are read as the object they hold"
+    );
+    assert_eq!((calls[1].0, calls[1].1), ("tc-check", "bash"), "a call without a request is a call");
+    assert_eq!(calls[1].2, &json!({"command": "curl -s localhost:8080/robots.txt"}));
+    assert_eq!(
+        tool_results(records),
+        [
+            ("tc-create", "Created file /home/dev/site/robots.txt with 24 characters", Some(true)),
+            ("tc-check", "curl: (7) Failed to connect to localhost port 8080", Some(false)),
+        ]
+    );
+    assert_eq!(
+        kit::assistant_texts(records),
+        [
+            "I'll create robots.txt.",
+            "robots.txt is in place; the local server is not running, so I could not fetch it."
+        ]
+    );
+    let problems: Vec<&str> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != trajhost_codec_sdk::Severity::Info)
+        .map(|d| d.code.as_str())
+        .collect();
+    assert!(problems.is_empty(), "{:?}", read.diagnostics);
+}
+
+#[test]
+fn a_call_started_before_its_request_is_one_call_and_odd_results_still_read() {
+    let dir = synthetic(&[
+        event(
+            "session.start",
+            "e0",
+            None,
+            json!({"sessionId": SID, "copilotVersion": "1.0.45", "context": {"cwd": "/w"}}),
+        ),
+        event("user.message", "e1", Some("e0"), json!({"content": "go"})),
+        event(
+            "tool.execution_start",
+            "e2",
+            Some("e1"),
+            json!({"toolCallId": "c1", "toolName": "view", "arguments": {"path": "/w/a"}}),
+        ),
+        event(
+            "assistant.message",
+            "e3",
+            Some("e2"),
+            json!({"messageId": "m1", "content": "", "toolRequests": [{"toolCallId": "c1", "name": "view", "arguments": {"path": "/w/a"}}]}),
+        ),
+        event(
+            "tool.execution_complete",
+            "e4",
+            Some("e3"),
+            json!({"toolCallId": "c1", "success": true, "result": {"contents": [{"type": "text", "text": "A"}, {"type": "image"}, {"type": "text", "text": "B"}]}}),
+        ),
+        event(
+            "user.message",
+            "e4b",
+            Some("e4"),
+            json!({"content": "<reminder>tests are slow</reminder>", "source": "system"}),
+        ),
+        event(
+            "tool.execution_start",
+            "e5",
+            Some("e4b"),
+            json!({"toolCallId": "c2", "toolName": "bash", "arguments": "not json"}),
+        ),
+        event(
+            "tool.execution_complete",
+            "e6",
+            Some("e5"),
+            json!({"toolCallId": "c2", "error": "denied by policy", "result": {"resultType": "denied"}}),
+        ),
+    ]);
+    let read = read(dir.path(), &format!("{STATE}/{SID}/events.jsonl"));
+    kit::check_unique_ids(&read);
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), ["c1", "c2"], "c1 once");
+    assert_eq!(calls[1].2, &json!("not json"), "arguments that are no JSON object stay text");
+    assert_eq!(tool_results(&read.records), [("c1", "A\nB", Some(true)), ("c2", "denied by policy", Some(false))]);
+    assert!(read.diag("missing-field").is_none(), "{:?}", read.diagnostics);
+    // A message the runtime sent as the user is context.
+    assert_eq!(users(&read.records), ["go"]);
+    assert_eq!(kit::observations_of(&read.records, "user.message/system"), ["<reminder>tests are slow</reminder>"]);
+}
+
+#[test]
+fn flat_event_logs_are_left_to_the_flat_layout() {
+    // fixtures/copilot-cli/flat: one flat file (plugins/copilot-cli-flat) beside one session directory.
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/copilot-cli/flat/home");
+    let found = kit::discover::<CopilotCli>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, ["7a1d0c55-0000-4000-8000-0000000d1125"]);
+    let read = kit::conformance::<CopilotCli>(&home, &found.sessions[0].locator, Spans::Lines);
+    assert_eq!(kit::assistant_texts(&read.records), ["There are no scripts yet."]);
+}
+
+#[test]
+fn a_prompt_hook_is_an_observation_that_carries_the_prompt() {
+    // The shape of letta-ai/trajectory's `copilot-cli/tool-calls` fixture: the
+    // prompt only in a `userPromptSubmitted` hook's input.
+    let dir = synthetic(&[
+        event("session.start", "e0", None, json!({"sessionId": SID, "context": {"cwd": "/w"}})),
+        event(
+            "hook.start",
+            "e1",
+            Some("e0"),
+            json!({"hookType": "userPromptSubmitted", "input": {"sessionId": SID, "prompt": "Refresh the page.", "cwd": "/w"}}),
+        ),
+        event("hook.start", "e2", Some("e1"), json!({"hookType": "preToolUse", "input": {"toolName": "bash"}})),
+        event("assistant.message", "e3", Some("e2"), json!({"messageId": "m1", "content": "On it."})),
+    ]);
+    let read = read(dir.path(), &format!("{STATE}/{SID}/events.jsonl"));
+    assert!(users(&read.records).is_empty(), "a hook is no prompt of its own");
+    assert_eq!(kit::observations_of(&read.records, "hook.start/userPromptSubmitted"), ["Refresh the page."]);
+    assert_eq!(kit::observations_of(&read.records, "hook.start/preToolUse"), [""]);
+    assert_eq!(read.records[3].parent.as_deref(), Some("e2"));
 }

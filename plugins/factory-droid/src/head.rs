@@ -72,8 +72,9 @@ impl Head {
                     return;
                 }
                 let text = user_text(&message.content);
-                if !text.trim().is_empty() {
-                    self.first_prompt = Some(title_of(&text));
+                let (_, typed) = split_reminders(&text);
+                if !typed.trim().is_empty() {
+                    self.first_prompt = Some(title_of(typed));
                 }
             }
             _ => {}
@@ -84,6 +85,26 @@ impl Head {
 /// Context the harness injects for the model only (system reminders).
 pub fn is_context(message: &native::Message) -> bool {
     message.visibility.as_deref() == Some("llm_only")
+}
+
+/// The `<system-reminder>…</system-reminder>` blocks the harness put
+/// before what the person typed in the same text (without marking the
+/// message `llm_only`), and the rest.
+pub fn split_reminders(text: &str) -> (Option<&str>, &str) {
+    const OPEN: &str = "<system-reminder>";
+    const CLOSE: &str = "</system-reminder>";
+    let mut rest = text;
+    let mut end = 0;
+    while let Some(after) = rest.trim_start().strip_prefix(OPEN) {
+        let Some(close) = after.find(CLOSE) else { break };
+        let tail = &after[close + CLOSE.len()..];
+        end = text.len() - tail.len();
+        rest = tail;
+    }
+    if end == 0 {
+        return (None, text);
+    }
+    (Some(&text[..end]), rest.trim_start())
 }
 
 /// The text blocks of a user message, joined.

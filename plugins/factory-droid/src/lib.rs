@@ -4,7 +4,8 @@
 //! (model, autonomy, session token totals) is not a session.
 //!
 //! Lines: `session_start` (`{id, title, owner, version, cwd}`; `version` is
-//! the session format version, 2), `message` (`{id, parentId, timestamp,
+//! the session format version, 2, or in older builds the CLI version as a
+//! string, `"0.81.0"`, over the same lines), `message` (`{id, parentId, timestamp,
 //! message: {role, content[]}}` with Anthropic-style blocks: `text`,
 //! `thinking`, `redacted_thinking`, `tool_use`, `tool_result`, `image`,
 //! `document`), and bookkeeping (`agent_turn_outcome`, `todo_state`,
@@ -45,8 +46,10 @@ pub const HARNESS: &str = "factory-droid";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `harness@version`, as `meta.codec` says it.
 pub const CODEC: &str = concat!("factory-droid@", env!("CARGO_PKG_VERSION"));
-/// Session format versions (`session_start.version`) this codec reads.
-pub const NATIVE_VERSIONS: &str = ">=2.0.0, <3.0.0";
+/// What `session_start.version` says in the files this codec reads: the
+/// session format version 2 (current builds), or the CLI version string
+/// (0.x builds, which wrote the same lines). Format 3 would be another codec.
+pub const NATIVE_VERSIONS: &str = ">=0.0.0, <3.0.0";
 
 /// The Factory Droid codec.
 pub struct FactoryDroid;
@@ -59,7 +62,7 @@ impl Codec for FactoryDroid {
             harness: HARNESS.into(),
             codec_version: VERSION.into(),
             native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`version` of the `session_start` line: the session format version (Droid records no CLI version in sessions)".into(),
+            native_version_source: "`version` of the `session_start` line: the session format version (2), or the CLI version string older builds wrote there".into(),
             reads: vec!["factory-droid-jsonl".into()],
             writes: Vec::new(),
             session_globs: vec![format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)],

@@ -21,7 +21,8 @@ pub struct Entry {
     pub title: Option<String>,
     pub session_title: Option<String>,
     pub owner: Option<String>,
-    /// The session format version (a number).
+    /// The session format version (a number), or the CLI version (a
+    /// string) in older builds.
     pub version: Option<Value>,
     pub cwd: Option<String>,
 
@@ -98,7 +99,7 @@ pub struct Source {
 }
 
 impl Entry {
-    /// `session_start.version` as text (`2`).
+    /// `session_start.version` as text (`2`, `0.81.0`).
     pub fn format_version(&self) -> Option<String> {
         match self.version.as_ref()? {
             Value::Number(n) => Some(n.to_string()),

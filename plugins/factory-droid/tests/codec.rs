@@ -61,7 +61,7 @@ fn info_describes_the_codec() {
     let info = FactoryDroid::info();
     assert_eq!(info.harness, "factory-droid");
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=2.0.0, <3.0.0");
+    assert_eq!(info.native_versions, ">=0.0.0, <3.0.0");
     assert!(info.native_version_source.contains("session_start"));
     assert_eq!(info.reads, vec!["factory-droid-jsonl".to_string()]);
     assert!(info.writes.is_empty());
@@ -556,4 +556,103 @@ fn reasoning_attachments_compaction_and_unknown_shapes() {
     assert_eq!(details("unknown-record-type"), [("brand_new_line".to_string(), 1), ("message/system".to_string(), 1)]);
     assert_eq!(details("unknown-content-block"), [("assistant/brand_new_block".to_string(), 1)]);
     assert_eq!(details("unmapped-record-type"), [("session_settings".to_string(), 1), ("todo_state".to_string(), 1)]);
+}
+
+// ---------------------------------------------------------------- older builds
+
+/// Older builds wrote the CLI version into `session_start.version`
+/// (fixtures/factory-droid/0.81.0, hand-written).
+fn older_home() -> PathBuf {
+    // This crate's own checkout (the testkit's `fixtures()` is resolved
+    // where the testkit was compiled).
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/factory-droid/0.81.0/home")
+}
+
+const OLDER: &str = ".factory/sessions/-srv-demo/demo_run.jsonl";
+
+#[test]
+fn the_range_covers_format_versions_and_older_cli_versions() {
+    let range = FactoryDroid::info().native_versions;
+    // A plain `>=a, <b` pair, checked by hand (the host checks it with semver).
+    let version = |v: &str| -> Vec<u64> { v.split('.').map(|p| p.parse().unwrap()).collect() };
+    let (low, high) = range.split_once(", ").unwrap();
+    let (low, high) = (version(low.strip_prefix(">=").unwrap()), version(high.strip_prefix('<').unwrap()));
+    for seen in ["2.0.0", "0.81.0", "0.225.1"] {
+        let v = version(seen);
+        assert!(v >= low && v < high, "{seen} in {range}");
+    }
+    assert!(version("3.0.0") >= high, "a format 3 is not claimed");
+}
+
+#[test]
+fn an_older_session_with_a_cli_version_string_reads_like_a_current_one() {
+    let home = older_home();
+    let found = kit::discover::<FactoryDroid>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions.len(), 1);
+    let session = &found.sessions[0];
+    assert_eq!(session.native_id, "demo_run", "the session_start id");
+    assert_eq!(session.native_version.as_deref(), Some("0.81.0"));
+    assert_eq!(session.cwd.as_deref(), Some("/srv/demo"));
+    assert_eq!(session.title.as_deref(), Some("Count the logs"));
+
+    let read = kit::conformance::<FactoryDroid>(&home, OLDER, Spans::Lines);
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+    assert_eq!(read.meta().native_version.as_deref(), Some("0.81.0"));
+    let records = &read.records;
+    assert_eq!(users(records), ["How many log files are there?", "Thanks"]);
+    assert_eq!(
+        kit::assistant_texts(records),
+        ["Let me look.", "There are two log files: a.log and b.log."],
+        "messages with only a tool call have no text"
+    );
+    let calls: Vec<(&str, &str)> = tool_calls(records).iter().map(|(id, name, _)| (*id, *name)).collect();
+    assert_eq!(calls, [("exec1", "Execute"), ("exec2", "Execute")]);
+    // No `is_error`: success is not recorded, even for an error text.
+    assert_eq!(
+        tool_results(records),
+        [
+            ("exec1", "a.log\nb.log\n", None),
+            ("exec2", "Error: Command failed (exit code: 2)\nls: archive: No such file or directory", None)
+        ]
+    );
+    // The first message's parent is the session_start line: the meta record.
+    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
+    assert_eq!(by_id("q1").parent.as_deref(), Some("demo_run"));
+    assert_eq!(by_id("a2").parent.as_deref(), Some("a1"));
+}
+
+#[test]
+fn reminders_written_before_the_prompt_are_context() {
+    // fixtures/factory-droid/inline-reminder (hand-written).
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/factory-droid/inline-reminder/home");
+    let id = "3f0d9a52-6c1e-4b7a-9e21-7d0c5e4a1b00";
+    let found = kit::discover::<FactoryDroid>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("Fix the failing test"), "the title is what was typed");
+    let read = kit::conformance::<FactoryDroid>(&home, &found.sessions[0].locator, Spans::Lines);
+    let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("meta", id),
+            ("observation", "u1#context"),
+            ("user", "u1"),
+            ("assistant", "a1"),
+            ("observation", "u2"),
+            ("user", "u3")
+        ]
+    );
+    assert_eq!(
+        users(&read.records),
+        ["Fix the failing test", "explain the <system-reminder> tag in our docs </system-reminder> please"]
+    );
+    assert_eq!(
+        kit::observations_of(&read.records, "context"),
+        [
+            "<system-reminder>\nBe brief.\n</system-reminder>",
+            "<system-reminder>The user switched to plan mode.</system-reminder>"
+        ]
+    );
+    assert_eq!(read.meta().title.as_deref(), Some("Fix the failing test"));
 }

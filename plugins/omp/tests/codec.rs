@@ -319,3 +319,30 @@ fn every_fixture_session_passes_the_testkit_checks() {
         kit::conformance::<Omp>(&home(scenario), &locator(scenario), Spans::Lines);
     }
 }
+
+#[test]
+fn a_title_entry_inside_the_chain_keeps_the_chain_whole() {
+    // The shape of letta-ai/trajectory's `omp/tool-calls` fixture: a `title`
+    // entry with an id and a parent after the header, not the title slot.
+    let dir = tempfile::tempdir().unwrap();
+    let locator = format!("{DIR}/2026-11-30T04-13-30-512Z_01a22aa8-0000-7000-8000-000000000002.jsonl");
+    let path = dir.path().join(&locator);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let e = |kind: &str, id: &str, parent: Option<&str>, fields: Value| {
+        let mut v = json!({"type": kind, "id": id, "parentId": parent, "timestamp": "2026-11-30T04:13:31.000Z"});
+        for (k, val) in fields.as_object().unwrap() {
+            v[k] = val.clone();
+        }
+        v.to_string() + "\n"
+    };
+    let mut text = json!({"type":"session","version":3,"id":"01a22aa8-0000-7000-8000-000000000002","timestamp":"2026-11-30T04:13:30.512Z","cwd":CWD}).to_string() + "\n";
+    text += &e("session_init", "b0000001", None, json!({"systemPrompt": "SYSTEM", "cliVersion": "1.0.0"}));
+    text += &e("title", "b0000002", Some("b0000001"), json!({"title": "notes demo"}));
+    text += &e("message", "b0000003", Some("b0000002"), json!({"message": {"role": "user", "content": "hi"}}));
+    std::fs::write(&path, text).unwrap();
+    let read = read::<Omp>(dir.path(), &locator);
+    assert_eq!(kinds(&read.records), ["meta", "system", "observation", "user"]);
+    assert!(read.diag("off-branch-entry").is_none(), "{:?}", read.diagnostics);
+    assert_eq!(kit::observations_of(&read.records, "title"), ["notes demo"]);
+    assert_eq!(read.records[3].parent.as_deref(), Some("b0000002"));
+}

@@ -564,3 +564,94 @@ fn folder_file_and_time_rules() {
     assert_eq!(time::parse_rfc3339("2026-11-30T05:10:51+01:00"), Some(1_796_011_851_000));
     assert!(layout::check_locator("../x.jsonl").is_err());
 }
+
+// ---------------------------------------------------------------- format version 1
+
+/// A format v1 file (fixtures/pi/format-v1, hand-written): no entry ids.
+fn v1_home() -> PathBuf {
+    // This crate's own checkout (the testkit's `fixtures()` is resolved
+    // where the testkit was compiled).
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pi/format-v1/home")
+}
+
+const V1: &str = ".pi/agent/sessions/--srv-app--/2024-02-01T08-00-00-000Z_6f1c2d3e-0000-4000-8000-00000000a001.jsonl";
+
+#[test]
+fn the_range_covers_every_format_version() {
+    let range = Pi::info().native_versions;
+    assert_eq!(range, ">=1.0.0, <4.0.0", "format versions 1, 2 and 3");
+    assert_eq!(trajhost_codec_pi::core::OMP.native_versions, range, "Oh My Pi reads the same versions");
+}
+
+#[test]
+fn a_format_v1_file_reads_as_a_list() {
+    let home = v1_home();
+    let found = kit::discover::<Pi>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions.len(), 1);
+    let s = &found.sessions[0];
+    assert_eq!(s.native_id, "6f1c2d3e-0000-4000-8000-00000000a001");
+    assert_eq!(s.native_version.as_deref(), Some("1"), "a header without version is format 1");
+    assert_eq!(s.cwd.as_deref(), Some("/srv/app"));
+    assert_eq!(s.title.as_deref(), Some("Which port does the server listen on?"));
+
+    let read = kit::conformance::<Pi>(&home, V1, kit::Spans::Lines);
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+    let records = &read.records;
+    assert_eq!(
+        kinds(records),
+        [
+            "meta",
+            "observation",
+            "observation",
+            "user",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "compaction",
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "observation",
+            "observation",
+        ],
+        "the compaction comes before the entry its firstKeptEntryIndex names"
+    );
+    assert_eq!(users(records), ["Which port does the server listen on?", "And the log level?"]);
+    // The v1 header's model and thinking level, as the entries of later versions say them.
+    assert_eq!(
+        kit::observations_of(records, "model_change"),
+        ["anthropic/claude-sonnet-4-20250514", "anthropic/claude-opus-4-20250514"]
+    );
+    assert_eq!(kit::observations_of(records, "thinking_level_change"), ["low", "high"]);
+    assert_eq!(records[1].id, "6f1c2d3e-0000-4000-8000-00000000a001#model_change");
+    let Body::Compaction { summary, .. } = &records[9].body else { panic!() };
+    assert_eq!(summary, "The server listens on port 8080 (config.toml).");
+    let calls: Vec<(&str, &str)> = tool_calls(records).iter().map(|(id, name, _)| (*id, *name)).collect();
+    assert_eq!(calls, [("call_cfg", "read"), ("call_grep", "bash")]);
+    assert_eq!(
+        tool_results(records),
+        [("call_cfg", "port = 8080", Some(true)), ("call_grep", "grep: config.toml: Permission denied", Some(false))]
+    );
+    assert_eq!(assistants(records)[0].usage.as_ref().and_then(|u| u.input), Some(40));
+
+    // Each entry's parent is the entry before it; the first has none.
+    let entries: Vec<&trajhost_codec_sdk::canonical::Record> =
+        records.iter().filter(|r| !r.id.contains('#') && r.body.kind() != "meta").collect();
+    assert_eq!(entries.len(), 11);
+    let ids: BTreeSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids.len(), records.len(), "unique ids");
+    let user1 = &records[3];
+    assert_eq!(user1.parent, None);
+    assert_eq!(records[5].parent.as_deref(), Some(user1.id.as_str()), "the first answer follows the prompt");
+    let by_offset = |r: &&trajhost_codec_sdk::canonical::Record| r.src.as_ref().unwrap().offset;
+    let mut in_file = entries.clone();
+    in_file.sort_by_key(by_offset);
+    for pair in in_file.windows(2) {
+        assert_eq!(pair[1].parent.as_deref(), Some(pair[0].id.as_str()), "{} follows {}", pair[1].id, pair[0].id);
+    }
+}

@@ -70,7 +70,11 @@ impl Head {
         first(&mut self.cwd, &entry.cwd);
         first(&mut self.version, &entry.version);
         first(&mut self.git_branch, &entry.git_branch);
-        if entry.kind.as_deref() == Some("user") && self.first_prompt.is_none() && entry.is_sidechain != Some(true) {
+        if entry.kind.as_deref() == Some("user")
+            && self.first_prompt.is_none()
+            && entry.is_sidechain != Some(true)
+            && entry.subtype.as_deref() != Some("notification")
+        {
             self.first_prompt = entry.message.as_ref().and_then(|m| prompt_title(&m.parts));
         }
         if entry.kind.as_deref() == Some("system")
@@ -114,6 +118,12 @@ impl HeadLines for Head {
     fn line(&mut self, bytes: &[u8], offset: u64, len: u64) {
         if let Ok(entry) = native::parse(bytes) {
             self.take(&entry, offset, len);
+        } else if let Some(ranges) = native::glued(bytes) {
+            for (start, end) in ranges {
+                if let Ok(entry) = native::parse(&bytes[start..end]) {
+                    self.take(&entry, offset + start as u64, (end - start) as u64);
+                }
+            }
         }
     }
 

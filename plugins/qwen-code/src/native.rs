@@ -78,3 +78,23 @@ pub use trajhost_codec_sdk::genai::{Blob, Content, FunctionCall, FunctionRespons
 pub fn parse(bytes: &[u8]) -> serde_json::Result<Entry> {
     serde_json::from_slice(bytes)
 }
+
+/// A line that holds two or more records written without the newline
+/// between them (`{…}{…}`): the byte range of each, or `None` when the line
+/// is anything else (one record, or not JSON).
+pub fn glued(bytes: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde::de::IgnoredAny>();
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while let Some(item) = stream.next() {
+        item.ok()?;
+        let end = stream.byte_offset();
+        let first = bytes[start..end].iter().position(|b| !b.is_ascii_whitespace())? + start;
+        if bytes[first] != b'{' {
+            return None;
+        }
+        ranges.push((first, end));
+        start = end;
+    }
+    (ranges.len() > 1).then_some(ranges)
+}

@@ -637,3 +637,39 @@ fn subagent_records_carry_their_agent() {
     let Body::Assistant(x) = &a.body else { panic!() };
     assert_eq!(x.usage, None, "no usage recorded");
 }
+
+#[test]
+fn a_notification_in_the_users_role_is_not_a_prompt() {
+    // fixtures/qwen-code/user-notification (hand-written).
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/qwen-code/user-notification/home");
+    let found = kit::discover::<QwenCode>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].title.as_deref(), Some("start the test watcher in the background"));
+    let read = kit::conformance::<QwenCode>(&home, &found.sessions[0].locator, Spans::Lines);
+    assert_eq!(users(&read.records), ["start the test watcher in the background"]);
+    assert_eq!(kit::observations_of(&read.records, "notification"), ["Background task finished: 12 tests passed."]);
+    assert_eq!(kit::assistant_texts(&read.records), ["Started the watcher.", "All 12 tests passed."]);
+}
+
+#[test]
+fn records_glued_on_one_line_are_read_one_by_one() {
+    // fixtures/qwen-code/glued-records (hand-written).
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/qwen-code/glued-records/home");
+    let found = kit::discover::<QwenCode>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions.len(), 1);
+    let s = &found.sessions[0];
+    assert_eq!(s.native_id, "6c3f8d51-ae24-4b7c-9f66-1b2c3d4e5f60");
+    assert_eq!(s.title.as_deref(), Some("count the {braces} in main.rs"));
+    let read = kit::conformance::<QwenCode>(&home, &s.locator, Spans::Bytes);
+    assert_eq!(users(&read.records), ["count the {braces} in main.rs", "thanks"]);
+    assert_eq!(kit::assistant_texts(&read.records), ["There are 14 pairs."]);
+    assert!(read.diag("malformed-line").is_none(), "{:?}", read.diagnostics);
+    assert_eq!(read.diag("glued-records").map(|d| d.count), Some(1));
+    // Each record's span is its own object.
+    for record in read.records.iter().skip(1) {
+        let value = kit::span_json(&home, record.src.as_ref().unwrap());
+        assert_eq!(value["uuid"].as_str(), Some(record.id.as_str()));
+    }
+}

@@ -3,7 +3,8 @@
 //! A user message holds the prompt (`text`, `image`, `document` blocks),
 //! or `tool_result` blocks answering the assistant's calls by id, or —
 //! with `visibility: "llm_only"` — context the harness injects for the
-//! model (system reminders). An assistant message holds one model response:
+//! model (system reminders; older files put them before the prompt in the
+//! same text, read as context too). An assistant message holds one model response:
 //! `thinking`/`redacted_thinking`, `text` and `tool_use` blocks, with the
 //! model Droid asked for (`modelId`) and the provider's response id.
 
@@ -12,7 +13,7 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning};
 
 use super::{Out, Span, Transcript, type_name};
-use crate::head::{is_context, user_text};
+use crate::head::{is_context, split_reminders, user_text};
 use crate::native::{Block, Content, Entry, Message};
 
 /// Maps a message; false when it yields no record.
@@ -56,11 +57,25 @@ fn user(t: &mut Transcript, entry: &Entry, message: &Message, span: Span, out: &
     }
     let text = user_text(&message.content);
     let mut index = 0;
-    if !text.is_empty() || !attachments.is_empty() {
+    // Reminders written before the prompt in the same text are context.
+    let (reminders, typed) = if is_context(message) { (None, text.as_str()) } else { split_reminders(&text) };
+    if let Some(reminders) = reminders {
+        // The prompt keeps the message's id; a message of reminders only is
+        // all context.
+        let alone = typed.is_empty() && attachments.is_empty();
+        let id = if alone { t.line_id(entry, span, 0) } else { format!("{}#context", t.line_id(entry, span, 0)) };
+        let body = Body::Observation { subtype: "context".into(), text: Some(reminders.to_string()) };
+        let record = t.record(entry, id, body, parent.clone(), span);
+        out.writer.push(&record);
+        if alone {
+            index += 1;
+        }
+    }
+    if !typed.is_empty() || !attachments.is_empty() {
         let body = if is_context(message) {
-            Body::Observation { subtype: "context".into(), text: Some(text) }
+            Body::Observation { subtype: "context".into(), text: Some(typed.to_string()) }
         } else {
-            Body::User { text, attachments }
+            Body::User { text: typed.to_string(), attachments }
         };
         let record = t.record(entry, t.line_id(entry, span, index), body, parent.clone(), span);
         out.writer.push(&record);

@@ -74,7 +74,8 @@ pub struct Flavor {
     pub native_versions: &'static str,
 }
 
-/// Pi (`@mariozechner/pi-coding-agent`, format version 3; fixtures of 0.73.1).
+/// Pi (`@mariozechner/pi-coding-agent`; fixtures of 0.73.1). Reads format
+/// versions 1 to 3 (Pi itself migrates 1 and 2 on load), writes 3.
 pub static PI: Flavor = Flavor {
     harness: "pi",
     codec: concat!("pi@", env!("CARGO_PKG_VERSION")),
@@ -87,10 +88,11 @@ pub static PI: Flavor = Flavor {
     entry_types: PI_ENTRY_TYPES,
     program: "pi",
     resume_flag: "--session",
-    native_versions: ">=3.0.0, <4.0.0",
+    native_versions: ">=1.0.0, <4.0.0",
 };
 
-/// Oh My Pi (`@oh-my-pi/pi-coding-agent`, format version 3; fixtures of 18.2.3).
+/// Oh My Pi (`@oh-my-pi/pi-coding-agent`; fixtures of 18.2.3). Reads format
+/// versions 1 to 3 like Pi, writes 3.
 pub static OMP: Flavor = Flavor {
     harness: "oh-my-pi",
     codec: concat!("oh-my-pi@", env!("CARGO_PKG_VERSION")),
@@ -103,7 +105,7 @@ pub static OMP: Flavor = Flavor {
     entry_types: OMP_ENTRY_TYPES,
     program: "omp",
     resume_flag: "--resume",
-    native_versions: ">=3.0.0, <4.0.0",
+    native_versions: ">=1.0.0, <4.0.0",
 };
 
 /// `info` of a flavor's codec.

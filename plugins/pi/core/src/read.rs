@@ -15,6 +15,11 @@
 //! before the first kept entry, so that a canonical `compaction` replaces
 //! exactly what it summarizes.
 //!
+//! Format version 1 (a header without `version`) has no entry ids: the
+//! entries form a list, each the child of the one before it (what Pi's own
+//! migration to version 2 makes of them), and a compaction names its first
+//! kept entry by position (`firstKeptEntryIndex`, counting the header).
+//!
 //! Memory is bounded by the longest line plus a few dozen bytes per entry.
 //! Diagnostics are aggregated and go out with the last batch.
 
@@ -25,7 +30,7 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, File};
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, location_id};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::Flavor;
@@ -39,10 +44,13 @@ use crate::records::{Mapper, Out, Span};
 struct Tree {
     /// Offsets of entry lines off the active branch.
     off_branch: BTreeSet<u64>,
-    /// First kept entry id → the span of the compaction that keeps it.
-    compaction_before: BTreeMap<String, (u64, u64)>,
+    /// Offset of a compaction's first kept entry → the compaction's span.
+    compaction_before: BTreeMap<u64, (u64, u64)>,
     /// Offsets of compactions emitted before their first kept entry.
     moved_compactions: BTreeSet<u64>,
+    /// Offset of an entry without an id (format v1) → the record id of the
+    /// entry before it: its parent in the list.
+    implicit_parent: BTreeMap<u64, String>,
 }
 
 struct Node {
@@ -50,25 +58,52 @@ struct Node {
     len: u64,
     id: Option<String>,
     parent: Option<String>,
-    first_kept: Option<String>,
+    first_kept: Option<FirstKept>,
+}
+
+/// How a compaction names its first kept entry.
+enum FirstKept {
+    /// `firstKeptEntryId` (v2, v3).
+    Id(String),
+    /// `firstKeptEntryIndex` (v1): the position among the file's entries,
+    /// the header being 0.
+    Index(u64),
 }
 
 impl Tree {
     fn build(lines: &mut JsonLines, path: &str) -> Result<Tree, CodecError> {
         let mut nodes: Vec<Node> = Vec::new();
         let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        // Position of each parsed line among the file's entries (header
+        // included), as v1's `firstKeptEntryIndex` counts → node.
+        let mut by_position: BTreeMap<u64, usize> = BTreeMap::new();
+        let mut position = 0u64;
+        let mut implicit_parent = BTreeMap::new();
         while let Some(line) = lines.next_line() {
             let line = line.map_err(|e| fs_error(path, e))?;
             let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else { continue };
-            if matches!(str_of(&v, "type"), Some("session" | "title") | None) {
+            let kind = str_of(&v, "type");
+            if kind != Some("title") || v.get("id").is_none() {
+                position += 1;
+            }
+            // The header and Oh My Pi's title slot (no id) are no entries.
+            if matches!(kind, Some("session") | None) || (kind == Some("title") && v.get("id").is_none()) {
                 continue;
             }
             let id = string_of(&v, "id");
             if let Some(id) = &id {
                 index.insert(id.clone(), nodes.len());
+            } else if let Some(previous) = nodes.last() {
+                implicit_parent.insert(line.offset, node_id(path, previous));
             }
-            let first_kept =
-                (str_of(&v, "type") == Some("compaction")).then(|| string_of(&v, "firstKeptEntryId")).flatten();
+            by_position.insert(position - 1, nodes.len());
+            let first_kept = (kind == Some("compaction"))
+                .then(|| match (string_of(&v, "firstKeptEntryId"), v.get("firstKeptEntryIndex")) {
+                    (Some(id), _) => Some(FirstKept::Id(id)),
+                    (None, Some(i)) => i.as_u64().map(FirstKept::Index),
+                    (None, None) => None,
+                })
+                .flatten();
             nodes.push(Node { offset: line.offset, len: line.len, id, parent: string_of(&v, "parentId"), first_kept });
         }
         // The active branch: the last entry and its ancestors. Entries
@@ -86,31 +121,42 @@ impl Tree {
                 current = nodes[i].parent.as_ref().and_then(|p| index.get(p)).copied().filter(|&p| p < nodes.len());
             }
         }
+        let on_branch = |i: usize| nodes[i].id.is_none() || active[i];
         let mut tree = Tree {
             off_branch: BTreeSet::new(),
             compaction_before: BTreeMap::new(),
             moved_compactions: BTreeSet::new(),
+            implicit_parent,
         };
         for (i, node) in nodes.iter().enumerate() {
-            if node.id.is_some() && !active[i] {
+            if !on_branch(i) {
                 tree.off_branch.insert(node.offset);
             }
         }
         for (i, node) in nodes.iter().enumerate() {
             let Some(kept) = &node.first_kept else { continue };
-            if !active[i] {
+            if !on_branch(i) {
                 continue;
             }
-            if let Some(&k) = index.get(kept)
+            let kept = match kept {
+                FirstKept::Id(id) => index.get(id),
+                FirstKept::Index(position) => by_position.get(position),
+            };
+            if let Some(&k) = kept
                 && k < i
-                && active[k]
+                && on_branch(k)
             {
-                tree.compaction_before.insert(kept.clone(), (node.offset, node.len));
+                tree.compaction_before.insert(nodes[k].offset, (node.offset, node.len));
                 tree.moved_compactions.insert(node.offset);
             }
         }
         Ok(tree)
     }
+}
+
+/// The record id of a node's entry, as the mapper gives it.
+fn node_id(path: &str, node: &Node) -> String {
+    node.id.clone().unwrap_or_else(|| location_id(path, node.offset, 0))
 }
 
 /// A session being read.
@@ -123,6 +169,8 @@ pub struct Reader {
     writer: BatchWriter,
     diags: Diagnostics,
     meta: Option<Record>,
+    /// The `meta` record's id.
+    session_id: String,
     /// Offset of the header line; a later `session` line is reported.
     header_offset: u64,
     done: bool,
@@ -160,6 +208,7 @@ impl Reader {
         if file_id.is_some_and(|id| layout::is_uuid(id) && id != native_id) {
             diags.add("session-id-mismatch", Severity::Warning, "id", Some(locator), None);
         }
+        let session_id = native_id.clone();
         let meta = Record {
             id: native_id.clone(),
             body: Body::Meta(Meta {
@@ -189,6 +238,7 @@ impl Reader {
             writer: BatchWriter::new(options),
             diags,
             meta: Some(meta),
+            session_id,
             header_offset: head.header_span.map_or(0, |(offset, _)| offset),
             done: false,
         })
@@ -224,10 +274,13 @@ impl Reader {
                         Some(&path),
                         Some(span.offset),
                     );
+                } else {
+                    self.header_settings(&v, span, &path);
                 }
                 return Ok(true);
             }
-            Some("title") if self.flavor.title_slot => return Ok(true),
+            // The title slot; a `title` entry with an id is in the chain.
+            Some("title") if self.flavor.title_slot && v.get("id").is_none() => return Ok(true),
             _ => {}
         }
         if self.tree.off_branch.contains(&span.offset) {
@@ -239,19 +292,46 @@ impl Reader {
             return Ok(true);
         }
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
-        if let Some(id) = str_of(&v, "id")
-            && let Some(&(offset, len)) = self.tree.compaction_before.get(id)
-        {
+        if let Some(&(offset, len)) = self.tree.compaction_before.get(&span.offset) {
             match self.file.read_at(offset, len.min(u64::from(u32::MAX)) as u32) {
                 Ok(bytes) => match serde_json::from_slice::<Value>(bytes.trim_ascii_end()) {
-                    Ok(compaction) => self.mapper.entry(&compaction, Span { offset, len }, &mut out),
+                    Ok(compaction) => {
+                        let parent = self.tree.implicit_parent.get(&offset).map(String::as_str);
+                        self.mapper.entry(&compaction, Span { offset, len }, parent, &mut out)
+                    }
                     Err(_) => out.diags.add("malformed-line", Severity::Error, "compaction", Some(&path), Some(offset)),
                 },
                 Err(e) => return Err(fs_error(&path, e)),
             }
         }
-        self.mapper.entry(&v, span, &mut out);
+        let parent = self.tree.implicit_parent.get(&span.offset).map(String::as_str);
+        self.mapper.entry(&v, span, parent, &mut out);
         Ok(true)
+    }
+}
+
+impl Reader {
+    /// Format v1 headers carry the model and thinking level the session
+    /// started with (later versions write them as entries): the same
+    /// observations as those entries, after `meta`.
+    fn header_settings(&mut self, v: &Value, span: Span, path: &str) {
+        let model = match (str_of(v, "provider"), str_of(v, "modelId")) {
+            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+            (None, Some(m)) => Some(m.to_string()),
+            _ => None,
+        };
+        let settings = [("model_change", model), ("thinking_level_change", string_of(v, "thinkingLevel"))];
+        for (subtype, text) in settings {
+            let Some(text) = text else { continue };
+            self.writer.push(&Record {
+                id: format!("{}#{subtype}", self.session_id),
+                body: Body::Observation { subtype: subtype.to_string(), text: Some(text) },
+                parent: Some(self.session_id.clone()),
+                ts: string_of(v, "timestamp"),
+                agent: None,
+                src: Some(SourceSpan { file: path.to_string(), offset: span.offset, len: span.len }),
+            });
+        }
     }
 }
 

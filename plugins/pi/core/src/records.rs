@@ -9,7 +9,8 @@
 //! Ids: an entry's main record has the entry's own `id` (8 hex characters,
 //! unique in the file); the other records of the entry are `<id>#<n>`, `n`
 //! the content block index (`<id>#error` for an assistant error message).
-//! Records of entries without an `id` (format v1) get their byte location.
+//! Records of entries without an `id` (format v1) get their byte location,
+//! and the entry before them as their parent.
 //! `parent` is the entry's `parentId`, resolved past entries that produced
 //! no record; the extra records of an entry name its main record.
 //!
@@ -48,7 +49,10 @@ pub const PI_ENTRY_TYPES: &[(&str, Handling)] = &[
 
 /// Entry types Oh My Pi 18.x writes (`session/session-entries.ts`).
 pub const OMP_ENTRY_TYPES: &[(&str, Handling)] = &[
-    ("title", Handling::Mapped("meta.title (the fixed-width title slot line)")),
+    (
+        "title",
+        Handling::Mapped("meta.title (the fixed-width title slot line); observation title (an entry with an id)"),
+    ),
     ("session", Handling::Mapped("meta (the header line)")),
     ("message", Handling::Mapped("by role, see KNOWN_MESSAGE_ROLES")),
     ("model_change", Handling::Mapped("observation model_change")),
@@ -143,12 +147,16 @@ impl<'f> Mapper<'f> {
         out.diags.add(code, severity, detail, Some(&self.file), Some(span.offset));
     }
 
-    /// Maps one entry (not the header or title slot). Returns whether it
-    /// produced a record.
-    pub fn entry(&mut self, v: &Value, span: Span, out: &mut Out<'_>) {
+    /// Maps one entry (not the header or title slot). `implicit_parent`:
+    /// the entry before an entry without an id (format v1, a list).
+    pub fn entry(&mut self, v: &Value, span: Span, implicit_parent: Option<&str>, out: &mut Out<'_>) {
         let kind = str_of(v, "type").unwrap_or("");
-        let eid = string_of(v, "id").unwrap_or_else(|| location_id(&self.file, span.offset, 0));
-        let parent_raw = str_of(v, "parentId");
+        let native_id = string_of(v, "id");
+        let eid = native_id.clone().unwrap_or_else(|| location_id(&self.file, span.offset, 0));
+        let parent_raw = match native_id {
+            Some(_) => str_of(v, "parentId"),
+            None => str_of(v, "parentId").or(implicit_parent),
+        };
         let parent = self.resolve(parent_raw);
         let ts = string_of(v, "timestamp");
         let observation =
@@ -192,6 +200,8 @@ impl<'f> Mapper<'f> {
                 }
                 "mode_change" => Some(observation("mode_change", string_of(v, "mode"))),
                 "title_change" => Some(observation("title_change", string_of(v, "title"))),
+                // A title written as an entry of the chain (the slot is read by the head).
+                "title" => Some(observation("title", string_of(v, "title"))),
                 "session_info" => Some(observation("session_info", string_of(v, "name"))),
                 "label" => Some(observation("label", string_of(v, "label"))),
                 "ttsr_injection" => {
@@ -226,14 +236,12 @@ impl<'f> Mapper<'f> {
             },
         };
         if let Some(body) = body {
-            out.writer.push(&Record { id: eid, body, parent, ts, agent: None, src: self.src(span) });
+            out.writer.push(&Record { id: eid.clone(), body, parent, ts, agent: None, src: self.src(span) });
             emitted += 1;
         }
-        if emitted == 0
-            && let Some(id) = str_of(v, "id")
-        {
+        if emitted == 0 {
             let up = self.resolve(parent_raw);
-            self.skipped.insert(id.to_string(), up);
+            self.skipped.insert(eid, up);
         }
     }
 

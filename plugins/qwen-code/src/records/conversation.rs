@@ -43,7 +43,14 @@ pub fn user(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) ->
     let mut index = 0;
     let mut emitted = false;
     if !text.is_empty() || !attachments.is_empty() {
-        let record = t.record(entry, t.line_id(entry, span, 0), Body::User { text, attachments }, parent.clone(), span);
+        // A notification the harness writes in the user's role (a
+        // background task finished, …) is not a prompt.
+        let body = if entry.subtype.as_deref() == Some("notification") {
+            Body::Observation { subtype: "notification".into(), text: Some(text) }
+        } else {
+            Body::User { text, attachments }
+        };
+        let record = t.record(entry, t.line_id(entry, span, 0), body, parent.clone(), span);
         out.writer.push(&record);
         index += 1;
         emitted = true;

@@ -28,7 +28,12 @@ pub use trajhost_codec_sdk::known::Handling;
 /// Every record kind Qwen Code is known to write (`ChatRecord.type` and the
 /// system `subtype`s of `chatRecordingService.ts`).
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
-    ("user", Handling::Mapped("user (tool_result for functionResponse parts)")),
+    (
+        "user",
+        Handling::Mapped(
+            "user (tool_result for functionResponse parts; observation notification for subtype notification)",
+        ),
+    ),
     ("assistant", Handling::Mapped("assistant, reasoning, tool_call")),
     ("tool_result", Handling::Mapped("tool_result")),
     ("system", Handling::Mapped("observation system")),
@@ -151,12 +156,27 @@ impl Transcript {
         let entry = match native::parse(line.bytes) {
             Ok(entry) => entry,
             Err(_) => {
+                // Records glued on one line are read one by one, each with its own span.
+                if let Some(ranges) = native::glued(line.bytes) {
+                    out.diags.add("glued-records", Severity::Info, "json", Some(&self.file), Some(line.offset));
+                    for (start, end) in ranges {
+                        let Ok(entry) = native::parse(&line.bytes[start..end]) else { continue };
+                        let span = Span { offset: line.offset + start as u64, len: (end - start) as u64 };
+                        self.entry(entry, span, out);
+                    }
+                    return;
+                }
                 let bad = BadLine::of(line);
                 let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
                 out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
                 return;
             }
         };
+        self.entry(entry, span, out);
+    }
+
+    /// Maps one record.
+    fn entry(&mut self, entry: Entry, span: Span, out: &mut Out<'_>) {
         if let Some(ts) = &entry.timestamp {
             self.last_ts = Some(ts.clone());
         }

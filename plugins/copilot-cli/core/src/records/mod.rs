@@ -37,7 +37,7 @@ pub use trajhost_codec_sdk::known::Handling;
 pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("session.start", Handling::Mapped("meta (first), observation (later ones)")),
     ("session.resume", Handling::Mapped("observation session.resume")),
-    ("user.message", Handling::Mapped("user")),
+    ("user.message", Handling::Mapped("user (observation user.message/system when `source` is system)")),
     ("system.message", Handling::Mapped("system")),
     ("assistant.message", Handling::Mapped("assistant, reasoning, tool_call")),
     ("assistant.reasoning", Handling::Mapped("reasoning")),
@@ -64,6 +64,10 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("subagent.failed", Handling::Mapped("observation subagent.failed")),
     ("skill.invoked", Handling::Mapped("observation skill.invoked")),
     ("system.notification", Handling::Mapped("observation system.notification")),
+    (
+        "hook.start",
+        Handling::Mapped("observation hook.start/<hookType> (a userPromptSubmitted hook's text is the prompt)"),
+    ),
     // Turn and session lifecycle, accounting totals, streaming deltas, UI
     // state, permissions, MCP, hooks, commands, canvases and the rest of
     // the runtime's bookkeeping.
@@ -119,7 +123,6 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("tool_search.activated", Handling::Reported),
     ("subagent.selected", Handling::Reported),
     ("subagent.deselected", Handling::Reported),
-    ("hook.start", Handling::Reported),
     ("hook.end", Handling::Reported),
     ("hook.progress", Handling::Reported),
     ("permission.requested", Handling::Reported),
@@ -194,6 +197,9 @@ pub struct Transcript {
     link_order: VecDeque<String>,
     /// Tool call ids emitted so far.
     calls: BTreeSet<String>,
+    /// Of those, the ones emitted from a `tool.execution_start` that no
+    /// assistant message has requested (yet).
+    started: BTreeSet<String>,
     /// `apiCallId` → the usage and model of that call.
     usage: VecDeque<(String, Usage, Option<String>)>,
     /// Texts of reasoning events since the last assistant message.
@@ -211,6 +217,7 @@ impl Transcript {
             links: BTreeMap::new(),
             link_order: VecDeque::new(),
             calls: BTreeSet::new(),
+            started: BTreeSet::new(),
             usage: VecDeque::new(),
             reasoning: VecDeque::new(),
             starts: 0,
@@ -280,6 +287,7 @@ impl Transcript {
             "tool.user_requested" | "tool.execution_start" => tools::start(self, event, span, out),
             "tool.execution_complete" => tools::complete(self, event, span, out),
             "session.compaction_complete" => session::compaction(self, event, span, out),
+            "hook.start" => session::hook(self, event, span, out),
             _ => session::observation(self, kind, event, span, out),
         }
     }

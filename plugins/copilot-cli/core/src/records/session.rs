@@ -51,3 +51,23 @@ pub fn compaction(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut O
     out.writer.push(&record);
     Some(id)
 }
+
+/// `hook.start`: a hook the CLI ran. The `userPromptSubmitted` hook's input
+/// carries the prompt (some logs hold no `user.message` beside it); it stays
+/// the hook's observation, not a second prompt.
+pub fn hook(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>) -> Option<String> {
+    let data: Option<Value> = event.data();
+    let kind = data.as_ref().and_then(|d| d.get("hookType")).and_then(Value::as_str).unwrap_or("hook");
+    let text = data
+        .as_ref()
+        .and_then(|d| d.pointer("/input/prompt"))
+        .and_then(Value::as_str)
+        .filter(|p| !p.is_empty())
+        .map(str::to_string);
+    let id = t.event_id(event, span);
+    let subtype = format!("hook.start/{}", super::type_name(Some(kind)));
+    let body = Body::Observation { subtype, text };
+    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    out.writer.push(&record);
+    Some(id)
+}

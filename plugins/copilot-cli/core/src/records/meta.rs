@@ -3,10 +3,10 @@
 use trajhost_codec_sdk::canonical::{self, Body, Meta, Record, SourceSpan};
 
 use crate::head::Head;
-use crate::{CODEC, HARNESS};
+use crate::{Flavor, HARNESS};
 
 /// The session's `meta`, from `session.start` and `workspace.yaml`.
-pub fn session_meta(locator: &str, native_id: &str, head: &Head) -> Record {
+pub fn session_meta(flavor: &Flavor, locator: &str, native_id: &str, head: &Head) -> Record {
     let (offset, len) = head.start_span.unwrap_or((0, 0));
     let started_at = head.started_at();
     Record {
@@ -22,7 +22,7 @@ pub fn session_meta(locator: &str, native_id: &str, head: &Head) -> Record {
             started_at: started_at.clone(),
             parent_session: None,
             parent_call: None,
-            codec: Some(CODEC.into()),
+            codec: Some(flavor.codec.into()),
         }),
         parent: None,
         ts: started_at,

@@ -59,10 +59,11 @@ impl Head {
         name.or(summary).or_else(|| self.first_prompt.clone())
     }
 
-    /// Reads the head of the event log and the session's `workspace.yaml`.
-    pub fn scan(home: &Dir, events: &File, workspace: &str) -> Result<Head, FsError> {
+    /// Reads the head of the event log and the session's `workspace.yaml`
+    /// (none beside a flat file).
+    pub fn scan(home: &Dir, events: &File, workspace: Option<&str>) -> Result<Head, FsError> {
         let mut head = Head::default();
-        if let Ok(bytes) = home.read_to_end(workspace, MAX_WORKSPACE_BYTES) {
+        if let Some(Ok(bytes)) = workspace.map(|w| home.read_to_end(w, MAX_WORKSPACE_BYTES)) {
             head.workspace = Workspace::parse(&String::from_utf8_lossy(&bytes));
         }
         // The head grows past the first step for a long system message.
@@ -86,8 +87,12 @@ impl Head {
                 self.start_span = Some((offset, len));
             }
             Some("user.message") if self.first_prompt.is_none() => {
-                self.first_prompt =
-                    event.data::<UserMessage>().and_then(|m| m.content).map(|c| title_of(&c)).filter(|t| !t.is_empty());
+                self.first_prompt = event
+                    .data::<UserMessage>()
+                    .filter(|m| m.source.as_deref() != Some("system"))
+                    .and_then(|m| m.content)
+                    .map(|c| title_of(&c))
+                    .filter(|t| !t.is_empty());
             }
             _ => {}
         }

@@ -11,6 +11,7 @@ use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::BatchWriter;
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
+use crate::Flavor;
 use crate::discover::fs_error;
 use crate::head::Head;
 use crate::layout::SessionPaths;
@@ -27,10 +28,10 @@ pub struct Reader {
 }
 
 impl Reader {
-    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let mut paths = SessionPaths::from_locator(locator)?;
+    pub fn open(flavor: &Flavor, home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let mut paths = SessionPaths::from_locator(flavor.layout, locator)?;
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
-        let head = Head::scan(&home, &file, &paths.workspace()).map_err(|e| fs_error(locator, e))?;
+        let head = Head::scan(&home, &file, paths.workspace().as_deref()).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
         if head.start.is_none() {
             diags.add("no-session-start", Severity::Warning, "session.start", Some(locator), None);
@@ -38,7 +39,7 @@ impl Reader {
         if paths.identify(head.session_id()) {
             diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
         }
-        let meta = records::session_meta(locator, &paths.native_id, &head);
+        let meta = records::session_meta(flavor, locator, &paths.native_id, &head);
         Ok(Reader {
             writer: BatchWriter::new(options),
             diags,

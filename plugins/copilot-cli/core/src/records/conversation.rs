@@ -2,7 +2,6 @@
 //! (with its reasoning and tool requests), `assistant.reasoning`, and the
 //! usage records that belong to assistant messages.
 
-use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
 
@@ -22,9 +21,15 @@ pub fn user(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>
     // `content` is what the person typed; `transformedContent` adds the
     // harness's date header.
     let text = message.content.or(message.transformed_content).unwrap_or_default();
+    // A message the runtime sent in the person's place (`source: "system"`)
+    // is context, not a prompt.
+    let body = if message.source.as_deref() == Some("system") {
+        Body::Observation { subtype: "user.message/system".into(), text: Some(text) }
+    } else {
+        Body::User { text, attachments }
+    };
     let id = t.event_id(event, span);
-    let record =
-        t.record(event, id.clone(), Body::User { text, attachments }, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }
@@ -93,11 +98,15 @@ pub fn assistant(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Ou
 
     for (n, request) in message.tool_requests.unwrap_or_default().into_iter().enumerate() {
         let call_id = request.tool_call_id.filter(|c| !c.is_empty()).unwrap_or_else(|| format!("{id}#call{n}"));
+        if t.started.remove(&call_id) {
+            // A `tool.execution_start` logged before this message made it a call already.
+            continue;
+        }
         t.calls.insert(call_id.clone());
         let body = Body::ToolCall {
             call_id: call_id.clone(),
             name: request.name.unwrap_or_default(),
-            arguments: request.arguments.unwrap_or(Value::Null),
+            arguments: native::arguments(request.arguments),
         };
         let record = t.record(event, call_id, body, Some(id.clone()), span);
         out.writer.push(&record);

@@ -138,27 +138,73 @@ pub struct ToolStart {
     pub arguments: Option<Value>,
 }
 
+/// `tool.execution_complete`. Every field but the id is read leniently:
+/// the result's shape changed between releases.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ToolComplete {
     pub tool_call_id: Option<String>,
-    pub success: Option<bool>,
-    pub result: Option<ToolResult>,
-    pub error: Option<ToolError>,
+    /// Absent in some 1.0.x builds, which say `result.result_type` instead.
+    pub success: Option<Value>,
+    /// `{content, detailedContent, contents[]}`; in 1.0.4x builds the
+    /// runtime's tool result object, `{result_type, text_result_for_llm}`
+    /// (`resultType`, `textResultForLlm` in camelCase).
+    pub result: Option<Value>,
+    /// `{message, code}`, or a string.
+    pub error: Option<Value>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct ToolResult {
-    pub content: Option<String>,
-    pub detailed_content: Option<String>,
+impl ToolComplete {
+    /// What the model saw: `result.content`, else the runtime's
+    /// `textResultForLlm`, else the text items of `result.contents`, else
+    /// the error message.
+    pub fn content(&self) -> Option<String> {
+        let result = self.result.as_ref();
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        text(result.and_then(|r| r.get("content")))
+            .or_else(|| text(result.and_then(|r| r.get("textResultForLlm"))))
+            .or_else(|| text(result.and_then(|r| r.get("text_result_for_llm"))))
+            .or_else(|| {
+                let items = result?.get("contents")?.as_array()?;
+                let texts: Vec<&str> = items
+                    .iter()
+                    .filter(|i| i.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|i| i.get("text").and_then(Value::as_str))
+                    .collect();
+                (!texts.is_empty()).then(|| texts.join("\n"))
+            })
+            .or_else(|| match self.error.as_ref()? {
+                Value::String(s) if !s.is_empty() => Some(s.clone()),
+                error => text(error.get("message")),
+            })
+    }
+
+    /// `success`, else what the result's type says.
+    pub fn ok(&self) -> Option<bool> {
+        if let Some(success) = self.success.as_ref().and_then(Value::as_bool) {
+            return Some(success);
+        }
+        let result = self.result.as_ref()?;
+        let kind = result.get("resultType").or_else(|| result.get("result_type")).and_then(Value::as_str)?;
+        match kind {
+            "success" => Some(true),
+            "failure" | "rejected" | "denied" => Some(false),
+            _ => None,
+        }
+    }
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct ToolError {
-    pub message: Option<String>,
-    pub code: Option<String>,
+/// Tool arguments: an object, or (older builds) the object as JSON text,
+/// which is read as the object it holds.
+pub fn arguments(value: Option<Value>) -> Value {
+    match value {
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(object @ Value::Object(_)) => object,
+            _ => Value::String(text),
+        },
+        Some(value) => value,
+        None => Value::Null,
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
