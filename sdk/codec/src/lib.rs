@@ -12,7 +12,9 @@
 //!   capability, and [`sqlite::Database`] over its read-only SQLite;
 //! - [`jsonl::JsonLines`], a JSON-lines reader that tracks byte offsets and
 //!   tells a torn tail from corruption;
-//! - [`records::BatchWriter`] and [`diag::Diagnostics`] to build batches;
+//! - [`records::BatchWriter`] and [`diag::Diagnostics`] to build batches, and
+//!   [`records::Steps`] / [`records::next_batch`] for a reader that works one
+//!   step at a time;
 //! - [`time`] (RFC 3339 / ISO 8601 without a date crate) and [`hash::Fnv`]
 //!   (a deterministic hash).
 //!
@@ -416,7 +418,7 @@ pub mod prelude {
     pub use crate::diag::Diagnostics;
     pub use crate::fs::{Dir, EntryKind, File, FsError};
     pub use crate::jsonl::{JsonLines, Line};
-    pub use crate::records::BatchWriter;
+    pub use crate::records::{BatchWriter, StepParts, Steps};
     pub use crate::{
         Artifact, ArtifactChunk, ArtifactInfo, Batch, Codec, CodecError, CodecInfo, Diagnostic, Discovery, Operation,
         Plan, ReadOptions, SessionReader, SessionRef, SessionWriter, Severity, Sniffed, WholeDocument, WriteOptions,

@@ -1,7 +1,8 @@
 //! Building record batches.
 
 use crate::canonical::Record;
-use crate::{Batch, Diagnostic, ReadOptions};
+use crate::diag::Diagnostics;
+use crate::{Batch, CodecError, Diagnostic, ReadOptions};
 
 /// Accumulates canonical records as JSON lines until a batch is full.
 pub struct BatchWriter {
@@ -59,7 +60,135 @@ impl BatchWriter {
     }
 }
 
+/// A reader that works one step at a time: each [`step`](Steps::step) reads
+/// one unit of the native store (a line, a row, a file) and pushes its
+/// records into the reader's [`BatchWriter`]. [`next_batch`] turns the steps
+/// into batches, so a codec's `SessionReader::next_batch` is one call.
+pub trait Steps {
+    /// Reads one unit and pushes its records (zero or more); `false` once
+    /// nothing is left.
+    fn step(&mut self) -> Result<bool, CodecError>;
+
+    /// The writer, diagnostics and done flag [`next_batch`] works with.
+    fn parts(&mut self) -> StepParts<'_>;
+}
+
+/// What [`next_batch`] needs of a [`Steps`] reader besides its steps.
+pub struct StepParts<'a> {
+    /// Where the steps push their records.
+    pub writer: &'a mut BatchWriter,
+    /// Drained into the last batch.
+    pub diags: &'a mut Diagnostics,
+    /// Set once the last step returned `false`; the reader then returns `None`.
+    pub done: &'a mut bool,
+}
+
+/// The next batch of a [`Steps`] reader: steps until the writer is full; when
+/// the steps run out, the records left plus every diagnostic form the last
+/// batch (none when both are empty), and later calls return `None`.
+pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, CodecError> {
+    if *reader.parts().done {
+        return Ok(None);
+    }
+    while !reader.parts().writer.is_full() {
+        if !reader.step()? {
+            let parts = reader.parts();
+            *parts.done = true;
+            let diagnostics = parts.diags.drain();
+            if parts.writer.is_empty() && diagnostics.is_empty() {
+                return Ok(None);
+            }
+            return Ok(Some(parts.writer.take(diagnostics)));
+        }
+    }
+    Ok(Some(reader.parts().writer.take(Vec::new())))
+}
+
 /// A record id from a byte location, for records without a native id.
 pub fn location_id(file: &str, offset: u64, index: usize) -> String {
     if index == 0 { format!("{file}@{offset}") } else { format!("{file}@{offset}#{index}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Severity;
+    use crate::canonical::{Body, SourceSpan};
+
+    /// Emits `left` records one step at a time, then adds a diagnostic.
+    struct Counter {
+        left: u32,
+        writer: BatchWriter,
+        diags: Diagnostics,
+        done: bool,
+        steps_after_end: u32,
+    }
+
+    impl Steps for Counter {
+        fn step(&mut self) -> Result<bool, CodecError> {
+            if self.left == 0 {
+                self.steps_after_end += 1;
+                self.diags.add("torn-tail", Severity::Warning, "line", Some("f.jsonl"), Some(7));
+                return Ok(false);
+            }
+            self.left -= 1;
+            let offset = u64::from(self.left);
+            self.writer.push(&Record {
+                id: location_id("f.jsonl", offset, 0),
+                parent: None,
+                ts: None,
+                agent: None,
+                src: Some(SourceSpan { file: "f.jsonl".into(), offset, len: 1 }),
+                body: Body::User { text: format!("r{offset}"), attachments: Vec::new() },
+            });
+            Ok(true)
+        }
+
+        fn parts(&mut self) -> StepParts<'_> {
+            StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+        }
+    }
+
+    fn options(max_batch_records: u32) -> ReadOptions {
+        ReadOptions { max_batch_records, max_batch_bytes: 1 << 20 }
+    }
+
+    #[test]
+    fn steps_fill_batches_then_the_last_carries_the_diagnostics() {
+        let mut reader = Counter {
+            left: 5,
+            writer: BatchWriter::new(&options(2)),
+            diags: Diagnostics::new(),
+            done: false,
+            steps_after_end: 0,
+        };
+        let mut sizes = Vec::new();
+        let mut last_diagnostics = Vec::new();
+        while let Some(batch) = next_batch(&mut reader).unwrap() {
+            assert!(last_diagnostics.is_empty(), "diagnostics came before the last batch");
+            sizes.push(batch.records.lines().count());
+            last_diagnostics = batch.diagnostics;
+        }
+        assert_eq!(sizes, [2, 2, 1]);
+        assert_eq!(last_diagnostics.len(), 1);
+        assert_eq!(last_diagnostics[0].code, "torn-tail");
+        assert!(next_batch(&mut reader).unwrap().is_none());
+        assert_eq!(reader.steps_after_end, 1, "no step after the end");
+    }
+
+    #[test]
+    fn an_empty_reader_without_diagnostics_yields_none() {
+        struct Empty(BatchWriter, Diagnostics, bool);
+        impl Steps for Empty {
+            fn step(&mut self) -> Result<bool, CodecError> {
+                Ok(false)
+            }
+            fn parts(&mut self) -> StepParts<'_> {
+                StepParts { writer: &mut self.0, diags: &mut self.1, done: &mut self.2 }
+            }
+        }
+        let mut reader = Empty(BatchWriter::new(&options(2)), Diagnostics::new(), false);
+        assert!(next_batch(&mut reader).unwrap().is_none());
+        assert!(reader.2);
+    }
 }
