@@ -14,7 +14,7 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, SessionRef, Severity};
 
 use crate::discover;
@@ -80,7 +80,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     /// One unit of work (a line, a file switch). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(meta) = self.meta.take() {
@@ -114,6 +116,12 @@ impl Reader {
         Ok(true)
     }
 
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+}
+
+impl Reader {
     fn open_file(&mut self, file: String) {
         match JsonLines::open(&self.home, &file) {
             Ok(lines) => {
@@ -242,19 +250,6 @@ fn session_meta(paths: &SessionPaths, found: Option<&SessionRef>, wire: &WireInd
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
