@@ -30,7 +30,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 use trajhost_openclaw_core::Mapper;
@@ -178,7 +178,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     /// One line. False when the file is exhausted.
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(meta) = self.meta.take() {
@@ -238,6 +240,10 @@ impl Reader {
         }
         Ok(true)
     }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
 }
 
 /// The entry's `timestamp` (ISO), else its message's (epoch ms).
@@ -254,19 +260,6 @@ fn entry_time(entry: &Value) -> Option<String> {
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
