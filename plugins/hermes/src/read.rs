@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Value};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 
@@ -134,7 +134,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     /// Does one unit of work. False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(record) = self.pending.pop_front() {
@@ -163,6 +165,12 @@ impl Reader {
         Ok(true)
     }
 
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+}
+
+impl Reader {
     fn row(&mut self, values: &[Value]) {
         let row = Row { columns: &self.columns, values };
         let offset = row.int("id").unwrap_or(0) as u64;
@@ -203,19 +211,6 @@ fn model_usage(db: &Database, session: &str) -> Vec<(f64, String)> {
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
