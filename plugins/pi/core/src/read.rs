@@ -30,7 +30,7 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, File};
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::Flavor;
@@ -243,7 +243,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     /// One line. False when the file is exhausted.
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(meta) = self.meta.take() {
@@ -308,6 +310,10 @@ impl Reader {
         self.mapper.entry(&v, span, parent, &mut out);
         Ok(true)
     }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
 }
 
 impl Reader {
@@ -337,19 +343,6 @@ impl Reader {
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
