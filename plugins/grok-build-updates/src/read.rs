@@ -9,7 +9,7 @@ use trajhost_codec_sdk::discovery::FileProblems;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 
 use crate::discover;
@@ -76,7 +76,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(meta) = self.meta.take() {
             self.writer.push(&meta);
@@ -94,6 +96,10 @@ impl Reader {
         }
         Ok(true)
     }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
 }
 
 /// `params.sessionId` of the journal's first line.
@@ -106,19 +112,6 @@ fn first_session_id(home: &Dir, locator: &str) -> Option<String> {
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
