@@ -37,7 +37,7 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record, SCHEMA, SourceSpan, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
@@ -133,7 +133,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(meta) = self.meta.take() {
             self.writer.push(&meta);
@@ -176,6 +178,12 @@ impl Reader {
         Ok(true)
     }
 
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+}
+
+impl Reader {
     /// The parts of one message: (rowid, id, data).
     fn parts(&mut self, message: &str) -> Result<Vec<(i64, String, Value)>, CodecError> {
         let Source::Db { db, schema, .. } = &self.source else {
@@ -502,19 +510,6 @@ fn meta(path: &str, session: &Session) -> Record {
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
