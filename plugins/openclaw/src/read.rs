@@ -23,7 +23,7 @@ use serde_json::Value as Json;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Value};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
@@ -176,7 +176,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(record) = self.pending.pop_front() {
             self.writer.push(&record);
@@ -222,6 +224,12 @@ impl Reader {
         Ok(true)
     }
 
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+}
+
+impl Reader {
     fn event(&mut self, values: &[Value]) {
         let row = Row { columns: &self.columns, values };
         let seq = row.int("seq").unwrap_or(-1);
@@ -401,19 +409,6 @@ fn decode(row: &Row<'_>, file: &str, diags: &mut Diagnostics) -> Option<Json> {
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
