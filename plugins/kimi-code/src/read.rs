@@ -8,7 +8,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 
 use crate::discover::{self, Head};
@@ -82,7 +82,9 @@ impl Reader {
             done: false,
         })
     }
+}
 
+impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(meta) = self.meta.take() {
             self.writer.push(&meta);
@@ -100,23 +102,14 @@ impl Reader {
         }
         Ok(true)
     }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
 }
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step()? {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        trajhost_codec_sdk::records::next_batch(self)
     }
 }
