@@ -318,7 +318,8 @@ def main():
                     help="run only the samples of this manifest harness (repeatable); the baseline is then not checked")
     args = ap.parse_args()
 
-    foreign = Path(args.foreign) if args.foreign else REPO.parent / "shared" / "foreign"
+    # Resolved: trajhost reports canonical paths, and ../shared may be a link.
+    foreign = (Path(args.foreign) if args.foreign else REPO.parent / "shared" / "foreign").resolve()
     manifest = foreign / "manifest.json"
     if not manifest.exists():
         print(f"foreign: skipped: no corpus at {foreign} (no manifest.json); it exists only on machines that have ../shared/foreign")
