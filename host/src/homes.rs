@@ -1,6 +1,7 @@
 //! Harness homes that the environment moves out of `$HOME`.
 //!
-//! Codex keeps its home in `$CODEX_HOME` when that is set. Discovery of the
+//! Codex keeps its home in `$CODEX_HOME` when that is set, Claude Code its
+//! config dir in `$CLAUDE_CONFIG_DIR`. Discovery of the
 //! process's own home must still find those sessions, so the host shows the
 //! directory to the codecs inside the home under a name the harness's codec
 //! already treats as a home (`.codex-<name>`). Homes that resolve to a
@@ -22,11 +23,19 @@ struct EnvironmentHome {
     seen_at: &'static [&'static str],
 }
 
-const ENVIRONMENT_HOMES: &[EnvironmentHome] = &[EnvironmentHome {
-    variable: "CODEX_HOME",
-    shown_as: ".codex-$CODEX_HOME",
-    seen_at: &[".codex", ".codex-*", ".config/agent-accounts/codex/*"],
-}];
+const ENVIRONMENT_HOMES: &[EnvironmentHome] = &[
+    EnvironmentHome {
+        variable: "CODEX_HOME",
+        shown_as: ".codex-$CODEX_HOME",
+        seen_at: &[".codex", ".codex-*", ".config/agent-accounts/codex/*"],
+    },
+    // Claude Code's config dir (`projects/` inside it), one per account.
+    EnvironmentHome {
+        variable: "CLAUDE_CONFIG_DIR",
+        shown_as: ".claude-$CLAUDE_CONFIG_DIR",
+        seen_at: &[".claude", ".claude-*", ".config/claude"],
+    },
+];
 
 /// The mounts for the process's own `home`, from `env` (the process
 /// environment, or a test's).

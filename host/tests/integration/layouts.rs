@@ -159,3 +159,38 @@ fn collect_rollouts(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// `.claude` and a per-account `.claude-work`, plus `$CLAUDE_CONFIG_DIR`
+/// outside HOME: every config dir's sessions are listed.
+#[test]
+fn claude_code_config_dirs_are_all_searched() {
+    let data = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    for (scenario, dir) in [("simple", ".claude"), ("parallel", ".claude-work")] {
+        std::fs::create_dir_all(home.join(dir)).unwrap();
+        copy_tree(&fixture_home("claude-code", "2.1.197", scenario).join(".claude"), &home.join(dir));
+    }
+    let elsewhere = root.path().join("accounts/claude-ci");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    copy_tree(&fixture_home("claude-code", "2.1.197", "failing-tool").join(".claude"), &elsewhere);
+    let output = Command::new(env!("CARGO_BIN_EXE_trajhost"))
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["sessions", "--harness", "claude-code", "--json"])
+        .env("HOME", &home)
+        .env("CLAUDE_CONFIG_DIR", &elsewhere)
+        .env("TRAJHOST_CACHE_DIR", shared_cache())
+        .env_remove("TRAJHOST_HOME")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let sessions: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
+    let paths: Vec<&str> = sessions.iter().map(|s| s["path"].as_str().unwrap()).collect();
+    let outside = elsewhere.canonicalize().unwrap();
+    for wanted in ["/.claude/projects/", "/.claude-work/projects/", outside.to_str().unwrap()] {
+        assert!(paths.iter().any(|p| p.contains(wanted)), "no session under {wanted}: {paths:?}");
+    }
+    assert_eq!(sessions.len(), 3, "{paths:?}");
+}

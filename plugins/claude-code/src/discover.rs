@@ -12,7 +12,7 @@ use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 use crate::head::Head;
-use crate::layout::{self, JSONL, PROJECT_ROOTS, SessionPaths};
+use crate::layout::{self, JSONL, SessionPaths};
 use crate::read::agent_meta;
 use crate::time::rfc3339_utc;
 
@@ -30,7 +30,8 @@ const MEMORY_DIR: &str = "memory";
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
     let mut problems = FileProblems::new();
-    for root in PROJECT_ROOTS {
+    for root in layout::project_roots(home, &mut problems) {
+        let root = root.as_str();
         let Some(projects) = discovery::list(home, root, &mut problems) else {
             continue;
         };

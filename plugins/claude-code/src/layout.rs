@@ -7,13 +7,32 @@
 //! ~/.claude/projects/<cwd-slug>/<sessionId>/tool-results/<id>.txt  spilled outputs
 //! ~/.claude/projects/<cwd-slug>/agent-<agentId>.jsonl      subagents of older builds
 //! ```
-//! Some installs use `~/.config/claude` instead of `~/.claude`.
+//! Some installs use `~/.config/claude` instead of `~/.claude`. People with
+//! several accounts keep one config dir per account (`CLAUDE_CONFIG_DIR=
+//! ~/.claude-work`): every sibling `~/.claude-<name>` is searched the same way.
 
 use trajhost_codec_sdk::CodecError;
+use trajhost_codec_sdk::discovery::{self, FileProblems};
 pub use trajhost_codec_sdk::paths::{join, plain_name as plain_file_name};
 
 /// Project roots relative to the home, in the order they are searched.
 pub const PROJECT_ROOTS: [&str; 2] = [".claude/projects", ".config/claude/projects"];
+/// Prefix of a sibling config dir (`.claude-<name>`, one per account).
+pub const SIBLING_PREFIX: &str = ".claude-";
+
+/// Every project root under `home`: [`PROJECT_ROOTS`], then the
+/// `projects/` of each sibling config dir.
+pub fn project_roots(home: &trajhost_codec_sdk::fs::Dir, problems: &mut FileProblems) -> Vec<String> {
+    let mut roots: Vec<String> = PROJECT_ROOTS.iter().map(|r| r.to_string()).collect();
+    for entry in discovery::list(home, "", problems).unwrap_or_default() {
+        let sibling = entry.name.strip_prefix(SIBLING_PREFIX).is_some_and(|n| !n.is_empty());
+        if sibling && entry.is_dir() {
+            roots.push(join(&entry.name, "projects"));
+        }
+    }
+    roots
+}
+
 /// Where Claude Code 2.x writes sessions (the default `CLAUDE_CONFIG_DIR`).
 pub const WRITE_ROOT: &str = PROJECT_ROOTS[0];
 /// Longest project directory name before it is cut and hashed.

@@ -68,6 +68,8 @@ impl Codec for ClaudeCode {
             writes: vec!["claude-code-jsonl".into()],
             session_globs: layout::PROJECT_ROOTS
                 .iter()
+                .map(|root| root.to_string())
+                .chain([format!("{}*/projects", layout::SIBLING_PREFIX)])
                 .flat_map(|root| [format!("{root}/*/*.jsonl"), format!("{root}/*/*/subagents/agent-*.jsonl")])
                 .collect(),
             canonical_schema: SCHEMA.into(),

@@ -159,6 +159,28 @@ fn discover_prefers_titles_and_reports_oddities() {
     assert_eq!(named, expected);
 }
 
+/// One config dir per account (`CLAUDE_CONFIG_DIR=~/.claude-work`): every
+/// sibling `.claude-<name>` is searched like `.claude`, and a file in one
+/// is read through the same locator rules.
+#[test]
+fn sibling_config_dirs_are_searched() {
+    let dir = copy_of("simple");
+    kit::copy_dir(&home("parallel").join(".claude"), &dir.path().join(".claude-work"));
+    std::fs::create_dir_all(dir.path().join(".claude-squad")).unwrap(); // another tool's folder: no projects/
+    let found = kit::discover::<ClaudeCode>(dir.path());
+    let mut locators: Vec<&str> = found.sessions.iter().map(|s| s.locator.as_str()).collect();
+    locators.sort();
+    assert_eq!(
+        locators,
+        [format!(".claude-work/projects/-home-user-project/{}.jsonl", SCENARIOS[1].1), locator(SCENARIOS[0].1)]
+    );
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let read = read(dir.path(), locators[0]);
+    assert_eq!(read.meta().native_id, SCENARIOS[1].1);
+    assert_eq!(tool_calls(&read.records).len(), 2);
+    assert!(ClaudeCode::info().session_globs.iter().any(|g| g == ".claude-*/projects/*/*.jsonl"));
+}
+
 #[test]
 fn a_renamed_transcript_is_identified_by_its_session_id() {
     let dir = copy_of("simple");
