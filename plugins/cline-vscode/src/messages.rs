@@ -24,13 +24,15 @@ use std::collections::VecDeque;
 
 use serde_json::Value as Json;
 use serde_json::value::RawValue;
+use trajhost_cline_core::block::{self, Block};
+use trajhost_cline_core::message::unknown_block;
 use trajhost_codec_sdk::Severity;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 pub use trajhost_codec_sdk::known::Handling;
 use trajhost_codec_sdk::text::type_name;
 
-use crate::native::{ApiMessage, Block, Metrics};
+use crate::native::{ApiMessage, Metrics};
 use crate::texts::{self, UserText};
 
 /// Every message `role`.
@@ -70,7 +72,7 @@ pub struct Ctx<'a> {
 
 pub fn map(message: &ApiMessage<'_>, pairing: &mut Pairing, cx: &mut Ctx<'_>) -> Vec<Made> {
     let role = message.role.as_deref().unwrap_or("");
-    let Ok(blocks) = blocks(message.content) else {
+    let Some(blocks) = block::blocks(message.content) else {
         cx.diags.add("malformed-message", Severity::Warning, "content", Some(cx.file), Some(cx.offset));
         return Vec::new();
     };
@@ -163,7 +165,7 @@ fn user(blocks: &[Block<'_>], pairing: &mut Pairing, cx: &mut Ctx<'_>) -> Vec<Ma
                 out.push(Body::ToolResult { call_id, content, ok });
                 out.extend(inside);
             }
-            other => unknown_block("user", other, cx),
+            other => unknown_block(cx.diags, "user", other, cx.file, cx.offset),
         }
     }
     close(&mut open, &mut out);
@@ -207,28 +209,22 @@ fn close(open: &mut Option<Open>, out: &mut Vec<Made>) {
 fn assistant(message: &ApiMessage<'_>, blocks: &[Block<'_>], pairing: &mut Pairing, cx: &mut Ctx<'_>) -> Vec<Made> {
     // Calls of an earlier message not answered by now never will be.
     pairing.pending.clear();
-    let mut text = String::new();
-    let mut reasoning = Vec::new();
-    let mut calls = Vec::new();
-    for block in blocks {
-        match block.kind.as_deref().unwrap_or("") {
-            "text" => text.push_str(block.text.as_deref().unwrap_or("")),
-            "thinking" => reasoning.push(Body::Reasoning(Reasoning {
-                text: block.thinking.clone(),
-                opaque: block.signature.clone().filter(|s| !s.is_empty()),
-                encrypted: false,
-            })),
-            "redacted_thinking" => {
-                reasoning.push(Body::Reasoning(Reasoning { text: None, opaque: block.data.clone(), encrypted: true }))
-            }
-            "tool_use" => {
-                let call_id = block.id.clone().unwrap_or_else(|| format!("{}#call{}", cx.base, calls.len()));
-                let arguments = block.input.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Json::Null);
-                calls.push(Body::ToolCall { call_id, name: block.name.clone().unwrap_or_default(), arguments });
-            }
-            other => unknown_block("assistant", other, cx),
-        }
+    let said = block::assistant(blocks);
+    for kind in &said.unknown {
+        unknown_block(cx.diags, "assistant", kind, cx.file, cx.offset);
     }
+    let reasoning: Vec<Made> = said.reasoning.into_iter().map(Body::Reasoning).collect();
+    let mut calls: Vec<Made> = said
+        .calls
+        .into_iter()
+        .enumerate()
+        .map(|(n, call)| Body::ToolCall {
+            call_id: call.id.unwrap_or_else(|| format!("{}#call{n}", cx.base)),
+            name: call.name,
+            arguments: call.arguments,
+        })
+        .collect();
+    let text = said.text;
     if calls.is_empty() {
         for (n, use_) in texts::xml_tool_uses(&text).into_iter().enumerate() {
             let arguments = Json::Object(use_.params.into_iter().map(|(k, v)| (k, Json::String(v))).collect());
@@ -258,30 +254,6 @@ fn assistant(message: &ApiMessage<'_>, blocks: &[Block<'_>], pairing: &mut Pairi
     }
     out.extend(calls);
     out
-}
-
-fn unknown_block(role: &str, kind: &str, cx: &mut Ctx<'_>) {
-    cx.diags.add(
-        "unknown-content-block",
-        Severity::Warning,
-        &format!("{role}/{}", type_name(Some(kind))),
-        Some(cx.file),
-        Some(cx.offset),
-    );
-}
-
-/// The blocks of `content` (a string becomes one text block).
-fn blocks<'a>(content: Option<&'a RawValue>) -> Result<Vec<Block<'a>>, ()> {
-    let Some(raw) = content else { return Ok(Vec::new()) };
-    let text = raw.get();
-    if text.starts_with('"') {
-        let s: String = serde_json::from_str(text).map_err(|_| ())?;
-        return Ok(vec![Block { kind: Some("text".into()), text: Some(s), ..Block::default() }]);
-    }
-    if text == "null" {
-        return Ok(Vec::new());
-    }
-    serde_json::from_str(text).map_err(|_| ())
 }
 
 /// A `tool_result` block's content as text: a string, or its text blocks

@@ -92,29 +92,4 @@ pub struct Tokens {
     pub cached: lenient::Count,
 }
 
-/// One content block (every kind's fields; `type` says which apply).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Block<'a> {
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub text: Option<String>,
-    pub thinking: Option<String>,
-    pub signature: Option<String>,
-    pub data: Option<String>,
-    pub id: Option<String>,
-    pub name: Option<String>,
-    #[serde(borrow)]
-    pub input: Option<&'a RawValue>,
-    pub tool_use_id: Option<String>,
-    #[serde(borrow)]
-    pub content: Option<&'a RawValue>,
-    pub is_error: Option<bool>,
-    pub source: Option<ImageSource>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct ImageSource {
-    pub media_type: Option<String>,
-}
+pub use trajhost_cline_core::block::{Block, ImageSource};

@@ -14,11 +14,12 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use trajhost_cline_core::message;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id, next_batch};
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
@@ -55,8 +56,7 @@ impl Reader {
         let raw: Vec<&serde_json::value::RawValue> = serde_json::from_slice(&bytes).map_err(|e| {
             CodecError::Malformed(format!("{}: not a Cline API history ({:?})", paths.api, e.classify()))
         })?;
-        let base = bytes.as_ptr() as usize;
-        let spans = raw.iter().map(|m| (m.get().as_ptr() as usize - base, m.get().len())).collect();
+        let spans = message::spans(&bytes, &raw);
         drop(raw);
         let mut diags = Diagnostics::new();
         let ui_times = ui_times(&home, &paths, &mut diags);
@@ -103,19 +103,25 @@ impl Reader {
             done: false,
         })
     }
+}
 
-    fn step(&mut self) -> bool {
+impl Steps for Reader {
+    fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(record) = self.pending.pop_front() {
             self.writer.push(&record);
-            return true;
+            return Ok(true);
         }
-        let Some((offset, len)) = self.spans.pop_front() else { return false };
+        let Some((offset, len)) = self.spans.pop_front() else {
+            // The document is read; free it before the last batch.
+            self.bytes = Vec::new();
+            return Ok(false);
+        };
         let index = self.index;
         self.index += 1;
         let slice = &self.bytes[offset..offset + len];
         let Ok(message) = serde_json::from_slice::<ApiMessage<'_>>(slice) else {
             self.diags.add("malformed-message", Severity::Warning, "message", Some(&self.file), Some(offset as u64));
-            return true;
+            return Ok(true);
         };
         let ts = message.ts.0.and_then(valid_ms).or_else(|| self.ui_times.get(&(index - 1)).copied()).map(rfc3339_ms);
         let base = location_id(&self.file, offset as u64, 0);
@@ -131,7 +137,11 @@ impl Reader {
                 src: Some(SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
             });
         }
-        true
+        Ok(true)
+    }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
     }
 }
 
@@ -173,20 +183,6 @@ fn ui_times(home: &Dir, paths: &TaskPaths, diags: &mut Diagnostics) -> BTreeMap<
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step() {
-                self.done = true;
-                self.bytes = Vec::new();
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        next_batch(self)
     }
 }

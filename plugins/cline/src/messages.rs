@@ -20,11 +20,13 @@
 
 use serde_json::Value as Json;
 use serde_json::value::RawValue;
+use trajhost_cline_core::block::{self, Block};
+use trajhost_cline_core::message::unknown_block;
 use trajhost_codec_sdk::Severity;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 
-use crate::native::{Block, Message, Metrics};
+use crate::native::{Message, Metrics};
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -56,9 +58,9 @@ pub struct Made {
 /// location).
 pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut Diagnostics) -> Vec<Made> {
     let role = message.role.as_deref().unwrap_or("");
-    let blocks = match blocks(message.content) {
-        Ok(blocks) => blocks,
-        Err(()) => {
+    let blocks = match block::blocks(message.content) {
+        Some(blocks) => blocks,
+        None => {
             diags.add("malformed-message", Severity::Warning, "content", Some(file), Some(offset));
             return Vec::new();
         }
@@ -101,7 +103,7 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
                             parent: Some(call_id).filter(|c| !c.is_empty()),
                         });
                     }
-                    other => unknown_block(role, other, file, offset, diags),
+                    other => unknown_block(diags, role, other, file, offset),
                 }
             }
             if !text.is_empty() || !attachments.is_empty() {
@@ -120,39 +122,25 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
             }
         }
         "assistant" => {
-            let mut text = String::new();
-            let mut reasoning = Vec::new();
-            let mut calls = Vec::new();
-            for block in &blocks {
-                match block.kind.as_deref().unwrap_or("") {
-                    "text" => text.push_str(block.text.as_deref().unwrap_or("")),
-                    "thinking" => reasoning.push(Reasoning {
-                        text: block.thinking.clone(),
-                        opaque: block.signature.clone().filter(|s| !s.is_empty()),
-                        encrypted: false,
-                    }),
-                    "redacted_thinking" => {
-                        reasoning.push(Reasoning { text: None, opaque: block.data.clone(), encrypted: true })
-                    }
-                    "tool_use" => {
-                        let call_id = block.id.clone().unwrap_or_else(&mut next);
-                        calls.push(Made {
-                            id: call_id.clone(),
-                            body: Body::ToolCall {
-                                call_id,
-                                name: block.name.clone().unwrap_or_default(),
-                                arguments: block
-                                    .input
-                                    .and_then(|raw| serde_json::from_str(raw.get()).ok())
-                                    .unwrap_or(Json::Null),
-                            },
-                            parent: Some(id.to_string()),
-                        });
-                    }
-                    other => unknown_block(role, other, file, offset, diags),
-                }
+            let said = block::assistant(&blocks);
+            for kind in &said.unknown {
+                unknown_block(diags, role, kind, file, offset);
             }
-            for r in reasoning {
+            // Calls without an id are named first, then the reasoning.
+            let calls: Vec<Made> = said
+                .calls
+                .into_iter()
+                .map(|call| {
+                    let call_id = call.id.unwrap_or_else(&mut next);
+                    Made {
+                        id: call_id.clone(),
+                        body: Body::ToolCall { call_id, name: call.name, arguments: call.arguments },
+                        parent: Some(id.to_string()),
+                    }
+                })
+                .collect();
+            let text = said.text;
+            for r in said.reasoning {
                 out.push(Made { id: next(), body: Body::Reasoning(r), parent: Some(id.to_string()) });
             }
             out.push(Made {
@@ -173,30 +161,6 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
         }
     }
     out
-}
-
-fn unknown_block(role: &str, kind: &str, file: &str, offset: u64, diags: &mut Diagnostics) {
-    diags.add(
-        "unknown-content-block",
-        Severity::Warning,
-        &format!("{role}/{}", type_name(Some(kind))),
-        Some(file),
-        Some(offset),
-    );
-}
-
-/// The blocks of `content` (a string becomes one text block).
-fn blocks<'a>(content: Option<&'a RawValue>) -> Result<Vec<Block<'a>>, ()> {
-    let Some(raw) = content else { return Ok(Vec::new()) };
-    let text = raw.get();
-    if text.starts_with('"') {
-        let s: String = serde_json::from_str(text).map_err(|_| ())?;
-        return Ok(vec![Block { kind: Some("text".into()), text: Some(s), ..Block::default() }]);
-    }
-    if text == "null" {
-        return Ok(Vec::new());
-    }
-    serde_json::from_str(text).map_err(|_| ())
 }
 
 fn push_line(out: &mut String, line: &str) {

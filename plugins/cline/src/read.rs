@@ -10,10 +10,11 @@
 
 use std::collections::VecDeque;
 
+use trajhost_cline_core::message;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id, next_batch};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::discover::{self, fs_error};
@@ -45,9 +46,7 @@ impl Reader {
         let parsed: MessagesFile<'_> = serde_json::from_slice(&bytes).map_err(|e| {
             CodecError::Malformed(format!("{}: not a Cline messages document ({:?})", paths.messages, e.classify()))
         })?;
-        let base = bytes.as_ptr() as usize;
-        let span = |raw: &serde_json::value::RawValue| (raw.get().as_ptr() as usize - base, raw.get().len());
-        let spans: VecDeque<(usize, usize)> = parsed.messages.iter().map(|m| span(m)).collect();
+        let spans = message::spans(&bytes, &parsed.messages);
         if parsed.session_id.as_deref().is_some_and(|id| id != paths.id) {
             diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(&paths.messages), None);
         }
@@ -77,7 +76,7 @@ impl Reader {
             && let Ok(text) = serde_json::from_str::<String>(raw.get())
             && !text.is_empty()
         {
-            let (offset, len) = span(raw);
+            let (offset, len) = message::span(bytes.as_ptr() as usize, raw);
             pending.push_back(Record {
                 id: format!("{}:system", paths.id),
                 body: Body::System { text },
@@ -104,13 +103,19 @@ impl Reader {
             done: false,
         })
     }
+}
 
-    fn step(&mut self) -> bool {
+impl Steps for Reader {
+    fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(record) = self.pending.pop_front() {
             self.writer.push(&record);
-            return true;
+            return Ok(true);
         }
-        let Some((offset, len)) = self.spans.pop_front() else { return false };
+        let Some((offset, len)) = self.spans.pop_front() else {
+            // The document is read; free it before the last batch.
+            self.bytes = Vec::new();
+            return Ok(false);
+        };
         let slice = &self.bytes[offset..offset + len];
         let message: Message<'_> = match serde_json::from_slice(slice) {
             Ok(m) => m,
@@ -122,7 +127,7 @@ impl Reader {
                     Some(&self.file),
                     Some(offset as u64),
                 );
-                return true;
+                return Ok(true);
             }
         };
         let id =
@@ -138,27 +143,16 @@ impl Reader {
                 src: Some(SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
             });
         }
-        true
+        Ok(true)
+    }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
     }
 }
 
 impl SessionReader for Reader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step() {
-                self.done = true;
-                // The document is read; free it before the last batch.
-                self.bytes = Vec::new();
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        next_batch(self)
     }
 }
