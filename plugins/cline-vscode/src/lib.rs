@@ -80,7 +80,7 @@ impl Codec for ClineVscode {
     }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
+        read::open(home, locator, &options)
     }
 }
 

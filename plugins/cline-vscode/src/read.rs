@@ -14,14 +14,14 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use trajhost_cline_core::message;
+use trajhost_cline_core::message::{self, At, Made, Transcript};
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id, next_batch};
+use trajhost_codec_sdk::records::location_id;
 use trajhost_codec_sdk::time::rfc3339_ms;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover;
 use crate::layout::{self, TaskPaths};
@@ -34,115 +34,80 @@ pub const MAX_API_BYTES: u64 = 512 << 20;
 /// Largest `ui_messages.json` read for times.
 pub const MAX_UI_BYTES: u64 = 256 << 20;
 
-pub struct Reader {
-    file: String,
-    bytes: Vec<u8>,
-    /// (offset, len) of each message not yet read, with its index.
-    spans: VecDeque<(usize, usize)>,
-    index: i64,
+/// The reader: the API history's messages, one at a time.
+pub type Reader = Transcript<Messages>;
+
+/// API messages, with what carries over between them.
+pub struct Messages {
     /// First UI time per `conversationHistoryIndex`.
     ui_times: BTreeMap<i64, i64>,
     pairing: Pairing,
-    writer: BatchWriter,
-    diags: Diagnostics,
-    pending: VecDeque<Record>,
-    done: bool,
 }
 
-impl Reader {
-    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let paths = TaskPaths::from_locator(locator)?;
-        let bytes = home.read_to_end(&paths.api, MAX_API_BYTES).map_err(|e| fs_error(&paths.api, e))?;
-        let raw: Vec<&serde_json::value::RawValue> = serde_json::from_slice(&bytes).map_err(|e| {
-            CodecError::Malformed(format!("{}: not a Cline API history ({:?})", paths.api, e.classify()))
-        })?;
-        let spans = message::spans(&bytes, &raw);
-        drop(raw);
-        let mut diags = Diagnostics::new();
-        let ui_times = ui_times(&home, &paths, &mut diags);
-        let item = discover::item_of(&home, &paths, &mut diags);
-        let modified = home.stat(&paths.api).ok().and_then(|m| m.modified_ms);
-        let facts = discover::facts(&home, &paths, item, modified, &mut diags);
-        let started_at = facts.started_at.clone().or_else(|| ui_times.values().min().copied().map(rfc3339_ms));
-        let meta = Record {
-            id: facts.native_id.clone(),
-            body: Body::Meta(Meta {
-                schema: SCHEMA.into(),
-                harness: HARNESS.into(),
-                native_id: facts.native_id.clone(),
-                native_version: facts.version.clone(),
-                cwd: facts.cwd.clone(),
-                title: facts.title.clone(),
-                git_branch: None,
-                started_at: started_at.clone(),
-                parent_session: None,
-                parent_call: None,
-                codec: Some(CODEC.into()),
-            }),
-            parent: None,
-            ts: started_at,
-            agent: None,
-            src: Some(SourceSpan { file: paths.api.clone(), offset: 0, len: 0 }),
-        };
-        for side in layout::STATE_FILES {
-            if home.stat(&paths.file(side)).is_ok() {
-                // Context-truncation and settings state: no conversation.
-                diags.add("unmapped-file", Severity::Info, side, Some(&paths.file(side)), None);
-            }
-        }
-        Ok(Reader {
-            file: paths.api,
-            bytes,
-            spans,
-            index: 0,
-            ui_times,
-            pairing: Pairing::default(),
-            writer: BatchWriter::new(options),
-            diags,
-            pending: VecDeque::from([meta]),
-            done: false,
-        })
-    }
-}
+impl message::Messages for Messages {
+    type Message<'a> = ApiMessage<'a>;
 
-impl Steps for Reader {
-    fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
-            return Ok(true);
-        }
-        let Some((offset, len)) = self.spans.pop_front() else {
-            // The document is read; free it before the last batch.
-            self.bytes = Vec::new();
-            return Ok(false);
-        };
-        let index = self.index;
-        self.index += 1;
-        let slice = &self.bytes[offset..offset + len];
-        let Ok(message) = serde_json::from_slice::<ApiMessage<'_>>(slice) else {
-            self.diags.add("malformed-message", Severity::Warning, "message", Some(&self.file), Some(offset as u64));
-            return Ok(true);
-        };
-        let ts = message.ts.0.and_then(valid_ms).or_else(|| self.ui_times.get(&(index - 1)).copied()).map(rfc3339_ms);
-        let base = location_id(&self.file, offset as u64, 0);
-        let mut cx = Ctx { file: &self.file, offset: offset as u64, base: &base, diags: &mut self.diags };
-        let bodies = messages::map(&message, &mut self.pairing, &mut cx);
-        for (i, body) in bodies.into_iter().enumerate() {
-            self.pending.push_back(Record {
-                id: location_id(&self.file, offset as u64, i),
+    fn map(&mut self, message: &ApiMessage<'_>, at: &At<'_>, diags: &mut Diagnostics) -> (Option<String>, Vec<Made>) {
+        let ts =
+            message.ts.0.and_then(valid_ms).or_else(|| self.ui_times.get(&(at.index - 1)).copied()).map(rfc3339_ms);
+        let base = location_id(at.file, at.offset, 0);
+        let mut cx = Ctx { file: at.file, offset: at.offset, base: &base, diags };
+        let bodies = messages::map(message, &mut self.pairing, &mut cx);
+        let made = bodies
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| Made {
+                id: location_id(at.file, at.offset, i),
                 parent: (i > 0).then(|| base.clone()),
                 body,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
-            });
-        }
-        Ok(true)
+            })
+            .collect();
+        (ts, made)
     }
+}
 
-    fn parts(&mut self) -> StepParts<'_> {
-        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+/// Opens the task at `locator`.
+pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+    let paths = TaskPaths::from_locator(locator)?;
+    let bytes = home.read_to_end(&paths.api, MAX_API_BYTES).map_err(|e| fs_error(&paths.api, e))?;
+    let raw: Vec<&serde_json::value::RawValue> = serde_json::from_slice(&bytes)
+        .map_err(|e| CodecError::Malformed(format!("{}: not a Cline API history ({:?})", paths.api, e.classify())))?;
+    let spans = message::spans(&bytes, &raw);
+    drop(raw);
+    let mut diags = Diagnostics::new();
+    let ui_times = ui_times(&home, &paths, &mut diags);
+    let item = discover::item_of(&home, &paths, &mut diags);
+    let modified = home.stat(&paths.api).ok().and_then(|m| m.modified_ms);
+    let facts = discover::facts(&home, &paths, item, modified, &mut diags);
+    let started_at = facts.started_at.clone().or_else(|| ui_times.values().min().copied().map(rfc3339_ms));
+    let meta = Record {
+        id: facts.native_id.clone(),
+        body: Body::Meta(Meta {
+            schema: SCHEMA.into(),
+            harness: HARNESS.into(),
+            native_id: facts.native_id.clone(),
+            native_version: facts.version.clone(),
+            cwd: facts.cwd.clone(),
+            title: facts.title.clone(),
+            git_branch: None,
+            started_at: started_at.clone(),
+            parent_session: None,
+            parent_call: None,
+            codec: Some(CODEC.into()),
+        }),
+        parent: None,
+        ts: started_at,
+        agent: None,
+        src: Some(SourceSpan { file: paths.api.clone(), offset: 0, len: 0 }),
+    };
+    for side in layout::STATE_FILES {
+        if home.stat(&paths.file(side)).is_ok() {
+            // Context-truncation and settings state: no conversation.
+            diags.add("unmapped-file", Severity::Info, side, Some(&paths.file(side)), None);
+        }
     }
+    let messages = Messages { ui_times, pairing: Pairing::default() };
+    Ok(Transcript::new(paths.api, bytes, spans, messages, VecDeque::from([meta]), diags, options))
 }
 
 fn valid_ms(ms: i64) -> Option<i64> {
@@ -179,10 +144,4 @@ fn ui_times(home: &Dir, paths: &TaskPaths, diags: &mut Diagnostics) -> BTreeMap<
         out.entry(-1).and_modify(|t| *t = (*t).min(first)).or_insert(first);
     }
     out
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        next_batch(self)
-    }
 }

@@ -21,7 +21,7 @@
 use serde_json::Value as Json;
 use serde_json::value::RawValue;
 use trajhost_cline_core::block::{self, Block};
-use trajhost_cline_core::message::unknown_block;
+use trajhost_cline_core::message::{Made, unknown_block};
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
@@ -46,13 +46,6 @@ pub const KNOWN_BLOCKS: &[(&str, Handling)] = &[
     ("thinking", Handling::Mapped("reasoning")),
     ("redacted_thinking", Handling::Mapped("reasoning (encrypted)")),
 ];
-
-/// A record made from a message, before it gets the message-wide fields.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
 
 /// Maps one message; `id` is its record id (the native id, else its byte
 /// location).
