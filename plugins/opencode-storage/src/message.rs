@@ -20,11 +20,13 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 use trajhost_codec_sdk::time::rfc3339_ms;
+use trajhost_opencode_core::message::{error_text, is_summary, summary_text, usage};
+use trajhost_opencode_core::part::{self, ToolOutcome};
 
 use crate::{Handling, handling, type_name};
 
@@ -109,14 +111,9 @@ impl Mapper {
             self.user(out, message, &mid, parts, ts);
             return;
         }
-        if data.get("summary").and_then(Value::as_bool) == Some(true) {
+        if is_summary(data) {
             let trigger = self.compaction.take().and_then(|(_, _, trigger)| trigger);
-            let text: Vec<&str> = parts
-                .iter()
-                .filter(|p| str_of(&p.value, "type") == Some("text"))
-                .filter_map(|p| str_of(&p.value, "text"))
-                .collect();
-            let body = Body::Compaction { summary: text.join("\n"), trigger };
+            let body = Body::Compaction { summary: summary_text(parts.iter().map(|p| &p.value)), trigger };
             self.push(out, mid, body, parent, ts, message.src());
             return;
         }
@@ -144,8 +141,8 @@ impl Mapper {
                 continue;
             }
             match kind {
-                "text" if is_synthetic(&part.value) => later.push(part),
-                "text" if part.value.get("ignored").and_then(Value::as_bool) == Some(true) => {
+                "text" if part::is_synthetic(&part.value) => later.push(part),
+                "text" if part::is_ignored(&part.value) => {
                     self.diags.add("ignored-text-part", Severity::Info, "part/text", Some(&part.path), None)
                 }
                 "text" => texts.push(str_of(&part.value, "text").unwrap_or("").to_string()),
@@ -154,11 +151,7 @@ impl Mapper {
                     media_type: str_of(&part.value, "mime").map(str::to_string),
                 }),
                 "compaction" => {
-                    let trigger = match part.value.get("auto").and_then(Value::as_bool) {
-                        Some(true) => Some("auto".to_string()),
-                        Some(false) => Some("manual".to_string()),
-                        None => None,
-                    };
+                    let trigger = part::compaction_trigger(&part.value);
                     let pid = self.id(&part.id, &part.path);
                     self.compaction = Some((pid, part.src(), trigger));
                 }
@@ -169,7 +162,7 @@ impl Mapper {
             // The message's record points at its first text part, where the prompt is.
             let src = parts
                 .iter()
-                .find(|p| str_of(&p.value, "type") == Some("text") && !is_synthetic(&p.value))
+                .find(|p| str_of(&p.value, "type") == Some("text") && !part::is_synthetic(&p.value))
                 .map(Item::src)
                 .unwrap_or_else(|| message.src());
             self.push(out, mid.to_string(), Body::User { text: texts.join("\n"), attachments }, None, ts.clone(), src);
@@ -202,8 +195,8 @@ impl Mapper {
             }
             let pts = part.value.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_ms).or(ts.clone());
             match kind {
-                "text" if is_synthetic(&part.value) => later.push(part),
-                "text" if part.value.get("ignored").and_then(Value::as_bool) == Some(true) => {
+                "text" if part::is_synthetic(&part.value) => later.push(part),
+                "text" if part::is_ignored(&part.value) => {
                     self.diags.add("ignored-text-part", Severity::Info, "part/text", Some(&part.path), None)
                 }
                 "text" => texts.push(str_of(&part.value, "text").unwrap_or("").to_string()),
@@ -222,18 +215,14 @@ impl Mapper {
                     let pid = self.id(&part.id, &part.path);
                     let state = part.value.get("state").unwrap_or(&Value::Null);
                     let call_id = str_of(&part.value, "callID").unwrap_or(&pid).to_string();
-                    let arguments = match state.get("input") {
-                        None | Some(Value::Null) => Value::Object(Default::default()),
-                        Some(v) => v.clone(),
-                    };
+                    let arguments = part::tool_arguments(state);
                     let name = str_of(&part.value, "tool").unwrap_or("").to_string();
                     let end = state.pointer("/time/end").and_then(Value::as_i64).map(rfc3339_ms).or(pts.clone());
                     let body = Body::ToolCall { call_id: call_id.clone(), name: name.clone(), arguments };
                     calls.push((pid.clone(), body, pts, part.src()));
-                    let result = match str_of(state, "status") {
-                        Some("completed") => {
-                            let exit = state.pointer("/metadata/exit").and_then(Value::as_i64);
-                            if state.pointer("/metadata/truncated").and_then(Value::as_bool) == Some(true) {
+                    let result = match part::tool_outcome(state) {
+                        ToolOutcome::Result { content, ok, truncated } => {
+                            if truncated {
                                 let detail = format!("tool/{}", type_name(&name));
                                 self.diags.add(
                                     "tool-output-truncated",
@@ -243,12 +232,10 @@ impl Mapper {
                                     None,
                                 );
                             }
-                            let content = str_of(state, "output").unwrap_or("").to_string();
-                            Some((content, Some(exit.is_none_or(|code| code == 0))))
+                            Some((content, ok))
                         }
-                        Some("error") => Some((str_of(state, "error").unwrap_or("").to_string(), Some(false))),
-                        other => {
-                            let detail = format!("tool-state/{}", type_name(other.unwrap_or("<missing>")));
+                        ToolOutcome::Unfinished(status) => {
+                            let detail = format!("tool-state/{}", type_name(status.unwrap_or("<missing>")));
                             self.diags.add("unfinished-tool-call", Severity::Info, &detail, Some(&part.path), None);
                             None
                         }
@@ -282,12 +269,7 @@ impl Mapper {
             let pts = part.value.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_ms).or(ts.clone());
             self.other_part(out, &kind, part, mid, pts);
         }
-        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            let name = str_of(error, "name").unwrap_or("error");
-            let text = match error.pointer("/data/message").and_then(Value::as_str).unwrap_or("") {
-                "" => name.to_string(),
-                message => format!("{name}: {message}"),
-            };
+        if let Some(text) = error_text(data) {
             let eid = self.id(&format!("{mid}#error"), &format!("{}#error", message.path));
             let body = Body::Observation { subtype: "error".into(), text: Some(text) };
             self.push(out, eid, body, Some(mid.to_string()), ts, message.src());
@@ -300,24 +282,7 @@ impl Mapper {
         let pid = self.id(&part.id, &part.path);
         let body = match kind {
             "text" => Body::System { text: str_of(v, "text").unwrap_or("").to_string() },
-            _ => Body::Observation {
-                subtype: kind.to_string(),
-                text: match kind {
-                    "subtask" => str_of(v, "prompt").or_else(|| str_of(v, "description")).map(str::to_string),
-                    "agent" => str_of(v, "name").map(str::to_string),
-                    "retry" => v
-                        .pointer("/error/data/message")
-                        .and_then(Value::as_str)
-                        .or_else(|| str_of(v, "error"))
-                        .map(str::to_string),
-                    "patch" => v
-                        .get("files")
-                        .and_then(Value::as_array)
-                        .map(|files| files.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")),
-                    "file" => str_of(v, "filename").or_else(|| str_of(v, "url")).map(str::to_string),
-                    _ => None,
-                },
-            },
+            _ => Body::Observation { subtype: kind.to_string(), text: part::observation_text(kind, v) },
         };
         self.push(out, pid, body, Some(mid.to_string()), ts, part.src());
     }
@@ -328,25 +293,4 @@ impl Mapper {
             self.push(out, pid, Body::Observation { subtype: "compaction".into(), text: trigger }, None, None, src);
         }
     }
-}
-
-/// A text part the harness added (`synthetic: true`).
-fn is_synthetic(part: &Value) -> bool {
-    part.get("synthetic").and_then(Value::as_bool) == Some(true)
-}
-
-/// Usage of an assistant message; `None` without `tokens`. `input` is
-/// OpenCode's `tokens.input`, which excludes cache reads and writes.
-fn usage(data: &Value) -> Option<Usage> {
-    let tokens = data.get("tokens").filter(|t| t.is_object())?;
-    let count = |ptr: &str| tokens.pointer(ptr).and_then(Value::as_u64);
-    let usage = Usage {
-        input: count("/input"),
-        output: count("/output"),
-        cache_read: count("/cache/read"),
-        cache_write: count("/cache/write"),
-        reasoning: count("/reasoning"),
-        cost_usd: data.get("cost").and_then(Value::as_f64),
-    };
-    (usage != Usage::default()).then_some(usage)
 }

@@ -76,40 +76,8 @@ pub const READS: &str = "opencode-sqlite";
 /// The format written.
 pub const WRITES: &str = "opencode-import-json";
 
-pub use trajhost_codec_sdk::known::Handling;
-
-/// Every record type OpenCode is known to write: message roles
-/// (`message/<role>`) and part types (`part/<type>`), per
-/// `packages/opencode/src/session/message-v2.ts`.
-pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
-    ("message/user", Handling::Mapped("user")),
-    ("message/assistant", Handling::Mapped("assistant (compaction when summary)")),
-    ("part/text", Handling::Mapped("user or assistant text; system when synthetic")),
-    ("part/reasoning", Handling::Mapped("reasoning")),
-    ("part/tool", Handling::Mapped("tool_call, tool_result")),
-    ("part/step-finish", Handling::Mapped("assistant.stop_reason")),
-    ("part/file", Handling::Mapped("user attachment; observation file on assistant messages")),
-    ("part/compaction", Handling::Mapped("compaction (summary = the next summary message)")),
-    ("part/subtask", Handling::Mapped("observation subtask")),
-    ("part/agent", Handling::Mapped("observation agent")),
-    ("part/retry", Handling::Mapped("observation retry")),
-    ("part/patch", Handling::Mapped("observation patch")),
-    // Step boundaries and file-system snapshot hashes.
-    ("part/step-start", Handling::Reported),
-    ("part/snapshot", Handling::Reported),
-];
-
-/// How `kind` is handled; `None` for a type never seen.
-pub fn handling(kind: &str) -> Option<Handling> {
-    trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
-}
-
-/// A type name safe for a diagnostic detail (no content).
-pub fn type_name(kind: &str) -> String {
-    let clean: String =
-        kind.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')).take(64).collect();
-    if clean.is_empty() { "<odd>".to_string() } else { clean }
-}
+// The record types and their handling, shared with the other OpenCode codec.
+pub use trajhost_opencode_core::{Handling, KNOWN_RECORD_TYPES, handling, type_name};
 
 /// The OpenCode codec.
 pub struct OpenCode;

@@ -34,12 +34,15 @@
 use std::collections::VecDeque;
 
 use serde_json::Value;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record, SCHEMA, SourceSpan, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_opencode_core::message;
+use trajhost_opencode_core::part::{self, ToolOutcome};
 
 use crate::layout;
 use crate::store::{self, Session, sqlite_error};
@@ -255,19 +258,12 @@ impl Reader {
                     continue;
                 }
                 match kind {
-                    "text" if is_synthetic(part) => injected.push((pid, part, *prowid)),
-                    "text" if part.get("ignored").and_then(Value::as_bool) != Some(true) => {
-                        texts.push(str_of(part, "text").unwrap_or("").to_string())
-                    }
+                    "text" if part::is_synthetic(part) => injected.push((pid, part, *prowid)),
+                    "text" if !part::is_ignored(part) => texts.push(str_of(part, "text").unwrap_or("").to_string()),
                     "file" => attachments
                         .push(Attachment { kind: "file".into(), media_type: str_of(part, "mime").map(str::to_string) }),
                     "compaction" => {
-                        let trigger = match part.get("auto").and_then(Value::as_bool) {
-                            Some(true) => Some("auto".to_string()),
-                            Some(false) => Some("manual".to_string()),
-                            None => None,
-                        };
-                        self.compaction = Some((pid.clone(), *prowid, trigger));
+                        self.compaction = Some((pid.clone(), *prowid, part::compaction_trigger(part)));
                     }
                     _ => self.observation_part(kind, pid, part, id, ts.clone(), *prowid),
                 }
@@ -279,14 +275,10 @@ impl Reader {
             return;
         }
         // assistant
-        if data.get("summary").and_then(Value::as_bool) == Some(true) {
+        if message::is_summary(data) {
             let trigger = self.compaction.take().and_then(|(_, _, trigger)| trigger);
-            let text: Vec<&str> = parts
-                .iter()
-                .filter(|(_, _, p)| str_of(p, "type") == Some("text"))
-                .filter_map(|(_, _, p)| str_of(p, "text"))
-                .collect();
-            self.push(id.to_string(), Body::Compaction { summary: text.join("\n"), trigger }, parent, ts, rowid);
+            let summary = message::summary_text(parts.iter().map(|(_, _, p)| p));
+            self.push(id.to_string(), Body::Compaction { summary, trigger }, parent, ts, rowid);
             return;
         }
         if let Some((pid, prowid, trigger)) = self.compaction.take() {
@@ -306,8 +298,8 @@ impl Reader {
             }
             let pts = part.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_utc).or(ts.clone());
             match kind {
-                "text" if is_synthetic(part) => injected.push((pid, part, *prowid)),
-                "text" if part.get("ignored").and_then(Value::as_bool) == Some(true) => self.diags.add(
+                "text" if part::is_synthetic(part) => injected.push((pid, part, *prowid)),
+                "text" if part::is_ignored(part) => self.diags.add(
                     "ignored-text-part",
                     Severity::Info,
                     "part/text",
@@ -331,10 +323,7 @@ impl Reader {
                 "tool" => {
                     let state = part.get("state").unwrap_or(&Value::Null);
                     let call_id = str_of(part, "callID").unwrap_or(pid).to_string();
-                    let arguments = match state.get("input") {
-                        None | Some(Value::Null) => Value::Object(Default::default()),
-                        Some(v) => v.clone(),
-                    };
+                    let arguments = part::tool_arguments(state);
                     let name = str_of(part, "tool").unwrap_or("").to_string();
                     calls.push((
                         pid.clone(),
@@ -343,10 +332,9 @@ impl Reader {
                         *prowid,
                     ));
                     let end = state.pointer("/time/end").and_then(Value::as_i64).map(rfc3339_utc).or(pts);
-                    match str_of(state, "status") {
-                        Some("completed") => {
-                            let exit = state.pointer("/metadata/exit").and_then(Value::as_i64);
-                            if state.pointer("/metadata/truncated").and_then(Value::as_bool) == Some(true) {
+                    match part::tool_outcome(state) {
+                        ToolOutcome::Result { content, ok, truncated } => {
+                            if truncated {
                                 let detail = format!("tool/{}", crate::type_name(&name));
                                 self.diags.add(
                                     "tool-output-truncated",
@@ -356,8 +344,6 @@ impl Reader {
                                     Some(*prowid as u64),
                                 );
                             }
-                            let content = str_of(state, "output").unwrap_or("").to_string();
-                            let ok = Some(exit.is_none_or(|code| code == 0));
                             results.push((
                                 format!("{pid}#result"),
                                 Body::ToolResult { call_id, content, ok },
@@ -365,17 +351,8 @@ impl Reader {
                                 *prowid,
                             ));
                         }
-                        Some("error") => {
-                            let content = str_of(state, "error").unwrap_or("").to_string();
-                            results.push((
-                                format!("{pid}#result"),
-                                Body::ToolResult { call_id, content, ok: Some(false) },
-                                end,
-                                *prowid,
-                            ));
-                        }
-                        other => {
-                            let detail = format!("tool-state/{}", crate::type_name(other.unwrap_or("<missing>")));
+                        ToolOutcome::Unfinished(status) => {
+                            let detail = format!("tool-state/{}", crate::type_name(status.unwrap_or("<missing>")));
                             self.diags.add(
                                 "unfinished-tool-call",
                                 Severity::Info,
@@ -394,7 +371,7 @@ impl Reader {
             model: str_of(data, "modelID").map(str::to_string),
             message_id: Some(id.to_string()),
             stop_reason: finish,
-            usage: usage(data),
+            usage: message::usage(data),
         };
         self.push(id.to_string(), Body::Assistant(assistant), parent, ts.clone(), rowid);
         for (cid, body, cts, prowid) in calls {
@@ -404,10 +381,7 @@ impl Reader {
             self.push(rid, body, Some(id.to_string()), rts, prowid);
         }
         self.injected(&injected, id, ts.clone());
-        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            let name = str_of(error, "name").unwrap_or("error");
-            let message = error.pointer("/data/message").and_then(Value::as_str).unwrap_or("");
-            let text = if message.is_empty() { name.to_string() } else { format!("{name}: {message}") };
+        if let Some(text) = message::error_text(data) {
             self.push(
                 format!("{id}#error"),
                 Body::Observation { subtype: "error".into(), text: Some(text) },
@@ -431,24 +405,12 @@ impl Reader {
     /// `subtask`, `agent`, `retry`, `patch` and assistant `file` parts.
     fn observation_part(&mut self, kind: &str, pid: &str, part: &Value, message: &str, ts: Option<String>, rowid: i64) {
         let text = match kind {
-            "subtask" => str_of(part, "prompt").or_else(|| str_of(part, "description")).map(str::to_string),
-            "agent" => str_of(part, "name").map(str::to_string),
-            "retry" => part
-                .pointer("/error/data/message")
-                .and_then(Value::as_str)
-                .or_else(|| str_of(part, "error"))
-                .map(str::to_string),
-            "patch" => part
-                .get("files")
-                .and_then(Value::as_array)
-                .map(|files| files.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")),
-            "file" => str_of(part, "filename").or_else(|| str_of(part, "url")).map(str::to_string),
             // Text parts of user messages marked `ignored`.
             "text" => {
                 self.diags.add("ignored-text-part", Severity::Info, "part/text", Some(&self.path), Some(rowid as u64));
                 return;
             }
-            _ => None,
+            _ => part::observation_text(kind, part),
         };
         self.push(
             pid.to_string(),
@@ -458,30 +420,6 @@ impl Reader {
             rowid,
         );
     }
-}
-
-/// A text part the harness added (`synthetic: true`).
-fn is_synthetic(part: &Value) -> bool {
-    part.get("synthetic").and_then(Value::as_bool) == Some(true)
-}
-
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key)?.as_str()
-}
-
-/// Usage of an assistant message; `None` without `tokens`.
-fn usage(data: &Value) -> Option<Usage> {
-    let tokens = data.get("tokens").filter(|t| t.is_object())?;
-    let count = |ptr: &str| tokens.pointer(ptr).and_then(Value::as_u64);
-    let usage = Usage {
-        input: count("/input"),
-        output: count("/output"),
-        cache_read: count("/cache/read"),
-        cache_write: count("/cache/write"),
-        reasoning: count("/reasoning"),
-        cost_usd: data.get("cost").and_then(Value::as_f64),
-    };
-    (usage != Usage::default()).then_some(usage)
 }
 
 fn meta(path: &str, session: &Session) -> Record {
