@@ -37,8 +37,8 @@ use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
 
-/// The harness id (the same harness as the SQLite codec).
-pub const HARNESS: &str = "opencode";
+/// The harness id (shared with the other OpenCode codec).
+pub use trajhost_opencode_core::HARNESS;
 /// This codec's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `harness@version`, as `meta.codec` says it.

@@ -9,18 +9,19 @@
 
 use std::collections::VecDeque;
 
-use trajhost_codec_sdk::canonical::{self, Body, Meta, Record, SourceSpan};
+use trajhost_codec_sdk::canonical::{Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::records::BatchWriter;
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_opencode_core::session;
 
+use crate::CODEC;
 use crate::discover::{cwd, looks_like_session, message_files};
 use crate::info::{self, Session};
 use crate::layout::{self, SessionPaths};
 use crate::message::{Item, Mapper};
-use crate::{CODEC, HARNESS};
 
 /// A session being read.
 pub struct Reader {
@@ -162,27 +163,15 @@ fn load_items(
 }
 
 fn meta(locator: &str, session: &Session, cwd: Option<String>) -> Record {
-    let started = session.created.map(rfc3339_ms);
-    Record {
+    let info = session::Info {
         id: session.id.clone(),
-        body: Body::Meta(Meta {
-            schema: canonical::SCHEMA.to_string(),
-            harness: HARNESS.to_string(),
-            native_id: session.id.clone(),
-            native_version: session.version.clone(),
-            cwd,
-            title: session.title.clone(),
-            git_branch: None,
-            started_at: started.clone(),
-            parent_session: session.parent.clone(),
-            parent_call: None,
-            codec: Some(CODEC.to_string()),
-        }),
-        parent: None,
-        ts: started,
-        agent: None,
-        src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
-    }
+        version: session.version.clone(),
+        cwd,
+        title: session.title.clone(),
+        parent: session.parent.clone(),
+        started: session.created.map(rfc3339_ms),
+    };
+    session::meta(CODEC, info, SourceSpan { file: locator.to_string(), offset: 0, len: 0 })
 }
 
 impl SessionReader for Reader {

@@ -62,8 +62,8 @@ use trajhost_codec_sdk::{
     WriteOptions,
 };
 
-/// The harness id.
-pub const HARNESS: &str = "opencode";
+/// The harness id (shared with the other OpenCode codec).
+pub use trajhost_opencode_core::HARNESS;
 /// This codec's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `harness@version`, as `meta.codec` says it.

@@ -34,7 +34,7 @@
 use std::collections::VecDeque;
 
 use serde_json::Value;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record, SCHEMA, SourceSpan};
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::json::str_of;
@@ -43,11 +43,12 @@ use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 use trajhost_opencode_core::message;
 use trajhost_opencode_core::part::{self, ToolOutcome};
+use trajhost_opencode_core::session;
 
 use crate::layout;
 use crate::store::{self, Session, sqlite_error};
 use crate::time::rfc3339_utc;
-use crate::{CODEC, HARNESS, Handling, handling};
+use crate::{CODEC, Handling, handling};
 use trajhost_codec_sdk::sql::Row;
 
 /// Messages fetched per page.
@@ -423,27 +424,15 @@ impl Reader {
 }
 
 fn meta(path: &str, session: &Session) -> Record {
-    let started = session.created.map(rfc3339_utc);
-    Record {
+    let info = session::Info {
         id: session.id.clone(),
-        body: Body::Meta(Meta {
-            schema: SCHEMA.to_string(),
-            harness: HARNESS.to_string(),
-            native_id: session.id.clone(),
-            native_version: session.version.clone(),
-            cwd: session.directory.clone(),
-            title: session.title.clone(),
-            git_branch: None,
-            started_at: started.clone(),
-            parent_session: session.parent.clone(),
-            parent_call: None,
-            codec: Some(CODEC.to_string()),
-        }),
-        parent: None,
-        ts: started,
-        agent: None,
-        src: Some(SourceSpan { file: path.to_string(), offset: session.rowid.max(0) as u64, len: 0 }),
-    }
+        version: session.version.clone(),
+        cwd: session.directory.clone(),
+        title: session.title.clone(),
+        parent: session.parent.clone(),
+        started: session.created.map(rfc3339_utc),
+    };
+    session::meta(CODEC, info, SourceSpan { file: path.to_string(), offset: session.rowid.max(0) as u64, len: 0 })
 }
 
 impl SessionReader for Reader {

@@ -6,8 +6,12 @@
 
 pub mod message;
 pub mod part;
+pub mod session;
 
 pub use trajhost_codec_sdk::known::Handling;
+
+/// The harness id of both codecs.
+pub const HARNESS: &str = "opencode";
 
 /// Every record type OpenCode is known to write: message roles
 /// (`message/<role>`) and part types (`part/<type>`), per
