@@ -18,10 +18,9 @@
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::Line;
 use trajhost_codec_sdk::known::Handling;
 use trajhost_codec_sdk::records::location_id;
 use trajhost_codec_sdk::text::type_name;
@@ -125,12 +124,7 @@ impl Lines for Journal {
     fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
-            Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "updates line", Some(&self.file), Some(line.offset));
-                return;
-            }
+            Err(_) => return out.bad_line(line, "updates line", &self.file),
         };
         let params = value.get("params").unwrap_or(&Value::Null);
         let update = params.get("update").unwrap_or(&Value::Null);
@@ -236,22 +230,7 @@ impl Lines for Journal {
             }
             other => {
                 let detail = format!("updates:{}", type_name(other));
-                match other.and_then(update_handling) {
-                    Some(_) => out.diags.add(
-                        "unmapped-record-type",
-                        Severity::Info,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                    None => out.diags.add(
-                        "unknown-record-type",
-                        Severity::Warning,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                }
+                out.unmapped(other.and_then(update_handling), &detail, &self.file, line.offset);
             }
         }
     }

@@ -13,7 +13,7 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::Line;
 use trajhost_codec_sdk::records::location_id;
 use trajhost_grok_build_core::read::{Lines, Out};
 
@@ -250,12 +250,7 @@ impl Lines for History {
     fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
-            Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "chat_history line", Some(&self.file), Some(line.offset));
-                return;
-            }
+            Err(_) => return out.bad_line(line, "chat_history line", &self.file),
         };
         let span = (line.offset, line.len);
         let kind = str_of(&value, "type");
@@ -297,22 +292,7 @@ impl Lines for History {
             }
             other => {
                 let detail = format!("chat_history:{}", type_name(other));
-                match other.and_then(item_handling) {
-                    Some(_) => out.diags.add(
-                        "unmapped-record-type",
-                        Severity::Info,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                    None => out.diags.add(
-                        "unknown-record-type",
-                        Severity::Warning,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                }
+                out.unmapped(other.and_then(item_handling), &detail, &self.file, line.offset);
             }
         }
     }

@@ -5,14 +5,34 @@
 use trajhost_codec_sdk::canonical::Record;
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::errors::fs_error;
-use trajhost_codec_sdk::jsonl::{JsonLines, Line};
+use trajhost_codec_sdk::jsonl::{BadLine, JsonLines, Line};
+use trajhost_codec_sdk::known::{Handling, UNMAPPED_RECORD_TYPE};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
+use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 /// Where a line's records and diagnostics go.
 pub struct Out<'a> {
     pub writer: &'a mut BatchWriter,
     pub diags: &'a mut Diagnostics,
+}
+
+impl Out<'_> {
+    /// A line that is not JSON: a torn last line (still being written) is a
+    /// warning, any other an error.
+    pub fn bad_line(&mut self, line: &Line<'_>, what: &str, file: &str) {
+        let bad = BadLine::of(line);
+        let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+        self.diags.add(bad.code(), severity, what, Some(file), Some(line.offset));
+    }
+
+    /// A record kind left out: `unmapped-record-type` when the codec knows
+    /// it (`handling` is `Some`), else `unknown-record-type`.
+    pub fn unmapped(&mut self, handling: Option<Handling>, detail: &str, file: &str, offset: u64) {
+        match handling {
+            Some(_) => self.diags.add(UNMAPPED_RECORD_TYPE, Severity::Info, detail, Some(file), Some(offset)),
+            None => self.diags.add("unknown-record-type", Severity::Warning, detail, Some(file), Some(offset)),
+        }
+    }
 }
 
 /// The reading state of a session's JSONL file.
