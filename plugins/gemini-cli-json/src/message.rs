@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
-use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Record, SourceSpan, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::genai::{Content, attachment, status_ok};
 use trajhost_codec_sdk::records::location_id;
@@ -43,54 +43,10 @@ pub struct Message {
     pub parts: Option<IgnoredAny>,
 }
 
-/// `ToolCallRecord`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct ToolCall {
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub args: Option<Value>,
-    pub result: Content,
-    pub status: Option<String>,
-    pub timestamp: Option<String>,
-}
-
-/// A thought summary of a `gemini` message.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct Thought {
-    pub subject: Option<String>,
-    pub description: Option<String>,
-    pub timestamp: Option<String>,
-}
-
-/// `TokensSummary`: `input` is the prompt count including cached tokens.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct Tokens {
-    pub input: Option<u64>,
-    pub output: Option<u64>,
-    pub cached: Option<u64>,
-    pub thoughts: Option<u64>,
-}
-
-/// Text the harness put in a user message rather than the person
-/// (Gemini CLI's `isIgnoredUserContent`).
-pub fn harness_context_kind(text: &str) -> Option<&'static str> {
-    let t = text.trim_start();
-    if t.starts_with("<session_context>") {
-        Some("session_context")
-    } else if t.starts_with("<hook_context>") {
-        Some("hook_context")
-    } else {
-        None
-    }
-}
-
-/// The id of a tool call's result record.
-pub fn result_id(call_id: &str) -> String {
-    format!("{call_id}#result")
-}
+/// The shapes inside a message and their mapping, shared with the JSONL
+/// layout.
+pub use trajhost_gemini_cli_core::message::{Thought, Tokens, ToolCall, harness_context_kind, result_id};
+use trajhost_gemini_cli_core::message::{no_result, result_text, thoughts, usage};
 
 /// Maps the messages of one file, in order.
 pub struct Mapper {
@@ -208,28 +164,7 @@ impl Mapper {
 
     fn gemini(&mut self, message: &Message, id: String, span: SourceSpan) {
         let ts = message.timestamp.clone().or_else(|| self.last_ts.clone());
-        let mut thoughts: Vec<(String, Option<String>)> = message
-            .thoughts
-            .iter()
-            .flatten()
-            .map(|th| {
-                let description = th.description.clone().unwrap_or_default();
-                let text = match th.subject.as_deref().filter(|s| !s.is_empty()) {
-                    Some(subject) => format!("**{subject}** {description}"),
-                    None => description,
-                };
-                (text, th.timestamp.clone())
-            })
-            .collect();
-        if thoughts.is_empty() {
-            thoughts = message
-                .content
-                .parts()
-                .iter()
-                .filter(|p| p.is_thought())
-                .map(|p| (p.text.clone().unwrap_or_default(), None))
-                .collect();
-        }
+        let thoughts = thoughts(message.thoughts.as_deref(), &message.content);
         for (n, (text, thought_ts)) in thoughts.into_iter().enumerate() {
             let body = Body::Reasoning(Reasoning { text: Some(text), opaque: None, encrypted: false });
             self.push(format!("{id}#thought{n}"), body, Some(id.clone()), thought_ts.or(ts.clone()), &span);
@@ -289,56 +224,5 @@ impl Mapper {
             let result_ts = call.timestamp.clone().or(ts.clone());
             self.push(result_id(call_id), body, Some(call_id.clone()), result_ts, &span);
         }
-    }
-}
-
-/// Token counts; the canonical input excludes cached tokens.
-fn usage(tokens: &Tokens) -> Option<Usage> {
-    let usage = Usage {
-        input: tokens.input.map(|i| i.saturating_sub(tokens.cached.unwrap_or(0))),
-        output: tokens.output,
-        cache_read: tokens.cached,
-        cache_write: None,
-        reasoning: tokens.thoughts,
-        cost_usd: None,
-    };
-    (usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some()).then_some(usage)
-}
-
-/// A tool call's `result`: its function responses, text parts and
-/// attachments, one per line.
-fn result_text(result: &Content) -> String {
-    match result {
-        Content::Text(s) => s.clone(),
-        Content::Parts(parts) => {
-            let pieces: Vec<String> = parts
-                .iter()
-                .map(|part| {
-                    if let Some(fr) = &part.function_response {
-                        fr.text()
-                    } else if let Some(text) = &part.text {
-                        text.clone()
-                    } else if let Some(blob) = part.inline_data.as_ref().or(part.file_data.as_ref()) {
-                        format!("[attachment: {}]", blob.mime_type.as_deref().unwrap_or("unknown type"))
-                    } else {
-                        String::new()
-                    }
-                })
-                .filter(|p| !p.is_empty())
-                .collect();
-            pieces.join("\n")
-        }
-        Content::None | Content::Unrecognized => String::new(),
-    }
-}
-
-/// A call that recorded no result: no `result`, or an empty one (`[]`,
-/// `""`: the call was scheduled or cancelled before it ran).
-fn no_result(result: &Content) -> bool {
-    match result {
-        Content::None => true,
-        Content::Text(s) => s.is_empty(),
-        Content::Parts(parts) => parts.is_empty(),
-        Content::Unrecognized => false,
     }
 }

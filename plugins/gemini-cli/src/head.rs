@@ -110,18 +110,7 @@ impl Head {
     }
 }
 
-/// Text the harness put in a user message rather than the person: Gemini
-/// CLI's own rule for what a session list skips (`isIgnoredUserContent`).
-pub fn harness_context_kind(text: &str) -> Option<&'static str> {
-    let t = text.trim_start();
-    if t.starts_with("<session_context>") {
-        Some("session_context")
-    } else if t.starts_with("<hook_context>") {
-        Some("hook_context")
-    } else {
-        None
-    }
-}
+pub use trajhost_gemini_cli_core::message::harness_context_kind;
 
 /// The first prompt as a title: not a slash command or harness context,
 /// whitespace collapsed, cut to [`TITLE_CHARS`].

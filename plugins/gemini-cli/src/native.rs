@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::Value;
 
 /// One line (or one entry of `$set.messages`).
 #[derive(Debug, Default, Deserialize)]
@@ -85,39 +84,8 @@ pub struct Set {
 /// The GenAI content shapes of message records.
 pub use trajhost_codec_sdk::genai::{Blob, Content, FunctionCall, FunctionResponse, PART_ANNOTATIONS, Part};
 
-/// `ToolCallRecord`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct ToolCall {
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub args: Option<Value>,
-    pub result: Content,
-    pub status: Option<String>,
-    pub timestamp: Option<String>,
-    pub agent_id: Option<String>,
-}
-
-/// A thought summary of a `gemini` message.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct Thought {
-    pub subject: Option<String>,
-    pub description: Option<String>,
-    pub timestamp: Option<String>,
-}
-
-/// `TokensSummary`: `input` is the prompt count including cached tokens.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct Tokens {
-    pub input: Option<u64>,
-    pub output: Option<u64>,
-    pub cached: Option<u64>,
-    pub thoughts: Option<u64>,
-    pub tool: Option<u64>,
-    pub total: Option<u64>,
-}
+/// The shapes inside a message, shared with the JSON layout.
+pub use trajhost_gemini_cli_core::message::{Thought, Tokens, ToolCall};
 
 /// Parses one line.
 pub fn parse(bytes: &[u8]) -> serde_json::Result<Line> {

@@ -18,8 +18,9 @@ pub mod discover;
 pub mod layout;
 pub mod read;
 pub mod sniff;
-pub mod summary;
 pub mod updates;
+
+pub use trajhost_grok_build_core::summary;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
@@ -68,7 +69,7 @@ impl Codec for GrokBuildUpdates {
     }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
+        read::open(home, locator, &options)
     }
 }
 

@@ -9,97 +9,57 @@ use trajhost_codec_sdk::discovery::FileProblems;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
-use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
+use trajhost_codec_sdk::{CodecError, ReadOptions};
 
 use crate::discover;
 use crate::layout::SessionPaths;
 use crate::summary::Summary;
-use crate::updates::{Journal, Out};
+use crate::updates::Journal;
 use crate::{CODEC, HARNESS};
 
-pub struct Reader {
-    writer: BatchWriter,
-    diags: Diagnostics,
-    meta: Option<Record>,
-    lines: Option<JsonLines>,
-    journal: Journal,
-    done: bool,
-}
+/// The journal read line by line (see [`trajhost_grok_build_core::read`]).
+pub type Reader = trajhost_grok_build_core::read::Reader<Journal>;
 
-impl Reader {
-    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let paths = SessionPaths::from_locator(locator)?;
-        let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
-        let mut diags = Diagnostics::new();
-        let summary = match paths.summary() {
-            Some(p) => Summary::read(&home, &p, &mut Diagnostics::new()),
-            None => Summary::default(),
-        };
-        let loose = paths.session_dir.is_none();
-        let mut problems = FileProblems::new();
-        let mut found = discover::session_ref(&home, paths, 0, None, &mut problems);
-        for d in problems.drain() {
-            diags.add(&d.code, d.severity, &d.detail, d.file.as_deref(), None);
-        }
-        // A loose journal is named by the session id its lines carry.
-        if loose && let Some(id) = first_session_id(&home, locator) {
-            found.native_id = id;
-        }
-        let meta = Meta {
-            schema: SCHEMA.to_string(),
-            harness: HARNESS.to_string(),
-            native_id: found.native_id.clone(),
-            native_version: found.native_version.clone(),
-            cwd: found.cwd.clone(),
-            title: found.title.clone(),
-            git_branch: summary.git_branch.clone(),
-            started_at: found.started_at.clone(),
-            parent_session: summary.parent_session_id.clone(),
-            parent_call: None,
-            codec: Some(CODEC.to_string()),
-        };
-        let meta = Record {
-            id: found.native_id.clone(),
-            body: Body::Meta(meta),
-            parent: None,
-            ts: found.started_at.clone(),
-            agent: None,
-            src: None,
-        };
-        Ok(Reader {
-            writer: BatchWriter::new(options),
-            diags,
-            meta: Some(meta),
-            lines: Some(lines),
-            journal: Journal::new(locator.to_string(), summary.model.clone()),
-            done: false,
-        })
+pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+    let paths = SessionPaths::from_locator(locator)?;
+    let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
+    let mut diags = Diagnostics::new();
+    let summary = match paths.summary() {
+        Some(p) => Summary::read(&home, &p, &mut Diagnostics::new()),
+        None => Summary::default(),
+    };
+    let loose = paths.session_dir.is_none();
+    let mut problems = FileProblems::new();
+    let mut found = discover::session_ref(&home, paths, 0, None, &mut problems);
+    for d in problems.drain() {
+        diags.add(&d.code, d.severity, &d.detail, d.file.as_deref(), None);
     }
-}
-
-impl Steps for Reader {
-    fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
-        let Some(lines) = self.lines.as_mut() else { return Ok(false) };
-        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
-        match lines.next_line() {
-            Some(Ok(line)) => self.journal.line(&line, &mut out),
-            Some(Err(e)) => return Err(fs_error(lines.path(), e)),
-            None => {
-                self.journal.finish(&mut out);
-                self.lines = None;
-            }
-        }
-        Ok(true)
+    // A loose journal is named by the session id its lines carry.
+    if loose && let Some(id) = first_session_id(&home, locator) {
+        found.native_id = id;
     }
-
-    fn parts(&mut self) -> StepParts<'_> {
-        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
+    let meta = Meta {
+        schema: SCHEMA.to_string(),
+        harness: HARNESS.to_string(),
+        native_id: found.native_id.clone(),
+        native_version: found.native_version.clone(),
+        cwd: found.cwd.clone(),
+        title: found.title.clone(),
+        git_branch: summary.git_branch.clone(),
+        started_at: found.started_at.clone(),
+        parent_session: summary.parent_session_id.clone(),
+        parent_call: None,
+        codec: Some(CODEC.to_string()),
+    };
+    let meta = Record {
+        id: found.native_id.clone(),
+        body: Body::Meta(meta),
+        parent: None,
+        ts: found.started_at.clone(),
+        agent: None,
+        src: None,
+    };
+    Ok(Reader::new(options, diags, meta, lines, Journal::new(locator.to_string(), summary.model.clone())))
 }
 
 /// `params.sessionId` of the journal's first line.
@@ -108,10 +68,4 @@ fn first_session_id(home: &Dir, locator: &str) -> Option<String> {
     let line = lines.next_line()?.ok()?;
     let v: Value = serde_json::from_slice(line.bytes).ok()?;
     v.get("params")?.get("sessionId")?.as_str().map(str::to_string)
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
 }

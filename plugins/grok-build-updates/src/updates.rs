@@ -18,21 +18,22 @@
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::Line;
 use trajhost_codec_sdk::known::Handling;
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::location_id;
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::time::rfc3339_ms;
+
+use trajhost_grok_build_core::read::{Lines, Out};
 
 use crate::layout::UPDATES;
 
 /// Every `sessionUpdate` kind known to appear: ACP's own and Grok Build's
-/// `_x.ai/session/update` extensions.
-pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = &[
+/// `_x.ai/session/update` extensions (the ones both codecs leave out come
+/// from [`trajhost_grok_build_core::known_update_types`]).
+pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = trajhost_grok_build_core::known_update_types![
     ("user_message_chunk", Handling::Mapped("user (the chunks of one promptIndex)")),
     ("agent_message_chunk", Handling::Mapped("assistant (a run of chunks)")),
     ("agent_thought_chunk", Handling::Mapped("reasoning (a run of chunks)")),
@@ -40,70 +41,10 @@ pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = &[
     ("tool_call_update", Handling::Mapped("tool_result when completed or failed (content text, else rawOutput)")),
     ("turn_completed", Handling::Mapped("observation turn-usage (the turn's usage as recorded)")),
     ("retry_state", Handling::Mapped("observation retry (an API error and its retry)")),
-    ("plan", Handling::Reported),
-    ("available_commands_update", Handling::Reported),
-    ("current_mode_update", Handling::Reported),
-    ("config_option_update", Handling::Reported),
-    ("session_info_update", Handling::Reported),
-    ("background_tasks", Handling::Reported),
-    ("git_branch_update", Handling::Reported),
-    ("diff_review", Handling::Reported),
-    ("auto_compact_started", Handling::Reported),
-    ("auto_compact_completed", Handling::Reported),
-    ("auto_compact_failed", Handling::Reported),
-    ("auto_compact_cancelled", Handling::Reported),
-    ("memory_flush_started", Handling::Reported),
-    ("memory_flush_completed", Handling::Reported),
-    ("memory_dream_completed", Handling::Reported),
-    ("memory_session_saved", Handling::Reported),
-    ("auto_continue_completed", Handling::Reported),
-    ("feedback_request", Handling::Reported),
-    ("relay_sync_status", Handling::Reported),
-    ("auto_recovery_started", Handling::Reported),
-    ("auto_recovery_exhausted", Handling::Reported),
-    ("hook_annotation", Handling::Reported),
-    ("hook_execution", Handling::Reported),
-    ("hooks_changed", Handling::Reported),
-    ("plugins_changed", Handling::Reported),
-    ("plugin_updates_installed", Handling::Reported),
-    ("session_status", Handling::Reported),
-    ("session_summary_generated", Handling::Reported),
-    ("session_recap", Handling::Reported),
-    ("session_recap_unavailable", Handling::Reported),
-    ("last_turn_summary", Handling::Reported),
-    ("compaction_checkpoint", Handling::Reported),
-    ("rewind_marker", Handling::Reported),
-    ("task_completed", Handling::Reported),
-    ("subagent_spawned", Handling::Reported),
-    ("subagent_progress", Handling::Reported),
-    ("subagent_finished", Handling::Reported),
-    ("task_backgrounded", Handling::Reported),
-    ("scheduled_task_created", Handling::Reported),
-    ("scheduled_task_fired", Handling::Reported),
-    ("scheduled_task_deleted", Handling::Reported),
-    ("monitor_event", Handling::Reported),
-    ("model_auto_switched", Handling::Reported),
-    ("model_changed", Handling::Reported),
-    ("tool_call_delta_chunk", Handling::Reported),
-    ("image_compressed", Handling::Reported),
-    ("image_dropped", Handling::Reported),
-    ("memory_files", Handling::Reported),
-    ("workflow_updated", Handling::Reported),
-    ("goal_updated", Handling::Reported),
-    ("pending_interaction", Handling::Reported),
-    ("interaction_resolved", Handling::Reported),
-    ("response_started", Handling::Reported),
-    ("reasoning_completed", Handling::Reported),
-    ("response_completed", Handling::Reported),
 ];
 
 pub fn update_handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_UPDATE_TYPES, kind)
-}
-
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
 }
 
 /// A run of chunks being joined: its record, which text grows.
@@ -138,15 +79,52 @@ impl Journal {
         }
     }
 
-    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+    /// The call a `tool_call` (or an unannounced update) makes, once per id.
+    fn call(&mut self, update: &Value, index: usize, at: &dyn Fn(usize, Body) -> Record) -> Option<Record> {
+        let id = str_of(update, "toolCallId")?;
+        if !self.calls.insert(id.to_string()) {
+            return None;
+        }
+        let tool = update.get("_meta").and_then(|m| m.get("x.ai/tool"));
+        let name = tool.and_then(|t| str_of(t, "name")).or_else(|| str_of(update, "title")).unwrap_or("");
+        let body = Body::ToolCall {
+            call_id: id.to_string(),
+            name: name.to_string(),
+            arguments: update.get("rawInput").cloned().unwrap_or(Value::Null),
+        };
+        Some(at(index, body))
+    }
+
+    fn end_user(&mut self, out: &mut Out<'_>) {
+        if let Some(run) = self.user.take() {
+            out.writer.push(&run.record);
+        }
+    }
+
+    fn end_thought(&mut self, out: &mut Out<'_>) {
+        if let Some(run) = self.thought.take() {
+            out.writer.push(&run.record);
+        }
+    }
+
+    fn end_answer(&mut self, out: &mut Out<'_>) {
+        self.end_thought(out);
+        if let Some(run) = self.answer.take() {
+            out.writer.push(&run.record);
+        }
+    }
+
+    fn end_all(&mut self, out: &mut Out<'_>) {
+        self.end_user(out);
+        self.end_answer(out);
+    }
+}
+
+impl Lines for Journal {
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
-            Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "updates line", Some(&self.file), Some(line.offset));
-                return;
-            }
+            Err(_) => return out.bad_line(line, "updates line", &self.file),
         };
         let params = value.get("params").unwrap_or(&Value::Null);
         let update = params.get("update").unwrap_or(&Value::Null);
@@ -252,69 +230,14 @@ impl Journal {
             }
             other => {
                 let detail = format!("updates:{}", type_name(other));
-                match other.and_then(update_handling) {
-                    Some(_) => out.diags.add(
-                        "unmapped-record-type",
-                        Severity::Info,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                    None => out.diags.add(
-                        "unknown-record-type",
-                        Severity::Warning,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                }
+                out.unmapped(other.and_then(update_handling), &detail, &self.file, line.offset);
             }
         }
     }
 
     /// Ends the file: the runs still open.
-    pub fn finish(&mut self, out: &mut Out<'_>) {
+    fn finish(&mut self, out: &mut Out<'_>) {
         self.end_all(out);
-    }
-
-    /// The call a `tool_call` (or an unannounced update) makes, once per id.
-    fn call(&mut self, update: &Value, index: usize, at: &dyn Fn(usize, Body) -> Record) -> Option<Record> {
-        let id = str_of(update, "toolCallId")?;
-        if !self.calls.insert(id.to_string()) {
-            return None;
-        }
-        let tool = update.get("_meta").and_then(|m| m.get("x.ai/tool"));
-        let name = tool.and_then(|t| str_of(t, "name")).or_else(|| str_of(update, "title")).unwrap_or("");
-        let body = Body::ToolCall {
-            call_id: id.to_string(),
-            name: name.to_string(),
-            arguments: update.get("rawInput").cloned().unwrap_or(Value::Null),
-        };
-        Some(at(index, body))
-    }
-
-    fn end_user(&mut self, out: &mut Out<'_>) {
-        if let Some(run) = self.user.take() {
-            out.writer.push(&run.record);
-        }
-    }
-
-    fn end_thought(&mut self, out: &mut Out<'_>) {
-        if let Some(run) = self.thought.take() {
-            out.writer.push(&run.record);
-        }
-    }
-
-    fn end_answer(&mut self, out: &mut Out<'_>) {
-        self.end_thought(out);
-        if let Some(run) = self.answer.take() {
-            out.writer.push(&run.record);
-        }
-    }
-
-    fn end_all(&mut self, out: &mut Out<'_>) {
-        self.end_user(out);
-        self.end_answer(out);
     }
 }
 

@@ -18,8 +18,9 @@ pub mod discover;
 pub mod layout;
 pub mod read;
 pub mod records;
-pub mod summary;
 pub mod updates;
+
+pub use trajhost_grok_build_core::summary;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
@@ -61,7 +62,7 @@ impl Codec for GrokBuild {
     }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
+        read::open(home, locator, &options)
     }
 }
 

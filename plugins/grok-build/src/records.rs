@@ -13,9 +13,9 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::jsonl::Line;
+use trajhost_codec_sdk::records::location_id;
+use trajhost_grok_build_core::read::{Lines, Out};
 
 use crate::layout::UPDATES;
 use crate::updates::{TurnUsage, UpdatesIndex};
@@ -43,8 +43,9 @@ pub const KNOWN_ITEM_TYPES: &[(&str, Handling)] = &[
 ];
 
 /// Every `sessionUpdate` kind known to appear in `updates.jsonl`: ACP's own
-/// and Grok Build's `_x.ai/session/update` extensions.
-pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = &[
+/// and Grok Build's `_x.ai/session/update` extensions (the ones both codecs
+/// leave out come from [`trajhost_grok_build_core::known_update_types`]).
+pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = trajhost_grok_build_core::known_update_types![
     ("user_message_chunk", Handling::Mapped("user ts (promptIndex); the text is read from chat_history.jsonl")),
     ("agent_message_chunk", Handling::Mapped("assistant ts; the text is read from chat_history.jsonl")),
     ("tool_call", Handling::Mapped("tool_call ts; the call is read from chat_history.jsonl")),
@@ -55,62 +56,7 @@ pub const KNOWN_UPDATE_TYPES: &[(&str, Handling)] = &[
     ),
     // Streams that repeat the context, and UI/session state.
     ("agent_thought_chunk", Handling::Reported),
-    ("plan", Handling::Reported),
-    ("available_commands_update", Handling::Reported),
-    ("current_mode_update", Handling::Reported),
-    ("config_option_update", Handling::Reported),
-    ("session_info_update", Handling::Reported),
-    ("background_tasks", Handling::Reported),
-    ("git_branch_update", Handling::Reported),
-    ("diff_review", Handling::Reported),
     ("retry_state", Handling::Reported),
-    ("auto_compact_started", Handling::Reported),
-    ("auto_compact_completed", Handling::Reported),
-    ("auto_compact_failed", Handling::Reported),
-    ("auto_compact_cancelled", Handling::Reported),
-    ("memory_flush_started", Handling::Reported),
-    ("memory_flush_completed", Handling::Reported),
-    ("memory_dream_completed", Handling::Reported),
-    ("memory_session_saved", Handling::Reported),
-    ("auto_continue_completed", Handling::Reported),
-    ("feedback_request", Handling::Reported),
-    ("relay_sync_status", Handling::Reported),
-    ("auto_recovery_started", Handling::Reported),
-    ("auto_recovery_exhausted", Handling::Reported),
-    ("hook_annotation", Handling::Reported),
-    ("hook_execution", Handling::Reported),
-    ("hooks_changed", Handling::Reported),
-    ("plugins_changed", Handling::Reported),
-    ("plugin_updates_installed", Handling::Reported),
-    ("session_status", Handling::Reported),
-    ("session_summary_generated", Handling::Reported),
-    ("session_recap", Handling::Reported),
-    ("session_recap_unavailable", Handling::Reported),
-    ("last_turn_summary", Handling::Reported),
-    ("compaction_checkpoint", Handling::Reported),
-    ("rewind_marker", Handling::Reported),
-    ("task_completed", Handling::Reported),
-    ("subagent_spawned", Handling::Reported),
-    ("subagent_progress", Handling::Reported),
-    ("subagent_finished", Handling::Reported),
-    ("task_backgrounded", Handling::Reported),
-    ("scheduled_task_created", Handling::Reported),
-    ("scheduled_task_fired", Handling::Reported),
-    ("scheduled_task_deleted", Handling::Reported),
-    ("monitor_event", Handling::Reported),
-    ("model_auto_switched", Handling::Reported),
-    ("model_changed", Handling::Reported),
-    ("tool_call_delta_chunk", Handling::Reported),
-    ("image_compressed", Handling::Reported),
-    ("image_dropped", Handling::Reported),
-    ("memory_files", Handling::Reported),
-    ("workflow_updated", Handling::Reported),
-    ("goal_updated", Handling::Reported),
-    ("pending_interaction", Handling::Reported),
-    ("interaction_resolved", Handling::Reported),
-    ("response_started", Handling::Reported),
-    ("reasoning_completed", Handling::Reported),
-    ("response_completed", Handling::Reported),
 ];
 
 pub fn item_handling(kind: &str) -> Option<Handling> {
@@ -123,11 +69,6 @@ pub fn update_handling(kind: &str) -> Option<Handling> {
 
 /// How Grok Build opens the summary that replaces a compacted history.
 pub const COMPACTION_PREAMBLE: &str = "This session is being continued from a previous conversation";
-
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
-}
 
 /// The reading state of `chat_history.jsonl`.
 pub struct History {
@@ -146,81 +87,6 @@ pub struct History {
 impl History {
     pub fn new(file: String, updates_file: String, updates: UpdatesIndex) -> History {
         History { file, updates_file, updates, prompt: None, turn: None }
-    }
-
-    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
-        let value: Value = match serde_json::from_slice(line.bytes) {
-            Ok(v) => v,
-            Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "chat_history line", Some(&self.file), Some(line.offset));
-                return;
-            }
-        };
-        let span = (line.offset, line.len);
-        let kind = str_of(&value, "type");
-        if kind.is_none()
-            && let Some(role) = str_of(&value, "role")
-        {
-            return self.message(role, &value, span, out);
-        }
-        match kind {
-            Some("system") => {
-                let text = text_of(value.get("content").unwrap_or(&Value::Null));
-                self.push(out, 0, Body::System { text }, None, span);
-            }
-            Some("user") => self.user(&value, span, out),
-            Some("assistant") => self.assistant(&value, 0, span, out),
-            Some("tool_result") => self.tool_result(&value, span, out),
-            Some("reasoning") => {
-                let summary = parts_text(value.get("summary"));
-                let content = parts_text(value.get("content"));
-                let encrypted = str_of(&value, "encrypted_content").filter(|e| !e.is_empty());
-                let reasoning = Reasoning {
-                    text: content.or(summary),
-                    opaque: encrypted.map(str::to_string),
-                    encrypted: encrypted.is_some(),
-                };
-                let ts = self.prompt.and_then(|p| self.updates.prompt_ts(p));
-                self.push(out, 0, Body::Reasoning(reasoning), ts, span);
-            }
-            // A tool the provider ran server-side (a web search): no client
-            // call, no result of its own. What it did is an observation.
-            Some("backend_tool_call") => {
-                let kind = value.get("kind").unwrap_or(&Value::Null);
-                let tool = str_of(kind, "tool_type").or_else(|| str_of(kind, "name")).unwrap_or("backend_tool");
-                let body = Body::Observation {
-                    subtype: format!("backend-tool/{}", type_name(Some(tool))),
-                    text: Some(kind.to_string()),
-                };
-                self.push(out, 0, body, None, span);
-            }
-            other => {
-                let detail = format!("chat_history:{}", type_name(other));
-                match other.and_then(item_handling) {
-                    Some(_) => out.diags.add(
-                        "unmapped-record-type",
-                        Severity::Info,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                    None => out.diags.add(
-                        "unknown-record-type",
-                        Severity::Warning,
-                        &detail,
-                        Some(&self.file),
-                        Some(line.offset),
-                    ),
-                }
-            }
-        }
-    }
-
-    /// Ends the file: the last turn's usage, if no answer took it.
-    pub fn finish(&mut self, out: &mut Out<'_>) {
-        self.end_turn(out);
     }
 
     fn user(&mut self, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
@@ -377,6 +243,63 @@ impl History {
             agent: None,
             src: Some(SourceSpan { file: self.file.clone(), offset: span.0, len: span.1 }),
         });
+    }
+}
+
+impl Lines for History {
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+        let value: Value = match serde_json::from_slice(line.bytes) {
+            Ok(v) => v,
+            Err(_) => return out.bad_line(line, "chat_history line", &self.file),
+        };
+        let span = (line.offset, line.len);
+        let kind = str_of(&value, "type");
+        if kind.is_none()
+            && let Some(role) = str_of(&value, "role")
+        {
+            return self.message(role, &value, span, out);
+        }
+        match kind {
+            Some("system") => {
+                let text = text_of(value.get("content").unwrap_or(&Value::Null));
+                self.push(out, 0, Body::System { text }, None, span);
+            }
+            Some("user") => self.user(&value, span, out),
+            Some("assistant") => self.assistant(&value, 0, span, out),
+            Some("tool_result") => self.tool_result(&value, span, out),
+            Some("reasoning") => {
+                let summary = parts_text(value.get("summary"));
+                let content = parts_text(value.get("content"));
+                let encrypted = str_of(&value, "encrypted_content").filter(|e| !e.is_empty());
+                let reasoning = Reasoning {
+                    text: content.or(summary),
+                    opaque: encrypted.map(str::to_string),
+                    encrypted: encrypted.is_some(),
+                };
+                let ts = self.prompt.and_then(|p| self.updates.prompt_ts(p));
+                self.push(out, 0, Body::Reasoning(reasoning), ts, span);
+            }
+            // A tool the provider ran server-side (a web search): no client
+            // call, no result of its own. What it did is an observation.
+            Some("backend_tool_call") => {
+                let kind = value.get("kind").unwrap_or(&Value::Null);
+                let tool = str_of(kind, "tool_type").or_else(|| str_of(kind, "name")).unwrap_or("backend_tool");
+                let body = Body::Observation {
+                    subtype: format!("backend-tool/{}", type_name(Some(tool))),
+                    text: Some(kind.to_string()),
+                };
+                self.push(out, 0, body, None, span);
+            }
+            other => {
+                let detail = format!("chat_history:{}", type_name(other));
+                out.unmapped(other.and_then(item_handling), &detail, &self.file, line.offset);
+            }
+        }
+    }
+
+    /// Ends the file: the last turn's usage, if no answer took it.
+    fn finish(&mut self, out: &mut Out<'_>) {
+        self.end_turn(out);
     }
 }
 

@@ -10,11 +10,11 @@
 
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
-use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning};
 
 use super::{Out, Span, Transcript, type_name};
 use crate::head::harness_context_kind;
-use crate::native::{Content, Line, Part, Tokens};
+use crate::native::{Content, Line};
 use trajhost_codec_sdk::genai::attachment;
 
 /// Largest spilled tool output read back into a record.
@@ -24,10 +24,8 @@ const MAX_SPILLED_BYTES: u64 = 16 << 20;
 const TRUNCATED_PREFIX: &str = "Output too large. Showing first ";
 const FULL_OUTPUT_AT: &str = "For full output see: ";
 
-/// The id of a tool call's result record.
-pub fn result_id(call_id: &str) -> String {
-    format!("{call_id}#result")
-}
+pub use trajhost_gemini_cli_core::message::result_id;
+use trajhost_gemini_cli_core::message::{no_result, result_text, thoughts, usage};
 
 pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
     let id = message.id.clone().unwrap_or_default();
@@ -90,30 +88,8 @@ pub fn gemini(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>)
     let id = message.id.clone().unwrap_or_default();
     let ts = message.timestamp.clone().or_else(|| t.last_ts.clone());
 
-    // Thought summaries: the metadata list, else `thought` parts (the form a
-    // checkpoint rebuilds), numbered alike so a repeat is recognized.
-    let mut thoughts: Vec<(String, Option<String>)> = message
-        .thoughts
-        .iter()
-        .flatten()
-        .map(|th| {
-            let description = th.description.clone().unwrap_or_default();
-            let text = match th.subject.as_deref().filter(|s| !s.is_empty()) {
-                Some(subject) => format!("**{subject}** {description}"),
-                None => description,
-            };
-            (text, th.timestamp.clone())
-        })
-        .collect();
-    if thoughts.is_empty() {
-        thoughts = message
-            .content
-            .parts()
-            .iter()
-            .filter(|p| p.is_thought())
-            .map(|p| (p.text.clone().unwrap_or_default(), None))
-            .collect();
-    }
+    // Thought summaries, numbered alike in both forms so a repeat is recognized.
+    let thoughts = thoughts(message.thoughts.as_deref(), &message.content);
     for (n, (text, thought_ts)) in thoughts.into_iter().enumerate() {
         let body = Body::Reasoning(Reasoning { text: Some(text), opaque: None, encrypted: false });
         let record = t.record(format!("{id}#thought{n}"), body, Some(id.clone()), thought_ts.or(ts.clone()), span);
@@ -204,56 +180,6 @@ pub fn notice(t: &mut Transcript, kind: &str, message: &Line, span: Span, out: &
 
 pub use trajhost_codec_sdk::genai::status_ok;
 
-/// Token counts. `input` is Gemini's prompt count, which includes cached
-/// tokens: the canonical input excludes them.
-fn usage(tokens: &Tokens) -> Option<Usage> {
-    let usage = Usage {
-        input: tokens.input.map(|i| i.saturating_sub(tokens.cached.unwrap_or(0))),
-        output: tokens.output,
-        cache_read: tokens.cached,
-        cache_write: None,
-        reasoning: tokens.thoughts,
-        cost_usd: None,
-    };
-    (usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some()).then_some(usage)
-}
-
-/// A tool call's `result`: its function responses, text parts and
-/// attachments, one per line.
-fn result_text(result: &Content) -> String {
-    match result {
-        Content::Text(s) => s.clone(),
-        Content::Parts(parts) => {
-            let mut out = String::new();
-            for part in parts {
-                let piece = part_text(part);
-                if piece.is_empty() {
-                    continue;
-                }
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&piece);
-            }
-            out
-        }
-        Content::None | Content::Unrecognized => String::new(),
-    }
-}
-
-fn part_text(part: &Part) -> String {
-    if let Some(fr) = &part.function_response {
-        return fr.text();
-    }
-    if let Some(text) = &part.text {
-        return text.clone();
-    }
-    if let Some(blob) = part.inline_data.as_ref().or(part.file_data.as_ref()) {
-        return format!("[attachment: {}]", blob.mime_type.as_deref().unwrap_or("unknown type"));
-    }
-    String::new()
-}
-
 /// The full output of a result Gemini CLI truncated, from
 /// `<project>/tool-outputs/`; the truncated text when the file is gone.
 fn full_output(t: &Transcript, content: String, span: Span, out: &mut Out<'_>) -> String {
@@ -293,15 +219,4 @@ fn unknown_part(t: &Transcript, role: &str, kind: &str, span: Span, out: &mut Ou
 
 fn unrecognized(t: &Transcript, field: &str, span: Span, out: &mut Out<'_>) {
     out.diags.add("unrecognized-content", Severity::Warning, field, Some(&t.file), Some(span.offset));
-}
-
-/// A call that recorded no result: no `result`, or an empty one (`[]`,
-/// `""`: the call was scheduled or cancelled before it ran).
-fn no_result(result: &Content) -> bool {
-    match result {
-        Content::None => true,
-        Content::Text(s) => s.is_empty(),
-        Content::Parts(parts) => parts.is_empty(),
-        Content::Unrecognized => false,
-    }
 }

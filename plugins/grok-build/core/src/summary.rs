@@ -29,7 +29,7 @@ pub struct Summary {
 
 impl Summary {
     /// Reads `path`; an absent file is an empty summary, an unreadable or
-    /// malformed one too (with a diagnostic).
+    /// malformed one too (with a diagnostic naming it).
     pub fn read(home: &Dir, path: &str, diags: &mut Diagnostics) -> Summary {
         let bytes = match home.read_to_end(path, MAX_SUMMARY_BYTES) {
             Ok(bytes) => bytes,

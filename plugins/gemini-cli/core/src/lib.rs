@@ -1,0 +1,10 @@
+//! What the Gemini CLI codecs share: `gemini-cli` reads the JSONL
+//! recordings, `gemini-cli-json` the older whole-file JSON conversations.
+//! Both hold the same `MessageRecord`s (`chatRecordingTypes.ts`), so the
+//! shapes inside a message and the way they become canonical records live
+//! here.
+//!
+//! Module map: [`message`] (`ToolCallRecord`, thoughts, `TokensSummary`,
+//! and their mapping).
+
+pub mod message;

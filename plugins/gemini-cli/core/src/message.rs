@@ -1,0 +1,156 @@
+//! The parts of a `MessageRecord` both layouts record alike, and how they
+//! map: a `gemini` message's thoughts, token counts and tool calls with
+//! their results; a `user` message's harness context.
+
+use serde::Deserialize;
+use serde_json::Value;
+use trajhost_codec_sdk::canonical::Usage;
+use trajhost_codec_sdk::genai::Content;
+
+/// `ToolCallRecord`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ToolCall {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub args: Option<Value>,
+    pub result: Content,
+    pub status: Option<String>,
+    pub timestamp: Option<String>,
+    /// The subagent the call started (JSONL recordings).
+    pub agent_id: Option<String>,
+}
+
+/// A thought summary of a `gemini` message.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Thought {
+    pub subject: Option<String>,
+    pub description: Option<String>,
+    pub timestamp: Option<String>,
+}
+
+/// `TokensSummary`: `input` is the prompt count including cached tokens.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Tokens {
+    pub input: Option<u64>,
+    pub output: Option<u64>,
+    pub cached: Option<u64>,
+    pub thoughts: Option<u64>,
+    pub tool: Option<u64>,
+    pub total: Option<u64>,
+}
+
+/// Text the harness put in a user message rather than the person: Gemini
+/// CLI's own rule for what a session list skips (`isIgnoredUserContent`).
+pub fn harness_context_kind(text: &str) -> Option<&'static str> {
+    let t = text.trim_start();
+    if t.starts_with("<session_context>") {
+        Some("session_context")
+    } else if t.starts_with("<hook_context>") {
+        Some("hook_context")
+    } else {
+        None
+    }
+}
+
+/// The id of a tool call's result record.
+pub fn result_id(call_id: &str) -> String {
+    format!("{call_id}#result")
+}
+
+/// A `gemini` message's thought summaries (text, time): the metadata list,
+/// else `thought` parts (the form a checkpoint rebuilds), in order, so both
+/// number alike and a repeat is recognized.
+pub fn thoughts(thoughts: Option<&[Thought]>, content: &Content) -> Vec<(String, Option<String>)> {
+    let listed: Vec<(String, Option<String>)> = thoughts
+        .into_iter()
+        .flatten()
+        .map(|th| {
+            let description = th.description.clone().unwrap_or_default();
+            let text = match th.subject.as_deref().filter(|s| !s.is_empty()) {
+                Some(subject) => format!("**{subject}** {description}"),
+                None => description,
+            };
+            (text, th.timestamp.clone())
+        })
+        .collect();
+    if !listed.is_empty() {
+        return listed;
+    }
+    content.parts().iter().filter(|p| p.is_thought()).map(|p| (p.text.clone().unwrap_or_default(), None)).collect()
+}
+
+/// Token counts. `input` is Gemini's prompt count, which includes cached
+/// tokens: the canonical input excludes them.
+pub fn usage(tokens: &Tokens) -> Option<Usage> {
+    let usage = Usage {
+        input: tokens.input.map(|i| i.saturating_sub(tokens.cached.unwrap_or(0))),
+        output: tokens.output,
+        cache_read: tokens.cached,
+        cache_write: None,
+        reasoning: tokens.thoughts,
+        cost_usd: None,
+    };
+    (usage.input.is_some() || usage.output.is_some() || usage.cache_read.is_some()).then_some(usage)
+}
+
+/// A tool call's `result`: its function responses, text parts and
+/// attachments, one per line.
+pub fn result_text(result: &Content) -> String {
+    match result {
+        Content::Text(s) => s.clone(),
+        Content::Parts(parts) => {
+            let pieces: Vec<String> = parts
+                .iter()
+                .map(|part| {
+                    if let Some(fr) = &part.function_response {
+                        fr.text()
+                    } else if let Some(text) = &part.text {
+                        text.clone()
+                    } else if let Some(blob) = part.inline_data.as_ref().or(part.file_data.as_ref()) {
+                        format!("[attachment: {}]", blob.mime_type.as_deref().unwrap_or("unknown type"))
+                    } else {
+                        String::new()
+                    }
+                })
+                .filter(|p| !p.is_empty())
+                .collect();
+            pieces.join("\n")
+        }
+        Content::None | Content::Unrecognized => String::new(),
+    }
+}
+
+/// A call that recorded no result: no `result`, or an empty one (`[]`,
+/// `""`: the call was scheduled or cancelled before it ran).
+pub fn no_result(result: &Content) -> bool {
+    match result {
+        Content::None => true,
+        Content::Text(s) => s.is_empty(),
+        Content::Parts(parts) => parts.is_empty(),
+        Content::Unrecognized => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_excludes_cached_input() {
+        let tokens = Tokens { input: Some(100), cached: Some(30), output: Some(5), ..Tokens::default() };
+        let u = usage(&tokens).unwrap();
+        assert_eq!((u.input, u.cache_read, u.output), (Some(70), Some(30), Some(5)));
+        assert!(usage(&Tokens::default()).is_none());
+    }
+
+    #[test]
+    fn listed_thoughts_come_first() {
+        let th = Thought { subject: Some("Plan".into()), description: Some("read it".into()), timestamp: None };
+        assert_eq!(thoughts(Some(&[th]), &Content::None), vec![("**Plan** read it".to_string(), None)]);
+        assert!(thoughts(None, &Content::None).is_empty());
+        assert!(no_result(&Content::Text(String::new())));
+    }
+}
