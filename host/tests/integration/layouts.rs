@@ -37,6 +37,25 @@ fn codec_that_read(data: &Path, path: &str) -> String {
     meta["codec"].as_str().expect("meta names its codec").to_string()
 }
 
+/// Runs `trajhost` as a user whose HOME is `home`, with `env` set (and the
+/// variables that move harness homes cleared unless given).
+fn trajhost_as(data: &Path, home: &Path, env: &[(&str, &Path)], args: &[&str]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_trajhost"));
+    command
+        .arg("--data-dir")
+        .arg(data)
+        .args(args)
+        .env("HOME", home)
+        .env("TRAJHOST_CACHE_DIR", shared_cache())
+        .env_remove("TRAJHOST_HOME")
+        .env_remove("CODEX_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("running trajhost")
+}
+
 #[test]
 fn each_session_is_read_by_the_codec_of_its_layout() {
     let data = tempfile::tempdir().unwrap();
@@ -104,16 +123,12 @@ fn codex_homes_under_one_home_list_each_session_once() {
     std::fs::create_dir_all(&elsewhere).unwrap();
     copy_tree(&fixture_home("codex", "0.171.0", "failing-tool").join(".codex"), &elsewhere);
 
-    let output = Command::new(env!("CARGO_BIN_EXE_trajhost"))
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["sessions", "--harness", "codex", "--json"])
-        .env("HOME", &home)
-        .env("CODEX_HOME", &elsewhere)
-        .env("TRAJHOST_CACHE_DIR", shared_cache())
-        .env_remove("TRAJHOST_HOME")
-        .output()
-        .unwrap();
+    let output = trajhost_as(
+        data.path(),
+        &home,
+        &[("CODEX_HOME", elsewhere.as_path())],
+        &["sessions", "--harness", "codex", "--json"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let sessions: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(sessions.len(), 3, "simple once, parallel, failing-tool: {sessions:#?}");
@@ -135,16 +150,12 @@ fn codex_homes_under_one_home_list_each_session_once() {
 
     // Read it by id, as a user would: the same mount serves the read.
     let id = from_env["native_id"].as_str().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_trajhost"))
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["read", id, "--harness", "codex", "--json"])
-        .env("HOME", &home)
-        .env("CODEX_HOME", &elsewhere)
-        .env("TRAJHOST_CACHE_DIR", shared_cache())
-        .env_remove("TRAJHOST_HOME")
-        .output()
-        .unwrap();
+    let output = trajhost_as(
+        data.path(),
+        &home,
+        &[("CODEX_HOME", elsewhere.as_path())],
+        &["read", id, "--harness", "codex", "--json"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).contains(r#""kind":"tool_result""#));
 }
@@ -174,17 +185,12 @@ fn claude_code_config_dirs_are_all_searched() {
     let elsewhere = root.path().join("accounts/claude-ci");
     std::fs::create_dir_all(&elsewhere).unwrap();
     copy_tree(&fixture_home("claude-code", "2.1.197", "failing-tool").join(".claude"), &elsewhere);
-    let output = Command::new(env!("CARGO_BIN_EXE_trajhost"))
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["sessions", "--harness", "claude-code", "--json"])
-        .env("HOME", &home)
-        .env("CLAUDE_CONFIG_DIR", &elsewhere)
-        .env("TRAJHOST_CACHE_DIR", shared_cache())
-        .env_remove("TRAJHOST_HOME")
-        .env_remove("CODEX_HOME")
-        .output()
-        .unwrap();
+    let output = trajhost_as(
+        data.path(),
+        &home,
+        &[("CLAUDE_CONFIG_DIR", elsewhere.as_path())],
+        &["sessions", "--harness", "claude-code", "--json"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let sessions: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
     let paths: Vec<&str> = sessions.iter().map(|s| s["path"].as_str().unwrap()).collect();
