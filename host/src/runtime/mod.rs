@@ -66,6 +66,11 @@ impl HomeMounts {
     }
 
     fn for_home(&self, home: &Path) -> Vec<Mount> {
+        // Called per grant and per listed session: no syscall when there
+        // is nothing to mount.
+        if self.mounts.is_empty() {
+            return Vec::new();
+        }
         let home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
         self.mounts.iter().filter(|(h, _)| *h == home).map(|(_, m)| m.clone()).collect()
     }
