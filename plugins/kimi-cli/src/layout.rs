@@ -88,7 +88,7 @@ pub fn context_files<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 
 /// The session folder name of a work directory, as Kimi CLI derives it.
 pub fn work_dir_folder(path: &str, kaos: &str) -> String {
-    let md5 = crate::md5::hex(path.as_bytes());
+    let md5 = trajhost_codec_sdk::hash::md5_hex(path.as_bytes());
     if kaos == LOCAL_KAOS { md5 } else { format!("{kaos}_{md5}") }
 }
 
@@ -110,6 +110,6 @@ mod tests {
         );
         assert_eq!(files, ["context_2.jsonl", "context_10.jsonl", "context.jsonl"]);
         assert_eq!(work_dir_folder("/home/user/project", "local"), "90722f2638004be06d790eaac9ac1f8a");
-        assert_eq!(work_dir_folder("/p", "ssh"), format!("ssh_{}", crate::md5::hex(b"/p")));
+        assert_eq!(work_dir_folder("/p", "ssh"), format!("ssh_{}", trajhost_codec_sdk::hash::md5_hex(b"/p")));
     }
 }

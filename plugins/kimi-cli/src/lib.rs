@@ -17,14 +17,13 @@
 //!   [`KNOWN_CONTEXT_ROLES`] and [`KNOWN_WIRE_TYPES`];
 //! - [`dedup`]: lines a rotated context carries over;
 //! - [`read`]: the batch reader; [`store`]: `kimi.json`, `state.json`,
-//!   `meta.json`; [`md5`]: folder names of work directories.
+//!   `meta.json`.
 //!
 //! Writing (`write`, `prepare`) is not implemented.
 
 pub mod dedup;
 pub mod discover;
 pub mod layout;
-pub mod md5;
 pub mod read;
 pub mod records;
 pub mod store;

@@ -1,4 +1,36 @@
-//! A fixed, seedless hash for matching lines and texts across reads.
+//! Hashes codecs need: a fixed, seedless hash for matching lines and texts
+//! across reads ([`Fnv`]), and the digests native formats name things by
+//! ([`sha256_hex`] for content-addressed blobs, [`md5_hex`] for folders named
+//! after a work directory).
+
+use md5::Digest as _;
+
+/// Lowercase hex of `digest`.
+pub fn to_hex(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(digest.len() * 2);
+    for b in digest {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
+}
+
+/// The SHA-256 digest of `data`.
+pub fn sha256(data: &[u8]) -> [u8; 32] {
+    sha2::Sha256::digest(data).into()
+}
+
+/// The SHA-256 of `data` as 64 lowercase hex digits.
+pub fn sha256_hex(data: &[u8]) -> String {
+    to_hex(&sha256(data))
+}
+
+/// The MD5 of `data` as 32 lowercase hex digits: only for naming, the way
+/// harnesses name a work directory's folder (Kimi CLI, Cursor). Not for security.
+pub fn md5_hex(data: &[u8]) -> String {
+    to_hex(&md5::Md5::digest(data))
+}
 
 /// FNV-1a, 64 bit: deterministic (no random seed, same value on every host
 /// and in every guest), fit for identities, not for untrusted hash tables.
@@ -69,6 +101,17 @@ mod tests {
         map.insert("a", 1);
         assert_eq!(map.get("a"), Some(&1));
         assert_eq!(super::FixedState::default().hash_one("x"), super::FixedState::default().hash_one("x"));
+    }
+
+    #[test]
+    fn known_digests() {
+        assert_eq!(super::md5_hex(b""), "d41d8cd98f00b204e9800998ecf8427e");
+        // Cursor's folder for this project path, as a third-party reader checked it.
+        assert_eq!(super::md5_hex(b"/Users/alexm/Repository/Codex-History"), "a540c72cf1054787d73d0121d2ecc391");
+        assert_eq!(
+            super::sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]

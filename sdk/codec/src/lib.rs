@@ -259,7 +259,6 @@ pub fn prepare_artifacts<C: Codec>(
     target: &fs::Dir,
     options: WriteOptions,
 ) -> Result<Plan, CodecError> {
-    use sha2::Digest as _;
     let export = tempfile::tempdir().map_err(|e| CodecError::Io(e.to_string()))?;
     let mut infos = Vec::new();
     for artifact in &artifacts {
@@ -272,7 +271,7 @@ pub fn prepare_artifacts<C: Codec>(
             std::fs::create_dir_all(dir).map_err(|e| CodecError::Io(e.to_string()))?;
         }
         std::fs::write(&file, &artifact.bytes).map_err(|e| CodecError::Io(e.to_string()))?;
-        let sha256 = sha2::Sha256::digest(&artifact.bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let sha256 = crate::hash::sha256_hex(&artifact.bytes);
         infos.push(ArtifactInfo { path: artifact.path.clone(), size: artifact.bytes.len() as u64, sha256 });
     }
     C::prepare(infos, &fs::Dir::native(export.path()), target, options)
