@@ -1,0 +1,131 @@
+//! trajhost codec for fx (vercel-labs/fx, checked against 0.0.13 @4d966e27):
+//! reads the sessions fx keeps under `~/.fx/sessions/<id>/` and writes
+//! canonical sessions back as legacy `session.json` files fx imports on
+//! resume.
+//!
+//! Module map, following fx's own record families:
+//! - [`layout`]: paths, session ids, result handles;
+//! - [`legacy`]: the schema 1/2 `session.json` snapshot (`HistoryTurn`
+//!   kinds, `UserTurn`, `ExecutionMemory`, `ToolCall`,
+//!   `PersistedToolResult`);
+//! - [`metadata`]: the schema-4 `SessionMetadata` header, and which layout a
+//!   `session.json` is;
+//! - [`events`]: `ConversationEnvelope` frames of `events.jsonl` and fx's
+//!   replay rules;
+//! - [`tool_results`]: stored result bodies (`tool-results/<artifact_ref>`);
+//! - [`discover`], [`read`], [`write`], [`prepare`].
+//!
+//! Native version: fx records no application version in a session, so the
+//! schema decides: `1`, `2` (legacy), `3` (event_log_v1, listed but not
+//! read), `4` (header + events).
+
+pub mod discover;
+pub mod events;
+pub mod layout;
+pub mod legacy;
+pub mod metadata;
+pub mod prepare;
+pub mod read;
+pub mod tool_results;
+pub mod write;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
+    WriteOptions,
+};
+
+/// The harness id.
+pub const HARNESS: &str = "fx";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("fx@", env!("CARGO_PKG_VERSION"));
+/// `session.json` schemas this codec knows (the native version is the
+/// schema number): 1 and 2 (legacy), 3 (listed, refused by `read`), 4.
+pub const NATIVE_VERSIONS: &str = ">=1.0.0, <5.0.0";
+
+/// The fx codec.
+pub struct Fx;
+
+impl Codec for Fx {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "`schema_version` of session.json (fx records no app version)".into(),
+            reads: vec!["fx-session-json-legacy".into(), "fx-conversation-v4".into()],
+            writes: vec!["fx-session-json-legacy".into()],
+            session_globs: vec![format!("{}/*/{}", layout::SESSIONS, layout::SESSION_JSON)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+        sniff(path, head)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &prepare::target_choice())
+    }
+}
+
+/// A loose `session.json` of fx: its first key is `schema_version` 1, 2 or
+/// 4 (what `read` reads) and the head has fx's own keys. The reader needs the
+/// file's name to be `session.json` (a schema-4 header reads its
+/// `events.jsonl` beside it).
+pub fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name != layout::SESSION_JSON {
+        return None;
+    }
+    let text = std::str::from_utf8(head).ok().or_else(|| {
+        let cut = (0..4).map(|k| head.len().saturating_sub(k)).find(|&n| std::str::from_utf8(&head[..n]).is_ok())?;
+        std::str::from_utf8(&head[..cut]).ok()
+    })?;
+    let rest = text.trim_start().strip_prefix('{')?.trim_start().strip_prefix("\"schema_version\"")?;
+    let version = rest.trim_start().strip_prefix(':')?.trim_start();
+    let version: String = version.chars().take_while(char::is_ascii_digit).collect();
+    let fx_keys = match version.as_str() {
+        "1" | "2" => text.contains("\"conversation_language\"") && text.contains("\"history"),
+        "4" => text.contains("\"origin_workspace_root\"") && text.contains("\"fast_mode\""),
+        _ => false,
+    };
+    if !fx_keys {
+        return None;
+    }
+    let id = text.split_once("\"id\"").and_then(|(_, r)| {
+        let r = r.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+        let id = &r[..r.find('"')?];
+        layout::is_session_id(id).then(|| id.to_string())
+    });
+    Some(Sniffed { native_version: Some(version), native_id: id })
+}
+
+trajhost_codec_sdk::export_codec!(Fx);
