@@ -177,6 +177,15 @@ impl Steps for Reader {
                                 Some(&path),
                                 Some(line.offset),
                             );
+                            if conversation.turn_open() {
+                                self.diags.add(
+                                    "unfinished-turn",
+                                    Severity::Info,
+                                    "last turn not closed",
+                                    Some(&path),
+                                    None,
+                                );
+                            }
                             return Ok(false);
                         }
                         BadLine::Corrupt => {

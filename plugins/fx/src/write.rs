@@ -22,7 +22,9 @@
 //!
 //! Refused (an error naming the call and turn): a tool call without its
 //! result, except for one call in flight in an interrupted turn (fx's
-//! `interrupted.tool_call`). fx cannot hold an open batch anywhere else.
+//! `interrupted.tool_call`, taken out of its step). fx cannot hold an open
+//! batch anywhere else. A turn that ends after tool results without a final
+//! reply is not refused: fx holds it (`assistant: ""`, no final frame).
 //!
 //! Not carried, each counted in a diagnostic:
 //! - `untranslated-reasoning`, `untranslated-usage`, `untranslated-images`
@@ -284,19 +286,16 @@ impl Writer {
         };
         let mut in_flight = None;
         if !turn.open.is_empty() {
-            let last_step = turn.steps.len() - 1;
             let only = (turn.open.len() == 1).then(|| turn.open.iter().next()).flatten();
             match (turn.interrupted, only) {
-                (Some(_), Some((id, &step))) if step == last_step => {
+                (Some(_), Some((id, &step))) => {
                     let id = id.clone();
                     let calls = &mut turn.steps[step].calls;
                     let at = calls.iter().rposition(|c| c.id == id).unwrap_or(calls.len() - 1);
                     in_flight = Some(calls.remove(at));
-                    if turn.steps[step].calls.is_empty() && turn.steps[step].results.is_empty() {
-                        // Its text stays as the turn's partial reply.
-                        if turn.steps[step].assistant.is_none() {
-                            turn.steps.pop();
-                        }
+                    let emptied = &turn.steps[step];
+                    if emptied.calls.is_empty() && emptied.results.is_empty() && emptied.assistant.is_none() {
+                        turn.steps.remove(step);
                     }
                 }
                 _ => {
@@ -304,10 +303,9 @@ impl Writer {
                     let name =
                         turn.steps[step].calls.iter().find(|c| c.id == *id).map(|c| c.name.as_str()).unwrap_or("?");
                     return Err(CodecError::Malformed(format!(
-                        "turn {} (prompt {}): tool call {name} ({id}) has no result; an fx history holds only \
-                         completed tool batches (one call may stay in flight only in an interrupted turn), so the \
-                         session cannot be written as fx: {} call(s) without a result",
-                        turn.ordinal + 1,
+                        "turn {}: tool call {name} ({id}) has no result ({} call(s) without one); an fx history \
+                         holds only completed tool batches, and one call in flight only in an interrupted turn, \
+                         so this session cannot be written as fx",
                         turn.ordinal + 1,
                         turn.open.len()
                     )));
