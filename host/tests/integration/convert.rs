@@ -172,3 +172,51 @@ fn a_failed_conversion_leaves_no_partial_export() {
     assert!(ok.status.success(), "{}", stderr(&ok));
     assert!(given.join("export.json").is_file());
 }
+
+/// A model or provider the target codec never asks for is refused at
+/// prepare, not silently dropped; the export records the convert-time choice.
+#[test]
+fn a_model_choice_the_target_codec_cannot_apply_is_refused() {
+    let data = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let export = out.path().join("export");
+    let home = fixture_home("claude-code", "2.1.197", "simple");
+    let args = [
+        "convert",
+        "61ec73f4",
+        "--home",
+        home.to_str().unwrap(),
+        "--to",
+        "codex",
+        "--model",
+        "gpt-5-codex",
+        "--out",
+        export.to_str().unwrap(),
+    ];
+    let convert = trajhost(data.path(), &args);
+    assert!(convert.status.success(), "{}", stderr(&convert));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
+    assert_eq!(manifest["target_choice"]["model"], "gpt-5-codex", "{manifest}");
+    assert_eq!(manifest["target_choice"]["applied_in_write"], false);
+
+    let target = tempfile::tempdir().unwrap();
+    let before = tree_hashes(target.path());
+    let prepare =
+        trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    assert!(!prepare.status.success());
+    let message = stderr(&prepare);
+    assert!(
+        message.contains("does not take a model or provider choice") && message.contains("gpt-5-codex"),
+        "{message}"
+    );
+    assert_eq!(tree_hashes(target.path()), before, "a refused prepare changes nothing");
+
+    // Without a choice the same export installs.
+    let mut manifest = manifest;
+    manifest.as_object_mut().unwrap().remove("target_choice");
+    std::fs::write(export.join("export.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let prepare =
+        trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    assert!(prepare.status.success(), "{}", stderr(&prepare));
+}
