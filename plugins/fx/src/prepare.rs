@@ -39,10 +39,10 @@ pub struct Choice {
     pub provider: Option<String>,
 }
 
-/// The choice the host passes (`--model`, `--provider`). Until the SDK's
-/// target-choice API is on this branch, nothing is chosen.
+/// The choice the host passes (`--model`, `--provider`; API 0.2.1).
 pub fn target_choice() -> Choice {
-    Choice::default()
+    let choice = trajhost_codec_sdk::target::choice();
+    Choice { model: choice.model, provider: choice.provider }
 }
 
 /// The plan for `artifacts` (a `session.json` as `write` made it).

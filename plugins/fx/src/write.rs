@@ -122,8 +122,18 @@ impl Writer {
         self.diags.add("not-carried", Severity::Info, what, None, None);
     }
 
+    /// What fx's history has no place for: `untranslated-<what>` (the host
+    /// refuses a conversion with `untranslated-reasoning` unless `--lossy`).
     fn untranslated(&mut self, what: &str) {
-        self.diags.add(&format!("untranslated-{what}"), Severity::Info, what, None, None);
+        let detail = match what {
+            "reasoning" => "reasoning (fx's history holds no reasoning)",
+            "usage" => "usage (fx keeps usage in a sidecar, not in session.json)",
+            "images" => "images (fx keeps image snapshots, which canonical records do not carry)",
+            "model" => "model (fx takes it from its settings or --model)",
+            "title" => "title (schema 1 has none; fx titles by the first prompt)",
+            other => other,
+        };
+        self.diags.add(&format!("untranslated-{what}"), Severity::Info, detail, None, None);
     }
 
     fn record(&mut self, record: Record) -> Result<(), CodecError> {
