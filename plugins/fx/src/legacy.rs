@@ -137,6 +137,9 @@ struct ExecutionParts<'a> {
     tool_steps: Vec<&'a RawValue>,
     #[serde(default)]
     steering: Option<Vec<Value>>,
+    /// File evidence (what the turn read and changed): no canonical record.
+    #[serde(default)]
+    files: Vec<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -160,16 +163,17 @@ pub const TURN_KINDS: &[(&str, trajhost_codec_sdk::known::Handling)] = {
     ]
 };
 
-/// Maps one history turn to canonical records. `raw` is the turn's JSON,
-/// found at `offset` in `file`; `index` its position in `history`.
+/// Maps history turns to canonical records. Legacy turns carry no times
+/// of their own; results keep their `created_at_ms`.
 pub struct TurnMapper<'f> {
+    /// The `session.json` locator records point into.
     pub file: &'f str,
-    /// The session's `updated_at_ms`, the only time a turn has besides its
-    /// results' `created_at_ms`.
     pub diags: &'f mut Diagnostics,
 }
 
 impl TurnMapper<'_> {
+    /// The records of the turn `bytes` (found at `base` in the file), the
+    /// `index`-th of `history`.
     pub fn map(&mut self, bytes: &[u8], base: u64, index: usize, out: &mut Vec<Record>) {
         let at = |raw: &RawValue| SourceSpan {
             file: self.file.to_string(),
@@ -256,6 +260,15 @@ impl TurnMapper<'_> {
                         "execution schema_version",
                         Some(self.file),
                         Some(base),
+                    );
+                }
+                if !e.files.is_empty() {
+                    self.diags.add(
+                        "unmapped-record-type",
+                        Severity::Info,
+                        "execution.files",
+                        Some(self.file),
+                        Some(src.offset),
                     );
                 }
                 let steering =

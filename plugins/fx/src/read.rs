@@ -276,7 +276,15 @@ fn frame_records(
             }
             push("", Body::ToolResult { call_id: result.call_id, content, ok: legacy::status_ok(&result.status) });
         }
-        Event::TurnCompleted(_) => {}
+        Event::TurnCompleted(completed) => {
+            // File evidence and the turn summary have no canonical record.
+            if !completed.files.is_empty() {
+                diags.add("unmapped-record-type", Severity::Info, "turn_completed.files", Some(&file), None);
+            }
+            if completed.turn_summary.is_some() {
+                diags.add("unmapped-record-type", Severity::Info, "turn_completed.turn_summary", Some(&file), None);
+            }
+        }
         Event::Interrupted(interrupted) => {
             if let Some(text) = interrupted.partial_text.filter(|t| !t.is_empty()) {
                 push("partial", Body::Assistant(Assistant { text, ..Default::default() }));

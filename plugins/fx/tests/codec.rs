@@ -107,6 +107,7 @@ fn legacy_schema_1_turns_steps_compaction_and_interruption() {
     let result = read.records.iter().find(|r| r.body.kind() == "tool_result").unwrap();
     assert_eq!(result.ts.as_deref(), Some("2025-12-02T01:46:50.000Z"));
     assert_eq!(kit::tool_calls(&read.records)[0].0, "call_read_1");
+    assert!(read.diag_with("unmapped-record-type", "execution.files").is_some(), "{:?}", read.diagnostics);
     // The result's span is its own object in session.json.
     let span = kit::span_json(&home("schema-1"), result.src.as_ref().unwrap());
     assert_eq!(span["tool_call_id"], "call_read_1");
