@@ -323,7 +323,7 @@ impl TurnMapper<'_> {
             for (j, raw) in step.tool_results.iter().enumerate() {
                 match serde_json::from_str::<PersistedToolResult>(raw.get()) {
                     Ok(result) => {
-                        if result.truncated {
+                        if result.truncated || result.output_bytes > result.output.len() as u64 {
                             self.diags.add(
                                 "truncated-tool-output",
                                 Severity::Info,
