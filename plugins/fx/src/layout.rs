@@ -104,6 +104,7 @@ mod tests {
         }
         let id = generated_id(&[0xff; 32]);
         assert_eq!(id, "____________");
+        assert!(generated_id(&[0xf8; 32]).starts_with('-'), "write re-derives such ids");
         assert!(is_session_id(&generated_id(&[7; 32])));
         assert_eq!(generated_id(&[0; 32]), "AAAAAAAAAAAA");
     }

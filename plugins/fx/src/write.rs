@@ -43,7 +43,8 @@
 //!
 //! The session id is `options.native_id` (a valid fx id), else 12
 //! characters of base64url from the SHA-256 of the document, the shape fx
-//! 0.0.13 generates: the same document always gives the same bytes.
+//! 0.0.13 generates (never starting with `-`, which `fx resume` would read
+//! as an option): the same document always gives the same bytes.
 //! The document is one JSON object, so turns are serialized as they close
 //! and the file is emitted at `finish`.
 
@@ -409,7 +410,7 @@ impl SessionWriter for Writer {
                     "write-options.native-id {id:?} is not a valid fx session id (1–255 bytes of [A-Za-z0-9._-], not `v2`)"
                 )));
             }
-            None => layout::generated_id(&seed),
+            None => fresh_id(seed),
         };
         let meta = self.meta.take().unwrap_or_default();
         let cwd = self.options.cwd.clone().or(meta.cwd.clone()).filter(|c| !c.is_empty());
@@ -434,6 +435,19 @@ impl SessionWriter for Writer {
             chunks: vec![Artifact { path: layout::session_json(&id), bytes }],
             diagnostics: self.diags.drain(),
         })
+    }
+}
+
+/// A generated id that does not start with `-` (which `fx resume <id>`
+/// would take for an option): the first of the document's seed, then
+/// SHA-256 of it, again, … that does not.
+fn fresh_id(mut seed: [u8; 32]) -> String {
+    loop {
+        let id = layout::generated_id(&seed);
+        if !id.starts_with('-') {
+            return id;
+        }
+        seed = Sha256::digest(seed).into();
     }
 }
 
