@@ -631,3 +631,36 @@ fn prepare_refuses_an_existing_session_dir() {
     let CodecError::Other(m) = plan(&written, target.path(), None, Choice::default()).unwrap_err() else { panic!() };
     assert!(m.contains("already exists"), "{m}");
 }
+
+#[test]
+fn legacy_oddities_are_diagnosed_not_dropped_silently() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".fx/sessions/odd-one");
+    std::fs::create_dir_all(&dir).unwrap();
+    let doc = json!({"schema_version":2,"id":"other-id","created_at_ms":5,"updated_at_ms":6,"conversation_language":"en",
+    "history_len":3,"history":[
+        {"kind":"assistant","user":{"text":"hello"},"assistant":"hi","execution":null,"future_key":1},
+        {"kind":"time_travel","user":{"text":"?"}},
+        {"kind":"assistant","assistant":"no user"},
+        {"kind":"assistant","user":{"text":"big"},"assistant":"",
+         "execution":{"tool_steps":[{"assistant":null,"tool_calls":[{"id":"c","name":"t","arguments_json":"{bad"}],
+           "tool_results":[{"tool_call_id":"c","tool_name":"t","status":"success","output":"cut","output_bytes":99,
+             "stored_output_bytes":3,"truncated":false,"provider_native":false,"created_at_ms":7}]}]}}
+    ]});
+    std::fs::write(dir.join("session.json"), doc.to_string()).unwrap();
+    let found = kit::discover::<Fx>(home.path());
+    assert_eq!(found.sessions[0].native_id, "odd-one", "fx resumes by the directory name");
+    assert!(kit::file_diag(&found.diagnostics, "session-id-mismatch", &locator("odd-one")).is_some());
+    let read = kit::read::<Fx>(home.path(), &locator("odd-one"));
+    assert_eq!(kit::users(&read.records), ["hello", "big"]);
+    assert_eq!(kit::tool_calls(&read.records)[0].2, &json!("{bad"), "malformed arguments stay as text");
+    for (code, detail) in [
+        ("unknown-record-type", "history kind time_travel"),
+        ("malformed-record", "assistant.user"),
+        ("history-len-mismatch", "history_len"),
+        ("truncated-tool-output", "tool result"),
+        ("session-id-mismatch", "id"),
+    ] {
+        assert!(read.diag_with(code, detail).is_some(), "{code} {detail}: {:?}", read.diagnostics);
+    }
+}
