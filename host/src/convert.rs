@@ -120,6 +120,8 @@ pub struct ConvertOptions {
 /// `not-portable` (the session's active context has parts no target can
 /// reproduce, such as Cursor's compaction archives or subagents) and a
 /// target codec's `untranslated-reasoning` (reasoning the target cannot hold).
+/// The host adds `tool-call-without-result` and `interrupted-turn` from the
+/// source's records (`Continuity`).
 pub const NOT_PORTABLE_CODES: &[&str] = &["not-portable", "untranslated-reasoning"];
 
 /// Reads `found`, writes it with `to`'s newest codec into `out`.
@@ -201,6 +203,9 @@ fn export(
     let applied_in_write = sink.target_choice_asked();
     let mut written = sink.finish()?;
     not_portable.add(&written.diagnostics);
+    for cause in source.continuity.causes() {
+        not_portable.push(cause);
+    }
     if !not_portable.causes.is_empty() && !convert.lossy {
         return Err(HostError::NotPortable {
             session: format!("{} {}", found.harness, found.session.native_id),
@@ -272,10 +277,13 @@ struct NotPortable {
 impl NotPortable {
     fn add(&mut self, diagnostics: &[crate::wit::latest::types::Diagnostic]) {
         for d in diagnostics.iter().filter(|d| NOT_PORTABLE_CODES.contains(&d.code.as_str())) {
-            let cause = if d.detail.is_empty() { d.code.clone() } else { format!("{}: {}", d.code, d.detail) };
-            if !self.causes.contains(&cause) {
-                self.causes.push(cause);
-            }
+            self.push(if d.detail.is_empty() { d.code.clone() } else { format!("{}: {}", d.code, d.detail) });
+        }
+    }
+
+    fn push(&mut self, cause: String) {
+        if !self.causes.contains(&cause) {
+            self.causes.push(cause);
         }
     }
 }
@@ -423,6 +431,55 @@ struct Essentials {
     values: HashMap<[u8; 16], (i32, u8)>,
     kinds: BTreeMap<String, u64>,
     sign: i32,
+    /// The source's active context, for the portability gate.
+    continuity: Continuity,
+}
+
+/// What in the source's main conversation a target cannot continue from:
+/// tool calls never answered, and a last turn cut off by an interrupt.
+#[derive(Default)]
+struct Continuity {
+    calls: HashMap<String, String>,
+    results: std::collections::HashSet<String>,
+    interrupted_at_end: bool,
+}
+
+/// Observation subtypes codecs use for a turn the user or the harness cut off.
+const INTERRUPT_SUBTYPES: &[&str] = &["interrupt", "interrupted", "turn_aborted"];
+
+impl Continuity {
+    fn add(&mut self, body: &Body) {
+        match body {
+            Body::ToolCall { call_id, name, .. } => {
+                self.calls.entry(call_id.clone()).or_insert_with(|| name.clone());
+                self.interrupted_at_end = false;
+            }
+            Body::ToolResult { call_id, .. } => {
+                self.results.insert(call_id.clone());
+                self.interrupted_at_end = false;
+            }
+            Body::Observation { subtype, .. } if INTERRUPT_SUBTYPES.contains(&subtype.as_str()) => {
+                self.interrupted_at_end = true;
+            }
+            Body::User { .. } | Body::Assistant(_) | Body::Compaction { .. } => self.interrupted_at_end = false,
+            _ => {}
+        }
+    }
+
+    /// The causes, as `code: detail`, in a stable order.
+    fn causes(&self) -> Vec<String> {
+        let mut open: Vec<(&String, &String)> =
+            self.calls.iter().filter(|(id, _)| !self.results.contains(*id)).collect();
+        open.sort();
+        let mut causes: Vec<String> = open
+            .into_iter()
+            .map(|(id, name)| format!("tool-call-without-result: {name} ({id}) has no result"))
+            .collect();
+        if self.interrupted_at_end {
+            causes.push("interrupted-turn: the last turn was interrupted mid-way".into());
+        }
+        causes
+    }
 }
 
 /// What a conversion must keep, as named in loss reports.
@@ -441,7 +498,7 @@ const CATEGORIES: &[&str] = &[
 
 impl Default for Essentials {
     fn default() -> Self {
-        Essentials { values: HashMap::new(), kinds: BTreeMap::new(), sign: 1 }
+        Essentials { values: HashMap::new(), kinds: BTreeMap::new(), sign: 1, continuity: Continuity::default() }
     }
 }
 
@@ -492,6 +549,9 @@ impl Essentials {
         *self.kinds.entry(r.body.kind().to_string()).or_default() += 1;
         if r.agent.is_some() {
             return;
+        }
+        if self.sign > 0 {
+            self.continuity.add(&r.body);
         }
         let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
         match &r.body {

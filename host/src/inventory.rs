@@ -350,6 +350,18 @@ pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) ->
             Ok(found)
         }
         [] => {
+            // A harness whose codec is a plugin file not installed here.
+            let uncovered = crate::uncovered::find(&inventory.home, &catalog.harnesses(), harness);
+            if let Some(s) = uncovered.iter().find(|s| s.native_id.starts_with(target)) {
+                return Err(HostError::NoCodec(format!(
+                    "{} is a {} session, and no {} codec is installed: it ships as the plugin file {} (trajhost plugin install {})",
+                    s.path.display(),
+                    s.harness,
+                    s.harness,
+                    s.plugin_file,
+                    s.plugin_file
+                )));
+            }
             let mut message = format!(
                 "no session {target:?} under {} ({} sessions found; `trajhost sessions --home {}` lists them)",
                 home.display(),
