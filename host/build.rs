@@ -67,13 +67,29 @@ fn main() {
     build_guests(&root, &target_dir, &packages);
     let out_dir = target_dir.join(GUEST_TARGET).join(GUEST_PROFILE);
 
+    let workspace_version = workspace_version(&root);
+    let plugin_files = root.join("target").join("plugins");
+    std::fs::create_dir_all(&plugin_files).unwrap_or_else(|e| panic!("{}: {e}", plugin_files.display()));
     let mut code = String::from(
         "/// Codecs compiled from `plugins/` and embedded at build time.\npub static BUILTIN_CODECS: &[BuiltinCodec] = &[\n",
+    );
+    let mut separate = String::from(
+        "/// Codecs under `plugins/` that ship only as plugin files: (harness, file name).\npub static PLUGIN_FILE_ONLY: &[(&str, &str)] = &[\n",
     );
     for dir in &plugins {
         let name = package_name(dir);
         let wasm = out_dir.join(format!("{}.wasm", name.replace('-', "_")));
         let bytes = std::fs::read(&wasm).unwrap_or_else(|e| panic!("{}: {e}", wasm.display()));
+        let facts = plugin_facts(dir, &workspace_version);
+        // Every codec is also a standalone plugin file, for `plugin install`.
+        let file = plugin_files.join(format!("{}.wasm", facts.file_stem));
+        if std::fs::read(&file).ok().as_deref() != Some(&bytes[..]) {
+            std::fs::write(&file, &bytes).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        }
+        if !facts.builtin {
+            writeln!(separate, "    ({:?}, {:?}),", facts.harness, format!("{}.wasm", facts.file_stem)).unwrap();
+            continue;
+        }
         let sha = hex(&Sha256::digest(&bytes));
         writeln!(
             code,
@@ -83,8 +99,11 @@ fn main() {
         .unwrap();
     }
     code.push_str("];\n");
+    separate.push_str("];\n");
+    code.push_str(&separate);
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("builtin_codecs.rs");
     std::fs::write(&out, code).unwrap();
+    println!("cargo:rustc-env=TRAJHOST_PLUGIN_FILES_DIR={}", plugin_files.display());
     println!("cargo:rustc-env=TRAJHOST_GUESTS_DIR={}", out_dir.display());
 }
 
@@ -94,6 +113,43 @@ fn crate_dirs(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_default();
     dirs.sort();
     dirs
+}
+
+/// What a plugin crate's `[package.metadata.trajhost]` says about its plugin file.
+struct PluginFacts {
+    harness: String,
+    /// Embedded in the host (default), or shipped only as a plugin file.
+    builtin: bool,
+    /// `<harness>-<native version pin or codec version>`.
+    file_stem: String,
+}
+
+fn plugin_facts(dir: &Path, workspace_version: &str) -> PluginFacts {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let value: toml::Table = toml::from_str(&manifest).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let package = &value["package"];
+    let meta = package.get("metadata").and_then(|m| m.get("trajhost")).unwrap_or_else(|| {
+        panic!("{}: [package.metadata.trajhost] harness = \"…\" is missing", dir.join("Cargo.toml").display())
+    });
+    let harness = meta.get("harness").and_then(|h| h.as_str()).unwrap_or_else(|| {
+        panic!("{}: [package.metadata.trajhost] needs harness = \"…\"", dir.join("Cargo.toml").display())
+    });
+    let version = package.get("version").and_then(|v| v.as_str()).unwrap_or(workspace_version);
+    let file_stem = match meta.get("plugin-file").and_then(|f| f.as_str()) {
+        Some(stem) => stem.to_string(),
+        None => format!("{harness}-{version}"),
+    };
+    PluginFacts {
+        harness: harness.to_string(),
+        builtin: meta.get("builtin").and_then(|b| b.as_bool()).unwrap_or(true),
+        file_stem,
+    }
+}
+
+fn workspace_version(root: &Path) -> String {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let value: toml::Table = toml::from_str(&manifest).unwrap();
+    value["workspace"]["package"]["version"].as_str().unwrap().to_string()
 }
 
 fn package_name(dir: &Path) -> String {

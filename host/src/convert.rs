@@ -22,6 +22,7 @@ use crate::install::{InstallOp, InstallPlan, SqlValue, TableRows};
 use crate::inventory::{self, FoundSession};
 use sha2::{Digest, Sha256};
 
+use crate::capabilities::target::{TargetChoice, Untested};
 use crate::registry::{CodecRecord, write_atomically};
 use crate::wit::latest::codec::{ArtifactChunk, ArtifactInfo, Plan, WriteOptions};
 
@@ -84,7 +85,44 @@ pub struct ExportManifest {
     pub cwd: Option<String>,
     pub artifacts: Vec<ArtifactEntry>,
     pub fidelity: Fidelity,
+    /// The model and provider chosen at convert time (`--model`, `--provider`),
+    /// which `prepare` uses unless it is given others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_choice: Option<RecordedChoice>,
+    /// Why the session was not portable, when `--lossy` converted it anyway.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_portable: Vec<String>,
 }
+
+/// A model/provider choice made at convert time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedChoice {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The target codec asked for the choice while writing (so it is in the artifacts).
+    pub applied_in_write: bool,
+}
+
+/// What the user asked of a conversion.
+#[derive(Debug, Clone, Default)]
+pub struct ConvertOptions {
+    /// The working directory the session should belong to in the target.
+    pub cwd: Option<String>,
+    /// Model and provider for the target (`allow_untested` matters at prepare).
+    pub choice: TargetChoice,
+    /// Convert a session that is not portable, listing what is dropped.
+    pub lossy: bool,
+}
+
+/// Diagnostic codes that make a session not portable: a source codec's
+/// `not-portable` (the session's active context has parts no target can
+/// reproduce, such as Cursor's compaction archives or subagents) and a
+/// target codec's `untranslated-reasoning` (reasoning the target cannot hold).
+/// The host adds `tool-call-without-result` and `interrupted-turn` from the
+/// source's records (`Continuity`).
+pub const NOT_PORTABLE_CODES: &[&str] = &["not-portable", "untranslated-reasoning"];
 
 /// Reads `found`, writes it with `to`'s newest codec into `out`.
 ///
@@ -98,19 +136,22 @@ pub fn convert(
     found: &FoundSession,
     to: &str,
     out: &Path,
-    cwd: Option<String>,
+    options: &ConvertOptions,
 ) -> Result<ExportManifest> {
-    let target_codec = catalog.for_harness(to).first().copied().cloned().ok_or_else(|| {
-        HostError::NoCodec(format!("no codec for target harness {to:?} (known: {})", catalog.harnesses().join(", ")))
-    })?;
+    let target_codec = catalog
+        .for_harness(to)
+        .first()
+        .copied()
+        .cloned()
+        .ok_or_else(|| HostError::NoCodec(inventory::no_codec_message(catalog, to)))?;
     if target_codec.writes.is_empty() {
         return Err(HostError::NoCodec(format!("codec {} cannot write sessions", target_codec.id())));
     }
-    let cwd = cwd.or_else(|| found.session.cwd.clone());
-    let options = WriteOptions { cwd: cwd.clone(), native_id: None, home_path: None };
+    let cwd = options.cwd.clone().or_else(|| found.session.cwd.clone());
+    let write_options = WriteOptions { cwd: cwd.clone(), native_id: None, home_path: None };
     let existed = out.exists();
     prepare_out_dir(out)?;
-    let result = export(catalog, found, to, out, cwd, target_codec, options);
+    let result = export(catalog, found, to, out, cwd, target_codec, write_options, options);
     if result.is_err() {
         // A failed conversion leaves no partial export behind (a retry would
         // be refused as "not empty"); the directory goes if convert made it.
@@ -139,14 +180,19 @@ fn export(
     cwd: Option<String>,
     target_codec: CodecRecord,
     options: WriteOptions,
+    convert: &ConvertOptions,
 ) -> Result<ExportManifest> {
     let (source_codec, mut stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
-    let mut sink = catalog.instantiate(&target_codec)?.write(&options)?;
+    let mut instance = catalog.instantiate(&target_codec)?;
+    instance.set_target_choice(convert.choice.clone());
+    let mut sink = instance.write(&options)?;
+    let mut not_portable = NotPortable::default();
     let mut canonical = ExportFile::create(&out.join("canonical.jsonl"))?;
     let mut files = ArtifactFiles::new(out.to_path_buf());
     let mut source = Essentials::default();
     while let Some(batch) = stream.next_batch()? {
         source.add_document(&batch.records, &source_codec.id())?;
+        not_portable.add(&batch.diagnostics);
         canonical.append(batch.records.as_bytes())?;
         if !batch.records.is_empty() && !batch.records.ends_with('\n') {
             canonical.append(b"\n")?;
@@ -154,7 +200,19 @@ fn export(
         files.append(sink.push(&batch.records)?)?;
     }
     drop(stream);
+    let applied_in_write = sink.target_choice_asked();
     let mut written = sink.finish()?;
+    not_portable.add(&written.diagnostics);
+    for cause in source.continuity.causes() {
+        not_portable.push(cause);
+    }
+    if !not_portable.causes.is_empty() && !convert.lossy {
+        return Err(HostError::NotPortable {
+            session: format!("{} {}", found.harness, found.session.native_id),
+            target: to.to_string(),
+            causes: not_portable.causes,
+        });
+    }
     files.append(std::mem::take(&mut written.chunks))?;
     let artifacts = files.finish()?;
     canonical.finish()?;
@@ -197,10 +255,37 @@ fn export(
         cwd,
         artifacts,
         fidelity: Fidelity { tier, not_carried, source_kinds: source.kinds, target_kinds },
+        target_choice: convert.choice.names_something().then(|| RecordedChoice {
+            model: convert.choice.model.clone(),
+            provider: convert.choice.provider.clone(),
+            applied_in_write,
+        }),
+        not_portable: not_portable.causes,
     };
     let json = serde_json::to_vec_pretty(&manifest).map_err(|e| HostError::io(out, e))?;
     write_atomically(&out.join("export.json"), &json)?;
     Ok(manifest)
+}
+
+/// The causes that make a session not portable, from diagnostics
+/// ([`NOT_PORTABLE_CODES`]), each once.
+#[derive(Default)]
+struct NotPortable {
+    causes: Vec<String>,
+}
+
+impl NotPortable {
+    fn add(&mut self, diagnostics: &[crate::wit::latest::types::Diagnostic]) {
+        for d in diagnostics.iter().filter(|d| NOT_PORTABLE_CODES.contains(&d.code.as_str())) {
+            self.push(if d.detail.is_empty() { d.code.clone() } else { format!("{}: {}", d.code, d.detail) });
+        }
+    }
+
+    fn push(&mut self, cause: String) {
+        if !self.causes.contains(&cause) {
+            self.causes.push(cause);
+        }
+    }
 }
 
 /// A file of the export being written, hashed as it grows.
@@ -346,6 +431,55 @@ struct Essentials {
     values: HashMap<[u8; 16], (i32, u8)>,
     kinds: BTreeMap<String, u64>,
     sign: i32,
+    /// The source's active context, for the portability gate.
+    continuity: Continuity,
+}
+
+/// What in the source's main conversation a target cannot continue from:
+/// tool calls never answered, and a last turn cut off by an interrupt.
+#[derive(Default)]
+struct Continuity {
+    calls: HashMap<String, String>,
+    results: std::collections::HashSet<String>,
+    interrupted_at_end: bool,
+}
+
+/// Observation subtypes codecs use for a turn the user or the harness cut off.
+const INTERRUPT_SUBTYPES: &[&str] = &["interrupt", "interrupted", "turn_aborted"];
+
+impl Continuity {
+    fn add(&mut self, body: &Body) {
+        match body {
+            Body::ToolCall { call_id, name, .. } => {
+                self.calls.entry(call_id.clone()).or_insert_with(|| name.clone());
+                self.interrupted_at_end = false;
+            }
+            Body::ToolResult { call_id, .. } => {
+                self.results.insert(call_id.clone());
+                self.interrupted_at_end = false;
+            }
+            Body::Observation { subtype, .. } if INTERRUPT_SUBTYPES.contains(&subtype.as_str()) => {
+                self.interrupted_at_end = true;
+            }
+            Body::User { .. } | Body::Assistant(_) | Body::Compaction { .. } => self.interrupted_at_end = false,
+            _ => {}
+        }
+    }
+
+    /// The causes, as `code: detail`, in a stable order.
+    fn causes(&self) -> Vec<String> {
+        let mut open: Vec<(&String, &String)> =
+            self.calls.iter().filter(|(id, _)| !self.results.contains(*id)).collect();
+        open.sort();
+        let mut causes: Vec<String> = open
+            .into_iter()
+            .map(|(id, name)| format!("tool-call-without-result: {name} ({id}) has no result"))
+            .collect();
+        if self.interrupted_at_end {
+            causes.push("interrupted-turn: the last turn was interrupted mid-way".into());
+        }
+        causes
+    }
 }
 
 /// What a conversion must keep, as named in loss reports.
@@ -364,7 +498,7 @@ const CATEGORIES: &[&str] = &[
 
 impl Default for Essentials {
     fn default() -> Self {
-        Essentials { values: HashMap::new(), kinds: BTreeMap::new(), sign: 1 }
+        Essentials { values: HashMap::new(), kinds: BTreeMap::new(), sign: 1, continuity: Continuity::default() }
     }
 }
 
@@ -415,6 +549,9 @@ impl Essentials {
         *self.kinds.entry(r.body.kind().to_string()).or_default() += 1;
         if r.agent.is_some() {
             return;
+        }
+        if self.sign > 0 {
+            self.continuity.add(&r.body);
         }
         let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
         match &r.body {
@@ -488,7 +625,8 @@ pub fn plan(
     artifacts: &[ArtifactInfo],
     export: &Path,
     home: &Path,
-) -> Result<(CodecRecord, Plan)> {
+    choice: &TargetChoice,
+) -> Result<PlannedInstall> {
     let (harness, version) = manifest.target.codec.split_once('@').unwrap_or((&manifest.target.harness, ""));
     let codec = catalog
         .for_harness(harness)
@@ -503,8 +641,51 @@ pub fn plan(
         native_id: Some(manifest.target.native_id.clone()),
         home_path: Some(home.display().to_string()),
     };
-    let plan = catalog.instantiate(&codec)?.prepare(artifacts, &export.join("artifacts"), &home, &options)?;
-    Ok((codec, plan))
+    // A choice given to prepare wins; otherwise the one made at convert time.
+    let recorded = manifest.target_choice.as_ref();
+    let mut effective = choice.clone();
+    if !choice.names_something()
+        && let Some(r) = recorded
+    {
+        effective.model = r.model.clone();
+        effective.provider = r.provider.clone();
+    }
+    let mut instance = catalog.instantiate(&codec)?;
+    instance.set_target_choice(effective.clone());
+    let plan = instance.prepare(artifacts, &export.join("artifacts"), &home, &options)?;
+    let applied_in_write =
+        recorded.is_some_and(|r| r.applied_in_write && r.model == effective.model && r.provider == effective.provider);
+    if effective.names_something() && !instance.target_choice_asked() && !applied_in_write {
+        return Err(HostError::TargetChoice(format!(
+            "codec {} does not take a model or provider choice, so {} cannot be applied; install without --model/--provider (a newer codec may support it)",
+            codec.id(),
+            describe_choice(&effective)
+        )));
+    }
+    let untested = instance.untested_target();
+    Ok(PlannedInstall { codec, plan, untested, choice: effective })
+}
+
+/// What `prepare` will install, and how sure it is.
+pub struct PlannedInstall {
+    pub codec: CodecRecord,
+    pub plan: Plan,
+    /// The target runs a version the codec was not tested with (allowed by
+    /// `--allow-untested`): the install is not verified.
+    pub untested: Option<Untested>,
+    /// The model/provider the plan was made with.
+    pub choice: TargetChoice,
+}
+
+fn describe_choice(choice: &TargetChoice) -> String {
+    let mut parts = Vec::new();
+    if let Some(m) = &choice.model {
+        parts.push(format!("model {m:?}"));
+    }
+    if let Some(p) = &choice.provider {
+        parts.push(format!("provider {p:?}"));
+    }
+    parts.join(" and ")
 }
 
 /// A codec's plan in the installer's terms. `copy-artifact` names an

@@ -86,6 +86,15 @@ pub enum HostError {
     #[error("{0}")]
     NoCodec(String),
 
+    #[error(
+        "{session} cannot be continued in {target} as it is: {}; pass --lossy to convert it anyway (the fidelity report lists what is dropped)",
+        causes.join("; ")
+    )]
+    NotPortable { session: String, target: String, causes: Vec<String> },
+
+    #[error("{0}")]
+    TargetChoice(String),
+
     #[error("{0}")]
     SessionNotFound(String),
 

@@ -43,6 +43,10 @@ pub struct FoundSession {
     /// `.codex/…`, a second profile). The listed one is the largest.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub copies: Vec<PathBuf>,
+    /// Why the session cannot be continued in another harness as it is (the
+    /// codec's `not-portable` discovery diagnostics): `convert` needs `--lossy`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_portable: Vec<String>,
 }
 
 /// A `session-ref` in host form.
@@ -111,10 +115,7 @@ pub fn discover(catalog: &Catalog<'_>, query: &SessionQuery) -> Result<Inventory
     let harnesses: Vec<String> = match &query.harness {
         Some(h) => {
             if catalog.for_harness(h).is_empty() {
-                return Err(HostError::NoCodec(format!(
-                    "no codec for harness {h:?} (known: {})",
-                    catalog.harnesses().join(", ")
-                )));
+                return Err(HostError::NoCodec(no_codec_message(catalog, h)));
             }
             vec![h.clone()]
         }
@@ -131,6 +132,17 @@ pub fn discover(catalog: &Catalog<'_>, query: &SessionQuery) -> Result<Inventory
         b.session.updated_at.cmp(&a.session.updated_at).then_with(|| a.session.native_id.cmp(&b.session.native_id))
     });
     Ok(inventory)
+}
+
+/// "no codec for harness …", naming the plugin file to install when the
+/// harness has one that is not built in.
+pub fn no_codec_message(catalog: &Catalog<'_>, harness: &str) -> String {
+    match crate::registry::builtin::PLUGIN_FILE_ONLY.iter().find(|(h, _)| *h == harness) {
+        Some((_, file)) => format!(
+            "no codec for harness {harness:?} is installed: it ships as the plugin file {file} (trajhost plugin install {file})"
+        ),
+        None => format!("no codec for harness {harness:?} (known: {})", catalog.harnesses().join(", ")),
+    }
 }
 
 /// One harness: every version's `discover`, then one entry per locator.
@@ -189,8 +201,24 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
             home: home.to_path_buf(),
             session: SessionSummary::new(catalog, home, session),
             copies: Vec::new(),
+            not_portable: Vec::new(),
         });
     }
+    // `not-portable` about a listed session marks the session instead.
+    diagnostics.retain(|d| {
+        if d.diagnostic.code != "not-portable" {
+            return true;
+        }
+        let Some(file) = d.diagnostic.file.as_deref() else { return true };
+        let mut marked = false;
+        for s in inventory.sessions.iter_mut().filter(|s| s.harness == harness && s.session.locator == file) {
+            if !s.not_portable.contains(&d.diagnostic.detail) {
+                s.not_portable.push(d.diagnostic.detail.clone());
+            }
+            marked = true;
+        }
+        !marked
+    });
     // A file one version cannot place while another lists it is no news;
     // what a codec says about a file it listed itself stays.
     diagnostics.retain(|d| match d.diagnostic.file.as_deref() {
@@ -322,6 +350,18 @@ pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) ->
             Ok(found)
         }
         [] => {
+            // A harness whose codec is a plugin file not installed here.
+            let uncovered = crate::uncovered::find(&inventory.home, &catalog.harnesses(), harness);
+            if let Some(s) = uncovered.iter().find(|s| s.native_id.starts_with(target)) {
+                return Err(HostError::NoCodec(format!(
+                    "{} is a {} session, and no {} codec is installed: it ships as the plugin file {} (trajhost plugin install {})",
+                    s.path.display(),
+                    s.harness,
+                    s.harness,
+                    s.plugin_file,
+                    s.plugin_file
+                )));
+            }
             let mut message = format!(
                 "no session {target:?} under {} ({} sessions found; `trajhost sessions --home {}` lists them)",
                 home.display(),
@@ -547,6 +587,7 @@ fn attribute(
         session: SessionSummary::new(catalog, home, session),
         home: home.to_path_buf(),
         copies: Vec::new(),
+        not_portable: Vec::new(),
     }
 }
 

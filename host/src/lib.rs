@@ -31,6 +31,7 @@ pub mod runtime;
 pub mod scaffold;
 pub mod time;
 pub mod trajectory;
+pub mod uncovered;
 pub mod wit;
 
 pub use error::{HostError, LimitKind, Operation, Result};

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use trajhost::HostError;
+use trajhost::capabilities::target::TargetChoice;
 use trajhost::convert::{self, ExportManifest, Tier};
 use trajhost::install::{self, InstallOp, RecoveryOutcome};
 use trajhost::inventory::{self, FoundSession};
@@ -28,6 +29,15 @@ pub struct ConvertArgs {
     /// Where to look for an id (default: $HOME).
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
+    /// The model the session should use in the target (for targets that record one per session).
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// The provider the session should use in the target; a target without a provider selector refuses it.
+    #[arg(long, value_name = "PROVIDER")]
+    provider: Option<String>,
+    /// Convert a session that is not portable (see docs/portability.md) anyway; the report lists what is dropped.
+    #[arg(long)]
+    lossy: bool,
     /// Print the export manifest as JSON.
     #[arg(long)]
     json: bool,
@@ -43,6 +53,16 @@ pub struct PrepareArgs {
     /// Show the plan without changing anything.
     #[arg(long)]
     dry_run: bool,
+    /// The model the installed session should use (default: the one chosen at convert, else the target's own).
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// The provider the installed session should use (default: the one chosen at convert, else the target's own).
+    #[arg(long, value_name = "PROVIDER")]
+    provider: Option<String>,
+    /// Install even if the target runs a harness version the codec was not tested with. The install is then
+    /// reported as not verified.
+    #[arg(long)]
+    allow_untested: bool,
     #[arg(long)]
     json: bool,
 }
@@ -55,7 +75,12 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("trajhost-export-{}-{}", args.to, found.session.native_id)));
-    let manifest = match convert::convert(&catalog, &found, &args.to, &out, args.cwd.clone()) {
+    let options = convert::ConvertOptions {
+        cwd: args.cwd.clone(),
+        choice: TargetChoice { model: args.model.clone(), provider: args.provider.clone(), allow_untested: false },
+        lossy: args.lossy,
+    };
+    let manifest = match convert::convert(&catalog, &found, &args.to, &out, &options) {
         Ok(manifest) => manifest,
         Err(error) => return Err(explain_convert_error(error, args, &found)),
     };
@@ -97,7 +122,10 @@ fn print_report(m: &ExportManifest, out: &std::path::Path) {
         Tier::Semantic => "semantic",
     };
     println!("fidelity  {tier}");
-    if m.fidelity.not_carried.is_empty() {
+    for cause in &m.not_portable {
+        println!("          dropped (--lossy): {cause}");
+    }
+    if m.fidelity.not_carried.is_empty() && m.not_portable.is_empty() {
         println!("          everything carried over");
     }
     for loss in &m.fidelity.not_carried {
@@ -117,7 +145,13 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
         );
     }
     let (manifest, artifacts) = convert::load_export(&args.export)?;
-    let (codec, plan) = convert::plan(&catalog, &manifest, &artifacts, &args.export, &home)?;
+    let choice = TargetChoice {
+        model: args.model.clone(),
+        provider: args.provider.clone(),
+        allow_untested: args.allow_untested,
+    };
+    let convert::PlannedInstall { codec, plan, untested, choice } =
+        convert::plan(&catalog, &manifest, &artifacts, &args.export, &home, &choice)?;
     let home = install::resolve_home(&home)?;
     let plan = convert::install_plan(plan, &args.export, &artifacts)?;
     let applied = if args.dry_run {
@@ -155,6 +189,10 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 "operations": operations,
                 "applied": applied,
                 "resume_command": plan.resume_command,
+                "model": choice.model,
+                "provider": choice.provider,
+                "verified": untested.is_none(),
+                "untested": untested,
             }))?
         );
     } else {
@@ -182,6 +220,14 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
         }
         if let Some(command) = &plan.resume_command {
             println!("resume with:\n  {command}");
+        }
+        if let Some(u) = &untested {
+            let found = u.found.as_deref().unwrap_or("an unknown version");
+            println!(
+                "not verified: the target runs {found}, and {} was tested with {} only (--allow-untested)",
+                codec.id(),
+                u.tested
+            );
         }
     }
     Ok(exit::OK)

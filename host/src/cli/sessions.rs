@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use trajhost::inventory::{self, HarnessDiagnostic, Inventory, SessionQuery};
+use trajhost::uncovered;
 
 use super::{Context, default_home, diagnostic_json, host_exit_code, severity_name, worst_exit_code};
 
@@ -32,6 +33,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         cwd: args.cwd.clone(),
     };
     let inventory = inventory::discover(&catalog, &query)?;
+    let uncovered = uncovered::find(&inventory.home, &catalog.harnesses(), args.harness.as_deref());
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &inventory.sessions)?;
@@ -40,8 +42,13 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         for line in json_diagnostics(&inventory) {
             eprintln!("{line}");
         }
+        for s in &uncovered {
+            let mut value = serde_json::to_value(s)?;
+            value["kind"] = "no-codec".into();
+            eprintln!("{value}");
+        }
     } else {
-        if inventory.sessions.is_empty() {
+        if inventory.sessions.is_empty() && uncovered.is_empty() {
             eprintln!("no sessions under {}", query.home.display());
         } else {
             writeln!(out, "{:<12} {:<38} {:<20} {:<20} {:<10} CWD", "HARNESS", "ID", "STARTED", "UPDATED", "VERSION")?;
@@ -60,7 +67,18 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                         0 => String::new(),
                         1 => "  (+1 copy in another home)".to_string(),
                         n => format!("  (+{n} copies in other homes)"),
+                    } + &if s.not_portable.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  (not portable: {})", s.not_portable.join("; "))
                     },
+                )?;
+            }
+            for s in &uncovered {
+                writeln!(
+                    out,
+                    "{:<12} {:<38} {:<20} {:<20} {:<10} (no codec installed: {})",
+                    s.harness, s.native_id, "-", "-", "-", s.plugin_file
                 )?;
             }
         }
@@ -71,6 +89,18 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         }
         for (harness, error) in &inventory.failures {
             eprintln!("error: {harness}: discovery failed: {error}");
+        }
+        let mut noted: Vec<&str> = Vec::new();
+        for s in &uncovered {
+            if noted.contains(&s.harness.as_str()) {
+                continue;
+            }
+            noted.push(&s.harness);
+            let count = uncovered.iter().filter(|u| u.harness == s.harness).count();
+            eprintln!(
+                "note: {count} {} session(s) found, but no {} codec is installed: it ships as the plugin file {}; install it with `trajhost plugin install {}` to read them",
+                s.harness, s.harness, s.plugin_file, s.plugin_file
+            );
         }
     }
     Ok(worst_exit_code(inventory.failures.iter().map(|(_, e)| e)))

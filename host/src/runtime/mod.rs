@@ -18,12 +18,13 @@ pub use state::{CapabilityStats, PluginState};
 
 use crate::capabilities::fs::DirHandle;
 pub use crate::capabilities::fs::Mount;
+use crate::capabilities::target::{TargetChoice, TargetState, Untested};
 use crate::error::{HostError, LimitKind, Operation, Result};
 use crate::limits::Limits;
 use crate::wit::latest::codec::{
     ArtifactChunk, ArtifactInfo, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, Sniffed, WriteOptions, Written,
 };
-use crate::wit::{since_v0_1_0 as v0_1, since_v0_2_0 as v0_2};
+use crate::wit::{since_v0_1_0 as v0_1, since_v0_2_1 as v0_2};
 
 /// How often the epoch advances; call deadlines are multiples of it.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -225,7 +226,8 @@ fn import_allowed(name: &str) -> bool {
     let track = |prefix: &str| version.starts_with(prefix);
     match package.split_once('/') {
         Some(("trajhost:codec", iface)) => {
-            matches!(iface, "types" | "fs" | "sqlite" | "log") && (track("0.1.") || track("0.2."))
+            (matches!(iface, "types" | "fs" | "sqlite" | "log") && (track("0.1.") || track("0.2.")))
+                || (iface == "target" && track("0.2."))
         }
         Some(("wasi:cli", iface)) => {
             matches!(
@@ -399,6 +401,23 @@ impl CodecInstance {
     pub fn set_name(&mut self, name: String) {
         self.store.data_mut().plugin = name.clone();
         self.name = name;
+    }
+
+    /// The user's choices for the target of the next `write` or `prepare`
+    /// (API 0.2.1 `target`); clears what the codec asked or reported before.
+    pub fn set_target_choice(&mut self, choice: TargetChoice) {
+        self.store.data_mut().target = TargetState { choice, asked: false, untested: None };
+    }
+
+    /// Whether the codec asked for the target choice since it was set. A
+    /// codec of API 0.2.0 or older cannot ask.
+    pub fn target_choice_asked(&self) -> bool {
+        self.store.data().target.asked
+    }
+
+    /// The untested target version the codec reported, if any.
+    pub fn untested_target(&self) -> Option<Untested> {
+        self.store.data().target.untested.clone()
     }
 
     /// Runs one export call under the call deadline and maps failures.
@@ -754,6 +773,11 @@ impl SessionSink {
     pub fn plugin_log(&self) -> String {
         self.instance.plugin_log()
     }
+
+    /// Whether the codec asked for the target choice while writing.
+    pub fn target_choice_asked(&self) -> bool {
+        self.instance.target_choice_asked()
+    }
 }
 
 impl Drop for SessionSink {
@@ -777,6 +801,8 @@ mod tests {
         assert!(!import_allowed("wasi:sockets/tcp@0.2.6"));
         assert!(import_allowed("trajhost:codec/fs@0.2.0"));
         assert!(!import_allowed("trajhost:codec/fs@0.3.0"));
+        assert!(import_allowed("trajhost:codec/target@0.2.1"));
+        assert!(!import_allowed("trajhost:codec/target@0.1.0"));
         assert!(!import_allowed("wasi:cli/run@0.2.6"));
     }
 }

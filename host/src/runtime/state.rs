@@ -73,6 +73,7 @@ pub struct PluginState {
     pub(crate) deadline: SharedDeadline,
     pub(crate) stats: CapabilityStats,
     pub(crate) open_databases: usize,
+    pub(crate) target: crate::capabilities::target::TargetState,
 }
 
 impl PluginState {
@@ -94,6 +95,7 @@ impl PluginState {
             deadline: SharedDeadline::new(),
             stats: CapabilityStats::default(),
             open_databases: 0,
+            target: Default::default(),
         }
     }
 

@@ -6,12 +6,13 @@
 //! export types to the newest ones, so the rest of the host sees one API.
 
 pub mod since_v0_1_0;
-pub mod since_v0_2_0;
+pub mod since_v0_2_1;
 
-pub use since_v0_2_0 as latest;
+pub use since_v0_2_1 as latest;
 
-/// API versions this host can load, newest first.
-pub const SUPPORTED: &[semver::Version] = &[semver::Version::new(0, 2, 0), semver::Version::new(0, 1, 0)];
+/// API versions this host can load, newest first. Each serves its whole
+/// `0.N` track (patches are additive).
+pub const SUPPORTED: &[semver::Version] = &[semver::Version::new(0, 2, 1), semver::Version::new(0, 1, 0)];
 
 /// The WIT package name of the codec API.
 pub const PACKAGE: &str = "trajhost:codec";

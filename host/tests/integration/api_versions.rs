@@ -1,7 +1,8 @@
 //! Every supported `trajhost:codec` API version loads side by side. The 0.1
-//! guest is a real component built against the frozen 0.1.0 snapshot (the toy
-//! codec, `tests/toy/v1` at commit 0eeb315, before the SDK moved to 0.2; see
-//! tests/guests/README.md), kept as a binary so that it stays a 0.1 build.
+//! and 0.2.0 guests are real components built against the frozen snapshots
+//! (the toy codec, `tests/toy/v1`, at commits before the SDK moved on; see
+//! tests/guests/README.md), kept as binaries so that they stay old builds.
+//! The 0.2.0 one is served by the host's 0.2.1 bindings.
 
 use trajhost::catalog::Catalog;
 use trajhost::inventory::{self, SessionQuery};
@@ -14,20 +15,34 @@ fn api_0_1_guest() -> std::path::PathBuf {
     repo_root().join("tests/guests/toy-1.0.0-api-0.1.0.wasm")
 }
 
+fn api_0_2_0_guest() -> std::path::PathBuf {
+    repo_root().join("tests/guests/toy-1.0.0-api-0.2.0.wasm")
+}
+
 #[test]
 fn a_codec_built_against_api_0_1_installs_lists_discovers_and_reads() {
+    installs_lists_discovers_and_reads(&api_0_1_guest(), semver::Version::new(0, 1, 0));
+}
+
+#[test]
+fn a_codec_built_against_api_0_2_0_loads_through_the_0_2_1_bindings() {
+    assert_eq!(trajhost::wit::latest_version(), &semver::Version::new(0, 2, 1));
+    installs_lists_discovers_and_reads(&api_0_2_0_guest(), semver::Version::new(0, 2, 0));
+}
+
+fn installs_lists_discovers_and_reads(guest: &std::path::Path, api: semver::Version) {
     let data = tempfile::tempdir().unwrap();
     let registry = Registry::new(data.path());
     let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
 
-    // The component really exports the 0.1 interface.
-    let bytes = std::fs::read(api_0_1_guest()).unwrap();
-    let component = runtime.compile(&bytes, "toy-0.1").unwrap();
-    assert_eq!(runtime.check_component(&component, "toy-0.1").unwrap(), semver::Version::new(0, 1, 0));
-    let loaded = runtime.prepare(&component, "toy-0.1").unwrap();
-    assert_eq!(loaded.api_version(), &semver::Version::new(0, 1, 0));
+    // The component really exports the old interface.
+    let bytes = std::fs::read(guest).unwrap();
+    let component = runtime.compile(&bytes, "toy-old").unwrap();
+    assert_eq!(runtime.check_component(&component, "toy-old").unwrap(), api);
+    let loaded = runtime.prepare(&component, "toy-old").unwrap();
+    assert_eq!(loaded.api_version(), &api);
 
-    let installed = registry.install(&runtime, &api_0_1_guest(), false).unwrap();
+    let installed = registry.install(&runtime, guest, false).unwrap();
     assert!(matches!(installed, Installed::New(_)));
     let catalog = Catalog::open(&runtime, &registry).unwrap();
     let toy = catalog.for_harness("toy");
@@ -51,9 +66,12 @@ fn a_codec_built_against_api_0_1_installs_lists_discovers_and_reads() {
     assert!(lines.iter().any(|l| l["kind"] == "user" && l["text"] == "hello from beta"), "{lines:?}");
     assert!(lines.iter().any(|l| l["kind"] == "assistant"));
 
-    // A 0.1 codec cannot sniff: it recognizes nothing, without an error.
     let mut instance = catalog.instantiate(toy[0]).unwrap();
-    assert!(instance.sniff("toy/beta.jsonl", b"{\"v\":\"1.3.0\"}\n").unwrap().is_none());
+    let sniffed = instance.sniff("toy/beta.jsonl", b"{\"v\":\"1.3.0\"}\n").unwrap();
+    if api.minor == 1 {
+        // A 0.1 codec cannot sniff: it recognizes nothing, without an error.
+        assert!(sniffed.is_none());
+    }
 }
 
 #[test]

@@ -172,3 +172,119 @@ fn a_failed_conversion_leaves_no_partial_export() {
     assert!(ok.status.success(), "{}", stderr(&ok));
     assert!(given.join("export.json").is_file());
 }
+
+/// A model or provider the target codec never asks for is refused at
+/// prepare, not silently dropped; the export records the convert-time choice.
+#[test]
+fn a_model_choice_the_target_codec_cannot_apply_is_refused() {
+    let data = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let export = out.path().join("export");
+    let home = fixture_home("claude-code", "2.1.197", "simple");
+    let args = [
+        "convert",
+        "61ec73f4",
+        "--home",
+        home.to_str().unwrap(),
+        "--to",
+        "codex",
+        "--model",
+        "gpt-5-codex",
+        "--out",
+        export.to_str().unwrap(),
+    ];
+    let convert = trajhost(data.path(), &args);
+    assert!(convert.status.success(), "{}", stderr(&convert));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
+    assert_eq!(manifest["target_choice"]["model"], "gpt-5-codex", "{manifest}");
+    assert_eq!(manifest["target_choice"]["applied_in_write"], false);
+
+    let target = tempfile::tempdir().unwrap();
+    let before = tree_hashes(target.path());
+    let prepare =
+        trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    assert!(!prepare.status.success());
+    let message = stderr(&prepare);
+    assert!(
+        message.contains("does not take a model or provider choice") && message.contains("gpt-5-codex"),
+        "{message}"
+    );
+    assert_eq!(tree_hashes(target.path()), before, "a refused prepare changes nothing");
+
+    // Without a choice the same export installs.
+    let mut manifest = manifest;
+    manifest.as_object_mut().unwrap().remove("target_choice");
+    std::fs::write(export.join("export.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let prepare =
+        trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    assert!(prepare.status.success(), "{}", stderr(&prepare));
+}
+
+/// The lab's `simple` Claude Code session, copied, with its lines edited by
+/// `edit` (the session file's lines in, the new lines out).
+fn edited_claude_session(edit: impl FnOnce(Vec<String>) -> Vec<String>) -> (tempfile::TempDir, String) {
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&fixture_home("claude-code", "2.1.197", "simple"), home.path());
+    let file = session_file(home.path());
+    let lines: Vec<String> = std::fs::read_to_string(&file).unwrap().lines().map(str::to_string).collect();
+    let edited = edit(lines);
+    std::fs::write(&file, edited.join("\n") + "\n").unwrap();
+    (home, file)
+}
+
+/// `convert FILE --to codex`, plain and with `--lossy`: the refusal's
+/// message, and the manifest of the lossy export.
+fn convert_refused_then_lossy(file: &str) -> (String, serde_json::Value) {
+    let data = tempfile::tempdir().unwrap();
+    let out = data.path().join("export");
+    let refused = trajhost(data.path(), &["convert", file, "--to", "codex", "--out", out.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(!out.exists(), "a refused conversion leaves no export");
+    let lossy =
+        trajhost(data.path(), &["convert", file, "--to", "codex", "--out", out.to_str().unwrap(), "--lossy", "--json"]);
+    assert!(lossy.status.success(), "{}", stderr(&lossy));
+    (stderr(&refused), serde_json::from_slice(&lossy.stdout).unwrap())
+}
+
+#[test]
+fn the_portability_gate_refuses_a_tool_call_without_its_result() {
+    let (_home, file) =
+        edited_claude_session(|lines| lines.into_iter().filter(|l| !l.contains("\"tool_result\"")).collect());
+    let (message, manifest) = convert_refused_then_lossy(&file);
+    assert!(
+        message.contains("tool-call-without-result: Bash (toolu_lab_65f8015b64d24b4d82c5)")
+            && message.contains("--lossy"),
+        "{message}"
+    );
+    let dropped = manifest["not_portable"].as_array().unwrap();
+    assert_eq!(dropped.len(), 1, "{manifest}");
+    assert!(dropped[0].as_str().unwrap().starts_with("tool-call-without-result"), "{manifest}");
+}
+
+#[test]
+fn the_portability_gate_refuses_a_session_whose_last_turn_was_interrupted() {
+    let (_home, file) = edited_claude_session(|mut lines| {
+        // The user's next prompt, then Claude Code's interrupt marker as the last line.
+        let prompt = lines.iter().rposition(|l| l.contains("[notool]") && l.contains("\"type\":\"user\"")).unwrap();
+        let marker = lines[prompt].replace("What was the secret word again? [notool]", "[Request interrupted by user]");
+        let marker = marker.replacen("\"uuid\":\"", "\"uuid\":\"0", 1);
+        lines.push(marker);
+        lines
+    });
+    let (message, manifest) = convert_refused_then_lossy(&file);
+    assert!(message.contains("interrupted-turn: the last turn was interrupted mid-way"), "{message}");
+    assert_eq!(manifest["not_portable"][0], "interrupted-turn: the last turn was interrupted mid-way", "{manifest}");
+
+    // An interrupt followed by more conversation is history, not a cut-off turn.
+    let (_home, file) = edited_claude_session(|mut lines| {
+        let prompt = lines.iter().position(|l| l.contains("[notool]") && l.contains("\"type\":\"user\"")).unwrap();
+        let marker = lines[prompt].replace("What was the secret word again? [notool]", "[Request interrupted by user]");
+        lines.insert(prompt, marker.replacen("\"uuid\":\"", "\"uuid\":\"0", 1));
+        lines
+    });
+    let data = tempfile::tempdir().unwrap();
+    let out = data.path().join("export");
+    let converted = trajhost(data.path(), &["convert", &file, "--to", "codex", "--out", out.to_str().unwrap()]);
+    assert!(converted.status.success(), "{}", stderr(&converted));
+}

@@ -108,10 +108,7 @@ mod tests {
         assert_eq!(super::md5_hex(b""), "d41d8cd98f00b204e9800998ecf8427e");
         // Cursor's folder for this project path, as a third-party reader checked it.
         assert_eq!(super::md5_hex(b"/Users/alexm/Repository/Codex-History"), "a540c72cf1054787d73d0121d2ecc391");
-        assert_eq!(
-            super::sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(super::sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Everything a codec author needs to turn one harness's native session store
 //! into trajhost's canonical records, as a sandboxed WebAssembly component:
 //!
-//! - [`bindings`]: the wit-bindgen bindings of `trajhost:codec@0.2.0` (the
+//! - [`bindings`]: the wit-bindgen bindings of `trajhost:codec@0.2.1` (the
 //!   crate carries its own copy of the WIT in `wit/`, so it builds outside
 //!   the trajhost workspace);
 //! - the [`Codec`] trait (every operation but `info`, `discover` and `read` has
@@ -15,6 +15,8 @@
 //! - [`records::BatchWriter`] and [`diag::Diagnostics`] to build batches, and
 //!   [`records::Steps`] / [`records::next_batch`] for a reader that works one
 //!   step at a time;
+//! - [`target`]: the user's model / provider / untested-version choices for
+//!   `write` and `prepare`;
 //! - [`time`] (RFC 3339 / ISO 8601 without a date crate) and [`hash::Fnv`]
 //!   (a deterministic hash).
 //!
@@ -56,6 +58,7 @@ pub mod paths;
 pub mod records;
 pub mod sql;
 pub mod sqlite;
+pub mod target;
 pub mod text;
 pub mod time;
 
@@ -83,7 +86,7 @@ pub type Artifact = ArtifactChunk;
 pub use bindings::trajhost::codec::types::{CodecError, Diagnostic, Severity};
 
 /// The API version of the WIT package this SDK binds.
-pub const API_VERSION: &str = "0.2.0";
+pub const API_VERSION: &str = "0.2.1";
 /// This SDK's version.
 pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -397,7 +400,7 @@ macro_rules! export_codec {
 
 /// `sdk=<version>;api=<version>`, embedded by [`export_codec!`].
 #[doc(hidden)]
-pub const SDK_SECTION: &str = concat!("sdk=", env!("CARGO_PKG_VERSION"), ";api=0.2.0");
+pub const SDK_SECTION: &str = concat!("sdk=", env!("CARGO_PKG_VERSION"), ";api=0.2.1");
 
 #[doc(hidden)]
 pub const fn sdk_section<const N: usize>() -> [u8; N] {
