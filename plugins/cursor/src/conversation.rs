@@ -6,7 +6,7 @@
 use trajhost_codec_sdk::CodecError;
 
 use crate::decode::Msg;
-use crate::wire::{Wire, Writer};
+use crate::wire::Writer;
 
 /// What the root holds that this codec uses.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -92,8 +92,15 @@ pub fn rebase_root(m: Msg<'_>, buf: &[u8], uri: &str) -> Result<Vec<u8>, CodecEr
 /// One turn.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Turn {
-    Agent { user_message: Option<[u8; 32]>, steps: Vec<[u8; 32]>, request_id: Option<String> },
-    Shell { command: Option<[u8; 32]>, output: Option<[u8; 32]> },
+    Agent {
+        user_message: Option<[u8; 32]>,
+        steps: Vec<[u8; 32]>,
+        request_id: Option<String>,
+    },
+    Shell {
+        command: Option<[u8; 32]>,
+        output: Option<[u8; 32]>,
+    },
     /// No oneof member set.
     Empty,
 }
@@ -246,9 +253,6 @@ pub fn uri_path(uri: &str) -> Option<String> {
     trajhost_codec_sdk::text::percent_decode(rest)
 }
 
-#[allow(dead_code)]
-fn _wire_used(_: Wire<'_>) {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,9 +278,15 @@ mod tests {
     #[test]
     fn archives_are_not_portable_and_unknowns_fail() {
         let b = Writer::new().bytes(13, &[3u8; 32]).finish();
-        assert_eq!(decode_root(m(), &b).unwrap().not_portable, vec!["compaction summary (root field 13 summary_archives)"]);
+        assert_eq!(
+            decode_root(m(), &b).unwrap().not_portable,
+            vec!["compaction summary (root field 13 summary_archives)"]
+        );
         assert!(decode_root(m(), &Writer::new().varint(40, 1).finish()).is_err());
         let turn = [0x0a, 0x00];
-        assert_eq!(decode_turn(m(), &turn).unwrap(), Turn::Agent { user_message: None, steps: vec![], request_id: None });
+        assert_eq!(
+            decode_turn(m(), &turn).unwrap(),
+            Turn::Agent { user_message: None, steps: vec![], request_id: None }
+        );
     }
 }

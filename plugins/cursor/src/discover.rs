@@ -109,7 +109,12 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
 
 /// The session-ref of one store, with its `not-portable` and `empty-chat`
 /// findings recorded against its locator.
-pub fn session_ref(home: &Dir, locator: &str, size: u64, problems: &mut FileProblems) -> Result<SessionRef, CodecError> {
+pub fn session_ref(
+    home: &Dir,
+    locator: &str,
+    size: u64,
+    problems: &mut FileProblems,
+) -> Result<SessionRef, CodecError> {
     let chat = Chat::open(home, locator)?;
     for cause in chat.not_portable() {
         problems.add(NOT_PORTABLE, Severity::Warning, locator, &cause);

@@ -18,8 +18,8 @@ pub const FILE_NAME: &str = "store.export.jsonl";
 
 /// One blob line.
 pub fn blob_line(id_hex: &str, data: &[u8]) -> Vec<u8> {
-    let mut line = serde_json::to_vec(&serde_json::json!({"id": id_hex, "data": base64_encode(data)}))
-        .expect("JSON serializes");
+    let mut line =
+        serde_json::to_vec(&serde_json::json!({"id": id_hex, "data": base64_encode(data)})).expect("JSON serializes");
     line.push(b'\n');
     line
 }

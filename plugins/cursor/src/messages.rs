@@ -17,8 +17,16 @@ pub enum Item {
     Reasoning(String),
     /// `redacted-reasoning`: opaque data.
     RedactedReasoning(String),
-    ToolCall { id: String, name: String, args: Json },
-    ToolResult { id: String, content: String, ok: Option<bool> },
+    ToolCall {
+        id: String,
+        name: String,
+        args: Json,
+    },
+    ToolResult {
+        id: String,
+        content: String,
+        ok: Option<bool>,
+    },
     /// A part type this codec does not know (its `type`).
     Unknown(String),
 }

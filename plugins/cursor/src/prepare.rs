@@ -21,7 +21,7 @@ use crate::conversation::{self, file_uri};
 use crate::decode::{Ctx, Msg};
 use crate::export;
 use crate::session::{ACP, META_JSON, STORE_DB};
-use crate::store::{BlobSource, Blob};
+use crate::store::{Blob, BlobSource};
 use crate::write::{chat_dir, refuse_provider};
 use crate::{TESTED_VERSION, target};
 
@@ -87,9 +87,9 @@ fn shell_quote(s: &str) -> String {
 
 fn refuse_existing(target: &Dir, dir: &str) -> Result<(), CodecError> {
     match target.stat(dir) {
-        Ok(_) => Err(CodecError::Other(format!(
-            "{dir} already exists in the target home; a session is never overwritten"
-        ))),
+        Ok(_) => {
+            Err(CodecError::Other(format!("{dir} already exists in the target home; a session is never overwritten")))
+        }
         Err(FsError::NotFound(_)) => Ok(()),
         Err(e) => Err(CodecError::Io(format!("checking {dir} in the target home: {e:?}"))),
     }
@@ -118,9 +118,9 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
     if !trajhost_codec_sdk::paths::is_uuid(&native_id) {
         return Err(CodecError::Malformed(format!("{source_dir}: the chat id is not a UUID")));
     }
-    let root_id = meta.root_id().ok_or_else(|| {
-        CodecError::Malformed(format!("{}: meta latestRootBlobId names no 32-byte root", store.path))
-    })?;
+    let root_id = meta
+        .root_id()
+        .ok_or_else(|| CodecError::Malformed(format!("{}: meta latestRootBlobId names no 32-byte root", store.path)))?;
     let root = blobs.blob(&root_id, conversation::ROOT)?;
     let source_cwd = meta_json.get("cwd").and_then(Json::as_str).unwrap_or("/").to_string();
     let cwd = options.cwd.clone().filter(|c| !c.is_empty()).unwrap_or_else(|| source_cwd.clone());

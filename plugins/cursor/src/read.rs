@@ -236,7 +236,10 @@ impl StoreReader {
                     self.diags.add(
                         "opaque-tool-call",
                         Severity::Info,
-                        &format!("ToolCall variant {} ({name}): arguments and result kept as field trees", call.variant),
+                        &format!(
+                            "ToolCall variant {} ({name}): arguments and result kept as field trees",
+                            call.variant
+                        ),
                         Some(&file),
                         None,
                     );
@@ -264,7 +267,9 @@ impl StoreReader {
                 Item::System(text) | Item::Context(text) => Body::System { text },
                 Item::User(text) => Body::User { text, attachments: Vec::new() },
                 Item::Assistant(text) => Body::Assistant(Assistant { text, ..Assistant::default() }),
-                Item::Reasoning(text) => Body::Reasoning(Reasoning { text: Some(text), opaque: None, encrypted: false }),
+                Item::Reasoning(text) => {
+                    Body::Reasoning(Reasoning { text: Some(text), opaque: None, encrypted: false })
+                }
                 Item::RedactedReasoning(data) => {
                     Body::Reasoning(Reasoning { text: None, opaque: Some(data), encrypted: true })
                 }

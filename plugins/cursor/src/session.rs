@@ -3,8 +3,8 @@
 //! native id, cwd, title, times, the root and why it is archive-only.
 
 use serde_json::Value as Json;
-use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::CodecError;
+use trajhost_codec_sdk::fs::{Dir, FsError};
 
 use crate::conversation::{self, Root};
 use crate::decode::{Ctx, Msg};
@@ -34,8 +34,8 @@ impl MetaJson {
             Err(FsError::NotFound(_)) => return Ok(None),
             Err(e) => return Err(trajhost_codec_sdk::errors::fs_error(path, e)),
         };
-        let v: Json = serde_json::from_slice(&bytes)
-            .map_err(|e| CodecError::Malformed(format!("{path}: not JSON ({e})")))?;
+        let v: Json =
+            serde_json::from_slice(&bytes).map_err(|e| CodecError::Malformed(format!("{path}: not JSON ({e})")))?;
         let s = |k: &str| v.get(k).and_then(Json::as_str).filter(|s| !s.is_empty()).map(str::to_string);
         Ok(Some(MetaJson {
             title: s("title"),

@@ -15,7 +15,7 @@ use crate::wire::{Fields, Wire, Writer};
 pub enum Step {
     Assistant { text: String },
     Thinking { text: String, duration_ms: Option<u32> },
-    Tool(ToolCall),
+    Tool(Box<ToolCall>),
 }
 
 /// `agent.v1.ToolCall`: one variant of the `tool` oneof plus `57 tool_call_id`.
@@ -46,10 +46,20 @@ pub struct McpToolCall {
 #[derive(Debug, Clone, PartialEq)]
 pub enum McpResult {
     /// `McpSuccess{1 content, 2 is_error}`; text items joined, images counted.
-    Success { texts: Vec<String>, images: usize, is_error: bool },
-    Error { error: String },
-    Rejected { reason: String },
-    PermissionDenied { error: String },
+    Success {
+        texts: Vec<String>,
+        images: usize,
+        is_error: bool,
+    },
+    Error {
+        error: String,
+    },
+    Rejected {
+        reason: String,
+    },
+    PermissionDenied {
+        error: String,
+    },
 }
 
 /// The `ToolCall.tool` oneof: field number → name.
@@ -106,7 +116,7 @@ pub fn decode_step(m: Msg<'_>, buf: &[u8]) -> Result<Step, CodecError> {
                 }
                 Step::Assistant { text }
             }
-            2 => Step::Tool(decode_tool_call(m.nested("agent.v1.ToolCall"), m.bytes(n, &w)?)?),
+            2 => Step::Tool(Box::new(decode_tool_call(m.nested("agent.v1.ToolCall"), m.bytes(n, &w)?)?)),
             3 => {
                 let tm = m.nested("agent.v1.ThinkingMessage");
                 let (mut text, mut duration_ms) = (String::new(), None);
@@ -503,6 +513,9 @@ mod tests {
         let bytes = Writer::new().string(9, "x").finish();
         let e = decode_step(m(), &bytes).unwrap_err();
         let CodecError::Malformed(s) = e else { panic!() };
-        assert!(s.contains("unknown field 9") && s.contains("agent.v1.ConversationStep") && s.contains("blob b"), "{s}");
+        assert!(
+            s.contains("unknown field 9") && s.contains("agent.v1.ConversationStep") && s.contains("blob b"),
+            "{s}"
+        );
     }
 }

@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
+use trajhost_codec_sdk::CodecError;
 use trajhost_codec_sdk::errors::sqlite_error;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::hash::{sha256, to_hex};
 use trajhost_codec_sdk::sqlite::{Database, Value};
-use trajhost_codec_sdk::CodecError;
 
 /// The keys of `meta['0']` this codec uses.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -193,7 +193,7 @@ impl BlobSource for MemoryStore {
 
 /// Lowercase or uppercase hex → bytes.
 pub fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| match c {

@@ -22,7 +22,7 @@ use trajhost_codec_sdk::{ArtifactChunk, CodecError, SessionWriter, Severity, Wri
 
 use crate::conversation::{encode_root, encode_user_message, file_uri};
 use crate::export::{self, blob_line, meta_line};
-use crate::messages::{self, message, reasoning_part, text_part, tool_call_part, tool_result_message, wrap_user_query};
+use crate::messages::{message, reasoning_part, text_part, tool_call_part, tool_result_message, wrap_user_query};
 use crate::session::{CHATS, META_JSON};
 use crate::steps::{McpResult, McpToolCall, encode_assistant, encode_mcp_step, encode_thinking};
 use crate::target;
@@ -31,7 +31,8 @@ pub const NOT_CARRIED: &str = "not-carried";
 pub const UNTRANSLATED_REASONING: &str = "untranslated-reasoning";
 
 /// The system message written first into root field 1.
-pub const SYSTEM_MESSAGE: &str = "This conversation was imported into Cursor by trajhost from another coding agent's session.";
+pub const SYSTEM_MESSAGE: &str =
+    "This conversation was imported into Cursor by trajhost from another coding agent's session.";
 
 enum Pending {
     Ready(Vec<u8>),
@@ -48,7 +49,6 @@ struct Started {
 pub struct Writer {
     options: WriteOptions,
     started: Option<Started>,
-    source_harness: String,
     model: Option<String>,
     created_ms: Option<i64>,
     updated_ms: Option<i64>,
@@ -97,7 +97,6 @@ impl Writer {
         Ok(Writer {
             options,
             started: None,
-            source_harness: String::new(),
             model: target::choice().model,
             created_ms: None,
             updated_ms: None,
@@ -194,7 +193,6 @@ impl Writer {
             Body::Meta(m) => Some(m),
             _ => None,
         };
-        self.source_harness = meta.map(|m| m.harness.clone()).unwrap_or_default();
         let native_id = match (&self.options.native_id, meta) {
             (Some(id), _) => id.clone(),
             (None, Some(m)) if trajhost_codec_sdk::paths::is_uuid(&m.native_id) && m.harness == crate::HARNESS => {
@@ -238,9 +236,7 @@ impl Writer {
             Body::Observation { subtype, .. } => {
                 self.not_carried(&format!("observation record ({subtype}): AgentKv has no equivalent"))
             }
-            Body::Compaction { .. } => {
-                self.not_carried("compaction summary (a compacted Cursor chat is archive-only)")
-            }
+            Body::Compaction { .. } => self.not_carried("compaction summary (a compacted Cursor chat is archive-only)"),
             Body::User { text, attachments } => {
                 if !attachments.is_empty() {
                     self.not_carried("user attachments");
@@ -411,8 +407,6 @@ impl SessionWriter for Writer {
             path: format!("{dir}/{META_JSON}"),
             bytes: serde_json::to_vec_pretty(&meta_json).expect("JSON serializes"),
         });
-        let _ = &self.source_harness;
-        let _ = messages::wrap_user_query;
         Ok(Written { native_id, chunks, diagnostics: self.diags.drain() })
     }
 }

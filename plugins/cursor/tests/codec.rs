@@ -4,6 +4,7 @@
 //! trips (from this codec's own fixture and from a lab Claude Code session)
 //! and prepare.
 
+#[path = "support/fixture.rs"]
 mod fixture;
 
 use std::path::{Path, PathBuf};
@@ -50,7 +51,7 @@ fn discovers_chats_acp_and_transcripts_once() {
     let d = tk::discover::<Cursor>(&home());
     let mut ids: Vec<(&str, &str)> = d.sessions.iter().map(|s| (s.native_id.as_str(), s.locator.as_str())).collect();
     ids.sort();
-    let mut want = vec![
+    let mut want = [
         (CHAT, chat_locator(CHAT)),
         (FRAGILE, chat_locator(FRAGILE)),
         (ACP_ONLY, format!(".cursor/acp-sessions/{ACP_ONLY}/store.db")),
@@ -82,8 +83,22 @@ fn reads_turns_thinking_mcp_and_shell() {
     assert_eq!(
         tk::kinds(&r.records),
         [
-            "meta", "user", "reasoning", "tool_call", "tool_result", "assistant", "system", "user", "tool_call",
-            "tool_result", "tool_call", "tool_result", "tool_call", "tool_result", "assistant", "tool_call",
+            "meta",
+            "user",
+            "reasoning",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "system",
+            "user",
+            "tool_call",
+            "tool_result",
+            "tool_call",
+            "tool_result",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "tool_call",
             "tool_result"
         ]
     );
@@ -96,13 +111,16 @@ fn reads_turns_thinking_mcp_and_shell() {
     assert_eq!(*calls[0].2, fixture::list_args());
     assert_eq!(calls.iter().map(|c| c.1).collect::<Vec<_>>(), ["list_files", "run", "write", "delete", "shell"]);
     let results = tk::tool_results(&r.records);
-    assert_eq!(results.iter().map(|r| (r.0, r.2)).collect::<Vec<_>>(), [
-        ("call-list", Some(true)),
-        ("call-run", Some(false)),
-        ("call-write", Some(false)),
-        ("call-delete", Some(false)),
-        ("t2:shell", Some(true)),
-    ]);
+    assert_eq!(
+        results.iter().map(|r| (r.0, r.2)).collect::<Vec<_>>(),
+        [
+            ("call-list", Some(true)),
+            ("call-run", Some(false)),
+            ("call-write", Some(false)),
+            ("call-delete", Some(false)),
+            ("t2:shell", Some(true)),
+        ]
+    );
     assert_eq!(results[0].1, fixture::long_result());
     assert!(results[0].1.len() > 4096);
     assert_eq!(results[1].1, "boom");
@@ -111,7 +129,9 @@ fn reads_turns_thinking_mcp_and_shell() {
     assert_eq!(results[4].1, "a\nb\n");
     // The injected context of turn 2 is system, not user.
     let system: Vec<&Record> = r.records.iter().filter(|r| r.body.kind() == "system").collect();
-    assert!(matches!(&system[0].body, trajhost_codec_sdk::canonical::Body::System { text } if text.contains("Workspace Path:")));
+    assert!(
+        matches!(&system[0].body, trajhost_codec_sdk::canonical::Body::System { text } if text.contains("Workspace Path:"))
+    );
     assert_eq!(r.records[1].id, fixture::USER1_ID);
     assert_eq!(r.records[1].ts.as_deref(), Some("2026-11-30T10:00:01.000Z"));
     assert_eq!(r.meta().cwd.as_deref(), Some(CWD));
@@ -201,8 +221,7 @@ mod tk_write {
         pub written: trajhost_codec_sdk::WrittenFiles,
     }
     pub fn write(records: &[Record]) -> Out {
-        let written =
-            trajhost_codec_sdk::write_document::<Cursor>(&tk::document(records), no_options()).unwrap();
+        let written = trajhost_codec_sdk::write_document::<Cursor>(&tk::document(records), no_options()).unwrap();
         let home = tempfile::tempdir().unwrap();
         for a in &written.artifacts {
             let p = home.path().join(&a.path);
@@ -289,7 +308,10 @@ fn write_refuses_a_tool_call_without_its_result_and_a_provider() {
     let r = tk::read::<Cursor>(&home(), &chat_locator(CHAT));
     let cut: Vec<Record> = r.records.iter().take(4).cloned().collect(); // up to the first tool_call
     let err = trajhost_codec_sdk::write_document::<Cursor>(&tk::document(&cut), no_options()).unwrap_err();
-    assert!(matches!(&err, CodecError::Unsupported(m) if m.contains("call-list") && m.contains("no result")), "{err:?}");
+    assert!(
+        matches!(&err, CodecError::Unsupported(m) if m.contains("call-list") && m.contains("no result")),
+        "{err:?}"
+    );
     target::set_for_tests(TargetChoice { provider: Some("openai".into()), ..TargetChoice::default() });
     let err = trajhost_codec_sdk::write_document::<Cursor>(&tk::document(&r.records), no_options());
     target::set_for_tests(TargetChoice::default());
@@ -340,12 +362,15 @@ fn prepare_creates_exactly_two_stores_and_two_meta_files() {
             _ => panic!("unexpected operation"),
         })
         .collect();
-    assert_eq!(paths, [
-        format!("db {dir}/store.db"),
-        format!("file {dir}/meta.json"),
-        format!("db {acp}/store.db"),
-        format!("file {acp}/meta.json")
-    ]);
+    assert_eq!(
+        paths,
+        [
+            format!("db {dir}/store.db"),
+            format!("file {dir}/meta.json"),
+            format!("db {acp}/store.db"),
+            format!("file {acp}/meta.json")
+        ]
+    );
     assert_eq!(
         plan.resume_command.as_deref(),
         Some(format!("cd {CWD} && HOME={} cursor-agent --resume {CHAT}", t.path().display()).as_str())
@@ -384,7 +409,10 @@ fn prepare_refuses_an_existing_dir_a_provider_and_untested_versions() {
     let t = target_home(Some("2026.09.15-abc1234"));
     let err = prepare(&out, t.path()).unwrap_err();
     let CodecError::Unsupported(m) = &err else { panic!("{err:?}") };
-    assert!(m.contains("2026.09.15-abc1234") && m.contains("2026.10.01-e373342") && m.contains("--allow-untested"), "{m}");
+    assert!(
+        m.contains("2026.09.15-abc1234") && m.contains("2026.10.01-e373342") && m.contains("--allow-untested"),
+        "{m}"
+    );
 
     let t = target_home(None);
     let err = prepare(&out, t.path()).unwrap_err();
@@ -395,7 +423,8 @@ fn prepare_refuses_an_existing_dir_a_provider_and_untested_versions() {
     let reported = target::reported_untested();
     target::set_for_tests(TargetChoice::default());
     assert_eq!(plan.unwrap().operations.len(), 4);
-    assert_eq!(reported, Some((None, "2026.10.01-e373342".to_string())));
+    let reported = reported.expect("reported untested");
+    assert_eq!((reported.found, reported.tested.as_str()), (None, "2026.10.01-e373342"));
 }
 
 #[test]
@@ -406,7 +435,10 @@ fn prepare_into_another_cwd_moves_the_root() {
     let plan =
         trajhost_codec_sdk::prepare_artifacts::<Cursor>(out.written.artifacts.clone(), &Dir::native(t.path()), options)
             .unwrap();
-    assert_eq!(plan.resume_command.as_deref(), Some(format!("cd /other/place && cursor-agent --resume {CHAT}").as_str()));
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd /other/place && cursor-agent --resume {CHAT}").as_str())
+    );
     fixture::apply(&plan, t.path());
     let d = tk::discover::<Cursor>(t.path());
     assert_eq!(d.sessions[0].cwd.as_deref(), Some("/other/place"));

@@ -168,7 +168,8 @@ fn main_chat() -> (Blobs, [u8; 32]) {
         fs(2, "5b6c7d8e-9fa0-41b2-83c4-d5e6f7a8b9c0"),
     ]));
     let e0 = b.put(mcp_step("run", "call-run", &json!({"cmd": "false"}), fb(2, &fs(1, "boom"))));
-    let e1 = b.put(mcp_step("write", "call-write", &json!({"path": "x"}), fb(3, &cat(&[fs(1, "user said no"), fv(2, 1)]))));
+    let e1 =
+        b.put(mcp_step("write", "call-write", &json!({"path": "x"}), fb(3, &cat(&[fs(1, "user said no"), fv(2, 1)]))));
     let e2 = b.put(mcp_step("delete", "call-delete", &json!({"path": "y"}), fb(4, &cat(&[fs(1, "not allowed")]))));
     let e3 = b.put(fb(1, &fs(1, "Done.")));
     let t1 = b.put(agent_turn(Some(u1), &[e0, e1, e2, e3]));
@@ -217,7 +218,11 @@ pub fn build(home: &Path) {
         b.json(json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c9", "toolName": "Read", "result": "ok"}]})),
     ];
     let root = b.put(cat(&[cat(&msgs.iter().map(|m| fb(1, m)).collect::<Vec<_>>()), fs(9, "file:///srv/acp")]));
-    write_store(&home.join(".cursor/acp-sessions").join(ACP_ONLY).join("store.db"), &b, &meta_of(ACP_ONLY, root, "acp"));
+    write_store(
+        &home.join(".cursor/acp-sessions").join(ACP_ONLY).join("store.db"),
+        &b,
+        &meta_of(ACP_ONLY, root, "acp"),
+    );
 
     // An archive-only chat: its root carries a compaction summary archive.
     let mut b = Blobs::default();
@@ -227,8 +232,11 @@ pub fn build(home: &Path) {
     let root = b.put(cat(&[fb(8, &t), fs(9, "file:///home/user/project"), fb(13, &archive)]));
     let dir = chat_dir(home, CWD, FRAGILE);
     write_store(&dir.join("store.db"), &b, &meta_of(FRAGILE, root, "compacted"));
-    write_json(&dir.join("meta.json"), &json!({"schemaVersion": 1, "title": "compacted", "createdAtMs": CREATED,
-        "updatedAtMs": CREATED, "hasConversation": true, "cwd": CWD}));
+    write_json(
+        &dir.join("meta.json"),
+        &json!({"schemaVersion": 1, "title": "compacted", "createdAtMs": CREATED,
+        "updatedAtMs": CREATED, "hasConversation": true, "cwd": CWD}),
+    );
 
     // The agent-transcripts mirror of another chat.
     let t = home.join(".cursor/projects/home-user-project/agent-transcripts").join(TRANSCRIPT);
@@ -270,7 +278,11 @@ pub fn rows(path: &Path) -> Vec<(String, Vec<u8>)> {
     let mut s = c.prepare("SELECT id, data FROM blobs ORDER BY id").unwrap();
     out.extend(s.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap));
     let mut s = c.prepare("SELECT key, value FROM meta").unwrap();
-    out.extend(s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?.into_bytes()))).unwrap().map(Result::unwrap));
+    out.extend(
+        s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?.into_bytes())))
+            .unwrap()
+            .map(Result::unwrap),
+    );
     out
 }
 
