@@ -219,8 +219,9 @@ pub fn encode_agent_turn(user: &[u8; 32], steps: &[[u8; 32]]) -> Vec<u8> {
     Writer::new().bytes(1, &a.into_bytes()).finish()
 }
 
-/// The root: messages (1), turns (8), workspace URI (9).
-pub fn encode_root(messages: &[[u8; 32]], turns: &[[u8; 32]], uri: &str) -> Vec<u8> {
+/// The root: messages (1), turns (8), workspace URI (9), turn timings (14,
+/// `StepTiming{2 timestamp_ms}`, one per turn or none).
+pub fn encode_root(messages: &[[u8; 32]], turns: &[[u8; 32]], uri: &str, times: &[i64]) -> Vec<u8> {
     let mut w = Writer::new();
     for m in messages {
         w.bytes(1, m);
@@ -229,6 +230,10 @@ pub fn encode_root(messages: &[[u8; 32]], turns: &[[u8; 32]], uri: &str) -> Vec<
         w.bytes(8, t);
     }
     w.string(9, uri);
+    for t in times {
+        let timing = Writer::new().varint(2, (*t).max(0) as u64).finish();
+        w.bytes(14, &timing);
+    }
     w.into_bytes()
 }
 
@@ -265,10 +270,11 @@ mod tests {
     #[test]
     fn root_round_trip() {
         let ids = [[1u8; 32], [2u8; 32]];
-        let bytes = encode_root(&ids[..1], &ids[1..], &file_uri("/home/u/my proj"));
+        let bytes = encode_root(&ids[..1], &ids[1..], &file_uri("/home/u/my proj"), &[5]);
         let root = decode_root(m(), &bytes).unwrap();
         assert_eq!(root.messages, vec![[1u8; 32]]);
         assert_eq!(root.turns, vec![[2u8; 32]]);
+        assert_eq!(root.turn_timestamps, vec![Some(5)]);
         assert_eq!(root.workspace_uris, vec!["file:///home/u/my%20proj".to_string()]);
         assert_eq!(uri_path(&root.workspace_uris[0]).as_deref(), Some("/home/u/my proj"));
         let moved = rebase_root(m(), &bytes, "file:///x").unwrap();

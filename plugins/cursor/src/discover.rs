@@ -16,8 +16,16 @@ use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::export;
 use crate::read::{EMPTY_CHAT, NOT_PORTABLE};
-use crate::session::{ACP, CHATS, Chat, STORE_DB};
+use crate::session::{Chat, STORE_DB};
 use crate::transcript::{self, DIR, PROJECTS};
+
+/// The CLI's config directories under a home: `~/.cursor` (the default)
+/// and `$XDG_CONFIG_HOME/cursor` at its usual place (used when XDG_CONFIG_HOME
+/// is set). `projects/` (agent-transcripts) is always under `~/.cursor`.
+pub const CONFIG_ROOTS: [&str; 2] = [".cursor", ".config/cursor"];
+
+/// Files a chat directory may hold besides its store.
+const CHAT_FILES: &[&str] = &["store.db-wal", "store.db-shm", "store.db-journal", "meta.json", "prompt_history.json"];
 
 /// Every session under `home`.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
@@ -25,20 +33,31 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions: Vec<SessionRef> = Vec::new();
     let mut seen = BTreeSet::new();
     let mut stores = Vec::new();
-    for project in discovery::list(home, CHATS, &mut problems).unwrap_or_default() {
-        if !project.is_dir() {
-            continue;
-        }
-        let pdir = join(CHATS, &project.name);
-        for chat in discovery::list(home, &pdir, &mut problems).unwrap_or_default() {
-            if chat.is_dir() {
-                stores.push(join(&pdir, &chat.name));
+    for root in CONFIG_ROOTS {
+        let chats = format!("{root}/chats");
+        for project in discovery::list(home, &chats, &mut problems).unwrap_or_default() {
+            let pdir = join(&chats, &project.name);
+            if !project.is_dir() {
+                problems.unrecognized(&pdir, "a chats/<md5(cwd)>/ directory");
+                continue;
+            }
+            for chat in discovery::list(home, &pdir, &mut problems).unwrap_or_default() {
+                let cdir = join(&pdir, &chat.name);
+                if chat.is_dir() {
+                    stores.push(cdir);
+                } else {
+                    problems.unrecognized(&cdir, "a chat directory");
+                }
             }
         }
-    }
-    for acp in discovery::list(home, ACP, &mut problems).unwrap_or_default() {
-        if acp.is_dir() {
-            stores.push(join(ACP, &acp.name));
+        let acp_root = format!("{root}/acp-sessions");
+        for acp in discovery::list(home, &acp_root, &mut problems).unwrap_or_default() {
+            let adir = join(&acp_root, &acp.name);
+            if acp.is_dir() {
+                stores.push(adir);
+            } else {
+                problems.unrecognized(&adir, "an ACP session directory");
+            }
         }
     }
     for dir in stores {
@@ -49,8 +68,14 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
         } else if names.contains(export::FILE_NAME) {
             export::FILE_NAME
         } else {
+            problems.unrecognized(&dir, "a chat directory with store.db");
             continue;
         };
+        for e in &entries {
+            if e.name != file && !CHAT_FILES.contains(&e.name.as_str()) {
+                problems.unrecognized(&join(&dir, &e.name), "a file of a chat store");
+            }
+        }
         let locator = join(&dir, file);
         let id = dir.rsplit('/').next().unwrap_or(&dir).to_string();
         if seen.contains(&id) {
@@ -77,9 +102,13 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 let inner = join(&join(&tdir, &entry.name), &format!("{}.jsonl", entry.name));
                 match home.stat(&inner) {
                     Ok(_) => inner,
-                    Err(_) => continue,
+                    Err(_) => {
+                        problems.unrecognized(&join(&tdir, &entry.name), "an agent-transcripts <id>/<id>.jsonl");
+                        continue;
+                    }
                 }
             } else {
+                problems.unrecognized(&join(&tdir, &entry.name), "an agent-transcripts .jsonl");
                 continue;
             };
             let id = transcript::stem(&locator).to_string();

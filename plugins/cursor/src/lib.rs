@@ -60,13 +60,20 @@ impl Codec for Cursor {
             native_version_source: "none: the AgentKv store records no CLI version".into(),
             reads: vec!["cursor-agentkv".into(), "cursor-agent-transcripts".into(), "cursor-agentkv-export".into()],
             writes: vec!["cursor-agentkv-export".into()],
-            session_globs: vec![
-                ".cursor/chats/*/*/store.db".into(),
-                format!(".cursor/chats/*/*/{}", export::FILE_NAME),
-                ".cursor/acp-sessions/*/store.db".into(),
-                ".cursor/projects/*/agent-transcripts/*.jsonl".into(),
-                ".cursor/projects/*/agent-transcripts/*/*.jsonl".into(),
-            ],
+            session_globs: discover::CONFIG_ROOTS
+                .iter()
+                .flat_map(|root| {
+                    [
+                        format!("{root}/chats/*/*/store.db"),
+                        format!("{root}/chats/*/*/{}", export::FILE_NAME),
+                        format!("{root}/acp-sessions/*/store.db"),
+                    ]
+                })
+                .chain([
+                    ".cursor/projects/*/agent-transcripts/*.jsonl".into(),
+                    ".cursor/projects/*/agent-transcripts/*/*.jsonl".into(),
+                ])
+                .collect(),
             canonical_schema: SCHEMA.into(),
         }
     }
@@ -85,6 +92,10 @@ impl Codec for Cursor {
             return Ok(read::Reader::Transcript(Box::new(r)));
         }
         Ok(read::Reader::Store(Box::new(read::StoreReader::open(&home, locator, &options)?)))
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
+        transcript::sniff(path, head)
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {

@@ -23,6 +23,27 @@ pub fn stem(locator: &str) -> &str {
     name.strip_suffix(".jsonl").unwrap_or(name)
 }
 
+/// Whether a loose file's head is an agent-transcripts mirror: every
+/// complete line an object of `role` (user / assistant) and `message` only.
+pub fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
+    if !path.ends_with(".jsonl") {
+        return None;
+    }
+    let mut lines = 0;
+    for line in head.split(|&b| b == b'\n').take(50) {
+        let Ok(v) = serde_json::from_slice::<Json>(line) else { break };
+        let obj = v.as_object()?;
+        let role_ok = matches!(obj.get("role").and_then(Json::as_str), Some("user" | "assistant"));
+        let content_ok =
+            obj.get("message").and_then(|m| m.get("content")).is_some_and(|c| c.is_array() || c.is_string());
+        if !role_ok || !content_ok || obj.len() != 2 {
+            return None;
+        }
+        lines += 1;
+    }
+    (lines > 0).then(|| trajhost_codec_sdk::Sniffed { native_version: None, native_id: Some(stem(path).to_string()) })
+}
+
 pub struct TranscriptReader {
     lines: JsonLines,
     locator: String,

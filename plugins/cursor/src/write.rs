@@ -58,6 +58,9 @@ pub struct Writer {
     emitted: BTreeSet<[u8; 32]>,
     messages: Vec<[u8; 32]>,
     turns: Vec<[u8; 32]>,
+    /// Per turn, the time of its first record (root field 14).
+    turn_times: Vec<Option<i64>>,
+    turn_time: Option<i64>,
     turn_open: bool,
     user: Option<[u8; 32]>,
     steps: Vec<[u8; 32]>,
@@ -106,6 +109,8 @@ impl Writer {
             emitted: BTreeSet::new(),
             messages: Vec::new(),
             turns: Vec::new(),
+            turn_times: Vec::new(),
+            turn_time: None,
             turn_open: false,
             user: None,
             steps: Vec::new(),
@@ -176,15 +181,17 @@ impl Writer {
         let turn = crate::wire::Writer::new().bytes(1, &a.into_bytes()).finish();
         let id = self.emit(&turn);
         self.turns.push(id);
+        self.turn_times.push(self.turn_time.take());
         self.turn_open = false;
         self.user = None;
         self.steps.clear();
         Ok(())
     }
 
-    fn open_turn(&mut self) {
+    fn open_turn(&mut self, ts: Option<i64>) {
         if !self.turn_open {
             self.turn_open = true;
+            self.turn_time = ts;
         }
     }
 
@@ -222,7 +229,8 @@ impl Writer {
                 return Ok(());
             }
         }
-        if let Some(ts) = record.ts.as_deref().and_then(parse_rfc3339) {
+        let ts = record.ts.as_deref().and_then(parse_rfc3339);
+        if let Some(ts) = ts {
             self.created_ms.get_or_insert(ts);
             self.updated_ms = Some(self.updated_ms.map_or(ts, |u| u.max(ts)));
         }
@@ -247,7 +255,7 @@ impl Writer {
                 let message_id =
                     if trajhost_codec_sdk::paths::is_uuid(&record.id) { record.id.clone() } else { uuid_from(&seed) };
                 let id = self.emit(&encode_user_message(&text, &message_id));
-                self.open_turn();
+                self.open_turn(ts);
                 self.user = Some(id);
                 self.emit_message(&message("user", Json::Array(vec![text_part(&wrap_user_query(&text))])));
                 if self.first_user.is_none() {
@@ -264,7 +272,7 @@ impl Writer {
                 if a.text.is_empty() {
                     return Ok(());
                 }
-                self.open_turn();
+                self.open_turn(ts);
                 self.pending.push_back(Pending::Ready(encode_assistant(&a.text)));
                 self.parts.push(text_part(&a.text));
             }
@@ -273,7 +281,7 @@ impl Writer {
                     if r.opaque.is_some() {
                         self.diags.add(NOT_CARRIED, Severity::Info, "reasoning signature", None, None);
                     }
-                    self.open_turn();
+                    self.open_turn(ts);
                     self.pending.push_back(Pending::Ready(encode_thinking(&text)));
                     self.parts.push(reasoning_part(&text));
                 }
@@ -296,7 +304,7 @@ impl Writer {
                         m
                     }
                 };
-                self.open_turn();
+                self.open_turn(ts);
                 self.parts.push(tool_call_part(&call_id, &name, &Json::Object(args.clone())));
                 self.names.insert(call_id.clone(), name.clone());
                 let call = McpToolCall {
@@ -373,7 +381,10 @@ impl SessionWriter for Writer {
             .clone()
             .or_else(|| self.first_user.as_deref().and_then(|t| trajhost_codec_sdk::text::title_of(t, 80)))
             .unwrap_or_else(|| "New Agent".into());
-        let root = encode_root(&self.messages, &self.turns, &file_uri(&cwd));
+        // Turn timings only when every turn has a time (the reader pairs them by position).
+        let times: Option<Vec<i64>> = self.turn_times.iter().copied().collect();
+        let times = times.filter(|t| !t.is_empty()).unwrap_or_default();
+        let root = encode_root(&self.messages, &self.turns, &file_uri(&cwd), &times);
         let root_id = self.emit(&root);
         let created = match self.created_ms {
             Some(c) => c,

@@ -445,3 +445,44 @@ fn prepare_into_another_cwd_moves_the_root() {
     let r = tk::read::<Cursor>(t.path(), &d.sessions[0].locator);
     assert_eq!(tk::users(&r.records), ["List the files", "Now run the failing tools"]);
 }
+
+#[test]
+fn write_keeps_turn_times() {
+    let first = tk::read::<Cursor>(&home(), &chat_locator(CHAT));
+    let out = write(&first.records);
+    let d = tk::discover::<Cursor>(out.home.path());
+    let back = tk::read::<Cursor>(out.home.path(), &d.sessions[0].locator);
+    let user_ts = |r: &tk::Read| -> Vec<Option<String>> {
+        r.records.iter().filter(|x| x.body.kind() == "user").map(|x| x.ts.clone()).collect()
+    };
+    assert_eq!(user_ts(&back), user_ts(&first));
+    assert_eq!(user_ts(&back)[1].as_deref(), Some("2026-11-30T10:01:01.000Z"));
+    assert_eq!(back.meta().started_at, first.meta().started_at);
+}
+
+#[test]
+fn sniffs_agent_transcripts_only() {
+    let loc = format!(".cursor/projects/home-user-project/agent-transcripts/{TRANSCRIPT}/{TRANSCRIPT}.jsonl");
+    let head = std::fs::read(home().join(&loc)).unwrap();
+    let s = Cursor::sniff("copy/mine.jsonl", &head).expect("sniffed");
+    assert_eq!(s.native_id.as_deref(), Some("mine"));
+    let claude = br#"{"type":"user","message":{"role":"user","content":"hi"},"sessionId":"x"}"#;
+    assert!(Cursor::sniff("a.jsonl", claude).is_none());
+    assert!(Cursor::sniff("a.txt", &head).is_none());
+}
+
+#[test]
+fn discovery_reports_what_it_cannot_place_and_reads_the_xdg_location() {
+    let h = tempfile::tempdir().unwrap();
+    tk::copy_dir(&home().join(".cursor"), &h.path().join(".config/cursor"));
+    std::fs::remove_dir_all(h.path().join(".config/cursor/projects")).unwrap();
+    let stray = h.path().join(".config/cursor/chats/90722f2638004be06d790eaac9ac1f8a/notes.txt");
+    std::fs::write(&stray, "x").unwrap();
+    std::fs::create_dir_all(h.path().join(".config/cursor/acp-sessions/empty-dir")).unwrap();
+    let d = tk::discover::<Cursor>(h.path());
+    assert_eq!(d.sessions.len(), 3);
+    assert!(d.sessions.iter().all(|s| s.locator.starts_with(".config/cursor/")));
+    let un = |f: &str| tk::file_diag(&d.diagnostics, "unrecognized-file", f).is_some();
+    assert!(un(".config/cursor/chats/90722f2638004be06d790eaac9ac1f8a/notes.txt"), "{:?}", d.diagnostics);
+    assert!(un(".config/cursor/acp-sessions/empty-dir"), "{:?}", d.diagnostics);
+}
