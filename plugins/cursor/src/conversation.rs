@@ -21,6 +21,8 @@ pub struct Root {
     pub turn_timestamps: Vec<Option<u64>>,
     /// Why the root is archive-only (compaction, subagents), in field order.
     pub not_portable: Vec<&'static str>,
+    /// Fields kept opaque (not conversation records), by name, once each.
+    pub opaque: Vec<&'static str>,
 }
 
 pub const ROOT: &str = "agent.v1.ConversationStateStructure";
@@ -62,6 +64,19 @@ pub fn decode_root(m: Msg<'_>, buf: &[u8]) -> Result<Root, CodecError> {
             // file states, read paths): length-delimited, not conversation.
             2 | 3 | 4 | 5 | 7 | 12 | 15 | 18 => {
                 m.bytes(n, &w)?;
+                let name = match n {
+                    2 => "root field 2 turns_old",
+                    3 => "root field 3 todos",
+                    4 => "root field 4 pending_tool_calls",
+                    5 => "root field 5 token_details",
+                    7 => "root field 7 plan",
+                    12 => "root field 12 file_states",
+                    15 => "root field 15 file_states_v2",
+                    _ => "root field 18 read_paths",
+                };
+                if !root.opaque.contains(&name) {
+                    root.opaque.push(name);
+                }
             }
             _ => return Err(m.unknown(n, &w)),
         }

@@ -68,6 +68,11 @@ impl StoreReader {
             diags.add(NOT_PORTABLE, Severity::Warning, &cause, Some(locator), None);
         }
         if let Some((root, _, _)) = &chat.root {
+            for name in &root.opaque {
+                // Deprecated turns are conversation the CLI no longer shows: worth a warning.
+                let severity = if name.contains("turns_old") { Severity::Warning } else { Severity::Info };
+                diags.add("unmapped-record-type", severity, name, Some(locator), None);
+            }
             if root.turns.is_empty() {
                 work.extend(root.messages.iter().enumerate().map(|(i, id)| Work::Message(i, *id)));
             } else {
