@@ -1,0 +1,116 @@
+//! trajhost codec for the Cursor CLI (`cursor-agent`, tested with
+//! 2026.10.01-e373342): reads the AgentKv chat stores
+//! (`.cursor/chats/<md5(cwd)>/<id>/store.db`, `.cursor/acp-sessions/<id>/store.db`)
+//! and the `agent-transcripts` JSONL mirrors, writes canonical sessions as
+//! this codec's export file, and prepares them as the two `store.db` files
+//! the CLI and its ACP server resume.
+//!
+//! Module map, following the native format:
+//! - [`wire`]: the protobuf wire format (strict); [`decode`]: its error context;
+//! - [`store`]: the `blobs` / `meta` container, sha256-checked blob ids;
+//! - [`conversation`]: `ConversationStateStructure` (root), turns, `UserMessage`;
+//! - [`steps`]: `ConversationStep`, `ToolCall`, `McpToolCall`, `google.protobuf.Value`;
+//! - [`messages`]: the JSON message blobs of root field 1 and the prompt wrappers;
+//! - [`session`]: one chat directory (store + `meta.json`) and its facts;
+//! - [`read`]: the store reader; [`transcript`]: the agent-transcripts reader;
+//! - [`discover`]; [`export`]: this codec's export file; [`write`]; [`prepare`].
+
+pub mod conversation;
+pub mod decode;
+pub mod discover;
+pub mod export;
+pub mod messages;
+pub mod prepare;
+pub mod read;
+pub mod session;
+pub mod steps;
+pub mod store;
+pub mod target;
+pub mod transcript;
+pub mod wire;
+pub mod write;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
+
+/// The harness id.
+pub const HARNESS: &str = "cursor";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const CODEC: &str = concat!("cursor@", env!("CARGO_PKG_VERSION"));
+/// The one tested CLI version, 2026.10.01-e373342 (read leniently by the
+/// host as 2026.10.1; its prereleases are covered).
+pub const NATIVE_VERSIONS: &str = ">=2026.10.1, <2026.10.2";
+/// The CLI build this codec was written and tested for.
+pub const TESTED_VERSION: &str = "2026.10.01-e373342";
+
+/// The Cursor CLI codec.
+pub struct Cursor;
+
+impl Codec for Cursor {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "none: the AgentKv store records no CLI version".into(),
+            reads: vec!["cursor-agentkv".into(), "cursor-agent-transcripts".into(), "cursor-agentkv-export".into()],
+            writes: vec!["cursor-agentkv-export".into()],
+            session_globs: discover::CONFIG_ROOTS
+                .iter()
+                .flat_map(|root| {
+                    [
+                        format!("{root}/chats/*/*/store.db"),
+                        format!("{root}/chats/*/*/{}", export::FILE_NAME),
+                        format!("{root}/acp-sessions/*/store.db"),
+                    ]
+                })
+                .chain([
+                    ".cursor/projects/*/agent-transcripts/*.jsonl".into(),
+                    ".cursor/projects/*/agent-transcripts/*/*.jsonl".into(),
+                ])
+                .collect(),
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        if locator.ends_with(".jsonl") && !locator.ends_with(export::FILE_NAME) {
+            let r = transcript::TranscriptReader::open(&home, locator, &options)?;
+            return Ok(read::Reader::Transcript(Box::new(r)));
+        }
+        Ok(read::Reader::Store(Box::new(read::StoreReader::open(&home, locator, &options)?)))
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
+        transcript::sniff(path, head)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)?))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(Cursor);
