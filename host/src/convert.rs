@@ -220,8 +220,12 @@ fn export(
     let mut not_carried: Vec<Loss> = written
         .diagnostics
         .iter()
-        .filter(|d| d.code == "not-carried")
-        .map(|d| Loss { what: d.detail.clone(), count: u64::from(d.count), found_by: "target codec".into() })
+        .filter(|d| d.code == "not-carried" || d.code.starts_with("untranslated-"))
+        .map(|d| Loss {
+            what: if d.code == "not-carried" { d.detail.clone() } else { format!("{}: {}", d.code, d.detail) },
+            count: u64::from(d.count),
+            found_by: "target codec".into(),
+        })
         .collect();
     let target_kinds = read_back(catalog, &target_codec, &out.join("artifacts"), &written.native_id, &mut source)?;
     not_carried.extend(source.missing());
