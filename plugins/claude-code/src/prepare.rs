@@ -22,6 +22,7 @@
 use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, JSONL, WRITE_ROOT};
@@ -94,14 +95,6 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
 /// `cd <cwd> && claude -p --resume <id> "<prompt>"`.
 pub fn resume_command(cwd: &str, id: &str) -> String {
     format!("cd {} && claude -p --resume {id} \"<prompt>\"", shell_quote(cwd))
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 /// Splits `.claude/projects/<project>/<rest>` into its project directory

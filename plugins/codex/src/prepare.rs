@@ -21,6 +21,7 @@
 use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateFile, InsertRows};
 use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
@@ -154,14 +155,6 @@ fn resume_command(id: &str, options: &WriteOptions) -> String {
     }
     command.push_str(&format!("codex exec --skip-git-repo-check resume {id} \"<prompt>\""));
     command
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 /// The state database of the target, relative to it: the highest

@@ -14,6 +14,7 @@ use serde_json::{Value as Json, json};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateDatabase, CreateFile, TableRows};
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::hash::{sha256, to_hex};
+use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::Value;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
@@ -74,14 +75,6 @@ pub fn resume_command(cwd: &str, home: Option<&str>, id: &str) -> String {
     match home {
         Some(h) => format!("cd {} && HOME={} cursor-agent --resume {id}", shell_quote(cwd), shell_quote(h)),
         None => format!("cd {} && cursor-agent --resume {id}", shell_quote(cwd)),
-    }
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 

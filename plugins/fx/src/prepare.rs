@@ -21,6 +21,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, SESSION_JSON, SESSIONS};
@@ -202,14 +203,6 @@ pub fn resume_command(
     }
     command.push_str(&format!(" resume {id}"));
     command
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 use serde_json::Value;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, Value as Sql};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
@@ -128,12 +129,4 @@ fn with_user_model(mut doc: Value, provider: &str, model: &str) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(&doc).expect("document serializes");
     bytes.push(b'\n');
     bytes
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,=".contains(&b)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }

@@ -56,6 +56,7 @@ pub mod known;
 pub mod lenient;
 pub mod paths;
 pub mod records;
+pub mod shell;
 pub mod sql;
 pub mod sqlite;
 pub mod target;
