@@ -19,19 +19,24 @@
 //! - [`read`]: the batch reader; [`store`]: `kimi.json`, `state.json`,
 //!   `meta.json`.
 //!
-//! Writing (`write`, `prepare`) is not implemented.
+//! - [`write`]: canonical records → a session folder (streaming);
+//!   [`prepare`]: the install plan (session folder + `kimi.json` entry).
 
 pub mod dedup;
 pub mod discover;
 pub mod layout;
+pub mod prepare;
 pub mod read;
 pub mod records;
 pub mod store;
 pub mod wire;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use records::{Handling, KNOWN_CONTEXT_ROLES, KNOWN_WIRE_TYPES};
 
@@ -55,7 +60,7 @@ impl Codec for KimiCli {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: NATIVE_VERSION_SOURCE.into(),
             reads: vec!["kimi-cli-context-jsonl".into(), "kimi-cli-wire-jsonl".into()],
-            writes: Vec::new(),
+            writes: vec!["kimi-cli-context-jsonl".into(), "kimi-cli-wire-jsonl".into()],
             session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::CONTEXT)],
             canonical_schema: SCHEMA.into(),
         }
@@ -71,6 +76,21 @@ impl Codec for KimiCli {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(write::writer(options))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        _export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first, so a choice reaches this codec even when the plan is refused.
+        let choice = prepare::target_choice();
+        prepare::prepare(artifacts, target, &options, &choice)
     }
 }
 

@@ -13,6 +13,9 @@ use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
+#[path = "codec/write.rs"]
+mod write;
+
 const WORK_DIR: &str = ".kimi/sessions/90722f2638004be06d790eaac9ac1f8a";
 
 /// (scenario, first prompt)
@@ -154,7 +157,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert!(semver_range_covers(&info.native_versions, "1.10"));
     assert!(info.native_version_source.contains("protocol_version"));
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, ["kimi-cli-context-jsonl", "kimi-cli-wire-jsonl"]);
     assert_eq!(info.session_globs, vec![".kimi/sessions/*/*/context.jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }
