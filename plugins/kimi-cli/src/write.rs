@@ -75,7 +75,7 @@ struct Message {
     /// `think` parts: (text, signature).
     think: Vec<(String, Option<String>)>,
     text: Option<String>,
-    calls: Vec<Value>,
+    calls: Vec<Call>,
     usage: Option<Usage>,
     message_id: Option<String>,
     ts: f64,
@@ -177,7 +177,13 @@ impl Writer {
             same_harness: meta.is_some_and(|m| m.harness == HARNESS),
             title: meta.and_then(|m| m.title.clone()).filter(|t| !t.trim().is_empty()),
         });
-        let header = json!({"type": "metadata", "protocol_version": PROTOCOL_VERSION});
+        #[derive(Serialize)]
+        struct Header {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            protocol_version: &'static str,
+        }
+        let header = Header { kind: "metadata", protocol_version: PROTOCOL_VERSION };
         self.wire_line(&header);
         Ok(())
     }
@@ -200,16 +206,14 @@ impl Writer {
         }
     }
 
-    fn wire_line(&mut self, value: &Value) {
-        if let Ok(line) = serde_json::to_vec(value) {
-            self.wire.extend_from_slice(&line);
-            self.wire.push(b'\n');
-        }
+    /// A wire line, spaced as Python's `json.dumps` writes it.
+    fn wire_line(&mut self, value: &impl Serialize) {
+        self.wire.extend_from_slice(&spaced(value));
+        self.wire.push(b'\n');
     }
 
-    fn event(&mut self, ts: f64, kind: &str, payload: Value) {
-        let line = json!({"timestamp": ts, "message": {"type": kind, "payload": payload}});
-        self.wire_line(&line);
+    fn event(&mut self, ts: f64, kind: &str, payload: impl Serialize) {
+        self.wire_line(&WireLine { timestamp: ts, message: WireMessage { kind, payload } });
     }
 
     /// Starts a context file: the system prompt and its first checkpoint.
@@ -224,7 +228,14 @@ impl Writer {
     fn checkpoint(&mut self) {
         let id = self.checkpoints;
         self.checkpoints += 1;
-        self.context_line(&json!({"role": "_checkpoint", "id": id}));
+        #[derive(Serialize)]
+        struct Checkpoint {
+            role: &'static str,
+            id: u64,
+        }
+        let line = spaced(&Checkpoint { role: "_checkpoint", id });
+        self.segment.extend_from_slice(&line);
+        self.segment.push(b'\n');
     }
 
     fn record(&mut self, record: Record, out: &mut Vec<Artifact>) -> Result<(), CodecError> {
@@ -239,7 +250,7 @@ impl Writer {
             Body::Meta(_) => self.not_carried("additional-meta"),
             Body::System { text } => {
                 if self.same_harness() && self.system.is_none() && self.segment.is_empty() {
-                    let line = serde_json::to_string(&json!({"role": "_system_prompt", "content": text}))
+                    let line = String::from_utf8(spaced(&PseudoLine { role: "_system_prompt", content: &text }))
                         .map_err(|e| CodecError::Other(e.to_string()))?;
                     self.system = Some(line);
                     self.open_segment();
@@ -286,8 +297,7 @@ impl Writer {
                     Value::String(s) => s,
                     other => serde_json::to_string(&other).unwrap_or_default(),
                 };
-                let call =
-                    json!({"type": "function", "id": call_id, "function": {"name": name, "arguments": arguments}});
+                let call = Call { kind: "function", id: call_id, function: Function { name, arguments } };
                 if let Some(open) = self.open.as_mut() {
                     open.calls.push(call);
                 }
@@ -310,11 +320,11 @@ impl Writer {
                 self.end_turn(ts);
                 self.rotate(out)?;
                 self.checkpoint();
-                let content = json!([
-                    {"type": "text", "text": COMPACTION_PREFIX},
-                    {"type": "text", "text": summary},
+                let content = Content::Parts(vec![
+                    Part::Text { text: COMPACTION_PREFIX.to_string() },
+                    Part::Text { text: summary },
                 ]);
-                self.context_line(&json!({"role": "user", "content": content}));
+                self.context_line(&ContextMessage::of("user", &content));
             }
         }
         if self.segment.len() > MAX_SEGMENT_BYTES {
@@ -349,18 +359,18 @@ impl Writer {
     fn user(&mut self, text: String, ts: f64) {
         self.end_turn(ts);
         let content = if self.injected.is_empty() {
-            Value::String(text)
+            Content::Text(text)
         } else {
-            let mut parts: Vec<Value> =
-                std::mem::take(&mut self.injected).into_iter().map(|t| json!({"type": "text", "text": t})).collect();
+            let mut parts: Vec<Part> =
+                std::mem::take(&mut self.injected).into_iter().map(|text| Part::Text { text }).collect();
             if !text.is_empty() {
-                parts.push(json!({"type": "text", "text": text}));
+                parts.push(Part::Text { text });
             }
-            Value::Array(parts)
+            Content::Parts(parts)
         };
         self.checkpoint();
-        self.context_line(&json!({"role": "user", "content": content}));
-        self.event(ts, "TurnBegin", json!({"user_input": content}));
+        self.context_line(&ContextMessage::of("user", &content));
+        self.event(ts, "TurnBegin", TurnBegin { user_input: &content });
         self.turn_open = true;
         self.steps = 0;
     }
@@ -453,20 +463,21 @@ impl Writer {
     }
 
     fn tool_message(&mut self, call_id: &str, content: &str, is_error: Option<bool>, ts: f64) {
-        self.context_line(&json!({"role": "tool", "content": content, "tool_call_id": call_id}));
+        let text = Content::Text(content.to_string());
+        self.context_line(&ContextMessage { tool_call_id: Some(call_id), ..ContextMessage::of("tool", &text) });
         if is_error.is_none() {
             self.diags.add("placeholder", Severity::Info, "tool-outcome", None, None);
         }
-        let payload = json!({
-            "tool_call_id": call_id,
-            "return_value": {
-                "is_error": is_error.unwrap_or(false),
-                "output": content,
-                "message": "",
-                "display": [],
-                "extras": null,
+        let payload = ToolResult {
+            tool_call_id: call_id,
+            return_value: ReturnValue {
+                is_error: is_error.unwrap_or(false),
+                output: content,
+                message: "",
+                display: [],
+                extras: None,
             },
-        });
+        };
         self.event(ts, "ToolResult", payload);
         self.answered.insert(call_id.to_string());
     }
@@ -485,66 +496,43 @@ impl Writer {
             // A model message before any prompt: Kimi's wire has a turn per
             // prompt, and its context holds the message as it is.
             self.turn_open = true;
-            self.event(m.ts, "TurnBegin", json!({"user_input": ""}));
+            self.event(m.ts, "TurnBegin", TurnBegin { user_input: &Content::Text(String::new()) });
         }
         let content = if m.think.is_empty() {
-            if text.is_empty() { json!([]) } else { Value::String(text.clone()) }
+            if text.is_empty() { Content::Parts(Vec::new()) } else { Content::Text(text.clone()) }
         } else {
-            let mut parts: Vec<Value> = m
+            let mut parts: Vec<Part> = m
                 .think
                 .iter()
-                .map(|(think, signature)| match signature {
-                    Some(s) => json!({"type": "think", "think": think, "encrypted": s}),
-                    None => json!({"type": "think", "think": think}),
-                })
+                .map(|(think, encrypted)| Part::Think { think: think.clone(), encrypted: encrypted.clone() })
                 .collect();
             if !text.is_empty() {
-                parts.push(json!({"type": "text", "text": text}));
+                parts.push(Part::Text { text: text.clone() });
             }
-            Value::Array(parts)
+            Content::Parts(parts)
         };
-        let mut message = json!({"role": "assistant", "content": content});
-        if !m.calls.is_empty() {
-            message["tool_calls"] = Value::Array(m.calls.clone());
-        }
-        self.context_line(&message);
+        let calls = (!m.calls.is_empty()).then_some(m.calls.as_slice());
+        self.context_line(&ContextMessage { tool_calls: calls, ..ContextMessage::of("assistant", &content) });
         self.steps += 1;
         self.event(m.ts, "StepBegin", json!({"n": self.steps}));
-        for (think, signature) in &m.think {
-            let mut part = json!({"type": "think", "think": think});
-            if let Some(s) = signature {
-                part["encrypted"] = Value::String(s.clone());
-            }
-            self.event(m.ts, "ContentPart", part);
+        for (think, encrypted) in &m.think {
+            self.event(m.ts, "ContentPart", Part::Think { think: think.clone(), encrypted: encrypted.clone() });
         }
         if !text.is_empty() {
-            self.event(m.ts, "ContentPart", json!({"type": "text", "text": text}));
+            self.event(m.ts, "ContentPart", Part::Text { text: text.clone() });
         }
         for call in &m.calls {
-            let mut call = call.clone();
-            call["extras"] = Value::Null;
-            if let Some(id) = call.get("id").and_then(Value::as_str) {
-                self.pending.push(id.to_string());
-            }
-            self.event(m.ts, "ToolCall", call);
+            self.pending.push(call.id.clone());
+            self.event(m.ts, "ToolCall", WireCall { call, extras: None });
         }
         if m.usage.is_some() || m.message_id.is_some() {
-            let mut payload = serde_json::Map::new();
-            if let Some(u) = &m.usage {
-                payload.insert(
-                    "token_usage".into(),
-                    json!({
-                        "input_other": u.input.unwrap_or(0),
-                        "output": u.output.unwrap_or(0),
-                        "input_cache_read": u.cache_read.unwrap_or(0),
-                        "input_cache_creation": u.cache_write.unwrap_or(0),
-                    }),
-                );
-            }
-            if let Some(id) = &m.message_id {
-                payload.insert("message_id".into(), Value::String(id.clone()));
-            }
-            self.event(m.ts, "StatusUpdate", Value::Object(payload));
+            let token_usage = m.usage.as_ref().map(|u| TokenUsage {
+                input_other: u.input.unwrap_or(0),
+                output: u.output.unwrap_or(0),
+                input_cache_read: u.cache_read.unwrap_or(0),
+                input_cache_creation: u.cache_write.unwrap_or(0),
+            });
+            self.event(m.ts, "StatusUpdate", StatusUpdate { token_usage, message_id: m.message_id.as_deref() });
         }
     }
 
@@ -608,25 +596,16 @@ impl SessionWriter for Writer {
 
 /// `state.json` as Kimi CLI 1.51.0 writes it for a new session.
 pub fn state_json(title: Option<&str>) -> Vec<u8> {
-    let state = json!({
-        "version": 1,
-        "approval": {"yolo": false, "afk": false, "auto_approve_actions": []},
-        "additional_dirs": [],
-        "custom_title": title,
-        "title_generated": false,
-        "title_generate_attempts": 0,
-        "plan_mode": false,
-        "plan_session_id": null,
-        "plan_slug": null,
-        "wire_mtime": null,
-        "archived": false,
-        "archived_at": null,
-        "auto_archive_exempt": false,
-        "todos": [],
-    });
-    let mut bytes = serde_json::to_vec_pretty(&state).unwrap_or_default();
-    bytes.push(b'\n');
-    bytes
+    // The fields in Kimi's order (serde_json's maps would sort them).
+    let title = serde_json::to_string(&title).unwrap_or_else(|_| "null".into());
+    let state = format!(
+        "{{\n  \"version\": 1,\n  \"approval\": {{\n    \"yolo\": false,\n    \"afk\": false,\n    \
+         \"auto_approve_actions\": []\n  }},\n  \"additional_dirs\": [],\n  \"custom_title\": {title},\n  \
+         \"title_generated\": false,\n  \"title_generate_attempts\": 0,\n  \"plan_mode\": false,\n  \
+         \"plan_session_id\": null,\n  \"plan_slug\": null,\n  \"wire_mtime\": null,\n  \"archived\": false,\n  \
+         \"archived_at\": null,\n  \"auto_archive_exempt\": false,\n  \"todos\": []\n}}"
+    );
+    state.into_bytes()
 }
 
 /// A session folder name `kimi -r` finds: a plain name of letters, digits,
@@ -654,4 +633,162 @@ fn is_injected(text: &str) -> bool {
     let t = text.trim();
     (t.starts_with("<system>") || t.starts_with("<system-reminder>"))
         && (t.ends_with("</system>") || t.ends_with("</system-reminder>"))
+}
+
+// ---------------------------------------------------------------- line shapes
+// Fields in the order Kimi CLI writes them (serde_json's maps would sort).
+
+/// A kosong content part.
+#[derive(Serialize, Clone)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part {
+    Text {
+        text: String,
+    },
+    Think {
+        think: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        encrypted: Option<String>,
+    },
+}
+
+/// A message's content: a string or a list of parts.
+#[derive(Serialize, Clone)]
+#[serde(untagged)]
+enum Content {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+#[derive(Serialize, Clone)]
+struct Function {
+    name: String,
+    /// The arguments as a JSON string, as chat completions carry them.
+    arguments: String,
+}
+
+#[derive(Serialize, Clone)]
+struct Call {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: String,
+    function: Function,
+}
+
+/// A context line (`model_dump_json(exclude_none=True)`: compact).
+#[derive(Serialize)]
+struct ContextMessage<'a> {
+    role: &'static str,
+    content: &'a Content,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<&'a [Call]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
+
+impl<'a> ContextMessage<'a> {
+    fn of(role: &'static str, content: &'a Content) -> ContextMessage<'a> {
+        ContextMessage { role, content, tool_calls: None, tool_call_id: None }
+    }
+}
+
+#[derive(Serialize)]
+struct PseudoLine<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct WireLine<'a, P> {
+    timestamp: f64,
+    message: WireMessage<'a, P>,
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a, P> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    payload: P,
+}
+
+#[derive(Serialize)]
+struct TurnBegin<'a> {
+    user_input: &'a Content,
+}
+
+#[derive(Serialize)]
+struct WireCall<'a> {
+    #[serde(flatten)]
+    call: &'a Call,
+    extras: Option<()>,
+}
+
+#[derive(Serialize)]
+struct TokenUsage {
+    input_other: u64,
+    output: u64,
+    input_cache_read: u64,
+    input_cache_creation: u64,
+}
+
+#[derive(Serialize)]
+struct StatusUpdate<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_usage: Option<TokenUsage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message_id: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ToolResult<'a> {
+    tool_call_id: &'a str,
+    return_value: ReturnValue<'a>,
+}
+
+#[derive(Serialize)]
+struct ReturnValue<'a> {
+    is_error: bool,
+    output: &'a str,
+    message: &'a str,
+    display: [(); 0],
+    extras: Option<()>,
+}
+
+/// JSON as Python's `json.dumps` writes it (`", "`, `": "`, non-ASCII as
+/// `\\uXXXX`), which Kimi CLI uses for wire lines and the context's
+/// pseudo-role lines.
+fn spaced(value: &impl Serialize) -> Vec<u8> {
+    struct Spaced;
+    impl serde_json::ser::Formatter for Spaced {
+        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+            if first { Ok(()) } else { w.write_all(b", ") }
+        }
+        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+            if first { Ok(()) } else { w.write_all(b", ") }
+        }
+        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+            w.write_all(b": ")
+        }
+        fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, w: &mut W, s: &str) -> std::io::Result<()> {
+            let mut plain = 0;
+            for (i, c) in s.char_indices() {
+                if !c.is_ascii() {
+                    w.write_all(&s.as_bytes()[plain..i])?;
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        write!(w, "\\u{unit:04x}")?;
+                    }
+                    plain = i + c.len_utf8();
+                }
+            }
+            w.write_all(&s.as_bytes()[plain..])?;
+            Ok(())
+        }
+    }
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    if value.serialize(&mut ser).is_err() {
+        out.clear();
+    }
+    out
 }

@@ -129,9 +129,23 @@ fn the_written_context_is_what_kimi_writes() {
             "TurnEnd"
         ]
     );
-    let state: Value = serde_json::from_slice(&written.artifacts[2].bytes).unwrap();
-    assert_eq!(state["custom_title"], "Read hello.txt and tell me the secret word.");
-    assert_eq!(state["version"], 1);
+    // Lines as Kimi writes them, byte for byte where the values are the same.
+    let native =
+        std::fs::read_to_string(home("simple").join(super::session_dir(&id_of("simple"))).join("context.jsonl"))
+            .unwrap();
+    let native: Vec<&str> = native.lines().collect();
+    let ours: Vec<&str> = context.lines().collect();
+    assert!(ours[0] == native[0], "system prompt: {:?}", &ours[0][..200]);
+    assert_eq!(ours[1], native[1], "first checkpoint");
+    assert_eq!(ours[2], native[2], "prompt");
+    assert_eq!(&ours[3][..40], &native[5][..40], "a tool-call step");
+    assert_eq!(ours[5], native[10], "the answer");
+    assert_eq!(wire.lines().next(), Some(r#"{"type": "metadata", "protocol_version": "1.10"}"#));
+    assert!(wire.lines().nth(1).unwrap().starts_with(
+        r#"{"timestamp": 1796015685.045, "message": {"type": "TurnBegin", "payload": {"user_input": "Read"#
+    ));
+    let state = std::fs::read(home("simple").join(super::session_dir(&id_of("simple"))).join("state.json")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&written.artifacts[2].bytes), String::from_utf8_lossy(&state));
 }
 
 #[test]
