@@ -12,8 +12,8 @@
 //! - The session folder must not exist in the target: a session is never
 //!   merged into or overwritten.
 //! - Kimi CLI records no model per session: it takes `default_model` of
-//!   `~/.kimi/config.toml` or `--model <name>`, a `[models.<name>]` of that
-//!   file. A requested model must be one of them and goes into the resume
+//!   `~/.kimi/config.toml` (or the legacy `config.json`) or `--model
+//!   <name>`, a `[models.<name>]` of that file. A requested model must be one of them and goes into the resume
 //!   command; a requested provider must be the one that model (or the
 //!   default) is configured with, since Kimi has no provider option.
 //!   Credentials are never read or copied.
@@ -29,6 +29,8 @@ use crate::write::is_session_id;
 
 /// Kimi CLI's configuration file (TOML).
 pub const CONFIG: &str = ".kimi/config.toml";
+/// Its legacy JSON form.
+pub const LEGACY_CONFIG: &str = ".kimi/config.json";
 /// Largest config file read.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
@@ -201,9 +203,28 @@ pub struct Config {
     pub models: Vec<(String, Option<String>)>,
 }
 
+/// `config.toml`, else the legacy `config.json` (which Kimi CLI migrates to
+/// TOML at its next start).
 fn read_config(target: &Dir) -> Option<Config> {
-    let bytes = target.read_to_end(CONFIG, MAX_CONFIG_BYTES).ok()?;
-    Some(parse_config(&String::from_utf8_lossy(&bytes)))
+    if let Ok(bytes) = target.read_to_end(CONFIG, MAX_CONFIG_BYTES) {
+        return Some(parse_config(&String::from_utf8_lossy(&bytes)));
+    }
+    let bytes = target.read_to_end(LEGACY_CONFIG, MAX_CONFIG_BYTES).ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    Some(config_of_json(&value))
+}
+
+/// The same facts from a legacy `config.json`.
+pub fn config_of_json(value: &serde_json::Value) -> Config {
+    let text = |v: &serde_json::Value, key: &str| v.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
+    Config {
+        default_model: text(value, "default_model"),
+        models: value
+            .get("models")
+            .and_then(serde_json::Value::as_object)
+            .map(|models| models.iter().map(|(name, m)| (name.clone(), text(m, "provider"))).collect())
+            .unwrap_or_default(),
+    }
 }
 
 /// A line-level reading of the top-level `default_model` and the
@@ -260,6 +281,12 @@ mod tests {
         );
         assert_eq!(c.default_model.as_deref(), Some("fake"));
         assert_eq!(c.models, vec![("fake".into(), Some("fake".into())), ("k2".into(), Some("moon".into()))]);
+        let legacy =
+            config_of_json(&serde_json::json!({"default_model": "k2", "models": {"k2": {"provider": "moon"}}}));
+        assert_eq!(
+            legacy,
+            Config { default_model: Some("k2".into()), models: vec![("k2".into(), Some("moon".into()))] }
+        );
         assert_eq!(
             resume_command("/w p", Some("/h"), Some("k2"), "abc"),
             "cd '/w p' && HOME=/h kimi -w '/w p' -r abc -m k2"
