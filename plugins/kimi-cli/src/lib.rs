@@ -17,8 +17,7 @@
 //!   [`KNOWN_CONTEXT_ROLES`] and [`KNOWN_WIRE_TYPES`];
 //! - [`dedup`]: lines a rotated context carries over;
 //! - [`read`]: the batch reader; [`store`]: `kimi.json`, `state.json`,
-//!   `meta.json`.
-//!
+//!   `meta.json`;
 //! - [`write`]: canonical records → a session folder (streaming);
 //!   [`prepare`]: the install plan (session folder + `kimi.json` entry).
 
