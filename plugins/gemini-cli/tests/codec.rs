@@ -1120,3 +1120,39 @@ fn prepare_takes_the_model_and_refuses_other_providers() {
         _ => true,
     }));
 }
+
+#[test]
+fn prepare_reuses_a_project_directory_whose_marker_names_the_cwd() {
+    let written = write(&read_scenario("simple").document, no_options());
+    let target = tempfile::tempdir().unwrap();
+    let dir = target.path().join(".gemini/tmp/older");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".project_root"), format!("{CWD}\n")).unwrap();
+    trajhost_codec_sdk::target::set_for_tests(Default::default());
+    let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
+    let paths: Vec<String> = plan
+        .operations
+        .iter()
+        .map(|op| match op {
+            Operation::AddJsonEntry(e) => format!("json {} {}", e.path, e.value),
+            Operation::CreateFile(f) => f.path.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    assert_eq!(paths[0], r#"json .gemini/projects.json "older""#);
+    assert_eq!(paths[1], ".gemini/history/older/.project_root");
+    assert!(paths[2].starts_with(".gemini/tmp/older/chats/session-"));
+
+    // A registry entry whose directory belongs to another project is not used.
+    let target = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(target.path().join(".gemini/tmp/project")).unwrap();
+    std::fs::write(target.path().join(".gemini/projects.json"), format!(r#"{{"projects":{{"{CWD}":"project"}}}}"#))
+        .unwrap();
+    std::fs::write(target.path().join(".gemini/tmp/project/.project_root"), "/somewhere/else").unwrap();
+    let err = prepare(&written, target.path(), target_options(target.path())).unwrap_err();
+    assert!(format!("{err:?}").contains("another project"), "{err:?}");
+    // A registry Gemini CLI could not read is not added to.
+    std::fs::write(target.path().join(".gemini/projects.json"), "not json").unwrap();
+    assert!(matches!(prepare(&written, target.path(), target_options(target.path())), Err(CodecError::Malformed(_))));
+}
