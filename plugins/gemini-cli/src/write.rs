@@ -381,7 +381,8 @@ impl Writer {
         if self.current.as_ref().is_some_and(|m| !m.text.is_empty() || !m.calls.is_empty()) {
             self.flush()?;
         }
-        let thought = ThoughtOut { subject: String::new(), description: text, timestamp: Some(ts.to_string()) };
+        let timestamp = (!ts.is_empty()).then(|| ts.to_string());
+        let thought = ThoughtOut { subject: String::new(), description: text, timestamp };
         match self.current.as_mut() {
             Some(m) => m.thoughts.push(thought),
             None => self.thoughts.push(thought),

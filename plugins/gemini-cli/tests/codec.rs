@@ -1156,3 +1156,40 @@ fn prepare_reuses_a_project_directory_whose_marker_names_the_cwd() {
     std::fs::write(target.path().join(".gemini/projects.json"), "not json").unwrap();
     assert!(matches!(prepare(&written, target.path(), target_options(target.path())), Err(CodecError::Malformed(_))));
 }
+
+#[test]
+fn write_then_read_keeps_thoughts_notices_and_rewinds() {
+    let mut answer = message("g1", "gemini", json!("Let me look."));
+    answer["thoughts"] =
+        json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
+    answer["model"] = json!("gemini-2.5-pro");
+    answer["tokens"] = json!({"input": 50, "output": 7, "cached": 30, "thoughts": 4, "tool": 0, "total": 61});
+    answer["toolCalls"] = json!([
+        {"id": "c1", "name": "read_file", "args": {"file_path": "/w/x"}, "status": "error", "timestamp": "2026-01-01T00:00:03.000Z",
+         "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found"}}}]},
+        {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "cancelled", "result": null},
+    ]);
+    let dir = synthetic(&[
+        header(),
+        message("u1", "user", json!([{"text": "hi "}, {"text": "there"}])),
+        answer,
+        message("i1", "info", json!("Switched model")),
+        message("w1", "warning", json!([{"text": "Low quota"}])),
+        json!({"$rewindTo": "i1"}),
+        json!({"$set": {"summary": "A short chat"}}),
+        message("g2", "gemini", json!([{"text": "thinking", "thought": true}, {"text": "Done."}])),
+    ]);
+    let source = read(dir.path(), &format!("{CHATS}/{FILE}"));
+    let written = write(&source.document, no_options());
+    assert!(written.diagnostics.iter().all(|d| d.code != "not-carried"), "{:?}", written.diagnostics);
+    let (_tmp, back) = read_back(&written);
+    let a: Vec<Value> = source.records.iter().map(comparable).collect();
+    let b: Vec<Value> = back.records.iter().map(comparable).collect();
+    assert_eq!(a, b);
+    assert_eq!(back.meta().title.as_deref(), Some("A short chat"));
+    assert_eq!(observations(&back.records)[2], ("rewind", Some("i1")));
+    // The call without a result stays without one.
+    assert_eq!(tool_results(&back.records), [("c1", "File not found", Some(false))]);
+    let text = std::str::from_utf8(&session_artifact(&written).bytes).unwrap();
+    assert!(text.contains(r#""status":"cancelled""#));
+}
