@@ -69,7 +69,9 @@ pub fn prepare(
         )));
     };
     if let Some(wanted) = options.native_id.as_deref().filter(|w| !w.eq_ignore_ascii_case(&id)) {
-        return Err(CodecError::Malformed(format!("the export's session id {id} is not the requested native id {wanted}")));
+        return Err(CodecError::Malformed(format!(
+            "the export's session id {id} is not the requested native id {wanted}"
+        )));
     }
     let bytes = export.read_to_end(&summary.path, MAX_SMALL_FILE)?;
     let mut doc: Value = serde_json::from_slice(&bytes)

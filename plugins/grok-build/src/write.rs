@@ -27,8 +27,9 @@
 //! `timestamps` and `tool-outcome` (Grok keeps them in `updates.jsonl`, not
 //! in the context), `attachment` (canonical records carry no image bytes),
 //! `opaque-reasoning` of other harnesses (xAI cannot decrypt it; the text is
-//! kept), `observation/<subtype>` other than injected context, subagent
-//! transcripts. Reasoning that is only another harness's encrypted blob is
+//! kept), `observation/<subtype>` other than injected context (and a Grok
+//! session's own provider-side tool calls, written back as
+//! `backend_tool_call`), subagent transcripts. Reasoning that is only another harness's encrypted blob is
 //! `untranslated-reasoning`.
 //!
 //! The session id is `options.native_id` (a UUID), else a UUIDv7 of the
@@ -43,9 +44,9 @@ use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
+use crate::HARNESS;
 use crate::layout::{CHAT_HISTORY, SESSIONS, SUMMARY};
 use crate::records::COMPACTION_PREAMBLE;
-use crate::HARNESS;
 
 /// `chat_format_version` written (1.0.41 writes 1).
 pub const CHAT_FORMAT_VERSION: u64 = 1;
@@ -121,7 +122,9 @@ impl Writer {
         }
         let meta = self.meta.clone().unwrap_or_default();
         let cwd = self.options.cwd.clone().filter(|c| !c.is_empty()).or(meta.cwd.clone()).ok_or_else(|| {
-            CodecError::Malformed("the session names no working directory; Grok Build files sessions by cwd (pass --cwd)".into())
+            CodecError::Malformed(
+                "the session names no working directory; Grok Build files sessions by cwd (pass --cwd)".into(),
+            )
         })?;
         let folder = cwd_folder(&cwd)?;
         let id = match self.options.native_id.as_deref() {
@@ -268,6 +271,13 @@ impl Writer {
                     let text = text.unwrap_or_default();
                     self.line(json!({"type": "user", "content": [text_part(&text)], "synthetic_reason": reason}));
                 }
+                // A provider-side tool of a Grok session goes back as it was.
+                _ if self.from_grok
+                    && subtype.starts_with("backend-tool/")
+                    && let Some(kind) = text.as_deref().and_then(|t| serde_json::from_str::<Value>(t).ok()) =>
+                {
+                    self.line(json!({"type": "backend_tool_call", "kind": kind}));
+                }
                 _ => {
                     let kind = trajhost_codec_sdk::text::type_name(Some(&subtype));
                     self.not_carried(&format!("observation/{kind}"));
@@ -279,7 +289,9 @@ impl Writer {
                 } else {
                     format!("{COMPACTION_PREAMBLE}. The summary below covers the earlier portion.\n\n{summary}")
                 };
-                self.line(json!({"type": "user", "content": [text_part(&text)], "synthetic_reason": "compaction_meta"}));
+                self.line(
+                    json!({"type": "user", "content": [text_part(&text)], "synthetic_reason": "compaction_meta"}),
+                );
             }
         }
         Ok(())
