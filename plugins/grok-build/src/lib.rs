@@ -16,6 +16,7 @@
 //! `summary.json`) and [`prepare`] (installs them, with the target's model).
 
 pub mod discover;
+pub mod journal;
 pub mod layout;
 pub mod prepare;
 pub mod read;

@@ -1,18 +1,18 @@
 //! `prepare`: the plan that installs a written session folder into a target
-//! home. Grok Build needs the folder's two files and nothing else: the search
+//! home. Grok Build needs the folder's files and nothing else: the search
 //! index (`session_search.sqlite`) and the prompt history are the CLI's own
 //! and are not needed to resume by id.
 //!
-//! - `chat_history.jsonl` is installed unread (`copy-artifact`): it names no
-//!   path or model that depends on the target.
+//! - `chat_history.jsonl` and `updates.jsonl` are installed unread
+//!   (`copy-artifact`): they name no path or model that depends on the target.
 //! - `summary.json` is rewritten: `info.cwd` is `options.cwd` (the folder
 //!   moves to that cwd's encoded name), `current_model_id` is the chosen
 //!   model (`--model`), else the target's configured default
 //!   (`[models] default` in `~/.grok/config.toml`), else what `write`
 //!   recorded. A `--provider` is refused: Grok records none per session.
 //! - Refused: a session with this id in any cwd folder of the target (`grok
-//!   -r <id>` must find one), anything among the artifacts that is not the
-//!   folder's two files.
+//!   -r <id>` must find one), anything among the artifacts that is not one of
+//!   the folder's three files.
 //! - Credentials (`~/.grok/auth.json`, API keys) are never read or copied.
 //! - `resume-command`: `cd <cwd> && [GROK_HOME=<home>/.grok] grok -r <id>`.
 
@@ -23,7 +23,7 @@ use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::{ArtifactInfo, CodecError, Operation, Plan, WriteOptions};
 
-use crate::layout::{CHAT_HISTORY, SESSIONS, SUMMARY, plain_name};
+use crate::layout::{CHAT_HISTORY, SESSIONS, SUMMARY, UPDATES, plain_name};
 use crate::write::{check_model, check_provider, cwd_folder};
 
 /// Grok Build's own settings (the model default lives here).
@@ -44,6 +44,7 @@ pub fn prepare(
         check_model(model)?;
     }
     let mut history = None;
+    let mut journal = None;
     let mut summary = None;
     let mut id: Option<String> = None;
     for artifact in &artifacts {
@@ -54,10 +55,11 @@ pub fn prepare(
         id = Some(folder_id.to_string());
         match name {
             CHAT_HISTORY => history = Some(artifact),
+            UPDATES => journal = Some(artifact),
             SUMMARY => summary = Some(artifact),
             other => {
                 return Err(CodecError::Malformed(format!(
-                    "{}: {other} is not a file this codec writes ({CHAT_HISTORY}, {SUMMARY})",
+                    "{}: {other} is not a file this codec writes ({CHAT_HISTORY}, {UPDATES}, {SUMMARY})",
                     artifact.path
                 )));
             }
@@ -99,10 +101,17 @@ pub fn prepare(
     let mut summary_bytes = serde_json::to_vec_pretty(&doc).map_err(|e| CodecError::Other(e.to_string()))?;
     summary_bytes.push(b'\n');
     let dir = format!("{SESSIONS}/{folder}/{id}");
-    let operations = vec![
-        Operation::CopyArtifact(CopyArtifact { artifact: history.path.clone(), path: format!("{dir}/{CHAT_HISTORY}") }),
-        Operation::CreateFile(CreateFile { path: format!("{dir}/{SUMMARY}"), bytes: summary_bytes }),
-    ];
+    let mut operations = vec![Operation::CopyArtifact(CopyArtifact {
+        artifact: history.path.clone(),
+        path: format!("{dir}/{CHAT_HISTORY}"),
+    })];
+    if let Some(journal) = journal {
+        operations.push(Operation::CopyArtifact(CopyArtifact {
+            artifact: journal.path.clone(),
+            path: format!("{dir}/{UPDATES}"),
+        }));
+    }
+    operations.push(Operation::CreateFile(CreateFile { path: format!("{dir}/{SUMMARY}"), bytes: summary_bytes }));
     Ok(Plan {
         native_id: id.clone(),
         operations,

@@ -1,13 +1,13 @@
 //! `write`: a canonical session → a Grok Build session folder,
 //! `.grok/sessions/<percent-encoded cwd>/<uuidv7>/` with
 //! `chat_history.jsonl` (format 1 `ConversationItem`s, streamed as records
-//! arrive) and `summary.json` (at `finish`, when the counts and times are
-//! known). That is all `grok -r <id>` needs: it rebuilds the model context
+//! arrive), `updates.jsonl` (the journal's lines for times, tool outcomes and
+//! turn usage, see [`crate::journal`]) and `summary.json` (at `finish`, when
+//! the counts and times are known). That is all `grok -r <id>` needs: it rebuilds the model context
 //! from `chat_history.jsonl`, and finds the session by its `summary.json`,
 //! which must hold `info`, `session_summary`, `created_at`, `updated_at`,
 //! `num_messages` and `current_model_id` (without one of them 1.0.41 says
-//! "Session does not exist"). `updates.jsonl` (the UI journal) and the search
-//! index are left to the CLI, which appends to them once it runs.
+//! "Session does not exist"). The search index is left to the CLI.
 //!
 //! ```text
 //! user       {"type":"user","content":[{"type":"text","text":"<user_query>\n…\n</user_query>"}],"prompt_index":n}
@@ -23,9 +23,10 @@
 //! on its answer); a call with no answer before it gets an empty one.
 //!
 //! Not carried (`not-carried`, by detail): `system` prompts of other
-//! harnesses (Grok writes its own when the history has none), `usage`,
-//! `timestamps` and `tool-outcome` (Grok keeps them in `updates.jsonl`, not
-//! in the context), `attachment` (canonical records carry no image bytes),
+//! harnesses (Grok writes its own when the history has none), `usage` per
+//! answer of a turn of several model calls (Grok keeps the turn's sum),
+//! `timestamps` of records the journal has no line for (system, reasoning,
+//! injected context), `attachment` (canonical records carry no image bytes),
 //! `opaque-reasoning` of other harnesses (xAI cannot decrypt it; the text is
 //! kept), `observation/<subtype>` other than injected context (and a Grok
 //! session's own provider-side tool calls, written back as
@@ -45,7 +46,8 @@ use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
-use crate::layout::{CHAT_HISTORY, SESSIONS, SUMMARY};
+use crate::journal::{self, Entry, TurnSum};
+use crate::layout::{CHAT_HISTORY, SESSIONS, SUMMARY, UPDATES};
 use crate::records::COMPACTION_PREAMBLE;
 
 /// `chat_format_version` written (1.0.41 writes 1).
@@ -71,6 +73,12 @@ pub struct Writer {
     id: Option<String>,
     cwd: String,
     out: Vec<u8>,
+    /// `updates.jsonl` lines not yet returned (the id names the session in each).
+    journal: Vec<Entry>,
+    /// The open turn's answers' usage.
+    turn: TurnSum,
+    /// The open turn's usage was written as recorded (a `turn-usage` observation).
+    turn_written: bool,
     /// The answer that later tool calls join.
     answer: Option<Map<String, Value>>,
     prompts: u64,
@@ -100,6 +108,9 @@ impl Writer {
             id: None,
             cwd: String::new(),
             out: Vec::new(),
+            journal: Vec::new(),
+            turn: TurnSum::default(),
+            turn_written: false,
             answer: None,
             prompts: 0,
             lines: 0,
@@ -190,7 +201,11 @@ impl Writer {
         if self.dir.is_none() && ms.is_some() {
             self.open(ms)?;
         }
-        if record.ts.is_some() {
+        let journaled = matches!(
+            record.body,
+            Body::User { .. } | Body::Assistant(_) | Body::ToolCall { .. } | Body::ToolResult { .. }
+        ) || matches!(&record.body, Body::Observation { subtype, .. } if subtype == "turn-usage");
+        if record.ts.is_some() && !journaled {
             self.not_carried("timestamps");
         }
         let is_call = matches!(record.body, Body::ToolCall { .. });
@@ -212,15 +227,20 @@ impl Writer {
                         self.not_carried("attachment");
                     }
                 }
+                self.end_turn();
                 self.first_prompt.get_or_insert_with(|| text.clone());
+                self.journal.push(journal::prompt(self.prompts, &text, ms));
                 let wrapped = format!("<user_query>\n{text}\n</user_query>");
                 let index = self.prompts;
                 self.prompts += 1;
                 self.line(json!({"type": "user", "content": [text_part(&wrapped)], "prompt_index": index}));
             }
             Body::Assistant(a) => {
-                if a.usage.is_some() {
-                    self.not_carried("usage");
+                if let Some(u) = &a.usage {
+                    self.turn.add(u);
+                }
+                if !a.text.is_empty() {
+                    self.journal.push(journal::answer(&a.text, ms));
                 }
                 if let Some(m) = &a.model {
                     self.last_model = Some(m.clone());
@@ -244,6 +264,7 @@ impl Writer {
                     }
                     self.answer = Some(answer);
                 }
+                self.journal.push(journal::call(&call_id, &name, &arguments, ms));
                 let arguments = match arguments {
                     Value::Null => "{}".to_string(),
                     other => other.to_string(),
@@ -257,13 +278,16 @@ impl Writer {
                 }
             }
             Body::ToolResult { call_id, content, ok } => {
-                if ok.is_some() {
-                    self.not_carried("tool-outcome");
-                }
+                self.journal.push(journal::result(&call_id, &content, ok, ms));
                 self.line(json!({"type": "tool_result", "tool_call_id": call_id, "content": content}));
             }
             Body::Reasoning(r) => self.reasoning(r),
             Body::Observation { subtype, text } => match (subtype.as_str(), subtype.strip_prefix("synthetic/")) {
+                // A Grok turn's usage as recorded, back into its turn_completed.
+                ("turn-usage", _) if let Some(raw) = text.as_deref().and_then(|t| serde_json::from_str(t).ok()) => {
+                    self.journal.push(journal::turn_completed(raw, ms));
+                    self.turn_written = true;
+                }
                 ("user-context", _) => {
                     self.line(json!({"type": "user", "content": [text_part(text.as_deref().unwrap_or(""))]}));
                 }
@@ -331,13 +355,42 @@ impl Writer {
         self.line(Value::Object(item));
     }
 
-    fn take_chunk(&mut self) -> Vec<Artifact> {
-        match &self.dir {
-            Some(dir) if !self.out.is_empty() => {
-                vec![Artifact { path: format!("{dir}/{CHAT_HISTORY}"), bytes: std::mem::take(&mut self.out) }]
+    /// Ends the open turn: its answers' usage as one `turn_completed`
+    /// (Grok gives a turn's usage to its answer only when the turn made one
+    /// model call; a turn of several keeps only the sum).
+    fn end_turn(&mut self) {
+        let turn = std::mem::take(&mut self.turn);
+        if turn.calls > 0 && !self.turn_written {
+            // Several answers: each one's own usage is lost (counted per answer).
+            for _ in 0..if turn.calls > 1 { turn.calls } else { 0 } {
+                self.diags.add(
+                    "not-carried",
+                    Severity::Info,
+                    "usage (per answer; Grok keeps a turn's sum)",
+                    None,
+                    None,
+                );
             }
-            _ => Vec::new(),
+            self.journal.push(journal::turn_completed(turn.usage(), self.last_ms));
         }
+        self.turn_written = false;
+    }
+
+    fn take_chunk(&mut self) -> Vec<Artifact> {
+        let (Some(dir), Some(id)) = (&self.dir, &self.id) else { return Vec::new() };
+        let mut chunks = Vec::new();
+        if !self.out.is_empty() {
+            chunks.push(Artifact { path: format!("{dir}/{CHAT_HISTORY}"), bytes: std::mem::take(&mut self.out) });
+        }
+        if !self.journal.is_empty() {
+            let mut bytes = Vec::new();
+            for entry in self.journal.drain(..) {
+                bytes.extend_from_slice(entry.line(id).as_bytes());
+                bytes.push(b'\n');
+            }
+            chunks.push(Artifact { path: format!("{dir}/{UPDATES}"), bytes });
+        }
+        chunks
     }
 
     /// `summary.json`, once every line is written.
@@ -404,6 +457,7 @@ impl SessionWriter for Writer {
 
     fn finish(&mut self) -> Result<Written, CodecError> {
         self.flush_answer();
+        self.end_turn();
         self.open(self.first_ms)?;
         let mut chunks = self.take_chunk();
         let dir = self.dir.clone().unwrap_or_default();

@@ -537,6 +537,10 @@ fn parsed_item(line: &str) -> Value {
     v
 }
 
+fn artifact<'a>(written: &'a WrittenFiles, name: &str) -> &'a [u8] {
+    &written.artifacts.iter().find(|a| a.path.ends_with(&format!("/{name}"))).unwrap().bytes
+}
+
 fn not_carried(written: &WrittenFiles) -> BTreeSet<String> {
     written.diagnostics.iter().filter(|d| d.code == "not-carried").map(|d| d.detail.clone()).collect()
 }
@@ -547,7 +551,7 @@ fn every_scenario_round_trips_value_lossless_but_for_what_is_declared() {
         let source = read_scenario(name);
         let written = write(&source.document, write_options());
         let paths: Vec<&str> = written.artifacts.iter().map(|a| a.path.as_str()).collect();
-        assert_eq!(paths.len(), 2, "{name}: {paths:?}");
+        assert_eq!(paths.len(), 3, "{name}: {paths:?}");
         assert!(paths.iter().all(|p| p.starts_with(CWD_DIR)), "{name}: {paths:?}");
         let back = read(home_of(&written).path(), &written_locator(&written));
         assert_eq!(values(&back.records), values(&source.records), "{name}");
@@ -559,13 +563,25 @@ fn every_scenario_round_trips_value_lossless_but_for_what_is_declared() {
         for (a, b) in original.lines().zip(ours.lines()) {
             assert_eq!(parsed_item(a), parsed_item(b), "{name}");
         }
-        // What chat_history.jsonl has no place for is declared.
+        // The journal carries times, outcomes and usage.
+        assert_eq!(tool_results(&back.records), tool_results(&source.records), "{name}");
+        let usage = |r: &Read| assistants(&r.records).iter().map(|a| a.usage.clone()).collect::<Vec<_>>();
+        assert_eq!(usage(&back), usage(&source), "{name}");
+        let turns = observations_of(&source.records, "turn-usage").len();
+        assert!(usage(&source).iter().flatten().count() + turns > 0, "{name}");
+        assert_eq!(observations_of(&back.records, "turn-usage"), observations_of(&source.records, "turn-usage"));
+        let times = |r: &Read| {
+            r.records
+                .iter()
+                .filter(|x| matches!(x.body, Body::User { .. } | Body::ToolCall { .. } | Body::ToolResult { .. }))
+                .map(|x| x.ts.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(times(&back), times(&source), "{name}");
+        assert!(times(&source).iter().all(Option::is_some), "{name}");
+        // Only the times of what the journal has no line for are declared lost.
         let lost = not_carried(&written);
-        assert!(lost.contains("timestamps") && lost.contains("tool-outcome"), "{name}: {lost:?}");
-        let had_usage = assistants(&source.records).iter().any(|a| a.usage.is_some());
-        assert_eq!(lost.contains("usage"), had_usage, "{name}: {lost:?}");
-        assert!(assistants(&back.records).iter().all(|a| a.usage.is_none()));
-        assert!(tool_results(&back.records).iter().all(|r| r.2.is_none()));
+        assert!(lost.iter().all(|l| l == "timestamps"), "{name}: {lost:?}");
         assert_eq!(back.meta().native_id, written.native_id);
         assert_eq!(back.meta().cwd.as_deref(), Some("/home/user/project"));
         assert_eq!(back.meta().title, source.meta().title, "{name}");
@@ -588,7 +604,7 @@ fn write_is_deterministic_and_streams() {
     assert!(early > 0);
     let done = writer.finish().unwrap();
     assert!(done.chunks.iter().any(|c| c.path.ends_with("/summary.json")));
-    let summary: Value = serde_json::from_slice(&a.artifacts[1].bytes).unwrap();
+    let summary: Value = serde_json::from_slice(artifact(&a, "summary.json")).unwrap();
     assert_eq!(summary["info"]["id"], a.native_id.as_str());
     assert_eq!(summary["current_model_id"], "fake-model");
     assert_eq!(summary["chat_format_version"], 1);
@@ -649,12 +665,12 @@ fn a_foreign_session_is_written_as_grok_items() {
     assert_eq!(items[5]["content"], "");
     assert_eq!(items[5]["tool_calls"][0]["id"], "c3");
     let lost = not_carried(&written);
-    for what in ["system", "attachment", "opaque-reasoning", "usage", "tool-outcome", "timestamps", "observation/mode"]
-    {
+    for what in ["system", "attachment", "opaque-reasoning", "observation/mode"] {
         assert!(lost.contains(what), "{what}: {lost:?}");
     }
+    assert!(!lost.iter().any(|l| l.starts_with("usage")), "one model call in the turn: {lost:?}");
     assert!(kit::diag(&written.diagnostics, "untranslated-reasoning").is_none());
-    let summary: Value = serde_json::from_slice(&written.artifacts[1].bytes).unwrap();
+    let summary: Value = serde_json::from_slice(artifact(&written, "summary.json")).unwrap();
     assert_eq!(summary["current_model_id"], "grok-4.5", "Grok's own default, not the source's model");
     assert_eq!(summary["generated_title"], "Fix it");
     assert_eq!(summary["info"]["cwd"], "/work/a b");
@@ -663,6 +679,10 @@ fn a_foreign_session_is_written_as_grok_items() {
     assert_eq!(tool_calls(&back.records).len(), 3);
     assert_eq!(kit::assistant_texts(&back.records), ["Looking.", "Fixed."]);
     assert_eq!(assistants(&back.records).len(), 3, "the empty answer that carries the third call");
+    assert_eq!(assistants(&back.records)[0].usage.as_ref().map(|u| (u.input, u.output)), Some((Some(1), Some(2))));
+    assert_eq!(tool_results(&back.records).iter().map(|r| r.2).collect::<Vec<_>>(), [Some(true), None, None]);
+    let prompt_ts = back.records.iter().find(|r| matches!(r.body, Body::User { .. })).unwrap().ts.clone();
+    assert_eq!(prompt_ts.as_deref(), Some("2026-11-30T04:05:51.000Z"));
     // Reasoning that is only another harness's blob cannot be held.
     let written = write(&foreign(true), write_options());
     assert!(kit::diag(&written.diagnostics, "untranslated-reasoning").is_some());
@@ -676,7 +696,7 @@ fn write_refuses_what_it_cannot_honour() {
     assert!(GrokBuild::write(write_options()).is_err());
     set_for_tests(TargetChoice { model: Some("grok-4.6".into()), ..Default::default() });
     let written = write(&foreign(false), write_options());
-    let summary: Value = serde_json::from_slice(&written.artifacts[1].bytes).unwrap();
+    let summary: Value = serde_json::from_slice(artifact(&written, "summary.json")).unwrap();
     assert_eq!(summary["current_model_id"], "grok-4.6");
     set_for_tests(TargetChoice::default());
     let options = WriteOptions { native_id: Some("not-a-uuid".into()), ..write_options() };
@@ -739,8 +759,9 @@ fn prepare_into_a_fresh_home() {
     let options = WriteOptions { home_path: Some("/home/someone".into()), ..write_options() };
     let plan = prepare(&written, target.path(), options.clone()).unwrap();
     assert_eq!(plan.native_id, written.native_id);
-    assert_eq!(plan.operations.len(), 2);
+    assert_eq!(plan.operations.len(), 3);
     assert!(matches!(&plan.operations[0], Operation::CopyArtifact(c) if c.artifact == written.artifacts[0].path));
+    assert!(matches!(&plan.operations[1], Operation::CopyArtifact(c) if c.artifact == written.artifacts[1].path));
     assert_eq!(
         plan.resume_command.as_deref(),
         Some(format!("cd /home/user/project && GROK_HOME=/home/someone/.grok grok -r {}", written.native_id).as_str())
@@ -818,7 +839,7 @@ fn prepare_into_a_home_with_other_sessions_leaves_them_byte_identical() {
     for (path, bytes) in &before {
         assert_eq!(after.iter().find(|(p, _)| p == path).map(|(_, b)| b), Some(bytes), "{path}");
     }
-    assert_eq!(after.len(), before.len() + 2);
+    assert_eq!(after.len(), before.len() + 3);
     let mut ids: Vec<String> =
         kit::discover::<GrokBuild>(target.path()).sessions.into_iter().map(|s| s.native_id).collect();
     ids.sort();
