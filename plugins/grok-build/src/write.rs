@@ -205,13 +205,12 @@ impl Writer {
             record.body,
             Body::User { .. } | Body::Assistant(_) | Body::ToolCall { .. } | Body::ToolResult { .. }
         ) || matches!(&record.body, Body::Observation { subtype, .. } if subtype == "turn-usage");
-        if record.ts.is_some() && !journaled {
-            self.not_carried("timestamps");
-        }
+        let has_ts = record.ts.is_some();
         let is_call = matches!(record.body, Body::ToolCall { .. });
         if !is_call {
             self.flush_answer();
         }
+        let before = self.lines;
         match record.body {
             Body::Meta(_) => {}
             Body::System { text } => {
@@ -317,6 +316,10 @@ impl Writer {
                     json!({"type": "user", "content": [text_part(&text)], "synthetic_reason": "compaction_meta"}),
                 );
             }
+        }
+        // Written into the context, which holds no times, and not journaled.
+        if has_ts && !journaled && self.lines > before {
+            self.not_carried("timestamps");
         }
         Ok(())
     }
