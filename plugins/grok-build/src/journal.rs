@@ -15,9 +15,8 @@
 //!   cachedReadTokens, cacheCreationTokens, reasoningTokens, modelCalls, costUsdTicks}}}
 //! ```
 //!
-//! A result whose outcome the source did not record gets no status (Grok
-//! shows it as still running rather than inventing one); a line whose record
-//! has no time gets none.
+//! A result whose outcome the source did not record gets no status rather
+//! than an invented one; a line whose record has no time gets none.
 
 use serde_json::{Map, Value, json};
 use trajhost_codec_sdk::canonical::Usage;

@@ -12,8 +12,9 @@
 //! journal index), [`records`] (item and update types → canonical,
 //! [`KNOWN_ITEM_TYPES`], [`KNOWN_UPDATE_TYPES`]), [`read`].
 //!
-//! Writing: [`write`] (a session folder's `chat_history.jsonl` and
-//! `summary.json`) and [`prepare`] (installs them, with the target's model).
+//! Writing: [`write`] (a session folder's `chat_history.jsonl`,
+//! `updates.jsonl` from [`journal`], and `summary.json`) and [`prepare`]
+//! (installs them, with the chosen or the target's configured model).
 
 pub mod discover;
 pub mod journal;
