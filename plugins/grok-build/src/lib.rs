@@ -12,19 +12,26 @@
 //! journal index), [`records`] (item and update types → canonical,
 //! [`KNOWN_ITEM_TYPES`], [`KNOWN_UPDATE_TYPES`]), [`read`].
 //!
-//! Writing (`write`, `prepare`) is not implemented.
+//! Writing: [`write`] (a session folder's `chat_history.jsonl`,
+//! `updates.jsonl` from [`journal`], and `summary.json`) and [`prepare`]
+//! (installs them, with the chosen or the target's configured model).
 
 pub mod discover;
+pub mod journal;
 pub mod layout;
+pub mod prepare;
 pub mod read;
 pub mod records;
 pub mod updates;
+pub mod write;
 
 pub use trajhost_grok_build_core::summary;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use records::{Handling, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
 
@@ -47,7 +54,7 @@ impl Codec for GrokBuild {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: NATIVE_VERSION_SOURCE.into(),
             reads: vec!["grok-build-chat-history-jsonl".into(), "grok-build-updates-jsonl".into()],
-            writes: Vec::new(),
+            writes: vec!["grok-build-chat-history-jsonl".into()],
             session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::CHAT_HISTORY)],
             canonical_schema: SCHEMA.into(),
         }
@@ -63,6 +70,19 @@ impl Codec for GrokBuild {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)?))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        prepare::prepare(artifacts, export, target, &options)
     }
 }
 

@@ -78,7 +78,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=0.0.0, <2.0.0");
     assert!(info.native_version_source.contains("chat_format_version"));
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["grok-build-chat-history-jsonl".to_string()]);
     assert_eq!(info.session_globs, vec![".grok/sessions/*/*/chat_history.jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }
@@ -471,4 +471,383 @@ fn format_0_role_tagged_messages() {
     let unknown: Vec<&str> =
         read.diagnostics.iter().filter(|d| d.code == "unknown-record-type").map(|d| d.detail.as_str()).collect();
     assert_eq!(unknown, ["chat_history:role/critic"]);
+}
+
+// ------------------------------------------------------------------ write and prepare
+
+use trajhost_codec_sdk::canonical::Record;
+use trajhost_codec_sdk::target::{TargetChoice, set_for_tests};
+use trajhost_codec_sdk::{Operation, Plan, WriteOptions, WrittenFiles};
+
+fn write_options() -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: None }
+}
+
+fn write(document: &str, options: WriteOptions) -> WrittenFiles {
+    trajhost_codec_sdk::write_document::<GrokBuild>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+/// The artifacts as files of a home, as an export directory holds them.
+fn home_of(written: &WrittenFiles) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    for a in &written.artifacts {
+        let path = home.path().join(&a.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &a.bytes).unwrap();
+    }
+    home
+}
+
+fn written_locator(written: &WrittenFiles) -> String {
+    written.artifacts.iter().map(|a| a.path.clone()).find(|p| p.ends_with("/chat_history.jsonl")).unwrap()
+}
+
+/// What conversion compares (the host's fidelity categories), per record.
+fn values(records: &[Record]) -> Vec<String> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = Vec::new();
+    for r in records {
+        match &r.body {
+            Body::User { text, attachments } => out.push(format!("user {} {}", norm(text), attachments.len())),
+            Body::Assistant(a) if !a.text.trim().is_empty() => out.push(format!("assistant {}", norm(&a.text))),
+            Body::ToolCall { call_id, name, arguments } => out.push(format!("call {call_id} {name} {arguments}")),
+            Body::ToolResult { call_id, content, .. } => out.push(format!("result {call_id} {}", norm(content))),
+            Body::Reasoning(x) => out.push(format!("reasoning {:?} {:?}", x.text, x.opaque)),
+            Body::System { text } => out.push(format!("system {}", norm(text))),
+            Body::Compaction { summary, .. } => out.push(format!("compaction {}", norm(summary))),
+            Body::Observation { subtype, text } if subtype != "turn-usage" => {
+                out.push(format!("observation {subtype} {text:?}"))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// An item with its calls' argument strings parsed (the writer writes
+/// compact JSON; the model's own spacing is not kept).
+fn parsed_item(line: &str) -> Value {
+    let mut v: Value = serde_json::from_str(line).unwrap();
+    if let Some(calls) = v.get_mut("tool_calls").and_then(Value::as_array_mut) {
+        for c in calls {
+            let args: Value = serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
+            c["arguments"] = args;
+        }
+    }
+    v
+}
+
+fn artifact<'a>(written: &'a WrittenFiles, name: &str) -> &'a [u8] {
+    &written.artifacts.iter().find(|a| a.path.ends_with(&format!("/{name}"))).unwrap().bytes
+}
+
+fn not_carried(written: &WrittenFiles) -> BTreeSet<String> {
+    written.diagnostics.iter().filter(|d| d.code == "not-carried").map(|d| d.detail.clone()).collect()
+}
+
+#[test]
+fn every_scenario_round_trips_value_lossless_but_for_what_is_declared() {
+    for (name, id, prompt) in SCENARIOS {
+        let source = read_scenario(name);
+        let written = write(&source.document, write_options());
+        let paths: Vec<&str> = written.artifacts.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(paths.len(), 3, "{name}: {paths:?}");
+        assert!(paths.iter().all(|p| p.starts_with(CWD_DIR)), "{name}: {paths:?}");
+        let back = read(home_of(&written).path(), &written_locator(&written));
+        assert_eq!(values(&back.records), values(&source.records), "{name}");
+        assert_eq!(users(&back.records)[0], prompt, "{name}");
+        // The same source's chat_history bytes, line for line.
+        let original = std::fs::read_to_string(home(name).join(locator(id))).unwrap();
+        let ours = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
+        assert_eq!(original.lines().count(), ours.lines().count(), "{name}");
+        for (a, b) in original.lines().zip(ours.lines()) {
+            assert_eq!(parsed_item(a), parsed_item(b), "{name}");
+        }
+        // The journal carries times, outcomes and usage.
+        assert_eq!(tool_results(&back.records), tool_results(&source.records), "{name}");
+        let usage = |r: &Read| assistants(&r.records).iter().map(|a| a.usage.clone()).collect::<Vec<_>>();
+        assert_eq!(usage(&back), usage(&source), "{name}");
+        let turns = observations_of(&source.records, "turn-usage").len();
+        assert!(usage(&source).iter().flatten().count() + turns > 0, "{name}");
+        assert_eq!(observations_of(&back.records, "turn-usage"), observations_of(&source.records, "turn-usage"));
+        let times = |r: &Read| {
+            r.records
+                .iter()
+                .filter(|x| matches!(x.body, Body::User { .. } | Body::ToolCall { .. } | Body::ToolResult { .. }))
+                .map(|x| x.ts.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(times(&back), times(&source), "{name}");
+        assert!(times(&source).iter().all(Option::is_some), "{name}");
+        // Only the times of what the journal has no line for are declared lost.
+        let lost = not_carried(&written);
+        assert!(lost.iter().all(|l| l == "timestamps"), "{name}: {lost:?}");
+        assert_eq!(back.meta().native_id, written.native_id);
+        assert_eq!(back.meta().cwd.as_deref(), Some("/home/user/project"));
+        assert_eq!(back.meta().title, source.meta().title, "{name}");
+    }
+}
+
+#[test]
+fn write_is_deterministic_and_streams() {
+    let source = read_scenario("simple");
+    let a = write(&source.document, write_options());
+    let b = write(&source.document, write_options());
+    assert_eq!(a.native_id, b.native_id);
+    assert_eq!(a.artifacts[0].bytes, b.artifacts[0].bytes);
+    assert!(trajhost_codec_sdk::paths::is_uuid(&a.native_id));
+    assert!(a.native_id.starts_with("01a22aac-"), "UUIDv7 of the session's start: {}", a.native_id);
+    // Lines leave the writer before finish.
+    let mut writer = GrokBuild::write(write_options()).unwrap();
+    let lines: Vec<&str> = source.document.lines().collect();
+    let early: usize = lines.chunks(4).map(|c| writer.push(&(c.join("\n") + "\n")).unwrap().len()).sum();
+    assert!(early > 0);
+    let done = writer.finish().unwrap();
+    assert!(done.chunks.iter().any(|c| c.path.ends_with("/summary.json")));
+    let summary: Value = serde_json::from_slice(artifact(&a, "summary.json")).unwrap();
+    assert_eq!(summary["info"]["id"], a.native_id.as_str());
+    assert_eq!(summary["current_model_id"], "fake-model");
+    assert_eq!(summary["chat_format_version"], 1);
+    assert_eq!(summary["num_messages"], 9);
+    assert_eq!(summary["session_summary"], "Read hello.txt and tell me the secret word.");
+    for key in ["created_at", "updated_at"] {
+        assert!(summary[key].as_str().unwrap().starts_with("2026-11-30T04:18:1"), "{key}");
+    }
+}
+
+/// A session of another harness: its system prompt and encrypted
+/// reasoning are not Grok's; calls join the answer before them.
+fn foreign(opaque_only: bool) -> String {
+    let meta = json!({"id": "s:meta", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": "claude-code",
+        "native_id": "s", "cwd": "/work/a b", "started_at": "2026-11-30T04:05:50Z", "title": "Fix it"});
+    let src = json!({"file": "x", "offset": 0, "len": 1});
+    let lines = vec![
+        meta,
+        json!({"id": "0", "kind": "system", "text": "You are Claude.", "src": src}),
+        json!({"id": "1", "kind": "user", "text": "Fix the build", "ts": "2026-11-30T04:05:51Z", "src": src,
+            "attachments": [{"kind": "image", "media_type": "image/png"}]}),
+        json!({"id": "2", "kind": "reasoning", "text": if opaque_only { Value::Null } else { "Think.".into() },
+            "opaque": "sig", "encrypted": true, "src": src}),
+        json!({"id": "3", "kind": "assistant", "text": "Looking.", "model": "claude-x",
+            "usage": {"input": 1, "output": 2}, "src": src}),
+        json!({"id": "4", "kind": "tool_call", "call_id": "c1", "name": "Bash", "arguments": {"command": "make"}, "src": src}),
+        json!({"id": "5", "kind": "tool_call", "call_id": "c2", "name": "Read", "arguments": {"path": "a"}, "src": src}),
+        json!({"id": "6", "kind": "tool_result", "call_id": "c1", "content": "ok", "ok": true, "src": src}),
+        json!({"id": "7", "kind": "tool_result", "call_id": "c2", "content": "text", "src": src}),
+        json!({"id": "8", "kind": "tool_call", "call_id": "c3", "name": "Bash", "arguments": {"command": "ls"}, "src": src}),
+        json!({"id": "9", "kind": "tool_result", "call_id": "c3", "content": "a b", "src": src}),
+        json!({"id": "10", "kind": "observation", "subtype": "mode", "text": "plan", "src": src}),
+        json!({"id": "11", "kind": "assistant", "text": "Fixed.", "model": "claude-x", "src": src}),
+    ];
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
+#[test]
+fn a_foreign_session_is_written_as_grok_items() {
+    let written = write(&foreign(false), write_options());
+    assert!(written.artifacts[0].path.starts_with(".grok/sessions/%2Fwork%2Fa%20b/"), "{}", written.artifacts[0].path);
+    let items: Vec<Value> = std::str::from_utf8(&written.artifacts[0].bytes)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let types: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        ["user", "reasoning", "assistant", "tool_result", "tool_result", "assistant", "tool_result", "assistant"]
+    );
+    assert_eq!(items[0]["content"][0]["text"], "<user_query>\nFix the build\n</user_query>");
+    assert_eq!(items[0]["prompt_index"], 0);
+    assert_eq!(items[1]["summary"][0]["text"], "Think.");
+    assert!(items[1].get("encrypted_content").is_none(), "another harness's signature is not xAI's");
+    assert_eq!(items[2]["tool_calls"].as_array().unwrap().len(), 2);
+    assert_eq!(items[2]["tool_calls"][0]["arguments"], r#"{"command":"make"}"#);
+    assert_eq!(items[5]["content"], "");
+    assert_eq!(items[5]["tool_calls"][0]["id"], "c3");
+    let lost = not_carried(&written);
+    for what in ["system", "attachment", "opaque-reasoning", "observation/mode"] {
+        assert!(lost.contains(what), "{what}: {lost:?}");
+    }
+    assert!(!lost.iter().any(|l| l.starts_with("usage")), "one model call in the turn: {lost:?}");
+    assert!(kit::diag(&written.diagnostics, "untranslated-reasoning").is_none());
+    let summary: Value = serde_json::from_slice(artifact(&written, "summary.json")).unwrap();
+    assert_eq!(summary["current_model_id"], "grok-4.5", "Grok's own default, not the source's model");
+    assert_eq!(summary["generated_title"], "Fix it");
+    assert_eq!(summary["info"]["cwd"], "/work/a b");
+    let back = read(home_of(&written).path(), &written_locator(&written));
+    assert_eq!(users(&back.records), ["Fix the build"]);
+    assert_eq!(tool_calls(&back.records).len(), 3);
+    assert_eq!(kit::assistant_texts(&back.records), ["Looking.", "Fixed."]);
+    assert_eq!(assistants(&back.records).len(), 3, "the empty answer that carries the third call");
+    assert_eq!(assistants(&back.records)[0].usage.as_ref().map(|u| (u.input, u.output)), Some((Some(1), Some(2))));
+    assert_eq!(tool_results(&back.records).iter().map(|r| r.2).collect::<Vec<_>>(), [Some(true), None, None]);
+    let prompt_ts = back.records.iter().find(|r| matches!(r.body, Body::User { .. })).unwrap().ts.clone();
+    assert_eq!(prompt_ts.as_deref(), Some("2026-11-30T04:05:51.000Z"));
+    // Reasoning that is only another harness's blob cannot be held.
+    let written = write(&foreign(true), write_options());
+    assert!(kit::diag(&written.diagnostics, "untranslated-reasoning").is_some());
+    let items = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
+    assert!(!items.contains("\"reasoning\""));
+}
+
+#[test]
+fn write_refuses_what_it_cannot_honour() {
+    set_for_tests(TargetChoice { provider: Some("openai".into()), ..Default::default() });
+    assert!(GrokBuild::write(write_options()).is_err());
+    set_for_tests(TargetChoice { model: Some("grok-4.6".into()), ..Default::default() });
+    let written = write(&foreign(false), write_options());
+    let summary: Value = serde_json::from_slice(artifact(&written, "summary.json")).unwrap();
+    assert_eq!(summary["current_model_id"], "grok-4.6");
+    set_for_tests(TargetChoice::default());
+    let options = WriteOptions { native_id: Some("not-a-uuid".into()), ..write_options() };
+    assert!(trajhost_codec_sdk::write_document::<GrokBuild>(&foreign(false), options).is_err());
+    let no_cwd = foreign(false).replacen(r#""cwd":"/work/a b","#, "", 1);
+    assert!(trajhost_codec_sdk::write_document::<GrokBuild>(&no_cwd, write_options()).is_err());
+    let options = WriteOptions { cwd: Some("/elsewhere".into()), ..write_options() };
+    assert!(write(&no_cwd, options).artifacts[0].path.starts_with(".grok/sessions/%2Felsewhere/"));
+}
+
+fn prepare(
+    written: &WrittenFiles,
+    target: &Path,
+    options: WriteOptions,
+) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<GrokBuild>(written.artifacts.clone(), &Dir::native(target), options)
+}
+
+/// Applies a plan the way the host would (files only; this codec makes no
+/// other operation).
+fn install(plan: &Plan, written: &WrittenFiles, target: &Path) {
+    for op in &plan.operations {
+        let (path, bytes) = match op {
+            Operation::CopyArtifact(c) => {
+                (c.path.clone(), written.artifacts.iter().find(|a| a.path == c.artifact).unwrap().bytes.clone())
+            }
+            Operation::CreateFile(f) => (f.path.clone(), f.bytes.clone()),
+            other => panic!("unexpected operation {other:?}"),
+        };
+        let path = target.join(path);
+        assert!(!path.exists(), "{} exists", path.display());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+fn hash_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn prepare_into_a_fresh_home() {
+    set_for_tests(TargetChoice::default());
+    let source = read_scenario("simple");
+    let written = write(&source.document, write_options());
+    let target = tempfile::tempdir().unwrap();
+    let options = WriteOptions { home_path: Some("/home/someone".into()), ..write_options() };
+    let plan = prepare(&written, target.path(), options.clone()).unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    assert_eq!(plan.operations.len(), 3);
+    assert!(matches!(&plan.operations[0], Operation::CopyArtifact(c) if c.artifact == written.artifacts[0].path));
+    assert!(matches!(&plan.operations[1], Operation::CopyArtifact(c) if c.artifact == written.artifacts[1].path));
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd /home/user/project && GROK_HOME=/home/someone/.grok grok -r {}", written.native_id).as_str())
+    );
+    install(&plan, &written, target.path());
+    let found = kit::discover::<GrokBuild>(target.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, written.native_id);
+    let back = read(target.path(), &found.sessions[0].locator);
+    assert_eq!(values(&back.records), values(&source.records));
+    // Installed once: a second prepare is refused, naming the session.
+    let err = prepare(&written, target.path(), options).unwrap_err();
+    assert!(format!("{err:?}").contains(&written.native_id), "{err:?}");
+}
+
+#[test]
+fn prepare_takes_the_chosen_or_configured_model_and_moves_to_the_cwd() {
+    let source = read_scenario("simple");
+    let written = write(&source.document, write_options());
+    let target = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(target.path().join(".grok")).unwrap();
+    std::fs::write(target.path().join(".grok/config.toml"), "[models]\ndefault = \"grok-4.6\"\n").unwrap();
+    let summary_of = |plan: &Plan| -> Value {
+        plan.operations
+            .iter()
+            .find_map(|op| match op {
+                Operation::CreateFile(f) if f.path.ends_with("/summary.json") => {
+                    Some(serde_json::from_slice(&f.bytes).unwrap())
+                }
+                _ => None,
+            })
+            .unwrap()
+    };
+    set_for_tests(TargetChoice::default());
+    let plan = prepare(&written, target.path(), write_options()).unwrap();
+    assert_eq!(summary_of(&plan)["current_model_id"], "grok-4.6");
+    set_for_tests(TargetChoice { model: Some("my-model".into()), ..Default::default() });
+    let options = WriteOptions { cwd: Some("/srv/other dir".into()), ..write_options() };
+    let plan = prepare(&written, target.path(), options).unwrap();
+    let summary = summary_of(&plan);
+    assert_eq!(summary["current_model_id"], "my-model");
+    assert_eq!(summary["info"]["cwd"], "/srv/other dir");
+    assert!(plan.operations.iter().all(|op| match op {
+        Operation::CreateFile(f) => f.path.starts_with(".grok/sessions/%2Fsrv%2Fother%20dir/"),
+        Operation::CopyArtifact(c) => c.path.starts_with(".grok/sessions/%2Fsrv%2Fother%20dir/"),
+        _ => false,
+    }));
+    assert!(plan.resume_command.unwrap().starts_with("cd '/srv/other dir' && grok -r "));
+    set_for_tests(TargetChoice { provider: Some("xai".into()), ..Default::default() });
+    assert!(prepare(&written, target.path(), write_options()).is_err());
+    set_for_tests(TargetChoice { model: Some(" bad\n".into()), ..Default::default() });
+    assert!(prepare(&written, target.path(), write_options()).is_err());
+    set_for_tests(TargetChoice::default());
+    // Only the folder's two files are accepted.
+    let mut other = written.artifacts.clone();
+    other.push(trajhost_codec_sdk::Artifact { path: format!("{}/auth.json", CWD_DIR), bytes: b"{}".to_vec() });
+    assert!(
+        trajhost_codec_sdk::prepare_artifacts::<GrokBuild>(other, &Dir::native(target.path()), write_options())
+            .is_err()
+    );
+}
+
+#[test]
+fn prepare_into_a_home_with_other_sessions_leaves_them_byte_identical() {
+    set_for_tests(TargetChoice::default());
+    let target = copy_of("simple");
+    // The source is another scenario, so its id is new to the target.
+    let source = read_scenario("parallel");
+    let written = write(&source.document, write_options());
+    let before = hash_tree(target.path());
+    let plan = prepare(&written, target.path(), write_options()).unwrap();
+    assert_eq!(hash_tree(target.path()), before, "prepare reads only");
+    install(&plan, &written, target.path());
+    let after = hash_tree(target.path());
+    for (path, bytes) in &before {
+        assert_eq!(after.iter().find(|(p, _)| p == path).map(|(_, b)| b), Some(bytes), "{path}");
+    }
+    assert_eq!(after.len(), before.len() + 3);
+    let mut ids: Vec<String> =
+        kit::discover::<GrokBuild>(target.path()).sessions.into_iter().map(|s| s.native_id).collect();
+    ids.sort();
+    let mut expected = vec![scenario("simple").1.to_string(), written.native_id.clone()];
+    expected.sort();
+    assert_eq!(ids, expected);
+    // The target's own session, written again under its id, is refused.
+    let own = read_scenario("simple");
+    let again = write(&own.document, WriteOptions { native_id: Some(scenario("simple").1.into()), ..write_options() });
+    assert!(prepare(&again, target.path(), write_options()).is_err());
 }
