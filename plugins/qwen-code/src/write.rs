@@ -430,7 +430,7 @@ impl Session {
             }
             Body::Assistant(a) => {
                 self.clock(record.ts.as_deref());
-                self.flush(diags);
+                self.flush_open(diags);
                 self.open_response(Some(record.id.as_str()), Some(a), diags);
                 if let Some(open) = self.open.as_mut() {
                     open.text = a.text.clone();
@@ -532,7 +532,7 @@ impl Session {
             }
             _ => {
                 // Leading reasoning: its response record comes next.
-                self.flush(diags);
+                self.flush_open(diags);
                 self.leading.push((text.to_string(), self.now.clone()));
             }
         }
@@ -568,6 +568,11 @@ impl Session {
         if self.open.is_none() && !self.leading.is_empty() {
             self.open_response(None, None, diags);
         }
+        self.flush_open(diags);
+    }
+
+    /// Writes the open response, if any, as one assistant line.
+    fn flush_open(&mut self, diags: &mut Diagnostics) {
         let Some(response) = self.open.take() else { return };
         if response.is_empty() {
             diags.add("not-carried", Severity::Info, "empty-assistant-turn", None, None);
