@@ -87,8 +87,7 @@ pub fn prepare(
         return Err(CodecError::Malformed(format!("the working directory {cwd:?} is not an absolute path")));
     }
     let settings = read_settings(target)?;
-    if let Some(dir) = settings.as_ref().and_then(|s| s.pointer("/advanced/runtimeOutputDir")).and_then(Value::as_str)
-    {
+    if let Some(dir) = settings.as_ref().and_then(|s| s.pointer("/advanced/runtimeOutputDir")).and_then(Value::as_str) {
         return Err(CodecError::Other(format!(
             "the target's ~/{SETTINGS} sets advanced.runtimeOutputDir ({dir:?}): Qwen Code keeps sessions there, \
              outside the home this plan installs into"

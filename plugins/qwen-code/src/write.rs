@@ -315,19 +315,13 @@ impl TranscriptWriter {
 
     /// Opens the transcript once the session's `meta` is known.
     fn open(&mut self, meta: &Meta, meta_line: &str) -> Result<(), CodecError> {
-        let cwd = self
-            .options
-            .cwd
-            .clone()
-            .or_else(|| meta.cwd.clone())
-            .filter(|c| !c.is_empty())
-            .ok_or_else(|| {
-                CodecError::Malformed(
-                    "a Qwen Code session belongs to a working directory: give write-options.cwd (the document's \
+        let cwd = self.options.cwd.clone().or_else(|| meta.cwd.clone()).filter(|c| !c.is_empty()).ok_or_else(|| {
+            CodecError::Malformed(
+                "a Qwen Code session belongs to a working directory: give write-options.cwd (the document's \
                      meta has no cwd)"
-                        .into(),
-                )
-            })?;
+                    .into(),
+            )
+        })?;
         if !layout::is_absolute(&cwd) {
             return Err(CodecError::Malformed(
                 "the working directory must be an absolute path (Qwen Code keys sessions by it)".into(),
@@ -472,8 +466,7 @@ impl Session {
                     }],
                 };
                 let result = ToolCallResult { call_id: &id, status, result_display: content };
-                let body =
-                    LineBody { message: Some(message), tool_call_result: Some(result), ..LineBody::default() };
+                let body = LineBody { message: Some(message), tool_call_result: Some(result), ..LineBody::default() };
                 self.push("tool_result", None, body);
             }
             Body::Observation { subtype, text } => {
@@ -498,7 +491,11 @@ impl Session {
                         {"role": "model", "parts": [{"text": COMPRESSION_ACK}]},
                     ]
                 });
-                self.push("system", Some("chat_compression"), LineBody { system_payload: Some(payload), ..LineBody::default() });
+                self.push(
+                    "system",
+                    Some("chat_compression"),
+                    LineBody { system_payload: Some(payload), ..LineBody::default() },
+                );
             }
         }
     }

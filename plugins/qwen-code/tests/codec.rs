@@ -753,13 +753,10 @@ fn written_lines_form_one_chain_with_the_envelope_qwen_code_checks() {
     assert!(trajhost_codec_sdk::paths::is_uuid(stem));
     let lines: Vec<Value> =
         std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.iter().map(|l| l["type"].as_str().unwrap()).collect::<Vec<_>>(), [
-        "user",
-        "assistant",
-        "tool_result",
-        "tool_result",
-        "assistant"
-    ]);
+    assert_eq!(
+        lines.iter().map(|l| l["type"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["user", "assistant", "tool_result", "tool_result", "assistant"]
+    );
     let mut parent = Value::Null;
     for line in &lines {
         assert_eq!(line["parentUuid"], parent);
@@ -777,7 +774,9 @@ fn written_lines_form_one_chain_with_the_envelope_qwen_code_checks() {
     assert_eq!(lines[2]["message"]["parts"][0]["functionResponse"]["id"], calls[0]["functionCall"]["id"]);
     assert_eq!(lines[3]["message"]["parts"][0]["functionResponse"]["id"], calls[1]["functionCall"]["id"]);
     assert_eq!(lines[3]["toolCallResult"]["status"], "success");
-    assert!(lines[3]["message"]["parts"][0]["functionResponse"]["response"]["output"].as_str().unwrap().contains("KIWI-58"));
+    assert!(
+        lines[3]["message"]["parts"][0]["functionResponse"]["response"]["output"].as_str().unwrap().contains("KIWI-58")
+    );
     // The same document gives the same bytes.
     assert_eq!(write_doc(&source.document, write_options()).artifacts[0].bytes, artifact.bytes);
 }
@@ -820,14 +819,26 @@ fn reasoning_compaction_title_and_what_is_not_carried() {
         meta_line("claude-code", Some("A title of its own")),
         record("s", json!({"kind": "system", "text": "You are helpful."})),
         record("c0", json!({"kind": "compaction", "summary": "Earlier we read a.txt.", "trigger": "auto"})),
-        record("u1", json!({"kind": "user", "text": "read b.txt",
-            "attachments": [{"kind": "image", "media_type": "image/png"}]})),
-        record("r1", json!({"kind": "reasoning", "text": "I should read it.", "opaque": "sig", "encrypted": false,
-            "parent": "a1"})),
-        record("a1", json!({"kind": "assistant", "text": "Reading.", "model": "claude-x", "stop_reason": "tool_use",
-            "usage": {"input": 10, "output": 5, "cache_read": 90, "cache_write": 7}})),
-        record("t1", json!({"kind": "tool_call", "call_id": "toolu_1", "name": "Read",
-            "arguments": {"file_path": "b.txt"}, "parent": "a1"})),
+        record(
+            "u1",
+            json!({"kind": "user", "text": "read b.txt",
+            "attachments": [{"kind": "image", "media_type": "image/png"}]}),
+        ),
+        record(
+            "r1",
+            json!({"kind": "reasoning", "text": "I should read it.", "opaque": "sig", "encrypted": false,
+            "parent": "a1"}),
+        ),
+        record(
+            "a1",
+            json!({"kind": "assistant", "text": "Reading.", "model": "claude-x", "stop_reason": "tool_use",
+            "usage": {"input": 10, "output": 5, "cache_read": 90, "cache_write": 7}}),
+        ),
+        record(
+            "t1",
+            json!({"kind": "tool_call", "call_id": "toolu_1", "name": "Read",
+            "arguments": {"file_path": "b.txt"}, "parent": "a1"}),
+        ),
         record("o1", json!({"kind": "observation", "subtype": "mode", "text": "plan"})),
         record("x1", json!({"kind": "tool_result", "call_id": "toolu_1", "content": "no such file", "ok": false})),
         record("r2", json!({"kind": "reasoning", "opaque": "enc", "encrypted": true})),
@@ -838,16 +849,19 @@ fn reasoning_compaction_title_and_what_is_not_carried() {
     let written = write_doc(&doc, write_options());
     let mut not_carried = codes(&written.diagnostics, "not-carried");
     not_carried.sort();
-    assert_eq!(not_carried, [
-        "attachments",
-        "compaction-trigger",
-        "observation/mode",
-        "orphan-tool-result",
-        "reasoning-signature",
-        "stop-reason",
-        "system-prompt",
-        "usage.cache_write"
-    ]);
+    assert_eq!(
+        not_carried,
+        [
+            "attachments",
+            "compaction-trigger",
+            "observation/mode",
+            "orphan-tool-result",
+            "reasoning-signature",
+            "stop-reason",
+            "system-prompt",
+            "usage.cache_write"
+        ]
+    );
     assert_eq!(codes(&written.diagnostics, "untranslated-reasoning").len(), 1);
     let (_home, back) = read_back(&written);
     let meta = back.meta();
@@ -855,17 +869,20 @@ fn reasoning_compaction_title_and_what_is_not_carried() {
     assert_eq!(meta.cwd.as_deref(), Some("/home/u/w"));
     assert_eq!(meta.git_branch.as_deref(), Some("dev"));
     let kinds = kit::kinds(&back.records);
-    assert_eq!(kinds, [
-        "meta",
-        "compaction",
-        "user",
-        "reasoning",
-        "assistant",
-        "tool_call",
-        "tool_result",
-        "assistant",
-        "observation"
-    ]);
+    assert_eq!(
+        kinds,
+        [
+            "meta",
+            "compaction",
+            "user",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "observation"
+        ]
+    );
     let compaction = back.records.iter().find_map(|r| match &r.body {
         Body::Compaction { summary, .. } => Some(summary.as_str()),
         _ => None,
@@ -887,8 +904,11 @@ fn reasoning_compaction_title_and_what_is_not_carried() {
 
 #[test]
 fn write_refuses_what_qwen_code_cannot_place() {
-    let no_cwd = format!("{}\n", json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1",
-        "harness": "x", "native_id": "n"}));
+    let no_cwd = format!(
+        "{}\n",
+        json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1",
+        "harness": "x", "native_id": "n"})
+    );
     let err = trajhost_codec_sdk::write_document::<QwenCode>(&no_cwd, write_options()).unwrap_err();
     assert!(format!("{err:?}").contains("cwd"), "{err:?}");
     let err = trajhost_codec_sdk::write_document::<QwenCode>(
@@ -897,8 +917,11 @@ fn write_refuses_what_qwen_code_cannot_place() {
     )
     .unwrap_err();
     assert!(format!("{err:?}").contains("UUID"), "{err:?}");
-    let err = trajhost_codec_sdk::write_document::<QwenCode>(&record("u", json!({"kind": "user", "text": "hi"})), write_options())
-        .unwrap_err();
+    let err = trajhost_codec_sdk::write_document::<QwenCode>(
+        &record("u", json!({"kind": "user", "text": "hi"})),
+        write_options(),
+    )
+    .unwrap_err();
     assert!(format!("{err:?}").contains("meta"), "{err:?}");
     // A cwd from the options wins, and names the project directory.
     let written = write_doc(
@@ -910,7 +933,11 @@ fn write_refuses_what_qwen_code_cannot_place() {
 
 // ---------------------------------------------------------------- prepare
 
-fn prepare(artifacts: &[Artifact], target: &Path, options: WriteOptions) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+fn prepare(
+    artifacts: &[Artifact],
+    target: &Path,
+    options: WriteOptions,
+) -> Result<Plan, trajhost_codec_sdk::CodecError> {
     trajhost_codec_sdk::prepare_artifacts::<QwenCode>(artifacts.to_vec(), &Dir::native(target), options)
 }
 
@@ -945,7 +972,11 @@ fn prepare_into_a_fresh_home_installs_one_file_and_resumes_by_id() {
     assert_eq!(create.bytes, written.artifacts[0].bytes);
     assert_eq!(
         plan.resume_command.as_deref().unwrap(),
-        format!("cd /home/user/project && QWEN_HOME={}/.qwen qwen --resume {}", target.path().display(), plan.native_id)
+        format!(
+            "cd /home/user/project && QWEN_HOME={}/.qwen qwen --resume {}",
+            target.path().display(),
+            plan.native_id
+        )
     );
     apply(&plan, target.path());
     let found = kit::discover::<QwenCode>(target.path());
