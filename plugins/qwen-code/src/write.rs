@@ -227,7 +227,7 @@ struct Session {
     out: Vec<u8>,
     open: Option<Response>,
     /// Reasoning read before the response it belongs to.
-    leading: Vec<(String, String)>,
+    leading: Vec<String>,
     /// Canonical call id → (written id, name).
     calls: BTreeMap<String, (String, String)>,
     used_call_ids: BTreeSet<String>,
@@ -305,9 +305,9 @@ impl TranscriptWriter {
                 self.line_no
             ))),
             (_, true) => {
-                let mut session = self.session.take().expect("checked");
-                session.record(&record, &mut self.diags);
-                self.session = Some(session);
+                if let Some(session) = self.session.as_mut() {
+                    session.record(&record, &mut self.diags);
+                }
                 Ok(())
             }
         }
@@ -405,10 +405,8 @@ impl Session {
             Body::User { text, attachments } => {
                 self.clock(record.ts.as_deref());
                 self.flush(diags);
-                if !attachments.is_empty() {
-                    for _ in attachments {
-                        nc(diags, "attachments", Severity::Warning);
-                    }
+                for _ in attachments {
+                    nc(diags, "attachments", Severity::Warning);
                 }
                 if text.is_empty() {
                     if attachments.is_empty() {
@@ -530,7 +528,7 @@ impl Session {
             _ => {
                 // Leading reasoning: its response record comes next.
                 self.flush_open(diags);
-                self.leading.push((text.to_string(), self.now.clone()));
+                self.leading.push(text.to_string());
             }
         }
     }
@@ -545,7 +543,7 @@ impl Session {
             diags.add("not-carried", Severity::Info, "stop-reason", None, None);
         }
         let usage = a.and_then(|a| a.usage.as_ref()).map(|u| usage(u, diags));
-        let thoughts = std::mem::take(&mut self.leading).into_iter().map(|(t, _)| t).collect();
+        let thoughts = std::mem::take(&mut self.leading);
         self.open = Some(Response {
             canonical_id: canonical_id.map(str::to_string),
             ts: self.now.clone(),
