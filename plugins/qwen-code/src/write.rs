@@ -47,8 +47,18 @@
 //! - `stop-reason`: Qwen Code records none;
 //! - `compaction-trigger`: a compression record has no trigger field;
 //! - `subagent-transcript`, `additional-meta`, `unknown-kind/<kind>`,
-//!   `empty-user-turn`, `empty-assistant-turn`, `orphan-tool-result`,
-//!   `duplicate-tool-result`.
+//!   `empty-user-turn`, `empty-assistant-turn` (a response with no text,
+//!   reasoning or call: its usage goes with it), `orphan-tool-result`,
+//!   `duplicate-tool-result`, `observation/custom_title` (earlier titles:
+//!   only the session's title is written).
+//!
+//! Repaired, not lost: a call id that is empty, overlong or already used
+//! gets a fresh one (`renamed` / `tool-call-id`), and its result follows
+//! it; a response without a model takes the last model named.
+//!
+//! Model: `model` on an assistant line is the model that served that
+//! response (Qwen Code resumes with the model of its own configuration, see
+//! [`crate::prepare`]), so the source's model is kept there.
 
 use std::collections::{BTreeMap, BTreeSet};
 
