@@ -1082,3 +1082,41 @@ fn prepare_moves_the_session_to_another_cwd() {
     two.push(written.artifacts[0].clone());
     assert!(prepare(&two, target.path(), write_options()).is_err());
 }
+
+#[test]
+fn thoughts_compression_and_title_of_a_qwen_session_round_trip() {
+    let mut u0 = rec("user", "u0", None);
+    u0["message"] = json!({"role": "user", "parts": [{"text": "an old question"}]});
+    let compression = system(
+        "c1",
+        "u0",
+        "chat_compression",
+        json!({"info": {"originalTokenCount": 900, "newTokenCount": 90, "compressionStatus": 1},
+               "compressedHistory": [{"role": "user", "parts": [{"text": "Summary: an old question."}]},
+                                     {"role": "model", "parts": [{"text": "Got it. Thanks for the additional context!"}]}]}),
+    );
+    let mut u1 = rec("user", "u1", Some("c1"));
+    u1["message"] = json!({"role": "user", "parts": [{"text": "list files"}]});
+    let mut a1 = rec("assistant", "a1", Some("u1"));
+    a1["model"] = json!("qwen3-coder-plus");
+    a1["message"] = json!({"role": "model", "parts": [
+        {"text": "Listing first.", "thought": true},
+        {"text": "Sure."},
+        {"functionCall": {"id": "c-1", "name": "run_shell_command", "args": {"command": "ls"}}}]});
+    a1["usageMetadata"] = json!({"promptTokenCount": 120, "candidatesTokenCount": 7, "thoughtsTokenCount": 3,
+                                 "cachedContentTokenCount": 20, "totalTokenCount": 130});
+    let mut r1 = rec("tool_result", "r1", Some("a1"));
+    r1["message"] = json!({"role": "user", "parts": [{"functionResponse": {"id": "c-1", "name": "run_shell_command",
+                                                                          "response": {"error": "ls: denied"}}}]});
+    r1["toolCallResult"] = json!({"callId": "c-1", "status": "error"});
+    let title = system("t1", "r1", "custom_title", json!({"customTitle": "Listing", "titleSource": "manual"}));
+    let dir = synthetic(&[u0, compression, u1, a1, r1, title]);
+    let source = read(dir.path(), &format!("{CHATS}/{SID}.jsonl"));
+    let written = write_doc(&source.document, write_options());
+    assert!(codes(&written.diagnostics, "not-carried").is_empty(), "{:?}", written.diagnostics);
+    let (_home, back) = read_back(&written);
+    assert_eq!(said(&back.records), said(&source.records));
+    assert_eq!(back.meta().title.as_deref(), Some("Listing"));
+    assert_eq!(kit::reasonings(&back.records)[0].text.as_deref(), Some("Listing first."));
+    assert_eq!(tool_results(&back.records), [("c-1", "ls: denied", Some(false))]);
+}
