@@ -76,3 +76,39 @@ pub fn spilled_output(recorded_path: &str) -> Option<String> {
     }
     Some(join(QWEN_DIR, rest))
 }
+
+/// Where Qwen Code writes a session's transcript, relative to the home.
+pub const WRITE_ROOT: &str = ".qwen/projects";
+
+/// The project directory name of `cwd`: every UTF-16 code unit that is not
+/// an ASCII letter or digit becomes `-` (Qwen Code's `sanitizeCwd`, a
+/// JavaScript `replace(/[^a-zA-Z0-9]/g, "-")`, so a character outside the
+/// BMP gives two).
+pub fn project_name(cwd: &str) -> String {
+    let mut name = String::with_capacity(cwd.len());
+    for c in cwd.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c);
+        } else {
+            name.extend(std::iter::repeat_n('-', c.len_utf16()));
+        }
+    }
+    name
+}
+
+/// `.qwen/projects/<project name>/chats`.
+pub fn chats_dir(cwd: &str) -> String {
+    join(&join(WRITE_ROOT, &project_name(cwd)), CHATS)
+}
+
+/// `.qwen/projects/<project name>/chats/<id>.jsonl`.
+pub fn session_path(cwd: &str, id: &str) -> String {
+    join(&chats_dir(cwd), &format!("{id}{JSONL}"))
+}
+
+/// A POSIX absolute path, or a Windows drive path.
+pub fn is_absolute(path: &str) -> bool {
+    let b = path.as_bytes();
+    path.starts_with('/')
+        || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
+}

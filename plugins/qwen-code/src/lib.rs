@@ -17,21 +17,25 @@
 //! - [`discover`]: `discover` and `inspect`;
 //! - [`read`]: the batch reader;
 //! - [`records`]: native records → canonical records and
-//!   [`KNOWN_RECORD_TYPES`].
-//!
-//! Writing is not implemented.
+//!   [`KNOWN_RECORD_TYPES`];
+//! - [`write`]: canonical records → a transcript, streamed;
+//! - [`prepare`]: the plan that installs it into a target home.
 
 pub mod discover;
 pub mod head;
 pub mod layout;
 pub mod native;
+pub mod prepare;
 pub mod read;
 pub mod records;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES, record_type};
 pub use time::rfc3339_utc;
@@ -44,6 +48,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const CODEC: &str = concat!("qwen-code@", env!("CARGO_PKG_VERSION"));
 /// Qwen Code versions whose `ChatRecord` transcripts this codec reads.
 pub const NATIVE_VERSIONS: &str = ">=0.1.0, <1.0.0";
+/// The format `write` produces.
+pub const WRITES: &str = "qwen-code-jsonl";
 
 /// The Qwen Code codec.
 pub struct QwenCode;
@@ -58,7 +64,7 @@ impl Codec for QwenCode {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`version` field of every record".into(),
             reads: vec!["qwen-code-jsonl".into()],
-            writes: Vec::new(),
+            writes: vec![WRITES.into()],
             session_globs: layout::ROOTS
                 .iter()
                 .map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL))
@@ -77,6 +83,22 @@ impl Codec for QwenCode {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        write::TranscriptWriter::start(options)
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first, so that a choice is never dropped by an early refusal.
+        let choice = prepare::target_choice();
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &choice)
     }
 }
 

@@ -78,7 +78,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.native_versions, ">=0.1.0, <1.0.0");
     assert!(info.native_version_source.contains("version"));
     assert_eq!(info.reads, vec!["qwen-code-jsonl".to_string()]);
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["qwen-code-jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
     for (_, id) in SCENARIOS {
         assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
@@ -672,4 +672,451 @@ fn records_glued_on_one_line_are_read_one_by_one() {
         let value = kit::span_json(&home, record.src.as_ref().unwrap());
         assert_eq!(value["uuid"].as_str(), Some(record.id.as_str()));
     }
+}
+
+// ---------------------------------------------------------------- write
+
+use trajhost_codec_sdk::canonical::Record;
+use trajhost_codec_sdk::target::{self, TargetChoice};
+use trajhost_codec_sdk::{Artifact, Diagnostic, Operation, Plan, WriteOptions, WrittenFiles};
+
+fn write_options() -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: None }
+}
+
+fn write_doc(document: &str, options: WriteOptions) -> WrittenFiles {
+    trajhost_codec_sdk::write_document::<QwenCode>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+/// Installs `written`'s artifacts into a fresh home and reads the session back.
+fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
+    assert_eq!(written.artifacts.len(), 1, "one transcript");
+    let dir = tempfile::tempdir().unwrap();
+    let artifact = &written.artifacts[0];
+    let path = dir.path().join(&artifact.path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, &artifact.bytes).unwrap();
+    let read = read(dir.path(), &artifact.path);
+    (dir, read)
+}
+
+/// What a record says, without ids, spans or links: the values a round trip
+/// must keep.
+fn said(records: &[Record]) -> Vec<Value> {
+    records
+        .iter()
+        .filter(|r| !matches!(r.body, Body::Meta(_)))
+        .map(|r| {
+            let mut v = serde_json::to_value(&r.body).unwrap();
+            if let Some(o) = v.as_object_mut() {
+                // The message id of an assistant record is its line's uuid;
+                // a call id is kept, so results still answer their calls.
+                o.remove("message_id");
+            }
+            json!({"ts": r.ts, "body": v})
+        })
+        .collect()
+}
+
+fn codes<'a>(diagnostics: &'a [Diagnostic], code: &str) -> Vec<&'a str> {
+    diagnostics.iter().filter(|d| d.code == code).map(|d| d.detail.as_str()).collect()
+}
+
+#[test]
+fn every_lab_scenario_round_trips_value_lossless() {
+    for (name, _) in SCENARIOS {
+        let source = read_scenario(name);
+        let written = write_doc(&source.document, write_options());
+        assert!(codes(&written.diagnostics, "not-carried").is_empty(), "{name}: {:?}", written.diagnostics);
+        assert!(codes(&written.diagnostics, "untranslated-reasoning").is_empty(), "{name}");
+        let (_home, back) = read_back(&written);
+        assert_eq!(said(&back.records), said(&source.records), "{name}");
+        let (m, s) = (back.meta(), source.meta());
+        assert_eq!((&m.cwd, &m.title, &m.git_branch, &m.started_at), (&s.cwd, &s.title, &s.git_branch, &s.started_at));
+        assert_eq!(m.native_id, written.native_id);
+        assert_ne!(m.native_id, s.native_id, "{name}: a new session id, so the original can stay beside it");
+        assert_eq!(m.native_version.as_deref(), Some("0.15.10"));
+        // The written transcript reads without a warning of its own.
+        let warnings: Vec<_> = back.diagnostics.iter().filter(|d| d.severity != Severity::Info).collect();
+        assert!(warnings.is_empty(), "{name}: {warnings:?}");
+        assert!(back.diagnostics.is_empty(), "{name}: {:?}", back.diagnostics);
+    }
+}
+
+#[test]
+fn written_lines_form_one_chain_with_the_envelope_qwen_code_checks() {
+    let source = read_scenario("parallel");
+    let written = write_doc(&source.document, write_options());
+    let artifact = &written.artifacts[0];
+    let stem = written.native_id.as_str();
+    assert_eq!(artifact.path, format!("{CHATS}/{stem}.jsonl"));
+    assert!(trajhost_codec_sdk::paths::is_uuid(stem));
+    let lines: Vec<Value> =
+        std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        lines.iter().map(|l| l["type"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["user", "assistant", "tool_result", "tool_result", "assistant"]
+    );
+    let mut parent = Value::Null;
+    for line in &lines {
+        assert_eq!(line["parentUuid"], parent);
+        assert_eq!(line["sessionId"], stem);
+        assert_eq!(line["cwd"], CWD);
+        assert_eq!(line["version"], "0.15.10");
+        parent = line["uuid"].clone();
+    }
+    // Both calls in one model response, each answered by its own record.
+    let calls = lines[1]["message"]["parts"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(lines[1]["message"]["role"], "model");
+    assert_eq!(lines[1]["model"], "fake-model");
+    assert_eq!(lines[1]["usageMetadata"]["promptTokenCount"], 100);
+    assert_eq!(lines[2]["message"]["parts"][0]["functionResponse"]["id"], calls[0]["functionCall"]["id"]);
+    assert_eq!(lines[3]["message"]["parts"][0]["functionResponse"]["id"], calls[1]["functionCall"]["id"]);
+    assert_eq!(lines[3]["toolCallResult"]["status"], "success");
+    assert!(
+        lines[3]["message"]["parts"][0]["functionResponse"]["response"]["output"].as_str().unwrap().contains("KIWI-58")
+    );
+    // The same document gives the same bytes.
+    assert_eq!(write_doc(&source.document, write_options()).artifacts[0].bytes, artifact.bytes);
+}
+
+#[test]
+fn the_writer_streams() {
+    let source = read_scenario("long-output");
+    let mut writer = QwenCode::write(write_options()).unwrap();
+    let mut pieces = 0;
+    for line in source.document.split_inclusive('\n') {
+        pieces += writer.push(line).unwrap().iter().filter(|c| !c.bytes.is_empty()).count();
+    }
+    let written = writer.finish().unwrap();
+    // The user prompt, then the call with its result, went out before the end;
+    // the final answer is held until nothing can be added to it.
+    assert_eq!(pieces, 2);
+    assert_eq!(written.chunks.len(), 1);
+}
+
+fn record(id: &str, body: Value) -> String {
+    let mut v = body;
+    v["id"] = json!(id);
+    v["ts"] = json!("2026-05-01T10:00:00.000Z");
+    v["src"] = json!({"file": "x", "offset": 0, "len": 1});
+    format!("{v}\n")
+}
+
+fn meta_line(harness: &str, title: Option<&str>) -> String {
+    let mut meta = json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": harness,
+        "native_id": "n1", "cwd": "/home/u/w", "started_at": "2026-05-01T10:00:00.000Z", "git_branch": "dev"});
+    if let Some(t) = title {
+        meta["title"] = json!(t);
+    }
+    format!("{meta}\n")
+}
+
+#[test]
+fn reasoning_compaction_title_and_what_is_not_carried() {
+    let doc = [
+        meta_line("claude-code", Some("A title of its own")),
+        record("s", json!({"kind": "system", "text": "You are helpful."})),
+        record("c0", json!({"kind": "compaction", "summary": "Earlier we read a.txt.", "trigger": "auto"})),
+        record(
+            "u1",
+            json!({"kind": "user", "text": "read b.txt",
+            "attachments": [{"kind": "image", "media_type": "image/png"}]}),
+        ),
+        record(
+            "r1",
+            json!({"kind": "reasoning", "text": "I should read it.", "opaque": "sig", "encrypted": false,
+            "parent": "a1"}),
+        ),
+        record(
+            "a1",
+            json!({"kind": "assistant", "text": "Reading.", "model": "claude-x", "stop_reason": "tool_use",
+            "usage": {"input": 10, "output": 5, "cache_read": 90, "cache_write": 7}}),
+        ),
+        record(
+            "t1",
+            json!({"kind": "tool_call", "call_id": "toolu_1", "name": "Read",
+            "arguments": {"file_path": "b.txt"}, "parent": "a1"}),
+        ),
+        record("o1", json!({"kind": "observation", "subtype": "mode", "text": "plan"})),
+        record("x1", json!({"kind": "tool_result", "call_id": "toolu_1", "content": "no such file", "ok": false})),
+        record("r2", json!({"kind": "reasoning", "opaque": "enc", "encrypted": true})),
+        record("a2", json!({"kind": "assistant", "text": "It is missing."})),
+        record("x2", json!({"kind": "tool_result", "call_id": "nope", "content": "?"})),
+    ]
+    .concat();
+    let written = write_doc(&doc, write_options());
+    let mut not_carried = codes(&written.diagnostics, "not-carried");
+    not_carried.sort();
+    assert_eq!(
+        not_carried,
+        [
+            "attachments",
+            "compaction-trigger",
+            "observation/mode",
+            "orphan-tool-result",
+            "reasoning-signature",
+            "stop-reason",
+            "system-prompt",
+            "usage.cache_write"
+        ]
+    );
+    assert_eq!(codes(&written.diagnostics, "untranslated-reasoning").len(), 1);
+    let (_home, back) = read_back(&written);
+    let meta = back.meta();
+    assert_eq!(meta.title.as_deref(), Some("A title of its own"));
+    assert_eq!(meta.cwd.as_deref(), Some("/home/u/w"));
+    assert_eq!(meta.git_branch.as_deref(), Some("dev"));
+    let kinds = kit::kinds(&back.records);
+    assert_eq!(
+        kinds,
+        [
+            "meta",
+            "compaction",
+            "user",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "observation"
+        ]
+    );
+    let compaction = back.records.iter().find_map(|r| match &r.body {
+        Body::Compaction { summary, .. } => Some(summary.as_str()),
+        _ => None,
+    });
+    assert_eq!(compaction, Some("Earlier we read a.txt."));
+    assert_eq!(kit::reasonings(&back.records)[0].text.as_deref(), Some("I should read it."));
+    let a = assistants(&back.records);
+    assert_eq!(a[0].text, "Reading.");
+    assert_eq!(a[0].model.as_deref(), Some("claude-x"));
+    let usage = a[0].usage.as_ref().unwrap();
+    assert_eq!((usage.input, usage.output, usage.cache_read), (Some(10), Some(5), Some(90)));
+    assert_eq!(a[1].model.as_deref(), Some("claude-x"), "the last model named");
+    assert!(a[1].usage.is_none());
+    assert_eq!(tool_calls(&back.records), [("toolu_1", "Read", &json!({"file_path": "b.txt"}))]);
+    assert_eq!(tool_results(&back.records), [("toolu_1", "no such file", Some(false))]);
+    assert_eq!(users(&back.records), ["read b.txt"]);
+    assert_eq!(observations(&back.records), [("custom_title", Some("A title of its own"))]);
+}
+
+#[test]
+fn write_refuses_what_qwen_code_cannot_place() {
+    let no_cwd = format!(
+        "{}\n",
+        json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1",
+        "harness": "x", "native_id": "n"})
+    );
+    let err = trajhost_codec_sdk::write_document::<QwenCode>(&no_cwd, write_options()).unwrap_err();
+    assert!(format!("{err:?}").contains("cwd"), "{err:?}");
+    let err = trajhost_codec_sdk::write_document::<QwenCode>(
+        &meta_line("x", None),
+        WriteOptions { native_id: Some("not-a-uuid".into()), ..write_options() },
+    )
+    .unwrap_err();
+    assert!(format!("{err:?}").contains("UUID"), "{err:?}");
+    let err = trajhost_codec_sdk::write_document::<QwenCode>(
+        &record("u", json!({"kind": "user", "text": "hi"})),
+        write_options(),
+    )
+    .unwrap_err();
+    assert!(format!("{err:?}").contains("meta"), "{err:?}");
+    // A cwd from the options wins, and names the project directory.
+    let written = write_doc(
+        &(meta_line("x", None) + &record("u", json!({"kind": "user", "text": "hi"}))),
+        WriteOptions { cwd: Some("/tmp/a b/ü".into()), ..write_options() },
+    );
+    assert_eq!(written.artifacts[0].path, format!(".qwen/projects/-tmp-a-b--/chats/{}.jsonl", written.native_id));
+}
+
+// ---------------------------------------------------------------- prepare
+
+fn prepare(
+    artifacts: &[Artifact],
+    target: &Path,
+    options: WriteOptions,
+) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<QwenCode>(artifacts.to_vec(), &Dir::native(target), options)
+}
+
+/// Does what the host does with a plan of `create-file`s.
+fn apply(plan: &Plan, target: &Path) {
+    for op in &plan.operations {
+        let Operation::CreateFile(create) = op else { panic!("unexpected operation {op:?}") };
+        let path = target.join(&create.path);
+        assert!(!path.exists(), "{} exists", create.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &create.bytes).unwrap();
+    }
+}
+
+fn simple_written() -> WrittenFiles {
+    write_doc(&read_scenario("simple").document, write_options())
+}
+
+fn home_options(home: &Path) -> WriteOptions {
+    WriteOptions { home_path: Some(home.display().to_string()), ..write_options() }
+}
+
+#[test]
+fn prepare_into_a_fresh_home_installs_one_file_and_resumes_by_id() {
+    target::set_for_tests(TargetChoice::default());
+    let written = simple_written();
+    let target = tempfile::tempdir().unwrap();
+    let plan = prepare(&written.artifacts, target.path(), home_options(target.path())).unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    let [Operation::CreateFile(create)] = plan.operations.as_slice() else { panic!("{:?}", plan.operations) };
+    assert_eq!(create.path, written.artifacts[0].path);
+    assert_eq!(create.bytes, written.artifacts[0].bytes);
+    assert_eq!(
+        plan.resume_command.as_deref().unwrap(),
+        format!(
+            "cd /home/user/project && QWEN_HOME={}/.qwen qwen --resume {}",
+            target.path().display(),
+            plan.native_id
+        )
+    );
+    apply(&plan, target.path());
+    let found = kit::discover::<QwenCode>(target.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, plan.native_id);
+    // A second prepare of the same export is refused.
+    let err = prepare(&written.artifacts, target.path(), write_options()).unwrap_err();
+    assert!(format!("{err:?}").contains("already"), "{err:?}");
+}
+
+fn tree_digest(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn prepare_beside_other_sessions_leaves_them_alone_and_is_the_newest() {
+    target::set_for_tests(TargetChoice::default());
+    let written = simple_written();
+    let target = copy_of("simple");
+    // Another session of the same project, modified "earlier" than the install.
+    let other = copy_of("parallel");
+    let (_, parallel_id) = scenario("parallel");
+    std::fs::copy(other.path().join(locator(parallel_id)), target.path().join(locator(parallel_id))).unwrap();
+    let before = tree_digest(target.path());
+    let plan = prepare(&written.artifacts, target.path(), write_options()).unwrap();
+    assert_eq!(plan.operations.len(), 1);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    apply(&plan, target.path());
+    let after = tree_digest(target.path());
+    let new_path = PathBuf::from(&written.artifacts[0].path);
+    let unchanged: Vec<_> = after.iter().filter(|(p, _)| *p != new_path).cloned().collect();
+    assert_eq!(unchanged, before, "every file already there is byte-identical");
+    // `qwen --continue` picks the project's transcript with the newest mtime.
+    let chats = target.path().join(CHATS);
+    let newest = std::fs::read_dir(&chats)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .max_by_key(|e| e.metadata().unwrap().modified().unwrap())
+        .unwrap();
+    assert_eq!(newest.file_name().to_string_lossy(), format!("{}.jsonl", plan.native_id));
+    assert_eq!(kit::discover::<QwenCode>(target.path()).sessions.len(), 3);
+    // The original's own export cannot go in twice either.
+    assert!(prepare(&written.artifacts, target.path(), write_options()).is_err());
+}
+
+#[test]
+fn prepare_applies_the_choice_and_refuses_what_qwen_code_cannot_honour() {
+    let written = simple_written();
+    let target = tempfile::tempdir().unwrap();
+    target::set_for_tests(TargetChoice {
+        model: Some("qwen3-coder-plus".into()),
+        provider: Some("OpenAI".into()),
+        allow_untested: false,
+    });
+    let plan = prepare(&written.artifacts, target.path(), write_options()).unwrap();
+    assert_eq!(
+        plan.resume_command.as_deref().unwrap(),
+        format!("cd /home/user/project && qwen --auth-type openai -m qwen3-coder-plus --resume {}", plan.native_id)
+    );
+    target::set_for_tests(TargetChoice { provider: Some("bedrock".into()), ..TargetChoice::default() });
+    let err = prepare(&written.artifacts, target.path(), write_options()).unwrap_err();
+    assert!(format!("{err:?}").contains("auth-type"), "{err:?}");
+    target::set_for_tests(TargetChoice { model: Some(" bad".into()), ..TargetChoice::default() });
+    assert!(prepare(&written.artifacts, target.path(), write_options()).is_err());
+    target::set_for_tests(TargetChoice::default());
+    // Sessions that the target's settings move out of the home.
+    std::fs::create_dir_all(target.path().join(".qwen")).unwrap();
+    std::fs::write(target.path().join(".qwen/settings.json"), r#"{"advanced":{"runtimeOutputDir":"/elsewhere"}}"#)
+        .unwrap();
+    let err = prepare(&written.artifacts, target.path(), write_options()).unwrap_err();
+    assert!(format!("{err:?}").contains("runtimeOutputDir"), "{err:?}");
+}
+
+#[test]
+fn prepare_moves_the_session_to_another_cwd() {
+    target::set_for_tests(TargetChoice::default());
+    let written = simple_written();
+    let target = tempfile::tempdir().unwrap();
+    let options = WriteOptions { cwd: Some("/srv/other".into()), ..write_options() };
+    let plan = prepare(&written.artifacts, target.path(), options).unwrap();
+    let [Operation::CreateFile(create)] = plan.operations.as_slice() else { panic!() };
+    assert_eq!(create.path, format!(".qwen/projects/-srv-other/chats/{}.jsonl", plan.native_id));
+    assert!(plan.resume_command.as_deref().unwrap().starts_with("cd /srv/other && qwen --resume "));
+    apply(&plan, target.path());
+    let back = read(target.path(), &create.path);
+    assert_eq!(back.meta().cwd.as_deref(), Some("/srv/other"));
+    assert_eq!(said(&back.records), said(&read_scenario("simple").records));
+    // Anything but one transcript is refused.
+    let mut two = written.artifacts.clone();
+    two.push(written.artifacts[0].clone());
+    assert!(prepare(&two, target.path(), write_options()).is_err());
+}
+
+#[test]
+fn thoughts_compression_and_title_of_a_qwen_session_round_trip() {
+    let mut u0 = rec("user", "u0", None);
+    u0["message"] = json!({"role": "user", "parts": [{"text": "an old question"}]});
+    let compression = system(
+        "c1",
+        "u0",
+        "chat_compression",
+        json!({"info": {"originalTokenCount": 900, "newTokenCount": 90, "compressionStatus": 1},
+               "compressedHistory": [{"role": "user", "parts": [{"text": "Summary: an old question."}]},
+                                     {"role": "model", "parts": [{"text": "Got it. Thanks for the additional context!"}]}]}),
+    );
+    let mut u1 = rec("user", "u1", Some("c1"));
+    u1["message"] = json!({"role": "user", "parts": [{"text": "list files"}]});
+    let mut a1 = rec("assistant", "a1", Some("u1"));
+    a1["model"] = json!("qwen3-coder-plus");
+    a1["message"] = json!({"role": "model", "parts": [
+        {"text": "Listing first.", "thought": true},
+        {"text": "Sure."},
+        {"functionCall": {"id": "c-1", "name": "run_shell_command", "args": {"command": "ls"}}}]});
+    a1["usageMetadata"] = json!({"promptTokenCount": 120, "candidatesTokenCount": 7, "thoughtsTokenCount": 3,
+                                 "cachedContentTokenCount": 20, "totalTokenCount": 130});
+    let mut r1 = rec("tool_result", "r1", Some("a1"));
+    r1["message"] = json!({"role": "user", "parts": [{"functionResponse": {"id": "c-1", "name": "run_shell_command",
+                                                                          "response": {"error": "ls: denied"}}}]});
+    r1["toolCallResult"] = json!({"callId": "c-1", "status": "error"});
+    let title = system("t1", "r1", "custom_title", json!({"customTitle": "Listing", "titleSource": "manual"}));
+    let dir = synthetic(&[u0, compression, u1, a1, r1, title]);
+    let source = read(dir.path(), &format!("{CHATS}/{SID}.jsonl"));
+    let written = write_doc(&source.document, write_options());
+    assert!(codes(&written.diagnostics, "not-carried").is_empty(), "{:?}", written.diagnostics);
+    let (_home, back) = read_back(&written);
+    assert_eq!(said(&back.records), said(&source.records));
+    assert_eq!(back.meta().title.as_deref(), Some("Listing"));
+    assert_eq!(kit::reasonings(&back.records)[0].text.as_deref(), Some("Listing first."));
+    assert_eq!(tool_results(&back.records), [("c-1", "ls: denied", Some(false))]);
 }
