@@ -7,7 +7,8 @@
 //!   `<id>.settings.json`, where `cwd` is `options.cwd`, else the
 //!   transcript's own; a different `options.cwd` moves the files to that
 //!   cwd's directory and rewrites the `cwd` of `session_start` (the only
-//!   line that has one).
+//!   line that has one); an empty `session_start.owner` becomes the target
+//!   user's name (the last component of `options.home_path`, `/home/<user>`).
 //! - A session with the same id anywhere under `.factory/sessions/` fails
 //!   the plan: a session is never overwritten or installed twice.
 //! - The session's model (`settings.json` `model`, and `providerLock` for a
@@ -227,8 +228,17 @@ pub fn prepare(
     refuse_existing(target, &id)?;
 
     let cwd = options.cwd.clone().filter(|c| !c.is_empty()).unwrap_or_else(|| start.cwd.clone());
-    let bytes = if cwd != start.cwd {
+    let owner = options
+        .home_path
+        .as_deref()
+        .and_then(|h| h.trim_end_matches('/').rsplit('/').next())
+        .filter(|o| !o.is_empty() && start.owner.is_empty())
+        .map(str::to_string);
+    let bytes = if cwd != start.cwd || owner.is_some() {
         start.cwd = cwd.clone();
+        if let Some(owner) = owner {
+            start.owner = owner;
+        }
         let mut bytes = serde_json::to_vec(&start).map_err(|e| CodecError::Other(e.to_string()))?;
         bytes.extend_from_slice(rest);
         bytes

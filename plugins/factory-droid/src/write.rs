@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! .factory/sessions/<cwd with "/" → "-">/<id>.jsonl
-//!   session_start   {id, title, version 2, cwd}
+//!   session_start   {id, title, owner, version 2, cwd}
 //!   message user    context-<uuid>, visibility llm_only: injected context (observation `context`)
 //!   message user    the prompt: text blocks
 //!   message assistant  thinking / redacted_thinking, text, tool_use blocks of one response,
@@ -31,7 +31,7 @@
 //! but injected context), `attachments` (images and documents are
 //! referenced, not held), `opaque-reasoning` (another harness's signature:
 //! Droid sends it back to the provider that signed it only),
-//! `stop-reason`, `usage` (per response: Droid keeps session totals, which
+//! `stop-reason`, `usage-per-response` (Droid keeps session totals, which
 //! the settings file gets), `usage.cost_usd`, `subagent-transcript`,
 //! `parent-session`, `git-branch`, `additional-meta`, `orphan-tool-result`,
 //! `empty-assistant`, `unknown-kind/<kind>`. Another harness's encrypted
@@ -67,6 +67,11 @@ pub struct SessionStart {
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Required: Droid 0.225 skips the history of a session whose
+    /// `session_start` has no `owner` (any string, empty included, will do).
+    /// `prepare` sets the target user's name.
+    #[serde(default)]
+    pub owner: String,
     #[serde(default)]
     pub version: Value,
     #[serde(default)]
@@ -223,7 +228,14 @@ impl Writer {
         };
         let title = meta.and_then(|m| m.title.clone()).filter(|t| !t.trim().is_empty());
         let start_line =
-            SessionStart { kind: "session_start".into(), id, title, version: json!(FORMAT_VERSION), cwd };
+            SessionStart {
+            kind: "session_start".into(),
+            id,
+            title,
+            owner: String::new(),
+            version: json!(FORMAT_VERSION),
+            cwd,
+        };
         push_line(&mut session.lines, &start_line);
         if let Some(m) = meta {
             if m.parent_session.is_some() || m.parent_call.is_some() {
@@ -398,7 +410,7 @@ impl Writer {
             self.not_carried("stop-reason");
         }
         if let Some(usage) = &assistant.usage {
-            self.not_carried("usage");
+            self.not_carried("usage-per-response");
             if usage.cost_usd.is_some() {
                 self.not_carried("usage.cost_usd");
             }
