@@ -65,9 +65,10 @@ impl TargetConfig {
     }
 
     pub fn of(settings: &Value) -> TargetConfig {
-        let str_at = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-        let default_model =
-            str_at(settings, "model").or_else(|| settings.get("sessionDefaultSettings").and_then(|s| str_at(s, "model")));
+        let str_at =
+            |v: &Value, k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let default_model = str_at(settings, "model")
+            .or_else(|| settings.get("sessionDefaultSettings").and_then(|s| str_at(s, "model")));
         let custom_models = settings
             .get("customModels")
             .and_then(Value::as_array)
@@ -194,12 +195,17 @@ pub fn prepare(
             )));
         };
         if slot.is_some() {
-            return Err(CodecError::Malformed(format!("more than one session among the artifacts ({})", artifact.path)));
+            return Err(CodecError::Malformed(format!(
+                "more than one session among the artifacts ({})",
+                artifact.path
+            )));
         }
         *slot = Some(artifact);
     }
     let transcript = transcript.ok_or_else(|| {
-        CodecError::Malformed(format!("no session transcript among the artifacts (expected {SESSIONS}/<project>/<id>.jsonl)"))
+        CodecError::Malformed(format!(
+            "no session transcript among the artifacts (expected {SESSIONS}/<project>/<id>.jsonl)"
+        ))
     })?;
     let (first, rest) = match transcript.bytes.iter().position(|b| *b == b'\n') {
         Some(i) => transcript.bytes.split_at(i),
@@ -218,7 +224,9 @@ pub fn prepare(
         )));
     }
     if let Some(wanted) = options.native_id.as_deref().filter(|w| !w.eq_ignore_ascii_case(&id)) {
-        return Err(CodecError::Malformed(format!("the transcript's session id {id} is not the requested native id {wanted}")));
+        return Err(CodecError::Malformed(format!(
+            "the transcript's session id {id} is not the requested native id {wanted}"
+        )));
     }
     if let Some(settings) = &settings
         && settings.path != format!("{}{SETTINGS}", transcript.path.strip_suffix(JSONL).unwrap_or_default())

@@ -227,8 +227,7 @@ impl Writer {
             lines: Vec::new(),
         };
         let title = meta.and_then(|m| m.title.clone()).filter(|t| !t.trim().is_empty());
-        let start_line =
-            SessionStart {
+        let start_line = SessionStart {
             kind: "session_start".into(),
             id,
             title,
