@@ -10,7 +10,8 @@
 //!   message assistant  thinking / redacted_thinking, text, tool_use blocks of one response,
 //!                      openaiMessageId, modelId
 //!   message user    tool_result blocks (one message for the results that answer one response)
-//!   compaction_state  summaryText
+//!   compaction_state  summaryText, anchorMessage {id, index} = the last message it replaces,
+//!                     removedCount (Droid then replays only the messages after the anchor)
 //! .factory/sessions/<slug>/<id>.settings.json
 //!   model (a Droid source's), tokenUsage (the session's totals)
 //! ```
@@ -103,16 +104,28 @@ struct NativeMessage {
     model_id: Option<String>,
 }
 
+/// `compaction_state`: Droid replays only the messages after
+/// `anchorMessage` (the last one the summary covers, by index among the
+/// messages), with the summary before them.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct CompactionLine<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    parent_id: Option<&'a str>,
     timestamp: &'a str,
     summary_text: &'a str,
+    summary_tokens: usize,
+    summary_kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anchor_message: Option<Anchor<'a>>,
+    removed_count: usize,
+}
+
+#[derive(Serialize)]
+struct Anchor<'a> {
+    id: &'a str,
+    index: usize,
 }
 
 /// The session totals Droid keeps in the settings file.
@@ -161,6 +174,8 @@ struct Session {
     counter: u64,
     used: BTreeSet<String>,
     last_id: Option<String>,
+    /// Message lines written (the index Droid's compaction anchors count).
+    messages: usize,
     last_ts: String,
     calls: BTreeSet<String>,
     model: Option<String>,
@@ -220,6 +235,7 @@ impl Writer {
             counter: 0,
             used: BTreeSet::new(),
             last_id: None,
+            messages: 0,
             last_ts,
             calls: BTreeSet::new(),
             model: None,
@@ -340,15 +356,19 @@ impl Writer {
                 self.flush();
                 let Some(session) = self.session.as_mut() else { return };
                 let id = session.line_id(Some(&record.id), "");
+                let anchor = session.last_id.as_deref().map(|id| Anchor { id, index: session.messages - 1 });
                 let line = CompactionLine {
                     kind: "compaction_state",
                     id: &id,
-                    parent_id: session.last_id.as_deref(),
                     timestamp: &ts,
                     summary_text: &summary,
+                    // Droid's own estimate: a token per four characters.
+                    summary_tokens: summary.chars().count().div_ceil(4),
+                    summary_kind: "llm_summary",
+                    anchor_message: anchor,
+                    removed_count: session.messages,
                 };
                 push_line(&mut session.lines, &line);
-                session.last_id = Some(id);
             }
         }
     }
@@ -490,6 +510,7 @@ impl Writer {
         };
         push_line(&mut session.lines, &line);
         session.last_id = Some(id);
+        session.messages += 1;
     }
 
     /// The line time of a record: its own, else the last one.

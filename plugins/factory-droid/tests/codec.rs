@@ -879,10 +879,16 @@ fn write_from_another_harness_names_what_does_not_carry() {
     assert!(lines[1]["id"].as_str().unwrap().starts_with("context-"));
     assert_eq!(lines[1]["message"]["visibility"], "llm_only");
     // A chain: each message names the one before.
-    for pair in lines[1..].windows(2) {
+    for pair in lines[1..6].windows(2) {
         assert_eq!(pair[1]["parentId"], pair[0]["id"]);
     }
     assert!(lines[1].get("parentId").is_none());
+    // The compaction replaces the five messages before it, as Droid anchors one.
+    let compaction = &lines[6];
+    assert_eq!(compaction["summaryText"], "Earlier: read a.txt");
+    assert_eq!(compaction["anchorMessage"], json!({"id": lines[5]["id"], "index": 4}));
+    assert_eq!(compaction["removedCount"], 5);
+    assert_eq!(compaction["summaryKind"], "llm_summary");
 }
 
 fn raw_lines_of(bytes: &[u8]) -> Vec<Value> {
