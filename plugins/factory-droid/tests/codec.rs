@@ -1082,3 +1082,41 @@ fn prepare_honours_or_refuses_the_users_choice() {
     let tail = |b: &[u8]| b[b.iter().position(|c| *c == b'\n').unwrap()..].to_vec();
     assert_eq!(tail(files[0].1), tail(&transcript(&written).bytes));
 }
+
+#[test]
+fn a_compacted_session_with_thinking_round_trips_and_keeps_its_anchor() {
+    // fixtures/factory-droid/compaction (hand-written).
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/factory-droid/compaction/home");
+    let id = "5b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
+    let source = read(&home, &format!(".factory/sessions/-work-app/{id}.jsonl"));
+    assert!(source.diagnostics.is_empty(), "{:?}", source.diagnostics);
+    assert_eq!(
+        kit::kinds(&source.records),
+        [
+            "meta",
+            "user",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "compaction",
+            "user",
+            "reasoning",
+            "assistant"
+        ]
+    );
+    let reasoning = kit::reasonings(&source.records);
+    assert_eq!((reasoning[0].opaque.as_deref(), reasoning[1].encrypted), (Some("c2lnLTE="), true));
+    let written = write(&source.document, no_options());
+    assert!(written.diagnostics.is_empty(), "{:?}", written.diagnostics);
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(without_src(&back.records), without_src(&source.records));
+    let lines = raw_lines_of(&transcript(&written).bytes);
+    let compaction = lines.iter().find(|l| l["type"] == "compaction_state").unwrap();
+    let original = &raw_lines(&home.join(format!(".factory/sessions/-work-app/{id}.jsonl")))[5];
+    for key in ["id", "timestamp", "summaryText", "anchorMessage", "removedCount", "summaryKind"] {
+        assert_eq!(compaction[key], original[key], "{key}");
+    }
+    assert_eq!(settings_of(&written)["model"], "claude-sonnet-4-5-20250929");
+}
