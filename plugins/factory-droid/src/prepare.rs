@@ -17,6 +17,7 @@
 //!   model name or display name, or a Factory model name), else the
 //!   target's default model (`model` / `sessionDefaultSettings.model`),
 //!   else its first custom model, else the one a Droid source recorded.
+//!   The settings file may carry `//` and `/* */` comments.
 //!   `--provider` must be the provider of that custom model (Droid selects
 //!   providers through custom models only). Credentials (`apiKey`) are
 //!   never copied: only the model id and provider name are.
@@ -58,7 +59,9 @@ impl TargetConfig {
     /// nothing configured).
     pub fn read(target: &Dir) -> TargetConfig {
         let value = match target.read_to_end(TARGET_SETTINGS, 4 << 20) {
-            Ok(bytes) => serde_json::from_slice::<Value>(&bytes).ok(),
+            Ok(bytes) => serde_json::from_slice::<Value>(&bytes)
+                .or_else(|_| serde_json::from_slice::<Value>(&strip_comments(&bytes)))
+                .ok(),
             Err(_) => None,
         };
         value.map(|v| TargetConfig::of(&v)).unwrap_or_default()
@@ -98,6 +101,42 @@ impl TargetConfig {
                 .find(|m| m.model.as_deref() == Some(name) || m.display_name.as_deref() == Some(name))
         })
     }
+}
+
+/// `bytes` without `//` and `/* */` comments outside strings (a settings
+/// file edited by hand may have them).
+fn strip_comments(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            out.push(c);
+            if c == b'\\' && i + 1 < bytes.len() {
+                out.push(bytes[i + 1]);
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+        } else if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        } else {
+            in_string = c == b'"';
+            out.push(c);
+        }
+        i += 1;
+    }
+    out
 }
 
 /// The session's model and provider lock in the target.
@@ -344,5 +383,9 @@ mod tests {
             r#"cd '/a b' && droid exec -m custom:Fake-0 -s id "<prompt>""#
         );
         assert_eq!(resume_command("/p", None, "id"), r#"cd /p && droid exec -s id "<prompt>""#);
+        let text = br#"{ // models
+          "customModels": [/* one */ {"displayName": "A // B", "provider": "p"}]}"#;
+        let value: Value = serde_json::from_slice(&strip_comments(text)).unwrap();
+        assert_eq!(TargetConfig::of(&value).custom_models[0].id, "custom:A-//-B-0");
     }
 }
