@@ -20,22 +20,30 @@
 //! - [`records`]: native lines → canonical records and
 //!   [`KNOWN_RECORD_TYPES`].
 //!
+//! - [`write`]: canonical records → a transcript and its settings file,
+//!   streamed;
+//! - [`prepare`]: the plan that installs them into a target home, on the
+//!   target's configured model.
+//!
 //! Droid records no CLI version in a session: the native version is the
 //! session format version of `session_start`. Per-message usage is not
-//! recorded (only session totals in the settings file). Writing is not
-//! implemented.
+//! recorded (only session totals in the settings file).
 
 pub mod discover;
 pub mod head;
 pub mod layout;
 pub mod native;
+pub mod prepare;
 pub mod read;
 pub mod records;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES};
 pub use time::rfc3339_utc;
@@ -64,7 +72,7 @@ impl Codec for FactoryDroid {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`version` of the `session_start` line: the session format version (2), or the CLI version string older builds wrote there".into(),
             reads: vec!["factory-droid-jsonl".into()],
-            writes: Vec::new(),
+            writes: vec!["factory-droid-jsonl".into()],
             session_globs: vec![format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)],
             canonical_schema: SCHEMA.into(),
         }
@@ -80,6 +88,22 @@ impl Codec for FactoryDroid {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        write::Writer::start(options)
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first: the host refuses a --model given to a codec that never asks.
+        let choice = trajhost_codec_sdk::target::choice();
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &choice)
     }
 }
 

@@ -64,7 +64,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.native_versions, ">=0.0.0, <3.0.0");
     assert!(info.native_version_source.contains("session_start"));
     assert_eq!(info.reads, vec!["factory-droid-jsonl".to_string()]);
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, ["factory-droid-jsonl"]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
     for (_, id) in SCENARIOS {
         assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
@@ -655,4 +655,468 @@ fn reminders_written_before_the_prompt_are_context() {
         ]
     );
     assert_eq!(read.meta().title.as_deref(), Some("Fix the failing test"));
+}
+
+// ---------------------------------------------------------------- write
+
+use trajhost_codec_sdk::canonical::Record;
+use trajhost_codec_sdk::target::{self, TargetChoice};
+use trajhost_codec_sdk::{CodecError, Operation, Plan, WriteOptions, WrittenFiles};
+
+fn no_options() -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: None }
+}
+
+fn write(document: &str, options: WriteOptions) -> WrittenFiles {
+    trajhost_codec_sdk::write_document::<FactoryDroid>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+fn transcript(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
+    written.artifacts.iter().find(|a| a.path.ends_with(".jsonl")).expect("a transcript")
+}
+
+fn settings_of(written: &WrittenFiles) -> Value {
+    let a = written.artifacts.iter().find(|a| a.path.ends_with(".settings.json")).expect("a settings file");
+    serde_json::from_slice(&a.bytes).unwrap()
+}
+
+/// Puts written artifacts into a fresh home and reads the transcript back.
+fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
+    let tmp = tempfile::tempdir().unwrap();
+    for artifact in &written.artifacts {
+        let path = tmp.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &artifact.bytes).unwrap();
+    }
+    let read = read(tmp.path(), &transcript(written).path);
+    (tmp, read)
+}
+
+/// Records without `src` (the byte locations of another file).
+fn without_src(records: &[Record]) -> Vec<Record> {
+    records
+        .iter()
+        .skip(1)
+        .cloned()
+        .map(|mut r| {
+            r.src = None;
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn info_lists_the_written_format() {
+    assert_eq!(FactoryDroid::info().writes, ["factory-droid-jsonl"]);
+}
+
+#[test]
+fn write_then_read_is_value_lossless_on_every_fixture() {
+    for (scenario, id) in SCENARIOS {
+        let source = read_scenario(scenario);
+        let written = write(&source.document, no_options());
+        assert_ne!(written.native_id, id, "{scenario}: a fresh session id");
+        assert_eq!(transcript(&written).path, format!("{PROJECT}/{}.jsonl", written.native_id));
+        assert!(written.diagnostics.is_empty(), "{scenario}: nothing lost: {:?}", written.diagnostics);
+        let (_tmp, back) = read_back(&written);
+        assert!(back.diagnostics.is_empty(), "{scenario}: {:?}", back.diagnostics);
+        let (a, b) = (source.meta(), back.meta());
+        assert_eq!(b.native_id, written.native_id);
+        assert_eq!(
+            (&b.cwd, &b.title, &b.started_at, &b.native_version),
+            (&a.cwd, &a.title, &a.started_at, &a.native_version)
+        );
+        // Every record, ids, parents and times included.
+        assert_eq!(without_src(&back.records), without_src(&source.records), "{scenario}");
+        // The session's model goes to the settings file.
+        assert_eq!(settings_of(&written)["model"], "custom:Fake-0", "{scenario}");
+        // Deterministic.
+        let again = write(&source.document, no_options());
+        let files =
+            |w: &WrittenFiles| w.artifacts.iter().map(|a| (a.path.clone(), a.bytes.clone())).collect::<Vec<_>>();
+        assert_eq!(files(&again), files(&written), "{scenario}");
+    }
+}
+
+#[test]
+fn write_names_the_chosen_id_and_cwd_and_refuses_a_bad_id() {
+    let source = read_scenario("simple");
+    let chosen = "7f000000-0000-4000-8000-000000000001";
+    let w = write(
+        &source.document,
+        WriteOptions { cwd: Some("/srv/other app".into()), native_id: Some(chosen.into()), home_path: None },
+    );
+    assert_eq!(w.native_id, chosen);
+    assert_eq!(transcript(&w).path, format!(".factory/sessions/-srv-other app/{chosen}.jsonl"));
+    let first: Value = raw_first_line(&transcript(&w).bytes);
+    assert_eq!(
+        first,
+        json!({"type": "session_start", "id": chosen, "title": "Read hello.txt and tell me the secret word.", "owner": "", "version": 2, "cwd": "/srv/other app"})
+    );
+    let err = trajhost_codec_sdk::write_document::<FactoryDroid>(
+        &source.document,
+        WriteOptions { native_id: Some("not-a-uuid".into()), ..no_options() },
+    )
+    .unwrap_err();
+    assert!(matches!(err, CodecError::Other(_)), "{err:?}");
+    // No cwd anywhere: refused.
+    let doc = r#"{"id":"u","kind":"user","text":"hi"}"#;
+    let err = trajhost_codec_sdk::write_document::<FactoryDroid>(doc, no_options()).unwrap_err();
+    assert!(matches!(err, CodecError::Malformed(_)), "{err:?}");
+}
+
+fn raw_first_line(bytes: &[u8]) -> Value {
+    serde_json::from_str(std::str::from_utf8(bytes).unwrap().lines().next().unwrap()).unwrap()
+}
+
+fn foreign_document() -> String {
+    [
+        json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": "other", "native_id": "s1",
+               "cwd": CWD, "title": "Fix it", "git_branch": "main", "started_at": "2026-11-30T04:00:00Z"}),
+        json!({"id": "sys", "kind": "system", "text": "You are an agent."}),
+        json!({"id": "ctx", "kind": "observation", "subtype": "context", "text": "<env>linux</env>", "ts": "2026-11-30T04:00:00Z"}),
+        json!({"id": "u1", "kind": "user", "text": "Read a.txt", "attachments": [{"kind": "image", "media_type": "image/png"}], "ts": "2026-11-30T04:00:01Z"}),
+        json!({"id": "r1", "kind": "reasoning", "text": "Look at the file.", "opaque": "sig-of-other", "encrypted": false, "ts": "2026-11-30T04:00:02Z"}),
+        json!({"id": "r2", "kind": "reasoning", "opaque": "gAAAA", "encrypted": true, "ts": "2026-11-30T04:00:02Z"}),
+        json!({"id": "a1", "kind": "assistant", "text": "Reading.", "model": "gpt-x", "message_id": "resp_1",
+               "stop_reason": "tool_use", "usage": {"input": 10, "output": 5, "cache_read": 2, "cost_usd": 0.1}, "ts": "2026-11-30T04:00:03Z"}),
+        json!({"id": "c1", "kind": "tool_call", "call_id": "call_1", "name": "Read", "arguments": {"path": "a.txt"}, "parent": "a1", "ts": "2026-11-30T04:00:03Z"}),
+        json!({"id": "c2", "kind": "tool_call", "call_id": "call_2", "name": "Bash", "arguments": "ls", "parent": "a1", "ts": "2026-11-30T04:00:03Z"}),
+        json!({"id": "t1", "kind": "tool_result", "call_id": "call_1", "content": "A-1", "ok": true, "ts": "2026-11-30T04:00:04Z"}),
+        json!({"id": "t2", "kind": "tool_result", "call_id": "call_2", "content": "a.txt", "ts": "2026-11-30T04:00:04Z"}),
+        json!({"id": "t3", "kind": "tool_result", "call_id": "nobody", "content": "?", "ts": "2026-11-30T04:00:04Z"}),
+        json!({"id": "o1", "kind": "observation", "subtype": "mode", "text": "plan"}),
+        json!({"id": "x1", "kind": "user", "text": "sub", "agent": "child-1"}),
+        json!({"id": "a2", "kind": "assistant", "text": "A-1 it is.", "model": "gpt-x", "ts": "2026-11-30T04:00:05Z"}),
+        json!({"id": "k1", "kind": "compaction", "summary": "Earlier: read a.txt", "ts": "2026-11-30T04:00:06Z"}),
+        json!({"id": "z1", "kind": "hologram"}),
+    ]
+    .iter()
+    .map(|v| v.to_string() + "\n")
+    .collect()
+}
+
+#[test]
+fn write_from_another_harness_names_what_does_not_carry() {
+    let written = write(&foreign_document(), no_options());
+    let count =
+        |code: &str, detail: &str| kit::diag_with(&written.diagnostics, code, detail).map(|d| d.count).unwrap_or(0);
+    for (detail, n) in [
+        ("system-prompt", 1),
+        ("attachments", 1),
+        ("opaque-reasoning", 1),
+        ("stop-reason", 1),
+        ("usage-per-response", 1),
+        ("usage.cost_usd", 1),
+        ("orphan-tool-result", 1),
+        ("observation/mode", 1),
+        ("subagent-transcript", 1),
+        ("git-branch", 1),
+        ("unknown-kind/hologram", 1),
+    ] {
+        assert_eq!(count("not-carried", detail), n, "{detail}: {:?}", written.diagnostics);
+    }
+    assert_eq!(count("untranslated-reasoning", "encrypted reasoning"), 1);
+    assert_eq!(count("reshaped", "tool-arguments"), 1);
+    // Usage totals go to the settings file; a foreign model does not.
+    let settings = settings_of(&written);
+    assert_eq!(settings["tokenUsage"]["inputTokens"], 10);
+    assert_eq!(settings["tokenUsage"]["cacheReadTokens"], 2);
+    assert!(settings.get("model").is_none(), "{settings}");
+
+    let (_tmp, back) = read_back(&written);
+    assert!(back.diagnostics.is_empty(), "{:?}", back.diagnostics);
+    assert_eq!(users(&back.records), ["Read a.txt"]);
+    assert_eq!(observations(&back.records), [("context", Some("<env>linux</env>"))]);
+    let texts: Vec<_> = assistants(&back.records).iter().map(|a| (a.text.as_str(), a.model.as_deref())).collect();
+    assert_eq!(texts, [("Reading.", Some("gpt-x")), ("A-1 it is.", Some("gpt-x"))]);
+    assert_eq!(assistants(&back.records)[0].message_id.as_deref(), Some("resp_1"));
+    let reasoning = kit::reasonings(&back.records);
+    assert_eq!(reasoning.len(), 1);
+    assert_eq!((reasoning[0].text.as_deref(), reasoning[0].opaque.as_deref()), (Some("Look at the file."), None));
+    let calls: Vec<_> =
+        tool_calls(&back.records).into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_1".to_string(), "Read".to_string(), json!({"path": "a.txt"})),
+            ("call_2".to_string(), "Bash".to_string(), json!({"arguments": "ls"}))
+        ]
+    );
+    assert_eq!(tool_results(&back.records), [("call_1", "A-1", Some(true)), ("call_2", "a.txt", None)]);
+    let summaries: Vec<_> = back
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Compaction { summary, .. } => Some(summary.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(summaries, ["Earlier: read a.txt"]);
+    // One response: reasoning, text, both calls; their results in one message.
+    let lines = raw_lines_of(&transcript(&written).bytes);
+    let kinds: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let blocks = l["message"]["content"]
+                .as_array()
+                .map(|b| b.iter().map(|b| b["type"].as_str().unwrap().to_string()).collect::<Vec<_>>().join("+"));
+            format!("{}:{}", l["type"].as_str().unwrap(), blocks.unwrap_or_default())
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "session_start:",
+            "message:text",
+            "message:text",
+            "message:thinking+text+tool_use+tool_use",
+            "message:tool_result+tool_result",
+            "message:text",
+            "compaction_state:",
+        ]
+    );
+    assert!(lines[1]["id"].as_str().unwrap().starts_with("context-"));
+    assert_eq!(lines[1]["message"]["visibility"], "llm_only");
+    // A chain: each message names the one before.
+    for pair in lines[1..6].windows(2) {
+        assert_eq!(pair[1]["parentId"], pair[0]["id"]);
+    }
+    assert!(lines[1].get("parentId").is_none());
+    // The compaction replaces the five messages before it, as Droid anchors one.
+    let compaction = &lines[6];
+    assert_eq!(compaction["summaryText"], "Earlier: read a.txt");
+    assert_eq!(compaction["anchorMessage"], json!({"id": lines[5]["id"], "index": 4}));
+    assert_eq!(compaction["removedCount"], 5);
+    assert_eq!(compaction["summaryKind"], "llm_summary");
+}
+
+fn raw_lines_of(bytes: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+// ---------------------------------------------------------------- prepare
+
+const HOME_PATH: &str = "/home/user";
+
+/// A fresh home seeded with the lab's Droid settings (a custom model).
+fn fresh_home() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join(".factory")).unwrap();
+    std::fs::copy(home("simple").join(".factory/settings.json"), tmp.path().join(".factory/settings.json")).unwrap();
+    tmp
+}
+
+fn prepare_in(written: &WrittenFiles, target: &Path, choice: TargetChoice) -> Result<Plan, CodecError> {
+    target::set_for_tests(choice);
+    let options =
+        WriteOptions { cwd: None, native_id: Some(written.native_id.clone()), home_path: Some(HOME_PATH.into()) };
+    trajhost_codec_sdk::prepare_artifacts::<FactoryDroid>(written.artifacts.clone(), &Dir::native(target), options)
+}
+
+/// Executes a plan the way the host does.
+fn execute(plan: &Plan, home: &Path) {
+    for op in &plan.operations {
+        let Operation::CreateFile(f) = op else { panic!("the Droid plan creates files only: {op:?}") };
+        let path = home.join(&f.path);
+        assert!(!path.exists(), "plan overwrites {}", f.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &f.bytes).unwrap();
+    }
+}
+
+fn files_of(plan: &Plan) -> Vec<(&str, &[u8])> {
+    plan.operations
+        .iter()
+        .map(|op| match op {
+            Operation::CreateFile(f) => (f.path.as_str(), f.bytes.as_slice()),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// Every file under `root` with its bytes.
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn prepare_into_a_fresh_home_uses_its_model_and_resumes_by_id() {
+    let written = write(&foreign_document(), no_options());
+    let target = fresh_home();
+    let plan = prepare_in(&written, target.path(), TargetChoice::default()).unwrap();
+    let id = &written.native_id;
+    assert_eq!(&plan.native_id, id);
+    let files = files_of(&plan);
+    assert_eq!(
+        files.iter().map(|(p, _)| p.to_string()).collect::<Vec<_>>(),
+        [format!("{PROJECT}/{id}.jsonl"), format!("{PROJECT}/{id}.settings.json")]
+    );
+    let settings: Value = serde_json::from_slice(files[1].1).unwrap();
+    assert_eq!(settings["model"], "custom:Fake-0");
+    assert_eq!(settings["providerLock"], "generic-chat-completion-api");
+    assert_eq!(settings["tokenUsage"]["outputTokens"], 5);
+    // Credentials are never copied.
+    for (path, bytes) in &files {
+        assert!(kit::find(bytes, b"dummy").is_none() && kit::find(bytes, b"apiKey").is_none(), "{path}");
+    }
+    // The owner is the target user.
+    assert_eq!(raw_first_line(files[0].1)["owner"], "user");
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd /home/user/project && droid exec -m custom:Fake-0 -s {id} \"<prompt>\"").as_str())
+    );
+    execute(&plan, target.path());
+    let found = kit::discover::<FactoryDroid>(target.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(&found.sessions[0].native_id, id);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let back = read(target.path(), &found.sessions[0].locator);
+    assert_eq!(users(&back.records), ["Read a.txt"]);
+    // A second prepare of the same session is refused.
+    let err = prepare_in(&written, target.path(), TargetChoice::default()).unwrap_err();
+    assert!(matches!(&err, CodecError::Other(m) if m.contains("already has this session")), "{err:?}");
+}
+
+#[test]
+fn prepare_into_a_home_with_other_droid_sessions_leaves_them_byte_identical() {
+    for (scenario, other_id) in SCENARIOS {
+        let target = copy_of(scenario);
+        let before = snapshot(target.path());
+        let source = read_scenario(scenario);
+        let written = write(&source.document, no_options());
+        let plan = prepare_in(&written, target.path(), TargetChoice::default()).unwrap();
+        execute(&plan, target.path());
+        let after = snapshot(target.path());
+        for (path, bytes) in &before {
+            let now = after.iter().find(|(p, _)| p == path).map(|(_, b)| b);
+            assert_eq!(now, Some(bytes), "{scenario}: {} changed", path.display());
+        }
+        assert_eq!(after.len(), before.len() + 2, "{scenario}");
+        let found = kit::discover::<FactoryDroid>(target.path());
+        let ids: BTreeSet<_> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+        assert_eq!(ids, BTreeSet::from([other_id, written.native_id.as_str()]), "{scenario}");
+        // Installed, it reads as the source did.
+        let back = read(target.path(), &locator(&written.native_id));
+        assert_eq!(without_src(&back.records), without_src(&source.records), "{scenario}");
+        // The source's own session is refused as a second copy of itself.
+        let own = WriteOptions { native_id: Some(other_id.into()), ..no_options() };
+        let again = write(&source.document, own);
+        let err = prepare_in(&again, target.path(), TargetChoice::default()).unwrap_err();
+        assert!(matches!(&err, CodecError::Other(m) if m.contains(other_id)), "{scenario}: {err:?}");
+    }
+}
+
+#[test]
+fn prepare_honours_or_refuses_the_users_choice() {
+    let written = write(&foreign_document(), no_options());
+    let target = fresh_home();
+    let choose = |model: Option<&str>, provider: Option<&str>| {
+        let choice = TargetChoice {
+            model: model.map(str::to_string),
+            provider: provider.map(str::to_string),
+            allow_untested: false,
+        };
+        prepare_in(&written, target.path(), choice)
+    };
+    let model_of =
+        |plan: &Plan| -> Value { serde_json::from_slice::<Value>(files_of(plan)[1].1).unwrap()["model"].clone() };
+    // By id, by model name, by display name, by provider.
+    for (model, provider) in [
+        (Some("custom:Fake-0"), None),
+        (Some("fake-model"), None),
+        (Some("Fake"), Some("generic-chat-completion-api")),
+        (None, Some("generic-chat-completion-api")),
+    ] {
+        let plan = choose(model, provider).unwrap_or_else(|e| panic!("{model:?} {provider:?}: {e:?}"));
+        assert_eq!(model_of(&plan), "custom:Fake-0");
+    }
+    // A Factory model by name: no provider lock, the name in the command.
+    let plan = choose(Some("claude-opus-4-1"), None).unwrap();
+    assert_eq!(model_of(&plan), "claude-opus-4-1");
+    assert!(serde_json::from_slice::<Value>(files_of(&plan)[1].1).unwrap().get("providerLock").is_none());
+    assert!(plan.resume_command.unwrap().contains("droid exec -m claude-opus-4-1 -s "));
+    // What the target cannot honour is refused.
+    for (model, provider) in [
+        (Some("custom:Other-3"), None),
+        (None, Some("anthropic")),
+        (Some("claude-opus-4-1"), Some("anthropic")),
+        (Some(" x"), None),
+    ] {
+        let err = choose(model, provider).unwrap_err();
+        assert!(matches!(err, CodecError::Other(_)), "{model:?} {provider:?}: {err:?}");
+    }
+    // A home configured with nothing: a foreign session names no model.
+    let empty = tempfile::tempdir().unwrap();
+    target::set_for_tests(TargetChoice::default());
+    let options = WriteOptions { cwd: Some("/w".into()), native_id: None, home_path: None };
+    let plan = trajhost_codec_sdk::prepare_artifacts::<FactoryDroid>(
+        written.artifacts.clone(),
+        &Dir::native(empty.path()),
+        options,
+    )
+    .unwrap();
+    let files = files_of(&plan);
+    assert_eq!(files[0].0, format!(".factory/sessions/-w/{}.jsonl", written.native_id));
+    assert_eq!(raw_first_line(files[0].1)["cwd"], "/w", "the cwd moves with the file");
+    assert_eq!(raw_first_line(files[0].1)["owner"], "");
+    assert!(serde_json::from_slice::<Value>(files[1].1).unwrap().get("model").is_none());
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd /w && droid exec -s {} \"<prompt>\"", written.native_id).as_str())
+    );
+    // The transcript's lines after session_start are the written bytes.
+    let tail = |b: &[u8]| b[b.iter().position(|c| *c == b'\n').unwrap()..].to_vec();
+    assert_eq!(tail(files[0].1), tail(&transcript(&written).bytes));
+}
+
+#[test]
+fn a_compacted_session_with_thinking_round_trips_and_keeps_its_anchor() {
+    // fixtures/factory-droid/compaction (hand-written).
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/factory-droid/compaction/home");
+    let id = "5b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
+    let source = read(&home, &format!(".factory/sessions/-work-app/{id}.jsonl"));
+    assert!(source.diagnostics.is_empty(), "{:?}", source.diagnostics);
+    assert_eq!(
+        kit::kinds(&source.records),
+        [
+            "meta",
+            "user",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "compaction",
+            "user",
+            "reasoning",
+            "assistant"
+        ]
+    );
+    let reasoning = kit::reasonings(&source.records);
+    assert_eq!((reasoning[0].opaque.as_deref(), reasoning[1].encrypted), (Some("c2lnLTE="), true));
+    let written = write(&source.document, no_options());
+    assert!(written.diagnostics.is_empty(), "{:?}", written.diagnostics);
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(without_src(&back.records), without_src(&source.records));
+    let lines = raw_lines_of(&transcript(&written).bytes);
+    let compaction = lines.iter().find(|l| l["type"] == "compaction_state").unwrap();
+    let original = &raw_lines(&home.join(format!(".factory/sessions/-work-app/{id}.jsonl")))[5];
+    for key in ["id", "timestamp", "summaryText", "anchorMessage", "removedCount", "summaryKind"] {
+        assert_eq!(compaction[key], original[key], "{key}");
+    }
+    assert_eq!(settings_of(&written)["model"], "claude-sonnet-4-5-20250929");
 }
