@@ -22,7 +22,8 @@
 //!
 //! Credentials are never read or copied: only the two session files are written.
 
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::paths::is_uuid;
@@ -124,11 +125,11 @@ fn with_start(
     let bytes = &events.bytes;
     let end = bytes.iter().position(|b| *b == b'\n').unwrap_or(bytes.len());
     let bad = |why: &str| CodecError::Malformed(format!("{}: {why}", events.path));
-    let mut start: Value = serde_json::from_slice(&bytes[..end]).map_err(|_| bad("the first line is not JSON"))?;
-    if start.get("type").and_then(Value::as_str) != Some("session.start") {
+    let mut start: StartLine = serde_json::from_slice(&bytes[..end]).map_err(|_| bad("the first line is not an event"))?;
+    if start.kind != "session.start" {
         return Err(bad("the first event is not session.start"));
     }
-    let data = start.get_mut("data").and_then(Value::as_object_mut).ok_or_else(|| bad("session.start has no data"))?;
+    let data = &mut start.data;
     if !data.get("sessionId").and_then(Value::as_str).is_some_and(|s| s.eq_ignore_ascii_case(id)) {
         return Err(bad("session.start names another session than its directory"));
     }
@@ -149,6 +150,20 @@ fn with_start(
     let mut out = serde_json::to_vec(&start).map_err(|e| CodecError::Other(e.to_string()))?;
     out.extend_from_slice(&bytes[end..]);
     Ok((out, written))
+}
+
+/// The `session.start` line, its envelope in Copilot's key order.
+#[derive(Deserialize, Serialize)]
+struct StartLine {
+    #[serde(rename = "type")]
+    kind: String,
+    data: Map<String, Value>,
+    id: Value,
+    timestamp: Value,
+    #[serde(rename = "parentId")]
+    parent_id: Value,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
 }
 
 /// `workspace.yaml` with its top-level `cwd` set to `cwd`.

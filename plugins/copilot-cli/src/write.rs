@@ -475,6 +475,9 @@ impl Session {
                     data.insert("outputTokens".into(), json!(output));
                 }
             } else {
+                if assistant.model.as_deref().is_none_or(str::is_empty) {
+                    diags.add("placeholder", Severity::Info, "usage.model", None, None);
+                }
                 let call = derived_uuid(&self.seed, "api-call", self.events);
                 let record = usage_record(usage, assistant.model.as_deref(), &call);
                 self.event("session.usage_record", None, p.ts.as_deref(), record)?;
@@ -520,10 +523,9 @@ impl Session {
 /// `session.usage_record.data`: Copilot's `inputTokens` counts the whole
 /// prompt, cache reads and writes included.
 fn usage_record(u: &Usage, model: Option<&str>, call: &str) -> Value {
+    // Copilot requires the model; the reader takes an empty one for none.
     let mut usage = Map::new();
-    if let Some(model) = model.filter(|m| !m.is_empty()) {
-        usage.insert("model".into(), json!(model));
-    }
+    usage.insert("model".into(), json!(model.unwrap_or_default()));
     if let Some(input) = u.input {
         let total = input.saturating_add(u.cache_read.unwrap_or(0)).saturating_add(u.cache_write.unwrap_or(0));
         usage.insert("inputTokens".into(), json!(total));
