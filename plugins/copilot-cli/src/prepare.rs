@@ -125,28 +125,26 @@ fn with_start(
     let bytes = &events.bytes;
     let end = bytes.iter().position(|b| *b == b'\n').unwrap_or(bytes.len());
     let bad = |why: &str| CodecError::Malformed(format!("{}: {why}", events.path));
-    let mut start: StartLine = serde_json::from_slice(&bytes[..end]).map_err(|_| bad("the first line is not an event"))?;
+    let mut start: StartLine =
+        serde_json::from_slice(&bytes[..end]).map_err(|_| bad("the first line is not an event"))?;
     if start.kind != "session.start" {
         return Err(bad("the first event is not session.start"));
     }
     let data = &mut start.data;
-    if !data.get("sessionId").and_then(Value::as_str).is_some_and(|s| s.eq_ignore_ascii_case(id)) {
+    if !data.session_id.as_deref().is_some_and(|s| s.eq_ignore_ascii_case(id)) {
         return Err(bad("session.start names another session than its directory"));
     }
+    let cwd_of = |data: &StartData| data.context.get("cwd").and_then(Value::as_str).map(str::to_string);
     if model.is_none() && cwd.is_none() {
-        let written = data.get("context").and_then(|c| c.get("cwd")).and_then(Value::as_str).map(str::to_string);
-        return Ok((bytes.clone(), written));
+        return Ok((bytes.clone(), cwd_of(data)));
     }
     if let Some(model) = model {
-        data.insert("selectedModel".into(), Value::String(model.to_string()));
+        data.selected_model = Some(Value::String(model.to_string()));
     }
     if let Some(cwd) = cwd {
-        let context = data.entry("context").or_insert_with(|| Value::Object(Default::default()));
-        if let Some(context) = context.as_object_mut() {
-            context.insert("cwd".into(), Value::String(cwd.to_string()));
-        }
+        data.context.insert("cwd".into(), Value::String(cwd.to_string()));
     }
-    let written = data.get("context").and_then(|c| c.get("cwd")).and_then(Value::as_str).map(str::to_string);
+    let written = cwd_of(data);
     let mut out = serde_json::to_vec(&start).map_err(|e| CodecError::Other(e.to_string()))?;
     out.extend_from_slice(&bytes[end..]);
     Ok((out, written))
@@ -157,11 +155,32 @@ fn with_start(
 struct StartLine {
     #[serde(rename = "type")]
     kind: String,
-    data: Map<String, Value>,
+    data: StartData,
     id: Value,
     timestamp: Value,
     #[serde(rename = "parentId")]
     parent_id: Value,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+/// `session.start.data`, the keys `prepare` sets in Copilot's order.
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StartData {
+    session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    producer: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copilot_version: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_time: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selected_model: Option<Value>,
+    #[serde(default)]
+    context: Map<String, Value>,
     #[serde(flatten)]
     rest: Map<String, Value>,
 }

@@ -57,7 +57,7 @@
 use std::collections::BTreeSet;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
@@ -108,10 +108,10 @@ pub fn derived_uuid(seed: &[u8; 32], label: &str, n: u64) -> String {
 
 /// One event line, in Copilot's key order.
 #[derive(Serialize)]
-struct Envelope<'a> {
+struct Envelope<'a, D: Serialize> {
     #[serde(rename = "type")]
     kind: &'a str,
-    data: Value,
+    data: D,
     id: &'a str,
     timestamp: &'a str,
     #[serde(rename = "parentId")]
@@ -191,13 +191,7 @@ impl Writer {
         if meta.parent_session.is_some() {
             Self::not_carried(&mut self.diags, "parent-session");
         }
-        let mut context = Map::new();
-        if let Some(cwd) = &cwd {
-            context.insert("cwd".into(), json!(cwd));
-        }
-        if let Some(branch) = meta.git_branch.as_deref().filter(|b| !b.is_empty()) {
-            context.insert("branch".into(), json!(branch));
-        }
+        let context = Context { cwd: cwd.clone(), branch: meta.git_branch.clone().filter(|b| !b.is_empty()) };
         let mut session = Session {
             id: id.clone(),
             seed,
@@ -213,14 +207,14 @@ impl Writer {
             open_calls: Vec::new(),
             answered: BTreeSet::new(),
         };
-        let data = json!({
-            "sessionId": id,
-            "version": EVENTS_SCHEMA,
-            "producer": PRODUCER,
-            "copilotVersion": CLI_VERSION,
-            "startTime": start,
-            "context": Value::Object(context),
-        });
+        let data = SessionStart {
+            session_id: &id,
+            version: EVENTS_SCHEMA,
+            producer: PRODUCER,
+            copilot_version: CLI_VERSION,
+            start_time: &start,
+            context,
+        };
         session.event("session.start", None, Some(&start), data)?;
         self.session = Some(session);
         Ok(())
@@ -276,7 +270,12 @@ impl Writer {
                 if s.first_prompt.is_none() {
                     s.first_prompt = Some(title_of(&text));
                 }
-                s.event("user.message", Some(&record.id), record.ts.as_deref(), json!({ "content": text }))?;
+                s.event(
+                    "user.message",
+                    Some(&record.id),
+                    record.ts.as_deref(),
+                    UserMessage { content: &text, source: None },
+                )?;
             }
             Body::System { text } => {
                 s.flush(diags)?;
@@ -284,30 +283,25 @@ impl Writer {
                     "system.message",
                     Some(&record.id),
                     record.ts.as_deref(),
-                    json!({"role":"system","content":text}),
+                    SystemMessage { role: "system", content: &text },
                 )?;
             }
             Body::Compaction { summary, trigger } => {
                 s.flush(diags)?;
                 s.close_calls(diags)?;
-                let mut data = json!({ "success": true, "summaryContent": summary });
-                if let Some(trigger) = trigger {
-                    data["trigger"] = json!(trigger);
-                }
+                let data = CompactionComplete { success: true, summary_content: &summary, trigger: trigger.as_deref() };
                 s.event("session.compaction_complete", Some(&record.id), record.ts.as_deref(), data)?;
             }
             Body::Observation { subtype, text } => match subtype.as_str() {
                 "user.message/system" => {
                     s.flush(diags)?;
-                    let data = json!({ "content": text.unwrap_or_default(), "source": "system" });
+                    let text = text.unwrap_or_default();
+                    let data = UserMessage { content: &text, source: Some("system") };
                     s.event("user.message", Some(&record.id), record.ts.as_deref(), data)?;
                 }
                 "abort" => {
                     s.flush(diags)?;
-                    let mut data = json!({});
-                    if let Some(reason) = text {
-                        data["reason"] = json!(reason);
-                    }
+                    let data = Abort { reason: text.as_deref() };
                     s.event("abort", Some(&record.id), record.ts.as_deref(), data)?;
                 }
                 other => Self::not_carried(diags, &format!("observation/{other}")),
@@ -363,7 +357,7 @@ impl Session {
         kind: &str,
         record_id: Option<&str>,
         ts: Option<&str>,
-        data: Value,
+        data: impl Serialize,
     ) -> Result<String, CodecError> {
         let id = self.event_id(record_id);
         let ts = ts.filter(|t| !t.is_empty()).map(str::to_string).unwrap_or_else(|| self.last_ts.clone());
@@ -405,7 +399,8 @@ impl Session {
         let standalone = self.copilot_source && opaque.is_none() && is_uuid(id);
         if standalone {
             self.flush(diags)?;
-            let data = json!({ "reasoningId": id, "content": text.unwrap_or_default() });
+            let text = text.unwrap_or_default();
+            let data = AssistantReasoning { reasoning_id: id, content: &text };
             self.event("assistant.reasoning", Some(id), ts.as_deref(), data)?;
             return Ok(());
         }
@@ -443,26 +438,8 @@ impl Session {
                 derived_uuid(&self.seed, "message", self.events)
             }
         };
-        let mut data = Map::new();
-        data.insert("messageId".into(), json!(message_id));
-        if let Some(model) = assistant.model.as_deref().filter(|m| !m.is_empty()) {
-            data.insert("model".into(), json!(model));
-        }
-        data.insert("content".into(), json!(assistant.text));
-        let requests: Vec<Value> = p
-            .calls
-            .iter()
-            .map(|(call, name, arguments)| {
-                json!({"toolCallId": call, "name": name, "arguments": arguments, "type": "function"})
-            })
-            .collect();
-        data.insert("toolRequests".into(), Value::Array(requests));
-        if let Some(text) = p.reasoning_text {
-            data.insert("reasoningText".into(), json!(text));
-        }
-        if let Some(opaque) = p.reasoning_opaque {
-            data.insert("reasoningOpaque".into(), json!(opaque));
-        }
+        let mut output_tokens = None;
+        let mut api_call_id = None;
         if let Some(usage) = &assistant.usage {
             if usage.reasoning.is_some() {
                 Writer::not_carried(diags, "usage.reasoning");
@@ -471,23 +448,34 @@ impl Session {
                 Writer::not_carried(diags, "usage.cost_usd");
             }
             if usage.input.is_none() && usage.cache_read.is_none() && usage.cache_write.is_none() {
-                if let Some(output) = usage.output {
-                    data.insert("outputTokens".into(), json!(output));
-                }
+                output_tokens = usage.output;
             } else {
                 if assistant.model.as_deref().is_none_or(str::is_empty) {
                     diags.add("placeholder", Severity::Info, "usage.model", None, None);
                 }
                 let call = derived_uuid(&self.seed, "api-call", self.events);
-                let record = usage_record(usage, assistant.model.as_deref(), &call);
+                let record = UsageRecord { usage: call_usage(usage, assistant.model.as_deref(), &call) };
                 self.event("session.usage_record", None, p.ts.as_deref(), record)?;
-                data.insert("apiCallId".into(), json!(call));
+                api_call_id = Some(call);
             }
         }
-        let message = self.event("assistant.message", p.id.as_deref(), p.ts.as_deref(), Value::Object(data))?;
-        let _ = message;
+        let data = AssistantMessage {
+            message_id: &message_id,
+            model: assistant.model.as_deref().filter(|m| !m.is_empty()),
+            content: &assistant.text,
+            tool_requests: p
+                .calls
+                .iter()
+                .map(|(call, name, arguments)| ToolRequest { tool_call_id: call, name, arguments, kind: "function" })
+                .collect(),
+            reasoning_text: p.reasoning_text.as_deref(),
+            reasoning_opaque: p.reasoning_opaque.as_deref(),
+            output_tokens,
+            api_call_id: api_call_id.as_deref(),
+        };
+        self.event("assistant.message", p.id.as_deref(), p.ts.as_deref(), data)?;
         for (call, name, arguments) in p.calls {
-            let data = json!({"toolCallId": call, "toolName": name, "arguments": arguments});
+            let data = ToolStart { tool_call_id: &call, tool_name: &name, arguments: &arguments };
             self.event("tool.execution_start", None, p.ts.as_deref(), data)?;
             self.open_calls.retain(|c| *c != call);
             self.open_calls.push(call);
@@ -503,7 +491,7 @@ impl Session {
         content: &str,
         ok: bool,
     ) -> Result<(), CodecError> {
-        let data = json!({"toolCallId": call, "success": ok, "result": {"content": content}});
+        let data = ToolComplete { tool_call_id: call, success: ok, result: ToolResultContent { content } };
         self.event("tool.execution_complete", id, ts, data)?;
         self.open_calls.retain(|c| c != call);
         self.answered.insert(call.to_string());
@@ -520,27 +508,144 @@ impl Session {
     }
 }
 
-/// `session.usage_record.data`: Copilot's `inputTokens` counts the whole
-/// prompt, cache reads and writes included.
-fn usage_record(u: &Usage, model: Option<&str>, call: &str) -> Value {
-    // Copilot requires the model; the reader takes an empty one for none.
-    let mut usage = Map::new();
-    usage.insert("model".into(), json!(model.unwrap_or_default()));
-    if let Some(input) = u.input {
-        let total = input.saturating_add(u.cache_read.unwrap_or(0)).saturating_add(u.cache_write.unwrap_or(0));
-        usage.insert("inputTokens".into(), json!(total));
+/// `session.usage_record.data.usage`: Copilot's `inputTokens` counts the
+/// whole prompt, cache reads and writes included. Copilot requires the
+/// model; the reader takes an empty one for none.
+fn call_usage<'a>(u: &Usage, model: Option<&'a str>, call: &'a str) -> CallUsage<'a> {
+    let cached = u.cache_read.unwrap_or(0).saturating_add(u.cache_write.unwrap_or(0));
+    CallUsage {
+        model: model.unwrap_or_default(),
+        input_tokens: u.input.map(|i| i.saturating_add(cached)),
+        output_tokens: u.output,
+        cache_read_tokens: u.cache_read,
+        cache_write_tokens: u.cache_write,
+        api_call_id: call,
     }
-    if let Some(output) = u.output {
-        usage.insert("outputTokens".into(), json!(output));
-    }
-    if let Some(n) = u.cache_read {
-        usage.insert("cacheReadTokens".into(), json!(n));
-    }
-    if let Some(n) = u.cache_write {
-        usage.insert("cacheWriteTokens".into(), json!(n));
-    }
-    usage.insert("apiCallId".into(), json!(call));
-    json!({ "usage": Value::Object(usage) })
+}
+
+// The `data` of each event written, fields in Copilot's order.
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionStart<'a> {
+    session_id: &'a str,
+    version: u64,
+    producer: &'a str,
+    copilot_version: &'a str,
+    start_time: &'a str,
+    context: Context,
+}
+
+#[derive(Serialize)]
+struct Context {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    branch: Option<String>,
+}
+
+#[derive(Serialize)]
+struct UserMessage<'a> {
+    content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct SystemMessage<'a> {
+    role: &'a str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AssistantReasoning<'a> {
+    reasoning_id: &'a str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AssistantMessage<'a> {
+    message_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+    content: &'a str,
+    tool_requests: Vec<ToolRequest<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_opaque: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_call_id: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolRequest<'a> {
+    tool_call_id: &'a str,
+    name: &'a str,
+    arguments: &'a Value,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+#[derive(Serialize)]
+struct UsageRecord<'a> {
+    usage: CallUsage<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CallUsage<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_read_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_write_tokens: Option<u64>,
+    api_call_id: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolStart<'a> {
+    tool_call_id: &'a str,
+    tool_name: &'a str,
+    arguments: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolComplete<'a> {
+    tool_call_id: &'a str,
+    success: bool,
+    result: ToolResultContent<'a>,
+}
+
+#[derive(Serialize)]
+struct ToolResultContent<'a> {
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactionComplete<'a> {
+    success: bool,
+    summary_content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trigger: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Abort<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
 }
 
 /// A YAML scalar: plain when that reads back as the same string, else

@@ -1115,3 +1115,45 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
     assert_eq!(back.meta().cwd.as_deref(), Some("/srv/other dir"));
     assert_eq!(kit::assistant_texts(&back.records), kit::assistant_texts(&first.records));
 }
+
+#[test]
+fn a_copilot_session_with_reasoning_compaction_and_notes_round_trips() {
+    let u = |n: u32| format!("00000000-0000-4000-8000-{n:012}");
+    let sid = u(0);
+    let doc = [
+        json!({"id":sid,"kind":"meta","schema":"trajhost.canonical/0.1","harness":"copilot-cli","native_id":sid,"cwd":"/w","git_branch":"main","title":"Named: by me","started_at":"2026-11-30T04:00:00.000Z"}),
+        json!({"id":u(1),"kind":"system","text":"You are Copilot.","parent":sid,"ts":"2026-11-30T04:00:00.100Z"}),
+        json!({"id":u(2),"kind":"user","text":"hi","parent":u(1),"ts":"2026-11-30T04:00:01.000Z"}),
+        json!({"id":u(3),"kind":"observation","subtype":"user.message/system","text":"<reminder/>","parent":u(2),"ts":"2026-11-30T04:00:01.000Z"}),
+        json!({"id":u(4),"kind":"reasoning","text":"step one","encrypted":false,"parent":u(3),"ts":"2026-11-30T04:00:02.000Z"}),
+        json!({"id":format!("{}#reasoning", u(5)),"kind":"reasoning","text":"step two","opaque":"blob","encrypted":false,"parent":u(5),"ts":"2026-11-30T04:00:03.000Z"}),
+        json!({"id":u(5),"kind":"assistant","text":"","model":"gpt-4o","message_id":"m1","usage":{"input":10,"output":2,"cache_read":4,"cache_write":1},"parent":u(4),"ts":"2026-11-30T04:00:03.000Z"}),
+        json!({"id":"call_a","kind":"tool_call","call_id":"call_a","name":"bash","arguments":{"command":"ls"},"parent":u(5),"ts":"2026-11-30T04:00:03.000Z"}),
+        json!({"id":u(6),"kind":"tool_result","call_id":"call_a","content":"x","ok":false,"parent":"call_a","ts":"2026-11-30T04:00:04.000Z"}),
+        json!({"id":u(7),"kind":"assistant","text":"done","message_id":"m2","usage":{"output":3},"parent":u(6),"ts":"2026-11-30T04:00:05.000Z"}),
+        json!({"id":u(8),"kind":"observation","subtype":"abort","text":"user","parent":u(7),"ts":"2026-11-30T04:00:06.000Z"}),
+        json!({"id":u(9),"kind":"compaction","summary":"Earlier: hi, ls.","trigger":"manual","parent":u(8),"ts":"2026-11-30T04:00:07.000Z"}),
+        json!({"id":u(10),"kind":"user","text":"again","parent":u(9),"ts":"2026-11-30T04:00:08.000Z"}),
+        json!({"id":u(11),"kind":"assistant","text":"ok","message_id":"m3","usage":{"input":5,"output":1},"parent":u(10),"ts":"2026-11-30T04:00:09.000Z"}),
+    ];
+    let text: String = doc.iter().map(|v| v.to_string() + "\n").collect();
+    let options = WriteOptions { cwd: None, native_id: Some(sid.clone()), home_path: None };
+    let written = write_doc(&text, options);
+    assert_eq!(written.native_id, sid);
+    assert_eq!(codes(&written.diagnostics), [("placeholder".to_string(), "usage.model".to_string())]);
+    check_events(&written.artifacts[0].bytes);
+    let home = install(&written);
+    let back = read(home.path(), &written.artifacts[0].path);
+    assert!(back.diagnostics.is_empty(), "{:?}", back.diagnostics);
+    let first: Vec<Record> = doc.iter().map(|v| serde_json::from_value(v.clone()).unwrap()).collect();
+    let (m1, m2) = (first[0].body.clone(), back.meta());
+    let Body::Meta(m1) = m1 else { panic!() };
+    assert_eq!(
+        (&m1.cwd, &m1.title, &m1.git_branch, &m1.started_at),
+        (&m2.cwd, &m2.title, &m2.git_branch, &m2.started_at)
+    );
+    let strip = |r: &Record| (r.id.clone(), r.body.clone(), r.parent.clone(), r.ts.clone());
+    let a: Vec<_> = first.iter().skip(1).map(strip).collect();
+    let b: Vec<_> = back.records.iter().skip(1).map(strip).collect();
+    assert_eq!(a, b);
+}
