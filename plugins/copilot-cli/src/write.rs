@@ -5,8 +5,8 @@
 //! ```text
 //! session.start             sessionId, version 1, producer copilot-agent, copilotVersion 1.0.102,
 //!                           startTime, context {cwd, branch}; `prepare` adds selectedModel
-//! system.message            role system, content (Copilot sends its own system prompt on resume;
-//!                           the record is kept in the log, as Copilot keeps its own)
+//! system.message            role system, content (Copilot sends its own system prompt on resume:
+//!                           the record is kept in the log, and another harness's is reported)
 //! user.message              content (`source: "system"` for an observation `user.message/system`)
 //! assistant.reasoning       a Copilot source's standalone reasoning event
 //! session.usage_record      usage {model, inputTokens (cache included), outputTokens, cache…, apiCallId}
@@ -40,7 +40,8 @@
 //!   conversation goes on (or ends) gets an error result, since the resumed
 //!   request would otherwise be invalid.
 //!
-//! Not carried (`not-carried`, detail = what): `observation/<subtype>`
+//! Not carried (`not-carried`, detail = what): `system-prompt` (another
+//! harness's: written, but not what the resumed model sees), `observation/<subtype>`
 //! (except `abort` and `user.message/system`), `attachments`,
 //! `stop-reason`, `usage.reasoning`, `usage.cost_usd`, `subagent-transcript`,
 //! `parent-session`, `orphan-tool-result`, `duplicate-tool-result`,
@@ -279,6 +280,10 @@ impl Writer {
             }
             Body::System { text } => {
                 s.flush(diags)?;
+                // Kept in the log, but Copilot sends its own system prompt on resume.
+                if !s.copilot_source {
+                    Self::not_carried(diags, "system-prompt");
+                }
                 s.event(
                     "system.message",
                     Some(&record.id),

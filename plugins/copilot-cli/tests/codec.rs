@@ -999,6 +999,20 @@ fn write_streams_is_deterministic_and_repairs_what_copilot_requires() {
     let usage = assistants(&back.records)[0].usage.clone().unwrap();
     assert_eq!((usage.input, usage.output, usage.cache_read), (Some(5), Some(1), Some(2)));
     assert_eq!(assistants(&back.records)[0].model.as_deref(), Some("claude-x"));
+
+    // Another harness's system prompt is kept in the log and reported: Copilot sends its own.
+    let doc = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"codex","native_id":"x","cwd":"/w"}),
+        json!({"id":"s","kind":"system","text":"You are Codex."}),
+        json!({"id":"u","kind":"user","text":"hi"}),
+    ];
+    let doc: String = doc.iter().map(|v| v.to_string() + "\n").collect();
+    let written = write_doc(&doc, write_options(None));
+    let got = codes(&written.diagnostics);
+    assert!(got.contains(&("not-carried".into(), "system-prompt".into())), "{got:?}");
+    assert!(got.contains(&("no-timestamp".into(), "startTime".into())), "{got:?}");
+    let back = read(install(&written).path(), &written.artifacts[0].path);
+    assert_eq!(systems(&back.records), ["You are Codex."]);
 }
 
 fn super_no_result() -> &'static str {
