@@ -148,10 +148,10 @@ pub fn convert(
         return Err(HostError::NoCodec(format!("codec {} cannot write sessions", target_codec.id())));
     }
     let cwd = options.cwd.clone().or_else(|| found.session.cwd.clone());
-    let write_options = WriteOptions { cwd: cwd.clone(), native_id: None, home_path: None };
+    let write_options = WriteOptions { cwd, native_id: None, home_path: None };
     let existed = out.exists();
     prepare_out_dir(out)?;
-    let result = export(catalog, found, to, out, cwd, target_codec, write_options, options);
+    let result = export(catalog, found, to, out, target_codec, write_options, options);
     if result.is_err() {
         // A failed conversion leaves no partial export behind (a retry would
         // be refused as "not empty"); the directory goes if convert made it.
@@ -177,11 +177,11 @@ fn export(
     found: &FoundSession,
     to: &str,
     out: &Path,
-    cwd: Option<String>,
     target_codec: CodecRecord,
     options: WriteOptions,
     convert: &ConvertOptions,
 ) -> Result<ExportManifest> {
+    let cwd = options.cwd.clone();
     let (source_codec, mut stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
     let mut instance = catalog.instantiate(&target_codec)?;
     instance.set_target_choice(convert.choice.clone());

@@ -22,22 +22,28 @@
 //! - [`discover`]: `discover` and `inspect`;
 //! - [`read`]: the batch reader over the main file and subagent files;
 //! - [`records`]: native records → canonical records and
-//!   [`KNOWN_RECORD_TYPES`].
+//!   [`KNOWN_RECORD_TYPES`];
+//! - [`write`]: canonical records → one session file (streamed);
+//! - [`prepare`]: the plan that files it under the target's project slug.
 //!
 //! Gemini CLI records no version of its own in session files: sessions
-//! report no native version. Writing is not implemented.
+//! report no native version.
 
 pub mod discover;
 pub mod head;
 pub mod layout;
 pub mod native;
+pub mod prepare;
 pub mod read;
 pub mod records;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES, record_types};
 pub use time::rfc3339_utc;
@@ -65,7 +71,7 @@ impl Codec for GeminiCli {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "none: Gemini CLI session files record no CLI or format version".into(),
             reads: vec!["gemini-cli-jsonl".into()],
-            writes: Vec::new(),
+            writes: vec![write::FORMAT.into()],
             session_globs: vec![format!(
                 "{}/*/{}/{}*{}",
                 layout::TMP_ROOT,
@@ -87,6 +93,22 @@ impl Codec for GeminiCli {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first, so a choice is never ignored.
+        let choice = prepare::target_choice();
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &choice)
     }
 }
 

@@ -81,7 +81,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.native_versions, ">=0.39.0, <1.0.0");
     assert!(info.native_version_source.contains("no CLI or format version"));
     assert_eq!(info.reads, vec!["gemini-cli-jsonl".to_string()]);
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["gemini-cli-jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
     for (_, file, _) in SCENARIOS {
         assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(file))), "{:?}", info.session_globs);
@@ -724,4 +724,472 @@ fn a_file_without_its_header_line_is_still_a_session() {
     assert_eq!(users(&read.records), vec!["what time is it"]);
     let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
     assert_eq!(texts, vec!["I cannot see a clock.", "Try the date command."], "`model` reads as `gemini`");
+}
+
+// ---------------------------------------------------------------- write
+
+use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{AddJsonEntry, CreateFile};
+use trajhost_codec_sdk::{CodecError, Operation, Plan, WriteOptions, WrittenFiles};
+
+fn no_options() -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: None }
+}
+
+fn write(document: &str, options: WriteOptions) -> WrittenFiles {
+    trajhost_codec_sdk::write_document::<GeminiCli>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
+    written.artifacts.iter().find(|a| a.path.ends_with(".jsonl")).expect("a session file")
+}
+
+/// Puts written artifacts into a fresh home and reads the session back.
+fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
+    let tmp = tempfile::tempdir().unwrap();
+    for artifact in &written.artifacts {
+        let path = tmp.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &artifact.bytes).unwrap();
+    }
+    let back = read(tmp.path(), &session_artifact(written).path);
+    (tmp, back)
+}
+
+/// A record without what a rewrite changes by design: its source span, the
+/// ids of records named by their place in the file (`<file>@<offset>`:
+/// resume headers), and for `meta` the session id and codec.
+fn comparable(record: &Record) -> Value {
+    let mut v = serde_json::to_value(record).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("src");
+    if o.get("id").and_then(Value::as_str).is_some_and(|id| id.contains(".jsonl@")) {
+        o.remove("id");
+    }
+    if o.get("kind") == Some(&json!("meta")) {
+        for k in ["id", "native_id", "codec"] {
+            o.remove(k);
+        }
+    }
+    v
+}
+
+#[test]
+fn write_then_read_is_value_lossless_on_every_fixture() {
+    for (name, _, source_id) in SCENARIOS {
+        let source = read_scenario(name);
+        let written = write(&source.document, no_options());
+        assert_eq!(written.artifacts.len(), 2, "{name}: the session file and its .project_root");
+        assert_ne!(written.native_id, source_id, "{name}: a fresh session id");
+        let (_tmp, back) = read_back(&written);
+        assert_eq!(back.meta().native_id, written.native_id, "{name}");
+        let a: Vec<Value> = source.records.iter().map(comparable).collect();
+        let b: Vec<Value> = back.records.iter().map(comparable).collect();
+        assert_eq!(a.len(), b.len(), "{name}: record count");
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x, y, "{name}");
+        }
+        // Nothing of a Gemini CLI session is left out.
+        assert!(written.diagnostics.iter().all(|d| d.code != "not-carried"), "{name}: {:?}", written.diagnostics);
+        assert!(
+            back.diagnostics.iter().all(|d| d.severity != Severity::Warning && d.severity != Severity::Error),
+            "{name}: {:?}",
+            back.diagnostics
+        );
+    }
+}
+
+#[test]
+fn write_produces_the_file_gemini_cli_names_and_loads() {
+    let source = read_scenario("simple");
+    let written = write(&source.document, no_options());
+    let id = &written.native_id;
+    assert_eq!(id.len(), 36);
+    assert_eq!(&id[14..15], "4");
+    let artifact = session_artifact(&written);
+    assert_eq!(artifact.path, format!("{CHATS}/session-2026-11-30T04-15-{}.jsonl", &id[..8]));
+    let marker = written.artifacts.iter().find(|a| a.path.ends_with(".project_root")).unwrap();
+    assert_eq!(marker.path, ".gemini/tmp/project/.project_root");
+    assert_eq!(marker.bytes, CWD.as_bytes());
+    let lines: Vec<Value> =
+        std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let h = &lines[0];
+    assert_eq!(h["sessionId"], id.as_str());
+    assert_eq!(h["projectHash"], "9dad1e4e08b0b11cbcd860257e8bdfa6b8e5f01790e10a6a0b1f4870c13e686b");
+    assert_eq!(h["startTime"], "2026-11-30T04:15:48.630Z");
+    assert_eq!(h["kind"], "main");
+    // One line per message id; the call carries its result and status.
+    let ids: Vec<&str> = lines.iter().filter_map(|l| l["id"].as_str()).collect();
+    assert_eq!(ids.len(), ids.iter().collect::<BTreeSet<_>>().len());
+    let call = lines.iter().find(|l| l["toolCalls"].is_array()).unwrap();
+    assert_eq!(call["type"], "gemini");
+    let tc = &call["toolCalls"][0];
+    assert_eq!(tc["name"], "run_shell_command");
+    assert_eq!(tc["status"], "success");
+    let out = tc["result"][0]["functionResponse"]["response"]["output"].as_str().unwrap();
+    assert!(out.contains("PAPAYA-42"));
+    // No separate user copy of the response (the resume rebuilds it from the call).
+    assert!(!lines.iter().any(|l| l["type"] == "user" && l["content"][0]["functionResponse"].is_object()));
+    // The resume is a second header, the last line sets lastUpdated.
+    assert_eq!(lines.iter().filter(|l| l["sessionId"].is_string()).count(), 2);
+    assert_eq!(lines.last().unwrap()["$set"]["lastUpdated"], "2026-11-30T04:15:56.956Z");
+    // Deterministic, and the chosen id and cwd are used.
+    let again = write(&source.document, no_options());
+    assert_eq!(session_artifact(&again).bytes, artifact.bytes);
+    let chosen = "0193a1b2-0000-4000-8000-000000000001";
+    let w = write(
+        &source.document,
+        WriteOptions { cwd: Some("/srv/My Work/".into()), native_id: Some(chosen.into()), ..no_options() },
+    );
+    assert_eq!(w.native_id, chosen);
+    assert_eq!(session_artifact(&w).path, ".gemini/tmp/my-work/chats/session-2026-11-30T04-15-0193a1b2.jsonl");
+    let err = trajhost_codec_sdk::write_document::<GeminiCli>(
+        &source.document,
+        WriteOptions { native_id: Some("nope".into()), ..no_options() },
+    )
+    .unwrap_err();
+    assert!(matches!(err, CodecError::Other(_)), "{err:?}");
+}
+
+/// A session of another harness with what Gemini CLI has no place for.
+fn foreign_document() -> String {
+    let records = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"claude-code","native_id":"abc","cwd":CWD,"title":"Secret word","started_at":"2026-11-30T04:05:50.000Z"}),
+        json!({"id":"s1","kind":"system","text":"You are Claude Code"}),
+        json!({"id":"u1","kind":"user","text":"Read hello.txt and tell me the secret word.","attachments":[{"kind":"image"}],"ts":"2026-11-30T04:05:51.000Z"}),
+        json!({"id":"r1","kind":"reasoning","text":"I should read the file.","opaque":"sig","ts":"2026-11-30T04:05:52.000Z"}),
+        json!({"id":"a1","kind":"assistant","text":"Let me read it.","model":"claude-sonnet-4-5","message_id":"msg_1","stop_reason":"tool_use","usage":{"input":10,"output":5,"cache_read":100,"cache_write":20},"ts":"2026-11-30T04:05:52.000Z"}),
+        json!({"id":"c1","kind":"tool_call","call_id":"toolu_01","name":"Bash","arguments":{"command":"cat hello.txt"},"ts":"2026-11-30T04:05:52.000Z"}),
+        json!({"id":"c1r","kind":"tool_result","call_id":"toolu_01","content":"PAPAYA-42","ts":"2026-11-30T04:05:53.000Z"}),
+        json!({"id":"c2","kind":"tool_call","call_id":"toolu_02","name":"Read","arguments":"raw text","ts":"2026-11-30T04:05:54.000Z"}),
+        json!({"id":"c2r","kind":"tool_result","call_id":"toolu_02","content":"no such file","ok":false,"ts":"2026-11-30T04:05:55.000Z"}),
+        json!({"id":"x","kind":"tool_result","call_id":"toolu_99","content":"orphan","ts":"2026-11-30T04:05:55.000Z"}),
+        json!({"id":"o1","kind":"observation","subtype":"system/turn_duration","ts":"2026-11-30T04:05:56.000Z"}),
+        json!({"id":"k1","kind":"compaction","summary":"earlier","ts":"2026-11-30T04:05:56.500Z"}),
+        json!({"id":"a2","kind":"assistant","text":"FINAL ANSWER: PAPAYA-42","model":"claude-sonnet-4-5","ts":"2026-11-30T04:05:57.000Z"}),
+        json!({"id":"sm","kind":"meta","schema":"trajhost.canonical/0.1","harness":"claude-code","native_id":"agent-1","agent":"agent-1"}),
+        json!({"id":"sa","kind":"user","text":"subagent prompt","agent":"agent-1"}),
+        json!({"id":"z","kind":"future_kind"}),
+    ];
+    records.iter().map(|r| format!("{r}\n")).collect()
+}
+
+#[test]
+fn write_from_another_harness_names_what_does_not_carry() {
+    let written = write(&foreign_document(), no_options());
+    let d = &written.diagnostics;
+    for what in [
+        "system",
+        "attachments",
+        "opaque-reasoning",
+        "stop-reason",
+        "usage.cache_write",
+        "orphan-tool-result",
+        "observation/system/turn_duration",
+        "compaction",
+        "subagent-transcript",
+        "unknown-kind/future_kind",
+    ] {
+        assert!(kit::diag_with(d, "not-carried", what).is_some(), "{what} not reported: {d:?}");
+    }
+    assert_eq!(kit::diag_with(d, "not-carried", "subagent-transcript").unwrap().count, 2);
+    assert!(kit::diag_with(d, "reshaped", "tool_call.arguments").is_some());
+    assert!(kit::diag_with(d, "placeholder", "toolCalls.status").is_some());
+    assert!(kit::diag(d, "untranslated-reasoning").is_none(), "readable reasoning is carried as thoughts");
+    let text = std::str::from_utf8(&session_artifact(&written).bytes).unwrap();
+    for absent in ["You are Claude Code", "subagent prompt", "orphan", "\"sig\""] {
+        assert!(!text.contains(absent), "{absent} was written");
+    }
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(back.meta().title.as_deref(), Some("Secret word"));
+    assert_eq!(users(&back.records), ["Read hello.txt and tell me the secret word."]);
+    let texts: Vec<&str> = assistants(&back.records).iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(texts, ["Let me read it.", "", "FINAL ANSWER: PAPAYA-42"]);
+    let calls = tool_calls(&back.records);
+    assert_eq!(calls[0], ("toolu_01", "Bash", &json!({"command": "cat hello.txt"})));
+    assert_eq!(calls[1], ("toolu_02", "Read", &json!({"input": "raw text"})));
+    assert_eq!(
+        tool_results(&back.records),
+        [("toolu_01", "PAPAYA-42", Some(true)), ("toolu_02", "no such file", Some(false))]
+    );
+    let thought = back.records.iter().find_map(|r| match &r.body {
+        Body::Reasoning(x) => x.text.clone(),
+        _ => None,
+    });
+    assert_eq!(thought.as_deref(), Some("I should read the file."));
+    let usage = assistants(&back.records)[0].usage.clone().unwrap();
+    assert_eq!((usage.input, usage.output, usage.cache_read), (Some(10), Some(5), Some(100)));
+    assert_eq!(assistants(&back.records)[0].model.as_deref(), Some("claude-sonnet-4-5"));
+}
+
+#[test]
+fn write_needs_a_working_directory() {
+    let doc = "{\"id\":\"m\",\"kind\":\"meta\",\"schema\":\"trajhost.canonical/0.1\",\"harness\":\"x\",\"native_id\":\"a\"}\n\
+               {\"id\":\"u\",\"kind\":\"user\",\"text\":\"hi\"}\n";
+    let err = trajhost_codec_sdk::write_document::<GeminiCli>(doc, no_options()).unwrap_err();
+    assert!(format!("{err:?}").contains("--cwd"), "{err:?}");
+    let ok = write(doc, WriteOptions { cwd: Some("/w".into()), ..no_options() });
+    assert!(session_artifact(&ok).path.starts_with(".gemini/tmp/w/chats/session-1970-01-01T00-00-"));
+    let bad = trajhost_codec_sdk::write_document::<GeminiCli>("{nope\n", no_options()).unwrap_err();
+    assert!(matches!(bad, CodecError::Malformed(_)), "{bad:?}");
+}
+
+// ---------------------------------------------------------------- prepare
+
+fn prepare(written: &WrittenFiles, target: &Path, options: WriteOptions) -> Result<Plan, CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<GeminiCli>(written.artifacts.clone(), &Dir::native(target), options)
+}
+
+fn target_options(target: &Path) -> WriteOptions {
+    WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: Some(target.to_string_lossy().into_owned()) }
+}
+
+/// Applies a plan the way the host does (files created, JSON entries added).
+fn execute(plan: &Plan, home: &Path) {
+    for op in &plan.operations {
+        match op {
+            Operation::CreateFile(CreateFile { path, bytes }) => {
+                let path = home.join(path);
+                assert!(!path.exists(), "plan overwrites {}", path.display());
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, bytes).unwrap();
+            }
+            Operation::AddJsonEntry(AddJsonEntry { path, pointer, key, value, initial, .. }) => {
+                let path = home.join(path);
+                let mut doc: Value = match std::fs::read(&path) {
+                    Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
+                    Err(_) => serde_json::from_str(initial.as_deref().unwrap()).unwrap(),
+                };
+                let at = doc.pointer_mut(pointer).unwrap().as_object_mut().unwrap();
+                let key = key.clone().unwrap();
+                let value: Value = serde_json::from_str(value).unwrap();
+                assert!(at.get(&key).is_none_or(|v| *v == value), "changes an existing entry");
+                at.insert(key, value);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+            }
+            other => panic!("unexpected operation {other:?}"),
+        }
+    }
+}
+
+fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() { walk(&p, out) } else { out.push((p.clone(), std::fs::read(&p).unwrap())) }
+        }
+    }
+    let mut out = Vec::new();
+    walk(home, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn prepare_into_a_fresh_home_registers_the_project() {
+    let written = write(&read_scenario("parallel").document, no_options());
+    let target = tempfile::tempdir().unwrap();
+    trajhost_codec_sdk::target::set_for_tests(Default::default());
+    let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    let entry = plan.operations.iter().find_map(|op| match op {
+        Operation::AddJsonEntry(e) => Some(e),
+        _ => None,
+    });
+    let entry = entry.expect("a registry entry");
+    assert_eq!(
+        (entry.path.as_str(), entry.pointer.as_str(), entry.key.as_deref()),
+        (".gemini/projects.json", "/projects", Some(CWD))
+    );
+    assert_eq!(entry.value, "\"project\"");
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(
+            format!("cd {CWD} && GEMINI_CLI_HOME={} gemini --resume {}", target.path().display(), written.native_id)
+                .as_str()
+        )
+    );
+    execute(&plan, target.path());
+    assert_eq!(std::fs::read_to_string(target.path().join(".gemini/tmp/project/.project_root")).unwrap(), CWD);
+    assert_eq!(std::fs::read_to_string(target.path().join(".gemini/history/project/.project_root")).unwrap(), CWD);
+    // Discovered and read in the target like a session Gemini CLI wrote.
+    let found = kit::discover::<GeminiCli>(target.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, written.native_id);
+    let back = read(target.path(), &found.sessions[0].locator);
+    assert_eq!(back.meta().cwd.as_deref(), Some(CWD));
+    assert_eq!(tool_calls(&back.records).len(), 2);
+    // A second prepare of the same session is refused.
+    let err = prepare(&written, target.path(), target_options(target.path())).unwrap_err();
+    assert!(format!("{err:?}").contains("never overwritten"), "{err:?}");
+}
+
+#[test]
+fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
+    let written = write(&read_scenario("simple").document, no_options());
+    let target = copy_of("failing-tool");
+    let before = snapshot(target.path());
+    trajhost_codec_sdk::target::set_for_tests(Default::default());
+    let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
+    // The registry maps the cwd already and its markers exist: one new file.
+    assert_eq!(plan.operations.len(), 1, "{:?}", plan.operations);
+    let Operation::CreateFile(f) = &plan.operations[0] else { panic!() };
+    assert!(f.path.starts_with(".gemini/tmp/project/chats/session-2026-11-30T04-15-"), "{}", f.path);
+    execute(&plan, target.path());
+    let after = snapshot(target.path());
+    for (path, bytes) in &before {
+        assert_eq!(after.iter().find(|(p, _)| p == path).map(|(_, b)| b), Some(bytes), "{} changed", path.display());
+    }
+    assert_eq!(after.len(), before.len() + 1);
+    let found = kit::discover::<GeminiCli>(target.path());
+    assert_eq!(found.sessions.len(), 2);
+}
+
+#[test]
+fn prepare_claims_a_new_slug_beside_another_project() {
+    let written = write(&read_scenario("simple").document, no_options());
+    let target = copy_of("simple");
+    let other = "/srv/other/project";
+    trajhost_codec_sdk::target::set_for_tests(Default::default());
+    let options = WriteOptions { cwd: Some(other.into()), ..target_options(target.path()) };
+    let plan = prepare(&written, target.path(), options).unwrap();
+    let entry = plan.operations.iter().find_map(|op| match op {
+        Operation::AddJsonEntry(e) => Some(e),
+        _ => None,
+    });
+    assert_eq!(entry.unwrap().value, "\"project-1\"", "`project` belongs to /home/user/project");
+    let file = plan.operations.iter().find_map(|op| match op {
+        Operation::CreateFile(f) if f.path.ends_with(".jsonl") => Some(f),
+        _ => None,
+    });
+    let file = file.unwrap();
+    assert!(file.path.starts_with(".gemini/tmp/project-1/chats/"));
+    let header: Value = serde_json::from_slice(file.bytes.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let hash = trajhost_codec_gemini_cli::write::project_hash(other);
+    assert_eq!(header["projectHash"], hash.as_str());
+    assert!(!std::str::from_utf8(&file.bytes).unwrap().contains("9dad1e4e08b0b11cbcd8"), "every header rewritten");
+    execute(&plan, target.path());
+    let registry: Value =
+        serde_json::from_slice(&std::fs::read(target.path().join(".gemini/projects.json")).unwrap()).unwrap();
+    assert_eq!(registry["projects"][CWD], "project");
+    assert_eq!(registry["projects"][other], "project-1");
+}
+
+#[test]
+fn prepare_takes_the_model_and_refuses_other_providers() {
+    let written = write(&read_scenario("simple").document, no_options());
+    let target = tempfile::tempdir().unwrap();
+    trajhost_codec_sdk::target::set_for_tests(trajhost_codec_sdk::target::TargetChoice {
+        model: Some("gemini-2.5-pro".into()),
+        provider: Some("Google".into()),
+        allow_untested: false,
+    });
+    let plan =
+        prepare(&written, target.path(), WriteOptions { home_path: None, ..target_options(target.path()) }).unwrap();
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd {CWD} && gemini -m gemini-2.5-pro --resume {}", written.native_id).as_str())
+    );
+    trajhost_codec_sdk::target::set_for_tests(trajhost_codec_sdk::target::TargetChoice {
+        provider: Some("openai".into()),
+        ..Default::default()
+    });
+    let err = prepare(&written, target.path(), target_options(target.path())).unwrap_err();
+    assert!(format!("{err:?}").contains("Gemini API"), "{err:?}");
+    trajhost_codec_sdk::target::set_for_tests(trajhost_codec_sdk::target::TargetChoice {
+        model: Some(" bad\n".into()),
+        ..Default::default()
+    });
+    assert!(prepare(&written, target.path(), target_options(target.path())).is_err());
+    trajhost_codec_sdk::target::set_for_tests(Default::default());
+    // The requested native id must be the written one.
+    let err = prepare(
+        &written,
+        target.path(),
+        WriteOptions {
+            native_id: Some("0193a1b2-0000-4000-8000-000000000001".into()),
+            ..target_options(target.path())
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(err, CodecError::Malformed(_)), "{err:?}");
+    // No credentials or settings are ever planned.
+    let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
+    assert!(plan.operations.iter().all(|op| match op {
+        Operation::CreateFile(f) => !f.path.contains("settings") && !f.path.contains("oauth"),
+        _ => true,
+    }));
+}
+
+#[test]
+fn prepare_reuses_a_project_directory_whose_marker_names_the_cwd() {
+    let written = write(&read_scenario("simple").document, no_options());
+    let target = tempfile::tempdir().unwrap();
+    let dir = target.path().join(".gemini/tmp/older");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".project_root"), format!("{CWD}\n")).unwrap();
+    trajhost_codec_sdk::target::set_for_tests(Default::default());
+    let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
+    let paths: Vec<String> = plan
+        .operations
+        .iter()
+        .map(|op| match op {
+            Operation::AddJsonEntry(e) => format!("json {} {}", e.path, e.value),
+            Operation::CreateFile(f) => f.path.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    assert_eq!(paths[0], r#"json .gemini/projects.json "older""#);
+    assert_eq!(paths[1], ".gemini/history/older/.project_root");
+    assert!(paths[2].starts_with(".gemini/tmp/older/chats/session-"));
+
+    // A registry entry whose directory belongs to another project is not used.
+    let target = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(target.path().join(".gemini/tmp/project")).unwrap();
+    std::fs::write(target.path().join(".gemini/projects.json"), format!(r#"{{"projects":{{"{CWD}":"project"}}}}"#))
+        .unwrap();
+    std::fs::write(target.path().join(".gemini/tmp/project/.project_root"), "/somewhere/else").unwrap();
+    let err = prepare(&written, target.path(), target_options(target.path())).unwrap_err();
+    assert!(format!("{err:?}").contains("another project"), "{err:?}");
+    // A registry Gemini CLI could not read is not added to.
+    std::fs::write(target.path().join(".gemini/projects.json"), "not json").unwrap();
+    assert!(matches!(prepare(&written, target.path(), target_options(target.path())), Err(CodecError::Malformed(_))));
+}
+
+#[test]
+fn write_then_read_keeps_thoughts_notices_and_rewinds() {
+    let mut answer = message("g1", "gemini", json!("Let me look."));
+    answer["thoughts"] =
+        json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
+    answer["model"] = json!("gemini-2.5-pro");
+    answer["tokens"] = json!({"input": 50, "output": 7, "cached": 30, "thoughts": 4, "tool": 0, "total": 61});
+    answer["toolCalls"] = json!([
+        {"id": "c1", "name": "read_file", "args": {"file_path": "/w/x"}, "status": "error", "timestamp": "2026-01-01T00:00:03.000Z",
+         "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found"}}}]},
+        {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "cancelled", "result": null},
+    ]);
+    let dir = synthetic(&[
+        header(),
+        message("u1", "user", json!([{"text": "hi "}, {"text": "there"}])),
+        answer,
+        message("i1", "info", json!("Switched model")),
+        message("w1", "warning", json!([{"text": "Low quota"}])),
+        json!({"$rewindTo": "i1"}),
+        json!({"$set": {"summary": "A short chat"}}),
+        message("g2", "gemini", json!([{"text": "thinking", "thought": true}, {"text": "Done."}])),
+    ]);
+    let source = read(dir.path(), &format!("{CHATS}/{FILE}"));
+    let written = write(&source.document, no_options());
+    assert!(written.diagnostics.iter().all(|d| d.code != "not-carried"), "{:?}", written.diagnostics);
+    let (_tmp, back) = read_back(&written);
+    let a: Vec<Value> = source.records.iter().map(comparable).collect();
+    let b: Vec<Value> = back.records.iter().map(comparable).collect();
+    assert_eq!(a, b);
+    assert_eq!(back.meta().title.as_deref(), Some("A short chat"));
+    assert_eq!(observations(&back.records)[2], ("rewind", Some("i1")));
+    // The call without a result stays without one.
+    assert_eq!(tool_results(&back.records), [("c1", "File not found", Some(false))]);
+    let text = std::str::from_utf8(&session_artifact(&written).bytes).unwrap();
+    assert!(text.contains(r#""status":"cancelled""#));
 }
