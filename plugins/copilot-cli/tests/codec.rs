@@ -1171,3 +1171,27 @@ fn a_copilot_session_with_reasoning_compaction_and_notes_round_trips() {
     let b: Vec<_> = back.records.iter().skip(1).map(strip).collect();
     assert_eq!(a, b);
 }
+
+#[test]
+fn write_streams_the_event_log_and_ends_with_workspace_yaml() {
+    let first = read_scenario("long-output");
+    let doc = kit::document(&first.records);
+    let mut writer = CopilotCli::write(write_options(None)).unwrap();
+    let mut lines = doc.lines();
+    let head: String = lines.by_ref().take(3).map(|l| format!("{l}\n")).collect();
+    let chunks = writer.push(&head).unwrap();
+    assert_eq!(chunks.len(), 1, "session.start and the first records go out before the rest is pushed");
+    assert!(chunks[0].path.ends_with("/events.jsonl"));
+    let mut bytes = chunks[0].bytes.clone();
+    let rest: String = lines.map(|l| format!("{l}\n")).collect();
+    for chunk in writer.push(&rest).unwrap() {
+        bytes.extend_from_slice(&chunk.bytes);
+    }
+    let done = writer.finish().unwrap();
+    for chunk in done.chunks.iter().filter(|c| c.path.ends_with("/events.jsonl")) {
+        bytes.extend_from_slice(&chunk.bytes);
+    }
+    assert!(done.chunks.last().unwrap().path.ends_with("/workspace.yaml"));
+    let whole = write_doc(&doc, write_options(None));
+    assert_eq!(bytes, whole.artifacts[0].bytes, "streamed in pieces = written at once");
+}
