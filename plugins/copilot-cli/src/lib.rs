@@ -8,10 +8,16 @@
 //! this crate picks the session-directory layout and exports the component.
 //! See that crate for the events and how they map.
 //!
-//! Writing is not implemented.
+//! It also writes canonical sessions as Copilot session directories
+//! ([`write`]) and plans their install into a target home ([`prepare`]).
+
+pub mod prepare;
+pub mod write;
 
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use trajhost_copilot_cli_core::{
     self as core, Flavor, HARNESS, Handling, KNOWN_RECORD_TYPES, Layout, discover, head, layout, native, read, records,
@@ -25,6 +31,9 @@ pub const CODEC: &str = concat!("copilot-cli@", env!("CARGO_PKG_VERSION"));
 /// Copilot CLI versions whose event logs this codec reads.
 pub const NATIVE_VERSIONS: &str = core::NATIVE_VERSIONS;
 
+/// The format read and written: the session event log.
+pub const FORMAT: &str = "copilot-cli-events-jsonl";
+
 /// Session directories (`session-state/<sessionId>/events.jsonl`).
 pub static DIRS: Flavor =
     Flavor { codec: CODEC, version: VERSION, layout: Layout::Dirs, native_versions: NATIVE_VERSIONS };
@@ -36,7 +45,9 @@ impl Codec for CopilotCli {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        core::info(&DIRS)
+        let mut info = core::info(&DIRS);
+        info.writes = vec![FORMAT.into()];
+        info
     }
 
     fn discover(home: &Dir) -> Result<Discovery, CodecError> {
@@ -49,6 +60,22 @@ impl Codec for CopilotCli {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(&DIRS, home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first: the host refuses a --model or --provider given to a codec that never asks.
+        let choice = trajhost_codec_sdk::target::choice();
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &choice)
     }
 }
 

@@ -75,7 +75,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.native_versions, ">=0.0.1, <2.0.0");
     assert!(info.native_version_source.contains("copilotVersion"));
     assert_eq!(info.reads, vec!["copilot-cli-events-jsonl".to_string()]);
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["copilot-cli-events-jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
     for (_, id) in SCENARIOS {
         assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
@@ -805,4 +805,393 @@ fn a_prompt_hook_is_an_observation_that_carries_the_prompt() {
     assert_eq!(kit::observations_of(&read.records, "hook.start/userPromptSubmitted"), ["Refresh the page."]);
     assert_eq!(kit::observations_of(&read.records, "hook.start/preToolUse"), [""]);
     assert_eq!(read.records[3].parent.as_deref(), Some("e2"));
+}
+
+// ---------------------------------------------------------------- write, prepare
+
+use trajhost_codec_sdk::target::{self, TargetChoice};
+use trajhost_codec_sdk::{Operation, WriteOptions};
+
+fn write_options(cwd: Option<&str>) -> WriteOptions {
+    WriteOptions { cwd: cwd.map(str::to_string), native_id: None, home_path: None }
+}
+
+fn write_doc(doc: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
+    trajhost_codec_sdk::write_document::<CopilotCli>(doc, options).unwrap()
+}
+
+/// Installs written artifacts under a fresh home, returns it.
+fn install(written: &trajhost_codec_sdk::WrittenFiles) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for artifact in &written.artifacts {
+        let path = dir.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &artifact.bytes).unwrap();
+    }
+    dir
+}
+
+fn codes(diags: &[trajhost_codec_sdk::Diagnostic]) -> Vec<(String, String)> {
+    diags.iter().map(|d| (d.code.clone(), d.detail.clone())).collect()
+}
+
+/// What Copilot's own loader requires of every line (lab, 1.0.102): UUID
+/// ids chained by `parentId`, `messageId` and `success` where required.
+fn check_events(bytes: &[u8]) -> Vec<Value> {
+    let lines: Vec<Value> =
+        std::str::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut previous: Option<String> = None;
+    let mut ids = BTreeSet::new();
+    for line in &lines {
+        let id = line["id"].as_str().unwrap().to_string();
+        assert!(trajhost_codec_sdk::paths::is_uuid(&id), "{line}");
+        assert!(ids.insert(id.clone()), "duplicate id {id}");
+        assert_eq!(line["parentId"].as_str().map(str::to_string), previous, "{line}");
+        assert!(line["timestamp"].is_string());
+        match line["type"].as_str().unwrap() {
+            "assistant.message" => assert!(line["data"]["messageId"].is_string(), "{line}"),
+            "tool.execution_complete" => assert!(line["data"]["success"].is_boolean(), "{line}"),
+            _ => {}
+        }
+        previous = Some(id);
+    }
+    assert_eq!(lines[0]["type"], "session.start");
+    lines
+}
+
+#[test]
+fn round_trip_of_every_lab_scenario_keeps_the_records() {
+    for (name, id) in SCENARIOS {
+        let first = read_scenario(name);
+        let written = write_doc(&kit::document(&first.records), write_options(None));
+        assert_eq!(written.artifacts.len(), 2, "{name}");
+        let events = &written.artifacts[0];
+        assert_eq!(events.path, format!("{STATE}/{}/events.jsonl", written.native_id));
+        assert_eq!(written.artifacts[1].path, format!("{STATE}/{}/workspace.yaml", written.native_id));
+        assert_ne!(written.native_id, id, "a new session id");
+        let lines = check_events(&events.bytes);
+        assert_eq!(lines[0]["data"]["sessionId"], written.native_id.as_str());
+        assert_eq!(lines[0]["data"]["context"]["cwd"], CWD);
+        assert_eq!(lines[0]["data"]["copilotVersion"], "1.0.102");
+
+        let home = install(&written);
+        let second = read(home.path(), &events.path);
+        assert!(second.diagnostics.is_empty(), "{name}: {:?}", second.diagnostics);
+        let (m1, m2) = (first.meta(), second.meta());
+        assert_eq!(
+            (&m1.cwd, &m1.title, &m1.git_branch, &m1.started_at),
+            (&m2.cwd, &m2.title, &m2.git_branch, &m2.started_at)
+        );
+        assert_eq!(m2.native_id, written.native_id);
+        // Every record but what Copilot logs only about its own runtime
+        // (`session.resume`, listed as not carried) survives with its id,
+        // body and parent.
+        let strip = |r: &Record| (r.id.clone(), r.body.clone(), r.parent.clone(), r.ts.clone());
+        let kept: Vec<_> = first
+            .records
+            .iter()
+            .skip(1)
+            .filter(|r| !matches!(&r.body, Body::Observation { subtype, .. } if subtype == "session.resume"))
+            .map(strip)
+            .collect();
+        let back: Vec<_> = second.records.iter().skip(1).map(strip).collect();
+        // Parents of records after a dropped observation point at the record before it.
+        let resumes: BTreeSet<String> = first
+            .records
+            .iter()
+            .filter(|r| matches!(&r.body, Body::Observation { subtype, .. } if subtype == "session.resume"))
+            .map(|r| r.id.clone())
+            .collect();
+        assert_eq!(kept.len(), back.len(), "{name}");
+        for (a, b) in kept.iter().zip(&back) {
+            assert_eq!((&a.0, &a.1, &a.3), (&b.0, &b.1, &b.3), "{name}");
+            // The session's own id is the new one.
+            let parent = a.2.clone().map(|p| if p == id { written.native_id.clone() } else { p });
+            if !a.2.as_ref().is_some_and(|p| resumes.contains(p)) {
+                assert_eq!(parent, b.2, "{name}: parent of {}", a.0);
+            }
+        }
+        let lost = codes(&written.diagnostics);
+        let want: Vec<(String, String)> =
+            if resumes.is_empty() { vec![] } else { vec![("not-carried".into(), "observation/session.resume".into())] };
+        assert_eq!(lost, want, "{name}");
+        assert_eq!(written.diagnostics.iter().map(|d| d.count).sum::<u32>() as usize, resumes.len());
+    }
+}
+
+#[test]
+fn write_streams_is_deterministic_and_repairs_what_copilot_requires() {
+    let first = read_scenario("parallel");
+    let doc = kit::document(&first.records);
+    let a = write_doc(&doc, write_options(None));
+    let b = write_doc(&doc, write_options(None));
+    assert_eq!(a.artifacts[0].bytes, b.artifacts[0].bytes);
+    assert_eq!(a.native_id, b.native_id);
+
+    // A foreign session: no message id, no ok, a call without an assistant
+    // message, an unanswered call, an orphan result, foreign opaque reasoning.
+    let foreign = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"claude-code","native_id":"x","cwd":"/w","title":"Fix it","started_at":"2026-11-30T04:00:00.000Z"}),
+        json!({"id":"u","kind":"user","text":"hi","ts":"2026-11-30T04:00:01.000Z","attachments":[{"kind":"image"}]}),
+        json!({"id":"r","kind":"reasoning","text":"think","opaque":"sig","encrypted":false}),
+        json!({"id":"a","kind":"assistant","text":"","model":"claude-x","stop_reason":"tool_use","usage":{"input":5,"output":1,"cache_read":2,"cost_usd":0.1}}),
+        json!({"id":"c","kind":"tool_call","call_id":"toolu_1","name":"Bash","arguments":{"command":"ls"}}),
+        json!({"id":"t","kind":"tool_result","call_id":"toolu_1","content":"a.txt"}),
+        json!({"id":"c2","kind":"tool_call","call_id":"toolu_2","name":"Read","arguments":{"path":"a.txt"}}),
+        json!({"id":"o","kind":"tool_result","call_id":"toolu_404","content":"?","ok":false}),
+        json!({"id":"x","kind":"observation","subtype":"hook","text":"ran"}),
+        json!({"id":"u2","kind":"user","text":"go on"}),
+        json!({"id":"r2","kind":"reasoning","opaque":"enc","encrypted":true}),
+        json!({"id":"a2","kind":"assistant","text":"done","usage":{"output":3}}),
+    ];
+    let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
+    let written = write_doc(&doc, write_options(None));
+    let got = codes(&written.diagnostics);
+    for want in [
+        ("not-carried", "attachments"),
+        ("not-carried", "opaque-reasoning"),
+        ("not-carried", "stop-reason"),
+        ("not-carried", "usage.cost_usd"),
+        ("not-carried", "orphan-tool-result"),
+        ("not-carried", "observation/hook"),
+        ("untranslated-reasoning", "opaque-reasoning"),
+        ("placeholder", "messageId"),
+        ("placeholder", "success"),
+        ("placeholder", "assistant.message"),
+        ("synthesized", "tool-result"),
+    ] {
+        assert!(got.iter().any(|(c, d)| c == want.0 && d == want.1), "{want:?} in {got:?}");
+    }
+    let lines = check_events(&written.artifacts[0].bytes);
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "session.start",
+            "user.message",
+            "session.usage_record",
+            "assistant.message",
+            "tool.execution_start",
+            "tool.execution_complete",
+            "assistant.message",
+            "tool.execution_start",
+            "tool.execution_complete",
+            "user.message",
+            "assistant.message",
+        ]
+    );
+    assert_eq!(lines[2]["data"]["usage"]["inputTokens"], 7, "cache included");
+    assert_eq!(lines[3]["data"]["apiCallId"], lines[2]["data"]["usage"]["apiCallId"]);
+    assert_eq!(lines[3]["data"]["reasoningText"], "think");
+    assert!(lines[3]["data"].get("reasoningOpaque").is_none());
+    assert_eq!(lines[8]["data"]["success"], false, "the unanswered call gets an error result");
+    assert_eq!(lines[8]["data"]["toolCallId"], "toolu_2");
+    assert_eq!(lines[10]["data"]["outputTokens"], 3);
+
+    let home = install(&written);
+    let back = read(home.path(), &written.artifacts[0].path);
+    assert_eq!(back.meta().title.as_deref(), Some("Fix it"));
+    assert_eq!(users(&back.records), ["hi", "go on"]);
+    assert_eq!(
+        tool_results(&back.records),
+        [("toolu_1", "a.txt", Some(true)), ("toolu_2", super_no_result(), Some(false))]
+    );
+    let usage = assistants(&back.records)[0].usage.clone().unwrap();
+    assert_eq!((usage.input, usage.output, usage.cache_read), (Some(5), Some(1), Some(2)));
+    assert_eq!(assistants(&back.records)[0].model.as_deref(), Some("claude-x"));
+
+    // Another harness's system prompt is kept in the log and reported: Copilot sends its own.
+    let doc = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"codex","native_id":"x","cwd":"/w"}),
+        json!({"id":"s","kind":"system","text":"You are Codex."}),
+        json!({"id":"u","kind":"user","text":"hi"}),
+    ];
+    let doc: String = doc.iter().map(|v| v.to_string() + "\n").collect();
+    let written = write_doc(&doc, write_options(None));
+    let got = codes(&written.diagnostics);
+    assert!(got.contains(&("not-carried".into(), "system-prompt".into())), "{got:?}");
+    assert!(got.contains(&("no-timestamp".into(), "startTime".into())), "{got:?}");
+    let back = read(install(&written).path(), &written.artifacts[0].path);
+    assert_eq!(systems(&back.records), ["You are Codex."]);
+}
+
+fn super_no_result() -> &'static str {
+    "The tool call was interrupted: no result was recorded."
+}
+
+fn prepare(
+    written: &trajhost_codec_sdk::WrittenFiles,
+    target: &Path,
+    options: WriteOptions,
+) -> Result<trajhost_codec_sdk::Plan, trajhost_codec_sdk::CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<CopilotCli>(written.artifacts.clone(), &Dir::native(target), options)
+}
+
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
+    for op in &plan.operations {
+        let Operation::CreateFile(file) = op else { panic!("only create-file: {op:?}") };
+        let path = home.join(&file.path);
+        assert!(!path.exists(), "{}", file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &file.bytes).unwrap();
+    }
+}
+
+#[test]
+fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
+    let first = read_scenario("simple");
+    let written = write_doc(&kit::document(&first.records), write_options(None));
+    let target_dir = tempfile::tempdir().unwrap();
+    let home_path = target_dir.path().display().to_string();
+    target::set_for_tests(TargetChoice { model: Some("gpt-5 mini".into()), provider: None, allow_untested: false });
+    let options =
+        WriteOptions { cwd: None, native_id: Some(written.native_id.clone()), home_path: Some(home_path.clone()) };
+    let plan = prepare(&written, target_dir.path(), options.clone()).unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    assert_eq!(plan.operations.len(), 2, "the event log and workspace.yaml, no database");
+    assert_eq!(
+        plan.resume_command.as_deref().unwrap(),
+        format!("cd {CWD} && HOME={home_path} copilot --model 'gpt-5 mini' --resume={}", written.native_id)
+    );
+    apply(&plan, target_dir.path());
+    let events = target_dir.path().join(&written.artifacts[0].path);
+    let lines = check_events(&std::fs::read(&events).unwrap());
+    assert_eq!(lines[0]["data"]["selectedModel"], "gpt-5 mini");
+    // Only the first line changed.
+    let original = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
+    let installed = std::fs::read_to_string(&events).unwrap();
+    assert_eq!(original.split_once('\n').unwrap().1, installed.split_once('\n').unwrap().1);
+    let back = read(target_dir.path(), &written.artifacts[0].path);
+    assert_eq!(users(&back.records), users(&first.records));
+
+    // A second prepare of the same export is refused.
+    let err = prepare(&written, target_dir.path(), options.clone()).unwrap_err();
+    assert!(format!("{err:?}").contains("already exists"), "{err:?}");
+
+    // A provider cannot be honoured.
+    target::set_for_tests(TargetChoice { model: None, provider: Some("openai".into()), allow_untested: false });
+    let fresh = tempfile::tempdir().unwrap();
+    let err = prepare(&written, fresh.path(), options).unwrap_err();
+    assert!(format!("{err:?}").contains("provider"), "{err:?}");
+    target::set_for_tests(TargetChoice::default());
+}
+
+#[test]
+fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_else() {
+    let target_dir = copy_of("parallel");
+    std::fs::write(target_dir.path().join(".copilot/settings.json"), "// managed\n{\"model\": \"claude-opus-5\"}\n")
+        .unwrap();
+    let before = snapshot(target_dir.path());
+    target::set_for_tests(TargetChoice::default());
+    let first = read_scenario("multibyte");
+    let written = write_doc(&kit::document(&first.records), write_options(None));
+    let options = WriteOptions { cwd: Some("/srv/other dir".into()), native_id: None, home_path: None };
+    let plan = prepare(&written, target_dir.path(), options).unwrap();
+    assert_eq!(
+        plan.resume_command.as_deref().unwrap(),
+        format!("cd '/srv/other dir' && copilot --resume={}", written.native_id)
+    );
+    apply(&plan, target_dir.path());
+    let after = snapshot(target_dir.path());
+    let new: Vec<_> = after.iter().filter(|f| !before.contains(f)).map(|(p, _)| p.display().to_string()).collect();
+    assert_eq!(
+        new,
+        [
+            format!("{STATE}/{}/events.jsonl", written.native_id),
+            format!("{STATE}/{}/workspace.yaml", written.native_id)
+        ]
+    );
+    assert!(before.iter().all(|f| after.contains(f)), "every other file byte-identical");
+    let lines = check_events(&std::fs::read(target_dir.path().join(&written.artifacts[0].path)).unwrap());
+    assert_eq!(lines[0]["data"]["selectedModel"], "claude-opus-5");
+    assert_eq!(lines[0]["data"]["context"]["cwd"], "/srv/other dir");
+    // Both sessions are listed; the new one under its new working directory.
+    let found = kit::discover::<CopilotCli>(target_dir.path());
+    assert_eq!(found.sessions.len(), 2);
+    let back = read(target_dir.path(), &written.artifacts[0].path);
+    assert_eq!(back.meta().cwd.as_deref(), Some("/srv/other dir"));
+    assert_eq!(kit::assistant_texts(&back.records), kit::assistant_texts(&first.records));
+}
+
+#[test]
+fn a_copilot_session_with_reasoning_compaction_and_notes_round_trips() {
+    let u = |n: u32| format!("00000000-0000-4000-8000-{n:012}");
+    let sid = u(0);
+    let doc = [
+        json!({"id":sid,"kind":"meta","schema":"trajhost.canonical/0.1","harness":"copilot-cli","native_id":sid,"cwd":"/w","git_branch":"main","title":"Named: by me","started_at":"2026-11-30T04:00:00.000Z"}),
+        json!({"id":u(1),"kind":"system","text":"You are Copilot.","parent":sid,"ts":"2026-11-30T04:00:00.100Z"}),
+        json!({"id":u(2),"kind":"user","text":"hi","parent":u(1),"ts":"2026-11-30T04:00:01.000Z"}),
+        json!({"id":u(3),"kind":"observation","subtype":"user.message/system","text":"<reminder/>","parent":u(2),"ts":"2026-11-30T04:00:01.000Z"}),
+        json!({"id":u(4),"kind":"reasoning","text":"step one","encrypted":false,"parent":u(3),"ts":"2026-11-30T04:00:02.000Z"}),
+        json!({"id":format!("{}#reasoning", u(5)),"kind":"reasoning","text":"step two","opaque":"blob","encrypted":false,"parent":u(5),"ts":"2026-11-30T04:00:03.000Z"}),
+        json!({"id":u(5),"kind":"assistant","text":"","model":"gpt-4o","message_id":"m1","usage":{"input":10,"output":2,"cache_read":4,"cache_write":1},"parent":u(4),"ts":"2026-11-30T04:00:03.000Z"}),
+        json!({"id":"call_a","kind":"tool_call","call_id":"call_a","name":"bash","arguments":{"command":"ls"},"parent":u(5),"ts":"2026-11-30T04:00:03.000Z"}),
+        json!({"id":u(6),"kind":"tool_result","call_id":"call_a","content":"x","ok":false,"parent":"call_a","ts":"2026-11-30T04:00:04.000Z"}),
+        json!({"id":u(7),"kind":"assistant","text":"done","message_id":"m2","usage":{"output":3},"parent":u(6),"ts":"2026-11-30T04:00:05.000Z"}),
+        json!({"id":u(8),"kind":"observation","subtype":"abort","text":"user","parent":u(7),"ts":"2026-11-30T04:00:06.000Z"}),
+        json!({"id":u(9),"kind":"compaction","summary":"Earlier: hi, ls.","trigger":"manual","parent":u(8),"ts":"2026-11-30T04:00:07.000Z"}),
+        json!({"id":u(10),"kind":"user","text":"again","parent":u(9),"ts":"2026-11-30T04:00:08.000Z"}),
+        json!({"id":u(11),"kind":"assistant","text":"ok","message_id":"m3","usage":{"input":5,"output":1},"parent":u(10),"ts":"2026-11-30T04:00:09.000Z"}),
+    ];
+    let text: String = doc.iter().map(|v| v.to_string() + "\n").collect();
+    let options = WriteOptions { cwd: None, native_id: Some(sid.clone()), home_path: None };
+    let written = write_doc(&text, options);
+    assert_eq!(written.native_id, sid);
+    assert_eq!(codes(&written.diagnostics), [("placeholder".to_string(), "usage.model".to_string())]);
+    check_events(&written.artifacts[0].bytes);
+    let home = install(&written);
+    let back = read(home.path(), &written.artifacts[0].path);
+    assert!(back.diagnostics.is_empty(), "{:?}", back.diagnostics);
+    let first: Vec<Record> = doc.iter().map(|v| serde_json::from_value(v.clone()).unwrap()).collect();
+    let (m1, m2) = (first[0].body.clone(), back.meta());
+    let Body::Meta(m1) = m1 else { panic!() };
+    assert_eq!(
+        (&m1.cwd, &m1.title, &m1.git_branch, &m1.started_at),
+        (&m2.cwd, &m2.title, &m2.git_branch, &m2.started_at)
+    );
+    let strip = |r: &Record| (r.id.clone(), r.body.clone(), r.parent.clone(), r.ts.clone());
+    let a: Vec<_> = first.iter().skip(1).map(strip).collect();
+    let b: Vec<_> = back.records.iter().skip(1).map(strip).collect();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn write_streams_the_event_log_and_ends_with_workspace_yaml() {
+    let first = read_scenario("long-output");
+    let doc = kit::document(&first.records);
+    let mut writer = CopilotCli::write(write_options(None)).unwrap();
+    let mut lines = doc.lines();
+    let head: String = lines.by_ref().take(3).map(|l| format!("{l}\n")).collect();
+    let chunks = writer.push(&head).unwrap();
+    assert_eq!(chunks.len(), 1, "session.start and the first records go out before the rest is pushed");
+    assert!(chunks[0].path.ends_with("/events.jsonl"));
+    let mut bytes = chunks[0].bytes.clone();
+    let rest: String = lines.map(|l| format!("{l}\n")).collect();
+    for chunk in writer.push(&rest).unwrap() {
+        bytes.extend_from_slice(&chunk.bytes);
+    }
+    let done = writer.finish().unwrap();
+    for chunk in done.chunks.iter().filter(|c| c.path.ends_with("/events.jsonl")) {
+        bytes.extend_from_slice(&chunk.bytes);
+    }
+    assert!(done.chunks.last().unwrap().path.ends_with("/workspace.yaml"));
+    let whole = write_doc(&doc, write_options(None));
+    assert_eq!(bytes, whole.artifacts[0].bytes, "streamed in pieces = written at once");
 }

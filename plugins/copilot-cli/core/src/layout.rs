@@ -7,7 +7,7 @@
 //! ~/.copilot/session-state/<sessionId>/checkpoints/      compaction checkpoints (index.md, NNN-*.md)
 //! ~/.copilot/session-state/<sessionId>/rewind-file-snapshots/, files/, plan.md
 //! ~/.copilot/session-state/.session-operation-locks/     lock files
-//! ~/.copilot/session-store.db                            the CLI's own index (not read)
+//! ~/.copilot/session-store.db                            the CLI's index (not read or written: it indexes what it resumes)
 //! ```
 
 use trajhost_codec_sdk::CodecError;

@@ -80,7 +80,10 @@ pub fn assistant(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Ou
     }
 
     let call_usage = message.api_call_id.as_deref().and_then(|call| take_usage(t, call));
-    let model = message.model.filter(|m| !m.is_empty()).or_else(|| call_usage.as_ref().and_then(|(_, m)| m.clone()));
+    let model = message
+        .model
+        .filter(|m| !m.is_empty())
+        .or_else(|| call_usage.as_ref().and_then(|(_, m)| m.clone()).filter(|m| !m.is_empty()));
     let usage = match call_usage {
         Some((usage, _)) => Some(usage),
         // Only the output count, when no usage record names this call.
