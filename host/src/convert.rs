@@ -119,10 +119,14 @@ pub struct ConvertOptions {
 /// Diagnostic codes that make a session not portable: a source codec's
 /// `not-portable` (the session's active context has parts no target can
 /// reproduce, such as Cursor's compaction archives or subagents) and a
-/// target codec's `untranslated-reasoning` (reasoning the target cannot hold).
-/// The host adds `tool-call-without-result` and `interrupted-turn` from the
+/// target codec's `untranslated-reasoning` (reasoning the target cannot hold),
+/// a source codec's `pending-approval` (the session waits for a person's
+/// decision: Kimi's unanswered `ApprovalRequest`) and `unchosen-branch` (the
+/// file holds a branch the harness no longer resumes: a rewound Claude Code
+/// prompt). The host adds `tool-call-without-result` and `interrupted-turn` from the
 /// source's records (`Continuity`).
-pub const NOT_PORTABLE_CODES: &[&str] = &["not-portable", "untranslated-reasoning"];
+pub const NOT_PORTABLE_CODES: &[&str] =
+    &["not-portable", "untranslated-reasoning", "pending-approval", "unchosen-branch"];
 
 /// Reads `found`, writes it with `to`'s newest codec into `out`.
 ///

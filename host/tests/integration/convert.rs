@@ -249,8 +249,12 @@ fn convert_refused_then_lossy(file: &str) -> (String, serde_json::Value) {
 
 #[test]
 fn the_portability_gate_refuses_a_tool_call_without_its_result() {
-    let (_home, file) =
-        edited_claude_session(|lines| lines.into_iter().filter(|l| !l.contains("\"tool_result\"")).collect());
+    // The session ends at the tool call (the harness stopped before the tool returned).
+    let (_home, file) = edited_claude_session(|mut lines| {
+        let call = lines.iter().position(|l| l.contains("\"tool_use\"")).unwrap();
+        lines.truncate(call + 1);
+        lines
+    });
     let (message, manifest) = convert_refused_then_lossy(&file);
     assert!(
         message.contains("tool-call-without-result: Bash (toolu_lab_65f8015b64d24b4d82c5)")
@@ -262,29 +266,128 @@ fn the_portability_gate_refuses_a_tool_call_without_its_result() {
     assert!(dropped[0].as_str().unwrap().starts_with("tool-call-without-result"), "{manifest}");
 }
 
+/// Claude Code's interrupt marker as a user line with `uuid`, child of `parent`.
+fn interrupt_marker(prompt_line: &str, uuid: &str, parent: &str) -> String {
+    let mut marker: serde_json::Value = serde_json::from_str(prompt_line).unwrap();
+    marker["message"]["content"] = "[Request interrupted by user]".into();
+    marker["uuid"] = uuid.into();
+    marker["parentUuid"] = parent.into();
+    marker.to_string()
+}
+
+fn uuid_of(line: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(line).unwrap()["uuid"].as_str().unwrap().to_string()
+}
+
 #[test]
 fn the_portability_gate_refuses_a_session_whose_last_turn_was_interrupted() {
+    let prompt_of = |lines: &[String]| {
+        lines.iter().position(|l| l.contains("[notool]") && l.contains("\"type\":\"user\"")).unwrap()
+    };
     let (_home, file) = edited_claude_session(|mut lines| {
-        // The user's next prompt, then Claude Code's interrupt marker as the last line.
-        let prompt = lines.iter().rposition(|l| l.contains("[notool]") && l.contains("\"type\":\"user\"")).unwrap();
-        let marker = lines[prompt].replace("What was the secret word again? [notool]", "[Request interrupted by user]");
-        let marker = marker.replacen("\"uuid\":\"", "\"uuid\":\"0", 1);
+        // Claude Code's interrupt marker as the last line, after the last answer.
+        let last = lines.iter().rposition(|l| l.contains("\"uuid\"")).unwrap();
+        let marker =
+            interrupt_marker(&lines[prompt_of(&lines)], "0b0b0b0b-0000-4000-8000-000000000001", &uuid_of(&lines[last]));
         lines.push(marker);
         lines
     });
     let (message, manifest) = convert_refused_then_lossy(&file);
     assert!(message.contains("interrupted-turn: the last turn was interrupted mid-way"), "{message}");
-    assert_eq!(manifest["not_portable"][0], "interrupted-turn: the last turn was interrupted mid-way", "{manifest}");
+    assert_eq!(
+        manifest["not_portable"],
+        serde_json::json!(["interrupted-turn: the last turn was interrupted mid-way"])
+    );
 
     // An interrupt followed by more conversation is history, not a cut-off turn.
     let (_home, file) = edited_claude_session(|mut lines| {
-        let prompt = lines.iter().position(|l| l.contains("[notool]") && l.contains("\"type\":\"user\"")).unwrap();
-        let marker = lines[prompt].replace("What was the secret word again? [notool]", "[Request interrupted by user]");
-        lines.insert(prompt, marker.replacen("\"uuid\":\"", "\"uuid\":\"0", 1));
+        let prompt = prompt_of(&lines);
+        let mut next: serde_json::Value = serde_json::from_str(&lines[prompt]).unwrap();
+        let parent = next["parentUuid"].as_str().unwrap().to_string();
+        let marker_uuid = "0b0b0b0b-0000-4000-8000-000000000002";
+        next["parentUuid"] = marker_uuid.into();
+        let marker = interrupt_marker(&lines[prompt], marker_uuid, &parent);
+        lines[prompt] = next.to_string();
+        lines.insert(prompt, marker);
         lines
     });
     let data = tempfile::tempdir().unwrap();
     let out = data.path().join("export");
     let converted = trajhost(data.path(), &["convert", &file, "--to", "codex", "--out", out.to_str().unwrap()]);
     assert!(converted.status.success(), "{}", stderr(&converted));
+}
+
+#[test]
+fn the_portability_gate_refuses_a_branch_left_unchosen() {
+    let (_home, file) = edited_claude_session(|mut lines| {
+        // A rewind: the first prompt edited, hanging off the same parent.
+        let first = lines.iter().position(|l| l.contains("\"type\":\"user\"") && l.contains("secret word.\"")).unwrap();
+        let rewound = lines[first]
+            .replace("Read hello.txt and tell me the secret word.", "Actually, read world.txt instead.")
+            .replacen("\"uuid\":\"", "\"uuid\":\"1", 1);
+        lines.push(rewound);
+        lines
+    });
+    let (message, manifest) = convert_refused_then_lossy(&file);
+    assert!(message.contains("unchosen-branch: a branch Claude Code no longer resumes"), "{message}");
+    assert!(manifest["not_portable"][0].as_str().unwrap().starts_with("unchosen-branch"), "{manifest}");
+}
+
+#[test]
+fn the_portability_gate_refuses_reasoning_the_target_cannot_hold() {
+    let (_home, file) = edited_claude_session(|mut lines| {
+        let call = lines.iter().position(|l| l.contains("\"tool_use\"")).unwrap();
+        let mut line: serde_json::Value = serde_json::from_str(&lines[call]).unwrap();
+        let content = line["message"]["content"].as_array_mut().unwrap();
+        content.insert(
+            0,
+            serde_json::json!({"type": "thinking", "thinking": "The file will tell me.", "signature": "c2ln"}),
+        );
+        lines[call] = line.to_string();
+        lines
+    });
+    // fx's history has no place for reasoning.
+    let data = tempfile::tempdir().unwrap();
+    let out = data.path().join("export");
+    let refused = trajhost(data.path(), &["convert", &file, "--to", "fx", "--out", out.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("untranslated-reasoning"), "{}", stderr(&refused));
+    let lossy = trajhost(data.path(), &["convert", &file, "--to", "fx", "--out", out.to_str().unwrap(), "--lossy"]);
+    assert!(lossy.status.success(), "{}", stderr(&lossy));
+    assert!(stdout(&lossy).contains("dropped (--lossy): untranslated-reasoning"), "{}", stdout(&lossy));
+    // Codex holds Claude's reasoning text: no refusal.
+    let out = data.path().join("export-codex");
+    let codex = trajhost(data.path(), &["convert", &file, "--to", "codex", "--out", out.to_str().unwrap()]);
+    assert!(codex.status.success(), "{}", stderr(&codex));
+}
+
+#[test]
+fn the_portability_gate_refuses_a_pending_approval() {
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&fixture_home("kimi-cli", "1.51.0", "simple"), home.path());
+    let wire = std::fs::read_dir(home.path().join(".kimi/sessions"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|d| d.unwrap().path().join("wire.jsonl"))
+        .find(|p| p.is_file())
+        .unwrap();
+    let mut text = std::fs::read_to_string(&wire).unwrap();
+    text.push_str(r#"{"timestamp": 1796015700.0, "message": {"type": "ApprovalRequest", "payload": {"id": "req-1", "tool_call_id": "call_x", "sender": "Shell", "action": "run shell command", "description": "rm -rf build"}}}"#);
+    text.push('\n');
+    std::fs::write(&wire, text).unwrap();
+    let listed = trajhost(home.path(), &["sessions", "--home", home.path().to_str().unwrap(), "--json"]);
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let file = sessions[0]["path"].as_str().unwrap().to_string();
+    let data = tempfile::tempdir().unwrap();
+    let out = data.path().join("export");
+    let refused = trajhost(
+        data.path(),
+        &["convert", &file, "--harness", "kimi-cli", "--to", "claude-code", "--out", out.to_str().unwrap()],
+    );
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("pending-approval: an approval request was never answered"),
+        "{}",
+        stderr(&refused)
+    );
 }

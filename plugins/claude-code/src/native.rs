@@ -27,6 +27,10 @@ pub struct Entry<'a> {
     pub uuid: Text<'a>,
     #[serde(borrow)]
     pub parent_uuid: Text<'a>,
+    /// On a compact boundary (whose `parentUuid` is null): the line the
+    /// conversation continues from.
+    #[serde(borrow)]
+    pub logical_parent_uuid: Text<'a>,
     #[serde(borrow)]
     pub timestamp: Text<'a>,
     #[serde(borrow)]

@@ -1655,3 +1655,32 @@ fn inline_sidechain_lines_of_older_builds_are_not_the_main_conversation() {
 fn read_of(home: &Path, locator: &str) -> Read {
     kit::read::<ClaudeCode>(home, locator)
 }
+
+// ---------------------------------------------------------------- branches
+
+#[test]
+fn a_rewound_prompt_leaves_an_unchosen_branch_and_the_lab_sessions_have_none() {
+    for (scenario, _) in SCENARIOS {
+        let read = read_scenario(scenario);
+        assert!(read.diag("unchosen-branch").is_none(), "{scenario}: {:?}", read.diagnostics);
+    }
+    // Rewind: a new prompt hangs off the first prompt's parent, so the old
+    // continuation (up to its last assistant line) is a second leaf.
+    let home = copy_of("simple");
+    let file = home.path().join(locator(SCENARIOS[0].1));
+    let lines: Vec<Value> = raw_lines(&file);
+    let first_prompt = lines.iter().find(|l| l["type"] == "user" && l["message"]["content"].is_string()).unwrap();
+    let mut rewound = first_prompt.clone();
+    rewound["uuid"] = json!("0fd1c3a2-0000-4000-8000-000000000001");
+    rewound["message"]["content"] = json!("Actually, read world.txt instead.");
+    let mut text: String = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&format!("{rewound}\n"));
+    std::fs::write(&file, text).unwrap();
+    let read = read(home.path(), &locator(SCENARIOS[0].1));
+    let branch = read.diag("unchosen-branch").expect("an unchosen-branch diagnostic");
+    assert_eq!(branch.severity, Severity::Warning);
+    let last_answer = lines.iter().rposition(|l| l["type"] == "assistant").unwrap();
+    let offset: u64 =
+        std::fs::read_to_string(&file).unwrap().lines().take(last_answer).map(|l| l.len() as u64 + 1).sum();
+    assert_eq!(branch.offset, Some(offset), "the old branch ends at the last answer before the rewind");
+}

@@ -65,8 +65,14 @@ pub const KNOWN_WIRE_TYPES: &[(&str, Handling)] = &[
         "SubagentEvent",
         Handling::Mapped("binds subagents/<agent_id> to its parent tool call (the child is read from its own files)"),
     ),
-    // Streaming deltas, progress, UI and approval traffic: nothing a
-    // canonical record holds, or already in the context.
+    (
+        "ApprovalRequest",
+        Handling::Mapped("matched with its answer; one left unanswered is a pending-approval diagnostic"),
+    ),
+    ("ApprovalResponse", Handling::Mapped("answers an ApprovalRequest")),
+    ("ApprovalRequestResolved", Handling::Mapped("answers an ApprovalRequest")),
+    // Streaming deltas, progress and UI traffic: nothing a canonical
+    // record holds, or already in the context.
     ("ToolCallPart", Handling::Reported),
     ("StepRetry", Handling::Reported),
     ("CompactionBegin", Handling::Reported),
@@ -79,9 +85,6 @@ pub const KNOWN_WIRE_TYPES: &[(&str, Handling)] = &[
     ("PlanDisplay", Handling::Reported),
     ("BtwBegin", Handling::Reported),
     ("BtwEnd", Handling::Reported),
-    ("ApprovalRequest", Handling::Reported),
-    ("ApprovalResponse", Handling::Reported),
-    ("ApprovalRequestResolved", Handling::Reported),
     ("ToolCallRequest", Handling::Reported),
     ("QuestionRequest", Handling::Reported),
     ("HookRequest", Handling::Reported),

@@ -69,6 +69,39 @@ pub struct WireIndex {
     entries: usize,
 }
 
+/// `ApprovalRequest`s and their answers (`ApprovalResponse`,
+/// `ApprovalRequestResolved`), matched by id where the payload carries one
+/// (`id` on the request; `request_id` or `id` on the answer), else counted.
+#[derive(Default)]
+struct Approvals {
+    /// (id, byte offset) of requests not answered yet.
+    open: Vec<(Option<String>, u64)>,
+}
+
+impl Approvals {
+    fn request(&mut self, payload: &Value, offset: u64) {
+        let id = str_of(payload, "id").or_else(|| str_of(payload, "request_id")).map(str::to_string);
+        self.open.push((id, offset));
+    }
+
+    fn answer(&mut self, payload: &Value) {
+        let id = str_of(payload, "request_id").or_else(|| str_of(payload, "id"));
+        let matched = match id {
+            Some(id) => self.open.iter().position(|(open, _)| open.as_deref() == Some(id)),
+            None => None,
+        };
+        // An answer without a known id settles the oldest request.
+        if let Some(i) = matched.or_else(|| (!self.open.is_empty() && id.is_none()).then_some(0)) {
+            self.open.remove(i);
+        }
+    }
+
+    /// The offset of the first request still open.
+    fn pending(&self) -> Option<u64> {
+        self.open.first().map(|(_, offset)| *offset)
+    }
+}
+
 /// The key of an assistant message that made tool calls.
 pub fn call_key(first_call_id: &str) -> String {
     format!("c:{first_call_id}")
@@ -124,6 +157,7 @@ impl WireIndex {
             }
         };
         let mut step: Option<StepAcc> = None;
+        let mut approvals = Approvals::default();
         while let Some(line) = lines.next_line() {
             let line = match line {
                 Ok(line) => line,
@@ -207,6 +241,8 @@ impl WireIndex {
                         }
                     }
                 }
+                Some("ApprovalRequest") => approvals.request(payload, line.offset),
+                Some("ApprovalResponse" | "ApprovalRequestResolved") => approvals.answer(payload),
                 Some("SubagentEvent") => {
                     if let Some(agent) = str_of(payload, "agent_id") {
                         let parent =
@@ -243,6 +279,17 @@ impl WireIndex {
             }
         }
         index.finish(step.take(), path, diags);
+        if let Some(offset) = approvals.pending() {
+            // Kimi waits for the person's decision on resume; no other
+            // harness can take that decision over.
+            diags.add(
+                "pending-approval",
+                Severity::Warning,
+                "an approval request was never answered: the session waits for the user's decision",
+                Some(path),
+                Some(offset),
+            );
+        }
         index
     }
 

@@ -698,3 +698,37 @@ fn a_locator_outside_the_layout_is_refused() {
         );
     }
 }
+
+#[test]
+fn an_unanswered_approval_request_is_a_pending_approval() {
+    for (name, _) in SCENARIOS {
+        let read = read_scenario(name);
+        assert!(read.diag("pending-approval").is_none(), "{name}: {:?}", read.diagnostics);
+    }
+    let home = copy_of("simple");
+    let id = id_of("simple");
+    let wire = home.path().join(session_dir(&id)).join("wire.jsonl");
+    let request = |id: &str| {
+        json!({"timestamp": 1796015700.0, "message": {"type": "ApprovalRequest", "payload": {
+            "id": id, "tool_call_id": "call_lab_x", "sender": "Shell", "action": "run shell command",
+            "description": "rm -rf build"}}})
+    };
+    // Answered: nothing pending.
+    append(
+        &wire,
+        &[
+            request("req-1"),
+            json!({"timestamp": 1796015701.0, "message": {"type": "ApprovalResponse",
+        "payload": {"request_id": "req-1", "response": "approve"}}}),
+        ],
+    );
+    let answered = read(home.path(), &locator(&id));
+    assert!(answered.diag("pending-approval").is_none(), "{:?}", answered.diagnostics);
+    // A second request left open at the end.
+    let offset = std::fs::metadata(&wire).unwrap().len();
+    append(&wire, &[request("req-2")]);
+    let open = read(home.path(), &locator(&id));
+    let pending = open.diag("pending-approval").expect("a pending-approval diagnostic");
+    assert_eq!(pending.offset, Some(offset));
+    assert_eq!(pending.file.as_deref(), Some(format!("{}/wire.jsonl", session_dir(&id)).as_str()));
+}

@@ -6,6 +6,7 @@
 //! never seen. Nothing is dropped silently.
 
 mod assistant;
+mod branches;
 mod meta;
 mod other;
 mod system;
@@ -158,6 +159,7 @@ pub struct Transcript {
     /// A main transcript of older builds holds its subagents' lines inline
     /// (`isSidechain: true`): they are not this conversation's.
     skip_sidechains: bool,
+    branches: branches::Branches,
 }
 
 impl Transcript {
@@ -172,6 +174,7 @@ impl Transcript {
             compact_trigger: None,
             assistant: assistant::State::default(),
             skip_sidechains: false,
+            branches: branches::Branches::default(),
         }
     }
 
@@ -208,6 +211,7 @@ impl Transcript {
             }
             return;
         }
+        self.branches.line(&entry, span.offset);
         let kind = entry.kind.get().unwrap_or("");
         let handling = handling(kind);
         // An assistant response split over several lines is one record; only
@@ -253,6 +257,15 @@ impl Transcript {
     /// Ends the file: emits what is still buffered.
     pub fn finish(&mut self, out: &mut Out<'_>) {
         self.flush_assistant(out);
+        for offset in self.branches.abandoned_leaves() {
+            out.diags.add(
+                "unchosen-branch",
+                Severity::Warning,
+                "a branch Claude Code no longer resumes (a rewound prompt) ends here; the file holds both",
+                Some(&self.file),
+                Some(offset),
+            );
+        }
     }
 
     fn flush_assistant(&mut self, out: &mut Out<'_>) {
