@@ -282,16 +282,8 @@ impl SessionWriter for RolloutWriter {
 /// One canonical line as a record to write; `None` for what is left out
 /// (subagent records, unknown kinds), which is reported.
 fn parse_line(line: &str, line_no: usize, diags: &mut Diagnostics) -> Result<Option<Record>, CodecError> {
-    let value: Value = serde_json::from_str(line)
-        .map_err(|e| CodecError::Malformed(format!("canonical document line {line_no}: not JSON ({e})")))?;
-    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-    let record: Record = match serde_json::from_value(value) {
-        Ok(record) => record,
-        Err(_) => {
-            let detail = format!("unknown-kind/{}", crate::native::type_name(Some(&kind)));
-            diags.add("not-carried", Severity::Warning, &detail, None, None);
-            return Ok(None);
-        }
+    let Some(record) = trajhost_codec_sdk::records::canonical_line(line, line_no, diags)? else {
+        return Ok(None);
     };
     if record.agent.is_some() {
         diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);

@@ -601,20 +601,8 @@ impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
             self.line_no += 1;
-            if line.trim().is_empty() {
+            let Some(record) = trajhost_codec_sdk::records::canonical_line(line, self.line_no, &mut self.diags)? else {
                 continue;
-            }
-            let value: Value = serde_json::from_str(line).map_err(|e| {
-                CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.line_no))
-            })?;
-            let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-            let record: Record = match serde_json::from_value(value) {
-                Ok(record) => record,
-                Err(_) => {
-                    let what = format!("unknown-kind/{}", trajhost_codec_sdk::text::type_name(Some(&kind)));
-                    self.diags.add("not-carried", Severity::Warning, &what, None, None);
-                    continue;
-                }
             };
             if self.session.is_none() {
                 match &record.body {

@@ -33,18 +33,9 @@ pub const SETTINGS: &str = ".fx/settings.json";
 /// Largest artifact accepted.
 const MAX_ARTIFACT_BYTES: usize = 256 << 20;
 
-/// The user's choice of model and provider for the target.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Choice {
-    pub model: Option<String>,
-    pub provider: Option<String>,
-}
-
-/// The choice the host passes (`--model`, `--provider`; API 0.2.1).
-pub fn target_choice() -> Choice {
-    let choice = trajhost_codec_sdk::target::choice();
-    Choice { model: choice.model, provider: choice.provider }
-}
+/// The user's choice of model and provider for the target (`--model`,
+/// `--provider`; API 0.2.1), as the SDK gives it.
+pub use trajhost_codec_sdk::target::{TargetChoice as Choice, choice as target_choice};
 
 /// The plan for `artifacts` (a `session.json` as `write` made it).
 pub fn prepare(

@@ -556,7 +556,7 @@ fn prepare_creates_exactly_one_file_and_the_resume_command() {
         &written,
         fresh.path(),
         None,
-        Choice { model: Some("openai/gpt-5".into()), provider: Some("Codex".into()) },
+        Choice { model: Some("openai/gpt-5".into()), provider: Some("Codex".into()), ..Default::default() },
     )
     .unwrap();
     assert_eq!(

@@ -34,18 +34,9 @@ pub const LEGACY_CONFIG: &str = ".kimi/config.json";
 /// Largest config file read.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
-/// The user's choice of model and provider for the target.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Choice {
-    pub model: Option<String>,
-    pub provider: Option<String>,
-}
-
-/// The choice the host passes (`--model`, `--provider`; API 0.2.1).
-pub fn target_choice() -> Choice {
-    let choice = trajhost_codec_sdk::target::choice();
-    Choice { model: choice.model, provider: choice.provider }
-}
+/// The user's choice of model and provider for the target (`--model`,
+/// `--provider`; API 0.2.1), as the SDK gives it.
+pub use trajhost_codec_sdk::target::{TargetChoice as Choice, choice as target_choice};
 
 pub fn prepare(
     artifacts: Vec<ArtifactInfo>,

@@ -46,18 +46,9 @@ pub const SETTINGS: &str = ".qwen/settings.json";
 /// Qwen Code 0.15.10's `--auth-type` choices: the providers it can resume with.
 pub const AUTH_TYPES: &[&str] = &["openai", "anthropic", "qwen-oauth", "gemini", "vertex-ai"];
 
-/// The user's choice of model and provider for the target.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Choice {
-    pub model: Option<String>,
-    pub provider: Option<String>,
-}
-
-/// The choice the host passes (`--model`, `--provider`; API 0.2.1).
-pub fn target_choice() -> Choice {
-    let choice = trajhost_codec_sdk::target::choice();
-    Choice { model: choice.model, provider: choice.provider }
-}
+/// The user's choice of model and provider for the target (`--model`,
+/// `--provider`; API 0.2.1), as the SDK gives it.
+pub use trajhost_codec_sdk::target::{TargetChoice as Choice, choice as target_choice};
 
 /// The plan for `artifacts` (a transcript as `write` made it).
 pub fn prepare(

@@ -109,6 +109,28 @@ pub fn location_id(file: &str, offset: u64, index: usize) -> String {
     if index == 0 { format!("{file}@{offset}") } else { format!("{file}@{offset}#{index}") }
 }
 
+/// One line of a canonical batch as a writer receives it (`line_no` counts
+/// from 1, for messages). `Ok(None)` for a blank line, and for a record of a
+/// kind this SDK does not know (a newer canonical schema): that one is
+/// reported as `not-carried` `unknown-kind/<kind>`. A line that is not JSON
+/// is an error.
+pub fn canonical_line(line: &str, line_no: usize, diags: &mut Diagnostics) -> Result<Option<Record>, CodecError> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let value: serde_json::Value = serde_json::from_str(line)
+        .map_err(|e| CodecError::Malformed(format!("canonical document line {line_no}: not JSON ({e})")))?;
+    let kind = value.get("kind").and_then(serde_json::Value::as_str).map(str::to_string);
+    match serde_json::from_value::<Record>(value) {
+        Ok(record) => Ok(Some(record)),
+        Err(_) => {
+            let detail = format!("unknown-kind/{}", crate::text::type_name(kind.as_deref()));
+            diags.add("not-carried", crate::Severity::Warning, &detail, None, None);
+            Ok(None)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
