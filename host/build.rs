@@ -98,6 +98,18 @@ fn main() {
         )
         .unwrap();
     }
+    // A plugin file of a codec that is gone or renamed would be installable by mistake.
+    let produced: Vec<PathBuf> = plugins
+        .iter()
+        .map(|d| plugin_files.join(format!("{}.wasm", plugin_facts(d, &workspace_version).file_stem)))
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(&plugin_files) {
+        for stale in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+            if stale.extension().is_some_and(|e| e == "wasm") && !produced.contains(&stale) {
+                let _ = std::fs::remove_file(&stale);
+            }
+        }
+    }
     code.push_str("];\n");
     separate.push_str("];\n");
     code.push_str(&separate);
