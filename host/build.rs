@@ -229,6 +229,9 @@ fn ensure_guest_target() -> bool {
             return false;
         }
     };
+    // Removing the target later (`rustup target remove`) must make the next
+    // build add it again, not reuse this script's cached run.
+    println!("cargo:rerun-if-changed={}", sysroot.join("lib").join("rustlib").join(GUEST_TARGET).join("lib").display());
     let installed = toolchain::target_installed(&sysroot, GUEST_TARGET);
     let rustup = if installed { None } else { find_rustup() };
     let owner = toolchain::rustup_toolchain_of(&sysroot);
