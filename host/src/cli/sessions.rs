@@ -63,15 +63,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                     session.updated_at.as_deref().map(short_time).unwrap_or("-"),
                     session.native_version.as_deref().unwrap_or("-"),
                     session.cwd.as_deref().unwrap_or("-"),
-                    match s.copies.len() {
-                        0 => String::new(),
-                        1 => "  (+1 copy in another home)".to_string(),
-                        n => format!("  (+{n} copies in other homes)"),
-                    } + &if s.not_portable.is_empty() {
-                        String::new()
-                    } else {
-                        format!("  (not portable: {})", s.not_portable.join("; "))
-                    },
+                    row_notes(s),
                 )?;
             }
             for s in &uncovered {
@@ -90,20 +82,30 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         for (harness, error) in &inventory.failures {
             eprintln!("error: {harness}: discovery failed: {error}");
         }
-        let mut noted: Vec<&str> = Vec::new();
+        let mut per_harness: std::collections::BTreeMap<&str, (usize, &str)> = Default::default();
         for s in &uncovered {
-            if noted.contains(&s.harness.as_str()) {
-                continue;
-            }
-            noted.push(&s.harness);
-            let count = uncovered.iter().filter(|u| u.harness == s.harness).count();
+            per_harness.entry(&s.harness).or_insert((0, &s.plugin_file)).0 += 1;
+        }
+        for (harness, (count, file)) in per_harness {
             eprintln!(
-                "note: {count} {} session(s) found, but no {} codec is installed: it ships as the plugin file {}; install it with `trajhost plugin install {}` to read them",
-                s.harness, s.harness, s.plugin_file, s.plugin_file
+                "note: {count} {harness} session(s) found, but no {harness} codec is installed: it ships as the plugin file {file}; install it with `trajhost plugin install {file}` to read them"
             );
         }
     }
     Ok(worst_exit_code(inventory.failures.iter().map(|(_, e)| e)))
+}
+
+/// What follows a row's cwd: other copies of the session, and why it is not portable.
+fn row_notes(s: &inventory::FoundSession) -> String {
+    let mut notes = match s.copies.len() {
+        0 => String::new(),
+        1 => "  (+1 copy in another home)".to_string(),
+        n => format!("  (+{n} copies in other homes)"),
+    };
+    if !s.not_portable.is_empty() {
+        notes.push_str(&format!("  (not portable: {})", s.not_portable.join("; ")));
+    }
+    notes
 }
 
 /// `warning: codex: sessions/2025/x.jsonl: not-a-rollout no session_meta ×1 (codex@0.2.0)`.
