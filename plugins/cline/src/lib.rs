@@ -39,8 +39,8 @@ pub mod messages;
 pub mod native;
 pub mod prepare;
 pub mod read;
-pub mod write;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

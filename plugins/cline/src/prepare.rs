@@ -22,7 +22,9 @@
 //! both of which look the session up by its `sessions` row and read the
 //! messages at `messages_path`. The resume command is the interactive one.
 
-use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateDatabase, CreateFile, InsertRows, TableRows};
+use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{
+    CreateDatabase, CreateFile, InsertRows, TableRows,
+};
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
@@ -294,8 +296,8 @@ pub fn check_index(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
         for (name, kind, not_null, default, pk) in SESSIONS_COLUMNS {
             match found.iter().find(|c| c.0 == *name) {
                 None => differences.push(format!("missing column {name}")),
-                Some(c) if c.1 != *kind || c.2 != *not_null || c.3.as_deref() != *default || c.4 != *pk => {
-                    differences.push(format!(
+                Some(c) if c.1 != *kind || c.2 != *not_null || c.3.as_deref() != *default || c.4 != *pk => differences
+                    .push(format!(
                         "column {name} is {} {}{}{}, expected {kind} {}{}{}",
                         c.1,
                         if c.2 { "NOT NULL" } else { "NULL" },
@@ -304,8 +306,7 @@ pub fn check_index(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
                         if *not_null { "NOT NULL" } else { "NULL" },
                         default.map(|d| format!(" DEFAULT {d}")).unwrap_or_default(),
                         if *pk { " PRIMARY KEY" } else { "" },
-                    ))
-                }
+                    )),
                 Some(_) => {}
             }
         }
