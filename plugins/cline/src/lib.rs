@@ -45,8 +45,7 @@ pub mod write;
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
-    WriteOptions,
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
 };
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
@@ -93,7 +92,7 @@ impl Codec for Cline {
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::boxed(options, write::write))
+        Ok(Box::new(write::Writer::new(options)))
     }
 
     fn prepare(

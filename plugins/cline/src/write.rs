@@ -28,9 +28,13 @@
 //! or encrypted reasoning of another harness (only Cline's own signatures
 //! and redacted data go back), subagent records, `usage.reasoning`.
 //!
+//! The writer streams: records wait only until the start time is known
+//! (`meta.started_at`, else the first record's `ts`); each message is
+//! written when the next begins; the manifest comes at `finish`.
+//!
 //! The session id is `options.native_id`, else `<start epoch ms>_<5 chars>`
-//! like Cline's, the characters derived from the document's hash: the same
-//! document always gives the same bytes.
+//! like Cline's, the characters derived from the source's harness, id and
+//! start: the same document always gives the same bytes.
 
 use std::collections::BTreeSet;
 
@@ -40,7 +44,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Us
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::time::parse_rfc3339;
-use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
+use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::layout::SessionPaths;
 use crate::time::rfc3339_utc;
@@ -53,8 +57,6 @@ pub const CLI_VERSION: &str = "3.0.65";
 pub const DEFAULT_PROVIDER: &str = "anthropic";
 /// The model when none is known.
 pub const DEFAULT_MODEL: &str = "unknown";
-/// Largest canonical document accepted.
-pub const MAX_DOCUMENT_BYTES: usize = 512 << 20;
 
 /// The manifest `<id>.json`, in the order Cline writes its keys.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -89,107 +91,237 @@ impl Manifest {
     }
 }
 
-/// Writes `session` (canonical JSON lines) as a Cline session directory.
-pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
-    if session.len() > MAX_DOCUMENT_BYTES {
-        return Err(CodecError::LimitExceeded(format!(
-            "canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}",
-            session.len()
-        )));
-    }
-    let mut diags = Diagnostics::new();
-    let (meta, records) = parse(session, &mut diags)?;
-    let cwd = options
-        .cwd
-        .clone()
-        .or_else(|| meta.as_ref().and_then(|m| m.cwd.clone()))
-        .filter(|c| c.starts_with('/'))
-        .ok_or_else(|| {
-            CodecError::Malformed(
-                "a Cline session belongs to an absolute working directory: give write-options.cwd \
-                 (the document's meta has none)"
-                    .into(),
-            )
-        })?;
-    let same_harness = meta.as_ref().is_some_and(|m| m.harness == HARNESS);
-    let start_ms = meta
-        .as_ref()
-        .and_then(|m| m.started_at.as_deref())
-        .and_then(parse_rfc3339)
-        .or_else(|| records.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)));
-    if start_ms.is_none() {
-        diags.add("no-timestamp", Severity::Warning, "started_at", None, None);
-    }
-    let start_ms = start_ms.unwrap_or(0);
-    let digest = sha256(session.as_bytes());
-    let id = match options.native_id.as_deref() {
-        Some(id) if is_session_id(id) => id.to_string(),
-        Some(id) => {
-            return Err(CodecError::Other(format!(
-                "write-options.native-id {id:?} is not a Cline session id (letters, digits, `_`, `-`)"
-            )));
+/// The streaming writer: records are buffered only until the session's
+/// start time (hence its id and file path) is known; after that each
+/// message is written out as soon as the next one begins.
+pub struct Writer {
+    options: WriteOptions,
+    meta: Option<Meta>,
+    pending: Vec<Record>,
+    agents: BTreeSet<String>,
+    lines: usize,
+    started: Option<Started>,
+    /// Diagnostics before the document starts.
+    diags: Diagnostics,
+    finished: bool,
+}
+
+/// The session once its id is known.
+struct Started {
+    id: String,
+    paths: SessionPaths,
+    cwd: String,
+    start_ms: i64,
+    doc: Document,
+    /// Messages written out so far.
+    written: usize,
+}
+
+impl Writer {
+    pub fn new(options: WriteOptions) -> Writer {
+        Writer {
+            options,
+            meta: None,
+            pending: Vec::new(),
+            agents: BTreeSet::new(),
+            lines: 0,
+            started: None,
+            diags: Diagnostics::new(),
+            finished: false,
         }
-        None => session_id(start_ms, &digest),
-    };
-    let mut doc = Document::new(same_harness, start_ms, diags);
-    for record in &records {
-        doc.record(record);
     }
-    doc.close();
-    let Document { messages, mut diags, last_ms, system_prompt, first_prompt, last_model, provider, .. } = doc;
-    let paths = SessionPaths::of(&id);
-    let origin = json!({"source": "cli", "mode": "user", "sessionId": id, "version": CLI_VERSION});
-    let updated_at = rfc3339_utc(last_ms);
-    let mut file = Map::new();
-    file.insert("version".into(), json!(1));
-    file.insert("agent".into(), json!("lead"));
-    file.insert("sessionId".into(), json!(id));
-    file.insert("origin".into(), origin);
-    file.insert("messages".into(), Value::Array(messages));
-    file.insert("updated_at".into(), json!(updated_at));
-    if let Some(prompt) = system_prompt {
-        file.insert("system_prompt".into(), json!(prompt));
+
+    /// Where diagnostics go: the document's once it started.
+    fn diags(&mut self) -> &mut Diagnostics {
+        match self.started.as_mut() {
+            Some(started) => &mut started.doc.diags,
+            None => &mut self.diags,
+        }
     }
-    let messages_bytes = pretty_ordered(&file);
-    let title = meta
-        .as_ref()
-        .and_then(|m| m.title.clone())
-        .filter(|t| !t.trim().is_empty())
-        .or_else(|| first_prompt.as_deref().and_then(discover::prompt_title));
-    let mut metadata = Map::new();
-    metadata.insert("sessionHistoryOrigin".into(), json!({"mode": "user", "version": CLI_VERSION}));
-    if let Some(title) = title {
-        metadata.insert("title".into(), json!(title));
+
+    /// One canonical line: the meta kept, other records queued.
+    fn line(&mut self, line: &str) -> Result<(), CodecError> {
+        self.lines += 1;
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        let record: Record = match serde_json::from_str(line) {
+            Ok(record) => record,
+            Err(e) => {
+                let value: Value = serde_json::from_str(line).map_err(|_| {
+                    CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.lines))
+                })?;
+                let kind = value.get("kind").and_then(Value::as_str).unwrap_or("?");
+                self.diags().add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
+                return Ok(());
+            }
+        };
+        if let Some(agent) = &record.agent {
+            if self.agents.insert(agent.clone()) {
+                self.diags().add("not-carried", Severity::Warning, "subagent-transcript", None, None);
+            }
+            return Ok(());
+        }
+        match record.body {
+            Body::Meta(m) => {
+                if self.meta.is_none() && self.started.is_none() {
+                    self.meta = Some(m);
+                }
+            }
+            _ => self.pending.push(record),
+        }
+        Ok(())
     }
-    let manifest = Manifest {
-        version: 1,
-        session_id: id.clone(),
-        source: "cli".into(),
-        pid: 0,
-        started_at: rfc3339_utc(start_ms),
-        ended_at: updated_at,
-        exit_code: 0,
-        status: "completed".into(),
-        interactive: false,
-        provider: provider.unwrap_or_else(|| DEFAULT_PROVIDER.into()),
-        model: last_model.unwrap_or_else(|| DEFAULT_MODEL.into()),
-        cwd: cwd.clone(),
-        workspace_root: cwd,
-        enable_tools: true,
-        enable_spawn: true,
-        enable_teams: true,
-        prompt: first_prompt,
-        metadata: Value::Object(metadata),
-        messages_path: options.home_path.as_deref().map(|h| format!("{}/{}", h.trim_end_matches('/'), paths.messages)),
-    };
-    Ok(Written {
-        native_id: id,
-        chunks: vec![
-            Artifact { path: paths.manifest.clone(), bytes: manifest.to_bytes() },
-            Artifact { path: paths.messages.clone(), bytes: messages_bytes },
-        ],
-        diagnostics: diags.drain(),
-    })
+
+    /// Starts the document when its start time is known (or `force`d, at
+    /// the end); returns its header.
+    fn start(&mut self, force: bool) -> Result<Option<Vec<u8>>, CodecError> {
+        if self.started.is_some() {
+            return Ok(None);
+        }
+        let start_ms = self
+            .meta
+            .as_ref()
+            .and_then(|m| m.started_at.as_deref())
+            .and_then(parse_rfc3339)
+            .or_else(|| self.pending.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)));
+        if start_ms.is_none() && !force {
+            return Ok(None);
+        }
+        let cwd = self
+            .options
+            .cwd
+            .clone()
+            .or_else(|| self.meta.as_ref().and_then(|m| m.cwd.clone()))
+            .filter(|c| c.starts_with('/'))
+            .ok_or_else(|| {
+                CodecError::Malformed(
+                    "a Cline session belongs to an absolute working directory: give write-options.cwd \
+                     (the document's meta has none)"
+                        .into(),
+                )
+            })?;
+        if start_ms.is_none() {
+            self.diags.add("no-timestamp", Severity::Warning, "started_at", None, None);
+        }
+        let start_ms = start_ms.unwrap_or(0);
+        let id = match self.options.native_id.as_deref() {
+            Some(id) if is_session_id(id) => id.to_string(),
+            Some(id) => {
+                return Err(CodecError::Other(format!(
+                    "write-options.native-id {id:?} is not a Cline session id (letters, digits, `_`, `-`)"
+                )));
+            }
+            None => {
+                let source = match &self.meta {
+                    Some(m) => format!("{}\n{}\n{start_ms}", m.harness, m.native_id),
+                    None => format!("\n{}\n{start_ms}", self.pending.first().map_or("", |r| r.id.as_str())),
+                };
+                session_id(start_ms, &sha256(source.as_bytes()))
+            }
+        };
+        let same_harness = self.meta.as_ref().is_some_and(|m| m.harness == HARNESS);
+        let doc = Document::new(same_harness, start_ms, std::mem::take(&mut self.diags));
+        let origin = json!({"source": "cli", "mode": "user", "sessionId": id, "version": CLI_VERSION});
+        let header = format!(
+            "{{\n  \"version\": 1,\n  \"agent\": \"lead\",\n  \"sessionId\": {},\n  \"origin\": {},\n  \"messages\": [",
+            json!(id),
+            indented(&origin, "  ")
+        );
+        self.started = Some(Started { paths: SessionPaths::of(&id), id, cwd, start_ms, doc, written: 0 });
+        Ok(Some(header.into_bytes()))
+    }
+
+    /// Feeds the queued records and returns the messages they completed.
+    fn feed(&mut self, header: Option<Vec<u8>>) -> Vec<Artifact> {
+        let Some(started) = self.started.as_mut() else { return Vec::new() };
+        for record in std::mem::take(&mut self.pending) {
+            started.doc.record(&record);
+        }
+        let mut bytes = header.unwrap_or_default();
+        for message in std::mem::take(&mut started.doc.messages) {
+            bytes.extend_from_slice(if started.written == 0 { b"\n    " } else { b",\n    " });
+            bytes.extend_from_slice(indented(&message, "    ").as_bytes());
+            started.written += 1;
+        }
+        if bytes.is_empty() {
+            return Vec::new();
+        }
+        vec![Artifact { path: started.paths.messages.clone(), bytes }]
+    }
+}
+
+impl SessionWriter for Writer {
+    fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
+        if self.finished {
+            return Err(CodecError::Other("push after finish".into()));
+        }
+        for line in records.lines() {
+            self.line(line)?;
+        }
+        let header = self.start(false)?;
+        Ok(self.feed(header))
+    }
+
+    fn finish(&mut self) -> Result<Written, CodecError> {
+        if self.finished {
+            return Err(CodecError::Other("writer finished twice".into()));
+        }
+        self.finished = true;
+        let header = self.start(true)?;
+        let mut chunks = self.feed(header);
+        let started = self.started.as_mut().expect("started above");
+        started.doc.close();
+        chunks.extend(self.feed(None));
+        let Started { id, paths, cwd, start_ms, doc, written } = self.started.take().expect("started above");
+        let Document { mut diags, last_ms, system_prompt, first_prompt, last_model, provider, .. } = doc;
+        let updated_at = rfc3339_utc(last_ms);
+        let mut tail = String::from(if written == 0 { "]" } else { "\n  ]" });
+        tail.push_str(&format!(",\n  \"updated_at\": {}", json!(updated_at)));
+        if let Some(prompt) = system_prompt {
+            tail.push_str(&format!(",\n  \"system_prompt\": {}", json!(prompt)));
+        }
+        tail.push_str("\n}");
+        chunks.push(Artifact { path: paths.messages.clone(), bytes: tail.into_bytes() });
+        let title = self
+            .meta
+            .as_ref()
+            .and_then(|m| m.title.clone())
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| first_prompt.as_deref().and_then(discover::prompt_title));
+        let mut metadata = Map::new();
+        metadata.insert("sessionHistoryOrigin".into(), json!({"mode": "user", "version": CLI_VERSION}));
+        if let Some(title) = title {
+            metadata.insert("title".into(), json!(title));
+        }
+        let manifest = Manifest {
+            version: 1,
+            session_id: id.clone(),
+            source: "cli".into(),
+            pid: 0,
+            started_at: rfc3339_utc(start_ms),
+            ended_at: updated_at,
+            exit_code: 0,
+            status: "completed".into(),
+            interactive: false,
+            provider: provider.unwrap_or_else(|| DEFAULT_PROVIDER.into()),
+            model: last_model.unwrap_or_else(|| DEFAULT_MODEL.into()),
+            cwd: cwd.clone(),
+            workspace_root: cwd,
+            enable_tools: true,
+            enable_spawn: true,
+            enable_teams: true,
+            prompt: first_prompt,
+            metadata: Value::Object(metadata),
+            messages_path: self
+                .options
+                .home_path
+                .as_deref()
+                .map(|h| format!("{}/{}", h.trim_end_matches('/'), paths.messages)),
+        };
+        chunks.insert(0, Artifact { path: paths.manifest.clone(), bytes: manifest.to_bytes() });
+        Ok(Written { native_id: id, chunks, diagnostics: diags.drain() })
+    }
 }
 
 /// A Cline session id: what its directory and file names can carry.
@@ -204,63 +336,11 @@ fn session_id(start_ms: i64, digest: &[u8; 32]) -> String {
     format!("{}_{tail}", start_ms.max(0))
 }
 
-/// Pretty JSON (two-space indent) with the map's keys in insertion order.
-fn pretty_ordered(map: &Map<String, Value>) -> Vec<u8> {
-    // serde_json's Map is sorted without `preserve_order`: write the top
-    // level by hand, each value pretty-printed and indented.
-    let mut out = String::from("{\n");
-    for (i, key) in ["version", "updated_at", "agent", "sessionId", "origin", "messages", "system_prompt"]
-        .iter()
-        .filter(|k| map.contains_key(**k))
-        .enumerate()
-    {
-        if i > 0 {
-            out.push_str(",\n");
-        }
-        let value = serde_json::to_string_pretty(&map[*key]).unwrap_or_default();
-        out.push_str("  ");
-        out.push_str(&serde_json::to_string(key).unwrap_or_default());
-        out.push_str(": ");
-        out.push_str(&value.replace('\n', "\n  "));
-    }
-    out.push_str("\n}");
-    out.into_bytes()
-}
-
-fn parse(session: &str, diags: &mut Diagnostics) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
-    let mut meta = None;
-    let mut records = Vec::new();
-    let mut agents = BTreeSet::new();
-    for (n, line) in session.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: Record = match serde_json::from_str(line) {
-            Ok(record) => record,
-            Err(e) => {
-                let value: Value = serde_json::from_str(line)
-                    .map_err(|_| CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", n + 1)))?;
-                let kind = value.get("kind").and_then(Value::as_str).unwrap_or("?");
-                diags.add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
-                continue;
-            }
-        };
-        if let Some(agent) = &record.agent {
-            if agents.insert(agent.clone()) {
-                diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
-            }
-            continue;
-        }
-        match record.body {
-            Body::Meta(m) => {
-                if meta.is_none() {
-                    meta = Some(m);
-                }
-            }
-            _ => records.push(record),
-        }
-    }
-    Ok((meta, records))
+/// `value` pretty-printed (two-space indent), its lines after the first
+/// indented by `indent`. JSON strings hold no raw newline, so every newline
+/// is between tokens.
+fn indented(value: &Value, indent: &str) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default().replace('\n', &format!("\n{indent}"))
 }
 
 /// The messages being built.

@@ -22,6 +22,11 @@ fn write_doc(document: &str) -> WrittenFiles {
     trajhost_codec_sdk::write_document::<Cline>(document, options()).unwrap_or_else(|e| panic!("write: {e:?}"))
 }
 
+/// The bytes of the messages file among the written artifacts.
+fn messages_of(written: &WrittenFiles) -> &[u8] {
+    &written.artifacts.iter().find(|a| a.path.ends_with(".messages.json")).expect("a messages file").bytes
+}
+
 fn prepare(written: &WrittenFiles, target: &Path) -> Result<Plan, CodecError> {
     trajhost_codec_sdk::prepare_artifacts::<Cline>(written.artifacts.clone(), &Dir::native(target), options())
 }
@@ -209,7 +214,7 @@ fn writing_the_same_document_twice_gives_the_same_bytes_and_a_cline_id() {
     let started = trajhost_codec_sdk::time::parse_rfc3339(source.meta().started_at.as_deref().unwrap()).unwrap();
     assert_eq!((ms.parse::<i64>().unwrap(), tail.len()), (started, 5));
     // Parallel calls stay in one assistant message, their results in one user message.
-    let messages: Value = serde_json::from_slice(&a.artifacts[1].bytes).unwrap();
+    let messages: Value = serde_json::from_slice(messages_of(&a)).unwrap();
     let with_two_calls = messages["messages"]
         .as_array()
         .unwrap()
@@ -421,7 +426,7 @@ fn what_cline_cannot_hold_is_named() {
             "usage.reasoning"
         ]
     );
-    let messages: Value = serde_json::from_slice(&written.artifacts[1].bytes).unwrap();
+    let messages: Value = serde_json::from_slice(messages_of(&written)).unwrap();
     assert!(messages.get("system_prompt").is_none());
     let assistant = &messages["messages"][1];
     assert_eq!(assistant["content"][0], json!({"type":"thinking","thinking":"think","signature":""}));
@@ -431,4 +436,33 @@ fn what_cline_cannot_hold_is_named() {
     let no_cwd = doc.replace(r#""cwd":"/p","#, "");
     let err = trajhost_codec_sdk::write_document::<Cline>(&no_cwd, options()).unwrap_err();
     assert!(format!("{err:?}").contains("working directory"), "{err:?}");
+}
+
+#[test]
+fn the_writer_streams_each_message_once_the_next_begins() {
+    let line = |v: Value| format!("{v}\n");
+    let mut writer = Cline::write(options()).unwrap();
+    // No start time yet: nothing can be named, nothing is written.
+    let meta =
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"toy","native_id":"s1","cwd":"/p"});
+    assert!(writer.push(&line(meta)).unwrap().is_empty());
+    let first = writer.push(&line(json!({"id":"u1","kind":"user","text":"one","ts":"2026-11-30T04:05:51Z"}))).unwrap();
+    // The header and the prompt (complete as it comes).
+    assert_eq!(first.len(), 1);
+    assert!(first[0].path.starts_with(".cline/data/sessions/1796011551000_"), "{}", first[0].path);
+    let text = String::from_utf8(first[0].bytes.clone()).unwrap();
+    assert!(text.contains(r#"<user_input mode=\"act\">one</user_input>"#), "{text}");
+    // An answer stays open: a call may still join it.
+    let next = writer.push(&line(json!({"id":"a1","kind":"assistant","text":"two"}))).unwrap();
+    assert!(next.is_empty());
+    let done = writer.finish().unwrap();
+    let mut bytes: Vec<u8> = first.into_iter().chain(next).flat_map(|c| c.bytes).collect();
+    for c in done.chunks.iter().filter(|c| c.path.ends_with(".messages.json")) {
+        bytes.extend_from_slice(&c.bytes);
+    }
+    let doc: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(doc["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["messages"][1]["content"][0]["text"], json!("two"));
+    assert_eq!(doc["updated_at"], json!("2026-11-30T04:05:51.000Z"));
+    assert!(done.diagnostics.iter().all(|d| d.code != "no-timestamp"));
 }
