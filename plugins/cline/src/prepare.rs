@@ -15,7 +15,9 @@
 //!      type, NOT NULL, default, key) must be the ones Cline 3.0.65 creates,
 //!      else the plan fails closed naming the database and what differs;
 //!      then `insert-rows` of the row. A session id already in the table,
-//!      or a session directory already there, is refused.
+//!      or a session directory already there, is refused. When the newest
+//!      row was written by another Cline version than 3.0.65 the plan is
+//!      refused unless `--allow-untested` (then reported as untested).
 //!
 //! Cline resumes a session only interactively (`cline --id <id>`, its TUI)
 //! or through ACP (`cline --acp`, then `session/load {sessionId, cwd}`),
@@ -165,6 +167,7 @@ pub fn prepare(
         })),
         Ok(_) => {
             check_index(target, layout::INDEX_DB, &paths.id)?;
+            check_version(target, layout::INDEX_DB, choice.allow_untested)?;
             operations.push(Operation::InsertRows(InsertRows {
                 database: layout::INDEX_DB.into(),
                 table: "sessions".into(),
@@ -332,6 +335,33 @@ pub fn check_index(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
         )));
     }
     Ok(())
+}
+
+/// The Cline version that wrote the target's newest session
+/// (`metadata_json.sessionHistoryOrigin.version`): another than the tested
+/// one is refused unless the user allows it (then reported as untested).
+pub fn check_version(target: &Dir, db: &str, allow_untested: bool) -> Result<(), CodecError> {
+    let database = Database::open(target, db).map_err(|e| sqlite_error(db, e))?;
+    let rows = database
+        .query("SELECT metadata_json FROM sessions ORDER BY updated_at DESC LIMIT 1", &[])
+        .and_then(|rows| rows.collect_all())
+        .map_err(|e| sqlite_error(db, e))?;
+    let found = rows.first().and_then(|r| r.first()).and_then(|v| match v {
+        Value::Text(json) => serde_json::from_str::<crate::native::Metadata>(json).ok(),
+        _ => None,
+    });
+    let Some(version) = found.and_then(|m| m.session_history_origin.version) else { return Ok(()) };
+    if version == CLI_VERSION {
+        return Ok(());
+    }
+    if allow_untested {
+        target::untested(Some(&version), CLI_VERSION);
+        return Ok(());
+    }
+    Err(CodecError::Unsupported(format!(
+        "{db}: the target's newest session was written by Cline {version}; this codec was tested with Cline \
+         {CLI_VERSION} (pass --allow-untested to install anyway)"
+    )))
 }
 
 fn sqlite_error(db: &str, error: SqliteError) -> CodecError {

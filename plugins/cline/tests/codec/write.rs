@@ -466,3 +466,22 @@ fn the_writer_streams_each_message_once_the_next_begins() {
     assert_eq!(doc["updated_at"], json!("2026-11-30T04:05:51.000Z"));
     assert!(done.diagnostics.iter().all(|d| d.code != "no-timestamp"));
 }
+
+#[test]
+fn a_home_of_another_cline_version_needs_allow_untested() {
+    let written = write_doc(&read_scenario("simple").document);
+    let target = home("parallel");
+    let conn = rusqlite::Connection::open(target.path().join(INDEX)).unwrap();
+    conn.execute("UPDATE sessions SET metadata_json = replace(metadata_json, '\"3.0.65\"', '\"3.1.0\"')", []).unwrap();
+    drop(conn);
+    let err = prepare(&written, target.path()).unwrap_err();
+    let text = format!("{err:?}");
+    assert!(text.contains("Cline 3.1.0") && text.contains("3.0.65") && text.contains("--allow-untested"), "{text}");
+    target::set_for_tests(TargetChoice { allow_untested: true, ..TargetChoice::default() });
+    let plan = prepare(&written, target.path());
+    let reported = target::reported_untested();
+    target::set_for_tests(TargetChoice::default());
+    assert!(plan.is_ok(), "{plan:?}");
+    let reported = reported.expect("reported as untested");
+    assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("3.1.0"), "3.0.65"));
+}
