@@ -5,8 +5,10 @@
 //!   hermes-agent 0.19.0 `SessionDB` creates (`crate::schema`: tables,
 //!   indexes, the FTS5 tables `messages_fts` / `messages_fts_trigram` and
 //!   their triggers; `user_version` 0), `schema_version` = 22, and the
-//!   session's rows. The triggers index the messages as Hermes' own inserts
-//!   do.
+//!   session's rows. The FTS triggers are left for Hermes to create (see
+//!   [`crate::schema::new_database_statements`]): it adds them and indexes
+//!   the rows when it next opens the database. Into an existing database
+//!   the triggers index the rows as Hermes' own inserts do.
 //! - A `state.db` that exists: its `schema_version` and the columns of
 //!   `sessions` and `messages` are checked first; anything but the schema
 //!   this codec knows (22, the columns of [`crate::schema`]) is refused,
@@ -37,7 +39,7 @@ use trajhost_codec_sdk::{
 
 use crate::export::{self, SESSION_FILE, row_of};
 use crate::layout::STATE_DB;
-use crate::schema::{MESSAGES_COLUMNS, SCHEMA_VERSION, SESSIONS_COLUMNS, STATEMENTS};
+use crate::schema::{MESSAGES_COLUMNS, SCHEMA_VERSION, SESSIONS_COLUMNS, new_database_statements};
 use crate::write::MAX_TITLE_CHARS;
 
 /// Hermes' configuration, relative to the home.
@@ -109,7 +111,7 @@ pub fn prepare(
         let (columns, rows) = sessions_table(&session_row)?;
         operations.push(Operation::CreateDatabase(CreateDatabase {
             path: STATE_DB.into(),
-            schema: STATEMENTS.iter().map(|s| s.to_string()).collect(),
+            schema: new_database_statements(),
             user_version: None,
             tables: vec![
                 TableRows {

@@ -5,6 +5,33 @@
 //! SQLite itself). `user_version` stays 0: Hermes keeps its version in the
 //! `schema_version` table.
 
+/// The triggers that keep `messages_fts` and `messages_fts_trigram` in step
+/// with `messages` (Hermes' `_FTS_TRIGGERS`).
+pub const FTS_TRIGGERS: &[&str] = &[
+    "messages_fts_insert",
+    "messages_fts_delete",
+    "messages_fts_update",
+    "messages_fts_trigram_insert",
+    "messages_fts_trigram_delete",
+    "messages_fts_trigram_update",
+];
+
+/// The statements of a database `prepare` creates: all but the FTS
+/// triggers. trajhost builds a new database under an authorizer that
+/// refuses what FTS5 runs inside a trigger (`PRAGMA data_version`), so the
+/// rows go in without them; Hermes' `SessionDB` finds fewer triggers than
+/// `FTS_TRIGGERS` when it opens the database, creates them with the same
+/// text and rebuilds both FTS indexes from `messages` (its repair after a
+/// runtime without FTS5). From Hermes' first start on the database is the
+/// one it creates itself.
+pub fn new_database_statements() -> Vec<String> {
+    STATEMENTS
+        .iter()
+        .filter(|s| !FTS_TRIGGERS.iter().any(|t| s.starts_with(&format!("CREATE TRIGGER {t} "))))
+        .map(|s| s.to_string())
+        .collect()
+}
+
 /// `schema_version.version` of the tested Hermes.
 pub const SCHEMA_VERSION: i64 = 22;
 

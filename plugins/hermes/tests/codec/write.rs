@@ -198,10 +198,31 @@ fn every_scenario_installs_into_a_fresh_home_and_reads_back_from_state_db() {
         let rows: i64 = conn.query_row("SELECT count(*) FROM messages", [], |r| r.get(0)).unwrap();
         assert_eq!(count, rows, "{scenario}: message_count as Hermes keeps it");
         assert_eq!(calls as usize, essence(&source.records).calls.len(), "{scenario}");
-        // The FTS triggers indexed the rows, as Hermes' own inserts do.
+        // No FTS triggers yet: Hermes' repair at its next start adds them
+        // and indexes the rows (what `hermes_repairs` does below).
+        let triggers: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'", [], |r| r.get(0)).unwrap();
+        assert_eq!(triggers, 0, "{scenario}");
+        hermes_repairs(&conn);
         let fts: i64 = conn.query_row("SELECT count(*) FROM messages_fts", [], |r| r.get(0)).unwrap();
         let trigram: i64 = conn.query_row("SELECT count(*) FROM messages_fts_trigram", [], |r| r.get(0)).unwrap();
         assert_eq!((fts, trigram), (rows, rows), "{scenario}");
+    }
+}
+
+/// What hermes-agent 0.19.0's `SessionDB._init_schema` does to a database
+/// with fewer FTS triggers than it expects: the trigger DDL (the same text
+/// as [`schema::STATEMENTS`]' triggers), then `_rebuild_fts_indexes`.
+fn hermes_repairs(conn: &rusqlite::Connection) {
+    for s in schema::STATEMENTS.iter().filter(|s| s.starts_with("CREATE TRIGGER")) {
+        conn.execute_batch(s).unwrap();
+    }
+    for fts in ["messages_fts", "messages_fts_trigram"] {
+        conn.execute_batch(&format!(
+            "DELETE FROM {fts}; INSERT INTO {fts}(rowid, content) SELECT id, COALESCE(content, '') || ' ' || \
+             COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '') FROM messages"
+        ))
+        .unwrap();
     }
 }
 
@@ -219,6 +240,7 @@ fn a_new_state_db_has_the_schema_hermes_creates() {
     let target = tempfile::tempdir().unwrap();
     apply(&plan(&written, target.path()).unwrap(), target.path());
     let made = target.path().join(DB);
+    hermes_repairs(&sqlite(&made));
     let real = home("simple");
     let theirs = schema_objects(&real.path().join(DB));
     let ours = schema_objects(&made);
