@@ -40,7 +40,7 @@ use trajhost_codec_sdk::{
 use crate::export::{self, SESSION_FILE, row_of};
 use crate::layout::STATE_DB;
 use crate::schema::{MESSAGES_COLUMNS, SCHEMA_VERSION, SESSIONS_COLUMNS, new_database_statements};
-use crate::write::MAX_TITLE_CHARS;
+use crate::write::{ARCHIVES_EARLIER, MAX_TITLE_CHARS};
 
 /// Hermes' configuration, relative to the home.
 pub const CONFIG: &str = ".hermes/config.yaml";
@@ -181,6 +181,12 @@ fn message_rows(export_dir: &Dir, session: &str) -> Result<Messages, CodecError>
         match serde_json::from_slice::<Json>(line) {
             Ok(Json::Object(mut row)) => {
                 row.insert("session_id".into(), Json::String(session.to_string()));
+                if row.remove(ARCHIVES_EARLIER).is_some() {
+                    for earlier in &mut objects {
+                        earlier.insert("active".into(), Json::from(0));
+                        earlier.insert("compacted".into(), Json::from(1));
+                    }
+                }
                 objects.push(row);
             }
             _ => return Err(CodecError::Malformed(format!("{path}: line {} is not a JSON object", n + 1))),

@@ -28,9 +28,14 @@
 //! `attachments`, `observation/<subtype>`, `usage` (per message; kept as
 //! session totals), `model` (an assistant model other than the session's),
 //! `message-id`, `reasoning-signature` (another harness's opaque reasoning
-//! beside its text), `subagent-transcript`. A compaction becomes a `user`
-//! row holding the summary. Opaque reasoning of another harness with no text:
-//! `untranslated-reasoning`.
+//! beside its text), `subagent-transcript`. Opaque reasoning of another
+//! harness with no text: `untranslated-reasoning`.
+//!
+//! A compaction is what Hermes' `archive_and_compact` leaves: a `user` row
+//! `[CONTEXT SUMMARY]: <summary>` (a summary prefix Hermes recognizes),
+//! the rows before it archived (`active` 0, `compacted` 1: history Hermes
+//! shows but no longer sends). The summary row carries
+//! [`ARCHIVES_EARLIER`] in the export; `prepare` applies it.
 //!
 //! The session id is `options.native_id` (letters, digits, `_`, `-`), else
 //! Hermes' shape `YYYYMMDD_HHMMSS_<6 hex>` from the start time (UTC) and the
@@ -52,8 +57,12 @@ use crate::export::{self, is_session_id};
 pub const SOURCE: &str = "cli";
 /// Content of a tool row written for a call whose result was not recorded.
 pub const MISSING_RESULT: &str = "[trajhost: no result was recorded for this tool call]";
-/// What opens a compaction summary written as a user row.
-pub const SUMMARY_PREFIX: &str = "[CONTEXT SUMMARY of the earlier conversation]\n";
+/// What opens a compaction summary Hermes writes as a message (its
+/// `LEGACY_SUMMARY_PREFIX`, which it still recognizes as a summary).
+pub const SUMMARY_PREFIX: &str = "[CONTEXT SUMMARY]:";
+/// Export-only member of a summary row: `prepare` archives the rows before
+/// it (`active` 0, `compacted` 1) as Hermes' `archive_and_compact` does.
+pub const ARCHIVES_EARLIER: &str = "_archives_earlier";
 
 /// The writer for `Hermes::write`.
 pub fn writer(options: WriteOptions) -> Box<dyn SessionWriter> {
@@ -130,6 +139,8 @@ struct MessageRow<'a> {
     reasoning_details: Option<&'a str>,
     observed: i64,
     active: i64,
+    #[serde(rename = "_archives_earlier", skip_serializing_if = "Option::is_none")]
+    archives_earlier: Option<i64>,
 }
 
 impl<'a> MessageRow<'a> {
@@ -147,6 +158,7 @@ impl<'a> MessageRow<'a> {
             reasoning_details: None,
             observed: 0,
             active: 1,
+            archives_earlier: None,
         }
     }
 }
@@ -320,8 +332,11 @@ impl Writer {
             Body::Compaction { summary, .. } => {
                 let ts = self.clock(ts.as_deref());
                 self.close_model_side(ts);
-                self.not_carried("compaction");
-                self.user(&format!("{SUMMARY_PREFIX}{summary}"), ts);
+                self.seen_message = true;
+                let id = self.id();
+                let content = format!("{SUMMARY_PREFIX} {summary}");
+                let row = MessageRow { archives_earlier: Some(1), ..MessageRow::of(&id, "user", Some(&content), ts) };
+                self.line(&row);
             }
         }
         Ok(())

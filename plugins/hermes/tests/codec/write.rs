@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rusqlite::types::Value as Sql;
-use trajhost_codec_hermes::{Hermes, schema};
+use trajhost_codec_hermes::{Hermes, export, schema};
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA};
 use trajhost_codec_sdk::sqlite::Value;
 use trajhost_codec_sdk::target::{self, TargetChoice};
@@ -538,4 +538,37 @@ fn a_native_id_that_is_no_session_id_is_refused() {
     assert!(e.is_err());
     let written = write(&source.document, Some("my_session-1"));
     assert_eq!(written.native_id, "my_session-1");
+}
+
+/// A compaction: the summary row Hermes' compressor leaves, the rows before
+/// it archived; read back as the compaction with the history before it.
+#[test]
+fn a_compaction_archives_the_rows_before_its_summary() {
+    let mut records = read_scenario("simple").records;
+    let at = records.iter().position(|r| matches!(&r.body, Body::User { text, .. } if text.contains("again"))).unwrap();
+    let mut summary = records[at].clone();
+    summary.id = "c".into();
+    summary.body = Body::Compaction { summary: "The word was PAPAYA-42.".into(), trigger: None };
+    records.insert(at, summary);
+    let written = write(&kit::document(&records), None);
+    let from_export = read(export_home(&written).path(), &export::session_path(&written.native_id));
+    let target = tempfile::tempdir().unwrap();
+    apply(&plan(&written, target.path()).unwrap(), target.path());
+    let installed = read(target.path(), &locator(&written.native_id));
+    for back in [&from_export, &installed] {
+        assert_eq!(kinds(&back.records).iter().filter(|k| **k == "compaction").count(), 1);
+        assert!(
+            back.records
+                .iter()
+                .any(|r| matches!(&r.body, Body::Compaction { summary, .. } if summary == "The word was PAPAYA-42."))
+        );
+        assert_eq!(essence(&back.records).users, essence(&records).users);
+    }
+    let flags: Vec<(String, i64, i64)> = {
+        let conn = sqlite(&target.path().join(DB));
+        let mut stmt = conn.prepare("SELECT role, active, compacted FROM messages ORDER BY id").unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    };
+    let archived: Vec<bool> = flags.iter().map(|(_, active, compacted)| *active == 0 && *compacted == 1).collect();
+    assert_eq!(archived, [true, true, true, true, false, false, false], "{flags:?}");
 }
