@@ -572,3 +572,22 @@ fn a_compaction_archives_the_rows_before_its_summary() {
     let archived: Vec<bool> = flags.iter().map(|(_, active, compacted)| *active == 0 && *compacted == 1).collect();
     assert_eq!(archived, [true, true, true, true, false, false, false], "{flags:?}");
 }
+
+#[test]
+fn the_export_fixture_is_read_and_written_byte_for_byte() {
+    let home = kit::fixtures_root().join("hermes/export/home");
+    let found = kit::discover::<Hermes>(&home);
+    assert_eq!(found.sessions.len(), 1);
+    let s = &found.sessions[0];
+    assert_eq!((s.native_id.as_str(), s.native_version.as_deref()), ("20261130_041903_ad776c", Some("22")));
+    assert_eq!(s.locator, ".hermes/export/20261130_041903_ad776c/session.json");
+    let back = read(&home, &s.locator);
+    let source = read_scenario("simple");
+    assert_eq!(essence(&back.records), essence(&source.records));
+    assert_eq!(back.records.iter().filter(|r| r.src.as_ref().is_some_and(|s| s.len > 0)).count(), 7);
+    let written = write(&source.document, None);
+    assert_eq!(written.native_id, s.native_id);
+    for artifact in &written.artifacts {
+        assert_eq!(std::fs::read(home.join(&artifact.path)).unwrap(), artifact.bytes, "{}", artifact.path);
+    }
+}
