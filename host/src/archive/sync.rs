@@ -54,6 +54,8 @@ pub struct SyncReport {
     pub sessions_updated: u64,
     pub sessions_unchanged: u64,
     pub sessions_failed: u64,
+    /// Store files discovery could not place as a session (newly, or changed since).
+    pub files_failed: u64,
     /// Sessions and files that failed before and did not change since: not retried.
     pub failures_skipped: u64,
     pub records_added: u64,
@@ -176,23 +178,28 @@ fn sync_home(
                 error: error.to_string(),
             });
         }
+        // A store file discovery could not place as a session failed; it is
+        // looked at again only once it changes.
+        let placed: BTreeSet<&str> = inventory.sessions.iter().map(|s| main_file(&s.session.locator)).collect();
+        let mut unplaced: BTreeSet<&str> = BTreeSet::new();
         for d in &inventory.diagnostics {
-            let Some(file) = &d.diagnostic.file else { continue };
-            if d.diagnostic.severity != crate::wit::latest::types::Severity::Error {
+            let Some(file) = d.diagnostic.file.as_deref() else { continue };
+            if placed.contains(file) || !unplaced.insert(file) {
                 continue;
             }
             let Some(state) = current.get(file).copied().flatten() else { continue };
-            let key = (d.harness.clone(), file.clone());
+            let key = (d.harness.clone(), file.to_string());
             if known.failures.get(&key).is_some_and(|f| f.state == state) {
                 report.failures_skipped += 1;
                 continue;
             }
             let error = format!("{}: {}", d.diagnostic.code, d.diagnostic.detail);
             store.put_failure(known.id, &d.harness, file, &Failure { state, error: error.clone() })?;
+            report.files_failed += 1;
             report.failures.push(SyncFailure {
                 home: home.to_path_buf(),
                 harness: d.harness.clone(),
-                session: file.clone(),
+                session: file.to_string(),
                 error,
             });
         }

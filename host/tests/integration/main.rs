@@ -3,6 +3,7 @@
 mod common;
 
 mod api_versions;
+mod archive;
 mod build_script;
 mod claude_code;
 mod cli;
