@@ -17,8 +17,8 @@
 pub mod discover;
 pub mod head;
 pub mod layout;
-pub mod read;
 pub mod prepare;
+pub mod read;
 pub mod records;
 pub mod write;
 

@@ -36,7 +36,9 @@ use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::target::TargetChoice;
-use trajhost_codec_sdk::{AddJsonEntry, ArtifactInfo, CodecError, CopyArtifact, CreateFile, Operation, Plan, WriteOptions};
+use trajhost_codec_sdk::{
+    AddJsonEntry, ArtifactInfo, CodecError, CopyArtifact, CreateFile, Operation, Plan, WriteOptions,
+};
 
 use crate::layout::{
     self, AGENTS, CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGE_FORMAT, MESSAGES, PROVIDER_STACK, SCHEMA_VERSION,
@@ -50,6 +52,10 @@ const MAX_JSON_BYTES: u64 = 16 << 20;
 const MAX_ARTIFACT_BYTES: u64 = 512 << 20;
 /// The agent name Letta Code gives its agents.
 pub const AGENT_NAME: &str = "Letta Code";
+pub const AGENT_DESCRIPTION: &str = "Letta Code agent for a conversation imported by trajhost";
+/// The tag of agents Letta Code made (it rebuilds their system prompt from
+/// their `systemPromptPreset`).
+pub const AGENT_TAG: &str = "origin:letta-code";
 
 /// What the artifact's messages say.
 #[derive(Debug, Default)]
@@ -88,35 +94,33 @@ pub fn prepare(
     let model = model_for(target, settings.as_ref(), choice)?;
 
     let created_at = messages.first_at.clone().unwrap_or_else(|| "1970-01-01T00:00:00.000Z".to_string());
-    let manifest = json!({
-        "schema_version": SCHEMA_VERSION,
-        "message_format": MESSAGE_FORMAT,
-        "provider_stack": PROVIDER_STACK,
-        "created_at": created_at,
-    });
-    let in_context = &messages.ids[messages.last_compaction.unwrap_or(0)..];
-    let conversation = json!({
-        "id": id,
-        "agent_id": agent_id,
-        "archived": false,
-        "archived_at": null,
-        "created_at": created_at,
-        "updated_at": messages.last_at.clone().unwrap_or_else(|| created_at.clone()),
-        "last_message_at": messages.last_at,
-        "summary": null,
-        "in_context_message_ids": in_context,
-    });
-    let mut agent = json!({
-        "id": agent_id,
-        "name": AGENT_NAME,
-        "description": "Letta Code agent for a conversation imported by trajhost",
-        "system": "",
-        "tags": ["origin:letta-code"],
-    });
-    if let Some(model) = &model {
-        agent["model"] = json!(model);
-    }
-    agent["model_settings"] = json!({});
+    let manifest = out::Manifest {
+        schema_version: SCHEMA_VERSION,
+        message_format: MESSAGE_FORMAT,
+        provider_stack: PROVIDER_STACK,
+        created_at: &created_at,
+    };
+    let updated_at = messages.last_at.clone().unwrap_or_else(|| created_at.clone());
+    let conversation = out::Conversation {
+        id: &id,
+        agent_id: &agent_id,
+        archived: false,
+        archived_at: None,
+        created_at: &created_at,
+        updated_at: &updated_at,
+        last_message_at: messages.last_at.as_deref(),
+        summary: None,
+        in_context_message_ids: &messages.ids[messages.last_compaction.unwrap_or(0)..],
+    };
+    let agent = out::Agent {
+        id: &agent_id,
+        name: AGENT_NAME,
+        description: AGENT_DESCRIPTION,
+        system: "",
+        tags: &[AGENT_TAG],
+        model: model.as_deref(),
+        model_settings: out::Empty {},
+    };
 
     let mut operations = vec![
         Operation::CopyArtifact(CopyArtifact { artifact: artifact.path.clone(), path: artifact.path.clone() }),
@@ -185,7 +189,8 @@ fn conversation_of(path: &str) -> Result<String, CodecError> {
         .and_then(|r| r.strip_suffix(MESSAGES))
         .and_then(|r| r.strip_suffix('/'))
         .ok_or_else(bad)?;
-    let id = layout::key_of(folder).and_then(|k| k.strip_prefix("conversation:").map(str::to_string)).ok_or_else(bad)?;
+    let id =
+        layout::key_of(folder).and_then(|k| k.strip_prefix("conversation:").map(str::to_string)).ok_or_else(bad)?;
     if !layout::is_conversation_id(&id) || layout::conversation_folder(&id) != folder {
         return Err(bad());
     }
@@ -280,7 +285,9 @@ fn check_store(target: &Dir, id: &str, agent_id: &str) -> Result<Option<Value>, 
             return Err(CodecError::Unsupported(format!("{SETTINGS}: not a JSON object; unknown settings format")));
         }
         if settings.get("agents").is_some_and(|a| !a.is_array()) {
-            return Err(CodecError::Unsupported(format!("{SETTINGS}: `agents` is not an array; unknown settings format")));
+            return Err(CodecError::Unsupported(format!(
+                "{SETTINGS}: `agents` is not an array; unknown settings format"
+            )));
         }
     }
     Ok(settings)
@@ -339,9 +346,9 @@ fn model_for(target: &Dir, settings: Option<&Value>, choice: &TargetChoice) -> R
     }
 }
 
-fn create(path: String, value: &Value) -> Operation {
+fn create<T: serde::Serialize>(path: String, value: &T) -> Operation {
     // Letta Code writes its JSON files with `JSON.stringify(value, null, 2)` and a newline.
-    let mut bytes = serde_json::to_vec_pretty(value).expect("a JSON value serializes");
+    let mut bytes = serde_json::to_vec_pretty(value).expect("string keys only: serializes");
     bytes.push(b'\n');
     Operation::CreateFile(CreateFile { path, bytes })
 }
@@ -366,4 +373,45 @@ fn read_json(target: &Dir, path: &str) -> Result<Option<Value>, CodecError> {
 
 fn io(path: &str, e: FsError) -> CodecError {
     CodecError::Io(format!("{path}: {e:?}"))
+}
+
+/// The files made, fields in the order Letta Code 0.25.9 writes them.
+mod out {
+    use serde::Serialize;
+
+    #[derive(Serialize)]
+    pub struct Manifest<'a> {
+        pub schema_version: u64,
+        pub message_format: &'a str,
+        pub provider_stack: &'a str,
+        pub created_at: &'a str,
+    }
+
+    #[derive(Serialize)]
+    pub struct Conversation<'a> {
+        pub id: &'a str,
+        pub agent_id: &'a str,
+        pub archived: bool,
+        pub archived_at: Option<&'a str>,
+        pub created_at: &'a str,
+        pub updated_at: &'a str,
+        pub last_message_at: Option<&'a str>,
+        pub summary: Option<&'a str>,
+        pub in_context_message_ids: &'a [String],
+    }
+
+    #[derive(Serialize)]
+    pub struct Agent<'a> {
+        pub id: &'a str,
+        pub name: &'a str,
+        pub description: &'a str,
+        pub system: &'a str,
+        pub tags: &'a [&'a str],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub model: Option<&'a str>,
+        pub model_settings: Empty,
+    }
+
+    #[derive(Serialize)]
+    pub struct Empty {}
 }

@@ -309,7 +309,12 @@ impl Conversation {
                 if reasoning.opaque.is_some() && !self.same_harness {
                     self.not_carried(Severity::Info, "opaque-reasoning");
                 }
-                out::Block::Thinking { kind: "thinking", thinking: text.to_string(), signature: signature.map(str::to_string), redacted: false }
+                out::Block::Thinking {
+                    kind: "thinking",
+                    thinking: text.to_string(),
+                    signature: signature.map(str::to_string),
+                    redacted: false,
+                }
             }
             // Redacted thinking of a Letta Code source: pi-ai keeps it for the same model only.
             (_, Some(signature), true) => out::Block::Thinking {
@@ -582,9 +587,8 @@ mod out {
     impl Usage {
         pub fn of(usage: Option<&super::Usage>) -> Usage {
             let n = |v: Option<u64>| v.unwrap_or(0);
-            let (input, output, cache_read, cache_write) = usage
-                .map(|u| (n(u.input), n(u.output), n(u.cache_read), n(u.cache_write)))
-                .unwrap_or_default();
+            let (input, output, cache_read, cache_write) =
+                usage.map(|u| (n(u.input), n(u.output), n(u.cache_read), n(u.cache_write))).unwrap_or_default();
             Usage {
                 input,
                 output,
