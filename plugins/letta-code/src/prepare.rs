@@ -13,9 +13,9 @@
 //!    differs: every existing conversation's manifest, every agent file and
 //!    `~/.letta/settings.json` must be what this codec knows; the
 //!    conversation's folder, its id and its agent must be new;
-//! 2. creates the conversation folder: `messages.jsonl` (the artifact),
-//!    `manifest.json` (schema 1), `conversation.json` (`in_context_message_ids`
-//!    = the messages from the last compaction on, as Letta Code keeps them);
+//! 2. creates the conversation folder: `messages.jsonl` and
+//!    `conversation.json` (the artifacts; the latter checked against the
+//!    former), `manifest.json` (schema 1);
 //! 3. creates the conversation's own agent, `agents/<base64url(id)>.json`
 //!    (Letta Code's record: name, tags `origin:letta-code`, model, empty
 //!    `system`), with the model the user chose (`--model`, `--provider`: a
@@ -44,7 +44,7 @@ use crate::layout::{
     self, AGENTS, CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGE_FORMAT, MESSAGES, PROVIDER_STACK, SCHEMA_VERSION,
     SETTINGS, STORE,
 };
-use crate::write::agent_id_for;
+use crate::write::{ConversationRecord, agent_id_for};
 
 /// Largest side JSON file read from the target (agents, manifests, settings).
 const MAX_JSON_BYTES: u64 = 16 << 20;
@@ -74,13 +74,21 @@ pub fn prepare(
     options: &WriteOptions,
     choice: &TargetChoice,
 ) -> Result<Plan, CodecError> {
-    let [artifact] = artifacts.as_slice() else {
+    let messages_artifact = artifacts.iter().filter(|a| a.path.ends_with(&format!("/{MESSAGES}"))).collect::<Vec<_>>();
+    let [artifact] = messages_artifact.as_slice() else {
         return Err(CodecError::Malformed(format!(
-            "expected exactly one artifact, {CONVERSATIONS}/<folder>/{MESSAGES}; got {}",
+            "expected one {CONVERSATIONS}/<folder>/{MESSAGES} artifact (and its {CONVERSATION}); got {}",
             artifacts.len()
         )));
     };
     let id = conversation_of(&artifact.path)?;
+    let conversation_path = layout::conversation_file(&id, CONVERSATION);
+    if let Some(other) = artifacts.iter().find(|a| a.path != artifact.path && a.path != conversation_path) {
+        return Err(CodecError::Malformed(format!(
+            "artifact {:?} is not a file of conversation {id} ({MESSAGES}, {CONVERSATION})",
+            other.path
+        )));
+    }
     if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
         return Err(CodecError::Malformed(format!("the export's conversation is {id}, not the requested {wanted}")));
     }
@@ -100,17 +108,25 @@ pub fn prepare(
         provider_stack: PROVIDER_STACK,
         created_at: &created_at,
     };
-    let updated_at = messages.last_at.clone().unwrap_or_else(|| created_at.clone());
-    let conversation = out::Conversation {
-        id: &id,
-        agent_id: &agent_id,
-        archived: false,
-        archived_at: None,
-        created_at: &created_at,
-        updated_at: &updated_at,
-        last_message_at: messages.last_at.as_deref(),
-        summary: None,
-        in_context_message_ids: &messages.ids[messages.last_compaction.unwrap_or(0)..],
+    // The writer's conversation.json (it knows the title), checked against
+    // the messages; else one made from them.
+    let conversation = match artifacts.iter().find(|a| a.path == conversation_path) {
+        Some(file) => {
+            let bytes = export.read_to_end(&file.path, MAX_JSON_BYTES).map_err(|e| io(&file.path, e))?;
+            check_conversation(&file.path, &bytes, &id, &agent_id, &messages)?;
+            Operation::CopyArtifact(CopyArtifact { artifact: file.path.clone(), path: file.path.clone() })
+        }
+        None => {
+            let record = ConversationRecord {
+                id: &id,
+                agent_id: &agent_id,
+                created_at: messages.first_at.clone(),
+                last_message_at: messages.last_at.clone(),
+                summary: None,
+                in_context_message_ids: &messages.ids[messages.last_compaction.unwrap_or(0)..],
+            };
+            Operation::CreateFile(CreateFile { path: conversation_path, bytes: record.to_json() })
+        }
     };
     let agent = out::Agent {
         id: &agent_id,
@@ -125,7 +141,7 @@ pub fn prepare(
     let mut operations = vec![
         Operation::CopyArtifact(CopyArtifact { artifact: artifact.path.clone(), path: artifact.path.clone() }),
         create(layout::conversation_file(&id, MANIFEST), &manifest),
-        create(layout::conversation_file(&id, CONVERSATION), &conversation),
+        conversation,
         create(layout::agent_file(&agent_id), &agent),
     ];
     if let Some(home) = options.home_path.as_deref() {
@@ -219,6 +235,34 @@ fn messages_of(path: &str, bytes: &[u8]) -> Result<Messages, CodecError> {
         messages.ids.push(id.to_string());
     }
     Ok(messages)
+}
+
+/// The writer's `conversation.json` must be of this conversation and agent,
+/// and keep in context only messages of the transcript.
+fn check_conversation(
+    path: &str,
+    bytes: &[u8],
+    id: &str,
+    agent_id: &str,
+    messages: &Messages,
+) -> Result<(), CodecError> {
+    let bad = |what: &str| CodecError::Malformed(format!("{path}: {what}"));
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| bad(&format!("not JSON ({e})")))?;
+    if str_of(&value, "id") != Some(id) {
+        return Err(bad(&format!("not conversation {id}")));
+    }
+    if str_of(&value, "agent_id") != Some(agent_id) {
+        return Err(bad(&format!("its agent is not {agent_id}")));
+    }
+    let in_context = value
+        .get("in_context_message_ids")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no in_context_message_ids"))?;
+    if let Some(missing) = in_context.iter().find(|m| !m.as_str().is_some_and(|m| messages.ids.iter().any(|i| i == m)))
+    {
+        return Err(bad(&format!("in_context_message_ids names {missing}, which is not in {MESSAGES}")));
+    }
+    Ok(())
 }
 
 /// Checks every store file the plan adds to or that Letta Code loads with
@@ -385,19 +429,6 @@ mod out {
         pub message_format: &'a str,
         pub provider_stack: &'a str,
         pub created_at: &'a str,
-    }
-
-    #[derive(Serialize)]
-    pub struct Conversation<'a> {
-        pub id: &'a str,
-        pub agent_id: &'a str,
-        pub archived: bool,
-        pub archived_at: Option<&'a str>,
-        pub created_at: &'a str,
-        pub updated_at: &'a str,
-        pub last_message_at: Option<&'a str>,
-        pub summary: Option<&'a str>,
-        pub in_context_message_ids: &'a [String],
     }
 
     #[derive(Serialize)]

@@ -1,8 +1,10 @@
 //! `write`: a canonical session → one Letta Code local-backend transcript,
 //! `.letta/lc-local-backend/conversations/<base64url("conversation:<id>")>/messages.jsonl`,
 //! in the `pi-ai-message-jsonl` format (schema 1) Letta Code 0.25.9 reads
-//! (`fixtures/letta-code/0.25.9`). The conversation's other files
-//! (`manifest.json`, `conversation.json`) and its agent are made by
+//! (`fixtures/letta-code/0.25.9`), streamed, and at the end the folder's
+//! `conversation.json` (id, agent, times, `summary` = the session's title,
+//! `in_context_message_ids` = the messages from the last compaction on, as
+//! Letta Code keeps them). `manifest.json` and the agent are made by
 //! `prepare`, which knows the target home.
 //!
 //! ```text
@@ -47,8 +49,10 @@ use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
-use crate::layout::{self, AGENT_ID_PREFIX, CONVERSATION_ID_PREFIX, MESSAGES};
+use crate::discover::TITLE_CHARS;
+use crate::layout::{self, AGENT_ID_PREFIX, CONVERSATION, CONVERSATION_ID_PREFIX, MESSAGES};
 use crate::records::is_reminder;
+use trajhost_codec_sdk::text::title_of;
 
 /// `api` of assistant messages written (the chat-completions family Letta
 /// Code's connected local providers speak); pi-ai compares it only to tell
@@ -64,6 +68,43 @@ const STOP_REASONS: &[&str] = &["stop", "length", "toolUse"];
 /// from the conversation id, so `prepare` finds it from the artifact alone.
 pub fn agent_id_for(conversation_id: &str) -> String {
     format!("{AGENT_ID_PREFIX}{}", uuid_of(conversation_id.as_bytes(), "agent"))
+}
+
+/// The id of the `n`th message (from 1) of conversation `id`.
+pub fn message_id(id: &str, n: u64) -> String {
+    format!("{id}-msg-{n}")
+}
+
+/// A conversation's `conversation.json`, as Letta Code writes it (its
+/// `createLocalConversationRecord` fields, in that order).
+pub struct ConversationRecord<'a> {
+    pub id: &'a str,
+    pub agent_id: &'a str,
+    pub created_at: Option<String>,
+    pub last_message_at: Option<String>,
+    pub summary: Option<&'a str>,
+    pub in_context_message_ids: &'a [String],
+}
+
+impl ConversationRecord<'_> {
+    pub fn to_json(&self) -> Vec<u8> {
+        let created_at = self.created_at.as_deref().unwrap_or("1970-01-01T00:00:00.000Z");
+        let record = out::ConversationFile {
+            id: self.id,
+            agent_id: self.agent_id,
+            archived: false,
+            archived_at: None,
+            created_at,
+            updated_at: self.last_message_at.as_deref().unwrap_or(created_at),
+            last_message_at: self.last_message_at.as_deref(),
+            summary: self.summary,
+            in_context_message_ids: self.in_context_message_ids,
+        };
+        // `JSON.stringify(value, null, 2)` and a newline; string keys only: serializes.
+        let mut bytes = serde_json::to_vec_pretty(&record).expect("conversation serializes");
+        bytes.push(b'\n');
+        bytes
+    }
 }
 
 /// A UUID (version-4 layout) from SHA-256 of `salt` and `content`.
@@ -123,6 +164,10 @@ impl ConversationWriter {
             answered: BTreeSet::new(),
             response: None,
             reminders: Vec::new(),
+            title: meta.and_then(|m| m.title.clone()).filter(|t| !t.trim().is_empty()),
+            compacted: 0,
+            prompt_title: None,
+            first_ms: None,
             diags: std::mem::take(&mut self.diags),
         };
         self.conversation.insert(conversation)
@@ -168,12 +213,23 @@ impl SessionWriter for ConversationWriter {
         if !conversation.timed {
             conversation.diags.add("no-timestamp", Severity::Warning, "message.timestamp", None, None);
         }
-        let chunks = conversation.take_chunk();
-        let mut chunks = chunks;
+        let mut chunks = conversation.take_chunk();
         if chunks.is_empty() && conversation.count == 0 {
             // An empty conversation is still a file Letta Code can open.
             chunks.push(Artifact { path: conversation.path.clone(), bytes: Vec::new() });
         }
+        let c = &*conversation;
+        let at = |ms: Option<i64>| ms.map(rfc3339_ms);
+        let ids: Vec<String> = (c.compacted + 1..=c.count).map(|n| message_id(&c.id, n)).collect();
+        let record = ConversationRecord {
+            id: &c.id,
+            agent_id: &c.agent_id,
+            created_at: at(c.first_ms.or(c.last_ms)),
+            last_message_at: at(c.last_ms.filter(|_| c.count > 0)),
+            summary: c.title.as_deref().filter(|t| c.prompt_title.as_deref() != Some(*t)),
+            in_context_message_ids: &ids,
+        };
+        chunks.push(Artifact { path: layout::conversation_file(&c.id, CONVERSATION), bytes: record.to_json() });
         Ok(Written { native_id: conversation.id.clone(), chunks, diagnostics: conversation.diags.drain() })
     }
 }
@@ -205,6 +261,14 @@ struct Conversation {
     /// `<system-reminder>` parts (a Letta Code source's) waiting for the
     /// user message they were part of.
     reminders: Vec<String>,
+    /// The session's title: the conversation's `summary`.
+    title: Option<String>,
+    /// The title the reader derives from the first prompt (a title equal to
+    /// it is not written: Letta Code leaves `summary` null until one is set).
+    prompt_title: Option<String>,
+    /// Messages before the last compaction (out of Letta Code's context).
+    compacted: u64,
+    first_ms: Option<i64>,
     diags: Diagnostics,
 }
 
@@ -269,6 +333,7 @@ impl Conversation {
                 self.flush_response();
                 self.flush_reminders();
                 let ms = self.stamp(ms);
+                self.compacted = self.count;
                 let id = self.next_id();
                 let message = out::Compaction {
                     id: &id,
@@ -336,6 +401,9 @@ impl Conversation {
     fn user(&mut self, text: &str, attachments: &[Attachment], ms: Option<i64>) {
         if !attachments.is_empty() {
             self.diags.add("not-carried", Severity::Warning, "attachments", None, None);
+        }
+        if self.prompt_title.is_none() {
+            self.prompt_title = title_of(text, TITLE_CHARS);
         }
         let mut parts: Vec<String> = std::mem::take(&mut self.reminders);
         if !text.is_empty() || parts.is_empty() {
@@ -440,12 +508,13 @@ impl Conversation {
     fn stamp(&mut self, ms: Option<i64>) -> i64 {
         let ms = ms.or(self.last_ms).unwrap_or(0);
         self.last_ms = Some(ms);
+        self.first_ms.get_or_insert(ms);
         ms
     }
 
     fn next_id(&mut self) -> String {
         self.count += 1;
-        format!("{}-msg-{}", self.id, self.count)
+        message_id(&self.id, self.count)
     }
 
     fn metadata(&self, ms: i64) -> out::Metadata {
@@ -480,6 +549,19 @@ impl Conversation {
 mod out {
     use serde::Serialize;
     use serde_json::Value;
+
+    #[derive(Serialize)]
+    pub struct ConversationFile<'a> {
+        pub id: &'a str,
+        pub agent_id: &'a str,
+        pub archived: bool,
+        pub archived_at: Option<&'a str>,
+        pub created_at: &'a str,
+        pub updated_at: &'a str,
+        pub last_message_at: Option<&'a str>,
+        pub summary: Option<&'a str>,
+        pub in_context_message_ids: &'a [String],
+    }
 
     #[derive(Serialize)]
     pub struct Metadata {

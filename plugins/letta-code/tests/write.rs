@@ -166,6 +166,12 @@ fn every_lab_scenario_survives_read_write_read() {
         assert_eq!(back.meta().native_version.as_deref(), Some("0.25.9"), "{scenario}");
         assert_eq!(back.meta().cwd.as_deref(), Some(CWD), "{scenario}");
         assert!(kit::diag(&written.diagnostics, "not-carried").is_none(), "{scenario}: {:?}", written.diagnostics);
+        // The title was the first prompt's: `summary` stays null, as Letta Code leaves it.
+        assert_eq!(back.meta().title, source.meta().title, "{scenario}");
+        let conversation = &written.chunks[1];
+        assert!(conversation.path.ends_with("/conversation.json"));
+        let conversation: Value = serde_json::from_slice(&conversation.bytes).unwrap();
+        assert_eq!(conversation["summary"], Value::Null, "{scenario}");
     }
 }
 
@@ -193,8 +199,10 @@ fn writing_streams_and_pieces_equal_the_whole() {
     for lines in [1, 2, 3, 7] {
         let pieces = write_in(&source.document, options(None), lines);
         assert_eq!(pieces.native_id, whole.native_id);
-        assert_eq!(pieces.chunks.len(), 1);
-        assert_eq!(pieces.chunks[0].bytes, whole.chunks[0].bytes, "batches of {lines}");
+        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
+        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
+            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
+        }
     }
     // The pieces come while records are pushed, not only at finish.
     let mut writer = LettaCode::write(options(None)).unwrap();
@@ -332,6 +340,12 @@ fn an_installed_conversation_is_never_overwritten() {
     let err = prepare(&written, target.path()).unwrap_err();
     assert!(format!("{err:?}").contains("already exists"), "{err:?}");
     assert_eq!(files(target.path()), before);
+    // A conversation.json that does not match its messages is refused.
+    let mut forged = written.clone();
+    let conv = forged.chunks.iter_mut().find(|a| a.path.ends_with("conversation.json")).unwrap();
+    conv.bytes = String::from_utf8(conv.bytes.clone()).unwrap().replace("-msg-1\"", "-msg-99\"").into_bytes();
+    let err = format!("{:?}", prepare(&forged, tempfile::tempdir().unwrap().path()).unwrap_err());
+    assert!(err.contains("-msg-99\\\", which is not in messages.jsonl"), "{err}");
     // Also when the folder was renamed but its conversation.json names the id.
     let target2 = tempfile::tempdir().unwrap();
     let plan = prepare(&written, target2.path()).unwrap();
@@ -438,6 +452,7 @@ fn another_harness_reasoning_is_text_and_what_cannot_be_carried_is_named() {
         native_id: "s1".into(),
         started_at: Some("2026-11-30T04:05:50.000Z".into()),
         cwd: Some(CWD.into()),
+        title: Some("Read a file".into()),
         ..Meta::default()
     };
     let records = vec![
@@ -475,6 +490,8 @@ fn another_harness_reasoning_is_text_and_what_cannot_be_carried_is_named() {
         record("u2", Body::User { text: "Again?".into(), attachments: vec![] }),
     ];
     let (_target, written, plan, back) = installed(&kit::document(&records));
+    // The title is the conversation's summary.
+    assert_eq!(back.meta().title.as_deref(), Some("Read a file"));
     let not_carried: Vec<&str> =
         written.diagnostics.iter().filter(|d| d.code == "not-carried").map(|d| d.detail.as_str()).collect();
     for what in ["system-prompt", "opaque-reasoning", "observation/hook", "orphan-tool-result"] {
