@@ -23,6 +23,11 @@
 //! So thinking is written as text; its signature only for a Letta Code
 //! source (another harness's signature is meaningless to the target).
 //!
+//! A compaction is written as Letta Code writes its own (a user message with
+//! `metadata.compaction`); the messages before it stay in the file, out of
+//! `in_context_message_ids`. Letta Code itself drops them when it compacts,
+//! but sends whatever the transcript holds, so a resumed model sees them too.
+//!
 //! What cannot be carried is named in `not-carried` diagnostics: system
 //! prompts (Letta Code builds the agent's own), observations (but a Letta
 //! Code source's `<system-reminder>` parts), attachments (no bytes in the
