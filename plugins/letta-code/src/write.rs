@@ -33,8 +33,7 @@
 //! Code source's `<system-reminder>` parts), attachments (no bytes in the
 //! canonical session), reasoning with no text (opaque or encrypted only),
 //! subagent transcripts, results whose call is missing or answered, usage
-//! cost and reasoning counts (pi-ai's usage has no reasoning count; cost is
-//! computed by the harness from its model table).
+//! reasoning counts (pi-ai's usage has none; a cost is kept as `cost.total`).
 //!
 //! Ids: the conversation is `options.native_id`, else `conv-<uuid>` derived
 //! from the SHA-256 of the `meta` line; its agent is
@@ -477,9 +476,6 @@ impl Conversation {
         let has_calls = !response.calls.is_empty();
         content.extend(response.calls);
         let usage = text.and_then(|a| a.usage.as_ref());
-        if usage.is_some_and(|u| u.cost_usd.is_some()) {
-            self.not_carried(Severity::Info, "usage.cost_usd");
-        }
         if usage.is_some_and(|u| u.reasoning.is_some()) {
             self.not_carried(Severity::Info, "usage.reasoning");
         }
@@ -682,7 +678,8 @@ mod out {
                 cache_read,
                 cache_write,
                 total_tokens: input + output + cache_read + cache_write,
-                cost: Cost::default(),
+                // The source's cost is a total only: the parts stay zero.
+                cost: Cost { total: usage.and_then(|u| u.cost_usd).unwrap_or(0.0), ..Cost::default() },
             }
         }
     }

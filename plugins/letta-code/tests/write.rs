@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use trajhost_codec_letta_code::LettaCode;
 use trajhost_codec_letta_code::layout::{self, MESSAGES};
-use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::target::{self, TargetChoice};
 use trajhost_codec_sdk::{Artifact, Codec, CodecError, Operation, Plan, WriteOptions, Written};
@@ -473,6 +473,13 @@ fn another_harness_reasoning_is_text_and_what_cannot_be_carried_is_named() {
             Body::Assistant(Assistant {
                 text: "Reading.".into(),
                 model: Some("claude-x".into()),
+                usage: Some(Usage {
+                    input: Some(10),
+                    output: Some(5),
+                    reasoning: Some(3),
+                    cost_usd: Some(0.25),
+                    ..Usage::default()
+                }),
                 ..Assistant::default()
             }),
         ),
@@ -508,6 +515,10 @@ fn another_harness_reasoning_is_text_and_what_cannot_be_carried_is_named() {
     // A response of tool calls only reads back with an empty text, as Letta Code's own do.
     assert_eq!(texts, ["Reading.", "", "The word is PAPAYA-42."]);
     assert_eq!(assistants(&back.records)[0].model.as_deref(), Some("claude-x"));
+    let usage = assistants(&back.records)[0].usage.clone().unwrap();
+    assert_eq!((usage.input, usage.output, usage.cost_usd, usage.reasoning), (Some(10), Some(5), Some(0.25), None));
+    assert!(not_carried.contains(&"usage.reasoning"));
+    assert_eq!(assistants(&back.records)[2].usage, None, "none recorded: none read back");
     assert_eq!(assistants(&back.records)[2].model.as_deref(), Some("unknown"));
     let compactions: Vec<&Record> = back.records.iter().filter(|r| matches!(r.body, Body::Compaction { .. })).collect();
     assert_eq!(compactions.len(), 1);
