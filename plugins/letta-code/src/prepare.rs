@@ -12,7 +12,11 @@
 //! 1. checks the store first, failing closed naming the file and what
 //!    differs: every existing conversation's manifest, every agent file and
 //!    `~/.letta/settings.json` must be what this codec knows; the
-//!    conversation's folder, its id and its agent must be new;
+//!    conversation's folder, its id and its agent must be new. The store
+//!    records no CLI version, but each transcript names the Letta Code that
+//!    wrote it (its device-information reminder): one other than a 0.25
+//!    release is refused unless `--allow-untested` (then reported untested);
+//!    a fresh home is taken to run the tested 0.25.9;
 //! 2. creates the conversation folder: `messages.jsonl` and
 //!    `conversation.json` (the artifacts; the latter checked against the
 //!    former), `manifest.json` (schema 1);
@@ -40,11 +44,20 @@ use trajhost_codec_sdk::{
     AddJsonEntry, ArtifactInfo, CodecError, CopyArtifact, CreateFile, Operation, Plan, WriteOptions,
 };
 
+use crate::head::Head;
 use crate::layout::{
     self, AGENTS, CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGE_FORMAT, MESSAGES, PROVIDER_STACK, SCHEMA_VERSION,
     SETTINGS, STORE,
 };
 use crate::write::{ConversationRecord, agent_id_for};
+
+/// The Letta Code version this codec was checked against (the lab's pin).
+pub const TESTED_VERSION: &str = "0.25.9";
+
+/// A Letta Code version of the tested store layout: a 0.25 release.
+pub fn is_tested(version: &str) -> bool {
+    version.strip_prefix("0.25.").is_some_and(|patch| !patch.is_empty())
+}
 
 /// Largest side JSON file read from the target (agents, manifests, settings).
 const MAX_JSON_BYTES: u64 = 16 << 20;
@@ -98,7 +111,7 @@ pub fn prepare(
     let bytes = export.read_to_end(&artifact.path, MAX_ARTIFACT_BYTES).map_err(|e| io(&artifact.path, e))?;
     let messages = messages_of(&artifact.path, &bytes)?;
     let agent_id = agent_id_for(&id);
-    let settings = check_store(target, &id, &agent_id)?;
+    let settings = check_store(target, &id, &agent_id, choice)?;
     let model = model_for(target, settings.as_ref(), choice)?;
 
     let created_at = messages.first_at.clone().unwrap_or_else(|| "1970-01-01T00:00:00.000Z".to_string());
@@ -267,8 +280,9 @@ fn check_conversation(
 
 /// Checks every store file the plan adds to or that Letta Code loads with
 /// it; returns `settings.json` when there is one.
-fn check_store(target: &Dir, id: &str, agent_id: &str) -> Result<Option<Value>, CodecError> {
+fn check_store(target: &Dir, id: &str, agent_id: &str, choice: &TargetChoice) -> Result<Option<Value>, CodecError> {
     let ours = layout::conversation_folder(id);
+    let mut untested: Option<(String, String)> = None;
     for folder in list(target, CONVERSATIONS)? {
         let dir = layout::join(CONVERSATIONS, &folder.name);
         if folder.name == ours {
@@ -297,6 +311,14 @@ fn check_store(target: &Dir, id: &str, agent_id: &str) -> Result<Option<Value>, 
                 }
             }
         }
+        // The store records no CLI version; its transcripts name the one that wrote them.
+        let messages = layout::join(&dir, MESSAGES);
+        if untested.is_none()
+            && let Ok(head) = Head::scan(target, &messages)
+            && let Some(version) = head.version.filter(|v| !is_tested(v))
+        {
+            untested = Some((version, messages));
+        }
         let conversation_path = layout::join(&dir, CONVERSATION);
         if let Some(conversation) = read_json(target, &conversation_path)?
             && str_of(&conversation, "id") == Some(id)
@@ -322,6 +344,15 @@ fn check_store(target: &Dir, id: &str, agent_id: &str) -> Result<Option<Value>, 
         if existing == agent_id {
             return Err(CodecError::Other(format!("{path} already holds agent {agent_id}")));
         }
+    }
+    if let Some((found, file)) = untested {
+        if !choice.allow_untested {
+            return Err(CodecError::Unsupported(format!(
+                "{file} was written by Letta Code {found}; this codec is tested with Letta Code {TESTED_VERSION} \
+                 (its 0.25 transcript store): pass --allow-untested to install anyway"
+            )));
+        }
+        trajhost_codec_sdk::target::untested(Some(&found), TESTED_VERSION);
     }
     let settings = read_json(target, SETTINGS)?;
     if let Some(settings) = &settings {

@@ -564,3 +564,27 @@ fn the_same_document_gives_the_same_bytes() {
     let other = kit::read::<LettaCode>(&fixture("parallel"), LOCATOR);
     assert_ne!(write(&other.document, options(None)).native_id, a.native_id);
 }
+
+#[test]
+fn a_store_written_by_an_untested_letta_code_needs_allow_untested() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let written = write(&source.document, options(None));
+    let target = kit::copy_of(&fixture("simple"));
+    let messages = target.path().join(LOCATOR);
+    let text = std::fs::read_to_string(&messages)
+        .unwrap()
+        .replace("**Letta Code version**: 0.25.9", "**Letta Code version**: 0.27.1");
+    std::fs::write(&messages, text).unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("Letta Code 0.27.1") && err.contains("0.25.9") && err.contains("--allow-untested"), "{err}");
+    assert!(err.contains(LOCATOR), "{err}");
+    target::set_for_tests(TargetChoice { allow_untested: true, ..TargetChoice::default() });
+    let plan = prepare(&written, target.path());
+    let reported = target::reported_untested();
+    target::set_for_tests(TargetChoice::default());
+    assert!(plan.is_ok(), "{plan:?}");
+    let reported = reported.expect("reported untested");
+    assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("0.27.1"), "0.25.9"));
+    // A 0.25 store needs nothing.
+    assert!(prepare(&written, kit::copy_of(&fixture("parallel")).path()).is_ok());
+}
