@@ -17,10 +17,27 @@ use trajhost_codec_sdk::paths::is_relative_below;
 pub use trajhost_codec_sdk::paths::{join, plain_name};
 use trajhost_codec_sdk::text::base64_decode;
 
+/// The local backend's storage directory.
+pub const STORE: &str = ".letta/lc-local-backend";
 pub const CONVERSATIONS: &str = ".letta/lc-local-backend/conversations";
+pub const AGENTS: &str = ".letta/lc-local-backend/agents";
+/// Letta Code's user settings (`agents[]`: per-agent preferences, keyed by
+/// `agentId` and `baseUrl`).
+pub const SETTINGS: &str = ".letta/settings.json";
 pub const MESSAGES: &str = "messages.jsonl";
 pub const MANIFEST: &str = "manifest.json";
 pub const CONVERSATION: &str = "conversation.json";
+/// The transcript format Letta Code 0.25 reads and writes (`manifest.json`);
+/// it refuses a whole store holding a conversation of another one.
+pub const SCHEMA_VERSION: u64 = 1;
+pub const MESSAGE_FORMAT: &str = "pi-ai-message-jsonl";
+pub const PROVIDER_STACK: &str = "pi-ai";
+/// Prefix of the conversation ids this codec writes (`conv-<uuid>`, as the
+/// Letta server names them): not Letta Code's local `local-conv-<n>`, whose
+/// numeric suffix the local backend counts on to number new conversations.
+pub const CONVERSATION_ID_PREFIX: &str = "conv-";
+/// Prefix of local agent ids (`agent-local-<uuid>`).
+pub const AGENT_ID_PREFIX: &str = "agent-local-";
 
 #[derive(Debug, Clone)]
 pub struct SessionPaths {
@@ -60,6 +77,45 @@ impl SessionPaths {
     }
 }
 
+/// The folder of a named conversation: `base64url("conversation:<id>")`
+/// without padding (Letta Code's `encodePathSegment`).
+pub fn conversation_folder(id: &str) -> String {
+    base64url(format!("conversation:{id}").as_bytes())
+}
+
+/// `conversations/<folder>/<name>` of conversation `id`.
+pub fn conversation_file(id: &str, name: &str) -> String {
+    join(&join(CONVERSATIONS, &conversation_folder(id)), name)
+}
+
+/// `agents/<base64url(agent id)>.json`.
+pub fn agent_file(agent_id: &str) -> String {
+    join(AGENTS, &format!("{}.json", base64url(agent_id.as_bytes())))
+}
+
+/// A conversation id this codec accepts for a new conversation: a plain
+/// name (it becomes part of a folder name and of the resume command), not
+/// an agent's `default` one.
+pub fn is_conversation_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id != "default"
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// base64url without padding (RFC 4648 §5).
+pub fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
 /// The conversation key a folder name encodes, when it is one.
 pub fn key_of(folder: &str) -> Option<String> {
     base64_decode(folder).and_then(|b| String::from_utf8(b).ok()).filter(|k| !k.is_empty() && !k.contains(['/', '\0']))
@@ -80,5 +136,21 @@ mod tests {
         assert_eq!(super::native_id("Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ"), "local-conv-1");
         assert_eq!(super::native_id("ZGVmYXVsdDphZ2VudC0x"), "default:agent-1");
         assert_eq!(super::native_id("not*base64"), "not*base64");
+    }
+
+    #[test]
+    fn folders_of_conversations() {
+        assert_eq!(super::conversation_folder("local-conv-1"), "Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ");
+        assert_eq!(
+            super::base64url(b"agent-local-1001d2b9-429f-4dfa-b766-d55029c96c5c"),
+            "YWdlbnQtbG9jYWwtMTAwMWQyYjktNDI5Zi00ZGZhLWI3NjYtZDU1MDI5Yzk2YzVj"
+        );
+        for n in 0..7 {
+            let bytes: Vec<u8> = (0..n).map(|i| 250 - i as u8).collect();
+            assert_eq!(trajhost_codec_sdk::text::base64_decode(&super::base64url(&bytes)), Some(bytes));
+        }
+        assert!(super::is_conversation_id("conv-0193a1b2"));
+        assert!(!super::is_conversation_id("default"));
+        assert!(!super::is_conversation_id("a/b"));
     }
 }

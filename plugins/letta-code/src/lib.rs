@@ -10,19 +10,23 @@
 //!
 //! Module map: [`layout`], [`head`] (version, cwd and first prompt from the
 //! head of a transcript), [`discover`], [`records`] (roles, entry types and
-//! parts → canonical, [`KNOWN_ROLES`], [`KNOWN_ENTRY_TYPES`]), [`read`].
-//!
-//! Writing (`write`, `prepare`) is not implemented.
+//! parts → canonical, [`KNOWN_ROLES`], [`KNOWN_ENTRY_TYPES`]), [`read`],
+//! [`write`] (canonical → `messages.jsonl`, streamed), [`prepare`] (the
+//! conversation's folder, its agent and settings entry in a target home).
 
 pub mod discover;
 pub mod head;
 pub mod layout;
+pub mod prepare;
 pub mod read;
 pub mod records;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use records::{Handling, KNOWN_ENTRY_TYPES, KNOWN_PARTS, KNOWN_ROLES};
 
@@ -46,7 +50,7 @@ impl Codec for LettaCode {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: NATIVE_VERSION_SOURCE.into(),
             reads: vec!["letta-code-pi-ai-message-jsonl".into(), "letta-code-pi-session-entry-jsonl".into()],
-            writes: Vec::new(),
+            writes: vec!["letta-code-pi-ai-message-jsonl".into()],
             session_globs: vec![format!("{}/*/{}", layout::CONVERSATIONS, layout::MESSAGES)],
             canonical_schema: SCHEMA.into(),
         }
@@ -62,6 +66,19 @@ impl Codec for LettaCode {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        write::ConversationWriter::start(options)
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        prepare::prepare(artifacts, export, target, &options, &trajhost_codec_sdk::target::choice())
     }
 }
 

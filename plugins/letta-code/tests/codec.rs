@@ -55,7 +55,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=0.25.0, <1.0.0");
     assert!(info.native_version_source.contains("Letta Code version"));
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["letta-code-pi-ai-message-jsonl".to_string()]);
     assert_eq!(info.session_globs, vec![".letta/lc-local-backend/conversations/*/messages.jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }

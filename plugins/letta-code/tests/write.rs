@@ -1,0 +1,590 @@
+//! `write` and `prepare`: read → write → prepare → read round trips of every
+//! lab scenario, fresh and existing homes (others byte-identical), the store
+//! checks, collisions, the model choice and the resume command.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+use trajhost_codec_letta_code::LettaCode;
+use trajhost_codec_letta_code::layout::{self, MESSAGES};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::target::{self, TargetChoice};
+use trajhost_codec_sdk::{Artifact, Codec, CodecError, Operation, Plan, WriteOptions, Written};
+use trajhost_codec_testkit::{self as kit, Read, assistants, observations_of, tool_calls, tool_results, users};
+
+const SCENARIOS: [&str; 5] = ["simple", "parallel", "failing-tool", "multibyte", "long-output"];
+const LOCATOR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ/messages.jsonl";
+const CWD: &str = "/home/user/project";
+
+fn fixture(scenario: &str) -> std::path::PathBuf {
+    kit::fixtures("letta-code", "0.25.9").join(scenario)
+}
+
+fn options(home: Option<&Path>) -> WriteOptions {
+    WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: home.map(|h| h.to_string_lossy().into_owned()) }
+}
+
+/// Writes `document` pushing `lines` canonical lines at a time; the pieces
+/// of one path are joined.
+fn write_in(document: &str, options: WriteOptions, lines: usize) -> Written {
+    let mut writer = LettaCode::write(options).unwrap();
+    let mut pieces: Vec<Artifact> = Vec::new();
+    let all: Vec<&str> = document.lines().collect();
+    let mut add = |chunks: Vec<Artifact>| {
+        for chunk in chunks {
+            match pieces.iter_mut().find(|p| p.path == chunk.path) {
+                Some(p) => p.bytes.extend_from_slice(&chunk.bytes),
+                None => pieces.push(chunk),
+            }
+        }
+    };
+    for batch in all.chunks(lines.max(1)) {
+        add(writer.push(&(batch.join("\n") + "\n")).unwrap());
+    }
+    let mut written = writer.finish().unwrap();
+    add(std::mem::take(&mut written.chunks));
+    written.chunks = pieces;
+    written
+}
+
+fn write(document: &str, options: WriteOptions) -> Written {
+    write_in(document, options, usize::MAX)
+}
+
+fn prepare(written: &Written, target: &Path) -> Result<Plan, CodecError> {
+    kit_prepare(written, target, options(Some(target)))
+}
+
+fn kit_prepare(written: &Written, target: &Path, options: WriteOptions) -> Result<Plan, CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<LettaCode>(written.chunks.clone(), &Dir::native(target), options)
+}
+
+/// Applies a plan natively, as the host would (create only; JSON entries
+/// appended or added).
+fn apply(plan: &Plan, written: &Written, home: &Path) {
+    for op in &plan.operations {
+        match op {
+            Operation::CreateFile(f) => create(home, &f.path, &f.bytes),
+            Operation::CopyArtifact(c) => {
+                let bytes = &written.chunks.iter().find(|a| a.path == c.artifact).unwrap().bytes;
+                create(home, &c.path, bytes);
+            }
+            Operation::AddJsonEntry(e) => {
+                let path = home.join(&e.path);
+                let mut doc: Value = match std::fs::read(&path) {
+                    Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
+                    Err(_) => serde_json::from_str(e.initial.as_deref().expect("initial")).unwrap(),
+                };
+                let value: Value = serde_json::from_str(&e.value).unwrap();
+                let at = doc.pointer_mut(&e.pointer).unwrap();
+                match (&e.key, at) {
+                    (Some(key), Value::Object(map)) => {
+                        assert!(map.get(key).is_none_or(|v| *v == value), "{key} holds another value");
+                        map.insert(key.clone(), value);
+                    }
+                    (None, Value::Array(items)) => {
+                        let member = e.match_member.as_deref().unwrap();
+                        if !items.iter().any(|i| i.get(member) == value.get(member)) {
+                            items.push(value);
+                        }
+                    }
+                    other => panic!("cannot add at {}: {other:?}", e.pointer),
+                }
+                std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+            }
+            other => panic!("unexpected operation {other:?}"),
+        }
+    }
+}
+
+fn create(home: &Path, path: &str, bytes: &[u8]) {
+    let file = home.join(path);
+    assert!(!file.exists(), "{path} exists: never overwritten");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, bytes).unwrap();
+}
+
+fn files(home: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for entry in walk(home) {
+        out.insert(entry.strip_prefix(home).unwrap().to_string_lossy().into_owned(), std::fs::read(&entry).unwrap());
+    }
+    out
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out
+}
+
+fn read_back(home: &Path, native_id: &str) -> Read {
+    kit::read::<LettaCode>(home, &layout::conversation_file(native_id, MESSAGES))
+}
+
+fn installed(document: &str) -> (tempfile::TempDir, Written, Plan, Read) {
+    let target = tempfile::tempdir().unwrap();
+    let written = write(document, options(None));
+    let plan = prepare(&written, target.path()).unwrap();
+    apply(&plan, &written, target.path());
+    let back = read_back(target.path(), &plan.native_id);
+    (target, written, plan, back)
+}
+
+fn calls(read: &Read) -> Vec<(String, String, Value)> {
+    tool_calls(&read.records).into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect()
+}
+
+#[test]
+fn every_lab_scenario_survives_read_write_read() {
+    for scenario in SCENARIOS {
+        let source = kit::read::<LettaCode>(&fixture(scenario), LOCATOR);
+        let (_target, written, plan, back) = installed(&source.document);
+        assert!(plan.native_id.starts_with("conv-"), "{scenario}: {}", plan.native_id);
+        assert_eq!(written.native_id, plan.native_id);
+        assert_eq!(users(&back.records), users(&source.records), "{scenario}: user text");
+        assert!(!users(&back.records).is_empty());
+        let texts = |r: &Read| assistants(&r.records).iter().map(|a| a.text.clone()).collect::<Vec<_>>();
+        assert_eq!(texts(&back), texts(&source), "{scenario}: assistant text");
+        let models = |r: &Read| assistants(&r.records).iter().map(|a| a.model.clone()).collect::<Vec<_>>();
+        assert_eq!(models(&back), models(&source), "{scenario}: models");
+        let usage = |r: &Read| assistants(&r.records).iter().map(|a| a.usage.clone()).collect::<Vec<_>>();
+        assert_eq!(usage(&back), usage(&source), "{scenario}: usage");
+        assert_eq!(calls(&back), calls(&source), "{scenario}: tool calls");
+        assert!(!calls(&back).is_empty());
+        assert_eq!(tool_results(&back.records), tool_results(&source.records), "{scenario}: tool results");
+        assert_eq!(
+            observations_of(&back.records, "system-reminder"),
+            observations_of(&source.records, "system-reminder"),
+            "{scenario}: injected reminders"
+        );
+        assert_eq!(back.meta().native_version.as_deref(), Some("0.25.9"), "{scenario}");
+        assert_eq!(back.meta().cwd.as_deref(), Some(CWD), "{scenario}");
+        assert!(kit::diag(&written.diagnostics, "not-carried").is_none(), "{scenario}: {:?}", written.diagnostics);
+        // The title was the first prompt's: `summary` stays null, as Letta Code leaves it.
+        assert_eq!(back.meta().title, source.meta().title, "{scenario}");
+        let conversation = &written.chunks[1];
+        assert!(conversation.path.ends_with("/conversation.json"));
+        let conversation: Value = serde_json::from_slice(&conversation.bytes).unwrap();
+        assert_eq!(conversation["summary"], Value::Null, "{scenario}");
+    }
+}
+
+#[test]
+fn the_failing_tool_keeps_its_error_and_the_long_output_its_bytes() {
+    let source = kit::read::<LettaCode>(&fixture("failing-tool"), LOCATOR);
+    let (_t, _w, _p, back) = installed(&source.document);
+    let results = tool_results(&back.records);
+    assert_eq!(results.len(), 1);
+    // Letta Code's Bash reports the exit code in the text, with `isError: false`.
+    assert_eq!(results[0].2, Some(true));
+    assert!(results[0].1.starts_with("Exit code: 3"));
+    assert!(results[0].1.contains("No such file or directory"));
+    let source = kit::read::<LettaCode>(&fixture("long-output"), LOCATOR);
+    let (_t, _w, _p, back) = installed(&source.document);
+    let result = tool_results(&back.records)[0].1;
+    assert!(result.starts_with("LONG-OUTPUT-BEGIN LEMON-512"));
+    assert_eq!(result, tool_results(&source.records)[0].1);
+}
+
+#[test]
+fn writing_streams_and_pieces_equal_the_whole() {
+    let source = kit::read::<LettaCode>(&fixture("parallel"), LOCATOR);
+    let whole = write(&source.document, options(None));
+    for lines in [1, 2, 3, 7] {
+        let pieces = write_in(&source.document, options(None), lines);
+        assert_eq!(pieces.native_id, whole.native_id);
+        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
+        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
+            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
+        }
+    }
+    // The pieces come while records are pushed, not only at finish.
+    let mut writer = LettaCode::write(options(None)).unwrap();
+    let mut early = 0;
+    for line in source.document.lines() {
+        early += writer.push(&(line.to_string() + "\n")).unwrap().len();
+    }
+    assert!(early >= 3, "{early} pieces before finish");
+}
+
+#[test]
+fn the_parallel_calls_are_one_assistant_message_and_two_results() {
+    let source = kit::read::<LettaCode>(&fixture("parallel"), LOCATOR);
+    let written = write(&source.document, options(None));
+    let lines: Vec<Value> = written.chunks[0]
+        .bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let roles: Vec<&str> = lines.iter().map(|l| l["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult", "toolResult", "assistant"]);
+    assert_eq!(lines[1]["content"].as_array().unwrap().len(), 2);
+    assert_eq!(lines[1]["stopReason"], "toolUse");
+    assert_eq!(lines[2]["toolName"], "Bash");
+    assert_eq!(lines[3]["toolName"], "Read");
+    let conv = written.native_id.as_str();
+    for (n, line) in lines.iter().enumerate() {
+        assert_eq!(line["id"], format!("{conv}-msg-{}", n + 1));
+        assert_eq!(line["metadata"]["conversation_id"], conv);
+        assert!(line["metadata"]["agent_id"].as_str().unwrap().starts_with("agent-local-"));
+    }
+    // The user message keeps its injected reminders first, as Letta Code puts them.
+    let parts = lines[0]["content"].as_array().unwrap();
+    assert!(parts.len() > 1);
+    assert!(parts[0]["text"].as_str().unwrap().starts_with("<system-reminder>"));
+    assert_eq!(parts.last().unwrap()["text"], "Read hello.txt and second.txt and tell me both words.");
+}
+
+#[test]
+fn a_fresh_home_gets_the_folder_the_agent_and_a_settings_entry() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let (target, _written, plan, back) = installed(&source.document);
+    let id = plan.native_id.clone();
+    let home = target.path();
+    let dir = home.join(layout::conversation_file(&id, ""));
+    let manifest: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["schema_version"], 1);
+    assert_eq!(manifest["message_format"], "pi-ai-message-jsonl");
+    assert_eq!(manifest["provider_stack"], "pi-ai");
+    let conversation: Value = serde_json::from_slice(&std::fs::read(dir.join("conversation.json")).unwrap()).unwrap();
+    assert_eq!(conversation["id"], id.as_str());
+    let agent_id = conversation["agent_id"].as_str().unwrap().to_string();
+    assert_eq!(conversation["in_context_message_ids"].as_array().unwrap().len(), 6);
+    assert_eq!(conversation["archived"], false);
+    let agent_file = home.join(layout::agent_file(&agent_id));
+    let agent: Value = serde_json::from_slice(&std::fs::read(agent_file).unwrap()).unwrap();
+    assert_eq!(agent["id"], agent_id.as_str());
+    assert_eq!(agent["tags"], json!(["origin:letta-code"]));
+    assert!(agent.get("model").is_none(), "no model chosen, none in the home: Letta Code's default");
+    let settings: Value = serde_json::from_slice(&std::fs::read(home.join(".letta/settings.json")).unwrap()).unwrap();
+    assert_eq!(
+        settings["agents"],
+        json!([{
+            "agentId": agent_id,
+            "baseUrl": format!("local:{}/.letta/lc-local-backend", home.display()),
+            "memfs": true,
+            "systemPromptPreset": "default",
+        }])
+    );
+    assert_eq!(
+        plan.resume_command.as_deref().unwrap(),
+        format!(
+            "cd {CWD} && HOME={} LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local --conversation {id} \
+             --output-format json -p \"<prompt>\"",
+            home.display()
+        )
+    );
+    // Discovery lists it under its id, with its version and cwd.
+    let found = kit::discover::<LettaCode>(home);
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, id);
+    assert_eq!(back.meta().native_id, id);
+}
+
+#[test]
+fn an_existing_home_keeps_every_other_file_byte_identical() {
+    let target = kit::copy_of(&fixture("simple"));
+    let home = target.path();
+    let before = files(home);
+    let source = kit::read::<LettaCode>(&fixture("multibyte"), LOCATOR);
+    let written = write(&source.document, options(None));
+    let plan = prepare(&written, home).unwrap();
+    apply(&plan, &written, home);
+    let after = files(home);
+    for (path, bytes) in &before {
+        if path == ".letta/settings.json" {
+            continue;
+        }
+        assert_eq!(after.get(path), Some(bytes), "{path} changed");
+    }
+    assert_eq!(after.len(), before.len() + 4, "messages, manifest, conversation, agent");
+    // settings.json: everything kept, one agent entry added.
+    let old: Value = serde_json::from_slice(&before[".letta/settings.json"]).unwrap();
+    let new: Value = serde_json::from_slice(&after[".letta/settings.json"]).unwrap();
+    for (key, value) in old.as_object().unwrap() {
+        if key != "agents" {
+            assert_eq!(&new[key], value, "{key}");
+        }
+    }
+    let agents = new["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 2);
+    assert_eq!(agents[0], old["agents"][0]);
+    // The new agent takes the model of the agent the home last used.
+    let conversation: Value =
+        serde_json::from_slice(&after[&layout::conversation_file(&plan.native_id, "conversation.json")]).unwrap();
+    let agent: Value =
+        serde_json::from_slice(&after[&layout::agent_file(conversation["agent_id"].as_str().unwrap())]).unwrap();
+    assert_eq!(agent["model"], "llama-cpp/fake-model");
+    // Both conversations are listed; the old one reads as before.
+    let found = kit::discover::<LettaCode>(home);
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert!(ids.contains(&"local-conv-1") && ids.contains(&plan.native_id.as_str()), "{ids:?}");
+    let old = kit::read::<LettaCode>(home, LOCATOR);
+    assert_eq!(old.document, kit::read::<LettaCode>(&fixture("simple"), LOCATOR).document);
+    let back = read_back(home, &plan.native_id);
+    assert_eq!(users(&back.records), users(&source.records));
+}
+
+#[test]
+fn an_installed_conversation_is_never_overwritten() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let (target, written, _plan, _back) = installed(&source.document);
+    let before = files(target.path());
+    let err = prepare(&written, target.path()).unwrap_err();
+    assert!(format!("{err:?}").contains("already exists"), "{err:?}");
+    assert_eq!(files(target.path()), before);
+    // A conversation.json that does not match its messages is refused.
+    let mut forged = written.clone();
+    let conv = forged.chunks.iter_mut().find(|a| a.path.ends_with("conversation.json")).unwrap();
+    conv.bytes = String::from_utf8(conv.bytes.clone()).unwrap().replace("-msg-1\"", "-msg-99\"").into_bytes();
+    let err = format!("{:?}", prepare(&forged, tempfile::tempdir().unwrap().path()).unwrap_err());
+    assert!(err.contains("-msg-99\\\", which is not in messages.jsonl"), "{err}");
+    // Also when the folder was renamed but its conversation.json names the id.
+    let target2 = tempfile::tempdir().unwrap();
+    let plan = prepare(&written, target2.path()).unwrap();
+    apply(&plan, &written, target2.path());
+    let dir = target2.path().join(layout::conversation_file(&plan.native_id, ""));
+    std::fs::rename(&dir, dir.with_file_name("renamed")).unwrap();
+    let agents = target2.path().join(layout::AGENTS);
+    std::fs::remove_dir_all(agents).unwrap();
+    let err = prepare(&written, target2.path()).unwrap_err();
+    assert!(format!("{err:?}").contains("already names conversation"), "{err:?}");
+}
+
+#[test]
+fn an_unknown_store_is_refused_naming_the_file_and_what_differs() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let written = write(&source.document, options(None));
+    let manifest = format!("{}/manifest.json", LOCATOR.trim_end_matches("/messages.jsonl"));
+    // A newer transcript schema.
+    let target = kit::copy_of(&fixture("simple"));
+    let path = target.path().join(&manifest);
+    std::fs::write(
+        &path,
+        r#"{"schema_version":2,"message_format":"pi-session-entry-jsonl","provider_stack":"pi-ai","created_at":"x"}"#,
+    )
+    .unwrap();
+    let before = files(target.path());
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains(&manifest) && err.contains("schema_version 2") && err.contains("message_format"), "{err}");
+    assert_eq!(files(target.path()), before);
+    // An unversioned legacy transcript.
+    std::fs::remove_file(&path).unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("migrate-transcripts") && err.contains(LOCATOR), "{err}");
+    // An agent file that is not an agent record.
+    let target = kit::copy_of(&fixture("simple"));
+    std::fs::write(target.path().join(".letta/lc-local-backend/agents/x.json"), "[1]").unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("agents/x.json") && err.contains("not a Letta Code agent record"), "{err}");
+    // Settings whose agents are not a list.
+    let target = kit::copy_of(&fixture("simple"));
+    std::fs::write(target.path().join(".letta/settings.json"), r#"{"agents":{}}"#).unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains(".letta/settings.json") && err.contains("`agents` is not an array"), "{err}");
+}
+
+#[test]
+fn settings_without_an_agents_list_get_one() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let written = write(&source.document, options(None));
+    let target = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(target.path().join(".letta")).unwrap();
+    std::fs::write(target.path().join(".letta/settings.json"), r#"{"tokenStreaming":false}"#).unwrap();
+    let plan = prepare(&written, target.path()).unwrap();
+    apply(&plan, &written, target.path());
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(target.path().join(".letta/settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["tokenStreaming"], false);
+    assert_eq!(settings["agents"].as_array().unwrap().len(), 1);
+    // Without the home's path no entry can name the store: none is added.
+    let plan = kit_prepare(&written, tempfile::tempdir().unwrap().path(), options(None)).unwrap();
+    assert!(!plan.operations.iter().any(|o| matches!(o, Operation::AddJsonEntry(_))));
+    assert!(plan.resume_command.unwrap().starts_with("cd /home/user/project && LETTA_LOCAL_BACKEND_EXPERIMENTAL=1"));
+}
+
+#[test]
+fn the_chosen_model_goes_into_the_agent() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let written = write(&source.document, options(None));
+    let agent_model = |choice: TargetChoice| -> Result<Option<String>, CodecError> {
+        target::set_for_tests(choice);
+        let target = tempfile::tempdir().unwrap();
+        let plan = prepare(&written, target.path());
+        target::set_for_tests(TargetChoice::default());
+        let plan = plan?;
+        apply(&plan, &written, target.path());
+        let dir = target.path().join(layout::AGENTS);
+        let file = std::fs::read_dir(dir).unwrap().next().unwrap().unwrap().path();
+        let agent: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        Ok(agent.get("model").and_then(Value::as_str).map(str::to_string))
+    };
+    let choose = |model: Option<&str>, provider: Option<&str>| TargetChoice {
+        model: model.map(str::to_string),
+        provider: provider.map(str::to_string),
+        allow_untested: false,
+    };
+    assert_eq!(agent_model(choose(Some("llama-cpp/m1"), None)).unwrap().as_deref(), Some("llama-cpp/m1"));
+    assert_eq!(agent_model(choose(Some("m1"), Some("openai"))).unwrap().as_deref(), Some("openai/m1"));
+    assert_eq!(agent_model(choose(Some("openai/m1"), Some("openai"))).unwrap().as_deref(), Some("openai/m1"));
+    let err = format!("{:?}", agent_model(choose(Some("anthropic/m1"), Some("openai"))).unwrap_err());
+    assert!(err.contains("another provider"), "{err}");
+    let err = format!("{:?}", agent_model(choose(None, Some("openai"))).unwrap_err());
+    assert!(err.contains("give --model too"), "{err}");
+}
+
+fn record(id: &str, body: Body) -> Record {
+    Record { id: id.into(), body, parent: None, ts: Some("2026-11-30T04:05:52.000Z".into()), agent: None, src: None }
+}
+
+#[test]
+fn another_harness_reasoning_is_text_and_what_cannot_be_carried_is_named() {
+    let meta = Meta {
+        schema: trajhost_codec_sdk::canonical::SCHEMA.into(),
+        harness: "claude-code".into(),
+        native_id: "s1".into(),
+        started_at: Some("2026-11-30T04:05:50.000Z".into()),
+        cwd: Some(CWD.into()),
+        title: Some("Read a file".into()),
+        ..Meta::default()
+    };
+    let records = vec![
+        record("m", Body::Meta(meta)),
+        record("s", Body::System { text: "You are Claude Code.".into() }),
+        record("u", Body::User { text: "Read hello.txt".into(), attachments: vec![] }),
+        record(
+            "r",
+            Body::Reasoning(Reasoning {
+                text: Some("Let me look.".into()),
+                opaque: Some("sig".into()),
+                encrypted: false,
+            }),
+        ),
+        record("r2", Body::Reasoning(Reasoning { text: None, opaque: Some("enc".into()), encrypted: true })),
+        record(
+            "a",
+            Body::Assistant(Assistant {
+                text: "Reading.".into(),
+                model: Some("claude-x".into()),
+                usage: Some(Usage {
+                    input: Some(10),
+                    output: Some(5),
+                    reasoning: Some(3),
+                    cost_usd: Some(0.25),
+                    ..Usage::default()
+                }),
+                ..Assistant::default()
+            }),
+        ),
+        record("c", Body::ToolCall { call_id: "toolu_1".into(), name: "Read".into(), arguments: json!("hello.txt") }),
+        record("o", Body::Observation { subtype: "hook".into(), text: Some("ran".into()) }),
+        record("t", Body::ToolResult { call_id: "toolu_1".into(), content: "PAPAYA-42".into(), ok: None }),
+        record("t2", Body::ToolResult { call_id: "toolu_9".into(), content: "lost".into(), ok: Some(true) }),
+        record(
+            "c3",
+            Body::ToolCall { call_id: "toolu_3".into(), name: "Bash".into(), arguments: json!({"command": "false"}) },
+        ),
+        record("t3", Body::ToolResult { call_id: "toolu_3".into(), content: "exit 1".into(), ok: Some(false) }),
+        record("a2", Body::Assistant(Assistant { text: "The word is PAPAYA-42.".into(), ..Assistant::default() })),
+        record("k", Body::Compaction { summary: "Earlier: read a file.".into(), trigger: None }),
+        record("u2", Body::User { text: "Again?".into(), attachments: vec![] }),
+    ];
+    let (_target, written, plan, back) = installed(&kit::document(&records));
+    // The title is the conversation's summary.
+    assert_eq!(back.meta().title.as_deref(), Some("Read a file"));
+    let not_carried: Vec<&str> =
+        written.diagnostics.iter().filter(|d| d.code == "not-carried").map(|d| d.detail.as_str()).collect();
+    for what in ["system-prompt", "opaque-reasoning", "observation/hook", "orphan-tool-result"] {
+        assert!(not_carried.contains(&what), "{what} in {not_carried:?}");
+    }
+    assert_eq!(users(&back.records), ["Read hello.txt", "Again?"]);
+    let reasoning = kit::reasonings(&back.records);
+    assert_eq!(reasoning.len(), 1);
+    assert_eq!(reasoning[0].text.as_deref(), Some("Let me look."));
+    assert_eq!(reasoning[0].opaque, None, "another harness's signature is not written");
+    assert_eq!(calls(&back)[0], ("toolu_1".to_string(), "Read".to_string(), json!({"input": "hello.txt"})));
+    assert_eq!(tool_results(&back.records), [("toolu_1", "PAPAYA-42", Some(true)), ("toolu_3", "exit 1", Some(false))]);
+    let texts: Vec<&str> = assistants(&back.records).iter().map(|a| a.text.as_str()).collect();
+    // A response of tool calls only reads back with an empty text, as Letta Code's own do.
+    assert_eq!(texts, ["Reading.", "", "The word is PAPAYA-42."]);
+    assert_eq!(assistants(&back.records)[0].model.as_deref(), Some("claude-x"));
+    let usage = assistants(&back.records)[0].usage.clone().unwrap();
+    assert_eq!((usage.input, usage.output, usage.cost_usd, usage.reasoning), (Some(10), Some(5), Some(0.25), None));
+    assert!(not_carried.contains(&"usage.reasoning"));
+    assert_eq!(assistants(&back.records)[2].usage, None, "none recorded: none read back");
+    assert_eq!(assistants(&back.records)[2].model.as_deref(), Some("unknown"));
+    let compactions: Vec<&Record> = back.records.iter().filter(|r| matches!(r.body, Body::Compaction { .. })).collect();
+    assert_eq!(compactions.len(), 1);
+    // Letta Code keeps in context what follows the last compaction.
+    let target = _target.path();
+    let conversation: Value = serde_json::from_slice(
+        &std::fs::read(target.join(layout::conversation_file(&plan.native_id, "conversation.json"))).unwrap(),
+    )
+    .unwrap();
+    let ids = conversation["in_context_message_ids"].as_array().unwrap();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+}
+
+#[test]
+fn a_chosen_id_is_used_and_a_bad_one_refused() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let chosen = WriteOptions { native_id: Some("conv-mine_1".into()), ..options(None) };
+    let written = write(&source.document, chosen);
+    assert_eq!(written.native_id, "conv-mine_1");
+    assert_eq!(written.chunks[0].path, layout::conversation_file("conv-mine_1", MESSAGES));
+    for bad in ["default", "a/b", "", "sp ace"] {
+        let err = LettaCode::write(WriteOptions { native_id: Some(bad.into()), ..options(None) }).err();
+        assert!(err.is_some(), "{bad:?} accepted");
+    }
+    // prepare holds the export to the id it was asked for.
+    let target = tempfile::tempdir().unwrap();
+    let err = kit_prepare(
+        &written,
+        target.path(),
+        WriteOptions { native_id: Some("conv-other".into()), ..options(Some(target.path())) },
+    )
+    .unwrap_err();
+    assert!(format!("{err:?}").contains("not the requested conv-other"), "{err:?}");
+}
+
+#[test]
+fn the_same_document_gives_the_same_bytes() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let a = write(&source.document, options(None));
+    let b = write(&source.document, options(None));
+    assert_eq!(a.native_id, b.native_id);
+    assert_eq!(a.chunks[0].bytes, b.chunks[0].bytes);
+    let other = kit::read::<LettaCode>(&fixture("parallel"), LOCATOR);
+    assert_ne!(write(&other.document, options(None)).native_id, a.native_id);
+}
+
+#[test]
+fn a_store_written_by_an_untested_letta_code_needs_allow_untested() {
+    let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
+    let written = write(&source.document, options(None));
+    let target = kit::copy_of(&fixture("simple"));
+    let messages = target.path().join(LOCATOR);
+    let text = std::fs::read_to_string(&messages)
+        .unwrap()
+        .replace("**Letta Code version**: 0.25.9", "**Letta Code version**: 0.27.1");
+    std::fs::write(&messages, text).unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("Letta Code 0.27.1") && err.contains("0.25.9") && err.contains("--allow-untested"), "{err}");
+    assert!(err.contains(LOCATOR), "{err}");
+    target::set_for_tests(TargetChoice { allow_untested: true, ..TargetChoice::default() });
+    let plan = prepare(&written, target.path());
+    let reported = target::reported_untested();
+    target::set_for_tests(TargetChoice::default());
+    assert!(plan.is_ok(), "{plan:?}");
+    let reported = reported.expect("reported untested");
+    assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("0.27.1"), "0.25.9"));
+    // A 0.25 store needs nothing.
+    assert!(prepare(&written, kit::copy_of(&fixture("parallel")).path()).is_ok());
+}
