@@ -34,8 +34,12 @@
 //!   `response_id`, as OpenHands records them); `prompt_tokens` counts cache
 //!   reads and writes, as LiteLLM's does.
 //!
+//! - `compaction` → `Condensation` forgetting every event before it but the
+//!   system prompt, its summary inserted after the system prompt
+//!   (`summary_offset` 1): the view OpenHands' condenser leaves.
+//!
 //! Not carried, each named in a `not-carried` diagnostic: `system` (another
-//! harness's prompt), `attachments`, `compaction`, `observation/<subtype>`,
+//! harness's prompt), `attachments`, `compaction-trigger`, `observation/<subtype>`,
 //! `stop-reason`, `subagent-transcript`, `orphan-tool-result`,
 //! `duplicate-tool-result`, `extra-reasoning-item`, `unknown-kind/<kind>`. A
 //! call without a result gets an `AgentErrorEvent` saying so (`placeholder`),
@@ -93,6 +97,9 @@ pub struct Writer {
     event_ids: BTreeSet<String>,
     response_ids: BTreeSet<String>,
     usages: Vec<(String, String, Usage)>,
+    /// Ids a condensation forgets (every model-visible event but the system
+    /// prompt).
+    forgettable: Vec<String>,
     model: Option<String>,
     last_user: Option<String>,
     last_ms: Option<i64>,
@@ -147,6 +154,7 @@ impl Writer {
             event_ids: BTreeSet::new(),
             response_ids: BTreeSet::new(),
             usages: Vec::new(),
+            forgettable: Vec::new(),
             model: None,
             last_user: None,
             last_ms: None,
@@ -225,6 +233,9 @@ impl Writer {
     }
 
     fn emit(&mut self, id: &str, event: Value) -> Result<(), CodecError> {
+        if !matches!(event["kind"].as_str(), Some("SystemPromptEvent" | "Condensation")) {
+            self.forgettable.push(id.to_string());
+        }
         let name = format!("event-{:05}-{id}.json", self.index);
         self.index += 1;
         let path = join(&join(&self.conv().dir, EVENTS), &name);
@@ -366,11 +377,45 @@ impl Writer {
             Body::Observation { subtype, .. } => {
                 self.not_carried(&format!("observation/{subtype}"));
             }
-            Body::Compaction { .. } => {
+            Body::Compaction { summary, trigger } => {
                 self.flush()?;
-                self.not_carried("compaction");
+                if trigger.is_some() {
+                    self.not_carried("compaction-trigger");
+                }
+                self.condensation(&record.id, &summary, ms)?;
             }
         }
+        Ok(())
+    }
+
+    /// A `Condensation` that forgets everything written so far but the
+    /// system prompt (and calls still waiting for their result) and puts the
+    /// summary right after the system prompt: what OpenHands' own condenser
+    /// records, so the resumed view is the compacted one.
+    fn condensation(&mut self, key: &str, summary: &str, ms: Option<i64>) -> Result<(), CodecError> {
+        let open: BTreeSet<&str> = self
+            .calls
+            .iter()
+            .filter(|(call, _)| !self.answered.contains(*call))
+            .map(|(_, (action, _))| action.as_str())
+            .collect();
+        let forgotten: Vec<String> =
+            self.forgettable.iter().filter(|id| !open.contains(id.as_str())).cloned().collect();
+        self.forgettable.retain(|id| open.contains(id.as_str()));
+        let id = self.event_id(key);
+        let timestamp = self.stamp(ms);
+        let response_id = self.response_id(&Response { key: key.to_string(), ..Default::default() });
+        let event = json!({
+            "id": id, "timestamp": timestamp, "source": "environment",
+            "forgotten_event_ids": forgotten,
+            "summary": summary,
+            "summary_offset": 1,
+            "llm_response_id": response_id,
+            "kind": "Condensation",
+        });
+        self.emit(&id, event)?;
+        // The summary OpenHands inserts is forgotten by a later condensation.
+        self.forgettable.push(format!("{id}-summary"));
         Ok(())
     }
 

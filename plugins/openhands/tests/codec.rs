@@ -851,3 +851,43 @@ fn prepare_applies_a_chosen_model_and_refuses_a_provider_alone() {
     assert!(format!("{err:?}").contains("give --model too"), "{err:?}");
     set_for_tests(TargetChoice::default());
 }
+
+#[test]
+fn a_compaction_becomes_a_condensation_that_forgets_what_came_before() {
+    let mut doc = foreign_document();
+    doc.push_str(&format!(
+        "{}\n{}\n",
+        json!({"id":"r8","kind":"tool_result","call_id":"toolu_2","content":"x's text","src":{"file":"f","offset":8,"len":1}}),
+        json!({"id":"r9","kind":"compaction","summary":"Earlier: listed files.","trigger":"auto","src":{"file":"f","offset":9,"len":1}}),
+    ));
+    doc.push_str(&format!(
+        "{}\n",
+        json!({"id":"r10","kind":"user","text":"go on","src":{"file":"f","offset":10,"len":1}})
+    ));
+    let written = write(&doc, no_options());
+    let events: Vec<Value> = written
+        .artifacts
+        .iter()
+        .filter(|a| a.path.contains("/events/"))
+        .map(|a| serde_json::from_slice(&a.bytes).unwrap())
+        .collect();
+    let at = events.iter().position(|e| e["kind"] == "Condensation").unwrap();
+    let condensation = &events[at];
+    let forgotten: BTreeSet<&str> =
+        condensation["forgotten_event_ids"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let before: BTreeSet<&str> = events[1..at].iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(forgotten, before, "everything but the system prompt");
+    assert_eq!(condensation["summary_offset"], 1);
+    let (_tmp, back) = read_back(&written);
+    let compactions: Vec<&str> = back
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Compaction { summary, .. } => Some(summary.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(compactions, ["Earlier: listed files."]);
+    assert_eq!(users(&back.records), ["list the files", "go on"]);
+    assert!(written.diagnostics.iter().any(|d| d.detail == "compaction-trigger"));
+}
