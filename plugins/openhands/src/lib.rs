@@ -12,18 +12,24 @@
 //! `base_state.json`, discovery facts), [`discover`], [`records`] (event
 //! kinds → canonical, [`KNOWN_EVENT_KINDS`]), [`read`].
 //!
-//! Writing (`write`, `prepare`) is not implemented.
+//! Writing: [`write`] (a canonical session → event files and
+//! `base_state.json`, streamed) and [`prepare`] (the install plan, checks
+//! of the target's store, the resume command).
 
 pub mod clock;
 pub mod discover;
 pub mod layout;
+pub mod prepare;
 pub mod read;
 pub mod records;
 pub mod store;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use records::{Handling, KNOWN_EVENT_KINDS};
 
@@ -47,7 +53,7 @@ impl Codec for OpenHands {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: NATIVE_VERSION_SOURCE.into(),
             reads: vec!["openhands-event-json".into()],
-            writes: Vec::new(),
+            writes: vec![write::FORMAT.into()],
             session_globs: vec![format!("{}/*/{}", layout::CONVERSATIONS, layout::BASE_STATE)],
             canonical_schema: SCHEMA.into(),
         }
@@ -63,6 +69,21 @@ impl Codec for OpenHands {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first, so a choice is never ignored.
+        let choice = prepare::target_choice();
+        prepare::prepare(artifacts, export, target, &options, &choice)
     }
 }
 

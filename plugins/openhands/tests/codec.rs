@@ -162,7 +162,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=1.0.0, <2.0.0");
     assert!(info.native_version_source.contains("nothing in the store records a version"));
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["openhands-event-json".to_string()]);
     assert_eq!(info.session_globs, vec![".openhands/conversations/*/base_state.json".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }
@@ -527,4 +527,367 @@ fn a_locator_outside_the_layout_is_refused() {
             "{bad}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// write and prepare
+
+use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CopyArtifact, CreateFile};
+use trajhost_codec_sdk::canonical::Record;
+use trajhost_codec_sdk::target::{TargetChoice, set_for_tests};
+use trajhost_codec_sdk::{CodecError, Operation, Plan, Severity, WriteOptions, WrittenFiles};
+
+fn no_options() -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: None }
+}
+
+fn write(document: &str, options: WriteOptions) -> WrittenFiles {
+    trajhost_codec_sdk::write_document::<OpenHands>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+fn state_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
+    written.artifacts.iter().find(|a| a.path.ends_with("/base_state.json")).expect("a base_state.json")
+}
+
+/// Puts written artifacts into a fresh home and reads the conversation back.
+fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
+    let tmp = tempfile::tempdir().unwrap();
+    for artifact in &written.artifacts {
+        let path = tmp.path().join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &artifact.bytes).unwrap();
+    }
+    let back = read(tmp.path(), &state_artifact(written).path);
+    (tmp, back)
+}
+
+/// What must survive a round trip, in order: texts, calls with ids and
+/// arguments, results with ids, content and outcome, reasoning, usage.
+fn essentials(records: &[Record]) -> Vec<Value> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::User { text, .. } => Some(json!(["user", text])),
+            Body::Assistant(a) if !a.text.is_empty() || a.usage.is_some() => {
+                Some(json!(["assistant", a.text, a.model, serde_json::to_value(&a.usage).unwrap()]))
+            }
+            Body::ToolCall { call_id, name, arguments } => Some(json!(["call", call_id, name, arguments])),
+            Body::ToolResult { call_id, content, ok } => Some(json!(["result", call_id, content, ok])),
+            Body::Reasoning(x) => Some(json!(["reasoning", x.text, x.opaque, x.encrypted])),
+            Body::System { text } => Some(json!(["system", text])),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn write_then_read_keeps_every_scenario() {
+    for name in all_scenarios() {
+        let source = read_scenario(&name);
+        let written = write(&source.document, no_options());
+        assert_ne!(written.native_id, id_of(&name), "{name}: a fresh conversation id");
+        assert_eq!(written.native_id.len(), 32, "{name}");
+        let (_tmp, back) = read_back(&written);
+        assert_eq!(back.meta().native_id, written.native_id, "{name}");
+        assert_eq!(back.meta().cwd.as_deref(), Some("/home/user/project"), "{name}");
+        let (a, b) = (essentials(&source.records), essentials(&back.records));
+        assert!(a.iter().any(|v| v[0] == "call") && a.iter().any(|v| v[0] == "result"), "{name}: {a:?}");
+        assert_eq!(a, b, "{name}");
+        // An OpenHands conversation loses nothing but its stop reasons.
+        let lost: Vec<&str> =
+            written.diagnostics.iter().filter(|d| d.code == "not-carried").map(|d| d.detail.as_str()).collect();
+        assert!(lost.is_empty(), "{name}: {lost:?}");
+        assert!(back.diagnostics.iter().all(|d| d.severity == Severity::Info), "{name}: {:?}", back.diagnostics);
+    }
+}
+
+#[test]
+fn write_streams_and_names_events_as_openhands_does() {
+    let source = read_scenario("parallel");
+    let mut writer = OpenHands::write(no_options()).unwrap();
+    let mut pieces = 0;
+    for line in source.document.split_inclusive('\n') {
+        pieces += writer.push(line).unwrap().len();
+    }
+    let rest = writer.finish().unwrap();
+    assert!(pieces >= 5, "events come out as they are complete ({pieces})");
+    assert_eq!(
+        rest.chunks.last().unwrap().path,
+        format!(".openhands/conversations/{}/base_state.json", rest.native_id)
+    );
+
+    let written = write(&source.document, no_options());
+    let again = write(&source.document, no_options());
+    let bytes = |w: &WrittenFiles| w.artifacts.iter().map(|a| (a.path.clone(), a.bytes.clone())).collect::<Vec<_>>();
+    assert_eq!(bytes(&written), bytes(&again), "the same document gives the same bytes");
+    let events: Vec<&trajhost_codec_sdk::Artifact> =
+        written.artifacts.iter().filter(|a| a.path.contains("/events/")).collect();
+    for (i, event) in events.iter().enumerate() {
+        let name = event.path.rsplit('/').next().unwrap();
+        let (index, id) = trajhost_codec_openhands::layout::event_file(name).unwrap();
+        assert_eq!(index, i as u64, "{name}");
+        assert!(id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'), "{name}");
+        let v: Value = serde_json::from_slice(&event.bytes).unwrap();
+        assert_eq!(v["id"], json!(id), "{name}");
+    }
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|e| serde_json::from_slice::<Value>(&e.bytes).unwrap()["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "SystemPromptEvent",
+            "MessageEvent",
+            "ActionEvent",
+            "ActionEvent",
+            "ObservationEvent",
+            "ObservationEvent",
+            "MessageEvent"
+        ]
+    );
+    // The two calls are one response; neither can be run again on resume.
+    let actions: Vec<Value> = events[2..4].iter().map(|e| serde_json::from_slice(&e.bytes).unwrap()).collect();
+    assert_eq!(actions[0]["llm_response_id"], actions[1]["llm_response_id"]);
+    assert!(actions.iter().all(|a| a.get("action").is_none() && a["tool_call"]["arguments"].is_string()));
+    let observation: Value = serde_json::from_slice(&events[4].bytes).unwrap();
+    assert_eq!(observation["observation"]["kind"], "MCPToolObservation");
+    let action_ids: BTreeSet<&str> = actions.iter().map(|a| a["id"].as_str().unwrap()).collect();
+    assert!(action_ids.contains(observation["action_id"].as_str().unwrap()));
+    let state: Value = serde_json::from_slice(&state_artifact(&written).bytes).unwrap();
+    assert_eq!(state["id"].as_str().unwrap().replace('-', ""), written.native_id);
+    assert_eq!(state["stats"]["usage_to_metrics"]["agent"]["token_usages"].as_array().unwrap().len(), 2);
+}
+
+/// A Claude-Code-like conversation: a system prompt, reasoning, a failed
+/// call, an observation, an unanswered call.
+fn foreign_document() -> String {
+    let lines = [
+        json!({"id":"s1","kind":"meta","schema":"trajhost.canonical/0.1","harness":"claude-code","native_id":"s1","cwd":"/w","started_at":"2026-11-30T04:05:50.000Z"}),
+        json!({"id":"r0","kind":"system","text":"You are Claude Code.","src":{"file":"f","offset":0,"len":1}}),
+        json!({"id":"r1","kind":"user","text":"list the files","attachments":[{"kind":"image"}],"ts":"2026-11-30T04:05:51.000Z","src":{"file":"f","offset":1,"len":1}}),
+        json!({"id":"r2","kind":"reasoning","text":"Let me look.","opaque":"sig-1","encrypted":false,"src":{"file":"f","offset":2,"len":1}}),
+        json!({"id":"r3","kind":"assistant","text":"Listing.","model":"claude-x","message_id":"msg_1","usage":{"input":10,"output":5,"cache_read":3},"src":{"file":"f","offset":3,"len":1}}),
+        json!({"id":"toolu_1","kind":"tool_call","call_id":"toolu_1","name":"Bash","arguments":{"command":"ls"},"src":{"file":"f","offset":4,"len":1}}),
+        json!({"id":"r5","kind":"tool_result","call_id":"toolu_1","content":"ls: denied","ok":false,"src":{"file":"f","offset":5,"len":1}}),
+        json!({"id":"r6","kind":"observation","subtype":"mode","text":"plan","src":{"file":"f","offset":6,"len":1}}),
+        json!({"id":"toolu_2","kind":"tool_call","call_id":"toolu_2","name":"Read","arguments":{"path":"x"},"src":{"file":"f","offset":7,"len":1}}),
+    ];
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn write_from_another_harness_names_what_does_not_carry() {
+    let written = write(&foreign_document(), no_options());
+    let lost: BTreeSet<&str> =
+        written.diagnostics.iter().filter(|d| d.code == "not-carried").map(|d| d.detail.as_str()).collect();
+    for what in ["system", "attachments", "observation/mode", "placeholder (a tool call without a result)"] {
+        assert!(lost.contains(what), "{what}: {lost:?}");
+    }
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(users(&back.records), ["list the files"]);
+    let results = tool_results(&back.records);
+    assert_eq!(results[0], ("toolu_1", "ls: denied", Some(false)));
+    assert_eq!(results[1].0, "toolu_2", "the unanswered call is answered with an error");
+    assert_eq!(results[1].2, Some(false));
+    let reasoning: Vec<&trajhost_codec_sdk::canonical::Reasoning> = kit::reasonings(&back.records);
+    assert_eq!(reasoning.len(), 1);
+    assert_eq!((reasoning[0].text.as_deref(), reasoning[0].opaque.as_deref()), (Some("Let me look."), Some("sig-1")));
+    let a = assistants(&back.records);
+    let listing = a.iter().find(|a| a.text == "Listing.").unwrap();
+    let usage = listing.usage.as_ref().unwrap();
+    assert_eq!((usage.input, usage.output, usage.cache_read), (Some(10), Some(5), Some(3)));
+    // The system prompt is trajhost's, naming where the conversation came from.
+    let system: Vec<&str> = back
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::System { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(system.len(), 1);
+    assert!(system[0].contains("(claude-code)") && !system[0].contains("Claude Code."), "{system:?}");
+}
+
+#[test]
+fn write_takes_the_native_id_and_refuses_one_that_is_no_uuid() {
+    let id = "0123456789abcdef0123456789abcdef";
+    let options = WriteOptions { native_id: Some(id.into()), ..no_options() };
+    assert_eq!(write(&foreign_document(), options).native_id, id);
+    let options = WriteOptions { native_id: Some("s1".into()), ..no_options() };
+    let err = trajhost_codec_sdk::write_document::<OpenHands>(&foreign_document(), options).unwrap_err();
+    assert!(format!("{err:?}").contains("not a UUID"), "{err:?}");
+}
+
+fn prepare(written: &WrittenFiles, target: &Path, options: WriteOptions) -> Result<Plan, CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<OpenHands>(written.artifacts.clone(), &Dir::native(target), options)
+}
+
+fn target_options(target: &Path) -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: Some(target.to_string_lossy().into_owned()) }
+}
+
+/// Applies a plan the way the host does (files created, artifacts copied).
+fn execute(plan: &Plan, written: &WrittenFiles, home: &Path) {
+    for op in &plan.operations {
+        let (path, bytes) = match op {
+            Operation::CreateFile(CreateFile { path, bytes }) => (path, bytes.clone()),
+            Operation::CopyArtifact(CopyArtifact { artifact, path }) => {
+                (path, written.artifacts.iter().find(|a| a.path == *artifact).unwrap().bytes.clone())
+            }
+            other => panic!("unexpected operation {other:?}"),
+        };
+        let path = home.join(path);
+        assert!(!path.exists(), "plan overwrites {}", path.display());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() { walk(&p, out) } else { out.push((p.clone(), std::fs::read(&p).unwrap())) }
+        }
+    }
+    let mut out = Vec::new();
+    walk(home, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn prepare_into_a_fresh_home() {
+    set_for_tests(TargetChoice::default());
+    let written = write(&read_scenario("simple").document, no_options());
+    let target = tempfile::tempdir().unwrap();
+    let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
+    assert_eq!(plan.native_id, written.native_id);
+    let home = target.path().to_string_lossy().into_owned();
+    assert_eq!(
+        plan.resume_command.as_deref().unwrap(),
+        format!(
+            "cd /home/user/project && HOME={home} openhands --resume {} --headless --json --override-with-envs \
+             --exit-without-confirmation -t \"<prompt>\"",
+            written.native_id
+        )
+    );
+    execute(&plan, &written, target.path());
+    let dir = target.path().join(format!(".openhands/conversations/{}", written.native_id));
+    let state: Value = serde_json::from_slice(&std::fs::read(dir.join("base_state.json")).unwrap()).unwrap();
+    assert_eq!(state["persistence_dir"], json!(dir.to_string_lossy()));
+    assert_eq!(state["workspace"]["working_dir"], "/home/user/project");
+    let session = only_session(target.path());
+    assert_eq!(session.native_id, written.native_id);
+    let back = read(target.path(), &session.locator);
+    assert_eq!(essentials(&back.records), essentials(&read_scenario("simple").records));
+    // A second prepare is refused: the conversation is never overwritten.
+    let err = prepare(&written, target.path(), target_options(target.path())).unwrap_err();
+    assert!(format!("{err:?}").contains("already exists"), "{err:?}");
+}
+
+#[test]
+fn prepare_into_a_home_with_conversations_adds_only_its_folder() {
+    set_for_tests(TargetChoice::default());
+    let target = copy_of("simple");
+    std::fs::create_dir_all(target.path().join(".openhands/conversations")).unwrap();
+    kit::copy_dir(&home("parallel").join(".openhands/conversations"), &target.path().join(".openhands/conversations"));
+    let before = snapshot(target.path());
+    let written = write(&foreign_document(), no_options());
+    let options = WriteOptions { cwd: Some("/elsewhere".into()), ..target_options(target.path()) };
+    let plan = prepare(&written, target.path(), options).unwrap();
+    assert!(plan.resume_command.as_deref().unwrap().starts_with("cd /elsewhere && HOME="));
+    execute(&plan, &written, target.path());
+    let after = snapshot(target.path());
+    let prefix = target.path().join(format!(".openhands/conversations/{}", written.native_id));
+    let kept: Vec<&(PathBuf, Vec<u8>)> = after.iter().filter(|(p, _)| !p.starts_with(&prefix)).collect();
+    assert_eq!(kept.len(), before.len());
+    assert!(kept.iter().zip(&before).all(|(a, b)| *a == b), "the other conversations stay byte-identical");
+    let found = OpenHands::discover(&Dir::native(target.path())).unwrap().sessions;
+    assert_eq!(found.len(), 3);
+    let ours = found.iter().find(|s| s.native_id == written.native_id).unwrap();
+    assert_eq!(ours.cwd.as_deref(), Some("/elsewhere"));
+}
+
+#[test]
+fn prepare_refuses_a_store_it_does_not_know() {
+    set_for_tests(TargetChoice::default());
+    let written = write(&foreign_document(), no_options());
+    // A conversation whose base_state.json lacks the agent.
+    let target = copy_of("simple");
+    let id = id_of("simple");
+    let state_path = target.path().join(format!(".openhands/conversations/{id}/base_state.json"));
+    let mut state: Value = serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    state.as_object_mut().unwrap().remove("agent");
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    let err = format!("{:?}", prepare(&written, target.path(), target_options(target.path())).unwrap_err());
+    assert!(err.contains(&format!("{id}/base_state.json")) && err.contains("`agent.kind` is missing"), "{err}");
+    // An event file named another way.
+    let target = copy_of("simple");
+    std::fs::write(target.path().join(format!(".openhands/conversations/{id}/events/7.json")), "{}").unwrap();
+    let err = format!("{:?}", prepare(&written, target.path(), target_options(target.path())).unwrap_err());
+    assert!(err.contains("events/7.json") && err.contains("not an event-"), "{err}");
+    // A conversations path that is a file.
+    let target = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(target.path().join(".openhands")).unwrap();
+    std::fs::write(target.path().join(".openhands/conversations"), "").unwrap();
+    assert!(prepare(&written, target.path(), target_options(target.path())).is_err());
+}
+
+#[test]
+fn prepare_applies_a_chosen_model_and_refuses_a_provider_alone() {
+    let written = write(&foreign_document(), no_options());
+    let target = tempfile::tempdir().unwrap();
+    set_for_tests(TargetChoice { model: Some("gpt-x".into()), provider: Some("openai".into()), allow_untested: false });
+    let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
+    assert!(plan.resume_command.as_deref().unwrap().contains(" LLM_MODEL=openai/gpt-x openhands --resume "));
+    let Some(Operation::CreateFile(state)) = plan.operations.last() else { panic!("base_state.json last") };
+    let state: Value = serde_json::from_slice(&state.bytes).unwrap();
+    assert_eq!(state["agent"]["llm"]["model"], "openai/gpt-x");
+    set_for_tests(TargetChoice { model: None, provider: Some("openai".into()), allow_untested: false });
+    let err = prepare(&written, target.path(), target_options(target.path())).unwrap_err();
+    assert!(format!("{err:?}").contains("give --model too"), "{err:?}");
+    set_for_tests(TargetChoice::default());
+}
+
+#[test]
+fn a_compaction_becomes_a_condensation_that_forgets_what_came_before() {
+    let mut doc = foreign_document();
+    doc.push_str(&format!(
+        "{}\n{}\n",
+        json!({"id":"r8","kind":"tool_result","call_id":"toolu_2","content":"x's text","src":{"file":"f","offset":8,"len":1}}),
+        json!({"id":"r9","kind":"compaction","summary":"Earlier: listed files.","trigger":"auto","src":{"file":"f","offset":9,"len":1}}),
+    ));
+    doc.push_str(&format!(
+        "{}\n",
+        json!({"id":"r10","kind":"user","text":"go on","src":{"file":"f","offset":10,"len":1}})
+    ));
+    let written = write(&doc, no_options());
+    let events: Vec<Value> = written
+        .artifacts
+        .iter()
+        .filter(|a| a.path.contains("/events/"))
+        .map(|a| serde_json::from_slice(&a.bytes).unwrap())
+        .collect();
+    let at = events.iter().position(|e| e["kind"] == "Condensation").unwrap();
+    let condensation = &events[at];
+    let forgotten: BTreeSet<&str> =
+        condensation["forgotten_event_ids"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let before: BTreeSet<&str> = events[1..at].iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(forgotten, before, "everything but the system prompt");
+    assert_eq!(condensation["summary_offset"], 1);
+    let (_tmp, back) = read_back(&written);
+    let compactions: Vec<&str> = back
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Compaction { summary, .. } => Some(summary.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(compactions, ["Earlier: listed files."]);
+    assert_eq!(users(&back.records), ["list the files", "go on"]);
+    assert!(written.diagnostics.iter().any(|d| d.detail == "compaction-trigger"));
 }
