@@ -62,7 +62,7 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<Line>, CodecError> {
         if !entry.is_object() {
             return Err(CodecError::Malformed(format!("{file}: line at byte {at} is not an object")));
         }
-        out.push(Line { offset: at, len: line.len() as u64, entry });
+        out.push(Line { offset: at, len: raw.len() as u64, entry });
     }
     match out.first() {
         Some(first) if first.entry.get("type").and_then(Json::as_str) == Some("session") => Ok(out),

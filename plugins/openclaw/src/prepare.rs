@@ -334,7 +334,7 @@ pub fn check_schema(database: &Database, db: &str, allow_untested: bool) -> Resu
     match (&row[0], &row[1]) {
         (Value::Text(role), Value::Integer(SCHEMA_VERSION)) if role == "agent" => {}
         (role, version) => {
-            return Err(unknown(format!("schema_meta role {role:?}, schema_version {version:?}")));
+            return Err(unknown(format!("schema_meta role {}, schema_version {}", show(role), show(version))));
         }
     }
     let app = match &row[2] {
@@ -352,6 +352,17 @@ pub fn check_schema(database: &Database, db: &str, allow_untested: bool) -> Resu
         target::untested(app, TESTED_APP_VERSION);
     }
     Ok(())
+}
+
+/// A value as SQL would print it.
+fn show(value: &Value) -> String {
+    match value {
+        Value::Null => "NULL".into(),
+        Value::Integer(i) => i.to_string(),
+        Value::Real(f) => f.to_string(),
+        Value::Text(s) => format!("'{s}'"),
+        Value::Blob(b) => format!("a blob of {} bytes", b.len()),
+    }
 }
 
 /// Refuses a session id the database already has.
