@@ -161,8 +161,11 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=2026.6.0, <2028.0.0");
     assert!(info.native_version_source.contains("app_version"));
-    assert!(info.writes.is_empty());
-    assert_eq!(info.session_globs, vec![".openclaw/agents/*/agent/openclaw-agent.sqlite".to_string()]);
+    assert_eq!(info.writes, ["openclaw-transcript-export-jsonl"]);
+    assert_eq!(
+        info.session_globs,
+        [".openclaw/agents/*/agent/openclaw-agent.sqlite", ".openclaw/agents/main/agent/trajhost-export/*.jsonl"]
+    );
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }
 
