@@ -34,9 +34,10 @@ pub fn file_path(id: &str) -> String {
 
 /// Whether `locator` names an export file.
 pub fn is_export(locator: &str) -> bool {
-    locator.strip_prefix(EXPORT_DIR).and_then(|r| r.strip_prefix('/')).is_some_and(|name| {
-        name.ends_with(".jsonl") && !name.contains('/') && name.len() > ".jsonl".len()
-    })
+    locator
+        .strip_prefix(EXPORT_DIR)
+        .and_then(|r| r.strip_prefix('/'))
+        .is_some_and(|name| name.ends_with(".jsonl") && !name.contains('/') && name.len() > ".jsonl".len())
 }
 
 /// One parsed line: its byte range and its entry.

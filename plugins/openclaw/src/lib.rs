@@ -114,7 +114,7 @@ impl Codec for OpenClaw {
         if export::is_export(locator) {
             return Ok(Reader::Export(export::Reader::open(home, locator, &options)?));
         }
-        Ok(Reader::Database(read::Reader::open(home, locator, &options)?))
+        Ok(Reader::Database(Box::new(read::Reader::open(home, locator, &options)?)))
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
@@ -134,7 +134,7 @@ impl Codec for OpenClaw {
 
 /// A session being read: from an agent database, or from an export file.
 pub enum Reader {
-    Database(read::Reader),
+    Database(Box<read::Reader>),
     Export(export::Reader),
 }
 

@@ -68,10 +68,7 @@ pub fn schema_statements() -> Vec<String> {
 
 /// Tables written and read, with every column 2026.9.6 declares.
 pub const KNOWN_COLUMNS: &[(&str, &[&str])] = &[
-    (
-        "schema_meta",
-        &["meta_key", "role", "schema_version", "agent_id", "app_version", "created_at", "updated_at"],
-    ),
+    ("schema_meta", &["meta_key", "role", "schema_version", "agent_id", "app_version", "created_at", "updated_at"]),
     ("session_key_contract", &["id", "main_key", "canonical_ready", "updated_at"]),
     (
         "session_nodes",
@@ -248,7 +245,14 @@ pub fn prepare(artifacts: Vec<Artifact>, target_dir: &Dir, options: &WriteOption
         let key = main_node(&database, &db)?;
         session_tables(&session, &key, model.as_ref())
             .into_iter()
-            .map(|t| Operation::InsertRows(InsertRows { database: db.clone(), table: t.table, columns: t.columns, rows: t.rows }))
+            .map(|t| {
+                Operation::InsertRows(InsertRows {
+                    database: db.clone(),
+                    table: t.table,
+                    columns: t.columns,
+                    rows: t.rows,
+                })
+            })
             .collect()
     } else {
         let key = format!("agent:{AGENT}:main");
@@ -314,8 +318,7 @@ pub fn check_schema(database: &Database, db: &str, allow_untested: bool) -> Resu
             return Err(unknown(format!("no table {table}")));
         }
         let missing: Vec<&str> = known.iter().copied().filter(|c| !present.contains(*c)).collect();
-        let extra: Vec<&str> =
-            present.iter().map(String::as_str).filter(|c| !known.contains(c)).collect();
+        let extra: Vec<&str> = present.iter().map(String::as_str).filter(|c| !known.contains(c)).collect();
         if !missing.is_empty() || !extra.is_empty() {
             return Err(unknown(format!(
                 "table {table}: missing columns [{}], unknown columns [{}]",
@@ -509,16 +512,31 @@ fn session_tables(session: &Session, key: &str, model: Option<&(Option<String>, 
     let mut leaf = None;
     for (seq, at, entry) in &session.events {
         let kind = entry.get("type").and_then(Json::as_str).unwrap_or("");
-        let entry_id = if *seq == 0 { session.id.as_str() } else { entry.get("id").and_then(Json::as_str).unwrap_or("") };
+        let entry_id =
+            if *seq == 0 { session.id.as_str() } else { entry.get("id").and_then(Json::as_str).unwrap_or("") };
         events.push(vec![id(), Value::Integer(*seq), Value::Text(entry.to_string()), Value::Integer(*at)]);
         let parent = if *seq == 0 { None } else { entry.get("parentId").and_then(Json::as_str) };
-        identities.push(vec![id(), text(entry_id), Value::Integer(*seq), text(kind), opt(parent), Value::Null, Value::Integer(*at)]);
+        identities.push(vec![
+            id(),
+            text(entry_id),
+            Value::Integer(*seq),
+            text(kind),
+            opt(parent),
+            Value::Null,
+            Value::Integer(*at),
+        ]);
         if *seq > 0 {
             let message = (kind == "message").then(|| {
                 messages += 1;
                 Value::Integer(messages - 1)
             });
-            active.push(vec![id(), Value::Integer(position), Value::Integer(*seq), message.unwrap_or(Value::Null), Value::Integer(1)]);
+            active.push(vec![
+                id(),
+                Value::Integer(position),
+                Value::Integer(*seq),
+                message.unwrap_or(Value::Null),
+                Value::Integer(1),
+            ]);
             position += 1;
         }
         leaf = Some(entry_id.to_string());

@@ -61,7 +61,11 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         bytes.push(b'\n');
     }
     let path = export::file_path(&written.native_id);
-    Ok(Written { native_id: written.native_id, chunks: vec![Artifact { path, bytes }], diagnostics: written.diagnostics })
+    Ok(Written {
+        native_id: written.native_id,
+        chunks: vec![Artifact { path, bytes }],
+        diagnostics: written.diagnostics,
+    })
 }
 
 /// The header line with OpenClaw's transcript version.

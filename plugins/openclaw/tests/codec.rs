@@ -728,10 +728,10 @@ fn an_older_store_with_only_event_json_is_discovered_and_read() {
 
 mod writing {
     use super::*;
+    use trajhost_codec_openclaw::{export, prepare};
     use trajhost_codec_sdk::sqlite::Value as Sql;
     use trajhost_codec_sdk::target::{self, TargetChoice};
     use trajhost_codec_sdk::{Operation, Plan, WriteOptions};
-    use trajhost_codec_openclaw::{export, prepare};
 
     const CWD: &str = "/home/user/project";
 
@@ -916,16 +916,22 @@ mod writing {
         // The same schema as the CLI's own database.
         let schema = |p: &Path| -> BTreeSet<String> {
             let conn = sqlite(p);
-            let mut stmt = conn.prepare("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master").unwrap();
+            let mut stmt =
+                conn.prepare("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master").unwrap();
             stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
         };
         assert_eq!(schema(&target.path().join(DB)), schema(&home("simple").path().join(DB)));
         let conn = sqlite(&target.path().join(DB));
-        let (version, app): (i64, String) =
-            conn.query_row("SELECT schema_version, app_version FROM schema_meta", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        let (version, app): (i64, String) = conn
+            .query_row("SELECT schema_version, app_version FROM schema_meta", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
         assert_eq!((version, app.as_str()), (23, "2026.9.6"));
         let key: String = conn
-            .query_row("SELECT session_key FROM session_nodes WHERE current_session_id = ?", [&written.native_id], |r| r.get(0))
+            .query_row(
+                "SELECT session_key FROM session_nodes WHERE current_session_id = ?",
+                [&written.native_id],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(key, "agent:main:main");
         let fk: i64 = conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0)).unwrap();
@@ -980,11 +986,12 @@ mod writing {
         assert_eq!(after_rows, before_rows);
         let conn = sqlite(&db);
         let key: String = conn
-            .query_row("SELECT session_key FROM session_windows WHERE session_id = ?", [&written.native_id], |r| r.get(0))
+            .query_row("SELECT session_key FROM session_windows WHERE session_id = ?", [&written.native_id], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert_eq!(key, "agent:main:main", "a window of the main node");
-        let current: String =
-            conn.query_row("SELECT current_session_id FROM session_nodes", [], |r| r.get(0)).unwrap();
+        let current: String = conn.query_row("SELECT current_session_id FROM session_nodes", [], |r| r.get(0)).unwrap();
         assert_eq!(current, old, "the node still names its own session");
         let both = kit::discover::<OpenClaw>(target.path());
         assert_eq!(both.sessions.len(), 2);
@@ -1006,7 +1013,10 @@ mod writing {
         let cases: [(&str, &str); 6] = [
             ("UPDATE schema_meta SET role = 'global'", "schema_meta role 'global'"),
             ("PRAGMA user_version = 24", "user_version 24"),
-            ("ALTER TABLE transcript_events ADD COLUMN extra TEXT", "table transcript_events: missing columns [], unknown columns [extra]"),
+            (
+                "ALTER TABLE transcript_events ADD COLUMN extra TEXT",
+                "table transcript_events: missing columns [], unknown columns [extra]",
+            ),
             ("DROP TABLE session_transcript_index_state", "no table session_transcript_index_state"),
             ("UPDATE schema_meta SET schema_version = 22", "schema_version 22"),
             ("DELETE FROM schema_meta", "no schema_meta 'primary' row"),
@@ -1016,7 +1026,10 @@ mod writing {
             sqlite(&target.path().join(DB)).execute_batch(change).unwrap();
             let before = std::fs::read(target.path().join(DB)).unwrap();
             let err = refused(target.path(), &written);
-            assert!(err.contains(DB) && err.contains(what) && err.contains("unknown OpenClaw agent database schema"), "{change}: {err}");
+            assert!(
+                err.contains(DB) && err.contains(what) && err.contains("unknown OpenClaw agent database schema"),
+                "{change}: {err}"
+            );
             assert_eq!(std::fs::read(target.path().join(DB)).unwrap(), before, "{change}");
         }
     }
@@ -1062,7 +1075,11 @@ mod writing {
     fn a_chosen_model_is_recorded_on_the_window() {
         let written = write(&read_scenario("simple"));
         let target = home("simple");
-        target::set_for_tests(TargetChoice { model: Some("m1".into()), provider: Some("p1".into()), allow_untested: false });
+        target::set_for_tests(TargetChoice {
+            model: Some("m1".into()),
+            provider: Some("p1".into()),
+            allow_untested: false,
+        });
         let plan = trajhost_codec_sdk::prepare_artifacts::<OpenClaw>(
             written.artifacts.clone(),
             &Dir::native(target.path()),
@@ -1071,9 +1088,11 @@ mod writing {
         .unwrap();
         apply(&plan, target.path());
         let (p, m): (String, String) = sqlite(&target.path().join(DB))
-            .query_row("SELECT model_provider, model FROM session_windows WHERE session_id = ?", [&written.native_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT model_provider, model FROM session_windows WHERE session_id = ?",
+                [&written.native_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .unwrap();
         assert_eq!((p.as_str(), m.as_str()), ("p1", "m1"));
     }
@@ -1082,7 +1101,11 @@ mod writing {
     fn schema_statements_are_the_cli_schema() {
         let statements = prepare::schema_statements();
         assert_eq!(statements.len(), 127);
-        assert!(statements.iter().all(|s| s.starts_with("CREATE ")), "{:?}", statements.iter().find(|s| !s.starts_with("CREATE ")));
+        assert!(
+            statements.iter().all(|s| s.starts_with("CREATE ")),
+            "{:?}",
+            statements.iter().find(|s| !s.starts_with("CREATE "))
+        );
         for (table, columns) in prepare::KNOWN_COLUMNS {
             let create = statements.iter().find(|s| s.starts_with(&format!("CREATE TABLE {table} ("))).unwrap();
             for c in *columns {
