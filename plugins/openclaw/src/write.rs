@@ -19,6 +19,8 @@
 //! `discover`/`read` read it back ([`crate::export`]) and `prepare` turns it
 //! into rows of the agent database ([`crate::prepare`]).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 use trajhost_codec_sdk::{Artifact, CodecError, WriteOptions, Written};
 use trajhost_pi_core::{DirRule, Flavor, PI_ENTRY_TYPES};
@@ -47,7 +49,8 @@ static OPENCLAW_ENTRIES: Flavor = Flavor {
 
 /// Writes `session` (canonical JSON lines) as one export file.
 pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
-    let written = trajhost_pi_core::write::write(&OPENCLAW_ENTRIES, session, options)?;
+    let session = own_observations(session);
+    let written = trajhost_pi_core::write::write(&OPENCLAW_ENTRIES, &session, options)?;
     let Some(file) = written.chunks.into_iter().next() else {
         return Err(CodecError::Other("the entry writer returned no file".into()));
     };
@@ -66,6 +69,38 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         chunks: vec![Artifact { path, bytes }],
         diagnostics: written.diagnostics,
     })
+}
+
+/// OpenClaw's own model and thinking-level changes (a session read from
+/// OpenClaw) under the subtypes the entry writer writes back as
+/// `model_change` / `thinking_level_change` entries.
+fn own_observations(session: &str) -> Cow<'_, str> {
+    let from_openclaw = session.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| {
+        serde_json::from_str::<Value>(l).is_ok_and(|m| {
+            m.get("kind").and_then(Value::as_str) == Some("meta")
+                && m.get("harness").and_then(Value::as_str) == Some(crate::HARNESS)
+        })
+    });
+    if !from_openclaw {
+        return Cow::Borrowed(session);
+    }
+    let mut out = String::with_capacity(session.len());
+    for line in session.lines() {
+        let renamed = serde_json::from_str::<Value>(line).ok().and_then(|mut v| {
+            let subtype = match v.get("subtype").and_then(Value::as_str) {
+                Some("model-change") => "model_change",
+                Some("thinking-level-change") => "thinking_level_change",
+                _ => return None,
+            };
+            (v.get("kind").and_then(Value::as_str) == Some("observation")).then(|| {
+                v["subtype"] = Value::from(subtype);
+                v.to_string()
+            })
+        });
+        out.push_str(renamed.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    Cow::Owned(out)
 }
 
 /// The header line with OpenClaw's transcript version.

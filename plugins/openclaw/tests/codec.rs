@@ -876,6 +876,16 @@ mod writing {
             let again = read(out.path(), &found.sessions[0].locator);
             assert_eq!(essentials(&again), essentials(&first), "{scenario}");
             assert!(!tool_calls(&again.records).is_empty(), "{scenario}: has tool calls");
+            // OpenClaw's own model and thinking-level changes come back.
+            let changes = |r: &Read| -> Vec<(String, Option<String>)> {
+                kit::observations(&r.records)
+                    .into_iter()
+                    .filter(|(s, _)| ["model-change", "thinking-level-change"].contains(s))
+                    .map(|(s, t)| (s.to_string(), t.map(str::to_string)))
+                    .collect()
+            };
+            assert_eq!(changes(&again), changes(&first), "{scenario}");
+            assert_eq!(changes(&again).len(), 2, "{scenario}");
             kit::check_spans(out.path(), &again, Spans::Lines);
             // OpenClaw's header.
             let header: Value = serde_json::from_slice(artifact.bytes.split(|&b| b == b'\n').next().unwrap()).unwrap();
