@@ -12,7 +12,13 @@
 //! - [`events`]: `transcript_events`, Pi-style entries — each entry type
 //!   and message role → canonical records, [`KNOWN_ENTRY_TYPES`] and
 //!   [`KNOWN_MESSAGE_ROLES`];
-//! - [`read`]: the batch reader over the session's active branch.
+//! - [`read`]: the batch reader over the session's active branch;
+//! - [`export`]: this codec's export file (the transcript entries as JSON
+//!   lines), its discovery and reader;
+//! - [`write`]: canonical records → the export file (Pi-style entries, made
+//!   by the Pi writer of `trajhost-pi-core`);
+//! - [`prepare`]: the export file → rows of the `main` agent's database
+//!   (`create-database` with the CLI's schema, or `insert-rows`).
 //!
 //! All database access goes through the host's read-only SQLite capability
 //! (natively, in tests: the SDK opens the file read-only with rusqlite).
