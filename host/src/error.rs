@@ -101,6 +101,9 @@ pub enum HostError {
     #[error(transparent)]
     Install(#[from] crate::install::InstallError),
 
+    #[error(transparent)]
+    Archive(#[from] crate::archive::ArchiveError),
+
     #[error(
         "plugin blob {path} does not match its recorded sha256 (expected {expected}, found {found}); reinstall it or run `trajhost plugin verify`"
     )]

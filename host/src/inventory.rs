@@ -47,6 +47,10 @@ pub struct FoundSession {
     /// codec's `not-portable` discovery diagnostics): `convert` needs `--lossy`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_portable: Vec<String>,
+    /// For an archived session whose store is gone: the recorded SQLite
+    /// answers its codec reads instead (the archive's evidence).
+    #[serde(skip)]
+    pub replay: Option<std::sync::Arc<crate::capabilities::evidence::Replay>>,
 }
 
 /// A `session-ref` in host form.
@@ -202,6 +206,7 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
             session: SessionSummary::new(catalog, home, session),
             copies: Vec::new(),
             not_portable: Vec::new(),
+            replay: None,
         });
     }
     // `not-portable` about a listed session marks the session instead.
@@ -588,6 +593,7 @@ fn attribute(
         home: home.to_path_buf(),
         copies: Vec::new(),
         not_portable: Vec::new(),
+        replay: None,
     }
 }
 
@@ -670,7 +676,11 @@ pub fn open(
 ) -> Result<(CodecRecord, SessionStream)> {
     let wanted = codec_override.or(found.codec.as_deref());
     let codec = catalog.select(&found.harness, found.session.native_version.as_deref(), wanted)?.clone();
-    let stream = catalog.instantiate(&codec)?.read(&found.home, &found.session.locator, options)?;
+    let mut instance = catalog.instantiate(&codec)?;
+    if let Some(replay) = &found.replay {
+        instance.set_replay(replay.clone());
+    }
+    let stream = instance.read(&found.home, &found.session.locator, options)?;
     Ok((codec, stream))
 }
 

@@ -14,8 +14,11 @@
 //! - [`inventory`]: discovery and session resolution across harnesses;
 //! - [`convert`]: export a session to another harness, with a fidelity report;
 //! - [`install`]: validate and apply a codec's install plan, all or nothing,
-//!   also across a kill (journal + recovery).
+//!   also across a kill (journal + recovery);
+//! - [`archive`]: the embedded archive (sessions, records, raw evidence,
+//!   full-text index), incremental sync and the watcher.
 
+pub mod archive;
 pub mod capabilities;
 pub mod catalog;
 pub mod conformance;

@@ -207,7 +207,13 @@ impl wit::HostDir for PluginState {
             if !meta.is_file() {
                 return Err(FsError::InvalidPath(format!("{path}: not a regular file")));
             }
-            Ok(FileHandle { file: file.into_std(), size: meta.len() })
+            Ok((FileHandle { file: file.into_std(), size: meta.len() }, handle.host_path.join(rel)))
+        });
+        let opened = opened.map(|(file, host_path)| {
+            if let Some(recorder) = self.recorder.as_mut() {
+                recorder.opened_file(host_path, file.size);
+            }
+            file
         });
         Ok(match opened {
             Ok(file) => Ok(self.table.push(file)?),

@@ -2,6 +2,7 @@
 //! log, and the user's choices for a target. Each module implements one imported WIT interface for
 //! [`PluginState`](crate::runtime::PluginState).
 
+pub mod evidence;
 pub mod fs;
 pub mod log;
 pub mod sqlite;

@@ -21,15 +21,19 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use wasmtime::component::Resource;
 
+use crate::capabilities::evidence::{RecordedQuery, Replay, TapeValue};
 use crate::capabilities::fs::DirHandle;
 use crate::runtime::PluginState;
 use crate::wit::latest::sqlite::{self as wit, Page, SqliteError, Value};
 
 /// An open, read-only database.
 pub struct DatabaseHandle {
-    conn: Connection,
+    /// `None` for a database served from a recorded tape (an archived session).
+    conn: Option<Connection>,
     /// Holds the private copy of a database that had a live WAL.
     _copy: Option<tempfile::TempDir>,
+    /// The host path the codec opened, for recording and replay.
+    host_path: std::path::PathBuf,
 }
 
 /// The buffered result of one query, handed out in pages.
@@ -134,7 +138,7 @@ fn open_read_only(host_path: &Path, rel: &str, deadline: SharedDeadline) -> Resu
     harden(&conn, deadline).map_err(|e| sqlite_error(rel, e))?;
     // Fail at open, not at the first query, when the file is not a database.
     conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(())).map_err(|e| sqlite_error(rel, e))?;
-    Ok(DatabaseHandle { conn, _copy: copy })
+    Ok(DatabaseHandle { conn: Some(conn), _copy: copy, host_path: host_path.to_path_buf() })
 }
 
 fn harden(conn: &Connection, deadline: SharedDeadline) -> rusqlite::Result<()> {
@@ -209,6 +213,32 @@ fn run_query(conn: &Connection, sql: &str, params: &[Value], max_bytes: usize) -
     Ok(RowsHandle { columns, rows: out })
 }
 
+/// The recorded answer to a query on an archived database.
+fn replayed(replay: Option<&Replay>, database: &Path, sql: &str, params: &[Value]) -> Result<RowsHandle, SqliteError> {
+    let recorded = replay.and_then(|r| r.answer(database, sql, params)).ok_or_else(|| {
+        SqliteError::Sqlite(format!(
+            "{}: the archive holds no recorded answer to this query (the codec asks what it did not ask when the \
+             session was archived)",
+            database.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        ))
+    })?;
+    Ok(RowsHandle {
+        columns: recorded.columns.clone(),
+        rows: recorded.rows.iter().map(|row| row.iter().map(TapeValue::to_value).collect()).collect(),
+    })
+}
+
+impl RowsHandle {
+    fn recorded(&self, sql: String, params: &[Value]) -> RecordedQuery {
+        RecordedQuery {
+            sql,
+            params: params.iter().map(TapeValue::from).collect(),
+            columns: self.columns.clone(),
+            rows: self.rows.iter().map(|row| row.iter().map(TapeValue::from).collect()).collect(),
+        }
+    }
+}
+
 impl wit::Host for PluginState {}
 
 impl wit::HostDatabase for PluginState {
@@ -228,6 +258,10 @@ impl wit::HostDatabase for PluginState {
             Ok(p) => p,
             Err(e) => return Ok(Err(SqliteError::Denied(format!("{e:?}")))),
         };
+        if self.replay.as_ref().is_some_and(|r| r.databases.contains_key(&host_path)) {
+            self.open_databases += 1;
+            return Ok(Ok(self.table.push(DatabaseHandle { conn: None, _copy: None, host_path })?));
+        }
         match open_read_only(&host_path, &path, self.deadline.clone()) {
             Ok(handle) => {
                 self.open_databases += 1;
@@ -246,7 +280,15 @@ impl wit::HostDatabase for PluginState {
         self.stats.sql_queries += 1;
         let max = self.limits.sqlite_max_result_bytes;
         let handle = self.table.get(&db)?;
-        match run_query(&handle.conn, &sql, &params, max) {
+        let result = match &handle.conn {
+            Some(conn) => run_query(conn, &sql, &params, max),
+            None => replayed(self.replay.as_deref(), &handle.host_path, &sql, &params),
+        };
+        if let (Ok(rows), Some(recorder)) = (&result, self.recorder.as_mut()) {
+            let host_path = self.table.get(&db)?.host_path.clone();
+            recorder.ran_query(&host_path, rows.recorded(sql, &params));
+        }
+        match result {
             Ok(rows) => Ok(Ok(self.table.push(rows)?)),
             Err(e) => Ok(Err(e)),
         }

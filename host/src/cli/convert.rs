@@ -70,7 +70,12 @@ pub struct PrepareArgs {
 pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
-    let found = inventory::resolve(&catalog, &args.target, &home, args.harness.as_deref())?;
+    let archived =
+        super::archive::resolve_archived(ctx, &catalog, &args.target, args.harness.as_deref(), args.home.as_deref())?;
+    let found = match &archived {
+        Some(resolved) => resolved.found.clone(),
+        None => inventory::resolve(&catalog, &args.target, &home, args.harness.as_deref())?,
+    };
     let out = args
         .out
         .clone()

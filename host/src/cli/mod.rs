@@ -1,6 +1,7 @@
 //! Argument parsing, output and exit codes. Everything else lives in the
 //! library; this is the only place that prints.
 
+mod archive;
 mod convert;
 mod plugin;
 mod read;
@@ -72,6 +73,12 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Install an export directory into a harness's native store.
     Prepare(convert::PrepareArgs),
+    /// Archive the sessions of homes (incremental: an unchanged file costs one stat).
+    Sync(archive::SyncArgs),
+    /// Full-text search over the archive (ranked, bm25).
+    Search(archive::SearchArgs),
+    /// Sync, then keep the archive current as sessions change (file-system notifications over the stores).
+    Watch(archive::WatchArgs),
     /// Install, list, remove, verify and test codecs.
     #[command(subcommand)]
     Plugin(plugin::Command),
@@ -79,6 +86,7 @@ enum Command {
 
 /// What commands share.
 pub struct Context {
+    pub data_dir: PathBuf,
     pub runtime: Runtime,
     pub registry: Registry,
     /// Whether the compile notice was printed (once per process).
@@ -101,7 +109,7 @@ impl Context {
         // `$CODEX_HOME` and the like: sessions of the process's own home
         // that live outside it.
         runtime.set_home_mounts(trajhost::homes::environment_mounts(&default_home(), |v| std::env::var_os(v)));
-        Ok(Context { runtime, registry, compile_noticed: std::cell::Cell::new(false) })
+        Ok(Context { data_dir, runtime, registry, compile_noticed: std::cell::Cell::new(false) })
     }
 
     /// The codec catalog; says once on stderr when opening it, or a later
@@ -146,6 +154,9 @@ pub fn main() -> ExitCode {
         Command::Read(args) => read::run(&ctx, args),
         Command::Convert(args) => convert::run_convert(&ctx, args),
         Command::Prepare(args) => convert::run_prepare(&ctx, args),
+        Command::Sync(args) => archive::run_sync(&ctx, args),
+        Command::Search(args) => archive::run_search(&ctx, args),
+        Command::Watch(args) => archive::run_watch(&ctx, args),
         Command::Plugin(command) => plugin::run(&ctx, command),
     });
     match result {

@@ -51,7 +51,22 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
     let lookup = Lookup { home: Some(&home), harness: args.harness.as_deref(), codec: args.codec.as_deref() };
-    let found = inventory::resolve_with(&catalog, &args.target, &lookup)?;
+    // An id the archive holds resolves without a discovery pass (and reads from the kept evidence when the
+    // source is gone).
+    let archived = match &args.codec {
+        None => super::archive::resolve_archived(
+            ctx,
+            &catalog,
+            &args.target,
+            args.harness.as_deref(),
+            args.home.as_deref(),
+        )?,
+        Some(_) => None,
+    };
+    let found = match &archived {
+        Some(resolved) => resolved.found.clone(),
+        None => inventory::resolve_with(&catalog, &args.target, &lookup)?,
+    };
     let (codec, mut stream) =
         inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");

@@ -23,9 +23,22 @@ pub struct Args {
     /// then go to stderr as JSON lines.
     #[arg(long)]
     json: bool,
+    /// List the archive's sessions (from its index, no discovery): also those whose source is gone.
+    /// With --home, only those synced from it.
+    #[arg(long)]
+    archived: bool,
 }
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
+    if args.archived {
+        return super::archive::list_archived(
+            ctx,
+            args.harness.as_deref(),
+            args.cwd.as_deref(),
+            args.home.as_deref(),
+            args.json,
+        );
+    }
     let catalog = ctx.catalog()?;
     let query = SessionQuery {
         home: args.home.clone().unwrap_or_else(default_home),

@@ -415,6 +415,17 @@ impl CodecInstance {
         self.store.data().target.asked
     }
 
+    /// Records what the next calls open (files and SQLite answers), for the
+    /// archive's evidence; [`SessionStream::take_evidence`] hands it over.
+    pub fn record_evidence(&mut self) {
+        self.store.data_mut().recorder = Some(Default::default());
+    }
+
+    /// Serves these recorded databases instead of opening real ones.
+    pub fn set_replay(&mut self, replay: std::sync::Arc<crate::capabilities::evidence::Replay>) {
+        self.store.data_mut().replay = Some(replay);
+    }
+
     /// The untested target version the codec reported, if any.
     pub fn untested_target(&self) -> Option<Untested> {
         self.store.data().target.untested.clone()
@@ -649,6 +660,11 @@ impl SessionStream {
 
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+
+    /// What the read opened, if [`CodecInstance::record_evidence`] was called.
+    pub fn take_evidence(&mut self) -> Option<crate::capabilities::evidence::Recorder> {
+        self.instance.store.data_mut().recorder.take()
     }
 
     pub fn plugin_log(&self) -> String {

@@ -74,6 +74,10 @@ pub struct PluginState {
     pub(crate) stats: CapabilityStats,
     pub(crate) open_databases: usize,
     pub(crate) target: crate::capabilities::target::TargetState,
+    /// Set while the archive records what a read opens.
+    pub(crate) recorder: Option<crate::capabilities::evidence::Recorder>,
+    /// Recorded databases served instead of real ones (an archived session).
+    pub(crate) replay: Option<std::sync::Arc<crate::capabilities::evidence::Replay>>,
 }
 
 impl PluginState {
@@ -96,6 +100,8 @@ impl PluginState {
             stats: CapabilityStats::default(),
             open_databases: 0,
             target: Default::default(),
+            recorder: None,
+            replay: None,
         }
     }
 

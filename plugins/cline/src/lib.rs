@@ -28,18 +28,25 @@
 //!
 //! The VS Code extension's task layout (`tasks/<id>/…` under VS Code's
 //! global storage) is read by the `0.1.0-vscode` codec
-//! (`plugins/cline-vscode`), not this one. Writing is not implemented.
+//! (`plugins/cline-vscode`), not this one.
+//!
+//! - [`write`]: canonical records → a session directory (messages and manifest);
+//! - [`prepare`]: the plan that installs it, with its `sessions.db` row.
 
 pub mod discover;
 pub mod layout;
 pub mod messages;
 pub mod native;
+pub mod prepare;
 pub mod read;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
@@ -66,7 +73,7 @@ impl Codec for Cline {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`metadata.sessionHistoryOrigin.version` (sessions.db / <id>.json), else `origin.version` of <id>.messages.json".into(),
             reads: vec!["cline-session-json".into()],
-            writes: Vec::new(),
+            writes: vec!["cline-session-json".into()],
             session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
             canonical_schema: SCHEMA.into(),
         }
@@ -82,6 +89,19 @@ impl Codec for Cline {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        prepare::prepare(artifacts, export, target, &options)
     }
 }
 

@@ -72,7 +72,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=3.0.0, <4.0.0");
     assert!(info.native_version_source.contains("sessionHistoryOrigin"));
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["cline-session-json".to_string()]);
     assert_eq!(info.session_globs, vec![".cline/data/sessions/*/*.messages.json".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }
@@ -398,3 +398,8 @@ fn unknown_roles_and_blocks_are_reported_and_other_blocks_mapped() {
     let Body::Assistant(a) = &tail[4].body else { panic!() };
     assert_eq!((a.text.as_str(), a.usage.as_ref(), a.model.as_deref()), ("ok", None, None));
 }
+
+// ---------------------------------------------------------------- write and prepare
+
+#[path = "codec/write.rs"]
+mod write;

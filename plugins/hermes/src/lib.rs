@@ -36,17 +36,28 @@
 //! logs and gateway `<id>.jsonl` transcripts, also per profile) are another
 //! layout, read by the `hermes-json` codec (`plugins/hermes-json`).
 //!
-//! Writing (`write`, `prepare`) is not implemented.
+//! Writing: [`write`] turns canonical records into the rows Hermes keeps
+//! (an export, [`export`]: `.hermes/export/<id>/{messages.jsonl,
+//! session.json}`, which `discover`/`read` also read back), and [`prepare`]
+//! puts them into the target's `state.db`: a new database with the schema of
+//! [`schema`], or rows added to an existing one after its schema and version
+//! were checked.
 
+pub mod export;
 pub mod layout;
 pub mod messages;
+pub mod prepare;
 pub mod read;
+pub mod schema;
 pub mod sessions;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use messages::{Handling, KNOWN_PARTS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
@@ -63,6 +74,9 @@ pub const CODEC: &str = concat!("hermes@", env!("CARGO_PKG_VERSION"));
 /// `messages(id, session_id, role, content, timestamp)`, and the codec checks
 /// the other columns before it selects them, so older stores are read too.
 pub const NATIVE_VERSIONS: &str = ">=1.0.0, <31.0.0";
+/// The hermes-agent version `write` and `prepare` are tested with (the lab
+/// pin); its `state.db` schema is [`schema::SCHEMA_VERSION`].
+pub const TESTED_VERSION: &str = "0.19.0";
 
 /// The Hermes codec.
 pub struct Hermes;
@@ -77,7 +91,7 @@ impl Codec for Hermes {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`schema_version.version` of state.db (Hermes stores no app version)".into(),
             reads: vec!["hermes-state-db".into()],
-            writes: Vec::new(),
+            writes: vec!["hermes-state-db".into()],
             session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
             canonical_schema: SCHEMA.into(),
         }
@@ -93,6 +107,21 @@ impl Codec for Hermes {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(write::writer(options))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first, so a choice reaches this codec even when the plan is refused.
+        let choice = trajhost_codec_sdk::target::choice();
+        prepare::prepare(&artifacts, export, target, &options, &choice)
     }
 }
 

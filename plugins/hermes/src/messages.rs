@@ -10,7 +10,9 @@
 //! | `tool`      | `tool_result` linked to its call by `tool_call_id`                   |
 //! | `system`    | `system`                                                             |
 //!
-//! A row flagged `_compressed_summary` (newer schemas) is a `compaction`.
+//! A row flagged `_compressed_summary` (newer schemas) is a `compaction`, and
+//! so is a `user` or `assistant` row holding the compressor's summary (its
+//! `[CONTEXT SUMMARY]:` or `[CONTEXT COMPACTION` prefix, [`summary_of`]).
 //!
 //! Rows leave the live transcript in two ways. Undo/rewind sets `active = 0`:
 //! such rows are not part of the conversation any more and are only counted
@@ -165,6 +167,17 @@ impl Mapper {
             records.push(Made {
                 id: self.row_id(row, 0),
                 body: Body::Compaction { summary: content.text, trigger: None },
+                parent: None,
+            });
+            return Some(Mapped { records, ts });
+        }
+        // Hermes' own summary message of a compaction (user or assistant).
+        if let Some(summary) =
+            matches!(role, "user" | "assistant").then(|| row.text("content").and_then(summary_of)).flatten()
+        {
+            records.push(Made {
+                id: self.row_id(row, 0),
+                body: Body::Compaction { summary, trigger: None },
                 parent: None,
             });
             return Some(Mapped { records, ts });
@@ -375,6 +388,17 @@ fn display_identity(row: &Row<'_>) -> u64 {
 }
 
 pub use trajhost_codec_sdk::text::type_name;
+
+/// The summary of a message Hermes' context compressor wrote: one that opens
+/// with its legacy prefix `[CONTEXT SUMMARY]:` (the prefix is cut off) or
+/// with its current `[CONTEXT COMPACTION` note (kept whole: the note is
+/// Hermes' text, not part of the summary it cannot be told apart from).
+pub fn summary_of(content: &str) -> Option<String> {
+    if let Some(rest) = content.strip_prefix("[CONTEXT SUMMARY]:") {
+        return Some(rest.strip_prefix(' ').unwrap_or(rest).to_string());
+    }
+    content.starts_with("[CONTEXT COMPACTION").then(|| content.to_string())
+}
 
 /// Models by first use, from `session_model_usage` rows.
 pub fn models_by_first_use(rows: &[(Option<f64>, String)]) -> Vec<(f64, String)> {

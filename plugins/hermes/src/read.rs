@@ -26,7 +26,7 @@ use trajhost_codec_sdk::sql::{self, Row};
 const PAGE_ROWS: u32 = 128;
 
 /// A session being read.
-pub struct Reader {
+pub struct DbReader {
     db: Database,
     /// The database path: `src.file` of every record.
     file: String,
@@ -48,8 +48,8 @@ pub struct Reader {
     done: bool,
 }
 
-impl Reader {
-    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+impl DbReader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<DbReader, CodecError> {
         let parsed = Locator::parse(locator)?;
         let session = match parsed.session {
             Some(id) => id,
@@ -73,37 +73,7 @@ impl Reader {
         let version = sessions::schema_version(&db);
         let rowid = row.int("trajhost_rowid").unwrap_or(0) as u64;
         let src = SourceSpan { file: file.clone(), offset: rowid, len: 0 };
-        let meta = Record {
-            id: session.clone(),
-            body: Body::Meta(Meta {
-                schema: SCHEMA.into(),
-                harness: HARNESS.into(),
-                native_id: session.clone(),
-                native_version: version,
-                cwd: row.text("cwd").map(str::to_string),
-                title: row.text("title").map(str::to_string),
-                git_branch: row.text("git_branch").map(str::to_string),
-                started_at: row.real("started_at").and_then(from_epoch_secs),
-                parent_session: row.text("parent_session_id").map(str::to_string),
-                parent_call: None,
-                codec: Some(CODEC.into()),
-            }),
-            parent: None,
-            ts: row.real("started_at").and_then(from_epoch_secs),
-            agent: None,
-            src: Some(src.clone()),
-        };
-        let mut pending = VecDeque::from([meta]);
-        if let Some(prompt) = row.text("system_prompt") {
-            pending.push_back(Record {
-                id: format!("{session}:system"),
-                body: Body::System { text: prompt.to_string() },
-                parent: None,
-                ts: row.real("started_at").and_then(from_epoch_secs),
-                agent: None,
-                src: Some(src),
-            });
-        }
+        let pending = session_records(&row, &session, version, src);
         let fallback_model = row.text("model").map(str::to_string);
         let models = model_usage(&db, &session);
 
@@ -118,7 +88,7 @@ impl Reader {
             "SELECT {} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT {PAGE_ROWS}",
             selected.join(", ")
         );
-        Ok(Reader {
+        Ok(DbReader {
             db,
             file,
             mapper: Mapper::new(&session, models, fallback_model),
@@ -136,7 +106,7 @@ impl Reader {
     }
 }
 
-impl Steps for Reader {
+impl Steps for DbReader {
     /// Does one unit of work. False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
         if let Some(record) = self.pending.pop_front() {
@@ -170,7 +140,7 @@ impl Steps for Reader {
     }
 }
 
-impl Reader {
+impl DbReader {
     fn row(&mut self, values: &[Value]) {
         let row = Row { columns: &self.columns, values };
         let offset = row.int("id").unwrap_or(0) as u64;
@@ -186,6 +156,44 @@ impl Reader {
             });
         }
     }
+}
+
+/// The records a `sessions` row opens a session with: `meta`, then the
+/// system prompt (`system_prompt`) as a `system` record.
+pub fn session_records(row: &Row<'_>, session: &str, version: Option<String>, src: SourceSpan) -> VecDeque<Record> {
+    let started = row.real("started_at").and_then(from_epoch_secs);
+    let meta = Record {
+        id: session.to_string(),
+        body: Body::Meta(Meta {
+            schema: SCHEMA.into(),
+            harness: HARNESS.into(),
+            native_id: session.to_string(),
+            native_version: version,
+            cwd: row.text("cwd").map(str::to_string),
+            title: row.text("title").map(str::to_string),
+            git_branch: row.text("git_branch").map(str::to_string),
+            started_at: started.clone(),
+            parent_session: row.text("parent_session_id").map(str::to_string),
+            parent_call: None,
+            codec: Some(CODEC.into()),
+        }),
+        parent: None,
+        ts: started.clone(),
+        agent: None,
+        src: Some(src.clone()),
+    };
+    let mut pending = VecDeque::from([meta]);
+    if let Some(prompt) = row.text("system_prompt") {
+        pending.push_back(Record {
+            id: format!("{session}:system"),
+            body: Body::System { text: prompt.to_string() },
+            parent: None,
+            ts: started,
+            agent: None,
+            src: Some(src),
+        });
+    }
+    pending
 }
 
 /// (first seen, model) of the session from `session_model_usage`; empty
@@ -209,8 +217,32 @@ fn model_usage(db: &Database, session: &str) -> Vec<(f64, String)> {
     messages::models_by_first_use(&pairs)
 }
 
-impl SessionReader for Reader {
+impl SessionReader for DbReader {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
         trajhost_codec_sdk::records::next_batch(self)
+    }
+}
+
+/// A session being read: from a `state.db`, or from an export `write` made.
+pub enum Reader {
+    Db(Box<DbReader>),
+    Export(Box<crate::export::Reader>),
+}
+
+impl Reader {
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        match crate::export::export_id(locator) {
+            Some(id) => Ok(Reader::Export(Box::new(crate::export::Reader::open(home, id, options)?))),
+            None => Ok(Reader::Db(Box::new(DbReader::open(home, locator, options)?))),
+        }
+    }
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        match self {
+            Reader::Db(r) => r.next_batch(),
+            Reader::Export(r) => r.next_batch(),
+        }
     }
 }

@@ -47,11 +47,15 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             Err(e) => problems.add("unreadable-database", Severity::Warning, &db.path, sqlite_kind(&e)),
         }
     }
+    sessions.extend(crate::export::discover(home, &mut problems));
     Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
 /// The session-ref of one session.
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+    if let Some(id) = crate::export::export_id(locator) {
+        return crate::export::inspect(home, id);
+    }
     let parsed = Locator::parse(locator)?;
     let db = state_db(home, &parsed.db)?;
     let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())

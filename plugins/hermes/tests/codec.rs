@@ -13,6 +13,9 @@ use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
 
+#[path = "codec/write.rs"]
+mod write;
+
 const DB: &str = ".hermes/state.db";
 
 fn fixtures() -> PathBuf {
@@ -85,7 +88,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.native_versions, ">=1.0.0, <31.0.0");
     assert!(info.native_version_source.contains("schema_version"));
     assert_eq!(info.reads, vec!["hermes-state-db".to_string()]);
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["hermes-state-db".to_string()]);
     assert_eq!(info.session_globs, vec![".hermes/state.db".to_string(), ".hermes/profiles/*/state.db".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }

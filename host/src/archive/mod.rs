@@ -1,0 +1,181 @@
+//! The archive: every session trajhost has synced, searchable, kept with the
+//! native bytes it was read from, so that it can be read and continued after
+//! the harness has deleted it.
+//!
+//! - [`store`]: the storage interface sync, search and read use;
+//! - [`sqlite`]: the embedded store (one SQLite file, FTS5), its schema and
+//!   migrations;
+//! - [`sync`]: incremental sync of homes into a store;
+//! - [`search`]: what is indexed, and query syntax;
+//! - [`watch`]: file-system notifications over the stores codecs declare;
+//! - this module: resolving an archived session for `read` and `convert`,
+//!   restoring its evidence when its source is gone.
+
+pub mod search;
+pub mod sqlite;
+pub mod store;
+pub mod sync;
+pub mod watch;
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::capabilities::evidence::Replay;
+use crate::catalog::Catalog;
+use crate::inventory::{FoundSession, SessionSummary};
+pub use sqlite::SqliteArchive;
+pub use store::{ArchiveStore, ArchivedSession};
+
+/// Bytes before a file's kept size whose digest tells an append from a
+/// rewrite.
+pub const CURSOR_BYTES: u64 = 4096;
+
+/// The archive's file in a data directory.
+pub fn default_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("archive.db")
+}
+
+/// Errors of the archive; each names the archive file.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("archive {path}: {message}")]
+    Sqlite { path: PathBuf, message: String },
+    #[error("archive {path}: {message}")]
+    Schema { path: PathBuf, message: String },
+    #[error("archive {path} is damaged: {message}")]
+    Corrupt { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error("search {0}")]
+    Query(String),
+}
+
+/// An archived session ready for `read` or `convert`: live where its source
+/// still is, else restored from the kept evidence into a private temporary
+/// home (removed when this is dropped).
+pub struct Resolved {
+    pub found: FoundSession,
+    pub archived: ArchivedSession,
+    /// The private home the evidence was restored into, if the source is gone.
+    pub restored: Option<tempfile::TempDir>,
+}
+
+/// Resolves `id` (a native id or a unique prefix) from the archive, without
+/// a discovery pass. `Ok(None)` when the archive does not hold it (the
+/// caller discovers instead). `home`, when given, keeps only sessions synced
+/// from that home.
+pub fn resolve(
+    catalog: &Catalog<'_>,
+    store: &dyn ArchiveStore,
+    id: &str,
+    harness: Option<&str>,
+    home: Option<&Path>,
+) -> crate::Result<Option<Resolved>> {
+    let mut found = store.find(id, harness).map_err(crate::HostError::from)?;
+    if let Some(home) = home {
+        let home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+        found.retain(|s| s.home == home);
+    }
+    let archived = match found.len() {
+        0 => return Ok(None),
+        1 => found.remove(0),
+        _ => {
+            return Err(crate::HostError::SessionNotFound(format!(
+                "{id:?} matches {} archived sessions ({}); give more of the id, --harness or --home",
+                found.len(),
+                found
+                    .iter()
+                    .map(|s| format!("{}:{} in {}", s.harness, s.native_id, s.home.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    };
+    let codec =
+        catalog.for_harness(&archived.harness).iter().any(|c| c.id() == archived.codec).then(|| archived.codec.clone());
+    let main_file = archived.locator.split_once('#').map_or(archived.locator.as_str(), |(file, _)| file);
+    if archived.home.join(main_file).is_file() {
+        let found = found_session(catalog, &archived, &archived.home, codec, None);
+        return Ok(Some(Resolved { found, archived, restored: None }));
+    }
+    let (dir, replay) = restore(store, &archived)?;
+    tracing::info!(session = %archived.native_id, home = %dir.path().display(), "source is gone: read from the archive's evidence");
+    let home = std::fs::canonicalize(dir.path()).map_err(|e| crate::HostError::io(dir.path(), e))?;
+    let found = found_session(catalog, &archived, &home, codec, Some(Arc::new(replay)));
+    Ok(Some(Resolved { found, archived, restored: Some(dir) }))
+}
+
+fn found_session(
+    catalog: &Catalog<'_>,
+    archived: &ArchivedSession,
+    home: &Path,
+    codec: Option<String>,
+    replay: Option<Arc<Replay>>,
+) -> FoundSession {
+    let _ = catalog;
+    let main_file = archived.locator.split_once('#').map_or(archived.locator.as_str(), |(file, _)| file);
+    FoundSession {
+        harness: archived.harness.clone(),
+        discovered_by: archived.codec.clone(),
+        codec,
+        home: home.to_path_buf(),
+        session: SessionSummary {
+            native_id: archived.native_id.clone(),
+            locator: archived.locator.clone(),
+            path: home.join(main_file),
+            cwd: archived.cwd.clone(),
+            started_at: archived.started_at.clone(),
+            updated_at: archived.updated_at.clone(),
+            size: 0,
+            native_version: archived.native_version.clone(),
+            title: archived.title.clone(),
+        },
+        copies: Vec::new(),
+        not_portable: Vec::new(),
+        replay,
+    }
+}
+
+/// A relative path from the archive, refused if it could leave the
+/// restore directory.
+fn safe_relative(path: &str) -> Option<&Path> {
+    let p = Path::new(path);
+    (!path.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))).then_some(p)
+}
+
+/// Writes a session's evidence into a new private directory laid out as its
+/// home: the files' kept bytes, and an empty placeholder at each database
+/// whose recorded answers the returned [`Replay`] serves.
+pub fn restore(store: &dyn ArchiveStore, session: &ArchivedSession) -> crate::Result<(tempfile::TempDir, Replay)> {
+    let evidence = store.evidence(session)?;
+    let dir = tempfile::Builder::new()
+        .prefix("trajhost-archived-")
+        .tempdir()
+        .map_err(|e| crate::HostError::io(std::env::temp_dir(), e))?;
+    let io = |p: &Path, e: std::io::Error| crate::HostError::io(p, e);
+    let place = |rel: &str| -> crate::Result<PathBuf> {
+        let rel_path = safe_relative(rel).ok_or_else(|| {
+            crate::HostError::from(ArchiveError::Corrupt {
+                path: PathBuf::from(store.location()),
+                message: format!("evidence path {rel:?} is not a relative path"),
+            })
+        })?;
+        let path = dir.path().join(rel_path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        }
+        Ok(path)
+    };
+    for (rel, bytes) in &evidence.files {
+        let path = place(rel)?;
+        std::fs::write(&path, bytes).map_err(|e| io(&path, e))?;
+    }
+    let mut replay = Replay::default();
+    for (rel, queries) in evidence.tapes {
+        let path = place(&rel)?;
+        std::fs::write(&path, b"").map_err(|e| io(&path, e))?;
+        let path = std::fs::canonicalize(&path).map_err(|e| io(&path, e))?;
+        replay.databases.insert(path, Arc::new(queries));
+    }
+    Ok((dir, replay))
+}

@@ -1,0 +1,337 @@
+//! `trajhost sync`, `trajhost search`, `trajhost watch`, and the archive
+//! side of `sessions --archived`, `read` and `convert`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use trajhost::archive::search::{MARK_CLOSE, MARK_OPEN};
+use trajhost::archive::store::{SearchQuery, SessionFilter};
+use trajhost::archive::sync::{SyncEvent, SyncOptions, SyncReport};
+use trajhost::archive::watch::{WatchOptions, WatchPlan};
+use trajhost::archive::{self, ArchiveStore, SqliteArchive};
+use trajhost::catalog::Catalog;
+
+use super::{Context, default_home, exit};
+
+#[derive(clap::Args)]
+pub struct SyncArgs {
+    /// A home to sync (repeat for several; default: $HOME).
+    #[arg(long = "home", value_name = "DIR")]
+    homes: Vec<PathBuf>,
+    /// Only this harness.
+    #[arg(long)]
+    harness: Option<String>,
+    /// The archive file (default: DATA_DIR/archive.db).
+    #[arg(long, value_name = "FILE")]
+    archive: Option<PathBuf>,
+    /// Print the work done as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct SearchArgs {
+    /// Words to find (all must match); "a phrase" in quotes; word* for a prefix; OR between alternatives.
+    query: String,
+    /// Only sessions of this harness.
+    #[arg(long)]
+    harness: Option<String>,
+    /// Only sessions whose cwd is DIR or lies under it.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Only records at or after DATE (YYYY-MM-DD or RFC 3339).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only records of this kind (user, assistant, reasoning, tool_call, tool_result, compaction).
+    #[arg(long, value_name = "KIND")]
+    kind: Option<String>,
+    /// At most N hits.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    limit: usize,
+    /// The archive file (default: DATA_DIR/archive.db).
+    #[arg(long, value_name = "FILE")]
+    archive: Option<PathBuf>,
+    /// One JSON array of hits (snippet matches between \u0002 and \u0003).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct WatchArgs {
+    /// A home to watch (repeat for several; default: $HOME).
+    #[arg(long = "home", value_name = "DIR")]
+    homes: Vec<PathBuf>,
+    /// Only this harness.
+    #[arg(long)]
+    harness: Option<String>,
+    /// The archive file (default: DATA_DIR/archive.db).
+    #[arg(long, value_name = "FILE")]
+    archive: Option<PathBuf>,
+    /// Quiet time after a change before syncing, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 300)]
+    debounce_ms: u64,
+    /// One JSON line per sync on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+const KINDS: &[&str] = &["user", "assistant", "reasoning", "tool_call", "tool_result", "compaction"];
+
+/// The archive file a command uses.
+pub fn archive_path(ctx: &Context, explicit: Option<&Path>) -> PathBuf {
+    explicit.map(Path::to_path_buf).unwrap_or_else(|| archive::default_path(&ctx.data_dir))
+}
+
+/// The archive, if it exists (reading commands never create one).
+pub fn existing_archive(ctx: &Context) -> anyhow::Result<Option<SqliteArchive>> {
+    let path = archive_path(ctx, None);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Ok(Some(SqliteArchive::open(&path)?))
+}
+
+fn homes(given: &[PathBuf]) -> Vec<PathBuf> {
+    if given.is_empty() { vec![default_home()] } else { given.to_vec() }
+}
+
+pub fn run_sync(ctx: &Context, args: &SyncArgs) -> anyhow::Result<u8> {
+    let catalog = ctx.catalog()?;
+    let mut store = SqliteArchive::open(&archive_path(ctx, args.archive.as_deref()))?;
+    let options = SyncOptions { homes: homes(&args.homes), harness: args.harness.clone() };
+    let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} sessions {wide_bar} {elapsed} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let report = trajhost::archive::sync::sync(&catalog, &mut store, &options, &mut |event| {
+        if let Some(bar) = &bar {
+            match event {
+                SyncEvent::Planned { sessions, .. } => bar.inc_length(sessions as u64),
+                SyncEvent::Read { harness, native_id, .. } => {
+                    bar.set_message(format!("{harness} {native_id}"));
+                    bar.inc(1);
+                }
+            }
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{}", describe_sync(&report, &store.location()))?;
+        out.flush()?;
+        for f in &report.failures {
+            eprintln!("not archived: {} {} in {}: {}", f.harness, f.session, f.home.display(), f.error);
+        }
+    }
+    Ok(if report.sessions_failed > 0 { exit::ERROR } else { exit::OK })
+}
+
+fn describe_sync(r: &SyncReport, archive: &str) -> String {
+    format!(
+        "synced {} home(s) into {archive} in {:.1} s: {} session(s) added, {} updated, {} unchanged, {} failed \
+         ({} not retried); {} record(s) added; {} file(s) stat'ed, {} read, {} parsed",
+        r.homes,
+        r.seconds,
+        r.sessions_added,
+        r.sessions_updated,
+        r.sessions_unchanged,
+        r.sessions_failed,
+        r.failures_skipped,
+        r.records_added,
+        r.files_stated,
+        r.files_read,
+        human_bytes(r.bytes_parsed),
+    )
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..1024 => format!("{n} B"),
+        1024..1_048_576 => format!("{:.1} KiB", n as f64 / 1024.0),
+        _ => format!("{:.1} MiB", n as f64 / 1_048_576.0),
+    }
+}
+
+pub fn run_search(ctx: &Context, args: &SearchArgs) -> anyhow::Result<u8> {
+    if let Some(kind) = &args.kind
+        && !KINDS.contains(&kind.as_str())
+    {
+        anyhow::bail!("--kind {kind}: not an indexed kind (one of {})", KINDS.join(", "));
+    }
+    let since_ms = match &args.since {
+        Some(date) => Some(
+            trajhost::time::unix_ms_from_rfc3339(date)
+                .ok_or_else(|| anyhow::anyhow!("--since {date}: not a date (YYYY-MM-DD or RFC 3339)"))?,
+        ),
+        None => None,
+    };
+    let path = archive_path(ctx, args.archive.as_deref());
+    if !path.is_file() {
+        anyhow::bail!("no archive at {} yet: run `trajhost sync` first", path.display());
+    }
+    let store = SqliteArchive::open(&path)?;
+    let cwd = args
+        .cwd
+        .as_ref()
+        .map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.clone()).to_string_lossy().into_owned());
+    let query = SearchQuery {
+        text: args.query.clone(),
+        harness: args.harness.clone(),
+        cwd,
+        since_ms,
+        kind: args.kind.clone(),
+        limit: args.limit,
+    };
+    let hits = store.search(&query)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &hits)?;
+        writeln!(out)?;
+        return Ok(if hits.is_empty() { exit::NOT_FOUND } else { exit::OK });
+    }
+    let terminal = std::io::stdout().is_terminal();
+    let (open, close) = if terminal { ("\x1b[1;31m", "\x1b[0m") } else { ("[", "]") };
+    for hit in &hits {
+        writeln!(
+            out,
+            "{} {}  #{} {}  {}{}",
+            hit.harness,
+            safe(&hit.native_id),
+            hit.seq,
+            hit.kind,
+            hit.ts.as_deref().map(safe).unwrap_or_else(|| "-".into()),
+            hit.cwd.as_deref().map(|c| format!("  {}", safe(c))).unwrap_or_default()
+        )?;
+        let snippet = safe(&hit.snippet.replace('\n', " ")).replace(MARK_OPEN, open).replace(MARK_CLOSE, close);
+        writeln!(out, "    {snippet}")?;
+    }
+    if hits.is_empty() {
+        eprintln!("no matches for {:?} in {}", args.query, path.display());
+        return Ok(exit::NOT_FOUND);
+    }
+    Ok(exit::OK)
+}
+
+/// Text from someone's session, safe to print on a terminal: control
+/// characters (ANSI and OSC sequences start with one) are escaped, except
+/// the snippet markers, which the caller replaces.
+pub fn safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c.to_string() != MARK_OPEN && c.to_string() != MARK_CLOSE {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub fn run_watch(ctx: &Context, args: &WatchArgs) -> anyhow::Result<u8> {
+    let catalog = ctx.catalog()?;
+    let path = archive_path(ctx, args.archive.as_deref());
+    let mut store = SqliteArchive::open(&path)?;
+    let options = WatchOptions {
+        sync: SyncOptions { homes: homes(&args.homes), harness: args.harness.clone() },
+        debounce: std::time::Duration::from_millis(args.debounce_ms),
+        ..WatchOptions::default()
+    };
+    let stop = AtomicBool::new(false);
+    let json = args.json;
+    let location = store.location();
+    trajhost::archive::watch::watch(&catalog, &mut store, &options, &stop, &mut |report, plan: &WatchPlan| {
+        let mut out = std::io::stdout().lock();
+        let line = if json {
+            let mut value = serde_json::to_value(report).unwrap_or_default();
+            value["watching"] = serde_json::json!({"stores": plan.stores, "parents": plan.parents});
+            value.to_string()
+        } else {
+            format!("{} (watching {} store(s))", describe_sync(report, &location), plan.stores.len())
+        };
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    })?;
+    Ok(exit::OK)
+}
+
+/// `sessions --archived`: the archive's sessions, newest first.
+pub fn list_archived(
+    ctx: &Context,
+    harness: Option<&str>,
+    cwd: Option<&Path>,
+    home: Option<&Path>,
+    json: bool,
+) -> anyhow::Result<u8> {
+    let path = archive_path(ctx, None);
+    if !path.is_file() {
+        anyhow::bail!("no archive at {} yet: run `trajhost sync` first", path.display());
+    }
+    let store = SqliteArchive::open(&path)?;
+    let filter = SessionFilter {
+        harness: harness.map(String::from),
+        cwd: cwd.map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.to_path_buf()).to_string_lossy().into_owned()),
+        home: home.map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.to_path_buf())),
+        limit: None,
+    };
+    let sessions = store.sessions(&filter)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let items: Vec<serde_json::Value> = sessions
+            .iter()
+            .map(|s| {
+                let mut value = serde_json::to_value(s).unwrap_or_default();
+                let main = s.locator.split_once('#').map_or(s.locator.as_str(), |(f, _)| f);
+                value["source_exists"] = s.home.join(main).is_file().into();
+                value
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &items)?;
+        writeln!(out)?;
+        return Ok(exit::OK);
+    }
+    if sessions.is_empty() {
+        eprintln!("no archived sessions in {}", path.display());
+        return Ok(exit::OK);
+    }
+    writeln!(out, "{:<12} {:<38} {:<20} {:>7} {:<8} CWD", "HARNESS", "ID", "UPDATED", "RECORDS", "SOURCE")?;
+    for s in &sessions {
+        let main = s.locator.split_once('#').map_or(s.locator.as_str(), |(f, _)| f);
+        writeln!(
+            out,
+            "{:<12} {:<38} {:<20} {:>7} {:<8} {}",
+            s.harness,
+            safe(&s.native_id),
+            s.updated_at.as_deref().map(|t| safe(&t[..t.len().min(19)])).unwrap_or_else(|| "-".into()),
+            s.records,
+            if s.home.join(main).is_file() { "present" } else { "gone" },
+            s.cwd.as_deref().map(safe).unwrap_or_else(|| "-".into()),
+        )?;
+    }
+    Ok(exit::OK)
+}
+
+/// `read ID` / `convert ID`: the archive's session for an id (not a path),
+/// without a discovery pass; `None` when the archive does not hold it.
+pub fn resolve_archived(
+    ctx: &Context,
+    catalog: &Catalog<'_>,
+    target: &str,
+    harness: Option<&str>,
+    home: Option<&Path>,
+) -> anyhow::Result<Option<archive::Resolved>> {
+    if Path::new(target).exists() || target.contains('/') {
+        return Ok(None);
+    }
+    let Some(store) = existing_archive(ctx)? else { return Ok(None) };
+    Ok(archive::resolve(catalog, &store, target, harness, home)?)
+}
