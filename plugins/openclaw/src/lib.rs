@@ -12,7 +12,13 @@
 //! - [`events`]: `transcript_events`, Pi-style entries — each entry type
 //!   and message role → canonical records, [`KNOWN_ENTRY_TYPES`] and
 //!   [`KNOWN_MESSAGE_ROLES`];
-//! - [`read`]: the batch reader over the session's active branch.
+//! - [`read`]: the batch reader over the session's active branch;
+//! - [`export`]: this codec's export file (the transcript entries as JSON
+//!   lines), its discovery and reader;
+//! - [`write`]: canonical records → the export file (Pi-style entries, made
+//!   by the Pi writer of `trajhost-pi-core`);
+//! - [`prepare`]: the export file → rows of the `main` agent's database
+//!   (`create-database` with the CLI's schema, or `insert-rows`).
 //!
 //! All database access goes through the host's read-only SQLite capability
 //! (natively, in tests: the SDK opens the file read-only with rusqlite).
@@ -37,19 +43,28 @@
 //!
 //! The legacy JSONL transcripts (`agents/<agent>/sessions/*.jsonl`, up to
 //! 2026.7) are read by the `openclaw-jsonl` codec (`plugins/openclaw-jsonl`),
-//! which shares the entry mapping (`trajhost-openclaw-core`). Writing is not
-//! implemented.
+//! which shares the entry mapping (`trajhost-openclaw-core`).
+//!
+//! Writing: [`write`] makes this codec's export file ([`export`]: the
+//! transcript entries as JSON lines, which `discover`/`read` also read), and
+//! [`prepare`] turns it into rows of the `main` agent's database.
 
 /// The entry mapping, shared with the JSONL codec (`trajhost-openclaw-core`).
 pub use trajhost_openclaw_core::events;
+pub mod export;
 pub mod layout;
+pub mod prepare;
 pub mod read;
 pub mod sessions;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Batch, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionReader, SessionRef,
+    SessionWriter, WholeDocument, WriteOptions,
+};
 
 pub use events::{Handling, KNOWN_ENTRY_TYPES, KNOWN_MESSAGE_ROLES};
 pub use time::rfc3339_utc;
@@ -71,7 +86,7 @@ pub const NATIVE_VERSIONS: &str = ">=2026.6.0, <2028.0.0";
 pub struct OpenClaw;
 
 impl Codec for OpenClaw {
-    type Reader = read::Reader;
+    type Reader = Reader;
 
     fn info() -> CodecInfo {
         CodecInfo {
@@ -79,9 +94,13 @@ impl Codec for OpenClaw {
             codec_version: VERSION.into(),
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`schema_meta.app_version` of the agent database".into(),
-            reads: vec!["openclaw-agent-sqlite".into()],
-            writes: Vec::new(),
-            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
+            reads: vec!["openclaw-agent-sqlite".into(), export::FORMAT.into()],
+            writes: vec![export::FORMAT.into()],
+            session_globs: layout::SESSION_GLOBS
+                .iter()
+                .map(|g| g.to_string())
+                .chain([format!("{}/*.jsonl", export::EXPORT_DIR)])
+                .collect(),
             canonical_schema: SCHEMA.into(),
         }
     }
@@ -91,11 +110,46 @@ impl Codec for OpenClaw {
     }
 
     fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        if export::is_export(locator) {
+            return export::inspect(home, locator);
+        }
         sessions::inspect(home, locator)
     }
 
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {
+        if export::is_export(locator) {
+            return Ok(Reader::Export(export::Reader::open(home, locator, &options)?));
+        }
+        Ok(Reader::Database(Box::new(read::Reader::open(home, locator, &options)?)))
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(WholeDocument::boxed(options, write::write))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options)
+    }
+}
+
+/// A session being read: from an agent database, or from an export file.
+pub enum Reader {
+    Database(Box<read::Reader>),
+    Export(export::Reader),
+}
+
+impl SessionReader for Reader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        match self {
+            Reader::Database(r) => r.next_batch(),
+            Reader::Export(r) => r.next_batch(),
+        }
     }
 }
 

@@ -45,6 +45,7 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             Err(e) => problems.add("unreadable-database", Severity::Warning, &db.path, sqlite_kind(&e)),
         }
     }
+    sessions.extend(crate::export::discover(home, &mut problems));
     Ok(problems.finish(sessions, Diagnostics::new()))
 }
 

@@ -161,8 +161,11 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=2026.6.0, <2028.0.0");
     assert!(info.native_version_source.contains("app_version"));
-    assert!(info.writes.is_empty());
-    assert_eq!(info.session_globs, vec![".openclaw/agents/*/agent/openclaw-agent.sqlite".to_string()]);
+    assert_eq!(info.writes, ["openclaw-transcript-export-jsonl"]);
+    assert_eq!(
+        info.session_globs,
+        [".openclaw/agents/*/agent/openclaw-agent.sqlite", ".openclaw/agents/main/agent/trajhost-export/*.jsonl"]
+    );
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }
 
@@ -718,5 +721,406 @@ fn an_older_store_with_only_event_json_is_discovered_and_read() {
     assert!(read.diag("several-roots").is_some() && read.diag("off-branch-event").is_none());
     for id in [OLD_A, OLD_B, OLD_D] {
         kit::conformance::<OpenClaw>(home.path(), &locator(id), Spans::Rows);
+    }
+}
+
+// ---------------------------------------------------------------- write and prepare
+
+mod writing {
+    use super::*;
+    use trajhost_codec_openclaw::{export, prepare};
+    use trajhost_codec_sdk::sqlite::Value as Sql;
+    use trajhost_codec_sdk::target::{self, TargetChoice};
+    use trajhost_codec_sdk::{Operation, Plan, WriteOptions};
+
+    const CWD: &str = "/home/user/project";
+
+    fn options(native_id: Option<&str>, home: Option<&Path>) -> WriteOptions {
+        WriteOptions {
+            cwd: Some(CWD.into()),
+            native_id: native_id.map(str::to_string),
+            home_path: home.map(|h| h.display().to_string()),
+        }
+    }
+
+    fn write(read: &Read) -> trajhost_codec_sdk::WrittenFiles {
+        trajhost_codec_sdk::write_document::<OpenClaw>(&kit::document(&read.records), options(None, None)).unwrap()
+    }
+
+    fn plan(written: &trajhost_codec_sdk::WrittenFiles, target: &Path) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+        target::set_for_tests(TargetChoice::default());
+        trajhost_codec_sdk::prepare_artifacts::<OpenClaw>(
+            written.artifacts.clone(),
+            &Dir::native(target),
+            options(None, Some(target)),
+        )
+    }
+
+    fn to_sql(v: &Sql) -> rusqlite::types::Value {
+        match v {
+            Sql::Null => rusqlite::types::Value::Null,
+            Sql::Integer(i) => rusqlite::types::Value::Integer(*i),
+            Sql::Real(f) => rusqlite::types::Value::Real(*f),
+            Sql::Text(s) => rusqlite::types::Value::Text(s.clone()),
+            Sql::Blob(b) => rusqlite::types::Value::Blob(b.clone()),
+        }
+    }
+
+    fn insert(conn: &rusqlite::Connection, table: &str, columns: &[String], rows: &[Vec<Sql>]) {
+        let marks = vec!["?"; columns.len()].join(", ");
+        let sql = format!("INSERT INTO {table} ({}) VALUES ({marks})", columns.join(", "));
+        for row in rows {
+            conn.execute(&sql, rusqlite::params_from_iter(row.iter().map(to_sql))).unwrap();
+        }
+    }
+
+    /// Applies a plan the way the host does (schema, user_version, rows;
+    /// rows into an existing database in one transaction).
+    fn apply(plan: &Plan, home: &Path) {
+        for op in &plan.operations {
+            match op {
+                Operation::CreateDatabase(db) => {
+                    let path = home.join(&db.path);
+                    assert!(!path.exists());
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    let conn = sqlite(&path);
+                    conn.execute_batch("BEGIN").unwrap();
+                    for statement in &db.schema {
+                        conn.execute_batch(statement).unwrap_or_else(|e| panic!("{statement}: {e}"));
+                    }
+                    conn.execute_batch(&format!("PRAGMA user_version = {}", db.user_version.unwrap())).unwrap();
+                    for t in &db.tables {
+                        insert(&conn, &t.table, &t.columns, &t.rows);
+                    }
+                    conn.execute_batch("COMMIT").unwrap();
+                }
+                Operation::InsertRows(rows) => {
+                    let conn = sqlite(&home.join(&rows.database));
+                    conn.execute_batch("BEGIN").unwrap();
+                    insert(&conn, &rows.table, &rows.columns, &rows.rows);
+                    conn.execute_batch("COMMIT").unwrap();
+                }
+                other => panic!("unexpected operation {other:?}"),
+            }
+        }
+    }
+
+    /// Every row of every table, as text, except the rows of `session`.
+    fn rows_except(db: &Path, session: &str) -> BTreeSet<String> {
+        let conn = sqlite(db);
+        let tables: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut out = BTreeSet::new();
+        for t in tables {
+            let mut stmt = conn.prepare(&format!("SELECT * FROM \"{t}\"")).unwrap();
+            let n = stmt.column_count();
+            let rows: Vec<String> = stmt
+                .query_map([], |r| {
+                    let cells: Vec<String> = (0..n)
+                        .map(|i| match r.get_ref(i).unwrap() {
+                            rusqlite::types::ValueRef::Null => "NULL".into(),
+                            rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                            rusqlite::types::ValueRef::Real(v) => v.to_string(),
+                            rusqlite::types::ValueRef::Text(v) => String::from_utf8_lossy(v).into_owned(),
+                            rusqlite::types::ValueRef::Blob(v) => format!("{v:?}"),
+                        })
+                        .collect();
+                    Ok(format!("{t}|{}", cells.join("|")))
+                })
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            out.extend(rows.into_iter().filter(|r| !r.contains(session)));
+        }
+        out
+    }
+
+    /// What must survive a round trip: user and assistant texts, tool calls
+    /// (id, name, arguments), tool results (call id, text, ok).
+    fn essentials(read: &Read) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
+        let r = &read.records;
+        (
+            users(r).into_iter().map(str::to_string).collect(),
+            assistants(r).iter().map(|a| a.text.clone()).filter(|t| !t.is_empty()).collect(),
+            tool_calls(r).iter().map(|(id, name, args)| format!("{id} {name} {args}")).collect(),
+            r.iter()
+                .filter_map(|rec| match &rec.body {
+                    Body::ToolResult { call_id, content, ok } => Some(format!("{call_id} {ok:?} {content}")),
+                    _ => None,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn every_scenario_survives_read_write_read() {
+        for scenario in SCENARIOS {
+            let first = read_scenario(scenario);
+            let written = write(&first);
+            assert_eq!(written.artifacts.len(), 1, "{scenario}");
+            let artifact = &written.artifacts[0];
+            assert_eq!(artifact.path, export::file_path(&written.native_id), "{scenario}");
+            // The export home reads back, through discover.
+            let out = tempfile::tempdir().unwrap();
+            let path = out.path().join(&artifact.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &artifact.bytes).unwrap();
+            let found = kit::discover::<OpenClaw>(out.path());
+            assert_eq!(found.sessions.len(), 1, "{scenario}");
+            assert_eq!(found.sessions[0].native_id, written.native_id);
+            let again = read(out.path(), &found.sessions[0].locator);
+            assert_eq!(essentials(&again), essentials(&first), "{scenario}");
+            assert!(!tool_calls(&again.records).is_empty(), "{scenario}: has tool calls");
+            // OpenClaw's own model and thinking-level changes come back.
+            let changes = |r: &Read| -> Vec<(String, Option<String>)> {
+                kit::observations(&r.records)
+                    .into_iter()
+                    .filter(|(s, _)| ["model-change", "thinking-level-change"].contains(s))
+                    .map(|(s, t)| (s.to_string(), t.map(str::to_string)))
+                    .collect()
+            };
+            assert_eq!(changes(&again), changes(&first), "{scenario}");
+            assert_eq!(changes(&again).len(), 2, "{scenario}");
+            kit::check_spans(out.path(), &again, Spans::Lines);
+            // OpenClaw's header.
+            let header: Value = serde_json::from_slice(artifact.bytes.split(|&b| b == b'\n').next().unwrap()).unwrap();
+            assert_eq!(header["type"], "session");
+            assert_eq!(header["version"], 4);
+            assert_eq!(header["id"], written.native_id.as_str());
+            assert_eq!(header["cwd"], CWD);
+        }
+    }
+
+    #[test]
+    fn a_fresh_home_gets_the_cli_schema_and_the_session_reads_back() {
+        let first = read_scenario("parallel");
+        let written = write(&first);
+        let target = tempfile::tempdir().unwrap();
+        let plan = plan(&written, target.path()).unwrap();
+        assert_eq!(plan.native_id, written.native_id);
+        assert_eq!(plan.operations.len(), 1);
+        let Operation::CreateDatabase(db) = &plan.operations[0] else { panic!("expected create-database") };
+        assert_eq!(db.path, DB);
+        assert_eq!(db.user_version, Some(23));
+        assert_eq!(db.schema.len(), 127);
+        let tables: Vec<&str> = db.tables.iter().map(|t| t.table.as_str()).collect();
+        assert_eq!(
+            tables,
+            [
+                "schema_meta",
+                "session_key_contract",
+                "session_nodes",
+                "session_windows",
+                "transcript_events",
+                "transcript_event_identities",
+                "session_transcript_active_events",
+                "session_transcript_index_state"
+            ]
+        );
+        apply(&plan, target.path());
+        // The same schema as the CLI's own database.
+        let schema = |p: &Path| -> BTreeSet<String> {
+            let conn = sqlite(p);
+            let mut stmt =
+                conn.prepare("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master").unwrap();
+            stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        assert_eq!(schema(&target.path().join(DB)), schema(&home("simple").path().join(DB)));
+        let conn = sqlite(&target.path().join(DB));
+        let (version, app): (i64, String) = conn
+            .query_row("SELECT schema_version, app_version FROM schema_meta", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!((version, app.as_str()), (23, "2026.9.6"));
+        let key: String = conn
+            .query_row(
+                "SELECT session_key FROM session_nodes WHERE current_session_id = ?",
+                [&written.native_id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(key, "agent:main:main");
+        let fk: i64 = conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(fk, 0, "no dangling references");
+        // Read back through the projection, as from a CLI-written database.
+        let again = read(target.path(), &locator(&written.native_id));
+        assert_eq!(essentials(&again), essentials(&first));
+        assert!(again.diag("active-branch-recomputed").is_none());
+        let resume = plan.resume_command.unwrap();
+        assert_eq!(
+            resume,
+            format!(
+                "cd {CWD} && HOME={} openclaw agent --local --agent main --session-id {} --message \"<prompt>\" --json",
+                target.path().display(),
+                written.native_id
+            )
+        );
+    }
+
+    #[test]
+    fn an_existing_database_gets_rows_and_its_sessions_stay_byte_identical() {
+        let target = home("simple");
+        let old = id_of("simple");
+        let db = target.path().join(DB);
+        let before_rows = rows_except(&db, "never-a-session-id");
+        let first = read_scenario("failing-tool");
+        let written = write(&first);
+        let plan = plan(&written, target.path()).unwrap();
+        assert!(plan.operations.iter().all(|op| matches!(op, Operation::InsertRows(r) if r.database == DB)));
+        let tables: Vec<&str> = plan
+            .operations
+            .iter()
+            .map(|op| match op {
+                Operation::InsertRows(r) => r.table.as_str(),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            tables,
+            [
+                "session_windows",
+                "transcript_events",
+                "transcript_event_identities",
+                "session_transcript_active_events",
+                "session_transcript_index_state"
+            ]
+        );
+        apply(&plan, target.path());
+        // Every row that was there is still there, unchanged, and every new
+        // row belongs to the new session.
+        let after_rows = rows_except(&db, &written.native_id);
+        assert_eq!(after_rows, before_rows);
+        let conn = sqlite(&db);
+        let key: String = conn
+            .query_row("SELECT session_key FROM session_windows WHERE session_id = ?", [&written.native_id], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(key, "agent:main:main", "a window of the main node");
+        let current: String = conn.query_row("SELECT current_session_id FROM session_nodes", [], |r| r.get(0)).unwrap();
+        assert_eq!(current, old, "the node still names its own session");
+        let both = kit::discover::<OpenClaw>(target.path());
+        assert_eq!(both.sessions.len(), 2);
+        assert_eq!(essentials(&read(target.path(), &locator(&written.native_id))), essentials(&first));
+        assert_eq!(essentials(&read(target.path(), &locator(&old))), essentials(&read_scenario("simple")));
+
+        // A second prepare of the same session is refused.
+        let err = self::plan(&written, target.path()).unwrap_err();
+        assert!(format!("{err:?}").contains("already holds session"), "{err:?}");
+    }
+
+    fn refused(target: &Path, written: &trajhost_codec_sdk::WrittenFiles) -> String {
+        format!("{:?}", plan(written, target).unwrap_err())
+    }
+
+    #[test]
+    fn an_unknown_schema_or_version_is_refused_naming_the_file() {
+        let written = write(&read_scenario("simple"));
+        let cases: [(&str, &str); 6] = [
+            ("UPDATE schema_meta SET role = 'global'", "schema_meta role 'global'"),
+            ("PRAGMA user_version = 24", "user_version 24"),
+            (
+                "ALTER TABLE transcript_events ADD COLUMN extra TEXT",
+                "table transcript_events: missing columns [], unknown columns [extra]",
+            ),
+            ("DROP TABLE session_transcript_index_state", "no table session_transcript_index_state"),
+            ("UPDATE schema_meta SET schema_version = 22", "schema_version 22"),
+            ("DELETE FROM schema_meta", "no schema_meta 'primary' row"),
+        ];
+        for (change, what) in cases {
+            let target = home("simple");
+            sqlite(&target.path().join(DB)).execute_batch(change).unwrap();
+            let before = std::fs::read(target.path().join(DB)).unwrap();
+            let err = refused(target.path(), &written);
+            assert!(
+                err.contains(DB) && err.contains(what) && err.contains("unknown OpenClaw agent database schema"),
+                "{change}: {err}"
+            );
+            assert_eq!(std::fs::read(target.path().join(DB)).unwrap(), before, "{change}");
+        }
+    }
+
+    #[test]
+    fn another_app_version_needs_allow_untested() {
+        let written = write(&read_scenario("simple"));
+        let target = home("simple");
+        sqlite(&target.path().join(DB)).execute_batch("UPDATE schema_meta SET app_version = '2026.10.1'").unwrap();
+        let err = refused(target.path(), &written);
+        assert!(err.contains("2026.10.1") && err.contains("2026.9.6") && err.contains("--allow-untested"), "{err}");
+        target::set_for_tests(TargetChoice { allow_untested: true, ..TargetChoice::default() });
+        let plan = trajhost_codec_sdk::prepare_artifacts::<OpenClaw>(
+            written.artifacts.clone(),
+            &Dir::native(target.path()),
+            options(None, Some(target.path())),
+        )
+        .unwrap();
+        assert!(!plan.operations.is_empty());
+        let untested = target::reported_untested().unwrap();
+        assert_eq!((untested.found.as_deref(), untested.tested.as_str()), (Some("2026.10.1"), "2026.9.6"));
+    }
+
+    #[test]
+    fn a_database_without_a_valid_main_node_is_refused() {
+        let written = write(&read_scenario("simple"));
+        let target = home("simple");
+        sqlite(&target.path().join(DB))
+            .execute_batch(
+                "PRAGMA foreign_keys = OFF; UPDATE session_nodes SET session_key = 'agent:main:other'; \
+                 UPDATE session_windows SET session_key = 'agent:main:other'",
+            )
+            .unwrap();
+        let err = refused(target.path(), &written);
+        assert!(err.contains("no session node agent:main:main") && err.contains(DB), "{err}");
+        let target = home("simple");
+        sqlite(&target.path().join(DB)).execute_batch("UPDATE session_nodes SET entry_valid = 0").unwrap();
+        let err = refused(target.path(), &written);
+        assert!(err.contains("session node agent:main:main is not valid"), "{err}");
+    }
+
+    #[test]
+    fn a_chosen_model_is_recorded_on_the_window() {
+        let written = write(&read_scenario("simple"));
+        let target = home("simple");
+        target::set_for_tests(TargetChoice {
+            model: Some("m1".into()),
+            provider: Some("p1".into()),
+            allow_untested: false,
+        });
+        let plan = trajhost_codec_sdk::prepare_artifacts::<OpenClaw>(
+            written.artifacts.clone(),
+            &Dir::native(target.path()),
+            options(None, Some(target.path())),
+        )
+        .unwrap();
+        apply(&plan, target.path());
+        let (p, m): (String, String) = sqlite(&target.path().join(DB))
+            .query_row(
+                "SELECT model_provider, model FROM session_windows WHERE session_id = ?",
+                [&written.native_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((p.as_str(), m.as_str()), ("p1", "m1"));
+    }
+
+    #[test]
+    fn schema_statements_are_the_cli_schema() {
+        let statements = prepare::schema_statements();
+        assert_eq!(statements.len(), 127);
+        assert!(
+            statements.iter().all(|s| s.starts_with("CREATE ")),
+            "{:?}",
+            statements.iter().find(|s| !s.starts_with("CREATE "))
+        );
+        for (table, columns) in prepare::KNOWN_COLUMNS {
+            let create = statements.iter().find(|s| s.starts_with(&format!("CREATE TABLE {table} ("))).unwrap();
+            for c in *columns {
+                assert!(create.contains(&format!("\n  {c} ")), "{table}.{c}");
+            }
+        }
     }
 }
