@@ -10,8 +10,11 @@
 //! - cold compile against warm (cached) load of a codec component;
 //! - SQLite through the host capability (opencode codec as wasm) against the
 //!   same codec natively and against a direct rusqlite scan of the rows;
-//! - optionally the peer, casr, on the same sessions.
+//! - optionally the peer, casr, on the same sessions;
+//! - with `--archive`, the archive: full, no-change and incremental sync of
+//!   a generated home, and search ([`archive`]).
 
+pub mod archive;
 pub mod corpus;
 mod error;
 mod exe;
@@ -48,7 +51,7 @@ pub struct Row {
 }
 
 impl Row {
-    fn new(measure: impl Into<String>, trajhost: impl Into<String>) -> Row {
+    pub(crate) fn new(measure: impl Into<String>, trajhost: impl Into<String>) -> Row {
         Row {
             measure: measure.into(),
             trajhost: trajhost.into(),
@@ -58,12 +61,12 @@ impl Row {
             holds: None,
         }
     }
-    fn reference(mut self, reference: impl Into<String>, ratio: Option<f64>) -> Row {
+    pub(crate) fn reference(mut self, reference: impl Into<String>, ratio: Option<f64>) -> Row {
         self.reference = reference.into();
         self.ratio = ratio;
         self
     }
-    fn target(mut self, target: impl Into<String>, holds: bool) -> Row {
+    pub(crate) fn target(mut self, target: impl Into<String>, holds: bool) -> Row {
         self.target = target.into();
         self.holds = Some(holds);
         self

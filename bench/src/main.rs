@@ -45,6 +45,13 @@ struct Args {
     /// The table as JSON.
     #[arg(long)]
     json: bool,
+    /// Measure the archive instead: sync and search over a generated home of
+    /// this many Claude Code and Codex sessions (the shape: 4004).
+    #[arg(long, value_name = "SESSIONS")]
+    archive: Option<usize>,
+    /// Bytes of each session of `--archive`, in KB.
+    #[arg(long, default_value_t = 45, value_name = "KB")]
+    archive_session_kb: u64,
 }
 
 fn main() -> ExitCode {
@@ -77,6 +84,23 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let template = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/opencode/1.18.33/long-output")
         .join(bench::OPENCODE_DB);
+    if let Some(sessions) = args.archive {
+        let options = bench::archive::ArchiveOptions {
+            cache_dir: work_dir.join("cache"),
+            exe,
+            work_dir,
+            sessions,
+            session_bytes: args.archive_session_kb * 1000,
+            seed: args.seed,
+        };
+        let rows = bench::archive::run(&options, &|step| eprintln!("bench: {step}"))?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&rows)?);
+        } else {
+            print!("{}", bench::render(&rows));
+        }
+        return Ok(());
+    }
     let options = Options {
         cache_dir: work_dir.join("cache"),
         exe,

@@ -142,9 +142,19 @@ fn build(
     };
     let refusal = || gate.lock().unwrap_or_else(|p| p.into_inner()).refused.clone();
 
-    let result = (|| {
-        conn.execute_batch("BEGIN").map_err(sql_error)?;
-        for (index, sql) in schema.iter().enumerate() {
+    // Triggers are created after the rows, as a dump restores a database:
+    // the rows are stored as the codec gave them (a trigger that resets a
+    // column on insert would change them).
+    let is_trigger = |sql: &str| {
+        let words: Vec<String> = sql.split_whitespace().take(3).map(|w| w.to_ascii_uppercase()).collect();
+        words.first().is_some_and(|w| w == "CREATE")
+            && (words.get(1).is_some_and(|w| w == "TRIGGER")
+                || words.get(1).is_some_and(|w| w == "TEMP" || w == "TEMPORARY") && words.get(2).is_some_and(|w| w == "TRIGGER"))
+    };
+    let statements: Vec<(usize, &String)> = schema.iter().enumerate().collect();
+    let (triggers, others): (Vec<_>, Vec<_>) = statements.into_iter().partition(|(_, sql)| is_trigger(sql));
+    let run_schema = |statements: &[(usize, &String)]| -> Result<()> {
+        for &(index, sql) in statements {
             let refused =
                 |message: String| InstallError::SchemaRefused { path: path.to_path_buf(), index, reason: message };
             set_phase(Phase::SchemaPrepare);
@@ -162,6 +172,12 @@ fn build(
             })?;
         }
         set_phase(Phase::Host);
+        Ok(())
+    };
+
+    let result = (|| {
+        conn.execute_batch("BEGIN").map_err(sql_error)?;
+        run_schema(&others)?;
         if let Some(version) = user_version {
             conn.execute_batch(&format!("PRAGMA user_version = {version}")).map_err(sql_error)?;
         }
@@ -177,6 +193,7 @@ fn build(
             counts.push((table.table.clone(), table.rows.len()));
         }
         set_phase(Phase::Host);
+        run_schema(&triggers)?;
         conn.execute_batch("COMMIT").map_err(sql_error)?;
         Ok(counts)
     })();
