@@ -29,18 +29,27 @@
 //! **Versions.** `native_version` is `lc_versions["deepagents-code"]` of
 //! the latest checkpoint's metadata.
 //!
-//! Writing is not implemented.
+//! **Writing.** [`write`] streams canonical records into this codec's
+//! export file ([`export`]); [`prepare`] turns it into one checkpoint row of
+//! `sessions.db` (a new database, or rows added to an existing one whose
+//! schema it checks first). Resume is dcode's interactive TUI only:
+//! `dcode [-M <model>] -r <thread_id>` in the session's directory.
 
+pub mod export;
 pub mod layout;
 pub mod messages;
 pub mod msgpack;
+pub mod prepare;
 pub mod read;
 pub mod threads;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_MESSAGE_TYPES};
 pub use time::{rfc3339_utc, uuid6_ms};
@@ -69,7 +78,7 @@ impl Codec for DeepAgents {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`lc_versions.deepagents-code` of the latest checkpoint's metadata".into(),
             reads: vec!["langgraph-sqlite-checkpoints".into()],
-            writes: Vec::new(),
+            writes: vec!["langgraph-sqlite-checkpoints".into()],
             session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
             canonical_schema: SCHEMA.into(),
         }
@@ -85,6 +94,23 @@ impl Codec for DeepAgents {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        // Asked here too: a model or provider given to `convert` is applied
+        // in the resume command `prepare` returns.
+        let _ = trajhost_codec_sdk::target::choice();
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options)
     }
 }
 
