@@ -97,7 +97,8 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<Export, CodecError> {
             if thread.is_some() {
                 return Err(bad("a second thread line"));
             }
-            let text = |k: &str| t.get(k).and_then(Json::as_str).map(str::to_string).ok_or_else(|| bad(&format!("no {k}")));
+            let text =
+                |k: &str| t.get(k).and_then(Json::as_str).map(str::to_string).ok_or_else(|| bad(&format!("no {k}")));
             thread = Some((text("thread_id")?, text("checkpoint_id")?, t.get("metadata").cloned(), at as u64));
             continue;
         }

@@ -330,7 +330,8 @@ mod tests {
 
     #[test]
     fn encodes_what_it_decodes() {
-        let v = json!({"a": [1, -1, -200, 300, 70000, 5_000_000_000u64, "é", null, true, 1.5, "x".repeat(40)], "b": {}});
+        let v =
+            json!({"a": [1, -1, -200, 300, 70000, 5_000_000_000u64, "é", null, true, 1.5, "x".repeat(40)], "b": {}});
         let mut out = Vec::new();
         encode::value(&mut out, &v);
         assert_eq!(decode(&out).unwrap(), v);

@@ -82,7 +82,7 @@ pub fn checkpoint_blob(export: &Export, ts: &str) -> Vec<u8> {
         encode::pydantic(&mut messages, &m.module, &m.class, &m.fields);
     }
     let mut out = Vec::new();
-    encode::map_header(&mut out, 6);
+    encode::map_header(&mut out, 7);
     encode::str(&mut out, "v");
     encode::uint(&mut out, 4);
     encode::str(&mut out, "ts");
@@ -216,7 +216,10 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
             let db = Database::open(target, STATE_DB).map_err(|e| sqlite_error(STATE_DB, e))?;
             check_store(&db, STATE_DB)?;
             let rows = db
-                .query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", &[Value::Text(export.thread_id.clone())])
+                .query(
+                    "SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1",
+                    &[Value::Text(export.thread_id.clone())],
+                )
                 .map_err(|e| sqlite_error(STATE_DB, e))?;
             if !rows.collect_all().map_err(|e| sqlite_error(STATE_DB, e))?.is_empty() {
                 return Err(CodecError::Other(format!(
@@ -252,10 +255,7 @@ mod tests {
 
     #[test]
     fn quotes_for_the_shell() {
-        assert_eq!(
-            resume_command(Some("/w"), Some("/h"), None, "01a2"),
-            "cd /w && HOME=/h dcode -r 01a2"
-        );
+        assert_eq!(resume_command(Some("/w"), Some("/h"), None, "01a2"), "cd /w && HOME=/h dcode -r 01a2");
         assert_eq!(
             resume_command(Some("/a b"), None, Some("openai:gpt-5"), "x"),
             "cd '/a b' && dcode -M openai:gpt-5 -r x"

@@ -89,9 +89,7 @@ pub fn export_thread(e: &export::Export, home: &Dir) -> Thread {
             _ => None,
         },
     );
-    let iso = |k: &str| {
-        e.meta_str(k).and_then(trajhost_codec_sdk::time::parse_rfc3339).map(rfc3339_utc)
-    };
+    let iso = |k: &str| e.meta_str(k).and_then(trajhost_codec_sdk::time::parse_rfc3339).map(rfc3339_utc);
     Thread {
         session: SessionRef {
             native_id: e.thread_id.clone(),
@@ -125,7 +123,11 @@ pub fn thread(home: &Dir, locator: &str) -> Result<Thread, CodecError> {
     if parsed.db == export::FILE {
         let e = load_export(home)?;
         if parsed.thread.as_deref().is_some_and(|t| t != e.thread_id) {
-            return Err(CodecError::NotFound(format!("{}: no thread {}", export::FILE, parsed.thread.unwrap_or_default())));
+            return Err(CodecError::NotFound(format!(
+                "{}: no thread {}",
+                export::FILE,
+                parsed.thread.unwrap_or_default()
+            )));
         }
         return Ok(export_thread(&e, home));
     }

@@ -152,7 +152,8 @@ impl Writer {
     }
 
     fn start(&mut self, record: &Record, meta: &trajhost_codec_sdk::canonical::Meta) {
-        let started_ms = meta.started_at.as_deref().and_then(parse_rfc3339).or(record.ts.as_deref().and_then(parse_rfc3339));
+        let started_ms =
+            meta.started_at.as_deref().and_then(parse_rfc3339).or(record.ts.as_deref().and_then(parse_rfc3339));
         self.first_ms = started_ms;
         let source = format!("{}:{}", meta.harness, meta.native_id);
         let thread_id = self
@@ -203,7 +204,9 @@ impl Writer {
                     }
                     content.push(block);
                 }
-                None => content.push(json!({"type": "redacted_thinking", "data": r.opaque.clone().unwrap_or_default()})),
+                None => {
+                    content.push(json!({"type": "redacted_thinking", "data": r.opaque.clone().unwrap_or_default()}))
+                }
             }
         }
         let text = ai.text.clone().unwrap_or_default();

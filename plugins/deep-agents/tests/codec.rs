@@ -104,7 +104,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=0.0.0, <1.0.0");
     assert!(info.native_version_source.contains("lc_versions"));
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, ["langgraph-sqlite-checkpoints"]);
     assert_eq!(info.session_globs, vec![DB.to_string(), ".deepagents/sessions.db".to_string()]);
 }
 
