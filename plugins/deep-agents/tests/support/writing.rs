@@ -259,3 +259,30 @@ fn the_checkpoint_blob_decodes_as_langgraph_wrote_it() {
     assert_eq!(messages[0]["name"], "HumanMessage");
     assert_eq!(messages[0]["module"], "langchain_core.messages.human");
 }
+
+#[test]
+fn the_export_fixture_reads_as_a_thread() {
+    let home = kit::fixtures_root().join("deep-agents/export/home");
+    let found = kit::discover::<DeepAgents>(&home);
+    assert_eq!(found.sessions.len(), 1);
+    let s = &found.sessions[0];
+    assert_eq!(s.native_id, "01a00000-0000-7000-8000-000000000001");
+    assert_eq!(s.locator, format!("{}#{}", export::FILE, s.native_id));
+    assert_eq!((s.cwd.as_deref(), s.title.as_deref()), (Some("/work/demo"), Some("List the files.")));
+    assert_eq!(s.started_at.as_deref(), Some("2026-01-02T03:04:00.000Z"));
+    assert_eq!(s.updated_at.as_deref(), Some("2026-01-02T03:04:05.000Z"));
+    let r = kit::read::<DeepAgents>(&home, &s.locator);
+    assert_eq!(
+        kit::kinds(&r.records),
+        ["meta", "user", "reasoning", "assistant", "tool_call", "tool_result", "assistant"]
+    );
+    assert_eq!(kit::users(&r.records), ["List the files."]);
+    assert_eq!(kit::assistant_texts(&r.records), ["Listing.", "Two files: a.txt and b.txt."]);
+    assert_eq!(kit::tool_calls(&r.records), [("call-1", "execute", &serde_json::json!({"command": "ls"}))]);
+    assert_eq!(kit::tool_results(&r.records), [("call-1", "a.txt\nb.txt", Some(true))]);
+    let z = kit::reasonings(&r.records);
+    assert_eq!((z[0].text.as_deref(), z[0].opaque.as_deref()), (Some("Use ls."), Some("sig-1")));
+    let usage = kit::assistants(&r.records)[0].usage.clone().unwrap();
+    assert_eq!((usage.input, usage.cache_read, usage.output), (Some(10), Some(2), Some(3)));
+    kit::check_unique_ids(&r);
+}
