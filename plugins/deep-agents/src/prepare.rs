@@ -30,7 +30,7 @@ use crate::export::{self, Export};
 use crate::layout::STATE_DB;
 use crate::msgpack::{EXT_DELTA_SNAPSHOT, encode};
 use crate::threads::sqlite_error;
-use crate::write::python_iso;
+use crate::write::{TESTED_VERSION, python_iso};
 
 /// dcode 0.1.57's `sessions.db` schema, as langgraph-checkpoint-sqlite and
 /// dcode (`_ensure_threads_list_index`) create it.
@@ -121,7 +121,7 @@ pub fn check_store(db: &Database, file: &str) -> Result<(), CodecError> {
     if tables != want {
         return Err(CodecError::Unsupported(format!(
             "{file}: tables {tables:?}, expected {want:?} (dcode {}'s LangGraph checkpointer); not adding to it",
-            crate::write::TESTED_VERSION
+            TESTED_VERSION
         )));
     }
     for (table, columns) in [("checkpoints", &CHECKPOINT_COLUMNS[..]), ("writes", &WRITES_COLUMNS[..])] {
@@ -141,6 +141,36 @@ pub fn check_store(db: &Database, file: &str) -> Result<(), CodecError> {
         )));
     }
     Ok(())
+}
+
+/// The deepagents-code version that wrote the newest checkpoint of an
+/// existing store (its metadata's `lc_versions`): a store last used by
+/// another version is refused unless `--allow-untested`.
+pub fn check_version(db: &Database, file: &str) -> Result<(), CodecError> {
+    let err = |e| sqlite_error(file, e);
+    let rows = db
+        .query(
+            "SELECT CASE WHEN json_valid(CAST(metadata AS TEXT)) \
+               THEN json_extract(CAST(metadata AS TEXT), '$.lc_versions.\"deepagents-code\"') END \
+             FROM checkpoints ORDER BY rowid DESC LIMIT 1",
+            &[],
+        )
+        .map_err(err)?;
+    let found = match rows.collect_all().map_err(err)?.into_iter().next().and_then(|r| r.into_iter().next()) {
+        Some(Value::Text(v)) => v,
+        _ => return Ok(()), // an empty store, or no version recorded
+    };
+    if found == TESTED_VERSION {
+        return Ok(());
+    }
+    if target::choice().allow_untested {
+        target::untested(Some(&found), TESTED_VERSION);
+        return Ok(());
+    }
+    Err(CodecError::Unsupported(format!(
+        "{file}: its newest thread was written by deepagents-code {found}; this codec is tested with \
+         {TESTED_VERSION} only: pass --allow-untested to install anyway"
+    )))
 }
 
 /// `cd <cwd> && HOME=<home> dcode [-M <model>] -r <thread_id>`.
@@ -215,6 +245,7 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
         Ok(_) => {
             let db = Database::open(target, STATE_DB).map_err(|e| sqlite_error(STATE_DB, e))?;
             check_store(&db, STATE_DB)?;
+            check_version(&db, STATE_DB)?;
             let rows = db
                 .query(
                     "SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1",

@@ -286,3 +286,27 @@ fn the_export_fixture_reads_as_a_thread() {
     assert_eq!((usage.input, usage.cache_read, usage.output), (Some(10), Some(2), Some(3)));
     kit::check_unique_ids(&r);
 }
+
+#[test]
+fn prepare_refuses_a_store_of_another_version_unless_allowed() {
+    let (_, first) = read_scenario("simple");
+    let written = write(&first.records);
+    let target = super::home("parallel");
+    let db = target.path().join(DB);
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(
+            "UPDATE checkpoints SET metadata = CAST(json_set(CAST(metadata AS TEXT), \
+             '$.lc_versions.\"deepagents-code\"', '0.2.0') AS BLOB) WHERE rowid = (SELECT max(rowid) FROM checkpoints)",
+        )
+        .unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("0.2.0") && err.contains("0.1.57") && err.contains("--allow-untested"), "{err}");
+    target::set_for_tests(TargetChoice { allow_untested: true, ..TargetChoice::default() });
+    let plan = prepare(&written, target.path());
+    let reported = target::reported_untested();
+    target::set_for_tests(TargetChoice::default());
+    assert!(plan.is_ok());
+    let reported = reported.unwrap();
+    assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("0.2.0"), "0.1.57"));
+}
