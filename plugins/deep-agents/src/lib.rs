@@ -1,22 +1,27 @@
 //! trajhost codec for Deep Agents Code (`dcode`, langchain-ai/deepagents
 //! `libs/code`): discovers and reads the threads kept in its LangGraph
 //! SQLite checkpointer, `~/.deepagents/.state/sessions.db`, into canonical
-//! records.
+//! records, and writes threads into it.
 //!
 //! Module map, following the native store:
 //! - [`layout`]: the database and the locator `<db path>#<thread id>`;
 //! - [`threads`]: `discover`, `inspect` (one query per database over the
 //!   `checkpoints` table and its JSON metadata);
-//! - [`msgpack`]: a small MessagePack decoder for LangGraph's serializer;
+//! - [`msgpack`]: a small MessagePack decoder and encoder for LangGraph's
+//!   serializer;
 //! - [`messages`]: LangChain messages → canonical records, the
 //!   `add_messages` reducer, [`KNOWN_MESSAGE_TYPES`] and [`KNOWN_BLOCKS`];
 //! - [`read`]: the thread's conversation from its latest root checkpoint
-//!   (snapshot plus `messages` writes along the checkpoint chain).
+//!   (snapshot plus `messages` writes along the checkpoint chain);
+//! - [`write`]: canonical records → LangChain messages in this codec's
+//!   export file ([`export`]);
+//! - [`prepare`]: the export → one checkpoint row of `sessions.db`.
 //!
 //! All database access goes through the host's read-only SQLite capability
 //! (natively, in tests: the SDK opens the file read-only with rusqlite).
 //!
-//! **Source spans.** A record made from a SQLite row has `src.file` = the
+//! **Source spans.** A record read from an export file has `src.offset` =
+//! the byte offset of its message line. A record made from a SQLite row has `src.file` = the
 //! database path relative to the home, `src.offset` = the row's `rowid` —
 //! of the `writes` row that added the message (or, for a message from a
 //! full snapshot, of the `checkpoints` row; for `meta`, the latest root
