@@ -7,8 +7,8 @@
 //! messages) become `{"__ext": code, "module", "name", "value"}` with
 //! `value` the decoded argument (the model's fields for 4/5); other codes
 //! become `{"__ext": code}`, except 7 (`_DeltaSnapshot`, a delta channel
-//! stored in full), which decodes to the value it wraps. Binary becomes `{"__bytes": len}` (never
-//! content a record needs). Map keys that are not strings are rendered as
+//! stored in full), which decodes to the value it wraps. Binary becomes
+//! `{"__bytes": len}` (never content a record needs). Map keys that are not strings are rendered as
 //! JSON text. Depth and sizes are bounded: hostile blobs fail, they do not
 //! exhaust memory.
 
