@@ -26,7 +26,8 @@ impl Locator {
             Some((db, t)) => (db, Some(t)),
             None => (locator, None),
         };
-        if !db.ends_with("sessions.db") || db.split('/').any(|s| s == "..") {
+        let known = db.ends_with("sessions.db") || db == crate::export::FILE;
+        if !known || db.split('/').any(|s| s == "..") {
             return Err(CodecError::NotFound(format!("{locator}: not a Deep Agents sessions.db locator")));
         }
         if thread.is_some_and(str::is_empty) {

@@ -1,22 +1,27 @@
 //! trajhost codec for Deep Agents Code (`dcode`, langchain-ai/deepagents
 //! `libs/code`): discovers and reads the threads kept in its LangGraph
 //! SQLite checkpointer, `~/.deepagents/.state/sessions.db`, into canonical
-//! records.
+//! records, and writes threads into it.
 //!
 //! Module map, following the native store:
 //! - [`layout`]: the database and the locator `<db path>#<thread id>`;
 //! - [`threads`]: `discover`, `inspect` (one query per database over the
 //!   `checkpoints` table and its JSON metadata);
-//! - [`msgpack`]: a small MessagePack decoder for LangGraph's serializer;
+//! - [`msgpack`]: a small MessagePack decoder and encoder for LangGraph's
+//!   serializer;
 //! - [`messages`]: LangChain messages → canonical records, the
 //!   `add_messages` reducer, [`KNOWN_MESSAGE_TYPES`] and [`KNOWN_BLOCKS`];
 //! - [`read`]: the thread's conversation from its latest root checkpoint
-//!   (snapshot plus `messages` writes along the checkpoint chain).
+//!   (snapshot plus `messages` writes along the checkpoint chain);
+//! - [`write`]: canonical records → LangChain messages in this codec's
+//!   export file ([`export`]);
+//! - [`prepare`]: the export → one checkpoint row of `sessions.db`.
 //!
 //! All database access goes through the host's read-only SQLite capability
 //! (natively, in tests: the SDK opens the file read-only with rusqlite).
 //!
-//! **Source spans.** A record made from a SQLite row has `src.file` = the
+//! **Source spans.** A record read from an export file has `src.offset` =
+//! the byte offset of its message line. A record made from a SQLite row has `src.file` = the
 //! database path relative to the home, `src.offset` = the row's `rowid` —
 //! of the `writes` row that added the message (or, for a message from a
 //! full snapshot, of the `checkpoints` row; for `meta`, the latest root
@@ -29,18 +34,27 @@
 //! **Versions.** `native_version` is `lc_versions["deepagents-code"]` of
 //! the latest checkpoint's metadata.
 //!
-//! Writing is not implemented.
+//! **Writing.** [`write`] streams canonical records into this codec's
+//! export file ([`export`]); [`prepare`] turns it into one checkpoint row of
+//! `sessions.db` (a new database, or rows added to an existing one whose
+//! schema it checks first). Resume is dcode's interactive TUI only:
+//! `dcode [-M <model>] -r <thread_id>` in the session's directory.
 
+pub mod export;
 pub mod layout;
 pub mod messages;
 pub mod msgpack;
+pub mod prepare;
 pub mod read;
 pub mod threads;
 mod time;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_MESSAGE_TYPES};
 pub use time::{rfc3339_utc, uuid6_ms};
@@ -69,7 +83,7 @@ impl Codec for DeepAgents {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "`lc_versions.deepagents-code` of the latest checkpoint's metadata".into(),
             reads: vec!["langgraph-sqlite-checkpoints".into()],
-            writes: Vec::new(),
+            writes: vec!["langgraph-sqlite-checkpoints".into()],
             session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
             canonical_schema: SCHEMA.into(),
         }
@@ -85,6 +99,23 @@ impl Codec for DeepAgents {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        // Asked here too: a model or provider given to `convert` is applied
+        // in the resume command `prepare` returns.
+        let _ = trajhost_codec_sdk::target::choice();
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options)
     }
 }
 

@@ -60,9 +60,13 @@ impl Reader {
         let thread = threads::thread(&home, locator)?;
         let file = parsed.db;
         let id = thread.session.native_id.clone();
-        let db = Database::open(&home, &file).map_err(|e| sqlite_error(&file, e))?;
         let mut diags = Diagnostics::new();
-        let list = conversation(&db, &id, &thread, &file, &mut diags).map_err(|e| sqlite_error(&file, e))?;
+        let list = if file == crate::export::FILE {
+            threads::load_export(&home)?.entries()
+        } else {
+            let db = Database::open(&home, &file).map_err(|e| sqlite_error(&file, e))?;
+            conversation(&db, &id, &thread, &file, &mut diags).map_err(|e| sqlite_error(&file, e))?
+        };
         let s = &thread.session;
         let meta = Record {
             id: id.clone(),

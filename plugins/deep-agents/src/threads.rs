@@ -19,6 +19,7 @@ use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 pub use trajhost_codec_sdk::errors::{fs_error, sqlite_error, sqlite_kind};
 
+use crate::export;
 use crate::layout::{self, Locator};
 use crate::messages;
 use crate::msgpack;
@@ -59,7 +60,57 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             Err(e) => problems.add("unreadable-database", Severity::Warning, path, sqlite_kind(&e)),
         }
     }
+    match home.stat(export::FILE) {
+        Ok(_) => match load_export(home) {
+            Ok(e) => sessions.push(export_thread(&e, home).session),
+            Err(e) => problems.add("unreadable-export", Severity::Warning, export::FILE, &format!("{e:?}")),
+        },
+        Err(trajhost_codec_sdk::fs::FsError::NotFound(_)) => {}
+        Err(e) => problems.unreadable(export::FILE, &e),
+    }
     Ok(problems.finish(sessions, Diagnostics::new()))
+}
+
+/// Largest export file read back.
+const MAX_EXPORT: u64 = 1 << 30;
+
+/// This codec's export file (see [`export`]), parsed.
+pub fn load_export(home: &Dir) -> Result<export::Export, CodecError> {
+    let bytes = home.read_to_end(export::FILE, MAX_EXPORT).map_err(|e| fs_error(export::FILE, e))?;
+    export::parse(&bytes, export::FILE)
+}
+
+/// The thread an export file holds.
+pub fn export_thread(e: &export::Export, home: &Dir) -> Thread {
+    let size = home.stat(export::FILE).map(|m| m.size).unwrap_or(0);
+    let title = e.messages.iter().find(|m| m.fields.get("type").and_then(|t| t.as_str()) == Some("human")).and_then(
+        |m| match m.fields.get("content") {
+            Some(serde_json::Value::String(s)) => prompt_title(s),
+            _ => None,
+        },
+    );
+    let iso = |k: &str| e.meta_str(k).and_then(trajhost_codec_sdk::time::parse_rfc3339).map(rfc3339_utc);
+    Thread {
+        session: SessionRef {
+            native_id: e.thread_id.clone(),
+            locator: Locator::of(export::FILE, &e.thread_id),
+            cwd: e.meta_str("cwd").map(str::to_string),
+            started_at: iso("created_at"),
+            updated_at: iso("updated_at"),
+            size,
+            native_version: e
+                .metadata
+                .get("lc_versions")
+                .and_then(|v| v.get("deepagents-code"))
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
+            title,
+        },
+        git_branch: e.meta_str("git_branch").map(str::to_string),
+        latest_id: e.checkpoint_id.clone(),
+        latest_rowid: e.thread_offset as i64,
+        steps_since_snapshot: Some(0),
+    }
 }
 
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
@@ -69,6 +120,17 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
 /// The thread a locator names.
 pub fn thread(home: &Dir, locator: &str) -> Result<Thread, CodecError> {
     let parsed = Locator::parse(locator)?;
+    if parsed.db == export::FILE {
+        let e = load_export(home)?;
+        if parsed.thread.as_deref().is_some_and(|t| t != e.thread_id) {
+            return Err(CodecError::NotFound(format!(
+                "{}: no thread {}",
+                export::FILE,
+                parsed.thread.unwrap_or_default()
+            )));
+        }
+        return Ok(export_thread(&e, home));
+    }
     let meta = home.stat(&parsed.db).map_err(|e| fs_error(&parsed.db, e))?;
     let size = meta.size + home.stat(&format!("{}-wal", parsed.db)).map(|m| m.size).unwrap_or(0);
     let mut found = list(home, &parsed.db, size, parsed.thread.as_deref()).map_err(|e| sqlite_error(&parsed.db, e))?;

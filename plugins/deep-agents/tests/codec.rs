@@ -17,14 +17,17 @@ use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, options, tool_calls, tool_results, users};
 
+#[path = "support/writing.rs"]
+mod writing;
+
 const DB: &str = ".deepagents/.state/sessions.db";
 
-fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     kit::fixtures("deep-agents", "0.1.57")
 }
 
 /// Every scenario directory present.
-fn scenarios() -> Vec<String> {
+pub(crate) fn scenarios() -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(fixtures())
         .unwrap()
         .filter_map(|e| e.ok())
@@ -47,7 +50,7 @@ fn id_of(scenario: &str) -> String {
     conn.query_row("SELECT thread_id FROM checkpoints ORDER BY checkpoint_id LIMIT 1", [], |row| row.get(0)).unwrap()
 }
 
-fn home(scenario: &str) -> tempfile::TempDir {
+pub(crate) fn home(scenario: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join(".deepagents/.state")).unwrap();
     std::fs::copy(fixtures().join(scenario).join(DB), dir.path().join(DB)).unwrap();
@@ -67,7 +70,7 @@ fn read(home: &Path, locator: &str) -> Read {
 }
 
 /// The only thread of a scenario, read.
-fn read_scenario(scenario: &str) -> (String, Read) {
+pub(crate) fn read_scenario(scenario: &str) -> (String, Read) {
     let home = home(scenario);
     let found = DeepAgents::discover(&Dir::native(home.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{scenario}");
@@ -101,7 +104,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(info.native_versions, ">=0.0.0, <1.0.0");
     assert!(info.native_version_source.contains("lc_versions"));
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, ["langgraph-sqlite-checkpoints"]);
     assert_eq!(info.session_globs, vec![DB.to_string(), ".deepagents/sessions.db".to_string()]);
 }
 

@@ -1,0 +1,312 @@
+//! `write` and `prepare`: every lab scenario read → written → read back,
+//! and installed into a fresh home and into one whose `sessions.db` holds
+//! other threads (their rows stay byte-identical), with the schema checks.
+
+use std::path::Path;
+
+use trajhost_codec_deep_agents::{DeepAgents, export, prepare as prep};
+use trajhost_codec_sdk::canonical::{Body, Record};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::sqlite::Value as V;
+use trajhost_codec_sdk::target::{self, TargetChoice};
+use trajhost_codec_sdk::{Operation, Plan, WriteOptions, WrittenFiles};
+use trajhost_codec_testkit::{self as kit, Read};
+
+use super::{DB, read_scenario, scenarios};
+
+const CWD: &str = "/home/user/project";
+
+fn options() -> WriteOptions {
+    WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: Some("/home/user".into()) }
+}
+
+fn write(records: &[Record]) -> WrittenFiles {
+    trajhost_codec_sdk::write_document::<DeepAgents>(&kit::document(records), options()).unwrap()
+}
+
+/// The written artifacts as a home, read back through discovery.
+fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
+    let home = tempfile::tempdir().unwrap();
+    for a in &written.artifacts {
+        let p = home.path().join(&a.path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, &a.bytes).unwrap();
+    }
+    let found = kit::discover::<DeepAgents>(home.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].native_id, written.native_id);
+    let read = kit::read::<DeepAgents>(home.path(), &found.sessions[0].locator);
+    (home, read)
+}
+
+/// Users, non-empty assistant texts, tool calls, tool results, reasoning texts.
+type Values = (Vec<String>, Vec<String>, Vec<String>, Vec<String>, Vec<Option<String>>);
+
+fn values(records: &[Record]) -> Values {
+    let users = kit::users(records).into_iter().map(str::to_string).collect();
+    let texts = kit::assistant_texts(records).into_iter().filter(|t| !t.is_empty()).map(str::to_string).collect();
+    let calls = kit::tool_calls(records).into_iter().map(|(id, n, a)| format!("{id} {n} {a}")).collect();
+    let results = kit::tool_results(records).into_iter().map(|(id, c, _)| format!("{id} {c}")).collect();
+    let reasoning = kit::reasonings(records).into_iter().map(|r| r.text.clone()).collect();
+    (users, texts, calls, results, reasoning)
+}
+
+fn apply(plan: &Plan, home: &Path) {
+    let to_sql = |v: &V| match v {
+        V::Null => rusqlite::types::Value::Null,
+        V::Integer(i) => rusqlite::types::Value::Integer(*i),
+        V::Real(f) => rusqlite::types::Value::Real(*f),
+        V::Text(s) => rusqlite::types::Value::Text(s.clone()),
+        V::Blob(b) => rusqlite::types::Value::Blob(b.clone()),
+    };
+    let insert = |c: &rusqlite::Connection, table: &str, columns: &[String], rows: &[Vec<V>]| {
+        let sql =
+            format!("INSERT INTO {table} ({}) VALUES ({})", columns.join(","), vec!["?"; columns.len()].join(","));
+        for row in rows {
+            c.execute(&sql, rusqlite::params_from_iter(row.iter().map(to_sql))).unwrap();
+        }
+    };
+    for op in &plan.operations {
+        match op {
+            Operation::CreateDatabase(d) => {
+                let p = home.join(&d.path);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                assert!(!p.exists());
+                let c = rusqlite::Connection::open(&p).unwrap();
+                for s in &d.schema {
+                    c.execute_batch(s).unwrap();
+                }
+                c.execute_batch(&format!("PRAGMA user_version = {}", d.user_version.unwrap())).unwrap();
+                for t in &d.tables {
+                    insert(&c, &t.table, &t.columns, &t.rows);
+                }
+            }
+            Operation::InsertRows(r) => {
+                let c = rusqlite::Connection::open(home.join(&r.database)).unwrap();
+                insert(&c, &r.table, &r.columns, &r.rows);
+            }
+            other => panic!("unexpected operation {other:?}"),
+        }
+    }
+}
+
+fn prepare(written: &WrittenFiles, target: &Path) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<DeepAgents>(written.artifacts.clone(), &Dir::native(target), options())
+}
+
+#[test]
+fn every_scenario_survives_write_and_read_back() {
+    let all = scenarios();
+    assert!(all.len() >= 5, "{all:?}");
+    for scenario in all {
+        let (_, first) = read_scenario(&scenario);
+        let written = write(&first.records);
+        assert_eq!(written.artifacts.len(), 1);
+        assert_eq!(written.artifacts[0].path, export::FILE);
+        let (_, back) = read_back(&written);
+        let (u, t, c, r, z) = values(&first.records);
+        assert!(!u.is_empty() && !t.is_empty(), "{scenario}");
+        assert_eq!(values(&back.records), (u, t, c, r, z), "{scenario}");
+        assert_eq!(back.meta().cwd.as_deref(), Some(CWD));
+        kit::check_unique_ids(&back);
+    }
+}
+
+#[test]
+fn reasoning_system_and_odd_arguments() {
+    let doc = r#"{"id":"s","kind":"meta","schema":"trajhost.canonical/0.1","harness":"x","native_id":"n1","ts":"2026-01-01T00:00:00Z"}
+{"id":"u1","kind":"user","text":"hi","ts":"2026-01-01T00:00:01Z"}
+{"id":"sy","kind":"system","text":"be nice"}
+{"id":"r1","kind":"reasoning","text":"think","opaque":"sig","encrypted":false}
+{"id":"r2","kind":"reasoning","opaque":"blob","encrypted":true}
+{"id":"a1","kind":"assistant","text":"one","model":"m1"}
+{"id":"c1","kind":"tool_call","call_id":"c1","name":"sh","arguments":"not json"}
+{"id":"t1","kind":"tool_result","call_id":"c1","content":"out","ok":false}
+{"id":"a2","kind":"assistant","text":"two"}
+{"id":"a3","kind":"assistant","text":"three","ts":"2026-01-01T00:01:00Z"}
+"#;
+    let written = trajhost_codec_sdk::write_document::<DeepAgents>(doc, options()).unwrap();
+    let nc: Vec<&str> =
+        written.diagnostics.iter().filter(|d| d.code == "not-carried").map(|d| d.detail.as_str()).collect();
+    assert_eq!(nc.len(), 1);
+    assert!(nc[0].starts_with("system: 1"), "{nc:?}");
+    let (_, back) = read_back(&written);
+    assert_eq!(kit::assistant_texts(&back.records), ["one", "two", "three"]);
+    let r = kit::reasonings(&back.records);
+    assert_eq!((r[0].text.as_deref(), r[0].opaque.as_deref()), (Some("think"), Some("sig")));
+    assert_eq!((r[1].text.as_deref(), r[1].opaque.as_deref(), r[1].encrypted), (None, Some("blob"), true));
+    assert_eq!(kit::tool_calls(&back.records)[0].2, &serde_json::json!("not json"));
+    assert_eq!(kit::tool_results(&back.records), [("c1", "out", Some(false))]);
+    let meta = back.meta();
+    assert_eq!(meta.started_at.as_deref(), Some("2026-01-01T00:00:00.000Z"));
+    assert_eq!(back.records.iter().filter(|r| matches!(r.body, Body::Assistant(_))).count(), 3);
+}
+
+/// The rows of every table, as text, for byte comparisons.
+fn dump(db: &Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let mut out = Vec::new();
+    for table in ["checkpoints", "writes"] {
+        let mut s = c.prepare(&format!("SELECT quote(thread_id), hex(CAST(rowid AS TEXT)), * FROM {table}")).unwrap();
+        let n = s.column_count();
+        let rows = s
+            .query_map([], |row| {
+                let mut line = String::new();
+                for i in 0..n {
+                    let v: rusqlite::types::Value = row.get(i)?;
+                    line.push_str(&format!("{v:?}|"));
+                }
+                Ok(line)
+            })
+            .unwrap();
+        out.extend(rows.map(|r| r.unwrap()));
+    }
+    out
+}
+
+#[test]
+fn prepare_creates_a_fresh_store_that_reads_back() {
+    let (_, first) = read_scenario("simple");
+    let written = write(&first.records);
+    let target = tempfile::tempdir().unwrap();
+    target::set_for_tests(TargetChoice { model: Some("openai:gpt-5".into()), ..TargetChoice::default() });
+    let plan = prepare(&written, target.path()).unwrap();
+    target::set_for_tests(TargetChoice::default());
+    let Operation::CreateDatabase(d) = &plan.operations[0] else { panic!("{:?}", plan.operations) };
+    assert_eq!((d.path.as_str(), d.schema.len(), d.user_version), (DB, 3, Some(0)));
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd {CWD} && HOME=/home/user dcode -M openai:gpt-5 -r {}", plan.native_id).as_str())
+    );
+    apply(&plan, target.path());
+    let found = kit::discover::<DeepAgents>(target.path());
+    assert_eq!(found.sessions.len(), 1);
+    assert_eq!(found.sessions[0].cwd.as_deref(), Some(CWD));
+    assert_eq!(found.sessions[0].native_version.as_deref(), Some("0.1.57"));
+    let back = kit::read::<DeepAgents>(target.path(), &found.sessions[0].locator);
+    assert_eq!(values(&back.records), values(&first.records));
+    // The installed thread has the schema of a store dcode made itself.
+    let made = rusqlite::Connection::open(target.path().join(DB)).unwrap();
+    let sql = |c: &rusqlite::Connection| -> Vec<String> {
+        let mut s = c.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").unwrap();
+        s.query_map([], |r| r.get(0)).unwrap().map(|r| r.unwrap()).collect()
+    };
+    let real = rusqlite::Connection::open(super::fixtures().join("simple").join(DB)).unwrap();
+    assert_eq!(sql(&made), sql(&real));
+    // Every message id is unique (dcode's replay indexes them).
+    let ids: Vec<&str> =
+        back.records.iter().filter(|r| !matches!(r.body, Body::Meta(_))).map(|r| r.id.as_str()).collect();
+    assert!(!ids.is_empty());
+}
+
+#[test]
+fn prepare_adds_beside_other_threads_and_leaves_them_byte_identical() {
+    let (_, first) = read_scenario("simple");
+    let (_, second) = read_scenario("parallel");
+    let written = write(&first.records);
+    let target = super::home("parallel");
+    let db = target.path().join(DB);
+    let before = dump(&db);
+    let plan = prepare(&written, target.path()).unwrap();
+    assert!(
+        matches!(&plan.operations[..], [Operation::InsertRows(r)] if r.table == "checkpoints" && r.rows.len() == 1)
+    );
+    apply(&plan, target.path());
+    let after = dump(&db);
+    assert_eq!(after.len(), before.len() + 1);
+    let others: Vec<String> = after.iter().filter(|l| !l.contains(&plan.native_id)).cloned().collect();
+    assert_eq!(others, before, "the other threads' rows changed");
+    let found = kit::discover::<DeepAgents>(target.path());
+    assert_eq!(found.sessions.len(), 2);
+    let new = found.sessions.iter().find(|s| s.native_id == plan.native_id).unwrap();
+    let old = found.sessions.iter().find(|s| s.native_id != plan.native_id).unwrap();
+    assert_eq!(values(&kit::read::<DeepAgents>(target.path(), &new.locator).records), values(&first.records));
+    assert_eq!(values(&kit::read::<DeepAgents>(target.path(), &old.locator).records), values(&second.records));
+    // Installing the same thread again is refused.
+    let again = prepare(&written, target.path()).unwrap_err();
+    assert!(format!("{again:?}").contains("never overwritten"), "{again:?}");
+}
+
+#[test]
+fn prepare_refuses_a_store_it_does_not_know() {
+    let (_, first) = read_scenario("simple");
+    let written = write(&first.records);
+    for (what, sql) in [
+        ("user_version", "PRAGMA user_version = 3"),
+        ("columns", "ALTER TABLE checkpoints ADD COLUMN extra TEXT"),
+        ("tables", "CREATE TABLE checkpoint_blobs (x)"),
+    ] {
+        let target = super::home("parallel");
+        let db = target.path().join(DB);
+        rusqlite::Connection::open(&db).unwrap().execute_batch(sql).unwrap();
+        let before = kit::tree_digest(target.path());
+        let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+        assert!(err.contains(DB) && err.contains(what), "{what}: {err}");
+        assert_eq!(kit::tree_digest(target.path()), before);
+    }
+}
+
+#[test]
+fn the_checkpoint_blob_decodes_as_langgraph_wrote_it() {
+    let (_, first) = read_scenario("simple");
+    let written = write(&first.records);
+    let e = export::parse(&written.artifacts[0].bytes, export::FILE).unwrap();
+    let blob = prep::checkpoint_blob(&e, "2026-01-01T00:00:00.000000+00:00");
+    let v = trajhost_codec_deep_agents::msgpack::decode(&blob).unwrap();
+    assert_eq!(v["v"], 4);
+    let messages = v["channel_values"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), e.messages.len());
+    assert_eq!(messages[0]["name"], "HumanMessage");
+    assert_eq!(messages[0]["module"], "langchain_core.messages.human");
+}
+
+#[test]
+fn the_export_fixture_reads_as_a_thread() {
+    let home = kit::fixtures_root().join("deep-agents/export/home");
+    let found = kit::discover::<DeepAgents>(&home);
+    assert_eq!(found.sessions.len(), 1);
+    let s = &found.sessions[0];
+    assert_eq!(s.native_id, "01a00000-0000-7000-8000-000000000001");
+    assert_eq!(s.locator, format!("{}#{}", export::FILE, s.native_id));
+    assert_eq!((s.cwd.as_deref(), s.title.as_deref()), (Some("/work/demo"), Some("List the files.")));
+    assert_eq!(s.started_at.as_deref(), Some("2026-01-02T03:04:00.000Z"));
+    assert_eq!(s.updated_at.as_deref(), Some("2026-01-02T03:04:05.000Z"));
+    let r = kit::read::<DeepAgents>(&home, &s.locator);
+    assert_eq!(
+        kit::kinds(&r.records),
+        ["meta", "user", "reasoning", "assistant", "tool_call", "tool_result", "assistant"]
+    );
+    assert_eq!(kit::users(&r.records), ["List the files."]);
+    assert_eq!(kit::assistant_texts(&r.records), ["Listing.", "Two files: a.txt and b.txt."]);
+    assert_eq!(kit::tool_calls(&r.records), [("call-1", "execute", &serde_json::json!({"command": "ls"}))]);
+    assert_eq!(kit::tool_results(&r.records), [("call-1", "a.txt\nb.txt", Some(true))]);
+    let z = kit::reasonings(&r.records);
+    assert_eq!((z[0].text.as_deref(), z[0].opaque.as_deref()), (Some("Use ls."), Some("sig-1")));
+    let usage = kit::assistants(&r.records)[0].usage.clone().unwrap();
+    assert_eq!((usage.input, usage.cache_read, usage.output), (Some(10), Some(2), Some(3)));
+    kit::check_unique_ids(&r);
+}
+
+#[test]
+fn prepare_refuses_a_store_of_another_version_unless_allowed() {
+    let (_, first) = read_scenario("simple");
+    let written = write(&first.records);
+    let target = super::home("parallel");
+    let db = target.path().join(DB);
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(
+            "UPDATE checkpoints SET metadata = CAST(json_set(CAST(metadata AS TEXT), \
+             '$.lc_versions.\"deepagents-code\"', '0.2.0') AS BLOB) WHERE rowid = (SELECT max(rowid) FROM checkpoints)",
+        )
+        .unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("0.2.0") && err.contains("0.1.57") && err.contains("--allow-untested"), "{err}");
+    target::set_for_tests(TargetChoice { allow_untested: true, ..TargetChoice::default() });
+    let plan = prepare(&written, target.path());
+    let reported = target::reported_untested();
+    target::set_for_tests(TargetChoice::default());
+    assert!(plan.is_ok());
+    let reported = reported.unwrap();
+    assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("0.2.0"), "0.1.57"));
+}
