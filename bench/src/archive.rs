@@ -122,7 +122,10 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
             format!("full sync of {} sessions ({:.0} MB): wall", options.sessions, total as f64 / 1e6),
             secs(full.elapsed),
         )
-        .reference(format!("{added} sessions archived; cass 0.7.0 (issue figure): 54.2 s"), Some(full.elapsed.as_secs_f64() / 54.2))
+        .reference(
+            format!("{added} sessions archived; cass 0.7.0 (issue figure): 54.2 s"),
+            Some(full.elapsed.as_secs_f64() / 54.2),
+        )
         .target("≤ 25 s", full.elapsed.as_secs_f64() <= 25.0),
         Row::new("full sync: peak RSS", mib(full.peak_rss))
             .reference("cass 0.7.0 (issue figure): 2.64 GB", Some(full.peak_rss as f64 / 2.64e9))
@@ -164,7 +167,8 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
     let mut times = Vec::new();
     let mut peak = 0;
     for query in QUERIES {
-        let args = [OsStr::new("search"), OsStr::new(query), OsStr::new("--json"), OsStr::new("--limit"), OsStr::new("20")];
+        let args =
+            [OsStr::new("search"), OsStr::new(query), OsStr::new("--json"), OsStr::new("--limit"), OsStr::new("20")];
         let (run, _) = child(options, &data, &args)?;
         times.push(run.elapsed);
         peak = peak.max(run.peak_rss);
@@ -183,7 +187,10 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
     );
     let archive = data.join("archive.db");
     let size = std::fs::metadata(&archive).map(|m| m.len()).unwrap_or(0);
-    rows.push(Row::new("archive size", mib(size)).reference(format!("sources {}", mib(total)), Some(size as f64 / total as f64)));
+    rows.push(
+        Row::new("archive size", mib(size))
+            .reference(format!("sources {}", mib(total)), Some(size as f64 / total as f64)),
+    );
     Ok(rows)
 }
 

@@ -149,7 +149,8 @@ fn build(
         let words: Vec<String> = sql.split_whitespace().take(3).map(|w| w.to_ascii_uppercase()).collect();
         words.first().is_some_and(|w| w == "CREATE")
             && (words.get(1).is_some_and(|w| w == "TRIGGER")
-                || words.get(1).is_some_and(|w| w == "TEMP" || w == "TEMPORARY") && words.get(2).is_some_and(|w| w == "TRIGGER"))
+                || words.get(1).is_some_and(|w| w == "TEMP" || w == "TEMPORARY")
+                    && words.get(2).is_some_and(|w| w == "TRIGGER"))
     };
     let statements: Vec<(usize, &String)> = schema.iter().enumerate().collect();
     let (triggers, others): (Vec<_>, Vec<_>) = statements.into_iter().partition(|(_, sql)| is_trigger(sql));

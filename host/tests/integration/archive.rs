@@ -105,7 +105,11 @@ fn an_append_keeps_only_the_new_bytes_and_a_rewrite_starts_a_new_generation() {
     let after_append = sync(data.path(), home.path());
     assert_eq!(after_append["sessions_updated"], 1, "{after_append}");
     assert_eq!(after_append["harnesses_changed"], serde_json::json!(["claude-code"]), "{after_append}");
-    assert_eq!(after_append["evidence_bytes"], appended.len() as u64, "only the appended bytes are kept: {after_append}");
+    assert_eq!(
+        after_append["evidence_bytes"],
+        appended.len() as u64,
+        "only the appended bytes are kept: {after_append}"
+    );
     assert_eq!(after_append["records_added"], 1, "{after_append}");
     assert_eq!(after_append["records_changed"], 0, "{after_append}");
 
@@ -139,8 +143,7 @@ fn failing_files_do_not_starve_a_valid_session_and_recover_when_fixed() {
     let old = std::time::SystemTime::now() - Duration::from_secs(86_400);
     std::fs::File::options().write(true).open(&valid).unwrap().set_modified(old).unwrap();
     // 25 newer files that are not Claude Code transcripts.
-    let bad: Vec<PathBuf> =
-        (0..25).map(|i| project.join(format!("00000000-0000-4000-8000-{i:012}.jsonl"))).collect();
+    let bad: Vec<PathBuf> = (0..25).map(|i| project.join(format!("00000000-0000-4000-8000-{i:012}.jsonl"))).collect();
     for path in &bad {
         std::fs::write(path, "this is not a transcript\n").unwrap();
     }
@@ -213,7 +216,8 @@ fn an_archived_session_reads_and_converts_after_its_source_is_deleted() {
     let home = lab_home();
     let data = tempfile::tempdir().unwrap();
     sync(data.path(), home.path());
-    let live: Vec<Vec<String>> = [CLAUDE, CODEX, HERMES].iter().map(|id| read_records(data.path(), id, home.path())).collect();
+    let live: Vec<Vec<String>> =
+        [CLAUDE, CODEX, HERMES].iter().map(|id| read_records(data.path(), id, home.path())).collect();
     // The harness deletes its history (Hermes: its whole database).
     std::fs::remove_dir_all(home.path().join(".claude")).unwrap();
     std::fs::remove_dir_all(home.path().join(".codex")).unwrap();
@@ -226,10 +230,12 @@ fn an_archived_session_reads_and_converts_after_its_source_is_deleted() {
     // And continues elsewhere: the Hermes (SQLite) session to Codex, installed into a fresh home.
     let out = tempfile::tempdir().unwrap();
     let export = out.path().join("export");
-    let convert = trajhost(data.path(), &["convert", HERMES, "--to", "codex", "--out", export.to_str().unwrap(), "--json"]);
+    let convert =
+        trajhost(data.path(), &["convert", HERMES, "--to", "codex", "--out", export.to_str().unwrap(), "--json"]);
     assert!(convert.status.success(), "{}", stderr(&convert));
     let target = tempfile::tempdir().unwrap();
-    let prepare = trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
+    let prepare =
+        trajhost(data.path(), &["prepare", export.to_str().unwrap(), "--home", target.path().to_str().unwrap()]);
     assert!(prepare.status.success(), "{}", stderr(&prepare));
     let manifest: Value = serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
     let id = manifest["target"]["native_id"].as_str().unwrap();
@@ -323,7 +329,10 @@ fn watch_archives_a_new_session_within_seconds_and_leaves_sources_untouched() {
     assert_eq!(first["sessions_added"], 1, "the first sync: {first}");
     let stores: Vec<String> =
         first["watching"]["stores"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect();
-    assert!(stores.iter().all(|s| s.contains("/.codex/") || s.ends_with("/.codex")), "only stores, never the home: {stores:?}");
+    assert!(
+        stores.iter().all(|s| s.contains("/.codex/") || s.ends_with("/.codex")),
+        "only stores, never the home: {stores:?}"
+    );
     // Claude Code's store appears, with a session in it (copied in as a harness would write it).
     let before = tree_hashes(home.path());
     let started = Instant::now();
