@@ -380,9 +380,15 @@ fn new_databases_are_built_complete() {
     assert_eq!(
         rows(&db, "SELECT id, title, seen FROM sessions ORDER BY id"),
         [
-            vec![V::Text("s1".into()), V::Text("first".into()), V::Integer(1)],
-            vec![V::Text("s2".into()), V::Null, V::Integer(1)],
-        ]
+            vec![V::Text("s1".into()), V::Text("first".into()), V::Integer(0)],
+            vec![V::Text("s2".into()), V::Null, V::Integer(0)],
+        ],
+        "triggers are created after the rows (as a dump restores), so the rows are stored as given"
+    );
+    assert_eq!(
+        rows(&db, "SELECT name FROM sqlite_master WHERE type = 'trigger'"),
+        [vec![V::Text("sessions_seen".into())]],
+        "the trigger is in the new database"
     );
     assert_eq!(rows(&db, "SELECT count(*) FROM titles"), [vec![V::Integer(2)]]);
     assert_eq!(
