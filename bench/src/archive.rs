@@ -198,7 +198,7 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
 /// user line with a new uuid); returns the bytes appended.
 fn append_user_turn(path: &Path) -> Result<u64> {
     let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-    let line = text.lines().filter(|l| l.contains(r#""type":"user""#)).last().unwrap_or_default();
+    let line = text.lines().rfind(|l| l.contains(r#""type":"user""#)).unwrap_or_default();
     let mut record: serde_json::Value =
         serde_json::from_str(line).map_err(|e| BenchError::io(path, std::io::Error::other(e)))?;
     record["uuid"] = "0b0b0b0b-0000-4000-8000-00000000beef".into();
