@@ -93,7 +93,7 @@ fn an_append_keeps_only_the_new_bytes_and_a_rewrite_starts_a_new_generation() {
     let file = home.path().join(CLAUDE_FILE);
     let text = std::fs::read_to_string(&file).unwrap();
     // One more real record: the last user line again, as a new message.
-    let user_line = text.lines().filter(|l| l.contains(r#""type":"user""#)).last().unwrap();
+    let user_line = text.lines().rfind(|l| l.contains(r#""type":"user""#)).unwrap();
     let mut record: Value = serde_json::from_str(user_line).unwrap();
     let last_uuid = text.lines().last().and_then(|l| serde_json::from_str::<Value>(l).ok()).unwrap()["uuid"].clone();
     record["uuid"] = "0b0b0b0b-0000-4000-8000-000000000001".into();
