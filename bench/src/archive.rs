@@ -18,10 +18,13 @@ pub struct ArchiveOptions {
     pub cache_dir: PathBuf,
     /// Sessions in the generated home (half Claude Code, half Codex).
     pub sessions: usize,
-    /// Bytes of each session.
+    /// Average bytes of a session: the home holds about `sessions` times this.
     pub session_bytes: u64,
     pub seed: u64,
 }
+
+/// The smallest target a generated session is given (a preamble and a turn).
+const MIN_SESSION_BYTES: u64 = 2_000;
 
 /// Words the generated sessions hold, and some they do not: 30 queries.
 const QUERIES: &[&str] = &[
@@ -96,7 +99,11 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
     let mut claude = Vec::new();
     for i in 0..options.sessions {
         let format = if i % 2 == 0 { Format::ClaudeCode } else { Format::Codex };
-        let mut spec = Spec::new(format, options.session_bytes);
+        // A session ends on a whole turn, which can be tens of KB: aim each
+        // one at what keeps the running total on course, so that the home
+        // is the size asked for, not one turn's overshoot per session larger.
+        let course = options.session_bytes * (i as u64 + 1);
+        let mut spec = Spec::new(format, course.saturating_sub(total).max(MIN_SESSION_BYTES));
         spec.seed = options.seed.wrapping_add(i as u64 * 0x9e37_79b9);
         spec.max_line_bytes = 16 << 10;
         let generated = corpus::generate(&home, &spec).map_err(|e| BenchError::io(&home, e))?;

@@ -652,44 +652,67 @@ impl ArchiveStore for SqliteArchive {
     fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, ArchiveError> {
         let fts = super::search::fts_query(&query.text)
             .ok_or_else(|| ArchiveError::Query(format!("{:?}: nothing to search for", query.text)))?;
+        let query_error = |e: rusqlite::Error| ArchiveError::Query(format!("{:?}: {e}", query.text));
         let cwd = query.cwd.as_deref().map(|c| c.trim_end_matches('/').to_string());
         let like = cwd.as_deref().map(like_prefix);
-        let sql = format!(
-            "SELECT s.harness, s.native_id, h.path, s.cwd, s.title, r.record_id, r.seq, r.kind, r.json,
-                    snippet(records_fts, 0, '{open}', '{close}', '…', 16), bm25(records_fts) AS rank
-             FROM records_fts JOIN records r ON r.id = records_fts.rowid
-             JOIN sessions s ON s.id = r.session_id JOIN homes h ON h.id = s.home_id
-             WHERE records_fts MATCH ?1
-               AND (?2 IS NULL OR s.harness = ?2)
-               AND (?3 IS NULL OR s.cwd = ?3 OR s.cwd LIKE ?4 ESCAPE '\\')
-               AND (?5 IS NULL OR coalesce(r.ts_ms, s.updated_ms) >= ?5)
-               AND (?6 IS NULL OR r.kind = ?6)
-             ORDER BY rank LIMIT ?7",
-            open = super::search::MARK_OPEN,
-            close = super::search::MARK_CLOSE
-        );
-        let mut stmt = self.conn.prepare(&sql).map_err(self.err())?;
-        let rows = stmt
+        // Rank first, on narrow rows: SQLite sorts every match before the
+        // LIMIT, so the snippets and the record JSON are fetched for the
+        // hits only, not for every record that holds a common word.
+        let mut rank = self
+            .conn
+            .prepare_cached(
+                "SELECT r.id, s.harness, s.native_id, h.path, s.cwd, s.title, r.record_id, r.seq, r.kind,
+                        bm25(records_fts) AS rank
+                 FROM records_fts JOIN records r ON r.id = records_fts.rowid
+                 JOIN sessions s ON s.id = r.session_id JOIN homes h ON h.id = s.home_id
+                 WHERE records_fts MATCH ?1
+                   AND (?2 IS NULL OR s.harness = ?2)
+                   AND (?3 IS NULL OR s.cwd = ?3 OR s.cwd LIKE ?4 ESCAPE '\\')
+                   AND (?5 IS NULL OR coalesce(r.ts_ms, s.updated_ms) >= ?5)
+                   AND (?6 IS NULL OR r.kind = ?6)
+                 ORDER BY rank LIMIT ?7",
+            )
+            .map_err(self.err())?;
+        let ranked: Vec<(i64, Hit)> = rank
             .query_map(params![fts, query.harness, cwd, like, query.since_ms, query.kind, query.limit as i64], |r| {
-                let json: String = r.get(8)?;
-                let ts = serde_json::from_str::<serde_json::Value>(&json)
-                    .ok()
-                    .and_then(|v| v.get("ts").and_then(|t| t.as_str()).map(String::from));
-                Ok(Hit {
-                    harness: r.get(0)?,
-                    native_id: r.get(1)?,
-                    home: PathBuf::from(r.get::<_, String>(2)?),
-                    cwd: r.get(3)?,
-                    title: r.get(4)?,
-                    record_id: r.get(5)?,
-                    seq: r.get::<_, i64>(6)? as u64,
-                    kind: r.get(7)?,
-                    ts,
-                    snippet: r.get(9)?,
-                    rank: r.get(10)?,
-                })
+                Ok((
+                    r.get(0)?,
+                    Hit {
+                        harness: r.get(1)?,
+                        native_id: r.get(2)?,
+                        home: PathBuf::from(r.get::<_, String>(3)?),
+                        cwd: r.get(4)?,
+                        title: r.get(5)?,
+                        record_id: r.get(6)?,
+                        seq: r.get::<_, i64>(7)? as u64,
+                        kind: r.get(8)?,
+                        ts: None,
+                        snippet: String::new(),
+                        rank: r.get(9)?,
+                    },
+                ))
             })
-            .map_err(|e| ArchiveError::Query(format!("{:?}: {e}", query.text)))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| ArchiveError::Query(format!("{:?}: {e}", query.text)))
+            .map_err(query_error)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(query_error)?;
+        let mut detail = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT snippet(records_fts, 0, '{open}', '{close}', '…', 16), json_extract(r.json, '$.ts')
+                 FROM records_fts JOIN records r ON r.id = records_fts.rowid
+                 WHERE records_fts MATCH ?1 AND records_fts.rowid = ?2",
+                open = super::search::MARK_OPEN,
+                close = super::search::MARK_CLOSE
+            ))
+            .map_err(self.err())?;
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (id, mut hit) in ranked {
+            let (snippet, ts): (String, Option<String>) =
+                detail.query_row(params![fts, id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(query_error)?;
+            hit.snippet = snippet;
+            hit.ts = ts;
+            hits.push(hit);
+        }
+        Ok(hits)
     }
 }

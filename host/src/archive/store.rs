@@ -215,8 +215,9 @@ pub struct Hit {
     pub rank: f64,
 }
 
-/// The storage behind the archive.
-pub trait ArchiveStore {
+/// The storage behind the archive. `Send`: sync keeps sessions on a
+/// writer thread while the codecs read the next ones.
+pub trait ArchiveStore: Send {
     /// Where the archive lives, for messages.
     fn location(&self) -> String;
     /// What the archive holds about `home` (created if new).

@@ -233,10 +233,34 @@ fn sync_home(
         to_read.push((found, main_state));
     }
     on_event(SyncEvent::Planned { home, sessions: to_read.len() });
-    for (found, main_state) in to_read {
-        let native_id = found.session.native_id.clone();
-        match archive_session(catalog, store, &known, home, &found, report) {
-            Ok(outcome) => {
+    // Reading (the codecs) and keeping (SQLite and its index) overlap: the
+    // reader hands each session to a writer thread, a few at a time so
+    // that memory stays flat.
+    let kept = std::thread::scope(|scope| {
+        let (hand_over, receive) = std::sync::mpsc::sync_channel::<Keep>(PIPELINE_DEPTH);
+        let writer = scope.spawn(|| keep_all(&mut *store, known.id, receive));
+        for (found, main_state) in to_read {
+            let native_id = found.session.native_id.clone();
+            let keep = match read_session(catalog, &known, home, &found, report) {
+                Ok(put) => {
+                    on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: true });
+                    Keep::Session { put: Box::new(put), main_state }
+                }
+                Err(error) => {
+                    on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: false });
+                    Keep::Failed { harness: found.harness.clone(), native_id, main_state, error: error.to_string() }
+                }
+            };
+            if hand_over.send(keep).is_err() {
+                break; // The writer stopped on an error, which join returns.
+            }
+        }
+        drop(hand_over);
+        writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    for kept in kept {
+        match kept {
+            Kept::Session(outcome) => {
                 if outcome.new_session {
                     report.sessions_added += 1;
                 } else {
@@ -246,27 +270,11 @@ fn sync_home(
                 report.records_changed += outcome.records_changed;
                 report.records_removed += outcome.records_removed;
                 report.evidence_bytes += outcome.evidence_bytes;
-                on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: true });
             }
-            Err(error) => {
+            Kept::Failed { harness, native_id, error } => {
                 report.sessions_failed += 1;
-                let message = error.to_string();
-                tracing::warn!(harness = %found.harness, session = %native_id, "not archived: {message}");
-                if let Some(state) = main_state {
-                    store.put_failure(
-                        known.id,
-                        &found.harness,
-                        &native_id,
-                        &Failure { state, error: message.clone() },
-                    )?;
-                }
-                report.failures.push(SyncFailure {
-                    home: home.to_path_buf(),
-                    harness: found.harness.clone(),
-                    session: native_id.clone(),
-                    error: message,
-                });
-                on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: false });
+                tracing::warn!(harness = %harness, session = %native_id, "not archived: {error}");
+                report.failures.push(SyncFailure { home: home.to_path_buf(), harness, session: native_id, error });
             }
         }
     }
@@ -280,15 +288,58 @@ fn main_file(locator: &str) -> &str {
     locator.split_once('#').map_or(locator, |(file, _)| file)
 }
 
-/// Reads one session with recording on, and keeps it.
-fn archive_session(
-    catalog: &Catalog<'_>,
+/// Sessions read and waiting for the writer: enough to keep both threads
+/// busy, few enough that memory does not grow with the home.
+const PIPELINE_DEPTH: usize = 4;
+
+/// What the reader hands the writer.
+enum Keep {
+    Session { put: Box<SessionPut>, main_state: Option<FileState> },
+    Failed { harness: String, native_id: String, main_state: Option<FileState>, error: String },
+}
+
+/// What the writer did with one [`Keep`].
+enum Kept {
+    Session(PutOutcome),
+    Failed { harness: String, native_id: String, error: String },
+}
+
+/// The writer: keeps each session it is handed, and remembers each failure
+/// (a session whose put fails is a failure too), so that it is retried
+/// only once its main file changes.
+fn keep_all(
     store: &mut dyn ArchiveStore,
+    home: i64,
+    receive: std::sync::mpsc::Receiver<Keep>,
+) -> std::result::Result<Vec<Kept>, crate::archive::ArchiveError> {
+    let mut kept = Vec::new();
+    for keep in receive {
+        let (harness, native_id, main_state, error) = match keep {
+            Keep::Session { put, main_state } => match store.put_session(&put) {
+                Ok(outcome) => {
+                    kept.push(Kept::Session(outcome));
+                    continue;
+                }
+                Err(error) => (put.harness, put.native_id, main_state, error.to_string()),
+            },
+            Keep::Failed { harness, native_id, main_state, error } => (harness, native_id, main_state, error),
+        };
+        if let Some(state) = main_state {
+            store.put_failure(home, &harness, &native_id, &Failure { state, error: error.clone() })?;
+        }
+        kept.push(Kept::Failed { harness, native_id, error });
+    }
+    Ok(kept)
+}
+
+/// Reads one session with recording on: what the writer keeps of it.
+fn read_session(
+    catalog: &Catalog<'_>,
     known: &KnownHome,
     home: &Path,
     found: &FoundSession,
     report: &mut SyncReport,
-) -> Result<PutOutcome> {
+) -> Result<SessionPut> {
     let codec =
         catalog.select(&found.harness, found.session.native_version.as_deref(), found.codec.as_deref())?.clone();
     let mut instance = catalog.instantiate(&codec)?;
@@ -352,7 +403,7 @@ fn archive_session(
         files,
         tapes,
     };
-    Ok(store.put_session(&put)?)
+    Ok(put)
 }
 
 fn relative(home: &Path, path: &Path) -> Option<String> {

@@ -80,7 +80,11 @@ const KINDS: &[&str] = &["user", "assistant", "reasoning", "tool_call", "tool_re
 
 /// The archive file a command uses.
 pub fn archive_path(ctx: &Context, explicit: Option<&Path>) -> PathBuf {
-    explicit.map(Path::to_path_buf).unwrap_or_else(|| archive::default_path(&ctx.data_dir))
+    archive_path_in(&ctx.data_dir, explicit)
+}
+
+fn archive_path_in(data_dir: &Path, explicit: Option<&Path>) -> PathBuf {
+    explicit.map(Path::to_path_buf).unwrap_or_else(|| archive::default_path(data_dir))
 }
 
 /// The archive, if it exists (reading commands never create one).
@@ -164,7 +168,9 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
-pub fn run_search(ctx: &Context, args: &SearchArgs) -> anyhow::Result<u8> {
+/// Searching needs no codec: it runs without the wasm runtime, so that a
+/// search costs the query and not an engine's start.
+pub fn run_search(data_dir: &Path, args: &SearchArgs) -> anyhow::Result<u8> {
     if let Some(kind) = &args.kind
         && !KINDS.contains(&kind.as_str())
     {
@@ -177,7 +183,7 @@ pub fn run_search(ctx: &Context, args: &SearchArgs) -> anyhow::Result<u8> {
         ),
         None => None,
     };
-    let path = archive_path(ctx, args.archive.as_deref());
+    let path = archive_path_in(data_dir, args.archive.as_deref());
     if !path.is_file() {
         anyhow::bail!("no archive at {} yet: run `trajhost sync` first", path.display());
     }

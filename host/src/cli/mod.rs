@@ -148,17 +148,12 @@ pub fn main() -> ExitCode {
         Command::Plugin(plugin::Command::Test(_)) => Mode::Metered,
         _ => Mode::Production,
     };
-    convert::recover_installs(&cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir));
-    let result = Context::new(&cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match &cli.command {
-        Command::Sessions(args) => sessions::run(&ctx, args),
-        Command::Read(args) => read::run(&ctx, args),
-        Command::Convert(args) => convert::run_convert(&ctx, args),
-        Command::Prepare(args) => convert::run_prepare(&ctx, args),
-        Command::Sync(args) => archive::run_sync(&ctx, args),
-        Command::Search(args) => archive::run_search(&ctx, args),
-        Command::Watch(args) => archive::run_watch(&ctx, args),
-        Command::Plugin(command) => plugin::run(&ctx, command),
-    });
+    let data_dir = cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir);
+    convert::recover_installs(&data_dir);
+    let result = match &cli.command {
+        Command::Search(args) => archive::run_search(&data_dir, args),
+        _ => run_with_runtime(&cli, mode),
+    };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
@@ -169,6 +164,20 @@ pub fn main() -> ExitCode {
             ExitCode::from(exit_code(&error))
         }
     }
+}
+
+/// The commands that run codecs, in a context with the wasm runtime.
+fn run_with_runtime(cli: &Cli, mode: Mode) -> anyhow::Result<u8> {
+    Context::new(cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match &cli.command {
+        Command::Sessions(args) => sessions::run(&ctx, args),
+        Command::Read(args) => read::run(&ctx, args),
+        Command::Convert(args) => convert::run_convert(&ctx, args),
+        Command::Prepare(args) => convert::run_prepare(&ctx, args),
+        Command::Sync(args) => archive::run_sync(&ctx, args),
+        Command::Search(args) => archive::run_search(&ctx.data_dir, args),
+        Command::Watch(args) => archive::run_watch(&ctx, args),
+        Command::Plugin(command) => plugin::run(&ctx, command),
+    })
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
