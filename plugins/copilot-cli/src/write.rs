@@ -68,6 +68,13 @@ use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOpt
 use crate::core::layout::{self, EVENTS, SESSION_STATE, WORKSPACE};
 use crate::core::{HARNESS, head::title_of};
 
+/// A timestamp as Copilot writes them (milliseconds, `Z`): its loader
+/// refuses a session whose `startTime` has microseconds and an offset, as
+/// Deep Agents' do. A text that is no timestamp is kept as it is.
+fn copilot_time(ts: &str) -> String {
+    trajhost_codec_sdk::time::normalized_rfc3339_ms(ts).unwrap_or_else(|| ts.to_string())
+}
+
 /// The Copilot CLI version the log claims: the one it was checked against.
 pub const CLI_VERSION: &str = "1.0.102";
 /// `session.start.data.version`: the events schema.
@@ -180,7 +187,7 @@ impl Writer {
             None => derived_uuid(&seed, "session", 0),
         };
         let meta = self.meta.clone().unwrap_or_default();
-        let start = meta.started_at.clone().filter(|s| !s.is_empty()).or_else(|| first_ts.map(str::to_string));
+        let start = meta.started_at.as_deref().filter(|s| !s.is_empty()).or(first_ts).map(copilot_time);
         let start = start.unwrap_or_else(|| {
             self.diags.add("no-timestamp", Severity::Warning, "startTime", None, None);
             EPOCH.to_string()
@@ -229,7 +236,7 @@ impl Writer {
             return Ok(());
         }
         if let Some(ts) = record.ts.as_deref().filter(|t| !t.is_empty()) {
-            s.last_ts = ts.to_string();
+            s.last_ts = copilot_time(ts);
         }
         match record.body {
             Body::Meta(_) => Self::not_carried(diags, "additional-meta"),
@@ -365,7 +372,7 @@ impl Session {
         data: impl Serialize,
     ) -> Result<String, CodecError> {
         let id = self.event_id(record_id);
-        let ts = ts.filter(|t| !t.is_empty()).map(str::to_string).unwrap_or_else(|| self.last_ts.clone());
+        let ts = ts.filter(|t| !t.is_empty()).map(copilot_time).unwrap_or_else(|| self.last_ts.clone());
         let line = Envelope { kind, data, id: &id, timestamp: &ts, parent_id: self.last_event.as_deref() };
         serde_json::to_writer(&mut self.out, &line)
             .map_err(|e| CodecError::Other(format!("serializing {kind}: {e}")))?;

@@ -1195,3 +1195,36 @@ fn write_streams_the_event_log_and_ends_with_workspace_yaml() {
     let whole = write_doc(&doc, write_options(None));
     assert_eq!(bytes, whole.artifacts[0].bytes, "streamed in pieces = written at once");
 }
+
+/// Copilot 1.0.102 refuses (exit 1, nothing sent) a session whose
+/// `startTime` has microseconds and an offset, as Deep Agents' sessions
+/// have: every timestamp is written with milliseconds and `Z`.
+#[test]
+fn write_gives_every_timestamp_in_copilots_own_form() {
+    let doc = [
+        serde_json::json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": "deep-agents",
+                           "native_id": "t1", "cwd": "/home/user/project", "started_at": "2026-11-30T05:20:57.916053+00:00"}),
+        serde_json::json!({"id": "u1", "kind": "user", "text": "Read a.txt", "ts": "2026-11-30T06:21:12.003456+01:00"}),
+        serde_json::json!({"id": "a1", "kind": "assistant", "text": "Done."}),
+    ]
+    .iter()
+    .map(|v| v.to_string() + "\n")
+    .collect::<String>();
+    let written = write_doc(&doc, write_options(None));
+    let events = String::from_utf8(written.artifacts[0].bytes.clone()).unwrap();
+    let times: Vec<(String, String)> = events
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| (v["type"].as_str().unwrap().to_string(), v["timestamp"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(times[0], ("session.start".to_string(), "2026-11-30T05:20:57.916Z".to_string()));
+    assert_eq!(times[1], ("user.message".to_string(), "2026-11-30T05:21:12.003Z".to_string()));
+    assert_eq!(times[2].1, "2026-11-30T05:21:12.003Z", "a record without a time takes the last one");
+    assert!(events.contains(r#""startTime":"2026-11-30T05:20:57.916Z""#), "{events}");
+    let yaml = &written.artifacts.iter().find(|a| a.path.ends_with("workspace.yaml")).unwrap().bytes;
+    assert!(
+        String::from_utf8_lossy(yaml).contains("created_at: 2026-11-30T05:20:57.916Z"),
+        "{}",
+        String::from_utf8_lossy(yaml)
+    );
+}

@@ -52,6 +52,11 @@ use crate::{HARNESS, layout};
 
 /// `session_start.version`: the session format this codec writes.
 pub const FORMAT_VERSION: u32 = 2;
+/// The title of a session without a title or a prompt.
+const UNTITLED: &str = "Untitled session";
+/// Bytes of lines held back while no prompt has given the session a title.
+const HOLD_FOR_TITLE_BYTES: usize = 1 << 20;
+
 /// The prefix Droid gives the id of its injected-context message.
 pub const CONTEXT_PREFIX: &str = "context-";
 
@@ -180,6 +185,10 @@ struct Session {
     calls: BTreeSet<String>,
     model: Option<String>,
     usage: Option<TokenUsage>,
+    /// `session_start`, held back until its title is known: Droid 0.225
+    /// skips the history of a session whose `session_start` has no title,
+    /// so a source without one gets its first prompt, as Droid titles its own.
+    start: Option<SessionStart>,
     lines: Vec<u8>,
 }
 
@@ -240,6 +249,7 @@ impl Writer {
             calls: BTreeSet::new(),
             model: None,
             usage: None,
+            start: None,
             lines: Vec::new(),
         };
         let title = meta.and_then(|m| m.title.clone()).filter(|t| !t.trim().is_empty());
@@ -251,7 +261,7 @@ impl Writer {
             version: json!(FORMAT_VERSION),
             cwd,
         };
-        push_line(&mut session.lines, &start_line);
+        session.start = Some(start_line);
         if let Some(m) = meta {
             if m.parent_session.is_some() || m.parent_call.is_some() {
                 self.not_carried("parent-session");
@@ -278,6 +288,14 @@ impl Writer {
                 }
                 if text.is_empty() {
                     return;
+                }
+                if let Some(session) = self.session.as_mut()
+                    && let Some(start) = session.start.as_mut()
+                {
+                    if start.title.is_none() {
+                        start.title = Some(crate::head::title_of(&text)).filter(|t| !t.is_empty());
+                    }
+                    session.put_start();
                 }
                 let content = vec![json!({"type": "text", "text": text})];
                 self.message("user", Some(&record.id), &ts, content, None, None, None);
@@ -538,6 +556,13 @@ impl Writer {
 
     fn take_chunks(&mut self) -> Vec<Artifact> {
         let Some(session) = self.session.as_mut() else { return Vec::new() };
+        // Lines wait for the title (the first prompt), a bounded while.
+        if session.start.is_some() {
+            if session.lines.len() < HOLD_FOR_TITLE_BYTES {
+                return Vec::new();
+            }
+            session.put_start();
+        }
         if session.lines.is_empty() {
             return Vec::new();
         }
@@ -547,6 +572,18 @@ impl Writer {
 }
 
 impl Session {
+    /// Puts the held-back `session_start` in front of the lines written
+    /// since; a session without a title or any prompt is "Untitled session".
+    fn put_start(&mut self) {
+        if let Some(mut start) = self.start.take() {
+            start.title.get_or_insert_with(|| UNTITLED.to_string());
+            let mut head = Vec::with_capacity(self.lines.len() + 256);
+            push_line(&mut head, &start);
+            head.append(&mut self.lines);
+            self.lines = head;
+        }
+    }
+
     /// A message id: a Droid source's own (without the `#n` of a record
     /// that is not the first of its line) when unused, else a derived UUID.
     fn line_id(&mut self, hint: Option<&str>, prefix: &str) -> String {
@@ -628,6 +665,9 @@ impl SessionWriter for Writer {
             self.open(None, b"")?;
         }
         self.flush();
+        if let Some(session) = self.session.as_mut() {
+            session.put_start();
+        }
         let mut chunks = self.take_chunks();
         let session = self.session.as_ref().expect("opened above");
         let mut settings = serde_json::Map::new();

@@ -1120,3 +1120,36 @@ fn a_compacted_session_with_thinking_round_trips_and_keeps_its_anchor() {
     }
     assert_eq!(settings_of(&written)["model"], "claude-sonnet-4-5-20250929");
 }
+
+/// Droid 0.225 skips the history of a session whose `session_start` has no
+/// title (Hermes and OpenClaw sources have none): the first prompt is the
+/// title, even when an injected-context message comes first.
+#[test]
+fn a_source_without_a_title_is_titled_by_its_first_prompt() {
+    let untitled: String = foreign_document()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["kind"] == "meta" {
+                v.as_object_mut().unwrap().remove("title");
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    let written = write(&untitled, no_options());
+    let text = String::from_utf8(transcript(&written).bytes.clone()).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["type"], "session_start", "{text}");
+    assert_eq!(first["title"], "Read a.txt");
+    assert_eq!(text.lines().filter(|l| l.contains(r#""type":"session_start""#)).count(), 1);
+    // The context message keeps its place after the start.
+    let second: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["message"]["content"][0]["text"], "<env>linux</env>");
+
+    // No prompt at all: a title all the same.
+    let meta_only = untitled.lines().next().unwrap().to_string() + "\n";
+    let written = write(&meta_only, no_options());
+    let text = String::from_utf8(transcript(&written).bytes.clone()).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["title"], "Untitled session");
+}

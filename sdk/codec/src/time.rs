@@ -56,6 +56,13 @@ pub fn rfc3339_secs(secs: f64) -> Option<String> {
     Some(rfc3339_ms((secs * 1000.0).round() as i64))
 }
 
+/// An RFC 3339 timestamp in the one form [`rfc3339_ms`] writes
+/// (`2026-11-30T05:20:57.916Z` for `2026-11-30T05:20:57.916053+00:00`), for
+/// targets whose loaders accept no other; `None` when it is not one.
+pub fn normalized_rfc3339_ms(text: &str) -> Option<String> {
+    parse_rfc3339(text).map(rfc3339_ms)
+}
+
 /// Milliseconds since the Unix epoch of an RFC 3339 timestamp, which must
 /// carry a zone (`Z` or `±hh:mm`): see [`parse_iso8601`] for the accepted
 /// forms. `None` when it is not one.
