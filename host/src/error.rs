@@ -104,6 +104,10 @@ pub enum HostError {
     #[error(transparent)]
     Archive(#[from] crate::archive::ArchiveError),
 
+    /// An archive given as a home could not be opened (boxed: it is rare).
+    #[error(transparent)]
+    Unpack(Box<trajhost_unpack::UnpackError>),
+
     #[error(
         "plugin blob {path} does not match its recorded sha256 (expected {expected}, found {found}); reinstall it or run `trajhost plugin verify`"
     )]

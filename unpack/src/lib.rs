@@ -16,6 +16,8 @@ mod format;
 mod limits;
 mod sink;
 mod tar_format;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 mod zip_format;
 
 use std::fs::File;
@@ -65,7 +67,7 @@ impl Unpacked {
     }
 
     /// The home inside the archive: the shallowest directory that holds one
-    /// of `markers` (relative paths such as `.claude` or `.local/share/opencode`),
+    /// of `markers` (relative paths such as `.claude` or `.hermes/state.db`),
     /// else the single top folder when the archive has exactly one, else its root.
     pub fn find_home(&self, markers: &[&str]) -> PathBuf {
         find_home(self.dir(), markers)
@@ -78,7 +80,7 @@ pub fn find_home(root: &Path, markers: &[&str]) -> PathBuf {
     let mut level = vec![root.to_path_buf()];
     for _ in 0..=MAX_DEPTH {
         for dir in &level {
-            if markers.iter().any(|m| !m.is_empty() && dir.join(m).is_dir()) {
+            if markers.iter().any(|m| !m.is_empty() && dir.join(m).exists()) {
                 return dir.clone();
             }
         }

@@ -33,6 +33,10 @@ use crate::inventory::{self, FoundSession, SessionQuery};
 #[derive(Debug, Clone, Default)]
 pub struct SyncOptions {
     pub homes: Vec<PathBuf>,
+    /// The name the archive knows a home by, where that is not its path:
+    /// an archive opened into a private dir, whose name changes on every
+    /// open, is known by the archive's own path (`x.tgz#inner`).
+    pub keys: HashMap<PathBuf, PathBuf>,
     /// Only this harness.
     pub harness: Option<String>,
 }
@@ -93,9 +97,10 @@ pub fn sync(
 ) -> Result<SyncReport> {
     let started = Instant::now();
     let mut report = SyncReport::default();
-    for home in &options.homes {
-        let home = std::fs::canonicalize(home).map_err(|e| HostError::io(home, e))?;
-        sync_home(catalog, store, &home, options.harness.as_deref(), &mut report, on_event)?;
+    for given in &options.homes {
+        let home = std::fs::canonicalize(given).map_err(|e| HostError::io(given, e))?;
+        let key = options.keys.get(given).or_else(|| options.keys.get(&home)).unwrap_or(&home);
+        sync_home(catalog, store, &home, key, options.harness.as_deref(), &mut report, on_event)?;
         report.homes += 1;
     }
     report.seconds = started.elapsed().as_secs_f64();
@@ -116,11 +121,12 @@ fn sync_home(
     catalog: &Catalog<'_>,
     store: &mut dyn ArchiveStore,
     home: &Path,
+    home_key: &Path,
     only: Option<&str>,
     report: &mut SyncReport,
     on_event: &mut dyn FnMut(SyncEvent<'_>),
 ) -> Result<()> {
-    let known = store.known_home(home)?;
+    let known = store.known_home(home_key)?;
     let harnesses: Vec<String> = catalog.harnesses().into_iter().filter(|h| only.is_none_or(|o| o == h)).collect();
     // 1. One stat per file.
     let mut current: HashMap<String, Option<FileState>> = HashMap::new();
@@ -172,7 +178,7 @@ fn sync_home(
         )?;
         for (failed, error) in &inventory.failures {
             report.failures.push(SyncFailure {
-                home: home.to_path_buf(),
+                home: home_key.to_path_buf(),
                 harness: failed.clone(),
                 session: String::new(),
                 error: error.to_string(),
@@ -197,7 +203,7 @@ fn sync_home(
             store.put_failure(known.id, &d.harness, file, &Failure { state, error: error.clone() })?;
             report.files_failed += 1;
             report.failures.push(SyncFailure {
-                home: home.to_path_buf(),
+                home: home_key.to_path_buf(),
                 harness: d.harness.clone(),
                 session: file.to_string(),
                 error,
@@ -274,7 +280,7 @@ fn sync_home(
             Kept::Failed { harness, native_id, error } => {
                 report.sessions_failed += 1;
                 tracing::warn!(harness = %harness, session = %native_id, "not archived: {error}");
-                report.failures.push(SyncFailure { home: home.to_path_buf(), harness, session: native_id, error });
+                report.failures.push(SyncFailure { home: home_key.to_path_buf(), harness, session: native_id, error });
             }
         }
     }

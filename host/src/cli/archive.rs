@@ -103,7 +103,9 @@ fn homes(given: &[PathBuf]) -> Vec<PathBuf> {
 pub fn run_sync(ctx: &Context, args: &SyncArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let mut store = SqliteArchive::open(&archive_path(ctx, args.archive.as_deref()))?;
-    let options = SyncOptions { homes: homes(&args.homes), harness: args.harness.clone() };
+    // Archives among the homes stay unpacked until the sync is done.
+    let (homes, keys, _packed) = super::given::open_homes(ctx, &catalog, &args.homes)?;
+    let options = SyncOptions { homes, keys, harness: args.harness.clone() };
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
@@ -230,27 +232,22 @@ pub fn run_search(data_dir: &Path, args: &SearchArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-/// Text from someone's session, safe to print on a terminal: control
-/// characters (ANSI and OSC sequences start with one) are escaped, except
-/// the snippet markers, which the caller replaces.
+/// Text from someone's session, safe to print on a terminal
+/// ([`super::terminal`]), except the snippet markers, which the caller
+/// replaces.
 pub fn safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() && c.to_string() != MARK_OPEN && c.to_string() != MARK_CLOSE {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    super::terminal::escape(text, |c| c.to_string() == MARK_OPEN || c.to_string() == MARK_CLOSE).into_owned()
 }
 
 pub fn run_watch(ctx: &Context, args: &WatchArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let path = archive_path(ctx, args.archive.as_deref());
     let mut store = SqliteArchive::open(&path)?;
+    if let Some(archive) = args.homes.iter().find(|h| trajhost::packed::is_archive(h)) {
+        anyhow::bail!("{}: an archive does not change; `trajhost sync --home` it instead", archive.display());
+    }
     let options = WatchOptions {
-        sync: SyncOptions { homes: homes(&args.homes), harness: args.harness.clone() },
+        sync: SyncOptions { homes: homes(&args.homes), harness: args.harness.clone(), ..SyncOptions::default() },
         debounce: std::time::Duration::from_millis(args.debounce_ms),
         ..WatchOptions::default()
     };

@@ -1,5 +1,6 @@
 //! `trajhost convert` and `trajhost prepare`
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use trajhost::HostError;
@@ -8,6 +9,7 @@ use trajhost::convert::{self, ExportManifest, Tier};
 use trajhost::install::{self, InstallOp, RecoveryOutcome};
 use trajhost::inventory::{self, FoundSession};
 
+use super::terminal::SafeWriter;
 use super::{Context, default_home, exit};
 
 #[derive(clap::Args)]
@@ -69,12 +71,14 @@ pub struct PrepareArgs {
 
 pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
-    let home = args.home.clone().unwrap_or_else(default_home);
+    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
+    let (target, _packed) = super::given::open_target(ctx, &catalog, &args.target)?;
+    let store_home = home.store_key(args.home.as_deref());
     let archived =
-        super::archive::resolve_archived(ctx, &catalog, &args.target, args.harness.as_deref(), args.home.as_deref())?;
+        super::archive::resolve_archived(ctx, &catalog, &target, args.harness.as_deref(), store_home.as_deref())?;
     let found = match &archived {
         Some(resolved) => resolved.found.clone(),
-        None => inventory::resolve(&catalog, &args.target, &home, args.harness.as_deref())?,
+        None => inventory::resolve(&catalog, &target, &home.dir, args.harness.as_deref())?,
     };
     let out = args
         .out
@@ -92,7 +96,7 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&manifest)?);
     } else {
-        print_report(&manifest, &out);
+        print_report(&manifest, &out)?;
     }
     Ok(exit::OK)
 }
@@ -115,28 +119,32 @@ fn explain_convert_error(error: HostError, args: &ConvertArgs, found: &FoundSess
     }
 }
 
-fn print_report(m: &ExportManifest, out: &std::path::Path) {
-    println!(
+fn print_report(m: &ExportManifest, out: &std::path::Path) -> std::io::Result<()> {
+    // Ids and paths come from the session: escaped for the terminal.
+    let mut w = SafeWriter::new(std::io::stdout().lock());
+    writeln!(
+        w,
         "converted {} {} ({}) → {} {} ({})",
         m.source.harness, m.source.native_id, m.source.codec, m.target.harness, m.target.native_id, m.target.codec
-    );
-    println!("export    {}", out.display());
+    )?;
+    writeln!(w, "export    {}", out.display())?;
     let tier = match m.fidelity.tier {
         Tier::ByteLossless => "byte-lossless",
         Tier::ValueLossless => "value-lossless",
         Tier::Semantic => "semantic",
     };
-    println!("fidelity  {tier}");
+    writeln!(w, "fidelity  {tier}")?;
     for cause in &m.not_portable {
-        println!("          dropped (--lossy): {cause}");
+        writeln!(w, "          dropped (--lossy): {cause}")?;
     }
     if m.fidelity.not_carried.is_empty() && m.not_portable.is_empty() {
-        println!("          everything carried over");
+        writeln!(w, "          everything carried over")?;
     }
     for loss in &m.fidelity.not_carried {
-        println!("          not carried: {} ×{} ({})", loss.what, loss.count, loss.found_by);
+        writeln!(w, "          not carried: {} ×{} ({})", loss.what, loss.count, loss.found_by)?;
     }
-    println!("next      trajhost prepare {} --home <target home>", out.display());
+    writeln!(w, "next      trajhost prepare {} --home <target home>", out.display())?;
+    Ok(())
 }
 
 pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
@@ -201,16 +209,17 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
             }))?
         );
     } else {
+        let mut w = SafeWriter::new(std::io::stdout().lock());
         let would = |done: &'static str, planned: &'static str| if args.dry_run { planned } else { done };
         for file in &applied.created_files {
-            println!("{} {}", would("created", "would create"), file.display());
+            writeln!(w, "{} {}", would("created", "would create"), file.display())?;
         }
         for db in &applied.created_databases {
             let rows: usize = db.rows.iter().map(|(_, n)| n).sum();
-            println!("{} database {} ({rows} row(s))", would("created", "would create"), db.path.display());
+            writeln!(w, "{} database {} ({rows} row(s))", would("created", "would create"), db.path.display())?;
         }
         for (db, table, rows) in &applied.inserted_rows {
-            println!("{} {rows} row(s) into {table} in {}", would("inserted", "would insert"), db.display());
+            writeln!(w, "{} {rows} row(s) into {table} in {}", would("inserted", "would insert"), db.display())?;
         }
         for entry in &applied.json_entries {
             let place = match &entry.key {
@@ -218,21 +227,22 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 None => format!("an element at {:?}", entry.pointer),
             };
             if entry.added {
-                println!("{} {place} in {}", would("added", "would add"), entry.path.display());
+                writeln!(w, "{} {place} in {}", would("added", "would add"), entry.path.display())?;
             } else {
-                println!("already present: {place} in {}", entry.path.display());
+                writeln!(w, "already present: {place} in {}", entry.path.display())?;
             }
         }
         if let Some(command) = &plan.resume_command {
-            println!("resume with:\n  {command}");
+            writeln!(w, "resume with:\n  {command}")?;
         }
         if let Some(u) = &untested {
             let found = u.found.as_deref().unwrap_or("an unknown version");
-            println!(
+            writeln!(
+                w,
                 "not verified: the target runs {found}, and {} was tested with {} only (--allow-untested)",
                 codec.id(),
                 u.tested
-            );
+            )?;
         }
     }
     Ok(exit::OK)

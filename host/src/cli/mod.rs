@@ -3,9 +3,11 @@
 
 mod archive;
 mod convert;
+mod given;
 mod plugin;
 mod read;
 mod sessions;
+mod terminal;
 mod transcript;
 
 use std::path::PathBuf;
@@ -55,6 +57,26 @@ struct Cli {
     #[arg(long, global = true, value_name = "MIB")]
     limit_memory: Option<usize>,
 
+    /// An archive given as a home may unpack to at most this many bytes (K, M, G suffixes; default 8G).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_size, help_heading = "Archive limits")]
+    archive_max_bytes: Option<u64>,
+
+    /// … and to at most this many times the bytes read from it, once past 64M (default 200).
+    #[arg(long, global = true, value_name = "RATIO", help_heading = "Archive limits")]
+    archive_max_ratio: Option<u64>,
+
+    /// … with at most this many members (default 200000).
+    #[arg(long, global = true, value_name = "N", help_heading = "Archive limits")]
+    archive_max_entries: Option<u64>,
+
+    /// … each name at most this many bytes long (default 1024).
+    #[arg(long, global = true, value_name = "BYTES", help_heading = "Archive limits")]
+    archive_max_path: Option<usize>,
+
+    /// … and at most this many components deep (default 64).
+    #[arg(long, global = true, value_name = "N", help_heading = "Archive limits")]
+    archive_max_depth: Option<usize>,
+
     /// Log what the host does (repeat for more).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
@@ -89,6 +111,8 @@ pub struct Context {
     pub data_dir: PathBuf,
     pub runtime: Runtime,
     pub registry: Registry,
+    /// Limits of an archive given as a home.
+    pub unpack_limits: trajhost::packed::UnpackLimits,
     /// Whether the compile notice was printed (once per process).
     compile_noticed: std::cell::Cell<bool>,
 }
@@ -109,7 +133,16 @@ impl Context {
         // `$CODEX_HOME` and the like: sessions of the process's own home
         // that live outside it.
         runtime.set_home_mounts(trajhost::homes::environment_mounts(&default_home(), |v| std::env::var_os(v)));
-        Ok(Context { data_dir, runtime, registry, compile_noticed: std::cell::Cell::new(false) })
+        let defaults = trajhost::packed::UnpackLimits::default();
+        let unpack_limits = trajhost::packed::UnpackLimits {
+            max_total_bytes: cli.archive_max_bytes.unwrap_or(defaults.max_total_bytes),
+            max_ratio: cli.archive_max_ratio.unwrap_or(defaults.max_ratio),
+            max_entries: cli.archive_max_entries.unwrap_or(defaults.max_entries),
+            max_path_bytes: cli.archive_max_path.unwrap_or(defaults.max_path_bytes),
+            max_depth: cli.archive_max_depth.unwrap_or(defaults.max_depth),
+            ..defaults
+        };
+        Ok(Context { data_dir, runtime, registry, unpack_limits, compile_noticed: std::cell::Cell::new(false) })
     }
 
     /// The codec catalog; says once on stderr when opening it, or a later
@@ -160,7 +193,7 @@ pub fn main() -> ExitCode {
             if is_broken_pipe(&error) {
                 return ExitCode::from(exit::OK);
             }
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", terminal::safe_text(&format!("{error:#}")));
             ExitCode::from(exit_code(&error))
         }
     }
@@ -222,6 +255,20 @@ pub fn diagnostic_json(d: &Diagnostic) -> serde_json::Value {
         "code": d.code, "severity": severity_name(d.severity), "detail": d.detail,
         "count": d.count, "file": d.file, "offset": d.offset,
     })
+}
+
+/// `8G`, `512M`, `100K` or a plain count of bytes.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (digits, shift) = match text.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&text[..text.len() - 1], 10),
+        Some('M') => (&text[..text.len() - 1], 20),
+        Some('G') => (&text[..text.len() - 1], 30),
+        Some('T') => (&text[..text.len() - 1], 40),
+        _ => (text, 0),
+    };
+    let n: u64 = digits.trim().parse().map_err(|_| format!("{text:?} is not a size such as 8G, 512M or 1000000"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("{text} is too large"))
 }
 
 /// The user's home, the default place to look for sessions.

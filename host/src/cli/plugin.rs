@@ -12,6 +12,7 @@ use trajhost::inventory;
 use trajhost::registry::{CodecSource, Installed, VerifyStatus};
 use trajhost::scaffold::{self, SdkSource};
 
+use super::terminal::SafeWriter;
 use super::{Context, exit};
 
 #[derive(clap::Subcommand)]
@@ -319,7 +320,7 @@ fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print_report(&report, &logs);
+        print_report(&report, &logs)?;
     }
     let failed_checks: Vec<&str> = {
         let mut names: Vec<&str> = report.failures.iter().map(|f| f.check.name()).collect();
@@ -354,50 +355,55 @@ fn test(ctx: &Context, args: &TestArgs) -> anyhow::Result<u8> {
     })
 }
 
-fn print_report(report: &TestReport, logs: &[(String, String)]) {
+fn print_report(report: &TestReport, logs: &[(String, String)]) -> std::io::Result<()> {
+    // Fixture text, ids and codec logs come from outside: escaped for the terminal.
+    let mut w = SafeWriter::new(std::io::stdout().lock());
     let fuel = |f: Option<u64>| f.map(|f| f.to_string()).unwrap_or_else(|| "-".into());
-    println!("codec {} ({})", report.codec, report.file);
+    writeln!(w, "codec {} ({})", report.codec, report.file)?;
     for f in &report.fixtures {
-        println!(
+        writeln!(
+            w,
             "{}  (discover: {} sessions)  fuel={} peak_memory={} KiB",
             f.fixture.display(),
             f.discovered,
             fuel(f.fuel),
             f.peak_memory >> 10
-        );
+        )?;
         for d in &f.diagnostics {
-            println!("    diagnostic: {d}");
+            writeln!(w, "    diagnostic: {d}")?;
         }
         if let Some(e) = &f.error {
-            println!("    ERROR: {e}");
+            writeln!(w, "    ERROR: {e}")?;
         }
         for s in &f.sessions {
-            println!(
+            writeln!(
+                w,
                 "{}  {}  records={} fuel={} peak_memory={} KiB",
                 f.fixture.display(),
                 s.native_id,
                 s.records,
                 fuel(s.fuel),
                 s.peak_memory >> 10
-            );
+            )?;
             if !s.kinds.is_empty() {
-                println!(
+                writeln!(
+                    w,
                     "    kinds: {}",
                     s.kinds.iter().map(|(k, n)| format!("{k}={n}")).collect::<Vec<_>>().join(" ")
-                );
+                )?;
             }
             for d in &s.diagnostics {
-                println!("    diagnostic: {d}");
+                writeln!(w, "    diagnostic: {d}")?;
             }
             if let Some(e) = &s.error {
-                println!("    ERROR: {e}");
+                writeln!(w, "    ERROR: {e}")?;
             }
         }
     }
     for (place, log) in logs {
-        println!("codec log ({place}):");
+        writeln!(w, "codec log ({place}):")?;
         for line in log.lines() {
-            println!("    {line}");
+            writeln!(w, "    {line}")?;
         }
     }
     let failed: Vec<Check> = report.failures.iter().map(|f| f.check).collect();
@@ -415,11 +421,12 @@ fn print_report(report: &TestReport, logs: &[(String, String)]) {
             " (not checked: {unchecked} of {sessions} sessions and {errored} fixtures stopped with an error)"
         ));
     }
-    println!("{passed_line}");
+    writeln!(w, "{passed_line}")?;
     for failure in &report.failures {
-        println!("FAIL {failure}");
+        writeln!(w, "FAIL {failure}")?;
     }
     for unmet in &report.unmet {
-        println!("UNMET {unmet}");
+        writeln!(w, "UNMET {unmet}")?;
     }
+    Ok(())
 }

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use trajhost::inventory::{self, Lookup};
 
+use super::terminal::{SafeWriter, safe_text};
 use super::transcript::Transcript;
-use super::{Context, default_home, diagnostic_json, exit, severity_name};
+use super::{Context, diagnostic_json, exit, severity_name};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -49,32 +50,35 @@ pub enum Format {
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
-    let home = args.home.clone().unwrap_or_else(default_home);
-    let lookup = Lookup { home: Some(&home), harness: args.harness.as_deref(), codec: args.codec.as_deref() };
+    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
+    let (target, _packed) = super::given::open_target(ctx, &catalog, &args.target)?;
+    let store_home = home.store_key(args.home.as_deref());
+    let lookup = Lookup { home: Some(&home.dir), harness: args.harness.as_deref(), codec: args.codec.as_deref() };
     // An id the archive holds resolves without a discovery pass (and reads from the kept evidence when the
     // source is gone).
     let archived = match &args.codec {
-        None => super::archive::resolve_archived(
-            ctx,
-            &catalog,
-            &args.target,
-            args.harness.as_deref(),
-            args.home.as_deref(),
-        )?,
+        None => {
+            super::archive::resolve_archived(ctx, &catalog, &target, args.harness.as_deref(), store_home.as_deref())?
+        }
         Some(_) => None,
     };
     let found = match &archived {
         Some(resolved) => resolved.found.clone(),
-        None => inventory::resolve_with(&catalog, &args.target, &lookup)?,
+        None => inventory::resolve_with(&catalog, &target, &lookup)?,
     };
     let (codec, mut stream) =
         inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
 
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let format = if args.json { Format::Canonical } else { args.format };
+    let buffered = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // The transcript is text from the session: escaped for the terminal. JSON stays exact.
+    let mut out: Box<dyn Write> = match format {
+        Format::Transcript => Box::new(SafeWriter::new(buffered)),
+        Format::Canonical | Format::TrajectoryV1 => Box::new(buffered),
+    };
     let mut diagnostics = Vec::new();
     let mut transcript = Transcript::new(&found, &codec);
-    let format = if args.json { Format::Canonical } else { args.format };
     let mut collected = Vec::new();
     let mut digest = trajhost::digest::SessionDigest::new();
     let mut strict = args.strict.then(|| trajhost::conformance::StreamChecks::new(found.session.locator.clone()));
@@ -86,7 +90,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 out.flush()?;
                 let log = stream.plugin_log();
                 if !log.is_empty() {
-                    eprintln!("codec log:\n{log}");
+                    eprintln!("codec log:\n{}", safe_text(&log));
                 }
                 return Err(error.into());
             }
@@ -138,13 +142,13 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     drop(out);
     if format == Format::Transcript {
         for d in &diagnostics {
-            eprintln!("{}", describe_diagnostic(d));
+            eprintln!("{}", safe_text(&describe_diagnostic(d)));
         }
     }
     if let Some(checks) = strict {
         let failures = checks.finish();
         for failure in &failures {
-            eprintln!("FAIL {failure}");
+            eprintln!("FAIL {}", safe_text(&failure.to_string()));
         }
         if !failures.is_empty() {
             let names: Vec<&str> = failures.iter().map(|f| f.check.name()).collect();

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use trajhost::inventory::{self, HarnessDiagnostic, Inventory, SessionQuery};
 use trajhost::uncovered;
 
-use super::{Context, default_home, diagnostic_json, host_exit_code, severity_name, worst_exit_code};
+use super::terminal::{SafeWriter, safe_field, safe_text};
+use super::{Context, diagnostic_json, host_exit_code, severity_name, worst_exit_code};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,11 +41,8 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         );
     }
     let catalog = ctx.catalog()?;
-    let query = SessionQuery {
-        home: args.home.clone().unwrap_or_else(default_home),
-        harness: args.harness.clone(),
-        cwd: args.cwd.clone(),
-    };
+    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
+    let query = SessionQuery { home: home.dir.clone(), harness: args.harness.clone(), cwd: args.cwd.clone() };
     let inventory = inventory::discover(&catalog, &query)?;
     let uncovered = uncovered::find(&inventory.home, &catalog.harnesses(), args.harness.as_deref());
     let mut out = std::io::stdout().lock();
@@ -61,6 +59,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             eprintln!("{value}");
         }
     } else {
+        let mut out = SafeWriter::new(out);
         if inventory.sessions.is_empty() && uncovered.is_empty() {
             eprintln!("no sessions under {}", query.home.display());
         } else {
@@ -71,11 +70,11 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                     out,
                     "{:<12} {:<38} {:<20} {:<20} {:<10} {}{}",
                     s.harness,
-                    session.native_id,
+                    safe_field(&session.native_id),
                     session.started_at.as_deref().map(short_time).unwrap_or("-"),
                     session.updated_at.as_deref().map(short_time).unwrap_or("-"),
-                    session.native_version.as_deref().unwrap_or("-"),
-                    session.cwd.as_deref().unwrap_or("-"),
+                    safe_field(session.native_version.as_deref().unwrap_or("-")),
+                    safe_field(session.cwd.as_deref().unwrap_or("-")),
                     row_notes(s),
                 )?;
             }
@@ -83,17 +82,22 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 writeln!(
                     out,
                     "{:<12} {:<38} {:<20} {:<20} {:<10} (no codec installed: {})",
-                    s.harness, s.native_id, "-", "-", "-", s.plugin_file
+                    s.harness,
+                    safe_field(&s.native_id),
+                    "-",
+                    "-",
+                    "-",
+                    s.plugin_file
                 )?;
             }
         }
         // After the table, on stderr: stdout stays the table alone.
         out.flush()?;
         for d in &inventory.diagnostics {
-            eprintln!("{}", describe(&inventory, d));
+            eprintln!("{}", safe_text(&describe(&inventory, d)));
         }
         for (harness, error) in &inventory.failures {
-            eprintln!("error: {harness}: discovery failed: {error}");
+            eprintln!("error: {harness}: discovery failed: {}", safe_text(&error.to_string()));
         }
         let mut per_harness: std::collections::BTreeMap<&str, (usize, &str)> = Default::default();
         for s in &uncovered {

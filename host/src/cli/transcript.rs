@@ -6,6 +6,8 @@ use trajhost::canonical::{Body, Record};
 use trajhost::inventory::FoundSession;
 use trajhost::registry::CodecRecord;
 
+use super::terminal::safe_field;
+
 /// Longest tool result shown in full.
 const MAX_RESULT_CHARS: usize = 2000;
 
@@ -20,11 +22,11 @@ impl Transcript {
         let header = format!(
             "session  {} {}\nnative   {} (codec {})\ncwd      {}\nfile     {}\n",
             found.harness,
-            s.native_id,
-            s.native_version.as_deref().unwrap_or("unknown version"),
+            safe_field(&s.native_id),
+            safe_field(s.native_version.as_deref().unwrap_or("unknown version")),
             codec.id(),
-            s.cwd.as_deref().unwrap_or("-"),
-            s.path.display(),
+            safe_field(s.cwd.as_deref().unwrap_or("-")),
+            safe_field(&s.path.display().to_string()),
         );
         Transcript { header, records: 0 }
     }

@@ -237,6 +237,13 @@ fn quote(name: &str) -> String {
 }
 
 /// Inserts rows; `each(index, rowid)` after every row.
+///
+/// The rows are stored as the codec gave them, as in a new database: when
+/// the table has triggers, a given column that a trigger changed on the
+/// inserted row is set back (OpenClaw's insert trigger marks every new
+/// `session_nodes` row unvalidated, which its own writer then sets back
+/// after checking the row). Columns the codec did not give keep what the
+/// triggers and defaults made.
 fn insert(
     conn: &Connection,
     path: &Path,
@@ -253,13 +260,90 @@ fn insert(
     );
     let mut statement =
         conn.prepare(&sql).map_err(|e| InstallError::sqlite(path, format!("inserting into {table}: {e}")))?;
+    let mut restore = StoredAsGiven::prepare(conn, path, table, columns)?;
     for (index, row) in rows.iter().enumerate() {
         statement
             .execute(rusqlite::params_from_iter(row.iter()))
             .map_err(|e| InstallError::sqlite(path, format!("inserting row {} into {table}: {e}", index + 1)))?;
-        each(index, conn.last_insert_rowid());
+        let rowid = conn.last_insert_rowid();
+        if let Some(restore) = restore.as_mut() {
+            restore.apply(conn, rowid, row).map_err(|e| {
+                InstallError::sqlite(path, format!("row {} of {table}, as a trigger left it: {e}", index + 1))
+            })?;
+        }
+        each(index, rowid);
     }
     Ok(())
+}
+
+/// Sets back the given columns of an inserted row that a trigger changed.
+struct StoredAsGiven<'c> {
+    table: String,
+    columns: Vec<String>,
+    /// `SELECT c1 IS ?1, … FROM t WHERE rowid = ?N`: SQLite's own
+    /// comparison, so a value the column's affinity converted counts as
+    /// stored as given.
+    compare: rusqlite::Statement<'c>,
+}
+
+impl<'c> StoredAsGiven<'c> {
+    /// None when the table has no triggers (nothing can change a row after
+    /// its insert) or no rowid.
+    fn prepare(conn: &'c Connection, path: &Path, table: &str, columns: &[String]) -> Result<Option<Self>> {
+        let triggers: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE",
+                [table],
+                |r| r.get(0),
+            )
+            .map_err(|e| InstallError::sqlite(path, e))?;
+        if triggers == 0 || columns.is_empty() {
+            return Ok(None);
+        }
+        let tests: Vec<String> =
+            columns.iter().enumerate().map(|(i, c)| format!("{} IS ?{}", quote(c), i + 1)).collect();
+        let sql = format!("SELECT {} FROM {} WHERE rowid = ?{}", tests.join(", "), quote(table), columns.len() + 1);
+        match conn.prepare(&sql) {
+            Ok(compare) => Ok(Some(StoredAsGiven { table: table.to_string(), columns: columns.to_vec(), compare })),
+            Err(e) => {
+                // A WITHOUT ROWID table: its rows are not compared.
+                tracing::debug!("{}: {table}: inserted rows are not compared: {e}", path.display());
+                Ok(None)
+            }
+        }
+    }
+
+    fn apply(&mut self, conn: &Connection, rowid: i64, row: &[SqlValue]) -> rusqlite::Result<()> {
+        let mut params: Vec<&dyn rusqlite::ToSql> = row.iter().map(|v| v as &dyn rusqlite::ToSql).collect();
+        params.push(&rowid);
+        let changed: Option<Vec<usize>> = self
+            .compare
+            .query_row(params.as_slice(), |r| {
+                let mut changed = Vec::new();
+                for i in 0..self.columns.len() {
+                    if r.get::<_, Option<i64>>(i)? != Some(1) {
+                        changed.push(i);
+                    }
+                }
+                Ok(changed)
+            })
+            .map(Some)
+            .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
+        // A trigger that removed the row leaves nothing to set back.
+        let Some(changed) = changed.filter(|c| !c.is_empty()) else { return Ok(()) };
+        let sets: Vec<String> =
+            changed.iter().enumerate().map(|(n, &i)| format!("{} = ?{}", quote(&self.columns[i]), n + 1)).collect();
+        let sql = format!("UPDATE {} SET {} WHERE rowid = ?{}", quote(&self.table), sets.join(", "), changed.len() + 1);
+        let mut values: Vec<&dyn rusqlite::ToSql> = changed.iter().map(|&i| &row[i] as &dyn rusqlite::ToSql).collect();
+        values.push(&rowid);
+        tracing::debug!(
+            "{}: set back {} on the inserted row (a trigger changed them)",
+            self.table,
+            changed.iter().map(|&i| self.columns[i].as_str()).collect::<Vec<_>>().join(", ")
+        );
+        conn.prepare_cached(&sql)?.execute(values.as_slice())?;
+        Ok(())
+    }
 }
 
 /// Validation of an insert into an existing database: it is a SQLite

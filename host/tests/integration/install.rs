@@ -67,8 +67,9 @@ fn fixture() -> Fixture {
     std::fs::create_dir(home.join("sessions")).unwrap();
     let db = Connection::open(home.join("index.db")).unwrap();
     db.execute_batch(
-        "CREATE TABLE threads (id TEXT PRIMARY KEY, path TEXT NOT NULL, stamp INTEGER, stamp_ms INTEGER);
+        "CREATE TABLE threads (id TEXT PRIMARY KEY, path TEXT NOT NULL, stamp INTEGER, stamp_ms INTEGER, valid INTEGER NOT NULL DEFAULT 0);
          CREATE TRIGGER threads_ms AFTER INSERT ON threads BEGIN UPDATE threads SET stamp_ms = NEW.stamp * 1000 WHERE id = NEW.id; END;
+         CREATE TRIGGER threads_unchecked AFTER INSERT ON threads BEGIN UPDATE threads SET valid = 0 WHERE id = NEW.id; END;
          INSERT INTO threads (id, path, stamp) VALUES ('old', '/x', 1);",
     )
     .unwrap();
@@ -271,10 +272,10 @@ fn rows_go_into_existing_databases() {
         insert(
             "index.db",
             "threads",
-            &["id", "path", "stamp"],
+            &["id", "path", "stamp", "valid"],
             vec![
-                vec![text("new1"), text("/a"), SqlValue::Integer(5)],
-                vec![text("new2"), SqlValue::Null, SqlValue::Integer(6)],
+                vec![text("new1"), text("/a"), SqlValue::Integer(5), SqlValue::Integer(1)],
+                vec![text("new2"), SqlValue::Null, SqlValue::Integer(6), text("1")],
             ],
         ),
         insert("wal.db", "items", &["k", "v"], vec![vec![text("k"), SqlValue::Blob(vec![0, 159, 146, 150])]]),
@@ -297,11 +298,15 @@ fn rows_go_into_existing_databases() {
         [(home.join("index.db"), "threads".to_string(), 2), (home.join("wal.db"), "items".to_string(), 1)]
     );
     assert_eq!(
-        rows(&home.join("index.db"), "SELECT id, path, stamp_ms FROM threads ORDER BY id"),
+        rows(&home.join("index.db"), "SELECT id, path, stamp_ms, valid FROM threads ORDER BY id"),
+        // Rows are stored as given: `valid`, which a trigger resets on
+        // insert, is set back (the text "1" is stored as the column's
+        // affinity makes it); `stamp_ms`, not given, keeps what the other
+        // trigger computed; the row that was there keeps its 0.
         [
-            vec![V::Text("new1".into()), V::Text("/a".into()), V::Integer(5000)],
-            vec![V::Text("new2".into()), V::Text("/b".into()), V::Integer(6000)],
-            vec![V::Text("old".into()), V::Text("/x".into()), V::Integer(1000)],
+            vec![V::Text("new1".into()), V::Text("/a".into()), V::Integer(5000), V::Integer(1)],
+            vec![V::Text("new2".into()), V::Text("/b".into()), V::Integer(6000), V::Integer(1)],
+            vec![V::Text("old".into()), V::Text("/x".into()), V::Integer(1000), V::Integer(0)],
         ]
     );
     assert_eq!(

@@ -10,15 +10,18 @@ mod cli;
 mod conformance;
 mod convert;
 mod cursor;
+mod fuzz_regressions;
 mod fx;
 mod install;
 mod install_ops;
 mod lab;
 mod layouts;
+mod packed;
 mod plugin_files;
 mod registry;
 mod sandbox;
 mod sniff;
+mod terminal;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would

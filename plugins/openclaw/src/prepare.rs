@@ -17,26 +17,26 @@
 //! (`session_transcript_fts*`) and the runtime tables are left to OpenClaw.
 //!
 //! **A database with other sessions** (`insert-rows`, one transaction): the
-//! session becomes a window of the agent's main session node
-//! (`agent:main:<session_key_contract.main_key>`), which stays as it is: its
-//! current session, its entry and every other row are untouched. OpenClaw
-//! validates every `session_nodes` row (`entry_valid = 1`, set only by its own
-//! writer: the table's insert trigger resets it to 0), so a row inserted by
-//! anyone else makes the whole database unreadable to it; `--session-id`
-//! resumes a window of a node all the same. Before planning, the schema is
+//! session gets its own node, `agent:main:explicit:<id>` (the key OpenClaw
+//! gives a session started with `--session-id`), with its entry, and the
+//! window under it; every other row is untouched. OpenClaw validates every
+//! `session_nodes` row and reads only those marked valid (`entry_valid = 1`);
+//! the table's insert trigger resets that mark, and the host stores the row
+//! as given (it sets a column a trigger changed back), as OpenClaw's own
+//! writer does after checking its row. The node stays in
+//! `session_canonical_validation_pending`, which OpenClaw checks and clears
+//! when it next opens the database. Before planning, the schema is
 //! checked (fail closed): `PRAGMA user_version` and `schema_meta.schema_version`
 //! must be 23, `schema_meta.role` `agent`, and every table written must have
 //! exactly the columns 2026.9.6 declares; `schema_meta.app_version` other
-//! than 2026.9.6 is refused unless `--allow-untested`. An id already in the
-//! database is refused.
+//! than 2026.9.6 is refused unless `--allow-untested`. An id or node already
+//! in the database is refused.
 //!
 //! **A fresh home** (`create-database`): the exact schema the CLI creates
 //! (`schema-2026.9.6.sql`, 127 statements), `user_version` 23, `schema_meta`,
 //! `session_key_contract`, the main node `agent:main:main` naming the session,
-//! and the rows above. The node's insert trigger leaves `entry_valid = 0`,
-//! which OpenClaw 2026.9.6 refuses ("invalid persisted session row requires
-//! repair"): the host would have to create the triggers after the rows, as a
-//! database dump does, for this plan to resume (see the final report).
+//! and the rows above. The host creates the triggers after the rows, as a
+//! database dump is restored, so the node keeps `entry_valid = 1`.
 
 use serde_json::Value as Json;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateDatabase, InsertRows, TableRows};
@@ -241,10 +241,10 @@ pub fn prepare(artifacts: Vec<Artifact>, target_dir: &Dir, options: &WriteOption
     let operations = if exists {
         let database = Database::open(target_dir, &db).map_err(|e| sqlite_error(&db, e))?;
         check_schema(&database, &db, choice.allow_untested)?;
-        check_not_present(&database, &db, &session.id)?;
-        let key = main_node(&database, &db)?;
-        session_tables(&session, &key, model.as_ref())
-            .into_iter()
+        let key = explicit_key(&session.id);
+        check_not_present(&database, &db, &session.id, &key)?;
+        std::iter::once(node_table(&session, &key))
+            .chain(session_tables(&session, &key, model.as_ref()))
             .map(|t| {
                 Operation::InsertRows(InsertRows {
                     database: db.clone(),
@@ -368,47 +368,20 @@ fn show(value: &Value) -> String {
     }
 }
 
-/// Refuses a session id the database already has.
-fn check_not_present(database: &Database, db: &str, id: &str) -> Result<(), CodecError> {
+/// Refuses a session id, or the node `key`, the database already has.
+fn check_not_present(database: &Database, db: &str, id: &str, key: &str) -> Result<(), CodecError> {
     let rows = query_all(
         database,
         db,
         "SELECT EXISTS (SELECT 1 FROM session_windows WHERE session_id = ?1) \
              OR EXISTS (SELECT 1 FROM transcript_events WHERE session_id = ?1) \
-             OR EXISTS (SELECT 1 FROM session_nodes WHERE current_session_id = ?1)",
-        &[Value::Text(id.to_string())],
+             OR EXISTS (SELECT 1 FROM session_nodes WHERE current_session_id = ?1 OR session_key = ?2)",
+        &[Value::Text(id.to_string()), Value::Text(key.to_string())],
     )?;
     if matches!(rows.first().and_then(|r| r.first()), Some(Value::Integer(0))) {
         Ok(())
     } else {
         Err(CodecError::Other(format!("{db} already holds session {id}; trajhost never overwrites a session")))
-    }
-}
-
-/// The agent's main session node, which the session is added under; it
-/// must be one OpenClaw validated (`entry_valid = 1`).
-fn main_node(database: &Database, db: &str) -> Result<String, CodecError> {
-    let rows = query_all(database, db, "SELECT main_key FROM session_key_contract WHERE id = 1", &[])?;
-    let main = match rows.first().and_then(|r| r.first()) {
-        Some(Value::Text(k)) if !k.is_empty() => k.clone(),
-        _ => "main".to_string(),
-    };
-    let key = format!("agent:{AGENT}:{main}");
-    let rows = query_all(
-        database,
-        db,
-        "SELECT entry_valid FROM session_nodes WHERE session_key = ?",
-        &[Value::Text(key.clone())],
-    )?;
-    match rows.first().and_then(|r| r.first()) {
-        Some(Value::Integer(1)) => Ok(key),
-        Some(_) => Err(CodecError::Unsupported(format!(
-            "{db}: session node {key} is not valid (entry_valid != 1); run `openclaw doctor --fix` first"
-        ))),
-        None => Err(CodecError::Unsupported(format!(
-            "{db}: no session node {key} to add the session under (OpenClaw accepts only session nodes it \
-             wrote itself); run `openclaw agent --local --agent {AGENT} --message hi` once in this home first"
-        ))),
     }
 }
 
@@ -427,8 +400,7 @@ fn table(name: &str, columns: &[&str], rows: Vec<Vec<Value>>) -> TableRows {
 /// The rows a fresh database holds before any session: its identity and
 /// the main node, naming the session.
 fn fresh_tables(session: &Session, key: &str) -> Vec<TableRows> {
-    let (start, end) = (session.start_ms, session.end_ms);
-    let entry = serde_json::json!({ "sessionId": session.id, "updatedAt": end, "sessionStartedAt": start });
+    let start = session.start_ms;
     vec![
         table(
             "schema_meta",
@@ -448,30 +420,45 @@ fn fresh_tables(session: &Session, key: &str) -> Vec<TableRows> {
             &["id", "main_key", "canonical_ready", "updated_at"],
             vec![vec![Value::Integer(1), text("main"), Value::Null, Value::Integer(0)]],
         ),
-        table(
-            "session_nodes",
-            &[
-                "session_key",
-                "current_session_id",
-                "entry_json",
-                "entry_valid",
-                "updated_at",
-                "created_at",
-                "last_interaction_at",
-                "last_activity_at",
-            ],
-            vec![vec![
-                text(key),
-                text(&session.id),
-                Value::Text(entry.to_string()),
-                Value::Integer(1),
-                Value::Integer(end),
-                Value::Integer(start),
-                Value::Integer(end),
-                Value::Integer(end),
-            ]],
-        ),
+        node_table(session, key),
     ]
+}
+
+/// The key OpenClaw gives a session started with `--session-id <id>`
+/// (`agent:<agent>:explicit:<id>`, folded to lower case as it normalizes
+/// every key).
+pub fn explicit_key(id: &str) -> String {
+    format!("agent:{AGENT}:explicit:{}", id.trim()).to_lowercase()
+}
+
+/// The `session_nodes` row naming the session as the node's current one,
+/// marked valid: its entry is one OpenClaw's validator accepts.
+fn node_table(session: &Session, key: &str) -> TableRows {
+    let (start, end) = (session.start_ms, session.end_ms);
+    let entry = serde_json::json!({ "sessionId": session.id, "updatedAt": end, "sessionStartedAt": start });
+    table(
+        "session_nodes",
+        &[
+            "session_key",
+            "current_session_id",
+            "entry_json",
+            "entry_valid",
+            "updated_at",
+            "created_at",
+            "last_interaction_at",
+            "last_activity_at",
+        ],
+        vec![vec![
+            text(key),
+            text(&session.id),
+            Value::Text(entry.to_string()),
+            Value::Integer(1),
+            Value::Integer(end),
+            Value::Integer(start),
+            Value::Integer(end),
+            Value::Integer(end),
+        ]],
+    )
 }
 
 /// The session's own rows (window, events, identities, active projection).

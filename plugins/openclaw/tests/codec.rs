@@ -771,6 +771,15 @@ mod writing {
         let sql = format!("INSERT INTO {table} ({}) VALUES ({marks})", columns.join(", "));
         for row in rows {
             conn.execute(&sql, rusqlite::params_from_iter(row.iter().map(to_sql))).unwrap();
+            // As the host does: a given column a trigger changed is set back.
+            let rowid = conn.last_insert_rowid();
+            for (column, value) in columns.iter().zip(row) {
+                conn.execute(
+                    &format!("UPDATE {table} SET {column} = ?1 WHERE rowid = ?2 AND {column} IS NOT ?1"),
+                    rusqlite::params![to_sql(value), rowid],
+                )
+                .unwrap();
+            }
         }
     }
 
@@ -982,6 +991,7 @@ mod writing {
         assert_eq!(
             tables,
             [
+                "session_nodes",
                 "session_windows",
                 "transcript_events",
                 "transcript_event_identities",
@@ -1000,9 +1010,19 @@ mod writing {
                 r.get(0)
             })
             .unwrap();
-        assert_eq!(key, "agent:main:main", "a window of the main node");
-        let current: String = conn.query_row("SELECT current_session_id FROM session_nodes", [], |r| r.get(0)).unwrap();
-        assert_eq!(current, old, "the node still names its own session");
+        assert_eq!(key, format!("agent:main:explicit:{}", written.native_id.to_lowercase()), "its own node");
+        let (current, valid): (String, i64) = conn
+            .query_row("SELECT current_session_id, entry_valid FROM session_nodes WHERE session_key = ?", [&key], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((current.as_str(), valid), (written.native_id.as_str(), 1), "the node names it, marked valid");
+        let current: String = conn
+            .query_row("SELECT current_session_id FROM session_nodes WHERE session_key = 'agent:main:main'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(current, old, "the main node still names its own session");
         let both = kit::discover::<OpenClaw>(target.path());
         assert_eq!(both.sessions.len(), 2);
         assert_eq!(essentials(&read(target.path(), &locator(&written.native_id))), essentials(&first));
@@ -1064,21 +1084,20 @@ mod writing {
     }
 
     #[test]
-    fn a_database_without_a_valid_main_node_is_refused() {
+    fn a_node_with_the_session_key_already_present_is_refused() {
         let written = write(&read_scenario("simple"));
         let target = home("simple");
+        let key = format!("agent:main:explicit:{}", written.native_id.to_lowercase());
         sqlite(&target.path().join(DB))
-            .execute_batch(
-                "PRAGMA foreign_keys = OFF; UPDATE session_nodes SET session_key = 'agent:main:other'; \
-                 UPDATE session_windows SET session_key = 'agent:main:other'",
-            )
+            .execute_batch(&format!(
+                "PRAGMA foreign_keys = OFF; UPDATE session_nodes SET session_key = '{key}'; \
+                 UPDATE session_windows SET session_key = '{key}'"
+            ))
             .unwrap();
+        let before = std::fs::read(target.path().join(DB)).unwrap();
         let err = refused(target.path(), &written);
-        assert!(err.contains("no session node agent:main:main") && err.contains(DB), "{err}");
-        let target = home("simple");
-        sqlite(&target.path().join(DB)).execute_batch("UPDATE session_nodes SET entry_valid = 0").unwrap();
-        let err = refused(target.path(), &written);
-        assert!(err.contains("session node agent:main:main is not valid"), "{err}");
+        assert!(err.contains("already holds session") && err.contains(DB), "{err}");
+        assert_eq!(std::fs::read(target.path().join(DB)).unwrap(), before);
     }
 
     #[test]

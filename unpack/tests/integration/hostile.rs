@@ -1,5 +1,3 @@
-use std::io::Read;
-
 use tar::EntryType;
 use trajhost_unpack::{Limits, Refusal, UnpackError, unpack_in};
 
@@ -98,17 +96,7 @@ fn devices_and_fifos_are_refused() {
 
 #[test]
 fn a_gigabyte_of_zeros_in_a_megabyte_is_a_bomb() {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    {
-        let mut builder = tar::Builder::new(&mut encoder);
-        let mut header = tar::Header::new_gnu();
-        header.set_size(1 << 30);
-        header.set_mode(0o644);
-        header.set_entry_type(EntryType::Regular);
-        builder.append_data(&mut header, "zeros.jsonl", std::io::repeat(0).take(1 << 30)).unwrap();
-        builder.finish().unwrap();
-    }
-    let bomb = encoder.finish().unwrap();
+    let bomb = build::zeros_bomb();
     assert!(bomb.len() < 2 << 20, "about a megabyte: {}", bomb.len());
     let message = refused("bomb.tgz", &bomb, &Limits::default(), |e| {
         matches!(e, UnpackError::Refused { reason: Refusal::Bomb { .. }, .. })
@@ -151,30 +139,17 @@ fn long_and_deep_names_are_refused() {
     refused("deep.tar", &build::tar(&[build::file("a/b/c/d/e", b"")]), &limits, refusal(Refusal::TooDeep(5, 4)));
 }
 
-/// Bytes that do not compress: a truncation lands inside the data.
-fn noise(len: usize) -> Vec<u8> {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
-}
-
 #[test]
 fn a_truncated_gzip_is_an_error_with_the_offset() {
-    let tgz = build::gzip(&build::tar(&[build::file("big.jsonl", &noise(300_000))]));
+    let tgz = build::gzip(&build::tar(&[build::file("big.jsonl", &build::noise(300_000))]));
     let half = &tgz[..tgz.len() / 2];
     let message = refused("truncated.tgz", half, &Limits::default(), |e| matches!(e, UnpackError::Corrupt { .. }));
     assert!(message.contains("at byte"), "{message}");
-    let zst = build::zstd(&build::tar(&[build::file("big.jsonl", &noise(300_000))]));
+    let zst = build::zstd(&build::tar(&[build::file("big.jsonl", &build::noise(300_000))]));
     refused("truncated.tar.zst", &zst[..zst.len() / 2], &Limits::default(), |e| {
         matches!(e, UnpackError::Corrupt { .. })
     });
-    let tar = build::tar(&[build::file("big.jsonl", &noise(300_000))]);
+    let tar = build::tar(&[build::file("big.jsonl", &build::noise(300_000))]);
     refused("truncated.tar", &tar[..tar.len() / 2], &Limits::default(), |e| matches!(e, UnpackError::Corrupt { .. }));
 }
 
@@ -187,15 +162,30 @@ fn a_zip_with_a_wrong_central_directory_is_an_error() {
     zip[end + 16..end + 20].copy_from_slice(&7u32.to_le_bytes());
     refused("central.zip", &zip, &Limits::default(), |e| matches!(e, UnpackError::Corrupt { .. }));
     // And a member whose data is damaged: its checksum fails.
-    let mut zip = build::zip(&[("big.jsonl", &noise(100_000))]);
+    let mut zip = build::zip(&[("big.jsonl", &build::noise(100_000))]);
     zip[200] ^= 0xff;
     refused("damaged.zip", &zip, &Limits::default(), |e| matches!(e, UnpackError::Corrupt { .. }));
 }
 
 #[test]
 fn random_bytes_are_not_an_archive_and_garbage_after_a_magic_is_corrupt() {
-    refused("noise.bin", &noise(4096), &Limits::default(), |e| matches!(e, UnpackError::NotArchive { .. }));
+    refused("noise.bin", &build::noise(4096), &Limits::default(), |e| matches!(e, UnpackError::NotArchive { .. }));
     let mut gz = vec![0x1f, 0x8b];
-    gz.extend(noise(4096));
+    gz.extend(build::noise(4096));
     refused("garbage.tgz", &gz, &Limits::default(), |e| matches!(e, UnpackError::Corrupt { .. }));
+}
+
+#[test]
+fn the_whole_hostile_suite_errs_clearly_or_is_safe() {
+    for case in build::hostile_suite(false) {
+        if case.refused {
+            refused(case.name, &case.bytes, &Limits::default(), |_| true);
+        } else {
+            let scratch = Scratch::new();
+            let path = scratch.write(case.name, &case.bytes);
+            let unpacked = unpack_in(&path, &Limits::default(), &scratch.parent()).expect(case.name);
+            drop(unpacked);
+            assert!(scratch.stray_files().is_empty(), "{}: {:?}", case.name, scratch.stray_files());
+        }
+    }
 }

@@ -5,3 +5,4 @@
 mod build;
 mod hostile;
 mod ordinary;
+mod regressions;

@@ -1,0 +1,91 @@
+//! Homes and session paths as given on the command line: a directory, or an
+//! archive (`--home x.tgz`, `x.tgz#.claude/projects/…/s.jsonl`) opened into
+//! a private temp dir that lives as long as the command.
+
+use std::path::{Path, PathBuf};
+
+use trajhost::catalog::Catalog;
+use trajhost::packed::{self, PackedHome};
+
+use super::{Context, default_home};
+
+/// A home to look in.
+pub struct Home {
+    pub dir: PathBuf,
+    /// Set when the home is an archive: keeps its private dir alive.
+    pub packed: Option<PackedHome>,
+}
+
+impl Home {
+    /// The home as the archive store knows it (`None`: not given).
+    pub fn store_key(&self, given: Option<&Path>) -> Option<PathBuf> {
+        match &self.packed {
+            Some(packed) => Some(packed.key()),
+            None => given.map(Path::to_path_buf),
+        }
+    }
+}
+
+/// `--home`: a directory as it is, an archive opened; $HOME when not given.
+pub fn open_home(ctx: &Context, catalog: &Catalog<'_>, given: Option<&Path>) -> anyhow::Result<Home> {
+    let dir = given.map(Path::to_path_buf).unwrap_or_else(default_home);
+    if packed::is_archive(&dir) {
+        let packed = open_archive(ctx, catalog, &dir)?;
+        return Ok(Home { dir: packed.home().to_path_buf(), packed: Some(packed) });
+    }
+    Ok(Home { dir, packed: None })
+}
+
+/// A session target: `archive#member` opens the archive and names the
+/// member's path inside it; anything else is returned as it is.
+pub fn open_target(ctx: &Context, catalog: &Catalog<'_>, target: &str) -> anyhow::Result<(String, Option<PackedHome>)> {
+    let Some((archive, member)) = packed::split_member(target) else { return Ok((target.to_string(), None)) };
+    let packed = open_archive(ctx, catalog, &archive)?;
+    // `store.db#session` after the member names one session of a database inside the archive.
+    let (file, fragment) = match member.split_once('#') {
+        Some((file, fragment)) if !packed.member(&member).exists() => (file.to_string(), Some(fragment.to_string())),
+        _ => (member.clone(), None),
+    };
+    let path = packed.member(&file);
+    if !path.exists() {
+        anyhow::bail!("{}: no member {}", archive.display(), super::terminal::safe_field(&file));
+    }
+    let mut target = path.display().to_string();
+    if let Some(fragment) = fragment {
+        target = format!("{target}#{fragment}");
+    }
+    Ok((target, Some(packed)))
+}
+
+fn open_archive(ctx: &Context, catalog: &Catalog<'_>, archive: &Path) -> anyhow::Result<PackedHome> {
+    let packed = packed::open(archive, &packed::home_markers(catalog), &ctx.unpack_limits)?;
+    let skipped = packed.unpacked().skipped().len();
+    if skipped > 0 {
+        eprintln!(
+            "{}: {skipped} member(s) not unpacked (links are not followed; -v lists them)",
+            super::terminal::safe_text(&archive.display().to_string())
+        );
+    }
+    Ok(packed)
+}
+
+/// `sync --home`: each home's directory, and the store keys of the archives among them.
+pub fn open_homes(
+    ctx: &Context,
+    catalog: &Catalog<'_>,
+    given: &[PathBuf],
+) -> anyhow::Result<(Vec<PathBuf>, std::collections::HashMap<PathBuf, PathBuf>, Vec<PackedHome>)> {
+    let given = if given.is_empty() { vec![default_home()] } else { given.to_vec() };
+    let (mut dirs, mut keys, mut opened) = (Vec::new(), std::collections::HashMap::new(), Vec::new());
+    for home in given {
+        if packed::is_archive(&home) {
+            let packed = open_archive(ctx, catalog, &home)?;
+            dirs.push(packed.home().to_path_buf());
+            keys.insert(packed.home().to_path_buf(), packed.key());
+            opened.push(packed);
+        } else {
+            dirs.push(home);
+        }
+    }
+    Ok((dirs, keys, opened))
+}

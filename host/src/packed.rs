@@ -1,0 +1,110 @@
+//! Archives as homes: a session store someone packed up (`.tar`, `.tar.gz`,
+//! `.tar.zst`, `.zip`) is opened into a private temp dir by
+//! `trajhost-unpack`, within its limits, and then served to the codecs
+//! through the same fs capability as any home: a codec cannot tell the two
+//! apart. The dir, SQLite members and their `-wal` included, is removed
+//! when the [`PackedHome`] is dropped.
+
+use std::path::{Path, PathBuf};
+
+pub use trajhost_unpack::{Limits as UnpackLimits, UnpackError};
+
+use crate::catalog::Catalog;
+use crate::error::{HostError, Result};
+
+/// An archive opened as a home.
+#[derive(Debug)]
+pub struct PackedHome {
+    archive: PathBuf,
+    unpacked: trajhost_unpack::Unpacked,
+    home: PathBuf,
+}
+
+impl PackedHome {
+    /// The archive, as given.
+    pub fn archive(&self) -> &Path {
+        &self.archive
+    }
+    /// The home inside the private dir.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+    /// The private dir's root: member paths are relative to it.
+    pub fn root(&self) -> &Path {
+        self.unpacked.dir()
+    }
+    /// Where the archive store keeps this home's sessions: the archive's
+    /// own path, and the home's place inside it (the private dir's name
+    /// changes on every open).
+    pub fn key(&self) -> PathBuf {
+        let archive = std::fs::canonicalize(&self.archive).unwrap_or_else(|_| self.archive.clone());
+        let inner = self.home.strip_prefix(self.unpacked.dir()).unwrap_or(Path::new(""));
+        PathBuf::from(format!("{}#{}", archive.display(), inner.display()))
+    }
+    pub fn unpacked(&self) -> &trajhost_unpack::Unpacked {
+        &self.unpacked
+    }
+    /// The path of `member` (relative to the archive's root, or else to the home).
+    pub fn member(&self, member: &str) -> PathBuf {
+        let at_root = self.root().join(member);
+        if at_root.exists() { at_root } else { self.home.join(member) }
+    }
+}
+
+/// Whether `path` is an archive file (by content).
+pub fn is_archive(path: &Path) -> bool {
+    path.is_file()
+        && std::fs::File::open(path)
+            .and_then(|f| {
+                let mut head = Vec::with_capacity(512);
+                std::io::Read::read_to_end(&mut std::io::Read::take(f, 512), &mut head)?;
+                Ok(trajhost_unpack::sniff(&head).is_some())
+            })
+            .unwrap_or(false)
+}
+
+/// Splits `archive.tgz#member` (see [`trajhost_unpack::split_member`]).
+pub fn split_member(target: &str) -> Option<(PathBuf, String)> {
+    trajhost_unpack::split_member(Path::new(target))
+}
+
+/// What marks a home inside an archive: the literal leading part of every
+/// codec's session globs (`.claude/projects/*/*.jsonl` gives `.claude/projects`).
+pub fn home_markers(catalog: &Catalog<'_>) -> Vec<String> {
+    let mut markers: Vec<String> = catalog
+        .effective()
+        .flat_map(|codec| codec.session_globs.iter())
+        .filter_map(|glob| {
+            let literal: Vec<&str> =
+                glob.split('/').take_while(|part| !part.contains(['*', '?', '[', '{', '$'])).collect();
+            (!literal.is_empty() && !literal[0].is_empty()).then(|| literal.join("/"))
+        })
+        .collect();
+    markers.sort();
+    markers.dedup();
+    markers
+}
+
+/// Opens `archive` as a home, within `limits`.
+pub fn open(archive: &Path, markers: &[String], limits: &UnpackLimits) -> Result<PackedHome> {
+    let unpacked = trajhost_unpack::unpack(archive, limits)?;
+    for skipped in unpacked.skipped() {
+        tracing::info!("{}: {} not unpacked: {}", archive.display(), skipped.name, skipped.reason);
+    }
+    let markers: Vec<&str> = markers.iter().map(String::as_str).collect();
+    let home = unpacked.find_home(&markers);
+    tracing::debug!(
+        "{}: {} members, {} bytes, home {}",
+        archive.display(),
+        unpacked.entries(),
+        unpacked.bytes(),
+        home.display()
+    );
+    Ok(PackedHome { archive: archive.to_path_buf(), unpacked, home })
+}
+
+impl From<UnpackError> for HostError {
+    fn from(error: UnpackError) -> Self {
+        HostError::Unpack(Box::new(error))
+    }
+}
