@@ -104,8 +104,8 @@ pub fn run_sync(ctx: &Context, args: &SyncArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let mut store = SqliteArchive::open(&archive_path(ctx, args.archive.as_deref()))?;
     // Archives among the homes stay unpacked until the sync is done.
-    let (homes, keys, _packed) = super::given::open_homes(ctx, &catalog, &args.homes)?;
-    let options = SyncOptions { homes, keys, harness: args.harness.clone() };
+    let opened = super::given::open_homes(ctx, &catalog, &args.homes)?;
+    let options = SyncOptions { homes: opened.dirs.clone(), keys: opened.keys.clone(), harness: args.harness.clone() };
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(

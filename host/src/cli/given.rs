@@ -69,23 +69,27 @@ fn open_archive(ctx: &Context, catalog: &Catalog<'_>, archive: &Path) -> anyhow:
     Ok(packed)
 }
 
-/// `sync --home`: each home's directory, and the store keys of the archives among them.
-pub fn open_homes(
-    ctx: &Context,
-    catalog: &Catalog<'_>,
-    given: &[PathBuf],
-) -> anyhow::Result<(Vec<PathBuf>, std::collections::HashMap<PathBuf, PathBuf>, Vec<PackedHome>)> {
+/// `sync --home`: the homes given, archives among them opened.
+pub struct Homes {
+    pub dirs: Vec<PathBuf>,
+    /// The archive store's name for each opened archive's home.
+    pub keys: std::collections::HashMap<PathBuf, PathBuf>,
+    /// Keeps the archives' private dirs alive.
+    pub packed: Vec<PackedHome>,
+}
+
+pub fn open_homes(ctx: &Context, catalog: &Catalog<'_>, given: &[PathBuf]) -> anyhow::Result<Homes> {
     let given = if given.is_empty() { vec![default_home()] } else { given.to_vec() };
-    let (mut dirs, mut keys, mut opened) = (Vec::new(), std::collections::HashMap::new(), Vec::new());
+    let mut homes = Homes { dirs: Vec::new(), keys: Default::default(), packed: Vec::new() };
     for home in given {
         if packed::is_archive(&home) {
             let packed = open_archive(ctx, catalog, &home)?;
-            dirs.push(packed.home().to_path_buf());
-            keys.insert(packed.home().to_path_buf(), packed.key());
-            opened.push(packed);
+            homes.dirs.push(packed.home().to_path_buf());
+            homes.keys.insert(packed.home().to_path_buf(), packed.key());
+            homes.packed.push(packed);
         } else {
-            dirs.push(home);
+            homes.dirs.push(home);
         }
     }
-    Ok((dirs, keys, opened))
+    Ok(homes)
 }
