@@ -9,7 +9,8 @@ use crate::inventory::{self, SessionQuery};
 /// Where each harness's codec looks: the file its first session glob names.
 pub struct SessionFuzzer<'c> {
     catalog: &'c Catalog<'c>,
-    targets: Vec<(String, PathBuf)>,
+    /// (harness, that glob, the file it names with `*` filled in).
+    targets: Vec<(String, String, PathBuf)>,
 }
 
 /// What one input came to.
@@ -30,20 +31,29 @@ impl<'c> SessionFuzzer<'c> {
             let Some(glob) = codec.session_globs.iter().find(|g| !g.contains('$')) else { continue };
             // `*` and `**` become one plain name: the file lies where the codec looks.
             let path: PathBuf = glob.split('/').map(|part| part.replace("**", "fuzz").replace('*', "fuzz")).collect();
-            targets.push((harness, path));
+            targets.push((harness, glob.clone(), path));
         }
         SessionFuzzer { catalog, targets }
     }
 
     pub fn harnesses(&self) -> impl Iterator<Item = &str> {
-        self.targets.iter().map(|(h, _)| h.as_str())
+        self.targets.iter().map(|(h, _, _)| h.as_str())
+    }
+
+    /// An input for harness number `pick` from a real home: the first
+    /// byte, then the first file of `home` that the harness's glob matches.
+    pub fn seed_from(&self, pick: u8, home: &std::path::Path) -> Option<Vec<u8>> {
+        let (_, glob, _) = self.targets.get(pick as usize)?;
+        let rel = crate::archive::sync::expand_glob(home, glob).into_iter().next()?;
+        let bytes = std::fs::read(home.join(rel)).ok()?;
+        Some([&[pick][..], &bytes].concat())
     }
 
     /// The first byte picks the harness; the rest is written where its codec
     /// looks, in a fresh home; then discovery, and every batch of every session.
     pub fn run(&self, input: &[u8]) -> Outcome {
         let Some((&pick, bytes)) = input.split_first() else { return Outcome::default() };
-        let (harness, rel) = &self.targets[pick as usize % self.targets.len()];
+        let (harness, _, rel) = &self.targets[pick as usize % self.targets.len()];
         let mut outcome = Outcome { harness: harness.clone(), ..Outcome::default() };
         let Ok(home) = tempfile::tempdir() else { return outcome };
         let file = home.path().join(rel);

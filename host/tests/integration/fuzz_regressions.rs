@@ -46,3 +46,50 @@ fn fuzz_findings_replay_and_the_fuzzer_reaches_every_codec() {
     assert_eq!((outcome.sessions, outcome.errors), (1, 0), "{outcome:?}");
     assert!(outcome.batches >= 1, "{outcome:?}");
 }
+
+/// A smoke run of the fuzzer's procedure on every lab fixture, cut and
+/// bit-flipped (`TRAJHOST_FUZZ_SEEDS=DIR` also writes the unmutated inputs
+/// there: a seed corpus for `cargo fuzz run read_session`).
+#[test]
+fn mutated_fixtures_of_every_harness_are_errors_or_sessions_never_panics() {
+    let data = tempfile::tempdir().unwrap();
+    let registry = Registry::new(data.path());
+    let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
+    let catalog = Catalog::open(&runtime, &registry).unwrap();
+    let fuzzer = SessionFuzzer::new(&catalog);
+    let seeds_dir = std::env::var_os("TRAJHOST_FUZZ_SEEDS").map(std::path::PathBuf::from);
+    let mut seeded = Vec::new();
+    for (pick, harness) in fuzzer.harnesses().enumerate() {
+        let Some(version_dir) = std::fs::read_dir(repo_root().join("fixtures").join(harness))
+            .ok()
+            .and_then(|dirs| dirs.filter_map(|d| d.ok()).map(|d| d.path()).find(|p| p.join("simple").is_dir()))
+        else {
+            eprintln!("{harness}: no lab fixture: not smoke-run");
+            continue;
+        };
+        let Some(seed) = fuzzer.seed_from(pick as u8, &version_dir.join("simple")) else {
+            eprintln!("{harness}: its first session glob matches no file of the fixture: not smoke-run");
+            continue;
+        };
+        if let Some(dir) = &seeds_dir {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join(format!("seed-{harness}")), &seed).unwrap();
+        }
+        let whole = fuzzer.run(&seed);
+        // Cut at several places and with single bits flipped: each run must return.
+        let len = seed.len();
+        for cut in [1, len / 3, len / 2, len - 1] {
+            fuzzer.run(&seed[..cut.max(1)]);
+        }
+        for step in 1..8 {
+            let mut flipped = seed.clone();
+            let at = 1 + (len - 1) * step / 8;
+            flipped[at] ^= 1 << (step % 8);
+            fuzzer.run(&flipped);
+        }
+        seeded.push((harness.to_string(), whole.sessions));
+    }
+    eprintln!("smoke-run: {seeded:?}");
+    assert!(seeded.len() >= 10, "most harnesses have a fixture to mutate: {seeded:?}");
+    assert!(seeded.iter().any(|(h, n)| h == "claude-code" && *n == 1), "{seeded:?}");
+}
