@@ -32,11 +32,18 @@ pub struct Args {
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     if args.archived {
+        // An archive given as the home is known to the archive store by its own path.
+        let store_home = match args.home.as_deref() {
+            Some(given) if trajhost::packed::is_archive(given) => {
+                super::given::open_home(ctx, &ctx.catalog()?, Some(given))?.store_key(Some(given))
+            }
+            other => other.map(std::path::Path::to_path_buf),
+        };
         return super::archive::list_archived(
             ctx,
             args.harness.as_deref(),
             args.cwd.as_deref(),
-            args.home.as_deref(),
+            store_home.as_deref(),
             args.json,
         );
     }

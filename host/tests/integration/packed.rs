@@ -130,10 +130,8 @@ fn a_packed_claude_home_converts_to_codex_and_syncs_keyed_by_the_archive() {
     assert_eq!(manifest["target"]["harness"], "codex", "{manifest}");
     place.assert_clean("convert");
 
-    let db = place.path("archives").join("archive.db");
     let sync = |label: &str| {
-        let synced =
-            place.run(&["sync", "--home", archive.to_str().unwrap(), "--archive", db.to_str().unwrap(), "--json"]);
+        let synced = place.run(&["sync", "--home", archive.to_str().unwrap(), "--json"]);
         assert!(synced.status.success(), "{label}: {}", stderr(&synced));
         place.assert_clean(label);
         serde_json::from_slice::<serde_json::Value>(&synced.stdout).unwrap()
@@ -143,6 +141,17 @@ fn a_packed_claude_home_converts_to_codex_and_syncs_keyed_by_the_archive() {
     let second = sync("second sync");
     assert_eq!(second["sessions_added"], 0, "the same archive is the same home: {second}");
     assert_eq!(second["sessions_failed"], 0, "{second}");
+    // Listed under the archive, and read from the kept bytes once the private dir is gone.
+    let listed = place.run(&["sessions", "--archived", "--home", archive.to_str().unwrap(), "--json"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let archived: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(archived.as_array().map(Vec::len), Some(1), "{archived}");
+    assert_eq!(archived[0]["native_id"], CLAUDE_ID, "{archived}");
+    assert_eq!(archived[0]["source_exists"], false, "{archived}");
+    place.assert_clean("sessions --archived");
+    let folder = fixture_home("claude-code", CLAUDE, "simple");
+    let from_folder = snapshot(&place.run(&["read", CLAUDE_ID, "--home", folder.to_str().unwrap(), "--json"]));
+    assert_eq!(snapshot(&place.run(&["read", CLAUDE_ID, "--json"])), from_folder, "read back from the kept bytes");
 }
 
 #[test]
