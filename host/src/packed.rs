@@ -108,3 +108,71 @@ impl From<UnpackError> for HostError {
         HostError::Unpack(Box::new(error))
     }
 }
+
+/// Files looked at as loose sessions in one archive, at most (each costs a
+/// `sniff` per codec).
+const MAX_LOOSE_FILES: usize = 200;
+
+/// Discovery in an archive's home, and then content sniffing for the
+/// sessions someone packed outside any harness's layout (`bug-report/s.jsonl`):
+/// every JSON or JSONL file of the archive outside hidden folders (where the
+/// harnesses keep their stores, which discovery walked) is offered to the
+/// codecs' `sniff`, as `read FILE` does.
+pub fn discover(
+    catalog: &Catalog<'_>,
+    packed: &PackedHome,
+    harness: Option<&str>,
+    cwd: Option<&Path>,
+) -> Result<crate::inventory::Inventory> {
+    use crate::inventory::{self, SessionQuery};
+    let query = SessionQuery { home: packed.home.clone(), harness: harness.map(String::from), cwd: None };
+    let mut found = inventory::discover(catalog, &query)?;
+    let claimed: std::collections::HashSet<PathBuf> = found.sessions.iter().map(|s| s.session.path.clone()).collect();
+    let mut loose = Vec::new();
+    collect_loose(packed.root(), &mut loose);
+    loose.sort();
+    if loose.len() > MAX_LOOSE_FILES {
+        tracing::info!(
+            "{}: {} loose JSON files; sniffing the first {MAX_LOOSE_FILES}",
+            packed.archive.display(),
+            loose.len()
+        );
+        loose.truncate(MAX_LOOSE_FILES);
+    }
+    for file in loose {
+        let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if claimed.contains(&canonical) || claimed.contains(&file) {
+            continue;
+        }
+        let lookup = inventory::Lookup { home: None, harness, codec: None };
+        match inventory::resolve_with(catalog, &file.to_string_lossy(), &lookup) {
+            Ok(session) => found.sessions.push(session),
+            Err(e) => tracing::debug!("{}: not a session: {e}", file.display()),
+        }
+    }
+    if let Some(cwd) = cwd {
+        found.sessions.retain(|s| s.session.cwd.as_deref().is_some_and(|c| inventory::is_within(Path::new(c), cwd)));
+    }
+    Ok(found)
+}
+
+fn collect_loose(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => collect_loose(&path, out),
+            Ok(t) if t.is_file() => {
+                if path.extension().is_some_and(|e| e == "jsonl" || e == "json")
+                    && entry.metadata().is_ok_and(|m| m.len() > 0)
+                {
+                    out.push(path);
+                }
+            }
+            _ => {}
+        }
+    }
+}

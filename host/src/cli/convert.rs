@@ -78,7 +78,10 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
         super::archive::resolve_archived(ctx, &catalog, &target, args.harness.as_deref(), store_home.as_deref())?;
     let found = match &archived {
         Some(resolved) => resolved.found.clone(),
-        None => inventory::resolve(&catalog, &target, &home.dir, args.harness.as_deref())?,
+        None => match super::given::resolve_in_archive(&catalog, &home, &target, args.harness.as_deref())? {
+            Some(found) => found,
+            None => inventory::resolve(&catalog, &target, &home.dir, args.harness.as_deref())?,
+        },
     };
     let out = args
         .out

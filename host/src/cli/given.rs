@@ -93,3 +93,29 @@ pub fn open_homes(ctx: &Context, catalog: &Catalog<'_>, given: &[PathBuf]) -> an
     }
     Ok(homes)
 }
+
+/// An id or prefix among an archive's sessions, loose ones included; `None`
+/// when the home is not an archive or holds no such session (the usual
+/// resolution then says what is wrong).
+pub fn resolve_in_archive(
+    catalog: &Catalog<'_>,
+    home: &Home,
+    target: &str,
+    harness: Option<&str>,
+) -> anyhow::Result<Option<trajhost::inventory::FoundSession>> {
+    let Some(packed) = &home.packed else { return Ok(None) };
+    if Path::new(target).exists() {
+        return Ok(None);
+    }
+    let inventory = packed::discover(catalog, packed, harness, None)?;
+    let exact: Vec<_> = inventory.sessions.iter().filter(|s| s.session.native_id == target).collect();
+    let matches = if exact.is_empty() {
+        inventory.sessions.iter().filter(|s| s.session.native_id.starts_with(target)).collect()
+    } else {
+        exact
+    };
+    Ok(match matches.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => None,
+    })
+}

@@ -64,7 +64,10 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     };
     let found = match &archived {
         Some(resolved) => resolved.found.clone(),
-        None => inventory::resolve_with(&catalog, &target, &lookup)?,
+        None => match super::given::resolve_in_archive(&catalog, &home, &target, args.harness.as_deref())? {
+            Some(found) if args.codec.is_none() => found,
+            _ => inventory::resolve_with(&catalog, &target, &lookup)?,
+        },
     };
     let (codec, mut stream) =
         inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;

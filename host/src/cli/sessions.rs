@@ -50,7 +50,10 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
     let query = SessionQuery { home: home.dir.clone(), harness: args.harness.clone(), cwd: args.cwd.clone() };
-    let inventory = inventory::discover(&catalog, &query)?;
+    let inventory = match &home.packed {
+        Some(packed) => trajhost::packed::discover(&catalog, packed, args.harness.as_deref(), args.cwd.as_deref())?,
+        None => inventory::discover(&catalog, &query)?,
+    };
     let uncovered = uncovered::find(&inventory.home, &catalog.harnesses(), args.harness.as_deref());
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -119,6 +119,29 @@ fn a_packed_claude_home_reads_like_its_folder_in_every_format() {
 }
 
 #[test]
+fn a_session_packed_outside_any_layout_is_found_by_its_content() {
+    let place = Place::new();
+    let folder = fixture_home("claude-code", CLAUDE, "simple");
+    let bytes = std::fs::read(folder.join(format!(".claude/projects/-home-user-project/{CLAUDE_ID}.jsonl"))).unwrap();
+    let tar = testkit::tar(&[
+        testkit::file("bug-report/README.md", b"the session that broke"),
+        testkit::file("bug-report/session.jsonl", &bytes),
+        testkit::file("bug-report/notes.json", b"{\"not\": \"a session\"}"),
+    ]);
+    let archive = place.archive("report.tgz", &testkit::gzip(&tar));
+    let archive = archive.to_str().unwrap();
+    let listed = place.run(&["sessions", "--home", archive, "--json"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let sessions: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(sessions.as_array().map(Vec::len), Some(1), "{sessions}");
+    assert_eq!(sessions[0]["harness"], "claude-code", "{sessions}");
+    assert_eq!(sessions[0]["native_id"], CLAUDE_ID, "{sessions}");
+    let from_folder = snapshot(&place.run(&["read", CLAUDE_ID, "--home", folder.to_str().unwrap(), "--json"]));
+    assert_eq!(snapshot(&place.run(&["read", &CLAUDE_ID[..8], "--home", archive, "--json"])), from_folder);
+    place.assert_clean("loose session");
+}
+
+#[test]
 fn a_packed_claude_home_converts_to_codex_and_syncs_keyed_by_the_archive() {
     let place = Place::new();
     let archive = place.archive("home.tgz", &testkit::gzip(&claude_tar()));
