@@ -15,7 +15,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -79,22 +78,37 @@ const READABLE_PRAGMAS: &[&str] =
 const SCHEMA_PRAGMAS: &[&str] =
     &["table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"];
 
-fn authorize(ctx: AuthContext<'_>) -> Authorization {
-    match ctx.action {
-        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Function { .. } | AuthAction::Recursive => {
-            Authorization::Allow
-        }
-        AuthAction::Pragma { pragma_name, pragma_value } => {
-            let name = pragma_name.to_ascii_lowercase();
-            let allowed = match pragma_value {
+/// The read-only policy, as SQLite's authorizer callback. Set through the C
+/// API, not rusqlite's hook: the hook turns each argument into `&str` and
+/// panics on a name that is not UTF-8, which a hostile database's schema can
+/// hold (found by the `read_session` fuzz target). Here names stay bytes.
+extern "C" fn authorize(
+    _: *mut std::ffi::c_void,
+    action: std::ffi::c_int,
+    first: *const std::ffi::c_char,
+    second: *const std::ffi::c_char,
+    _: *const std::ffi::c_char,
+    _: *const std::ffi::c_char,
+) -> std::ffi::c_int {
+    use rusqlite::ffi;
+    let bytes = |p: *const std::ffi::c_char| {
+        // SAFETY: SQLite passes NUL-terminated strings or NULL, valid for the call.
+        (!p.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes())
+    };
+    let allowed = match action {
+        ffi::SQLITE_SELECT | ffi::SQLITE_READ | ffi::SQLITE_FUNCTION | ffi::SQLITE_RECURSIVE => true,
+        ffi::SQLITE_PRAGMA => {
+            let name = bytes(first).map(<[u8]>::to_ascii_lowercase).unwrap_or_default();
+            let is = |list: &[&str]| list.iter().any(|p| p.as_bytes() == name.as_slice());
+            match bytes(second) {
                 // Introspection pragmas take a table or index name.
-                Some(_) => SCHEMA_PRAGMAS.contains(&name.as_str()),
-                None => READABLE_PRAGMAS.contains(&name.as_str()) || SCHEMA_PRAGMAS.contains(&name.as_str()),
-            };
-            if allowed { Authorization::Allow } else { Authorization::Deny }
+                Some(_) => is(SCHEMA_PRAGMAS),
+                None => is(READABLE_PRAGMAS) || is(SCHEMA_PRAGMAS),
+            }
         }
-        _ => Authorization::Deny,
-    }
+        _ => false,
+    };
+    if allowed { ffi::SQLITE_OK } else { ffi::SQLITE_DENY }
 }
 
 fn sqlite_error(path: &str, error: rusqlite::Error) -> SqliteError {
@@ -149,7 +163,14 @@ fn harden(conn: &Connection, deadline: SharedDeadline) -> rusqlite::Result<()> {
     conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
     conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, 100_000)?;
     conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, 64 << 20)?;
-    conn.authorizer(Some(authorize));
+    // SAFETY: the handle is this open connection's; the callback needs no user data.
+    let rc = unsafe { rusqlite::ffi::sqlite3_set_authorizer(conn.handle(), Some(authorize), std::ptr::null_mut()) };
+    if rc != rusqlite::ffi::SQLITE_OK {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rc),
+            Some("setting the authorizer".into()),
+        ));
+    }
     conn.progress_handler(10_000, Some(move || deadline.passed()));
     Ok(())
 }
@@ -187,13 +208,47 @@ fn from_sql(value: ValueRef<'_>) -> (Value, usize) {
     }
 }
 
+/// The result columns' names, lossily decoded. rusqlite's `column_names`
+/// panics on a name that is not UTF-8, which a hostile database can give
+/// (`SELECT *` over its columns; found by the `read_session` fuzz target), so
+/// the names are read through the C API from a second preparation.
+fn column_names(conn: &Connection, sql: &str, count: usize) -> Vec<String> {
+    use rusqlite::ffi;
+    let fallback = || (0..count).map(|i| format!("column{}", i + 1)).collect();
+    let Ok(text) = std::ffi::CString::new(sql) else { return fallback() };
+    let mut stmt = std::ptr::null_mut();
+    // SAFETY: the handle is this open connection's; the statement is finalized below, and each name is
+    // copied before the next call.
+    unsafe {
+        let rc = ffi::sqlite3_prepare_v2(conn.handle(), text.as_ptr(), -1, &mut stmt, std::ptr::null_mut());
+        if rc != ffi::SQLITE_OK || stmt.is_null() {
+            if !stmt.is_null() {
+                ffi::sqlite3_finalize(stmt);
+            }
+            return fallback();
+        }
+        let names = (0..count)
+            .map(|i| {
+                let name = ffi::sqlite3_column_name(stmt, i as std::ffi::c_int);
+                if name.is_null() {
+                    format!("column{}", i + 1)
+                } else {
+                    std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned()
+                }
+            })
+            .collect();
+        ffi::sqlite3_finalize(stmt);
+        names
+    }
+}
+
 fn run_query(conn: &Connection, sql: &str, params: &[Value], max_bytes: usize) -> Result<RowsHandle, SqliteError> {
     let label = "query";
     let mut stmt = conn.prepare(sql).map_err(|e| sqlite_error(label, e))?;
     if !stmt.readonly() {
         return Err(SqliteError::Denied("only read statements are allowed".into()));
     }
-    let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+    let columns = column_names(conn, sql, stmt.column_count());
     let params: Vec<rusqlite::types::Value> = params.iter().map(to_sql).collect();
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter())).map_err(|e| sqlite_error(label, e))?;
     let mut out = VecDeque::new();

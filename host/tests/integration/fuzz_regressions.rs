@@ -9,6 +9,27 @@ use trajhost::runtime::{Mode, Runtime};
 
 use crate::common::*;
 
+thread_local! {
+    static PANICS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs one input, returning how many panics it caused on this thread,
+/// caught ones included: a library that catches its own panic (rusqlite in
+/// a SQLite callback) still panicked, and the fuzzer counts that as a crash.
+fn panics_of(fuzzer: &SessionFuzzer<'_>, input: &[u8]) -> usize {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.with(|p| p.set(p.get() + 1));
+            previous(info);
+        }));
+    });
+    let before = PANICS.with(|p| p.get());
+    fuzzer.run(input);
+    PANICS.with(|p| p.get()) - before
+}
+
 #[test]
 fn fuzz_findings_replay_and_the_fuzzer_reaches_every_codec() {
     let data = tempfile::tempdir().unwrap();
@@ -24,11 +45,13 @@ fn fuzz_findings_replay_and_the_fuzzer_reaches_every_codec() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "md") {
-            fuzzer.run(&std::fs::read(&path).unwrap());
+            let panics = panics_of(&fuzzer, &std::fs::read(&path).unwrap());
+            assert_eq!(panics, 0, "{}: the host panicked", path.display());
             replayed += 1;
         }
     }
     eprintln!("replayed {replayed} fuzz finding(s)");
+    assert!(replayed >= 1, "the committed findings are replayed");
 
     // Garbage for every harness: errors or nothing, never a panic.
     for pick in 0..harnesses.len() as u8 {
@@ -76,17 +99,19 @@ fn mutated_fixtures_of_every_harness_are_errors_or_sessions_never_panics() {
             std::fs::write(dir.join(format!("seed-{harness}")), &seed).unwrap();
         }
         let whole = fuzzer.run(&seed);
-        // Cut at several places and with single bits flipped: each run must return.
+        // Cut at several places and with single bits flipped: each run returns, and nothing panics.
         let len = seed.len();
+        let mut panics = 0;
         for cut in [1, len / 3, len / 2, len - 1] {
-            fuzzer.run(&seed[..cut.max(1)]);
+            panics += panics_of(&fuzzer, &seed[..cut.max(1)]);
         }
         for step in 1..8 {
             let mut flipped = seed.clone();
             let at = 1 + (len - 1) * step / 8;
             flipped[at] ^= 1 << (step % 8);
-            fuzzer.run(&flipped);
+            panics += panics_of(&fuzzer, &flipped);
         }
+        assert_eq!(panics, 0, "{harness}: the host panicked");
         seeded.push((harness.to_string(), whole.sessions));
     }
     eprintln!("smoke-run: {seeded:?}");
