@@ -165,12 +165,12 @@ fn collect_loose(dir: &Path, out: &mut Vec<PathBuf>) {
         }
         match entry.file_type() {
             Ok(t) if t.is_dir() => collect_loose(&path, out),
-            Ok(t) if t.is_file() => {
-                if path.extension().is_some_and(|e| e == "jsonl" || e == "json")
-                    && entry.metadata().is_ok_and(|m| m.len() > 0)
-                {
-                    out.push(path);
-                }
+            Ok(t)
+                if t.is_file()
+                    && path.extension().is_some_and(|e| e == "jsonl" || e == "json")
+                    && entry.metadata().is_ok_and(|m| m.len() > 0) =>
+            {
+                out.push(path)
             }
             _ => {}
         }
