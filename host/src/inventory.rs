@@ -314,6 +314,12 @@ pub fn resolve(catalog: &Catalog<'_>, target: &str, home: &Path, harness: Option
     resolve_with(catalog, target, &Lookup { home: Some(home), harness, codec: None })
 }
 
+/// The sessions whose native id is `target`, else those it is a prefix of.
+pub fn matching_id<'s>(sessions: &'s [FoundSession], target: &str) -> Vec<&'s FoundSession> {
+    let exact: Vec<&FoundSession> = sessions.iter().filter(|s| s.session.native_id == target).collect();
+    if exact.is_empty() { sessions.iter().filter(|s| s.session.native_id.starts_with(target)).collect() } else { exact }
+}
+
 /// [`resolve`] with every option.
 pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) -> Result<FoundSession> {
     let forced = match lookup.codec {
@@ -340,12 +346,7 @@ pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) ->
     let home = lookup.home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let inventory =
         discover(catalog, &SessionQuery { home: home.clone(), harness: harness.map(String::from), cwd: None })?;
-    let exact: Vec<&FoundSession> = inventory.sessions.iter().filter(|s| s.session.native_id == target).collect();
-    let matches = if exact.is_empty() {
-        inventory.sessions.iter().filter(|s| s.session.native_id.starts_with(target)).collect()
-    } else {
-        exact
-    };
+    let matches = matching_id(&inventory.sessions, target);
     match matches.as_slice() {
         [one] => {
             let mut found = (*one).clone();

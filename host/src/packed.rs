@@ -53,14 +53,7 @@ impl PackedHome {
 
 /// Whether `path` is an archive file (by content).
 pub fn is_archive(path: &Path) -> bool {
-    path.is_file()
-        && std::fs::File::open(path)
-            .and_then(|f| {
-                let mut head = Vec::with_capacity(512);
-                std::io::Read::read_to_end(&mut std::io::Read::take(f, 512), &mut head)?;
-                Ok(trajhost_unpack::sniff(&head).is_some())
-            })
-            .unwrap_or(false)
+    path.is_file() && trajhost_unpack::is_archive(path)
 }
 
 /// Splits `archive.tgz#member` (see [`trajhost_unpack::split_member`]).

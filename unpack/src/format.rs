@@ -58,6 +58,6 @@ pub(crate) fn sniff_file(file: &mut File, path: &Path) -> Result<Option<Format>,
 }
 
 /// Whether the file at `path` is an archive by its content.
-pub(crate) fn looks_like_archive(path: &Path) -> bool {
+pub fn is_archive(path: &Path) -> bool {
     File::open(path).ok().and_then(|mut f| sniff_file(&mut f, path).ok().flatten()).is_some()
 }

@@ -24,7 +24,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 pub use error::{Refusal, UnpackError};
-pub use format::{Format, sniff};
+pub use format::{Format, is_archive, sniff};
 pub use limits::Limits;
 
 /// An archive opened into a private temp dir (removed on drop).
@@ -150,7 +150,7 @@ pub fn split_member(path: &Path) -> Option<(PathBuf, String)> {
     let text = path.to_str()?;
     for (at, _) in text.match_indices('#') {
         let (archive, member) = (Path::new(&text[..at]), &text[at + 1..]);
-        if archive.is_file() && format::looks_like_archive(archive) {
+        if archive.is_file() && format::is_archive(archive) {
             return Some((archive.to_path_buf(), member.trim_start_matches('/').to_string()));
         }
     }

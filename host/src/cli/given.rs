@@ -108,12 +108,7 @@ pub fn resolve_in_archive(
         return Ok(None);
     }
     let inventory = packed::discover(catalog, packed, harness, None)?;
-    let exact: Vec<_> = inventory.sessions.iter().filter(|s| s.session.native_id == target).collect();
-    let matches = if exact.is_empty() {
-        inventory.sessions.iter().filter(|s| s.session.native_id.starts_with(target)).collect()
-    } else {
-        exact
-    };
+    let matches = trajhost::inventory::matching_id(&inventory.sessions, target);
     Ok(match matches.as_slice() {
         [one] => Some((*one).clone()),
         _ => None,

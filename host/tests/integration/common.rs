@@ -42,6 +42,26 @@ pub fn test_limits() -> Limits {
     }
 }
 
+/// A runtime and an empty registry with the shared compiled cache: the
+/// built-in codecs' catalog, for tests that use the library directly.
+pub struct CatalogHost {
+    _data: tempfile::TempDir,
+    registry: trajhost::registry::Registry,
+    runtime: Runtime,
+}
+
+impl CatalogHost {
+    pub fn new() -> CatalogHost {
+        let data = tempfile::tempdir().unwrap();
+        let registry = trajhost::registry::Registry::new(data.path());
+        let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
+        CatalogHost { _data: data, registry, runtime }
+    }
+    pub fn catalog(&self) -> trajhost::catalog::Catalog<'_> {
+        trajhost::catalog::Catalog::open(&self.runtime, &self.registry).unwrap()
+    }
+}
+
 pub fn runtime(limits: Limits) -> Runtime {
     Runtime::new(limits, None, Mode::Production).expect("runtime")
 }

@@ -2,10 +2,7 @@
 //! committed finding (`fuzz/regressions/read_session/`), and on inputs that
 //! show it reaches each codec's read.
 
-use trajhost::catalog::Catalog;
 use trajhost::fuzzing::SessionFuzzer;
-use trajhost::registry::Registry;
-use trajhost::runtime::{Mode, Runtime};
 
 use crate::common::*;
 
@@ -32,10 +29,8 @@ fn panics_of(fuzzer: &SessionFuzzer<'_>, input: &[u8]) -> usize {
 
 #[test]
 fn fuzz_findings_replay_and_the_fuzzer_reaches_every_codec() {
-    let data = tempfile::tempdir().unwrap();
-    let registry = Registry::new(data.path());
-    let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
-    let catalog = Catalog::open(&runtime, &registry).unwrap();
+    let host = CatalogHost::new();
+    let catalog = host.catalog();
     let fuzzer = SessionFuzzer::new(&catalog);
     let harnesses: Vec<String> = fuzzer.harnesses().map(String::from).collect();
     assert_eq!(harnesses, catalog.harnesses(), "every built-in harness has a place to fuzz");
@@ -75,10 +70,8 @@ fn fuzz_findings_replay_and_the_fuzzer_reaches_every_codec() {
 /// there: a seed corpus for `cargo fuzz run read_session`).
 #[test]
 fn mutated_fixtures_of_every_harness_are_errors_or_sessions_never_panics() {
-    let data = tempfile::tempdir().unwrap();
-    let registry = Registry::new(data.path());
-    let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
-    let catalog = Catalog::open(&runtime, &registry).unwrap();
+    let host = CatalogHost::new();
+    let catalog = host.catalog();
     let fuzzer = SessionFuzzer::new(&catalog);
     let seeds_dir = std::env::var_os("TRAJHOST_FUZZ_SEEDS").map(std::path::PathBuf::from);
     let mut seeded = Vec::new();

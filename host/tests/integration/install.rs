@@ -82,20 +82,8 @@ fn fixture() -> Fixture {
     std::fs::write(home.join("kimi.json"), KIMI_JSON).unwrap();
     std::fs::write(home.join("plain.txt"), "hello").unwrap();
     std::os::unix::fs::symlink(fx.outside.path(), home.join("link")).unwrap();
-    std::fs::write(fx.outside.path().join("artifact.bin"), artifact_bytes(1 << 20)).unwrap();
+    std::fs::write(fx.outside.path().join("artifact.bin"), trajhost_unpack::testkit::noise(1 << 20)).unwrap();
     fx
-}
-
-fn artifact_bytes(len: usize) -> Vec<u8> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
 }
 
 fn plan(operations: Vec<InstallOp>) -> InstallPlan {

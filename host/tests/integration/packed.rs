@@ -5,10 +5,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use trajhost::catalog::Catalog;
 use trajhost::inventory::{self, SessionQuery};
-use trajhost::registry::Registry;
-use trajhost::runtime::{Mode, Runtime};
 use trajhost_unpack::testkit;
 
 use crate::common::*;
@@ -200,10 +197,8 @@ fn the_hostile_suite_errs_clearly_or_is_safe_and_leaves_nothing() {
 #[test]
 fn after_a_hostile_archive_the_same_process_serves_the_next() {
     let place = Place::new();
-    let data = tempfile::tempdir().unwrap();
-    let registry = Registry::new(data.path());
-    let runtime = Runtime::new(test_limits(), Some(&shared_cache()), Mode::Production).unwrap();
-    let catalog = Catalog::open(&runtime, &registry).unwrap();
+    let host = CatalogHost::new();
+    let catalog = host.catalog();
     let markers = trajhost::packed::home_markers(&catalog);
     assert!(markers.iter().any(|m| m.starts_with(".claude")), "{markers:?}");
     let good = place.archive("home.tgz", &testkit::gzip(&claude_tar()));
