@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::error::{HostError, Result};
-use crate::registry::builtin::{BUILTIN_CODECS, BuiltinCodec};
+use crate::registry::builtin::{BUILTIN_CODECS, BuiltinCodec, DeclaredInfo, declared_info};
 use crate::registry::{self, CodecRecord, CodecSource, Registry};
 use crate::runtime::{CodecInstance, LoadKind, LoadedCodec, Runtime};
 
@@ -77,11 +77,15 @@ impl<'a> Catalog<'a> {
             unusable: Vec::new(),
             progress,
         };
-        // Built-ins without a cached `info` are loaded now; say so first
-        // when that means compiling them.
+        // Built-ins with neither a declared nor a cached `info` are loaded
+        // now; say so first when that means compiling them.
         let to_compile: Vec<String> = BUILTIN_CODECS
             .iter()
-            .filter(|b| catalog.builtin_note(b).is_none() && catalog.must_compile(b.sha256))
+            .filter(|b| {
+                declared_info(b.package).is_none()
+                    && catalog.builtin_note(b).is_none()
+                    && catalog.must_compile(b.sha256)
+            })
             .map(|b| format!("built-in {}", b.package))
             .collect();
         if !to_compile.is_empty() {
@@ -108,23 +112,30 @@ impl<'a> Catalog<'a> {
         Ok(catalog)
     }
 
-    /// A built-in's record: from the cache note when there is one, else by
-    /// loading the component and asking its `info`.
+    /// A built-in's record: from the cache note when there is one (the
+    /// component's own answer), else from its declared `info`
+    /// ([`declared_info`]), else by loading the component and asking.
     fn builtin_record(&self, builtin: &BuiltinCodec) -> Result<CodecRecord> {
         let cache = self.runtime.cache();
         if let Some(record) = self.builtin_note(builtin) {
             return Ok(record);
         }
+        let record_of = |info| {
+            CodecRecord::from_info(
+                info,
+                crate::wit::latest_version().to_string(),
+                registry::sdk_section(builtin.wasm),
+                builtin.sha256.to_string(),
+                builtin.wasm.len() as u64,
+                CodecSource::Builtin,
+            )
+        };
+        if let Some(declared) = declared_info(builtin.package) {
+            return Ok(record_of(declared.clone().into_info()));
+        }
         let name = format!("built-in {}", builtin.package);
         let info = self.load_bytes(builtin.wasm, builtin.sha256, &name, false)?.instantiate(self.runtime)?.info()?;
-        let record = CodecRecord::from_info(
-            info,
-            crate::wit::latest_version().to_string(),
-            registry::sdk_section(builtin.wasm),
-            builtin.sha256.to_string(),
-            builtin.wasm.len() as u64,
-            CodecSource::Builtin,
-        );
+        let record = record_of(info);
         if let Some(cache) = cache {
             let note = serde_json::to_vec(&record).expect("records serialize");
             if let Err(error) = cache.write_note(builtin.sha256, &note) {
@@ -253,6 +264,7 @@ impl<'a> Catalog<'a> {
     /// A fresh instance of `record`.
     pub fn instantiate(&self, record: &CodecRecord) -> Result<CodecInstance> {
         let loaded = self.loaded.borrow().get(&record.sha256).cloned();
+        let first_load = loaded.is_none();
         let loaded = match loaded {
             Some(loaded) => loaded,
             None => match &record.source {
@@ -270,8 +282,41 @@ impl<'a> Catalog<'a> {
             },
         };
         let mut instance = loaded.instantiate(self.runtime)?;
+        if first_load && record.source == CodecSource::Builtin {
+            self.check_declared(record, &mut instance)?;
+        }
         instance.set_name(record.id());
         Ok(instance)
+    }
+
+    /// A built-in listed from its declared `info` is asked for the real one
+    /// when it is first loaded: a stale declaration is reported, and the
+    /// component's answer is cached so the next process lists it right.
+    fn check_declared(&self, record: &CodecRecord, instance: &mut CodecInstance) -> Result<()> {
+        let info = instance.info()?;
+        if DeclaredInfo::of(&info) == DeclaredInfo::of_record(record) {
+            return Ok(());
+        }
+        tracing::warn!(
+            "built-in {} returns another info than {} declares; its own is used from the next run",
+            record.id(),
+            crate::registry::builtin::DECLARED_INFO_FILE
+        );
+        if let Some(cache) = self.runtime.cache() {
+            let real = CodecRecord::from_info(
+                info,
+                record.api.clone(),
+                record.sdk.clone(),
+                record.sha256.clone(),
+                record.size,
+                CodecSource::Builtin,
+            );
+            let note = serde_json::to_vec(&real).expect("records serialize");
+            if let Err(error) = cache.write_note(&record.sha256, &note) {
+                tracing::warn!("cannot cache the info of {}: {error}", record.id());
+            }
+        }
+        Ok(())
     }
 
     /// Loads a component once per catalog; `announce` reports a compilation

@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::catalog::Catalog;
 use crate::error::{HostError, Result};
 use crate::registry::CodecRecord;
-use crate::runtime::SessionStream;
+use crate::runtime::{Mount, SessionStream};
 use crate::wit::latest::codec::{ReadOptions, SessionRef, Sniffed};
 use crate::wit::latest::types::Diagnostic;
 
@@ -156,7 +156,14 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
     let mut reports: Vec<(String, Vec<(&CodecRecord, SessionRef)>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut diagnostics: Vec<HarnessDiagnostic> = Vec::new();
+    let mounts = catalog.runtime().home_mounts().for_home(home);
     for codec in &codecs {
+        // A codec none of whose stores is under the home would find
+        // nothing: it is not run (nor compiled, on a first run).
+        if !store_present(home, &mounts, codec) {
+            tracing::debug!("{}: no store under {}; not run", codec.id(), home.display());
+            continue;
+        }
         let discovery = match catalog.instantiate(codec).and_then(|mut instance| instance.discover(home)) {
             Ok(discovery) => discovery,
             Err(error) => {
@@ -234,6 +241,37 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
         None => true,
     });
     inventory.diagnostics.extend(diagnostics);
+}
+
+/// Whether any of `codec`'s `session-globs` can match under `home`: the
+/// glob's leading segments up to its last one without a wildcard name an
+/// existing path (`.claude/projects` of `.claude/projects/*/*.jsonl`,
+/// `.claude-*/projects` of `.claude-*/projects/*/*.jsonl`), mounts included.
+/// A codec that declares no globs is always run.
+pub fn store_present(home: &Path, mounts: &[Mount], codec: &CodecRecord) -> bool {
+    codec.session_globs.is_empty() || codec.session_globs.iter().any(|glob| glob_store_exists(home, mounts, glob))
+}
+
+fn glob_store_exists(home: &Path, mounts: &[Mount], glob: &str) -> bool {
+    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+    let fixed = segments.iter().rposition(|s| !s.contains('*')).map_or(0, |i| i + 1);
+    path_exists(home, &segments[..fixed], mounts)
+}
+
+/// One stat per literal segment, one listing per wildcard segment.
+fn path_exists(dir: &Path, segments: &[&str], mounts: &[Mount]) -> bool {
+    let Some((first, rest)) = segments.split_first() else { return dir.exists() };
+    if mounts.iter().any(|m| segment_matches(first, &m.name) && path_exists(&m.target, rest, &[])) {
+        return true;
+    }
+    if !first.contains('*') {
+        return path_exists(&dir.join(first), rest, &[]);
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    entries.flatten().any(|entry| {
+        entry.file_name().to_str().is_some_and(|name| segment_matches(first, name))
+            && path_exists(&entry.path(), rest, &[])
+    })
 }
 
 /// Folds the copies of one session into its largest copy. A copy is

@@ -145,18 +145,21 @@ impl Context {
         Ok(Context { data_dir, runtime, registry, unpack_limits, compile_noticed: std::cell::Cell::new(false) })
     }
 
-    /// The codec catalog; says once on stderr when opening it, or a later
-    /// load, compiles codecs (seconds on a fresh data directory).
+    /// The codec catalog; says on stderr when it compiles a codec (its first
+    /// use with this cache: about a second each), or once when it compiles
+    /// many.
     pub fn catalog(&self) -> Result<Catalog<'_>, HostError> {
         Catalog::open_reporting(&self.runtime, &self.registry, |progress| match progress {
             Progress::Compiling { codecs, first_run } => {
+                if codecs.len() == 1 && !*first_run {
+                    eprintln!("compiling {} (first use)…", codecs[0]);
+                    return;
+                }
                 if self.compile_noticed.replace(true) {
                     return;
                 }
                 if *first_run {
                     eprintln!("compiling {} built-in codecs (first run)…", codecs.len());
-                } else if codecs.len() == 1 {
-                    eprintln!("compiling {}…", codecs[0]);
                 } else {
                     eprintln!("compiling {} codecs…", codecs.len());
                 }

@@ -66,7 +66,8 @@ impl HomeMounts {
         }
     }
 
-    fn for_home(&self, home: &Path) -> Vec<Mount> {
+    /// The mounts shown inside `home`.
+    pub fn for_home(&self, home: &Path) -> Vec<Mount> {
         // Called per grant and per listed session: no syscall when there
         // is nothing to mount.
         if self.mounts.is_empty() {

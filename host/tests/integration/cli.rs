@@ -608,32 +608,30 @@ fn prepare_into_a_missing_home_says_so() {
 }
 
 #[test]
-fn a_first_run_says_once_that_it_compiles_the_built_ins() {
+fn a_first_use_says_which_codec_it_compiles() {
     let data = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let run = || {
+    let run = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_trajhost"))
-            .args([
-                "--data-dir",
-                data.path().to_str().unwrap(),
-                "--cache-dir",
-                cache.path().to_str().unwrap(),
-                "plugin",
-                "list",
-            ])
+            .args(["--data-dir", data.path().to_str().unwrap(), "--cache-dir", cache.path().to_str().unwrap()])
+            .args(args)
             .env_remove("TRAJHOST_CACHE_DIR")
             .output()
             .unwrap()
     };
-    let first = run();
+    // Listing the built-ins compiles none of them.
+    let listing = run(&["plugin", "list"]);
+    assert!(listing.status.success(), "{}", stderr(&listing));
+    let listed = stdout(&listing).lines().filter(|l| l.contains("built-in")).count();
+    assert!(listed > 1, "{}", stdout(&listing));
+    assert_eq!(stderr(&listing), "", "listing compiles nothing and says nothing");
+    // Reading a Claude Code session compiles its codec, and says so.
+    let home = fixture_home("claude-code", "2.1.197", "simple");
+    let read = || run(&["read", "61ec73f4", "--home", home.to_str().unwrap(), "--json"]);
+    let first = read();
     assert!(first.status.success(), "{}", stderr(&first));
-    let listed = stdout(&first).lines().filter(|l| l.contains("built-in")).count();
-    assert!(listed > 1, "{}", stdout(&first));
-    assert_eq!(
-        stderr(&first).lines().collect::<Vec<_>>(),
-        [format!("compiling {listed} built-in codecs (first run)…")]
-    );
-    let second = run();
+    assert_eq!(stderr(&first).lines().collect::<Vec<_>>(), ["compiling claude-code@0.1.0 (first use)…"]);
+    let second = read();
     assert!(second.status.success());
     assert_eq!(stderr(&second), "", "a warm cache compiles nothing and says nothing");
 }

@@ -10,6 +10,7 @@ mod cli;
 mod conformance;
 mod convert;
 mod cursor;
+mod first_run;
 mod fuzz_regressions;
 mod fx;
 mod install;
