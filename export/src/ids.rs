@@ -4,7 +4,12 @@ use sha2::{Digest, Sha256};
 
 /// The trace of one session: sha256 of its harness and native id, first 16 bytes.
 pub fn trace_id(harness: &str, native_id: &str) -> [u8; 16] {
-    let digest = Sha256::new().chain_update(b"trajhost/trace\0").chain_update(harness).chain_update(b"\0").chain_update(native_id).finalize();
+    let digest = Sha256::new()
+        .chain_update(b"trajhost/trace\0")
+        .chain_update(harness)
+        .chain_update(b"\0")
+        .chain_update(native_id)
+        .finalize();
     let mut id = [0; 16];
     id.copy_from_slice(&digest[..16]);
     nonzero(&mut id);

@@ -12,12 +12,13 @@
 //! (already encoded) or one ATIF step, not a copy of the session.
 //! docs/export.md maps every canonical field.
 
-// pub mod atif;
+pub mod atif;
 mod ids;
 pub mod otlp;
 pub mod proto;
 pub mod send;
 pub mod time;
+mod validate;
 
 /// What an export can fail on. Encoding into memory cannot fail; writing
 /// can, and is named by the caller's writer.

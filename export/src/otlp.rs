@@ -30,8 +30,7 @@ use trajhost_canonical::{Body, Meta, Record, Usage};
 use crate::ExportError;
 use crate::ids::{span_id, trace_id};
 use crate::proto::{
-    AnyValue, Event, InstrumentationScope, KeyValue, Resource, Span, SpanKind, Status,
-    StatusCode, any_value,
+    AnyValue, Event, InstrumentationScope, KeyValue, Resource, Span, SpanKind, Status, StatusCode, any_value,
 };
 
 /// The semantic conventions version the attributes follow.
@@ -267,7 +266,8 @@ impl SpanBuilder {
                         }
                         match ok {
                             Some(false) => {
-                                tool.span.status = Some(Status { message: String::new(), code: StatusCode::Error as i32 });
+                                tool.span.status =
+                                    Some(Status { message: String::new(), code: StatusCode::Error as i32 });
                                 tool.span.attributes.push(KeyValue::string("error.type", "tool_error"));
                             }
                             Some(true) => tool.span.attributes.push(KeyValue::bool("trajhost.tool.ok", true)),
@@ -291,7 +291,8 @@ impl SpanBuilder {
                     parts.push(json!({"type": "text", "content": text}));
                 }
                 for attachment in attachments {
-                    parts.push(json!({"type": "blob", "modality": attachment.kind, "mime_type": attachment.media_type}));
+                    parts
+                        .push(json!({"type": "blob", "modality": attachment.kind, "mime_type": attachment.media_type}));
                 }
                 self.note_input(&key, now, json!({"role": "user", "parts": parts}));
             }
@@ -602,7 +603,12 @@ pub fn provider_of(model: &str) -> Option<&'static str> {
     let m = m.rsplit('/').next().unwrap_or(&m);
     if m.starts_with("claude") {
         Some("anthropic")
-    } else if m.starts_with("gpt-") || m.starts_with("o1") || m.starts_with("o3") || m.starts_with("o4") || m.contains("codex") {
+    } else if m.starts_with("gpt-")
+        || m.starts_with("o1")
+        || m.starts_with("o3")
+        || m.starts_with("o4")
+        || m.contains("codex")
+    {
         Some("openai")
     } else if m.starts_with("gemini") {
         Some("gcp.gemini")
@@ -694,7 +700,9 @@ impl SessionEncoder {
                 out.extend_from_slice(json!({"name": scope.name, "version": scope.version}).to_string().as_bytes());
                 out.extend_from_slice(b",\"spans\":[");
                 out.extend_from_slice(&self.spans);
-                out.extend_from_slice(format!("],\"schemaUrl\":\"{SCHEMA_URL}\"}}],\"schemaUrl\":\"{SCHEMA_URL}\"}}").as_bytes());
+                out.extend_from_slice(
+                    format!("],\"schemaUrl\":\"{SCHEMA_URL}\"}}],\"schemaUrl\":\"{SCHEMA_URL}\"}}").as_bytes(),
+                );
                 out
             }
         };
@@ -746,7 +754,8 @@ impl<W: Write> RequestWriter<W> {
 
 /// The request body of one session.
 pub fn request_body(session: &EncodedSession) -> Vec<u8> {
-    let mut writer = RequestWriter::new(session.format, Vec::with_capacity(session.bytes.len() + 32)).expect("in memory");
+    let mut writer =
+        RequestWriter::new(session.format, Vec::with_capacity(session.bytes.len() + 32)).expect("in memory");
     writer.add(session).expect("in memory");
     writer.finish().expect("in memory")
 }
@@ -833,10 +842,14 @@ mod json {
                 out.push(b'}');
             }
             Some(any_value::Value::BoolValue(b)) => out.extend_from_slice(format!("{{\"boolValue\":{b}}}").as_bytes()),
-            Some(any_value::Value::IntValue(n)) => out.extend_from_slice(format!("{{\"intValue\":\"{n}\"}}").as_bytes()),
+            Some(any_value::Value::IntValue(n)) => {
+                out.extend_from_slice(format!("{{\"intValue\":\"{n}\"}}").as_bytes())
+            }
             Some(any_value::Value::DoubleValue(x)) => {
                 out.extend_from_slice(b"{\"doubleValue\":");
-                out.extend_from_slice(serde_json::Number::from_f64(*x).map_or("0".into(), |n| n.to_string()).as_bytes());
+                out.extend_from_slice(
+                    serde_json::Number::from_f64(*x).map_or("0".into(), |n| n.to_string()).as_bytes(),
+                );
                 out.push(b'}');
             }
             Some(any_value::Value::ArrayValue(array)) => {
@@ -919,7 +932,10 @@ pub fn check_tree(request: &crate::proto::ExportTraceServiceRequest, content: bo
                             _ => "invoke_agent",
                         };
                         if op(parent) != expected {
-                            problems.push(format!("span {:?}: a child of {:?}, not of a {expected} span", span.name, parent.name));
+                            problems.push(format!(
+                                "span {:?}: a child of {:?}, not of a {expected} span",
+                                span.name, parent.name
+                            ));
                         }
                     }
                 }
@@ -957,16 +973,37 @@ mod tests {
 
     fn session(usage: Option<Usage>) -> Vec<Record> {
         vec![
-            record("m", "2026-01-01T00:00:00Z", Body::Meta(Meta { harness: "codex".into(), native_id: "s1".into(), ..Default::default() })),
+            record(
+                "m",
+                "2026-01-01T00:00:00Z",
+                Body::Meta(Meta { harness: "codex".into(), native_id: "s1".into(), ..Default::default() }),
+            ),
             record("u", "2026-01-01T00:00:01Z", Body::User { text: "secret prompt".into(), attachments: vec![] }),
             record(
                 "a",
                 "2026-01-01T00:00:03Z",
-                Body::Assistant(Assistant { text: "ok".into(), model: Some("gpt-5".into()), usage, ..Default::default() }),
+                Body::Assistant(Assistant {
+                    text: "ok".into(),
+                    model: Some("gpt-5".into()),
+                    usage,
+                    ..Default::default()
+                }),
             ),
-            record("c", "2026-01-01T00:00:03Z", Body::ToolCall { call_id: "c1".into(), name: "shell".into(), arguments: json!({"cmd": "ls"}) }),
-            record("r", "2026-01-01T00:00:05Z", Body::ToolResult { call_id: "c1".into(), content: "file".into(), ok: Some(false) }),
-            record("a2", "2026-01-01T00:00:06Z", Body::Assistant(Assistant { text: "done".into(), ..Default::default() })),
+            record(
+                "c",
+                "2026-01-01T00:00:03Z",
+                Body::ToolCall { call_id: "c1".into(), name: "shell".into(), arguments: json!({"cmd": "ls"}) },
+            ),
+            record(
+                "r",
+                "2026-01-01T00:00:05Z",
+                Body::ToolResult { call_id: "c1".into(), content: "file".into(), ok: Some(false) },
+            ),
+            record(
+                "a2",
+                "2026-01-01T00:00:06Z",
+                Body::Assistant(Assistant { text: "done".into(), ..Default::default() }),
+            ),
         ]
     }
 
@@ -1007,7 +1044,9 @@ mod tests {
         assert_eq!(get("gen_ai.usage.input_tokens"), Some(AnyValue { value: Some(any_value::Value::IntValue(110)) }));
         assert_eq!(get("gen_ai.usage.output_tokens"), Some(AnyValue { value: Some(any_value::Value::IntValue(5)) }));
         assert!(get("gen_ai.usage.cache_creation.input_tokens").is_none());
-        let Some(AnyValue { value: Some(any_value::Value::StringValue(input)) }) = get("gen_ai.input.messages") else { panic!() };
+        let Some(AnyValue { value: Some(any_value::Value::StringValue(input)) }) = get("gen_ai.input.messages") else {
+            panic!()
+        };
         assert!(input.contains("secret prompt"));
         // Without --content the checker notices content, and the export has none.
         assert!(!check_tree(&request, false).is_empty());
@@ -1029,7 +1068,8 @@ mod tests {
         assert_eq!(span["spanId"].as_str().unwrap().len(), 16);
         assert_eq!(span["kind"], 3);
         assert!(span["startTimeUnixNano"].is_string());
-        let input = span["attributes"].as_array().unwrap().iter().find(|kv| kv["key"] == "gen_ai.usage.input_tokens").unwrap();
+        let input =
+            span["attributes"].as_array().unwrap().iter().find(|kv| kv["key"] == "gen_ai.usage.input_tokens").unwrap();
         assert_eq!(input["value"]["intValue"], "1");
     }
 }

@@ -184,10 +184,8 @@ impl KeyValue {
         KeyValue::of(key, any_value::Value::DoubleValue(value))
     }
     pub fn strings(key: &str, values: &[String]) -> KeyValue {
-        let values = values
-            .iter()
-            .map(|v| AnyValue { value: Some(any_value::Value::StringValue(v.clone())) })
-            .collect();
+        let values =
+            values.iter().map(|v| AnyValue { value: Some(any_value::Value::StringValue(v.clone())) }).collect();
         KeyValue::of(key, any_value::Value::ArrayValue(ArrayValue { values }))
     }
     fn of(key: &str, value: any_value::Value) -> KeyValue {

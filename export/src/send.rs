@@ -107,10 +107,17 @@ impl Sender {
                 Err(error) => {
                     let transient = matches!(
                         error,
-                        ureq::Error::Io(_) | ureq::Error::ConnectionFailed | ureq::Error::Timeout(_) | ureq::Error::HostNotFound
+                        ureq::Error::Io(_)
+                            | ureq::Error::ConnectionFailed
+                            | ureq::Error::Timeout(_)
+                            | ureq::Error::HostNotFound
                     );
                     if !transient || attempt >= self.max_attempts {
-                        return Err(SendError::Transport { url: self.url.clone(), attempts: attempt, error: error.to_string() });
+                        return Err(SendError::Transport {
+                            url: self.url.clone(),
+                            attempts: attempt,
+                            error: error.to_string(),
+                        });
                     }
                     tracing::info!(url = %self.url, %error, attempt, "sending failed; retrying");
                     None
@@ -209,6 +216,9 @@ mod tests {
         sender.base_delay = Duration::from_millis(10);
         sender.max_attempts = 3;
         let error = sender.send(b"{}").unwrap_err().to_string();
-        assert!(error.contains(&format!("http://127.0.0.1:{port}/v1/traces")) && error.contains("after 3 attempts"), "{error}");
+        assert!(
+            error.contains(&format!("http://127.0.0.1:{port}/v1/traces")) && error.contains("after 3 attempts"),
+            "{error}"
+        );
     }
 }

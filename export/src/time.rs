@@ -5,7 +5,8 @@
 /// `None` for anything else, and for times before 1970.
 pub fn unix_nanos(text: &str) -> Option<u64> {
     let text = text.trim();
-    let num = |s: &str| -> Option<i64> { (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok())? };
+    let num =
+        |s: &str| -> Option<i64> { (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok())? };
     if text.len() < 10 || !text.is_char_boundary(10) {
         return None;
     }
