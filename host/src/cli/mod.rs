@@ -3,6 +3,7 @@
 
 mod archive;
 mod convert;
+mod export;
 mod given;
 mod plugin;
 mod read;
@@ -93,6 +94,8 @@ enum Command {
     Read(read::Args),
     /// Convert a session for another harness into an export directory.
     Convert(convert::ConvertArgs),
+    /// Export sessions as OpenTelemetry GenAI spans (OTLP) or ATIF trajectories.
+    Export(export::Args),
     /// Install an export directory into a harness's native store.
     Prepare(convert::PrepareArgs),
     /// Archive the sessions of homes (incremental: an unchanged file costs one stat).
@@ -208,6 +211,7 @@ fn run_with_runtime(cli: &Cli, mode: Mode) -> anyhow::Result<u8> {
         Command::Sessions(args) => sessions::run(&ctx, args),
         Command::Read(args) => read::run(&ctx, args),
         Command::Convert(args) => convert::run_convert(&ctx, args),
+        Command::Export(args) => export::run(&ctx, args),
         Command::Prepare(args) => convert::run_prepare(&ctx, args),
         Command::Sync(args) => archive::run_sync(&ctx, args),
         Command::Search(args) => archive::run_search(&ctx.data_dir, args),
