@@ -5,12 +5,18 @@
 //! - [`store`]: the storage interface sync, search and read use;
 //! - [`sqlite`]: the embedded store (one SQLite file, FTS5), its schema and
 //!   migrations;
+//! - [`postgres`]: the shared store of a fleet (one PostgreSQL database
+//!   several machines sync into at once; docs/fleet.md);
+//! - [`config`]: which store a command uses (`--archive`, `$TRAJHOST_ARCHIVE`,
+//!   `DATA_DIR/config.toml`), and this machine's id;
 //! - [`sync`]: incremental sync of homes into a store;
 //! - [`search`]: what is indexed, and query syntax;
 //! - [`watch`]: file-system notifications over the stores codecs declare;
 //! - this module: resolving an archived session for `read` and `convert`,
 //!   restoring its evidence when its source is gone.
 
+pub mod config;
+pub mod postgres;
 pub mod search;
 pub mod sqlite;
 pub mod store;
@@ -23,6 +29,8 @@ use std::sync::Arc;
 use crate::capabilities::evidence::Replay;
 use crate::catalog::Catalog;
 use crate::inventory::{FoundSession, SessionSummary};
+pub use config::Location;
+pub use postgres::PostgresArchive;
 pub use sqlite::SqliteArchive;
 pub use store::{ArchiveStore, ArchivedSession};
 
@@ -48,6 +56,33 @@ pub enum ArchiveError {
     Io { path: PathBuf, message: String },
     #[error("search {0}")]
     Query(String),
+    /// `database` is the URL with its password redacted, as every message.
+    #[error("cannot connect to archive {database}: {message}")]
+    PostgresConnect { database: String, message: String },
+    #[error("archive {database}: {message}")]
+    Postgres { database: String, message: String },
+    #[error("archive {database}: schema: {message}")]
+    PostgresSchema { database: String, message: String },
+    #[error("{path}: {message}")]
+    Config { path: PathBuf, message: String },
+}
+
+/// Opens (or creates) the archive at `location`; a shared database knows
+/// this machine's homes by `machine`.
+pub fn open(location: &Location, machine: &str) -> Result<Box<dyn ArchiveStore>, ArchiveError> {
+    Ok(match location {
+        Location::Sqlite(path) => Box::new(SqliteArchive::open(path)?),
+        Location::Postgres(url) => Box::new(PostgresArchive::open(url, machine)?),
+    })
+}
+
+/// Whether a session was synced from this machine (always, in an archive
+/// only this machine writes): only then can its home hold its source.
+pub fn is_local(store: &dyn ArchiveStore, session: &ArchivedSession) -> bool {
+    match (&session.machine, store.machine()) {
+        (Some(theirs), Some(ours)) => theirs == ours,
+        _ => true,
+    }
 }
 
 /// An archived session ready for `read` or `convert`: live where its source
@@ -74,7 +109,7 @@ pub fn resolve(
     let mut found = store.find(id, harness).map_err(crate::HostError::from)?;
     if let Some(home) = home {
         let home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
-        found.retain(|s| s.home == home);
+        found.retain(|s| s.home == home && is_local(store, s));
     }
     let archived = match found.len() {
         0 => return Ok(None),
@@ -85,7 +120,10 @@ pub fn resolve(
                 found.len(),
                 found
                     .iter()
-                    .map(|s| format!("{}:{} in {}", s.harness, s.native_id, s.home.display()))
+                    .map(|s| match &s.machine {
+                        Some(machine) => format!("{}:{} in {machine}:{}", s.harness, s.native_id, s.home.display()),
+                        None => format!("{}:{} in {}", s.harness, s.native_id, s.home.display()),
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
             )));
@@ -94,7 +132,9 @@ pub fn resolve(
     let codec =
         catalog.for_harness(&archived.harness).iter().any(|c| c.id() == archived.codec).then(|| archived.codec.clone());
     let main_file = archived.locator.split_once('#').map_or(archived.locator.as_str(), |(file, _)| file);
-    if archived.home.join(main_file).is_file() {
+    // Another machine's session is read from its evidence, even where this
+    // machine has a file at the same path.
+    if is_local(store, &archived) && archived.home.join(main_file).is_file() {
         let found = found_session(catalog, &archived, &archived.home, codec, None);
         return Ok(Some(Resolved { found, archived, restored: None }));
     }

@@ -1,5 +1,6 @@
 //! What the full-text index holds for a record, and how a user's query
-//! becomes an FTS5 query.
+//! becomes terms (and an FTS5 query; PostgreSQL's tsquery is built from
+//! the same terms in [`super::postgres`]).
 
 use serde_json::Value;
 use trajhost_canonical::{Body, Record};
@@ -53,12 +54,19 @@ fn argument_text(value: &Value) -> String {
     out.trim_end().to_string()
 }
 
-/// A user's query as FTS5 syntax: every word must match (each quoted, so
-/// that punctuation is never operator syntax), `"a phrase"` stays a phrase,
-/// `word*` is a prefix, and `OR` between words is kept. `None` when nothing
-/// is left to search for.
-pub fn fts_query(text: &str) -> Option<String> {
-    let mut terms: Vec<String> = Vec::new();
+/// One term of a user's query: a word or `"a phrase"` (which must match),
+/// `word*` (a prefix), or `OR` between the terms around it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Term {
+    Words { text: String, prefix: bool },
+    Or,
+}
+
+/// A user's query as terms: words and `"phrases"`, `word*` prefixes, `OR`
+/// between two terms (kept only there); a term with no letter or digit is
+/// dropped. Every store turns these into its own syntax.
+pub fn terms(text: &str) -> Vec<Term> {
+    let mut terms: Vec<Term> = Vec::new();
     let mut rest = text.trim();
     while !rest.is_empty() {
         let (term, after) = if let Some(quoted) = rest.strip_prefix('"') {
@@ -73,8 +81,8 @@ pub fn fts_query(text: &str) -> Option<String> {
             }
         };
         rest = after.trim_start();
-        if term == "OR" && !terms.is_empty() && !rest.is_empty() {
-            terms.push("OR".into());
+        if term == "OR" && terms.last().is_some_and(|t| *t != Term::Or) && !rest.is_empty() {
+            terms.push(Term::Or);
             continue;
         }
         let (word, prefix) = match term.strip_suffix('*') {
@@ -84,12 +92,29 @@ pub fn fts_query(text: &str) -> Option<String> {
         if !word.chars().any(char::is_alphanumeric) {
             continue;
         }
-        let quoted = format!("\"{}\"", word.replace('"', "\"\""));
-        terms.push(if prefix { format!("{quoted}*") } else { quoted });
+        terms.push(Term::Words { text: word.to_string(), prefix });
     }
-    while terms.last().is_some_and(|t| t == "OR") {
+    while terms.last().is_some_and(|t| *t == Term::Or) {
         terms.pop();
     }
+    terms
+}
+
+/// A user's query as FTS5 syntax: every word must match (each quoted, so
+/// that punctuation is never operator syntax), `"a phrase"` stays a phrase,
+/// `word*` is a prefix, and `OR` between words is kept. `None` when nothing
+/// is left to search for.
+pub fn fts_query(text: &str) -> Option<String> {
+    let terms: Vec<String> = terms(text)
+        .into_iter()
+        .map(|term| match term {
+            Term::Or => "OR".to_string(),
+            Term::Words { text, prefix } => {
+                let quoted = format!("\"{}\"", text.replace('"', "\"\""));
+                if prefix { format!("{quoted}*") } else { quoted }
+            }
+        })
+        .collect();
     (!terms.is_empty()).then(|| terms.join(" "))
 }
 

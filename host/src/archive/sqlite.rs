@@ -168,6 +168,7 @@ impl SqliteArchive {
             home: PathBuf::from(row.get::<_, String>(1)?),
             harness: row.get(2)?,
             native_id: row.get(3)?,
+            machine: None,
             locator: row.get(4)?,
             codec: row.get(5)?,
             native_version: row.get(6)?,
@@ -680,6 +681,7 @@ impl ArchiveStore for SqliteArchive {
                     Hit {
                         harness: r.get(1)?,
                         native_id: r.get(2)?,
+                        machine: None,
                         home: PathBuf::from(r.get::<_, String>(3)?),
                         cwd: r.get(4)?,
                         title: r.get(5)?,

@@ -1,8 +1,8 @@
 //! The archive's storage interface: everything sync, search and read ask of
 //! a store, and nothing about how it keeps it. The embedded SQLite archive
-//! ([`super::sqlite::SqliteArchive`]) implements it; a shared database for a
-//! fleet can implement the same trait without touching sync, search or the
-//! codecs.
+//! ([`super::sqlite::SqliteArchive`]) and the shared PostgreSQL archive of a
+//! fleet ([`super::postgres::PostgresArchive`]) implement it; sync, search
+//! and the codecs do not know which one they use.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -150,6 +150,10 @@ pub struct ArchivedSession {
     pub id: i64,
     pub harness: String,
     pub native_id: String,
+    /// The machine the session was synced from, in an archive several
+    /// machines share (`None` in the embedded archive: this machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
     pub home: PathBuf,
     pub locator: String,
     pub codec: String,
@@ -200,6 +204,9 @@ pub struct SearchQuery {
 pub struct Hit {
     pub harness: String,
     pub native_id: String,
+    /// As [`ArchivedSession::machine`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
     pub home: PathBuf,
     pub cwd: Option<String>,
     pub title: Option<String>,
@@ -211,17 +218,30 @@ pub struct Hit {
     /// The matching text around the match, each match between `[` and `]`
     /// markers given by the caller ([`super::search::MARK_OPEN`]).
     pub snippet: String,
-    /// bm25: lower is better.
+    /// Lower is better: bm25 in the embedded archive, minus `ts_rank_cd`
+    /// in PostgreSQL.
     pub rank: f64,
 }
 
 /// The storage behind the archive. `Send`: sync keeps sessions on a
 /// writer thread while the codecs read the next ones.
 pub trait ArchiveStore: Send {
-    /// Where the archive lives, for messages.
+    /// Where the archive lives, for messages (never a password).
     fn location(&self) -> String;
-    /// What the archive holds about `home` (created if new).
+    /// The machine this store writes as, in an archive several machines
+    /// share; `None` when every session in it is this machine's.
+    fn machine(&self) -> Option<&str> {
+        None
+    }
+    /// What the archive holds about `home` (created if new). A shared
+    /// store may hold the home for this sync until [`ArchiveStore::home_done`].
     fn known_home(&mut self, home: &Path) -> Result<KnownHome, ArchiveError>;
+    /// The sync of a home ended (done or failed): what `known_home` held
+    /// for it is released.
+    fn home_done(&mut self, home: i64) -> Result<(), ArchiveError> {
+        let _ = home;
+        Ok(())
+    }
     /// Remembers the state of files seen (and not read) by a sync.
     fn put_seen(&mut self, home: i64, files: &[(String, FileState)]) -> Result<(), ArchiveError>;
     /// Remembers a session (or a file) that failed, so that it is retried

@@ -100,7 +100,13 @@ pub fn sync(
     for given in &options.homes {
         let home = std::fs::canonicalize(given).map_err(|e| HostError::io(given, e))?;
         let key = options.keys.get(given).or_else(|| options.keys.get(&home)).unwrap_or(&home);
-        sync_home(catalog, store, &home, key, options.harness.as_deref(), &mut report, on_event)?;
+        let known = store.known_home(key)?;
+        let home_id = known.id;
+        let synced = sync_home(catalog, store, known, &home, key, options.harness.as_deref(), &mut report, on_event);
+        // Released also when the sync of this home failed.
+        let done = store.home_done(home_id);
+        synced?;
+        done?;
         report.homes += 1;
     }
     report.seconds = started.elapsed().as_secs_f64();
@@ -117,16 +123,17 @@ fn stat(home: &Path, rel: &str, report: &mut SyncReport) -> Option<FileState> {
     std::fs::metadata(home.join(rel)).ok().filter(|m| m.is_file()).map(|m| FileState::of(&m))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn sync_home(
     catalog: &Catalog<'_>,
     store: &mut dyn ArchiveStore,
+    known: KnownHome,
     home: &Path,
     home_key: &Path,
     only: Option<&str>,
     report: &mut SyncReport,
     on_event: &mut dyn FnMut(SyncEvent<'_>),
 ) -> Result<()> {
-    let known = store.known_home(home_key)?;
     let harnesses: Vec<String> = catalog.harnesses().into_iter().filter(|h| only.is_none_or(|o| o == h)).collect();
     // 1. One stat per file.
     let mut current: HashMap<String, Option<FileState>> = HashMap::new();

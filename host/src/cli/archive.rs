@@ -5,11 +5,12 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use trajhost::archive::config::{self, Config};
 use trajhost::archive::search::{MARK_CLOSE, MARK_OPEN};
 use trajhost::archive::store::{SearchQuery, SessionFilter};
 use trajhost::archive::sync::{SyncEvent, SyncOptions, SyncReport};
 use trajhost::archive::watch::{WatchOptions, WatchPlan};
-use trajhost::archive::{self, ArchiveStore, SqliteArchive};
+use trajhost::archive::{self, ArchiveStore, Location};
 use trajhost::catalog::Catalog;
 
 use super::{Context, default_home, exit};
@@ -22,9 +23,6 @@ pub struct SyncArgs {
     /// Only this harness.
     #[arg(long)]
     harness: Option<String>,
-    /// The archive file (default: DATA_DIR/archive.db).
-    #[arg(long, value_name = "FILE")]
-    archive: Option<PathBuf>,
     /// Print the work done as JSON.
     #[arg(long)]
     json: bool,
@@ -49,9 +47,6 @@ pub struct SearchArgs {
     /// At most N hits.
     #[arg(long, value_name = "N", default_value_t = 20)]
     limit: usize,
-    /// The archive file (default: DATA_DIR/archive.db).
-    #[arg(long, value_name = "FILE")]
-    archive: Option<PathBuf>,
     /// One JSON array of hits (snippet matches between \u0002 and \u0003).
     #[arg(long)]
     json: bool,
@@ -65,9 +60,6 @@ pub struct WatchArgs {
     /// Only this harness.
     #[arg(long)]
     harness: Option<String>,
-    /// The archive file (default: DATA_DIR/archive.db).
-    #[arg(long, value_name = "FILE")]
-    archive: Option<PathBuf>,
     /// Quiet time after a change before syncing, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 300)]
     debounce_ms: u64,
@@ -78,22 +70,51 @@ pub struct WatchArgs {
 
 const KINDS: &[&str] = &["user", "assistant", "reasoning", "tool_call", "tool_result", "compaction"];
 
-/// The archive file a command uses.
-pub fn archive_path(ctx: &Context, explicit: Option<&Path>) -> PathBuf {
-    archive_path_in(&ctx.data_dir, explicit)
+/// The archive a command uses (`--archive`, `$TRAJHOST_ARCHIVE`, the
+/// config file, `DATA_DIR/archive.db`), and this machine's id.
+fn archive_location(data_dir: &Path, explicit: Option<&str>) -> anyhow::Result<(Location, String)> {
+    let config = Config::load(data_dir)?;
+    Ok((config::location(data_dir, explicit, &config), config::machine(&config)))
 }
 
-fn archive_path_in(data_dir: &Path, explicit: Option<&Path>) -> PathBuf {
-    explicit.map(Path::to_path_buf).unwrap_or_else(|| archive::default_path(data_dir))
+/// Opens (or creates) the archive a writing command uses.
+fn open_archive(data_dir: &Path, explicit: Option<&str>) -> anyhow::Result<Box<dyn ArchiveStore>> {
+    let (location, machine) = archive_location(data_dir, explicit)?;
+    Ok(archive::open(&location, &machine)?)
 }
 
-/// The archive, if it exists (reading commands never create one).
-pub fn existing_archive(ctx: &Context) -> anyhow::Result<Option<SqliteArchive>> {
-    let path = archive_path(ctx, None);
-    if !path.is_file() {
+/// The archive, if it exists (reading commands never create an archive
+/// file; a database is always there to connect to).
+pub fn existing_archive(ctx: &Context) -> anyhow::Result<Option<Box<dyn ArchiveStore>>> {
+    existing_archive_in(&ctx.data_dir, ctx.archive.as_deref())
+}
+
+fn existing_archive_in(data_dir: &Path, explicit: Option<&str>) -> anyhow::Result<Option<Box<dyn ArchiveStore>>> {
+    let (location, machine) = archive_location(data_dir, explicit)?;
+    if let Location::Sqlite(path) = &location
+        && !path.is_file()
+    {
         return Ok(None);
     }
-    Ok(Some(SqliteArchive::open(&path)?))
+    Ok(Some(archive::open(&location, &machine)?))
+}
+
+/// The error of a reading command with no archive yet.
+fn no_archive(data_dir: &Path, explicit: Option<&str>) -> anyhow::Error {
+    let location = archive_location(data_dir, explicit).map(|(l, _)| l.display()).unwrap_or_default();
+    anyhow::anyhow!("no archive at {location} yet: run `trajhost sync` first")
+}
+
+/// Where a session's source is, as `sessions --archived` shows it.
+fn source_state(store: &dyn ArchiveStore, s: &archive::ArchivedSession) -> &'static str {
+    let main = s.locator.split_once('#').map_or(s.locator.as_str(), |(f, _)| f);
+    if !archive::is_local(store, s) {
+        "remote"
+    } else if s.home.join(main).is_file() {
+        "present"
+    } else {
+        "gone"
+    }
 }
 
 fn homes(given: &[PathBuf]) -> Vec<PathBuf> {
@@ -102,7 +123,7 @@ fn homes(given: &[PathBuf]) -> Vec<PathBuf> {
 
 pub fn run_sync(ctx: &Context, args: &SyncArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
-    let mut store = SqliteArchive::open(&archive_path(ctx, args.archive.as_deref()))?;
+    let mut store = open_archive(&ctx.data_dir, ctx.archive.as_deref())?;
     // Archives among the homes stay unpacked until the sync is done.
     let opened = super::given::open_homes(ctx, &catalog, &args.homes)?;
     let options = SyncOptions { homes: opened.dirs.clone(), keys: opened.keys.clone(), harness: args.harness.clone() };
@@ -114,7 +135,7 @@ pub fn run_sync(ctx: &Context, args: &SyncArgs) -> anyhow::Result<u8> {
         );
         bar
     });
-    let report = trajhost::archive::sync::sync(&catalog, &mut store, &options, &mut |event| {
+    let report = trajhost::archive::sync::sync(&catalog, &mut *store, &options, &mut |event| {
         if let Some(bar) = &bar {
             match event {
                 SyncEvent::Planned { sessions, .. } => bar.inc_length(sessions as u64),
@@ -172,7 +193,7 @@ fn human_bytes(n: u64) -> String {
 
 /// Searching needs no codec: it runs without the wasm runtime, so that a
 /// search costs the query and not an engine's start.
-pub fn run_search(data_dir: &Path, args: &SearchArgs) -> anyhow::Result<u8> {
+pub fn run_search(data_dir: &Path, explicit: Option<&str>, args: &SearchArgs) -> anyhow::Result<u8> {
     if let Some(kind) = &args.kind
         && !KINDS.contains(&kind.as_str())
     {
@@ -185,11 +206,7 @@ pub fn run_search(data_dir: &Path, args: &SearchArgs) -> anyhow::Result<u8> {
         ),
         None => None,
     };
-    let path = archive_path_in(data_dir, args.archive.as_deref());
-    if !path.is_file() {
-        anyhow::bail!("no archive at {} yet: run `trajhost sync` first", path.display());
-    }
-    let store = SqliteArchive::open(&path)?;
+    let store = existing_archive_in(data_dir, explicit)?.ok_or_else(|| no_archive(data_dir, explicit))?;
     let cwd = args
         .cwd
         .as_ref()
@@ -226,7 +243,7 @@ pub fn run_search(data_dir: &Path, args: &SearchArgs) -> anyhow::Result<u8> {
         writeln!(out, "    {snippet}")?;
     }
     if hits.is_empty() {
-        eprintln!("no matches for {:?} in {}", args.query, path.display());
+        eprintln!("no matches for {:?} in {}", args.query, store.location());
         return Ok(exit::NOT_FOUND);
     }
     Ok(exit::OK)
@@ -241,8 +258,7 @@ pub fn safe(text: &str) -> String {
 
 pub fn run_watch(ctx: &Context, args: &WatchArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
-    let path = archive_path(ctx, args.archive.as_deref());
-    let mut store = SqliteArchive::open(&path)?;
+    let mut store = open_archive(&ctx.data_dir, ctx.archive.as_deref())?;
     if let Some(archive) = args.homes.iter().find(|h| trajhost::packed::is_archive(h)) {
         anyhow::bail!("{}: an archive does not change; `trajhost sync --home` it instead", archive.display());
     }
@@ -254,7 +270,7 @@ pub fn run_watch(ctx: &Context, args: &WatchArgs) -> anyhow::Result<u8> {
     let stop = AtomicBool::new(false);
     let json = args.json;
     let location = store.location();
-    trajhost::archive::watch::watch(&catalog, &mut store, &options, &stop, &mut |report, plan: &WatchPlan| {
+    trajhost::archive::watch::watch(&catalog, &mut *store, &options, &stop, &mut |report, plan: &WatchPlan| {
         let mut out = std::io::stdout().lock();
         let line = if json {
             let mut value = serde_json::to_value(report).unwrap_or_default();
@@ -277,11 +293,7 @@ pub fn list_archived(
     home: Option<&Path>,
     json: bool,
 ) -> anyhow::Result<u8> {
-    let path = archive_path(ctx, None);
-    if !path.is_file() {
-        anyhow::bail!("no archive at {} yet: run `trajhost sync` first", path.display());
-    }
-    let store = SqliteArchive::open(&path)?;
+    let store = existing_archive(ctx)?.ok_or_else(|| no_archive(&ctx.data_dir, ctx.archive.as_deref()))?;
     let filter = SessionFilter {
         harness: harness.map(String::from),
         cwd: cwd.map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.to_path_buf()).to_string_lossy().into_owned()),
@@ -295,8 +307,7 @@ pub fn list_archived(
             .iter()
             .map(|s| {
                 let mut value = serde_json::to_value(s).unwrap_or_default();
-                let main = s.locator.split_once('#').map_or(s.locator.as_str(), |(f, _)| f);
-                value["source_exists"] = s.home.join(main).is_file().into();
+                value["source_exists"] = (source_state(&*store, s) == "present").into();
                 value
             })
             .collect();
@@ -305,12 +316,11 @@ pub fn list_archived(
         return Ok(exit::OK);
     }
     if sessions.is_empty() {
-        eprintln!("no archived sessions in {}", path.display());
+        eprintln!("no archived sessions in {}", store.location());
         return Ok(exit::OK);
     }
     writeln!(out, "{:<12} {:<38} {:<20} {:>7} {:<8} CWD", "HARNESS", "ID", "UPDATED", "RECORDS", "SOURCE")?;
     for s in &sessions {
-        let main = s.locator.split_once('#').map_or(s.locator.as_str(), |(f, _)| f);
         writeln!(
             out,
             "{:<12} {:<38} {:<20} {:>7} {:<8} {}",
@@ -318,7 +328,7 @@ pub fn list_archived(
             safe(&s.native_id),
             s.updated_at.as_deref().map(|t| safe(&t[..t.len().min(19)])).unwrap_or_else(|| "-".into()),
             s.records,
-            if s.home.join(main).is_file() { "present" } else { "gone" },
+            source_state(&*store, s),
             s.cwd.as_deref().map(safe).unwrap_or_else(|| "-".into()),
         )?;
     }
@@ -338,5 +348,5 @@ pub fn resolve_archived(
         return Ok(None);
     }
     let Some(store) = existing_archive(ctx)? else { return Ok(None) };
-    Ok(archive::resolve(catalog, &store, target, harness, home)?)
+    Ok(archive::resolve(catalog, &*store, target, harness, home)?)
 }

@@ -78,6 +78,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "N", help_heading = "Archive limits")]
     archive_max_depth: Option<usize>,
 
+    /// The archive sync, search, `sessions --archived` and `read ID` use: a SQLite file, or a shared
+    /// database `postgres://user@host/db`. Default: $TRAJHOST_ARCHIVE, else `archive` in
+    /// DATA_DIR/config.toml, else DATA_DIR/archive.db.
+    #[arg(long, global = true, value_name = "FILE|URL")]
+    archive: Option<String>,
+
     /// Log what the host does (repeat for more).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
@@ -116,6 +122,8 @@ pub struct Context {
     pub registry: Registry,
     /// Limits of an archive given as a home.
     pub unpack_limits: trajhost::packed::UnpackLimits,
+    /// `--archive`, if given.
+    pub archive: Option<String>,
     /// Whether the compile notice was printed (once per process).
     compile_noticed: std::cell::Cell<bool>,
 }
@@ -145,7 +153,14 @@ impl Context {
             max_depth: cli.archive_max_depth.unwrap_or(defaults.max_depth),
             ..defaults
         };
-        Ok(Context { data_dir, runtime, registry, unpack_limits, compile_noticed: std::cell::Cell::new(false) })
+        Ok(Context {
+            data_dir,
+            runtime,
+            registry,
+            unpack_limits,
+            archive: cli.archive.clone(),
+            compile_noticed: std::cell::Cell::new(false),
+        })
     }
 
     /// The codec catalog; says on stderr when it compiles a codec (its first
@@ -190,7 +205,7 @@ pub fn main() -> ExitCode {
     let data_dir = cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir);
     convert::recover_installs(&data_dir);
     let result = match &cli.command {
-        Command::Search(args) => archive::run_search(&data_dir, args),
+        Command::Search(args) => archive::run_search(&data_dir, cli.archive.as_deref(), args),
         _ => run_with_runtime(&cli, mode),
     };
     match result {
@@ -214,7 +229,7 @@ fn run_with_runtime(cli: &Cli, mode: Mode) -> anyhow::Result<u8> {
         Command::Export(args) => export::run(&ctx, args),
         Command::Prepare(args) => convert::run_prepare(&ctx, args),
         Command::Sync(args) => archive::run_sync(&ctx, args),
-        Command::Search(args) => archive::run_search(&ctx.data_dir, args),
+        Command::Search(args) => archive::run_search(&ctx.data_dir, ctx.archive.as_deref(), args),
         Command::Watch(args) => archive::run_watch(&ctx, args),
         Command::Plugin(command) => plugin::run(&ctx, command),
     })
