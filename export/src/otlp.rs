@@ -635,10 +635,24 @@ pub struct SessionEncoder {
 /// A finished session: one `ResourceSpans`, encoded.
 pub struct EncodedSession {
     pub format: Format,
-    /// Proto: a `ResourceSpans` message. JSON: a `resourceSpans` element.
-    pub bytes: Vec<u8>,
-    pub spans: usize,
+    /// Proto: a `ResourceSpans` message, JSON: a `resourceSpans` element, in three pieces
+    /// (the encoded spans between what precedes and follows them), never concatenated for a file.
+    head: Vec<u8>,
+    spans: Vec<u8>,
+    tail: Vec<u8>,
+    /// How many spans.
+    pub count: usize,
     pub trace_id: [u8; 16],
+}
+
+impl EncodedSession {
+    /// The encoded length.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.spans.len() + self.tail.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl SessionEncoder {
@@ -675,38 +689,36 @@ impl SessionEncoder {
         self.drain();
         let resource = self.builder.resource();
         let scope = InstrumentationScope { name: SCOPE_NAME.into(), version: env!("CARGO_PKG_VERSION").into() };
-        let bytes = match self.format {
+        let spans = std::mem::take(&mut self.spans);
+        let (head, tail) = match self.format {
             Format::Proto => {
-                // ScopeSpans { scope = 1, spans = 2 (already encoded), schema_url = 3 }
-                let mut scope_spans = Vec::with_capacity(self.spans.len() + 64);
-                prost::encoding::message::encode(1, &scope, &mut scope_spans);
-                scope_spans.extend_from_slice(&self.spans);
-                drop(std::mem::take(&mut self.spans));
-                prost::encoding::string::encode(3, &SCHEMA_URL.to_string(), &mut scope_spans);
-                // ResourceSpans { resource = 1, scope_spans = 2, schema_url = 3 }
-                let mut out = Vec::with_capacity(scope_spans.len() + 256);
-                prost::encoding::message::encode(1, &resource, &mut out);
-                prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut out);
-                prost::encoding::encode_varint(scope_spans.len() as u64, &mut out);
-                out.extend_from_slice(&scope_spans);
-                prost::encoding::string::encode(3, &SCHEMA_URL.to_string(), &mut out);
-                out
+                // ResourceSpans { resource = 1, scope_spans = 2 { scope = 1, spans = 2…, schema_url = 3 }, schema_url = 3 },
+                // written around the encoded spans without copying them.
+                let mut scope_head = Vec::new();
+                prost::encoding::message::encode(1, &scope, &mut scope_head);
+                let mut scope_tail = Vec::new();
+                prost::encoding::string::encode(3, &SCHEMA_URL.to_string(), &mut scope_tail);
+                let mut head = Vec::with_capacity(256);
+                prost::encoding::message::encode(1, &resource, &mut head);
+                prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut head);
+                prost::encoding::encode_varint((scope_head.len() + spans.len() + scope_tail.len()) as u64, &mut head);
+                head.extend_from_slice(&scope_head);
+                let mut tail = scope_tail;
+                prost::encoding::string::encode(3, &SCHEMA_URL.to_string(), &mut tail);
+                (head, tail)
             }
             Format::Json => {
-                let mut out = Vec::with_capacity(self.spans.len() + 512);
-                out.extend_from_slice(b"{\"resource\":{\"attributes\":");
-                json::attributes(&mut out, &resource.attributes);
-                out.extend_from_slice(b"},\"scopeSpans\":[{\"scope\":");
-                out.extend_from_slice(json!({"name": scope.name, "version": scope.version}).to_string().as_bytes());
-                out.extend_from_slice(b",\"spans\":[");
-                out.extend_from_slice(&self.spans);
-                out.extend_from_slice(
-                    format!("],\"schemaUrl\":\"{SCHEMA_URL}\"}}],\"schemaUrl\":\"{SCHEMA_URL}\"}}").as_bytes(),
-                );
-                out
+                let mut head = Vec::with_capacity(512);
+                head.extend_from_slice(b"{\"resource\":{\"attributes\":");
+                json::attributes(&mut head, &resource.attributes);
+                head.extend_from_slice(b"},\"scopeSpans\":[{\"scope\":");
+                head.extend_from_slice(json!({"name": scope.name, "version": scope.version}).to_string().as_bytes());
+                head.extend_from_slice(b",\"spans\":[");
+                let tail = format!("],\"schemaUrl\":\"{SCHEMA_URL}\"}}],\"schemaUrl\":\"{SCHEMA_URL}\"}}").into_bytes();
+                (head, tail)
             }
         };
-        EncodedSession { format: self.format, bytes, spans: self.count, trace_id: self.builder.trace_id() }
+        EncodedSession { format: self.format, head, spans, tail, count: self.count, trace_id: self.builder.trace_id() }
     }
 }
 
@@ -732,13 +744,15 @@ impl<W: Write> RequestWriter<W> {
             Format::Proto => {
                 let mut head = Vec::with_capacity(16);
                 prost::encoding::encode_key(1, prost::encoding::WireType::LengthDelimited, &mut head);
-                prost::encoding::encode_varint(session.bytes.len() as u64, &mut head);
+                prost::encoding::encode_varint(session.len() as u64, &mut head);
                 self.out.write_all(&head)?;
             }
             Format::Json if self.sessions > 0 => self.out.write_all(b",")?,
             Format::Json => {}
         }
-        self.out.write_all(&session.bytes)?;
+        self.out.write_all(&session.head)?;
+        self.out.write_all(&session.spans)?;
+        self.out.write_all(&session.tail)?;
         self.sessions += 1;
         Ok(())
     }
@@ -755,7 +769,7 @@ impl<W: Write> RequestWriter<W> {
 /// The request body of one session.
 pub fn request_body(session: &EncodedSession) -> Vec<u8> {
     let mut writer =
-        RequestWriter::new(session.format, Vec::with_capacity(session.bytes.len() + 32)).expect("in memory");
+        RequestWriter::new(session.format, Vec::with_capacity(session.len() + 32)).expect("in memory");
     writer.add(session).expect("in memory");
     writer.finish().expect("in memory")
 }

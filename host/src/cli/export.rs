@@ -254,7 +254,7 @@ fn export_one(
             let sent = sender.send(&otlp::request_body(&session))?;
             eprintln!(
                 "sent {} spans of {} {} to {} ({} attempt{}; status {})",
-                session.spans,
+                session.count,
                 found.harness,
                 safe_text(&found.session.native_id),
                 sender.url(),
