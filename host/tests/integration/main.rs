@@ -19,6 +19,7 @@ mod lab;
 mod layouts;
 mod packed;
 mod plugin_files;
+mod postgres;
 mod registry;
 mod sandbox;
 mod sniff;
