@@ -9,6 +9,7 @@ mod claude_code;
 mod cli;
 mod conformance;
 mod convert;
+mod export;
 mod cursor;
 mod first_run;
 mod fuzz_regressions;
