@@ -768,8 +768,7 @@ impl<W: Write> RequestWriter<W> {
 
 /// The request body of one session.
 pub fn request_body(session: &EncodedSession) -> Vec<u8> {
-    let mut writer =
-        RequestWriter::new(session.format, Vec::with_capacity(session.len() + 32)).expect("in memory");
+    let mut writer = RequestWriter::new(session.format, Vec::with_capacity(session.len() + 32)).expect("in memory");
     writer.add(session).expect("in memory");
     writer.finish().expect("in memory")
 }

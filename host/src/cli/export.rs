@@ -74,7 +74,11 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     if args.validate && format != Format::Atif {
         anyhow::bail!("--validate checks ATIF trajectories: use it with --format atif");
     }
-    if format == Format::OtlpProto && args.out.is_none() && args.otlp_endpoint.is_none() && std::io::stdout().is_terminal() {
+    if format == Format::OtlpProto
+        && args.out.is_none()
+        && args.otlp_endpoint.is_none()
+        && std::io::stdout().is_terminal()
+    {
         anyhow::bail!("otlp-proto is binary: give --out FILE, or pipe stdout");
     }
     let catalog = ctx.catalog()?;
@@ -100,7 +104,13 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             let (target, kept) = super::given::open_target(ctx, &catalog, given)?;
             packed.extend(kept);
             let archived = match &args.codec {
-                None => super::archive::resolve_archived(ctx, &catalog, &target, args.harness.as_deref(), store_home.as_deref())?,
+                None => super::archive::resolve_archived(
+                    ctx,
+                    &catalog,
+                    &target,
+                    args.harness.as_deref(),
+                    store_home.as_deref(),
+                )?,
                 Some(_) => None,
             };
             let found = match archived {
@@ -179,7 +189,8 @@ fn export_one(
     options: otlp::Options,
     sink: &mut Sink,
 ) -> anyhow::Result<()> {
-    let (codec, mut stream) = inventory::open(catalog, found, args.codec.as_deref(), inventory::default_read_options())?;
+    let (codec, mut stream) =
+        inventory::open(catalog, found, args.codec.as_deref(), inventory::default_read_options())?;
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "exporting");
     enum Target {
         Spans(SessionEncoder),
@@ -263,7 +274,11 @@ fn export_one(
                 sent.status
             );
             if sent.rejected_spans > 0 {
-                eprintln!("warning: the collector rejected {} spans: {}", sent.rejected_spans, safe_text(&sent.error_message));
+                eprintln!(
+                    "warning: the collector rejected {} spans: {}",
+                    sent.rejected_spans,
+                    safe_text(&sent.error_message)
+                );
             }
         }
         _ => unreachable!("the target follows the sink"),
