@@ -1,6 +1,7 @@
 //! The archive's figures: a generated home of Claude Code and Codex
 //! sessions synced by the real `trajhost sync` (full, no change, after
-//! appends), and `trajhost search` over it, each as a child process.
+//! appends), and `trajhost search` over it, each as a child process; with
+//! a PostgreSQL URL, the same home's full and no-change sync into it too.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,8 @@ pub struct ArchiveOptions {
     /// Average bytes of a session: the home holds about `sessions` times this.
     pub session_bytes: u64,
     pub seed: u64,
+    /// Also sync into this PostgreSQL database (`--archive-postgres`).
+    pub postgres: Option<String>,
 }
 
 /// The smallest target a generated session is given (a preamble and a turn).
@@ -61,6 +64,16 @@ const QUERIES: &[&str] = &[
 ];
 
 fn child(options: &ArchiveOptions, data: &Path, args: &[&OsStr]) -> Result<(ChildRun, String)> {
+    child_as(options, data, args, None)
+}
+
+/// A child as `machine` (`TRAJHOST_MACHINE`), when given.
+fn child_as(
+    options: &ArchiveOptions,
+    data: &Path,
+    args: &[&OsStr],
+    machine: Option<&str>,
+) -> Result<(ChildRun, String)> {
     let out = options.work_dir.join("archive-child.out");
     let file = std::fs::File::create(&out).map_err(|e| BenchError::io(&out, e))?;
     let mut command = Command::new(&options.exe);
@@ -69,8 +82,12 @@ fn child(options: &ArchiveOptions, data: &Path, args: &[&OsStr]) -> Result<(Chil
         .arg(data)
         .args(args)
         .env("TRAJHOST_CACHE_DIR", &options.cache_dir)
+        .env_remove("TRAJHOST_ARCHIVE")
         .stdout(file)
         .stderr(Stdio::null());
+    if let Some(machine) = machine {
+        command.env("TRAJHOST_MACHINE", machine);
+    }
     let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     Ok((run, text))
@@ -153,6 +170,10 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
             .target("0", parsed == 0),
     );
 
+    if let Some(url) = &options.postgres {
+        rows.extend(postgres_rows(options, url, &home, total, full.elapsed, idle.elapsed, &progress)?);
+    }
+
     progress("appending to 10 sessions");
     let mut appended = 0u64;
     for path in claude.iter().take(10) {
@@ -199,6 +220,57 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
             .reference(format!("sources {}", mib(total)), Some(size as f64 / total as f64)),
     );
     Ok(rows)
+}
+
+fn rate(sessions: u64, bytes: u64, wall: Duration) -> String {
+    let secs = wall.as_secs_f64().max(1e-9);
+    format!("{:.0} sessions/s, {:.1} MB/s", sessions as f64 / secs, bytes as f64 / 1e6 / secs)
+}
+
+/// The same home synced into PostgreSQL (full, then no change), as a
+/// machine id of its own, so that the homes are new to the database.
+fn postgres_rows(
+    options: &ArchiveOptions,
+    url: &str,
+    home: &Path,
+    total: u64,
+    embedded_full: Duration,
+    embedded_idle: Duration,
+    progress: &dyn Fn(&str),
+) -> Result<Vec<Row>> {
+    let machine = format!("bench-{}-{}", std::process::id(), options.seed);
+    let data = options.work_dir.join("archive-data-postgres");
+    let _ = std::fs::remove_dir_all(&data);
+    let args = [
+        OsStr::new("sync"),
+        OsStr::new("--home"),
+        home.as_os_str(),
+        OsStr::new("--archive"),
+        OsStr::new(url),
+        OsStr::new("--json"),
+    ];
+    progress("full sync into PostgreSQL");
+    let (full, report) = child_as(options, &data, &args, Some(&machine))?;
+    if full.exit_code != 0 {
+        return Err(BenchError::Child {
+            command: "trajhost sync --archive postgres://…".into(), code: full.exit_code
+        });
+    }
+    let added = field(&report, "sessions_added");
+    progress("no-change sync into PostgreSQL");
+    let (idle, report) = child_as(options, &data, &args, Some(&machine))?;
+    let parsed = field(&report, "bytes_parsed");
+    Ok(vec![
+        Row::new("embedded archive: full sync rate", rate(options.sessions as u64, total, embedded_full)),
+        Row::new("PostgreSQL: full sync: wall", secs(full.elapsed)).reference(
+            format!("{added} sessions, {}; peak RSS {}", rate(added, total, full.elapsed), mib(full.peak_rss)),
+            Some(full.elapsed.as_secs_f64() / embedded_full.as_secs_f64()),
+        ),
+        Row::new("PostgreSQL: no-change sync: wall", secs(idle.elapsed)).reference(
+            format!("{parsed} bytes parsed; embedded {}", secs(embedded_idle)),
+            Some(idle.elapsed.as_secs_f64() / embedded_idle.as_secs_f64()),
+        ),
+    ])
 }
 
 /// Appends one user line to a Claude Code transcript (a copy of its last

@@ -52,6 +52,11 @@ struct Args {
     /// Average size of a session of `--archive`, in KB (4004 × 45 KB ≈ 180 MB).
     #[arg(long, default_value_t = 45, value_name = "KB")]
     archive_session_kb: u64,
+    /// With `--archive`: also sync the same home into this PostgreSQL database (full and no-change
+    /// sync, as a fresh machine id), printed beside the embedded archive's figures. Give an empty
+    /// database (tests/services/postgres starts one: TRAJHOST_TEST_POSTGRES).
+    #[arg(long, value_name = "URL")]
+    archive_postgres: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -92,6 +97,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
             sessions,
             session_bytes: args.archive_session_kb * 1000,
             seed: args.seed,
+            postgres: args.archive_postgres.clone(),
         };
         let rows = bench::archive::run(&options, &|step| eprintln!("bench: {step}"))?;
         if args.json {

@@ -243,6 +243,16 @@ impl PostgresArchive {
             statements: None,
             locked: Vec::new(),
         };
+        // A commit does not wait for the WAL to reach disk: a server crash
+        // can lose the last few hundred milliseconds of commits, each whole
+        // (a session with its records, evidence and cursor together), and
+        // the next sync reads those sessions again. It never corrupts.
+        archive
+            .client
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .batch_execute("SET synchronous_commit TO off")
+            .map_err(archive.err_owned())?;
         archive.migrate(version)?;
         archive.statements = Some(archive.prepare()?);
         Ok(archive)
