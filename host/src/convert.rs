@@ -186,7 +186,9 @@ fn export(
     convert: &ConvertOptions,
 ) -> Result<ExportManifest> {
     let cwd = options.cwd.clone();
-    let (source_codec, mut stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
+    let (source_codec, stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
+    // The source codec parses ahead on its own thread while this one writes.
+    let mut stream = stream.prefetched();
     let mut instance = catalog.instantiate(&target_codec)?;
     instance.set_target_choice(convert.choice.clone());
     let mut sink = instance.write(&options)?;
@@ -421,7 +423,8 @@ fn read_back(
             op: crate::error::Operation::Write,
             message: format!("wrote session {native_id} but cannot discover it in its own output"),
         })?;
-    let mut stream = catalog.instantiate(codec)?.read(home, &session.locator, inventory::default_read_options())?;
+    let mut stream =
+        catalog.instantiate(codec)?.read(home, &session.locator, inventory::default_read_options())?.prefetched();
     source.sign = -1;
     let before = std::mem::take(&mut source.kinds);
     while let Some(batch) = stream.next_batch()? {
