@@ -235,13 +235,11 @@ fn rekey(line: &str, key: &str, repetition: u64) -> String {
 
 /// What a command costs on a fresh install: an empty data directory and an
 /// empty compiled-code cache. Returns the run and the number of codecs it
-/// said it compiled.
-pub fn first_command(options: &Options, args: &[&OsStr], label: &str) -> Result<(ChildRun, u64)> {
+/// compiled (the `.cwasm` files it left in the cache).
+pub fn first_command(options: &Options, args: &[&OsStr], label: &str) -> Result<(ChildRun, usize)> {
     let fresh = options.work_dir.join(format!("fresh-{label}"));
     let _ = std::fs::remove_dir_all(&fresh);
     std::fs::create_dir_all(&fresh).map_err(|e| BenchError::io(&fresh, e))?;
-    let stderr_path = fresh.join("stderr");
-    let stderr = std::fs::File::create(&stderr_path).map_err(|e| BenchError::io(&stderr_path, e))?;
     let mut command = Command::new(&options.exe);
     command
         .arg("--data-dir")
@@ -251,21 +249,28 @@ pub fn first_command(options: &Options, args: &[&OsStr], label: &str) -> Result<
         .env_remove("TRAJHOST_HOME")
         .env_remove("TRAJHOST_ARCHIVE")
         .stdout(Stdio::null())
-        .stderr(stderr);
+        .stderr(Stdio::null());
     let run = run_child(&mut command).map_err(|e| BenchError::io(&options.exe, e))?;
     if run.exit_code != 0 {
         return Err(BenchError::Child { command: format!("trajhost ({label}, fresh install)"), code: run.exit_code });
     }
-    let said = std::fs::read_to_string(&stderr_path).unwrap_or_default();
-    Ok((run, compiled_count(&said)))
+    Ok((run, compiled_count(&fresh.join("cache"))))
 }
 
-/// `compiling 3 built-in codecs (first run)…` → 3; nothing said → 0.
-pub fn compiled_count(stderr: &str) -> u64 {
-    stderr
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("compiling ")?.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+/// The compiled components (`.cwasm`) under a compiled-code cache directory.
+pub fn compiled_count(cache: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(cache) else { return 0 };
+    entries
+        .flatten()
+        .map(|entry| {
+            let path = entry.path();
+            if path.is_dir() {
+                compiled_count(&path)
+            } else {
+                usize::from(path.extension() == Some(OsStr::new("cwasm")))
+            }
+        })
+        .sum()
 }
 
 /// A home with `count` small Claude Code sessions (one turn each), in 50
