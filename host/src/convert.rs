@@ -488,6 +488,8 @@ struct Essentials {
     sign: i32,
     /// The source's active context, for the portability gate.
     continuity: Continuity,
+    /// Reused for each folded text.
+    folded: Vec<u8>,
 }
 
 /// What in the source's main conversation a target cannot continue from:
@@ -553,7 +555,13 @@ const CATEGORIES: &[&str] = &[
 
 impl Default for Essentials {
     fn default() -> Self {
-        Essentials { values: HashMap::new(), kinds: BTreeMap::new(), sign: 1, continuity: Continuity::default() }
+        Essentials {
+            values: HashMap::new(),
+            kinds: BTreeMap::new(),
+            sign: 1,
+            continuity: Continuity::default(),
+            folded: Vec::new(),
+        }
     }
 }
 
@@ -581,15 +589,13 @@ impl Essentials {
     /// [`push`](Self::push) of `text` with its whitespace runs folded to one
     /// space and trimmed, without building the folded string.
     fn push_words(&mut self, what: &'static str, text: &str) {
+        let mut folded = std::mem::take(&mut self.folded);
+        fold_whitespace(text, &mut folded);
         let mut hasher = Sha256::new();
         hasher.update(what.as_bytes());
         hasher.update([0]);
-        for (i, word) in text.split_whitespace().enumerate() {
-            if i > 0 {
-                hasher.update(b" ");
-            }
-            hasher.update(word.as_bytes());
-        }
+        hasher.update(&folded);
+        self.folded = folded;
         self.count(what, hasher);
     }
 
@@ -620,7 +626,13 @@ impl Essentials {
     }
 
     fn add(&mut self, r: &Record) {
-        *self.kinds.entry(r.body.kind().to_string()).or_default() += 1;
+        let kind = r.body.kind();
+        match self.kinds.get_mut(kind) {
+            Some(count) => *count += 1,
+            None => {
+                self.kinds.insert(kind.to_string(), 1);
+            }
+        }
         if r.agent.is_some() {
             return;
         }
@@ -656,6 +668,34 @@ impl Essentials {
             Body::Compaction { summary, .. } => self.push_words("compaction", summary),
             Body::Meta(_) | Body::Observation { .. } => {}
         }
+    }
+}
+
+/// `text`'s words joined by one space (`split_whitespace`), into `out`:
+/// byte by byte when the text is ASCII, the common case.
+fn fold_whitespace(text: &str, out: &mut Vec<u8>) {
+    out.clear();
+    if text.is_ascii() {
+        let mut gap = false;
+        for &b in text.as_bytes() {
+            // char::is_whitespace on ASCII: \t \n \v(0x0b) \f \r and space.
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') {
+                gap = !out.is_empty();
+            } else {
+                if gap {
+                    out.push(b' ');
+                    gap = false;
+                }
+                out.push(b);
+            }
+        }
+        return;
+    }
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(b' ');
+        }
+        out.extend_from_slice(word.as_bytes());
     }
 }
 
@@ -814,4 +854,23 @@ pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Re
         });
     }
     Ok(InstallPlan { native_id: plan.native_id, operations, resume_command: plan.resume_command })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_whitespace;
+
+    #[test]
+    fn folding_whitespace_matches_split_whitespace() {
+        let mut out = Vec::new();
+        for text in ["", "  ", "a", " a  b\t\nc ", "x\x0b\x0cy\r", "café  ü\u{3000}日本 ", "a\u{a0}b", "\u{2028}z"]
+        {
+            fold_whitespace(text, &mut out);
+            assert_eq!(
+                String::from_utf8(out.clone()).unwrap(),
+                text.split_whitespace().collect::<Vec<_>>().join(" "),
+                "{text:?}"
+            );
+        }
+    }
 }
