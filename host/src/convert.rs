@@ -448,7 +448,7 @@ struct Digester {
 
 impl Digester {
     fn spawn(codec: String) -> Digester {
-        let (batches, received) = std::sync::mpsc::sync_channel::<std::sync::Arc<String>>(2);
+        let (batches, received) = std::sync::mpsc::sync_channel::<std::sync::Arc<String>>(0);
         let thread = std::thread::Builder::new()
             .name("fidelity-digest".into())
             .spawn(move || {
@@ -589,13 +589,10 @@ impl Essentials {
     /// [`push`](Self::push) of `text` with its whitespace runs folded to one
     /// space and trimmed, without building the folded string.
     fn push_words(&mut self, what: &'static str, text: &str) {
-        let mut folded = std::mem::take(&mut self.folded);
-        fold_whitespace(text, &mut folded);
         let mut hasher = Sha256::new();
         hasher.update(what.as_bytes());
         hasher.update([0]);
-        hasher.update(&folded);
-        self.folded = folded;
+        fold_whitespace(text, &mut self.folded, &mut |folded| hasher.update(folded));
         self.count(what, hasher);
     }
 
@@ -671,33 +668,53 @@ impl Essentials {
     }
 }
 
-/// `text`'s words joined by one space (`split_whitespace`), into `out`:
-/// byte by byte when the text is ASCII, the common case.
-fn fold_whitespace(text: &str, out: &mut Vec<u8>) {
-    out.clear();
+/// `text`'s words joined by one space (`split_whitespace`), handed to
+/// `sink` in pieces of about [`FOLD_PIECE`] bytes through `buf` (so a long
+/// tool output is not copied whole): byte by byte when the text is ASCII,
+/// the common case.
+fn fold_whitespace(text: &str, buf: &mut Vec<u8>, sink: &mut dyn FnMut(&[u8])) {
+    buf.clear();
+    let mut started = false;
+    let mut put = |buf: &mut Vec<u8>, bytes: &[u8]| {
+        if bytes.len() >= FOLD_PIECE {
+            // A long word goes straight through.
+            sink(buf);
+            buf.clear();
+            sink(bytes);
+            return;
+        }
+        buf.extend_from_slice(bytes);
+        if buf.len() >= FOLD_PIECE {
+            sink(buf);
+            buf.clear();
+        }
+    };
+    let mut word = |buf: &mut Vec<u8>, bytes: &[u8]| {
+        if started {
+            put(buf, b" ");
+        }
+        put(buf, bytes);
+        started = true;
+    };
     if text.is_ascii() {
-        let mut gap = false;
-        for &b in text.as_bytes() {
-            // char::is_whitespace on ASCII: \t \n \v(0x0b) \f \r and space.
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') {
-                gap = !out.is_empty();
-            } else {
-                if gap {
-                    out.push(b' ');
-                    gap = false;
-                }
-                out.push(b);
-            }
+        // char::is_whitespace on ASCII: \t \n \v(0x0b) \f \r and space.
+        let words = text.as_bytes().split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'));
+        for bytes in words.filter(|w| !w.is_empty()) {
+            word(buf, bytes);
         }
-        return;
+    } else {
+        for text in text.split_whitespace() {
+            word(buf, text.as_bytes());
+        }
     }
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(b' ');
-        }
-        out.extend_from_slice(word.as_bytes());
+    if !buf.is_empty() {
+        sink(buf);
+        buf.clear();
     }
 }
+
+/// About the largest piece [`fold_whitespace`] hands over at once.
+const FOLD_PIECE: usize = 64 << 10;
 
 fn canonical_json(value: &serde_json::Value) -> String {
     // serde_json's Map is ordered by key (no preserve_order feature).
@@ -858,19 +875,34 @@ pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Re
 
 #[cfg(test)]
 mod tests {
-    use super::fold_whitespace;
+    use super::{FOLD_PIECE, fold_whitespace};
 
     #[test]
     fn folding_whitespace_matches_split_whitespace() {
-        let mut out = Vec::new();
-        for text in ["", "  ", "a", " a  b\t\nc ", "x\x0b\x0cy\r", "café  ü\u{3000}日本 ", "a\u{a0}b", "\u{2028}z"]
-        {
-            fold_whitespace(text, &mut out);
+        let long = "word  ".repeat(30_000) + "é";
+        let one_word = "é".repeat(100_000) + " x";
+        let mut buf = Vec::new();
+        let texts = [
+            "",
+            "  ",
+            "a",
+            " a  b\t\nc ",
+            "x\x0b\x0cy\r",
+            "café  ü\u{3000}日本 ",
+            "a\u{a0}b",
+            "\u{2028}z",
+            &long,
+            &long[..long.len() - 2],
+        ];
+        for text in texts {
+            let mut out = Vec::new();
+            fold_whitespace(text, &mut buf, &mut |piece| out.extend_from_slice(piece));
             assert_eq!(
-                String::from_utf8(out.clone()).unwrap(),
+                String::from_utf8(out).unwrap(),
                 text.split_whitespace().collect::<Vec<_>>().join(" "),
                 "{text:?}"
             );
+            assert!(buf.capacity() <= 2 * FOLD_PIECE, "the fold buffer stays small");
         }
     }
 }
