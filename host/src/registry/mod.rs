@@ -352,16 +352,35 @@ fn validate_info(info: &CodecInfo, component: &str) -> Result<()> {
 }
 
 /// The `trajhost:sdk` custom section (`sdk=X;api=Y`), wherever it sits in
-/// the component.
+/// the component. Function bodies are stepped over, not parsed: every
+/// command asks this of each built-in, and reading their code would bring
+/// all of it into memory (about 16 MiB of a process's peak).
 pub(crate) fn sdk_section(bytes: &[u8]) -> Option<String> {
-    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        if let Ok(wasmparser::Payload::CustomSection(section)) = payload
-            && section.name() == "trajhost:sdk"
-        {
-            return Some(String::from_utf8_lossy(section.data()).into_owned());
+    use wasmparser::{Chunk, Parser, Payload};
+    let mut parser = Parser::new(0);
+    let mut outer: Vec<Parser> = Vec::new();
+    let mut data = bytes;
+    loop {
+        let Ok(Chunk::Parsed { consumed, payload }) = parser.parse(data, true) else { return None };
+        data = data.get(consumed..)?;
+        match payload {
+            Payload::CustomSection(section) if section.name() == "trajhost:sdk" => {
+                return Some(String::from_utf8_lossy(section.data()).into_owned());
+            }
+            Payload::CodeSectionStart { size, .. } => {
+                parser.skip_section();
+                data = data.get(size as usize..)?;
+            }
+            Payload::ModuleSection { parser: inner, .. } | Payload::ComponentSection { parser: inner, .. } => {
+                outer.push(std::mem::replace(&mut parser, inner));
+            }
+            Payload::End(_) => match outer.pop() {
+                Some(enclosing) => parser = enclosing,
+                None => return None,
+            },
+            _ => {}
         }
     }
-    None
 }
 
 /// Writes `path` whole or not at all: a temporary name beside it, fsync,
@@ -369,4 +388,30 @@ pub(crate) fn sdk_section(bytes: &[u8]) -> Option<String> {
 /// file (or none), never a torn one.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     crate::install::write_replacing(path, bytes, None).map_err(|e| HostError::io(path, e))
+}
+
+#[cfg(test)]
+mod sdk_section_tests {
+    use super::sdk_section;
+
+    /// Every section, the slow way: each payload of every nested module.
+    fn by_full_parse(bytes: &[u8]) -> Option<String> {
+        wasmparser::Parser::new(0).parse_all(bytes).find_map(|payload| match payload {
+            Ok(wasmparser::Payload::CustomSection(s)) if s.name() == "trajhost:sdk" => {
+                Some(String::from_utf8_lossy(s.data()).into_owned())
+            }
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn the_sdk_section_is_found_without_parsing_code() {
+        for builtin in crate::registry::builtin::BUILTIN_CODECS {
+            let found = sdk_section(builtin.wasm);
+            assert!(found.as_deref().is_some_and(|s| s.starts_with("sdk=")), "{}: {found:?}", builtin.package);
+            assert_eq!(found, by_full_parse(builtin.wasm), "{}", builtin.package);
+        }
+        assert_eq!(sdk_section(b"not wasm"), None);
+        assert_eq!(sdk_section(&[]), None);
+    }
 }
