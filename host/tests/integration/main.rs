@@ -9,8 +9,8 @@ mod claude_code;
 mod cli;
 mod conformance;
 mod convert;
-mod export;
 mod cursor;
+mod export;
 mod first_run;
 mod fuzz_regressions;
 mod fx;
@@ -25,6 +25,7 @@ mod registry;
 mod sandbox;
 mod sniff;
 mod terminal;
+mod view;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would
