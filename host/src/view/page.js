@@ -1,7 +1,9 @@
 (function () {
   'use strict';
-  // Text longer than this is cut, with a button that shows all of it.
+  // Text longer than this is cut, with a button that shows all of it: inline text, and the
+  // body of a folded record (rendered only when it is opened).
   var LIMIT = 20000;
+  var FOLDED_LIMIT = 200000;
   // Records rendered per step (and at most this many milliseconds per step).
   var STEP = 150;
   var STEP_MS = 40;
@@ -124,13 +126,14 @@
     }
     node.appendChild(doc.createTextNode(text.slice(at)));
   }
-  // Appends a <pre> with text (cut at LIMIT, with a button for the rest).
+  // Appends a <pre> with text (cut at a limit, with a button for the rest).
   function textInto(parent, cls, text) {
     text = text === undefined || text === null ? '' : String(text);
     var pre = el('pre', cls);
     parent.appendChild(pre);
-    if (text.length <= LIMIT) { put(pre, text); return pre; }
-    put(pre, text.slice(0, LIMIT));
+    var limit = parent.classList.contains('body') ? FOLDED_LIMIT : LIMIT;
+    if (text.length <= limit) { put(pre, text); return pre; }
+    put(pre, text.slice(0, limit));
     var button = el('button', 'more', 'show all ' + text.length.toLocaleString('en') + ' characters');
     button.type = 'button';
     button.addEventListener('click', function () {
