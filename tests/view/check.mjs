@@ -4,6 +4,7 @@
 // hostile session (tests/view/hostile) shows its markup as text; a screenshot goes to
 // docs/view-screenshot.png; a generated 50 MB session's page load time is measured.
 //   node tests/view/check.mjs --trajhost PATH [--screenshot PATH] [--big-mb N] [--only SUBSTRING]
+// (--only: the lab fixtures whose harness/version/scenario contains it; --big-mb 0: no large page)
 // Prints PASS/FAIL/SKIP lines and a closing "N passed, N failed" line; exits 1 on a failure.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -204,9 +205,10 @@ async function measureBig(browser) {
     await page.waitForFunction(() => / in \d+ records/.test(document.getElementById('status').textContent), null, { timeout: 180000 });
     const searchMs = Date.now() - searchStarted;
     const status = await page.locator('#status').innerText();
+    const heap = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : 0));
     const seconds = (ms) => (ms / 1000).toFixed(2) + ' s';
     console.log(`view ${bigMb} MB: session ${(made.bytes / 1e6).toFixed(1)} MB (${timing.records} records, ${made.turns} turns), page ${(pageBytes / 1e6).toFixed(1)} MB in ${timing.blocks} blocks, written by trajhost view in ${seconds(renderMs)}`);
-    console.log(`view ${bigMb} MB in Chromium: DOMContentLoaded ${seconds(timing.domContentLoaded)}, first records shown ${seconds(timing.ready)}, load event ${seconds(timing.load)} (goto to ready: ${seconds(wall)}); after 5 scrolls ${shown} records rendered; search over all records: ${seconds(searchMs)} (${status})`);
+    console.log(`view ${bigMb} MB in Chromium: DOMContentLoaded ${seconds(timing.domContentLoaded)}, first records shown ${seconds(timing.ready)}, load event ${seconds(timing.load)} (goto to ready: ${seconds(wall)}); after 5 scrolls ${shown} records rendered; search over all records: ${seconds(searchMs)} (${status}); JS heap then ${(heap / 1e6).toFixed(0)} MB`);
     if (problems.length) return fail(`${bigMb} MB page`, problems.join('; '));
     if (timing.ready > 60000) return fail(`${bigMb} MB page`, `first records shown after ${seconds(timing.ready)}`);
     pass(`${bigMb} MB page`, `ready in ${seconds(timing.ready)}`);
@@ -237,13 +239,11 @@ try {
     }
   }
   if (shot) skip('screenshot', 'the claude-code parallel fixture was not among the pages');
-  if (!only) {
-    try { await checkHostile(browser); } catch (e) { fail('hostile session', e.message); }
-    if (bigMb > 0) {
-      try { await measureBig(browser); } catch (e) { fail(`${bigMb} MB page`, e.message); }
-    } else {
-      skip('large page', '--big-mb 0');
-    }
+  try { await checkHostile(browser); } catch (e) { fail('hostile session', e.message); }
+  if (bigMb > 0) {
+    try { await measureBig(browser); } catch (e) { fail(`${bigMb} MB page`, e.message); }
+  } else {
+    skip('large page', '--big-mb 0');
   }
 } finally {
   await browser.close();
