@@ -271,3 +271,33 @@ fn view_open_without_a_browser_says_what_to_do() {
     assert!(file.exists());
     assert!(Path::new(&file).metadata().unwrap().len() > 1000);
 }
+
+#[test]
+fn an_archived_session_is_viewed_after_its_source_is_deleted() {
+    let home = tempfile::tempdir().unwrap();
+    for harness in [("claude-code", "2.1.197"), ("hermes", "0.19.0")] {
+        let fixture = crate::common::fixture_home(harness.0, harness.1, "simple");
+        let copied = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", fixture.display()))
+            .arg(home.path())
+            .status()
+            .unwrap();
+        assert!(copied.success());
+    }
+    let data = tempfile::tempdir().unwrap();
+    let sync = trajhost(data.path(), &["sync", "--home", home.path().to_str().unwrap()]);
+    assert!(sync.status.success(), "{}", stderr(&sync));
+    std::fs::remove_dir_all(home.path().join(".claude")).unwrap();
+    std::fs::remove_dir_all(home.path().join(".hermes")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    // JSONL from kept byte ranges, and SQLite from a recorded tape: both read in a restored home.
+    for id in ["61ec73f4", "20261130_041901_233928"] {
+        let file = out.path().join(format!("{id}.html"));
+        let args = ["view", id, "--home", home.path().to_str().unwrap(), "--out", file.to_str().unwrap()];
+        let run = trajhost(data.path(), &args);
+        assert!(run.status.success(), "{id}: {}", stderr(&run));
+        let page = std::fs::read_to_string(&file).unwrap();
+        assert!(page.contains("PAPAYA-42"), "{id}: the page holds the session");
+    }
+}
