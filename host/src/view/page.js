@@ -346,11 +346,12 @@
   // rendered until it is out of reach.
   function kick() { observer.unobserve(more); observer.observe(more); }
 
-  function updateStatus(scanned) {
+  var scanned = 0;        // records searched so far
+  function updateStatus() {
     if (!order) {
       status.textContent = 'showing ' + Math.min(pos, total) + ' of ' + total + ' records';
     } else if (scanning) {
-      status.textContent = order.length + ' matches (searched ' + Math.floor(100 * (scanned || 0) / Math.max(total, 1)) + '%)';
+      status.textContent = order.length + ' matches (searched ' + Math.floor(100 * scanned / Math.max(total, 1)) + '%)';
     } else {
       status.textContent = order.length + (order.length === 1 ? ' match' : ' matches') + ' in ' + total + ' records';
     }
@@ -408,6 +409,7 @@
     order = [];
     matchSet = new Set();
     callAt = new Map();
+    scanned = 0;
     scanning = true;
     var mine = generation, i = 0;
     (function scan() {
@@ -419,8 +421,9 @@
         if (matches(r)) { order.push(i); matchSet.add(i); }
         i++;
       }
+      scanned = i;
       scanning = i < total;
-      updateStatus(i);
+      updateStatus();
       renderMore();
       if (scanning) setTimeout(scan, 0);
     })();
