@@ -310,10 +310,10 @@ impl Notes {
             notes.push(format!(
                 "The session ends {ending}: {}",
                 match ending {
-                    "open" => "its last turn has no final answer from the model",
-                    "aborted" => "its last turn was interrupted",
-                    "error" => "its last turn ended in an error the harness recorded",
-                    _ => "see the last records",
+                    "open" => "its last turn has no final answer from the model.",
+                    "aborted" => "its last turn was interrupted.",
+                    "error" => "its last turn ended in an error the harness recorded.",
+                    _ => "see the last records.",
                 }
             ));
         }

@@ -206,7 +206,7 @@
   }
   function setState(details, result) {
     var s = details.state;
-    if (!result) { s.className = 'state pending'; s.textContent = ' · no result yet'; return; }
+    if (!result) { s.className = 'state pending'; s.textContent = ' · no result'; return; }
     if (result.ok === false) { s.className = 'state fail'; s.textContent = ' · failed'; }
     else if (result.ok === true) { s.className = 'state ok'; s.textContent = ' · ok'; }
     else { s.className = 'state'; s.textContent = ' · result'; }
