@@ -42,6 +42,9 @@ struct Args {
     /// cargo runs the bench, else the one beside this binary.
     #[arg(long, value_name = "PATH")]
     trajhost: Option<PathBuf>,
+    /// Sessions in the home where `read <id>` resolves an id (0: skip).
+    #[arg(long, default_value_t = trajhost_bench::goals::MANY_SESSIONS, value_name = "N")]
+    many_sessions: usize,
     /// The table as JSON.
     #[arg(long)]
     json: bool,
@@ -118,6 +121,8 @@ fn run(args: &Args) -> anyhow::Result<()> {
         sqlite_copies: args.sqlite_copies,
         sqlite_template: template.exists().then_some(template),
         casr_root,
+        fixtures: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures"),
+        many_sessions: args.many_sessions,
     };
     let report = bench::run(&options, &|step| eprintln!("bench: {step}"))?;
     if args.json {

@@ -186,24 +186,32 @@ fn export(
     convert: &ConvertOptions,
 ) -> Result<ExportManifest> {
     let cwd = options.cwd.clone();
-    let (source_codec, mut stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
+    let (source_codec, stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
+    // The source codec parses ahead on its own thread while this one writes.
+    let mut stream = stream.prefetched();
     let mut instance = catalog.instantiate(&target_codec)?;
     instance.set_target_choice(convert.choice.clone());
     let mut sink = instance.write(&options)?;
     let mut not_portable = NotPortable::default();
     let mut canonical = ExportFile::create(&out.join("canonical.jsonl"))?;
     let mut files = ArtifactFiles::new(out.to_path_buf());
-    let mut source = Essentials::default();
+    // Three stages overlap: the source codec parses ahead (its thread), the
+    // fidelity digests are taken on another, and this one writes.
+    let digester = Digester::spawn(source_codec.id());
     while let Some(batch) = stream.next_batch()? {
-        source.add_document(&batch.records, &source_codec.id())?;
+        let records = std::sync::Arc::new(batch.records);
+        if !digester.add(records.clone()) {
+            break; // the digester failed: its error comes from `finish`
+        }
         not_portable.add(&batch.diagnostics);
-        canonical.append(batch.records.as_bytes())?;
-        if !batch.records.is_empty() && !batch.records.ends_with('\n') {
+        canonical.append(records.as_bytes())?;
+        if !records.is_empty() && !records.ends_with('\n') {
             canonical.append(b"\n")?;
         }
-        files.append(sink.push(&batch.records)?)?;
+        files.append(sink.push(&records)?)?;
     }
     drop(stream);
+    let mut source = digester.finish()?;
     let applied_in_write = sink.target_choice_asked();
     let mut written = sink.finish()?;
     not_portable.add(&written.diagnostics);
@@ -421,13 +429,52 @@ fn read_back(
             op: crate::error::Operation::Write,
             message: format!("wrote session {native_id} but cannot discover it in its own output"),
         })?;
-    let mut stream = catalog.instantiate(codec)?.read(home, &session.locator, inventory::default_read_options())?;
+    let mut stream =
+        catalog.instantiate(codec)?.read(home, &session.locator, inventory::default_read_options())?.prefetched();
     source.sign = -1;
     let before = std::mem::take(&mut source.kinds);
     while let Some(batch) = stream.next_batch()? {
         source.add_document(&batch.records, &codec.id())?;
     }
     Ok(std::mem::replace(&mut source.kinds, before))
+}
+
+/// [`Essentials`] of the source, taken on a thread of their own from the
+/// batches the writer is handed.
+struct Digester {
+    batches: std::sync::mpsc::SyncSender<std::sync::Arc<String>>,
+    thread: std::thread::JoinHandle<Result<Essentials>>,
+}
+
+impl Digester {
+    fn spawn(codec: String) -> Digester {
+        let (batches, received) = std::sync::mpsc::sync_channel::<std::sync::Arc<String>>(2);
+        let thread = std::thread::Builder::new()
+            .name("fidelity-digest".into())
+            .spawn(move || {
+                let mut essentials = Essentials::default();
+                for records in received {
+                    essentials.add_document(&records, &codec)?;
+                }
+                Ok(essentials)
+            })
+            .expect("spawning a thread");
+        Digester { batches, thread }
+    }
+
+    /// Hands over one batch; `false` once the digester has stopped on an error.
+    fn add(&self, records: std::sync::Arc<String>) -> bool {
+        self.batches.send(records).is_ok()
+    }
+
+    fn finish(self) -> Result<Essentials> {
+        drop(self.batches);
+        self.thread.join().map_err(|_| HostError::Trap {
+            plugin: "fidelity-digest thread".into(),
+            op: crate::error::Operation::Write,
+            message: "the digest thread panicked".into(),
+        })?
+    }
 }
 
 /// The values a conversion must keep, as one multiset of 128-bit digests of
@@ -528,6 +575,25 @@ impl Essentials {
         hasher.update(what.as_bytes());
         hasher.update([0]);
         hasher.update(value.as_bytes());
+        self.count(what, hasher);
+    }
+
+    /// [`push`](Self::push) of `text` with its whitespace runs folded to one
+    /// space and trimmed, without building the folded string.
+    fn push_words(&mut self, what: &'static str, text: &str) {
+        let mut hasher = Sha256::new();
+        hasher.update(what.as_bytes());
+        hasher.update([0]);
+        for (i, word) in text.split_whitespace().enumerate() {
+            if i > 0 {
+                hasher.update(b" ");
+            }
+            hasher.update(word.as_bytes());
+        }
+        self.count(what, hasher);
+    }
+
+    fn count(&mut self, what: &'static str, hasher: Sha256) {
         let mut key = [0u8; 16];
         key.copy_from_slice(&hasher.finalize()[..16]);
         if self.sign > 0 {
@@ -561,11 +627,10 @@ impl Essentials {
         if self.sign > 0 {
             self.continuity.add(&r.body);
         }
-        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
         match &r.body {
             Body::User { text, attachments } => {
                 if !text.trim().is_empty() {
-                    self.push("user text", &norm(text));
+                    self.push_words("user text", text);
                 }
                 for _ in attachments {
                     self.push("attachments", "");
@@ -573,7 +638,7 @@ impl Essentials {
             }
             Body::Assistant(a) => {
                 if !a.text.trim().is_empty() {
-                    self.push("assistant text", &norm(&a.text));
+                    self.push_words("assistant text", &a.text);
                 }
                 if a.usage.is_some() {
                     self.push("usage", "");
@@ -582,13 +647,13 @@ impl Essentials {
             Body::ToolCall { name, arguments, .. } => {
                 self.push("tool call", &format!("{name} {}", canonical_json(arguments)))
             }
-            Body::ToolResult { content, .. } => self.push("tool result", &norm(content)),
+            Body::ToolResult { content, .. } => self.push_words("tool result", content),
             Body::Reasoning(reasoning) => match &reasoning.text {
-                Some(text) if !text.trim().is_empty() => self.push("reasoning text", &norm(text)),
+                Some(text) if !text.trim().is_empty() => self.push_words("reasoning text", text),
                 _ => self.push("opaque reasoning", ""),
             },
-            Body::System { text } => self.push("system text", &norm(text)),
-            Body::Compaction { summary, .. } => self.push("compaction", &norm(summary)),
+            Body::System { text } => self.push_words("system text", text),
+            Body::Compaction { summary, .. } => self.push_words("compaction", summary),
             Body::Meta(_) | Body::Observation { .. } => {}
         }
     }

@@ -382,6 +382,9 @@ pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) ->
         return resolve_path(catalog, Path::new(file), harness, forced, Some(fragment));
     }
     let home = lookup.home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    if let Some(found) = resolve_by_file_name(catalog, &home, target, harness, forced) {
+        return Ok(found);
+    }
     let inventory =
         discover(catalog, &SessionQuery { home: home.clone(), harness: harness.map(String::from), cwd: None })?;
     let matches = matching_id(&inventory.sessions, target);
@@ -423,6 +426,87 @@ pub fn resolve_with(catalog: &Catalog<'_>, target: &str, lookup: &Lookup<'_>) ->
             many.len(),
             many.iter().map(|s| format!("{}:{}", s.harness, s.session.native_id)).collect::<Vec<_>>().join(", ")
         ))),
+    }
+}
+
+/// The fast path of an id: most harnesses name a session's file (or its
+/// folder) after its id, so the store paths under `home` that contain
+/// `target` are listed (one directory listing per wildcard segment of the
+/// codecs' `session-globs`, no file opened), and when exactly one does, that
+/// file alone is asked about. Taken only when the session it holds has
+/// `target` as its id (or, for a prefix of 8 characters or more, begins
+/// with it); anything else (no path, several, another id, an error) falls
+/// back to a full discovery, which also covers stores that do not name
+/// sessions by id (SQLite databases) and homes moved out of `home`.
+fn resolve_by_file_name(
+    catalog: &Catalog<'_>,
+    home: &Path,
+    target: &str,
+    harness: Option<&str>,
+    forced: Option<&CodecRecord>,
+) -> Option<FoundSession> {
+    const SHORTEST_PREFIX: usize = 8;
+    if target.len() < SHORTEST_PREFIX || !target.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+        return None;
+    }
+    let home = std::fs::canonicalize(home).ok()?;
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for h in catalog.harnesses() {
+        if harness.is_some_and(|wanted| wanted != h) {
+            continue;
+        }
+        for codec in catalog.for_harness(&h) {
+            for glob in &codec.session_globs {
+                let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+                paths_containing(&home, &segments, target, false, &mut paths);
+                if paths.len() > 1 {
+                    paths.sort();
+                    paths.dedup();
+                    if paths.len() > 1 {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+    let [path] = paths.as_slice() else { return None };
+    let found = resolve_path(catalog, path, harness, forced, None).ok()?;
+    let id = found.session.native_id.as_str();
+    (id == target || id.starts_with(target)).then(|| {
+        tracing::debug!("{target}: resolved from its file name, {}", path.display());
+        found
+    })
+}
+
+/// The files under `dir` that match `segments` and whose path below `dir`
+/// contains `target` (`seen`: an earlier segment did).
+fn paths_containing(dir: &Path, segments: &[&str], target: &str, seen: bool, out: &mut Vec<PathBuf>) {
+    let Some((first, rest)) = segments.split_first() else {
+        if seen && dir.is_file() {
+            out.push(dir.to_path_buf());
+        }
+        return;
+    };
+    if !first.contains('*') {
+        paths_containing(&dir.join(first), rest, target, seen || first.contains(target), out);
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !segment_matches(first, name) {
+            continue;
+        }
+        let seen = seen || name.contains(target);
+        // The last segment names files: only those with the id are looked at.
+        if rest.is_empty() && !seen {
+            continue;
+        }
+        paths_containing(&entry.path(), rest, target, seen, out);
+        if out.len() > 1 {
+            return;
+        }
     }
 }
 

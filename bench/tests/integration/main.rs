@@ -1,6 +1,7 @@
 //! trajhost-bench's integration tests: the performance invariants CI can
 //! check in seconds (docs/performance.md). Peak memory of `trajhost read`
-//! does not grow with the session's size, and a warm load never recompiles.
+//! and `trajhost convert` does not grow with the session's size, a warm load
+//! never recompiles, and a first command compiles only the codecs it needs.
 //! Invariants, not wall-clock times.
 
 use std::path::{Path, PathBuf};
@@ -22,22 +23,33 @@ fn trajhost() -> &'static Path {
     EXE.get_or_init(|| bench::trajhost_exe().unwrap_or_else(|e| panic!("the trajhost binary: {e}")))
 }
 
-/// Peak RSS of `trajhost read FILE --json > /dev/null`.
-fn read_peak_rss(data_dir: &Path, file: &Path) -> u64 {
+/// Peak RSS of `trajhost ARGS… > /dev/null` over the shared cache.
+fn peak_rss(data_dir: &Path, args: &[&std::ffi::OsStr]) -> u64 {
     let mut command = Command::new(trajhost());
     command
         .arg("--data-dir")
         .arg(data_dir)
-        .arg("read")
-        .arg(file)
-        .arg("--json")
+        .args(args)
         .env_remove("TRAJHOST_HOME")
         .env("TRAJHOST_CACHE_DIR", shared_cache())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let run = bench::run_child(&mut command).expect("running trajhost read");
-    assert_eq!(run.exit_code, 0, "trajhost read {} failed", file.display());
+    let run = bench::run_child(&mut command).expect("running trajhost");
+    assert_eq!(run.exit_code, 0, "trajhost {args:?} failed");
     run.peak_rss
+}
+
+/// Peak RSS of `trajhost read FILE --json > /dev/null`.
+fn read_peak_rss(data_dir: &Path, file: &Path) -> u64 {
+    peak_rss(data_dir, &["read".as_ref(), file.as_os_str(), "--json".as_ref()])
+}
+
+/// Peak RSS of `trajhost convert FILE --to codex --out DIR --json`.
+fn convert_peak_rss(data_dir: &Path, file: &Path, out: &Path) -> u64 {
+    let _ = std::fs::remove_dir_all(out);
+    let args =
+        ["convert".as_ref(), file.as_os_str(), "--to".as_ref(), "codex".as_ref(), "--out".as_ref(), out.as_os_str()];
+    peak_rss(data_dir, &args)
 }
 
 #[test]
@@ -63,6 +75,56 @@ fn peak_memory_stays_flat_as_the_session_grows() {
         small_peak >> 20,
         large_peak >> 20
     );
+    // Convert streams too: two codec instances and the fidelity digests, not the session.
+    let out = dir.path().join("export");
+    convert_peak_rss(&data, &small.path, &out);
+    let small_peak = convert_peak_rss(&data, &small.path, &out);
+    let large_peak = convert_peak_rss(&data, &large.path, &out);
+    assert!(
+        large_peak <= small_peak + margin,
+        "convert's peak RSS grows with input: 1 MB session {} MiB, 20 MB session {} MiB (allowed +48 MiB)",
+        small_peak >> 20,
+        large_peak >> 20
+    );
+}
+
+#[test]
+fn a_first_command_compiles_only_the_codecs_it_needs() {
+    // A fresh data dir and an empty compiled-code cache: a first install.
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let mut spec = Spec::new(Format::ClaudeCode, 50_000);
+    spec.max_line_bytes = 4096;
+    let session = bench::corpus::generate(&home, &spec).unwrap();
+    let compiled = |args: &[&std::ffi::OsStr], cache: &str| {
+        let cache_dir = dir.path().join(cache);
+        let output = Command::new(trajhost())
+            .arg("--data-dir")
+            .arg(dir.path().join(format!("data-{cache}")))
+            .args(args)
+            .env_remove("TRAJHOST_HOME")
+            .env_remove("TRAJHOST_ARCHIVE")
+            .env("TRAJHOST_CACHE_DIR", &cache_dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("running trajhost");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "trajhost {args:?}: {stderr}");
+        (bench::goals::compiled_count(&cache_dir), stderr)
+    };
+    // Listing a home that holds one Claude Code session runs the Claude Code codecs only.
+    let (count, said) = compiled(&["sessions".as_ref(), "--home".as_ref(), home.as_os_str()], "sessions");
+    let claude_codecs =
+        trajhost::registry::builtin::declared_infos().values().filter(|i| i.harness == "claude-code").count();
+    assert!(count >= 1 && count <= claude_codecs, "`sessions` compiled {count} codecs: {said}");
+    // Reading one file compiles at most that harness's codecs.
+    let (count, said) = compiled(&["read".as_ref(), session.path.as_os_str(), "--json".as_ref()], "read");
+    assert!(count >= 1 && count <= claude_codecs, "`read` compiled {count} codecs: {said}");
+    // An empty home needs no codec at all.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (count, said) = compiled(&["sessions".as_ref(), "--home".as_ref(), empty.as_os_str()], "empty");
+    assert_eq!(count, 0, "`sessions` on an empty home compiled codecs: {said}");
 }
 
 #[test]

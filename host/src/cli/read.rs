@@ -69,8 +69,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             _ => inventory::resolve_with(&catalog, &target, &lookup)?,
         },
     };
-    let (codec, mut stream) =
-        inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
+    let (codec, stream) = inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
+    // The codec parses the next batch while this thread writes and digests this one.
+    let mut stream = stream.prefetched();
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
 
     let format = if args.json { Format::Canonical } else { args.format };
@@ -91,7 +92,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             Ok(None) => break,
             Err(error) => {
                 out.flush()?;
-                let log = stream.plugin_log();
+                let log = stream.finish().map(|s| s.plugin_log()).unwrap_or_default();
                 if !log.is_empty() {
                     eprintln!("codec log:\n{}", safe_text(&log));
                 }

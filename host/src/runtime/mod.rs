@@ -679,6 +679,78 @@ impl Drop for SessionStream {
     }
 }
 
+/// A [`SessionStream`] read ahead on its own thread: the codec parses the
+/// next batch while the caller handles this one, so a read costs about the
+/// slower of the two sides, not their sum. At most one batch waits (memory
+/// grows by one batch, ≤ `max-batch-bytes`).
+pub struct Prefetched {
+    batches: std::sync::mpsc::Receiver<Result<Batch>>,
+    reader: Option<std::thread::JoinHandle<SessionStream>>,
+    /// The stream, once the reading thread has ended.
+    stream: Option<SessionStream>,
+}
+
+impl SessionStream {
+    /// Moves the stream onto a reading thread.
+    pub fn prefetched(mut self) -> Prefetched {
+        let (sender, batches) = std::sync::mpsc::sync_channel(1);
+        let reader = std::thread::Builder::new()
+            .name("codec-read".into())
+            .spawn(move || {
+                loop {
+                    let next = match self.next_batch() {
+                        Ok(None) => break,
+                        Ok(Some(batch)) => Ok(batch),
+                        Err(error) => Err(error),
+                    };
+                    let failed = next.is_err();
+                    // A receiver that is gone stopped reading.
+                    if sender.send(next).is_err() || failed {
+                        break;
+                    }
+                }
+                self
+            })
+            .expect("spawning a thread");
+        Prefetched { batches, reader: Some(reader), stream: None }
+    }
+}
+
+impl Prefetched {
+    /// The next batch, or `None` when the session is exhausted.
+    pub fn next_batch(&mut self) -> Result<Option<Batch>> {
+        match self.batches.recv() {
+            Ok(next) => next.map(Some),
+            // The thread ended: exhausted, unless it panicked.
+            Err(_) => {
+                self.join()?;
+                Ok(None)
+            }
+        }
+    }
+
+    fn join(&mut self) -> Result<()> {
+        if let Some(reader) = self.reader.take() {
+            let stream = reader.join().map_err(|_| HostError::Trap {
+                plugin: "codec-read thread".into(),
+                op: Operation::Read,
+                message: "the reading thread panicked".into(),
+            })?;
+            self.stream = Some(stream);
+        }
+        Ok(())
+    }
+
+    /// Stops reading ahead and returns the stream (for its usage, evidence
+    /// or plugin log).
+    pub fn finish(mut self) -> Result<SessionStream> {
+        // Dropping the receiver ends a thread that waits to hand over a batch.
+        drop(std::mem::replace(&mut self.batches, std::sync::mpsc::sync_channel(0).1));
+        self.join()?;
+        Ok(self.stream.take().expect("joined"))
+    }
+}
+
 fn plan_size(plan: &Plan) -> usize {
     use crate::wit::latest::codec::Operation as Op;
     use crate::wit::latest::sqlite::Value;

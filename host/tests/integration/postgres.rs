@@ -141,16 +141,17 @@ fn postgres_two_machines_sync_at_once_without_losing_or_duplicating_a_row() {
 
     // Four overlapping syncs: each machine syncs its home twice at once.
     let data = tempfile::tempdir().unwrap();
-    let children: Vec<_> = [("machine-a", &home_a), ("machine-b", &home_b), ("machine-a", &home_a), ("machine-b", &home_b)]
-        .iter()
-        .map(|(machine, home)| {
-            command(data.path(), machine, &["sync", "--home", path(home.path()), "--archive", &db, "--json"])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let children: Vec<_> =
+        [("machine-a", &home_a), ("machine-b", &home_b), ("machine-a", &home_a), ("machine-b", &home_b)]
+            .iter()
+            .map(|(machine, home)| {
+                command(data.path(), machine, &["sync", "--home", path(home.path()), "--archive", &db, "--json"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
     let reports: Vec<Value> = children.into_iter().map(|c| json(&c.wait_with_output().unwrap())).collect();
     let added: i64 = reports.iter().map(|r| r["sessions_added"].as_i64().unwrap()).sum();
     let records_added: i64 = reports.iter().map(|r| r["records_added"].as_i64().unwrap()).sum();
@@ -193,7 +194,8 @@ fn postgres_two_machines_sync_at_once_without_losing_or_duplicating_a_row() {
         assert_eq!(s["source_exists"], s["machine"] == "machine-a", "{s}");
     }
     // A second round changes nothing.
-    let again = json(&run(data.path(), "machine-b", &["sync", "--home", path(home_b.path()), "--archive", &db, "--json"]));
+    let again =
+        json(&run(data.path(), "machine-b", &["sync", "--home", path(home_b.path()), "--archive", &db, "--json"]));
     assert_eq!(again["bytes_parsed"], 0, "{again}");
     assert_eq!(count(&mut pg, "SELECT count(*) FROM records"), expected_records);
 }

@@ -270,7 +270,7 @@ pub struct ToolUseResult<'a> {
 /// Parses one line. `Err` carries the serde error category only (never
 /// content): `syntax`, `eof`, `data`.
 pub fn parse(bytes: &[u8]) -> Result<Entry<'_>, &'static str> {
-    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+    trajhost_codec_sdk::json::parse(bytes).map_err(|e| match e.classify() {
         serde_json::error::Category::Syntax => "syntax",
         serde_json::error::Category::Eof => "eof",
         serde_json::error::Category::Data => "data",

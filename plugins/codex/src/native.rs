@@ -50,7 +50,7 @@ pub struct Envelope<'a> {
 
 /// Parses a line's envelope. `Err` names what was wrong, for a diagnostic.
 pub fn envelope(line: &[u8]) -> Result<Envelope<'_>, &'static str> {
-    let text = std::str::from_utf8(line).map_err(|_| "not UTF-8")?;
+    let text = trajhost_codec_sdk::json::as_str(line).ok_or("not UTF-8")?;
     serde_json::from_str::<Envelope<'_>>(text).map_err(|_| "not a JSON object")
 }
 

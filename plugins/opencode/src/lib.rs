@@ -93,7 +93,9 @@ impl Codec for OpenCode {
             native_version_source: "`session.version` column (the OpenCode version that created the session)".into(),
             reads: vec![READS.into()],
             writes: vec![WRITES.into()],
-            session_globs: vec![layout::DB.into()],
+            // The import folder holds the documents `prepare` installs (`opencode
+            // import` reads them); discovery lists them beside the database.
+            session_globs: vec![layout::DB.into(), format!("{}/*.json", layout::IMPORT_DIR)],
             canonical_schema: SCHEMA.into(),
         }
     }

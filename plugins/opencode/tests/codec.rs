@@ -66,7 +66,8 @@ fn info_describes_the_codec() {
     assert_eq!(info.harness, "opencode");
     assert_eq!(info.reads, vec!["opencode-sqlite".to_string()]);
     assert_eq!(info.writes, vec!["opencode-import-json".to_string()]);
-    assert_eq!(info.session_globs, vec![DB.to_string()]);
+    // The database, and the import documents `prepare` installs beside it.
+    assert_eq!(info.session_globs, vec![DB.to_string(), ".local/share/trajhost/opencode-import/*.json".to_string()]);
     assert!(info.native_version_source.contains("session.version"));
 }
 
