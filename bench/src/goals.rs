@@ -171,10 +171,18 @@ pub fn real_shaped_claude(fixtures: &Path, home: &Path, target: u64) -> Result<G
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let (mut bytes, mut lines, mut longest) = (0u64, 0u64, 0u64);
     let mut repetition = 0u64;
+    let mut last_uuid: Option<String> = None;
     while bytes < target {
         repetition += 1;
         for line in &template {
-            let line = retag(line, &native_id, repetition);
+            let mut line = retag(line, &native_id, repetition);
+            // One conversation: each fixture's root continues the line before it.
+            if let Some(last) = &last_uuid {
+                line = line.replacen("\"parentUuid\":null", &format!("\"parentUuid\":\"{last}\""), 1);
+            }
+            if let Some(uuid) = field_value(&line, "\"uuid\":\"") {
+                last_uuid = Some(uuid.to_string());
+            }
             out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n")).map_err(|e| BenchError::io(&path, e))?;
             bytes += line.len() as u64 + 1;
             lines += 1;
@@ -210,6 +218,27 @@ fn retag(line: &str, session_id: &str, repetition: u64) -> String {
     for key in ["\"uuid\":\"", "\"parentUuid\":\"", "\"leafUuid\":\""] {
         out = rekey(&out, key, repetition);
     }
+    retool(&out, repetition)
+}
+
+/// The string value after `key` (which ends with the opening quote).
+fn field_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let start = line.find(key)? + key.len();
+    let len = line[start..].find('"')?;
+    Some(&line[start..start + len])
+}
+
+/// Tool-use ids (`toolu_…`) made unique per repetition.
+fn retool(line: &str, repetition: u64) -> String {
+    let mut out = String::with_capacity(line.len() + 16);
+    let mut rest = line;
+    while let Some(at) = rest.find("toolu_") {
+        let id_end = rest[at..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(rest.len(), |n| at + n);
+        out.push_str(&rest[..id_end]);
+        out.push_str(&format!("r{repetition}"));
+        rest = &rest[id_end..];
+    }
+    out.push_str(rest);
     out
 }
 

@@ -448,7 +448,7 @@ struct Digester {
 
 impl Digester {
     fn spawn(codec: String) -> Digester {
-        let (batches, received) = std::sync::mpsc::sync_channel::<std::sync::Arc<String>>(2);
+        let (batches, received) = std::sync::mpsc::sync_channel::<std::sync::Arc<String>>(0);
         let thread = std::thread::Builder::new()
             .name("fidelity-digest".into())
             .spawn(move || {
@@ -488,6 +488,8 @@ struct Essentials {
     sign: i32,
     /// The source's active context, for the portability gate.
     continuity: Continuity,
+    /// Reused for each folded text.
+    folded: Vec<u8>,
 }
 
 /// What in the source's main conversation a target cannot continue from:
@@ -553,7 +555,13 @@ const CATEGORIES: &[&str] = &[
 
 impl Default for Essentials {
     fn default() -> Self {
-        Essentials { values: HashMap::new(), kinds: BTreeMap::new(), sign: 1, continuity: Continuity::default() }
+        Essentials {
+            values: HashMap::new(),
+            kinds: BTreeMap::new(),
+            sign: 1,
+            continuity: Continuity::default(),
+            folded: Vec::new(),
+        }
     }
 }
 
@@ -584,12 +592,7 @@ impl Essentials {
         let mut hasher = Sha256::new();
         hasher.update(what.as_bytes());
         hasher.update([0]);
-        for (i, word) in text.split_whitespace().enumerate() {
-            if i > 0 {
-                hasher.update(b" ");
-            }
-            hasher.update(word.as_bytes());
-        }
+        fold_whitespace(text, &mut self.folded, &mut |folded| hasher.update(folded));
         self.count(what, hasher);
     }
 
@@ -620,7 +623,13 @@ impl Essentials {
     }
 
     fn add(&mut self, r: &Record) {
-        *self.kinds.entry(r.body.kind().to_string()).or_default() += 1;
+        let kind = r.body.kind();
+        match self.kinds.get_mut(kind) {
+            Some(count) => *count += 1,
+            None => {
+                self.kinds.insert(kind.to_string(), 1);
+            }
+        }
         if r.agent.is_some() {
             return;
         }
@@ -658,6 +667,54 @@ impl Essentials {
         }
     }
 }
+
+/// `text`'s words joined by one space (`split_whitespace`), handed to
+/// `sink` in pieces of about [`FOLD_PIECE`] bytes through `buf` (so a long
+/// tool output is not copied whole): byte by byte when the text is ASCII,
+/// the common case.
+fn fold_whitespace(text: &str, buf: &mut Vec<u8>, sink: &mut dyn FnMut(&[u8])) {
+    buf.clear();
+    let mut started = false;
+    let mut put = |buf: &mut Vec<u8>, bytes: &[u8]| {
+        if bytes.len() >= FOLD_PIECE {
+            // A long word goes straight through.
+            sink(buf);
+            buf.clear();
+            sink(bytes);
+            return;
+        }
+        buf.extend_from_slice(bytes);
+        if buf.len() >= FOLD_PIECE {
+            sink(buf);
+            buf.clear();
+        }
+    };
+    let mut word = |buf: &mut Vec<u8>, bytes: &[u8]| {
+        if started {
+            put(buf, b" ");
+        }
+        put(buf, bytes);
+        started = true;
+    };
+    if text.is_ascii() {
+        // char::is_whitespace on ASCII: \t \n \v(0x0b) \f \r and space.
+        let words = text.as_bytes().split(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'));
+        for bytes in words.filter(|w| !w.is_empty()) {
+            word(buf, bytes);
+        }
+    } else {
+        for text in text.split_whitespace() {
+            word(buf, text.as_bytes());
+        }
+    }
+    if !buf.is_empty() {
+        sink(buf);
+        buf.clear();
+    }
+}
+
+/// About the largest piece [`fold_whitespace`] hands over at once.
+const FOLD_PIECE: usize = 64 << 10;
 
 fn canonical_json(value: &serde_json::Value) -> String {
     // serde_json's Map is ordered by key (no preserve_order feature).
@@ -814,4 +871,38 @@ pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Re
         });
     }
     Ok(InstallPlan { native_id: plan.native_id, operations, resume_command: plan.resume_command })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FOLD_PIECE, fold_whitespace};
+
+    #[test]
+    fn folding_whitespace_matches_split_whitespace() {
+        let long = "word  ".repeat(30_000) + "é";
+        let one_word = "é".repeat(100_000) + " x";
+        let mut buf = Vec::new();
+        let texts = [
+            "",
+            "  ",
+            "a",
+            " a  b\t\nc ",
+            "x\x0b\x0cy\r",
+            "café  ü\u{3000}日本 ",
+            "a\u{a0}b",
+            "\u{2028}z",
+            &long,
+            &long[..long.len() - 2],
+        ];
+        for text in texts {
+            let mut out = Vec::new();
+            fold_whitespace(text, &mut buf, &mut |piece| out.extend_from_slice(piece));
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                text.split_whitespace().collect::<Vec<_>>().join(" "),
+                "{text:?}"
+            );
+            assert!(buf.capacity() <= 2 * FOLD_PIECE, "the fold buffer stays small");
+        }
+    }
 }

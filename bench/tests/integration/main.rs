@@ -136,3 +136,23 @@ fn a_warm_load_never_recompiles() {
         loads.iter().filter(|(_, kind)| *kind != LoadKind::CacheHit).map(|(name, _)| name).collect();
     assert!(compiled.is_empty(), "a warm load recompiled: {compiled:?}");
 }
+
+#[test]
+fn the_session_of_repeated_real_lines_converts_without_loss_of_continuity() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let session = bench::goals::real_shaped_claude(&fixtures, &dir.path().join("home"), 300_000).unwrap();
+    assert!(session.bytes >= 300_000 && session.lines > 100, "{} bytes, {} lines", session.bytes, session.lines);
+    let output = Command::new(trajhost())
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .args(["convert".as_ref(), session.path.as_os_str(), "--to".as_ref(), "codex".as_ref(), "--out".as_ref()])
+        .arg(dir.path().join("export"))
+        .arg("--json")
+        .env_remove("TRAJHOST_HOME")
+        .env("TRAJHOST_CACHE_DIR", shared_cache())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}

@@ -693,7 +693,7 @@ pub struct Prefetched {
 impl SessionStream {
     /// Moves the stream onto a reading thread.
     pub fn prefetched(mut self) -> Prefetched {
-        let (sender, batches) = std::sync::mpsc::sync_channel(1);
+        let (sender, batches) = std::sync::mpsc::sync_channel(0);
         let reader = std::thread::Builder::new()
             .name("codec-read".into())
             .spawn(move || {
