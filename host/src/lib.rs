@@ -16,7 +16,8 @@
 //! - [`install`]: validate and apply a codec's install plan, all or nothing,
 //!   also across a kill (journal + recovery);
 //! - [`archive`]: the embedded archive (sessions, records, raw evidence,
-//!   full-text index), incremental sync and the watcher.
+//!   full-text index), incremental sync and the watcher;
+//! - [`view`]: one session as a self-contained HTML page.
 
 pub mod archive;
 pub mod capabilities;
@@ -37,6 +38,7 @@ pub mod scaffold;
 pub mod time;
 pub mod trajectory;
 pub mod uncovered;
+pub mod view;
 pub mod wit;
 
 pub use error::{HostError, LimitKind, Operation, Result};

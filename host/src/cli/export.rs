@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use trajhost::canonical::Record;
-use trajhost::inventory::{self, FoundSession, Lookup, SessionQuery};
+use trajhost::inventory::{self, FoundSession, SessionQuery};
 use trajhost_export::otlp::{self, EncodedSession, RequestWriter, SessionEncoder};
 use trajhost_export::{atif, send};
 
@@ -83,7 +83,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     }
     let catalog = ctx.catalog()?;
     let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
-    let mut packed = Vec::new();
+    let mut kept = Vec::new();
     let mut sessions = Vec::new();
     let mut code = exit::OK;
     if args.all {
@@ -98,29 +98,19 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         }
         sessions = found.sessions;
     } else {
-        let lookup = Lookup { home: Some(&home.dir), harness: args.harness.as_deref(), codec: args.codec.as_deref() };
-        let store_home = home.store_key(args.home.as_deref());
         for given in &args.targets {
-            let (target, kept) = super::given::open_target(ctx, &catalog, given)?;
-            packed.extend(kept);
-            let archived = match &args.codec {
-                None => super::archive::resolve_archived(
-                    ctx,
-                    &catalog,
-                    &target,
-                    args.harness.as_deref(),
-                    store_home.as_deref(),
-                )?,
-                Some(_) => None,
-            };
-            let found = match archived {
-                Some(resolved) => resolved.found,
-                None => match super::given::resolve_in_archive(&catalog, &home, &target, args.harness.as_deref())? {
-                    Some(found) if args.codec.is_none() => found,
-                    _ => inventory::resolve_with(&catalog, &target, &lookup)?,
-                },
-            };
-            sessions.push(found);
+            let session = super::given::resolve_session(
+                ctx,
+                &catalog,
+                &home,
+                args.home.as_deref(),
+                given,
+                args.harness.as_deref(),
+                args.codec.as_deref(),
+            )?;
+            sessions.push(session.found.clone());
+            // Keeps an unpacked archive or a restored home until the sessions are read.
+            kept.push(session);
         }
     }
 

@@ -114,3 +114,43 @@ pub fn resolve_in_archive(
         _ => None,
     })
 }
+
+/// A session named on the command line (a path, an id or a unique prefix,
+/// `archive#member`), resolved as `read` resolves it: from the archive's
+/// index first (read from the kept evidence when its source is gone), then
+/// among an archive home's sessions, then by discovery under the home. Holds
+/// what must outlive the read (an unpacked archive, a restored home).
+pub struct Session {
+    pub found: trajhost::inventory::FoundSession,
+    _packed: Option<PackedHome>,
+    _archived: Option<trajhost::archive::Resolved>,
+}
+
+/// Resolves `given` under `home` (`home_arg` is `--home` as given, the
+/// archive store's key for it). `codec` (`--codec`) skips the archive.
+pub fn resolve_session(
+    ctx: &Context,
+    catalog: &Catalog<'_>,
+    home: &Home,
+    home_arg: Option<&Path>,
+    given: &str,
+    harness: Option<&str>,
+    codec: Option<&str>,
+) -> anyhow::Result<Session> {
+    let (target, packed) = open_target(ctx, catalog, given)?;
+    let archived = match codec {
+        None => super::archive::resolve_archived(ctx, catalog, &target, harness, home.store_key(home_arg).as_deref())?,
+        Some(_) => None,
+    };
+    let found = match &archived {
+        Some(resolved) => resolved.found.clone(),
+        None => match resolve_in_archive(catalog, home, &target, harness)? {
+            Some(found) if codec.is_none() => found,
+            _ => {
+                let lookup = trajhost::inventory::Lookup { home: Some(&home.dir), harness, codec };
+                trajhost::inventory::resolve_with(catalog, &target, &lookup)?
+            }
+        },
+    };
+    Ok(Session { found, _packed: packed, _archived: archived })
+}

@@ -10,6 +10,7 @@ mod read;
 mod sessions;
 mod terminal;
 mod transcript;
+mod view;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -102,6 +103,8 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Export sessions as OpenTelemetry GenAI spans (OTLP) or ATIF trajectories.
     Export(export::Args),
+    /// One session as a self-contained HTML page (no network, no external assets).
+    View(view::Args),
     /// Install an export directory into a harness's native store.
     Prepare(convert::PrepareArgs),
     /// Archive the sessions of homes (incremental: an unchanged file costs one stat).
@@ -227,6 +230,7 @@ fn run_with_runtime(cli: &Cli, mode: Mode) -> anyhow::Result<u8> {
         Command::Read(args) => read::run(&ctx, args),
         Command::Convert(args) => convert::run_convert(&ctx, args),
         Command::Export(args) => export::run(&ctx, args),
+        Command::View(args) => view::run(&ctx, args),
         Command::Prepare(args) => convert::run_prepare(&ctx, args),
         Command::Sync(args) => archive::run_sync(&ctx, args),
         Command::Search(args) => archive::run_search(&ctx.data_dir, ctx.archive.as_deref(), args),

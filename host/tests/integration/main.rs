@@ -25,6 +25,7 @@ mod registry;
 mod sandbox;
 mod sniff;
 mod terminal;
+mod view;
 mod wit_snapshots;
 
 /// Every `*.rs` file here must be a module above (a forgotten file would

@@ -1,18 +1,20 @@
 //! Deterministic ids for written sessions. The sandbox has no randomness and
 //! no clock, and the same canonical document must always give the same
-//! bytes, so every id is a SHA-256 of the document's digest and a label.
+//! bytes, so every id is a SHA-256 of a digest and a label. The writer
+//! streams, so the digest is of the document's first line, its `meta`: the
+//! ids are known before the first record.
 
 use sha2::{Digest, Sha256};
 
-/// Ids derived from one canonical document.
+/// Ids derived from one canonical document (its meta line).
 pub struct Ids {
     seed: [u8; 32],
 }
 
 impl Ids {
-    /// Ids seeded by the SHA-256 of `document`.
-    pub fn of(document: &[u8]) -> Ids {
-        Ids { seed: Sha256::digest(document).into() }
+    /// Ids seeded by the SHA-256 of `seed` (the meta line).
+    pub fn of(seed: &[u8]) -> Ids {
+        Ids { seed: Sha256::digest(seed).into() }
     }
 
     /// 32 bytes for `label` and `index`.

@@ -12,8 +12,8 @@
 //! - [`records`]: native record types → canonical records, one module per
 //!   family (`user`, `assistant`, `system`, the rest in `other`), and
 //!   [`KNOWN_RECORD_TYPES`];
-//! - [`write`]: a canonical document → one transcript (what is not carried
-//!   is reported as `not-carried` diagnostics);
+//! - [`write`]: a canonical document → one transcript, streamed batch by
+//!   batch (what is not carried is reported as `not-carried` diagnostics);
 //! - [`prepare`]: the plan that installs it into a target home, and the
 //!   command that resumes it;
 //! - [`ids`]: the deterministic ids written sessions get.
@@ -36,8 +36,7 @@ pub mod write;
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
-    WriteOptions,
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
 };
 
 pub use records::{Handling, KNOWN_RECORD_TYPES};
@@ -93,7 +92,7 @@ impl Codec for ClaudeCode {
     }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::boxed(options, write::write))
+        write::TranscriptWriter::start(options)
     }
 
     fn prepare(

@@ -45,6 +45,8 @@
 //!   counts reasoning in `output_tokens`).
 //! - `tool-result-out-of-order`, `duplicate-tool-result`,
 //!   `orphan-tool-result`: results that would make the request invalid.
+//! - `additional-meta`: a `meta` record after the first, or after the
+//!   first lines were written.
 //!
 //! Usage: Claude Code needs a `usage` object on every assistant line (and
 //! reads the last one to size the context), so a response whose source
@@ -55,9 +57,22 @@
 //! (`placeholder` / `model`), which its resume leaves out when it restores
 //! the session's model.
 //!
+//! The writer streams ([`TranscriptWriter`]): each pushed batch returns the
+//! lines it completed. Records are held back only until the session start
+//! (`meta.started_at`, else the first record time) and the session's first
+//! model (what responses before it that name none take) are known, and at
+//! most [`MAX_HELD_BYTES`] of canonical lines: past that, the held records
+//! are written with what is known (`placeholder` / `timestamp`, `model`).
+//! After that, a response waits until the next user-side line shows it is
+//! complete, and the title line until the end; memory follows the longest
+//! response, not the session.
+//!
 //! The session id is `options.native_id`, else a UUID (version-4 layout)
-//! derived from the SHA-256 of the document: the same document always
-//! gives the same bytes.
+//! derived from the SHA-256 of the document's first line, its `meta` (the
+//! source harness, session id and start); line uuids and generated message
+//! and tool-use ids come from the same digest. The same meta line gives the
+//! same ids (they are known before the first record), and the same document
+//! always gives the same bytes, however it is split into batches.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -65,7 +80,7 @@ use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
+use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::ids::Ids;
 use crate::time::{parse_rfc3339, rfc3339_utc};
@@ -84,109 +99,267 @@ pub const SYNTHETIC_MODEL: &str = "<synthetic>";
 pub const MISSING_RESULT: &str = "[trajhost: no result was recorded for this tool call]";
 /// `content` of a compact boundary line.
 const COMPACT_BOUNDARY_TEXT: &str = "Conversation compacted";
-/// Largest canonical document accepted.
-pub const MAX_DOCUMENT_BYTES: usize = 512 << 20;
+/// Most canonical bytes held back while the session start or its first
+/// model is unknown.
+pub const MAX_HELD_BYTES: usize = 16 << 20;
 /// Longest tool name or tool-use id kept as it is.
 const MAX_ID_CHARS: usize = 128;
 
-/// Writes `session` (canonical JSON lines) as a Claude Code transcript.
-pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
-    if session.len() > MAX_DOCUMENT_BYTES {
-        return Err(CodecError::LimitExceeded(format!(
-            "canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}",
-            session.len()
-        )));
+/// Writes a canonical session as a Claude Code transcript, batch by batch.
+pub struct TranscriptWriter {
+    options: WriteOptions,
+    /// `options.native_id`, lowercase.
+    native_id: Option<String>,
+    /// Diagnostics until the transcript opens (then its own).
+    diags: Diagnostics,
+    /// Lines of the canonical document seen, for messages.
+    line_no: usize,
+    /// Ids seeded by the document's first line (its meta), until the
+    /// transcript takes them.
+    ids: Option<Ids>,
+    first_line_seen: bool,
+    meta: Option<Meta>,
+    /// Subagents whose records were left out (reported once each).
+    agents: BTreeSet<String>,
+    /// Records held until the session start and first model are known.
+    held: Vec<Record>,
+    held_bytes: usize,
+    /// Time of the first record that has one.
+    first_ms: Option<i64>,
+    /// Model of the first assistant record that names one.
+    first_model: Option<String>,
+    /// The title the first prompt gives the session (outer `None`: no
+    /// prompt yet).
+    prompt_title: Option<Option<String>>,
+    transcript: Option<Transcript>,
+    /// The transcript's artifact path, once open.
+    path: String,
+    /// A piece of the transcript was handed back.
+    emitted: bool,
+    finished: bool,
+}
+
+impl TranscriptWriter {
+    pub fn start(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        let native_id = match options.native_id.as_deref() {
+            Some(id) if layout::is_session_id(&id.to_ascii_lowercase()) => Some(id.to_ascii_lowercase()),
+            Some(_) => {
+                return Err(CodecError::Other(
+                    "write-options.native-id must be a UUID: Claude Code resolves `--resume <id>` by it".into(),
+                ));
+            }
+            None => None,
+        };
+        Ok(Box::new(TranscriptWriter {
+            options,
+            native_id,
+            diags: Diagnostics::new(),
+            line_no: 0,
+            ids: None,
+            first_line_seen: false,
+            meta: None,
+            agents: BTreeSet::new(),
+            held: Vec::new(),
+            held_bytes: 0,
+            first_ms: None,
+            first_model: None,
+            prompt_title: None,
+            transcript: None,
+            path: String::new(),
+            emitted: false,
+            finished: false,
+        }))
     }
-    let mut diags = Diagnostics::new();
-    let (meta, records) = parse(session, &mut diags)?;
-    let cwd = options
-        .cwd
-        .clone()
-        .or_else(|| meta.as_ref().and_then(|m| m.cwd.clone()))
-        .filter(|c| !c.is_empty())
-        .ok_or_else(|| {
-            CodecError::Malformed(
-                "a Claude Code session belongs to a working directory: give write-options.cwd \
-                 (the document's meta has no cwd)"
-                    .into(),
-            )
-        })?;
-    if !is_absolute(&cwd) {
-        return Err(CodecError::Malformed(
-            "the working directory must be an absolute path (Claude Code keys sessions by it)".into(),
-        ));
+
+    fn diags(&mut self) -> &mut Diagnostics {
+        match self.transcript.as_mut() {
+            Some(transcript) => &mut transcript.diags,
+            None => &mut self.diags,
+        }
     }
-    let ids = Ids::of(session.as_bytes());
-    let session_id = match options.native_id.as_deref() {
-        Some(id) if layout::is_session_id(&id.to_ascii_lowercase()) => id.to_ascii_lowercase(),
-        Some(_) => {
-            return Err(CodecError::Other(
-                "write-options.native-id must be a UUID: Claude Code resolves `--resume <id>` by it".into(),
+
+    /// One canonical line as a record of the main transcript; `None` for
+    /// what is left out (subagent records, unknown kinds), which is reported.
+    fn parse(&mut self, line: &str) -> Result<Option<Record>, CodecError> {
+        let record: Record = match serde_json::from_str(line) {
+            Ok(record) => record,
+            Err(e) => {
+                let value: Value = serde_json::from_str(line).map_err(|_| {
+                    CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.line_no))
+                })?;
+                let kind = value.get("kind").and_then(Value::as_str);
+                let detail = format!("unknown-kind/{}", crate::records::type_name(kind));
+                self.diags().add("not-carried", Severity::Warning, &detail, None, None);
+                return Ok(None);
+            }
+        };
+        if let Some(agent) = &record.agent {
+            if !self.agents.contains(agent) {
+                self.agents.insert(agent.clone());
+                self.diags().add("not-carried", Severity::Warning, "subagent-transcript", None, None);
+            }
+            return Ok(None);
+        }
+        Ok(Some(record))
+    }
+
+    /// One record of the main transcript, in order: written, or held while
+    /// the start or the first model is unknown.
+    fn take(&mut self, record: Record, bytes: usize) -> Result<(), CodecError> {
+        if let Body::Meta(m) = &record.body {
+            if self.meta.is_none() && self.transcript.is_none() {
+                self.meta = Some(m.clone());
+            } else {
+                self.diags().add("not-carried", Severity::Info, "additional-meta", None, None);
+            }
+            return Ok(());
+        }
+        if self.prompt_title.is_none()
+            && let Body::User { text, .. } = &record.body
+            && !text.trim().is_empty()
+        {
+            self.prompt_title = Some(head::title_from_prompt(text));
+        }
+        if let Some(transcript) = self.transcript.as_mut() {
+            transcript.record(&record);
+            return Ok(());
+        }
+        if self.first_ms.is_none() {
+            self.first_ms = record.ts.as_deref().and_then(parse_rfc3339);
+        }
+        if self.first_model.is_none()
+            && let Body::Assistant(a) = &record.body
+        {
+            self.first_model = a.model.clone().filter(|m| !m.is_empty());
+        }
+        self.held.push(record);
+        self.held_bytes = self.held_bytes.saturating_add(bytes);
+        if (self.start_ms().is_some() && self.first_model.is_some()) || self.held_bytes > MAX_HELD_BYTES {
+            self.open()?;
+        }
+        Ok(())
+    }
+
+    /// The session start: the meta's, else the first record time.
+    fn start_ms(&self) -> Option<i64> {
+        self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).or(self.first_ms)
+    }
+
+    /// Opens the transcript with what is known, and writes the held records.
+    fn open(&mut self) -> Result<(), CodecError> {
+        let meta = self.meta.as_ref();
+        let cwd = self
+            .options
+            .cwd
+            .clone()
+            .or_else(|| meta.and_then(|m| m.cwd.clone()))
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| {
+                CodecError::Malformed(
+                    "a Claude Code session belongs to a working directory: give write-options.cwd \
+                     (the document's meta has no cwd)"
+                        .into(),
+                )
+            })?;
+        if !is_absolute(&cwd) {
+            return Err(CodecError::Malformed(
+                "the working directory must be an absolute path (Claude Code keys sessions by it)".into(),
             ));
         }
-        None => ids.uuid("session", 0),
-    };
-    let same_harness = meta.as_ref().is_some_and(|m| m.harness == HARNESS);
-    let start_ms = meta
-        .as_ref()
-        .and_then(|m| m.started_at.as_deref())
-        .and_then(parse_rfc3339)
-        .or_else(|| records.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)));
-    if start_ms.is_none() {
-        diags.add("placeholder", Severity::Warning, "timestamp", None, None);
+        let ids = self.ids.take().unwrap_or_else(|| Ids::of(b""));
+        let session_id = self.native_id.clone().unwrap_or_else(|| ids.uuid("session", 0));
+        let start_ms = self.start_ms();
+        let mut diags = std::mem::take(&mut self.diags);
+        if start_ms.is_none() {
+            diags.add("placeholder", Severity::Warning, "timestamp", None, None);
+        }
+        self.path = session_path(&cwd, &session_id);
+        let mut transcript = Transcript {
+            ids,
+            session_id,
+            cwd,
+            git_branch: meta.and_then(|m| m.git_branch.clone()),
+            same_harness: meta.is_some_and(|m| m.harness == HARNESS),
+            out: Vec::new(),
+            lines_written: 0,
+            last_uuid: None,
+            last_ms: start_ms.unwrap_or(0),
+            now: rfc3339_utc(start_ms.unwrap_or(0)),
+            prompt_id: None,
+            prompts: 0,
+            open: None,
+            messages: 0,
+            leading: Vec::new(),
+            pending: Vec::new(),
+            calls: BTreeMap::new(),
+            used_call_ids: BTreeSet::new(),
+            answered: BTreeSet::new(),
+            used_message_ids: BTreeSet::new(),
+            last_model: None,
+            first_model: self.first_model.take(),
+            diags,
+        };
+        for record in std::mem::take(&mut self.held) {
+            transcript.record(&record);
+        }
+        self.held_bytes = 0;
+        self.transcript = Some(transcript);
+        Ok(())
     }
-    let mut transcript = Transcript {
-        ids,
-        session_id: session_id.clone(),
-        cwd: cwd.clone(),
-        git_branch: meta.as_ref().and_then(|m| m.git_branch.clone()),
-        same_harness,
-        lines: Vec::new(),
-        lines_written: 0,
-        last_uuid: None,
-        last_ms: start_ms.unwrap_or(0),
-        now: rfc3339_utc(start_ms.unwrap_or(0)),
-        prompt_id: None,
-        prompts: 0,
-        open: None,
-        messages: 0,
-        leading: Vec::new(),
-        pending: Vec::new(),
-        calls: BTreeMap::new(),
-        used_call_ids: BTreeSet::new(),
-        answered: BTreeSet::new(),
-        used_message_ids: BTreeSet::new(),
-        last_model: None,
-        first_model: records.iter().find_map(|r| match &r.body {
-            Body::Assistant(a) => a.model.clone().filter(|m| !m.is_empty()),
-            _ => None,
-        }),
-        diags,
-    };
-    for record in &records {
-        transcript.record(record);
+
+    /// The lines completed so far, as one piece of the transcript.
+    fn take_chunk(&mut self) -> Vec<Artifact> {
+        let Some(transcript) = self.transcript.as_mut() else { return Vec::new() };
+        if transcript.out.is_empty() && (self.emitted || !self.finished) {
+            return Vec::new();
+        }
+        self.emitted = true;
+        vec![Artifact { path: self.path.clone(), bytes: std::mem::take(&mut transcript.out) }]
     }
-    transcript.finish();
-    let first_prompt = records.iter().find_map(|r| match &r.body {
-        Body::User { text, .. } if !text.trim().is_empty() => Some(text.as_str()),
-        _ => None,
-    });
-    if let Some(title) = meta.as_ref().and_then(|m| m.title.as_deref()).filter(|t| !t.trim().is_empty())
-        && first_prompt.and_then(head::title_from_prompt).as_deref() != Some(title)
-    {
-        transcript.title(title);
+}
+
+impl SessionWriter for TranscriptWriter {
+    fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
+        if self.finished {
+            return Err(CodecError::Other("records pushed after the writer finished".into()));
+        }
+        for line in records.lines() {
+            self.line_no += 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            if !self.first_line_seen {
+                self.first_line_seen = true;
+                self.ids = Some(Ids::of(line.as_bytes()));
+            }
+            if let Some(record) = self.parse(line)? {
+                self.take(record, line.len() + 1)?;
+            }
+        }
+        Ok(self.take_chunk())
     }
-    let Transcript { lines, mut diags, .. } = transcript;
-    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for line in lines {
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
+
+    fn finish(&mut self) -> Result<Written, CodecError> {
+        if self.finished {
+            return Err(CodecError::Other("writer finished twice".into()));
+        }
+        if self.transcript.is_none() {
+            self.open()?;
+        }
+        self.finished = true;
+        let title = self.meta.as_ref().and_then(|m| m.title.as_deref()).filter(|t| !t.trim().is_empty());
+        let prompt_title = self.prompt_title.as_ref().and_then(|t| t.as_deref());
+        let transcript = self.transcript.as_mut().expect("opened above");
+        transcript.finish();
+        if let Some(title) = title
+            && prompt_title != Some(title)
+        {
+            transcript.title(title);
+        }
+        let chunks = self.take_chunk();
+        let transcript = self.transcript.as_mut().expect("opened above");
+        Ok(Written { native_id: transcript.session_id.clone(), chunks, diagnostics: transcript.diags.drain() })
     }
-    Ok(Written {
-        native_id: session_id.clone(),
-        chunks: vec![Artifact { path: session_path(&cwd, &session_id), bytes }],
-        diagnostics: diags.drain(),
-    })
 }
 
 /// `.claude/projects/<project-dir-name(cwd)>/<id>.jsonl`.
@@ -199,47 +372,6 @@ fn is_absolute(path: &str) -> bool {
     let b = path.as_bytes();
     path.starts_with('/')
         || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
-}
-
-/// The document's session `meta` and the main transcript's records.
-/// Subagent records and unknown kinds are left out and reported.
-fn parse(session: &str, diags: &mut Diagnostics) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
-    let mut meta = None;
-    let mut records = Vec::new();
-    let mut agents = BTreeSet::new();
-    for (n, line) in session.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: Record = match serde_json::from_str(line) {
-            Ok(record) => record,
-            Err(e) => {
-                let value: Value = serde_json::from_str(line)
-                    .map_err(|_| CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", n + 1)))?;
-                let kind = value.get("kind").and_then(Value::as_str);
-                diags.add(
-                    "not-carried",
-                    Severity::Warning,
-                    &format!("unknown-kind/{}", crate::records::type_name(kind)),
-                    None,
-                    None,
-                );
-                continue;
-            }
-        };
-        if let Some(agent) = &record.agent {
-            if agents.insert(agent.clone()) {
-                diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
-            }
-            continue;
-        }
-        match record.body {
-            Body::Meta(m) if meta.is_none() => meta = Some(m),
-            Body::Meta(_) => diags.add("not-carried", Severity::Info, "additional-meta", None, None),
-            _ => records.push(record),
-        }
-    }
-    Ok((meta, records))
 }
 
 // ---------------------------------------------------------------- line shapes
@@ -373,7 +505,8 @@ struct Transcript {
     /// The document was read from Claude Code: its thinking blocks carry
     /// Anthropic's signatures and its message ids are native.
     same_harness: bool,
-    lines: Vec<String>,
+    /// Lines made and not yet handed back.
+    out: Vec<u8>,
     lines_written: u64,
     last_uuid: Option<String>,
     last_ms: i64,
@@ -430,11 +563,9 @@ impl Transcript {
     /// fields of an envelope that links to the previous line.
     fn push<'a>(&mut self, fill: impl for<'e> FnOnce(&mut Line<'a, 'e>)) -> String {
         let uuid = self.next_uuid();
-        let now = self.now.clone();
-        let last = self.last_uuid.clone();
-        let text = {
+        {
             let mut line = Line {
-                parent_uuid: last.as_deref(),
+                parent_uuid: self.last_uuid.as_deref(),
                 logical_parent_uuid: None,
                 is_sidechain: false,
                 prompt_id: None,
@@ -448,7 +579,7 @@ impl Transcript {
                 is_compact_summary: None,
                 is_visible_in_transcript_only: None,
                 uuid: &uuid,
-                timestamp: &now,
+                timestamp: &self.now,
                 tool_use_result: None,
                 source_tool_assistant_uuid: None,
                 user_type: USER_TYPE,
@@ -459,9 +590,12 @@ impl Transcript {
                 git_branch: self.git_branch.as_deref(),
             };
             fill(&mut line);
-            serde_json::to_string(&line).unwrap_or_default()
-        };
-        self.lines.push(text);
+            let start = self.out.len();
+            if serde_json::to_writer(&mut self.out, &line).is_err() {
+                self.out.truncate(start);
+            }
+            self.out.push(b'\n');
+        }
         self.last_uuid = Some(uuid.clone());
         uuid
     }
@@ -767,7 +901,11 @@ impl Transcript {
             session_id: &'a str,
         }
         let line = Title { kind: "ai-title", ai_title: title, session_id: &self.session_id };
-        self.lines.push(serde_json::to_string(&line).unwrap_or_default());
+        let start = self.out.len();
+        if serde_json::to_writer(&mut self.out, &line).is_err() {
+            self.out.truncate(start);
+        }
+        self.out.push(b'\n');
     }
 
     /// The tool-use id written for a canonical call id: the same when the

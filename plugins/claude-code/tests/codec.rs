@@ -1167,8 +1167,19 @@ fn write_is_deterministic_and_honours_the_options() {
     assert_eq!(a.native_id, b.native_id);
     assert_eq!(a.artifacts[0].path, b.artifacts[0].path);
     assert_eq!(a.artifacts[0].bytes, b.artifacts[0].bytes, "same input, same bytes");
+    // The ids come from the meta line (the writer streams: they are known
+    // before the first record): the same source session keeps its ids, …
     let other = write(&doc.replace("PAPAYA-42", "MANGO-77"), write_options(None, None));
-    assert_ne!(other.native_id, a.native_id);
+    assert_eq!(other.native_id, a.native_id, "same meta line, same ids");
+    assert_ne!(other.artifacts[0].bytes, a.artifacts[0].bytes);
+    // … another gets others.
+    let meta_line = doc.lines().next().unwrap();
+    assert!(meta_line.contains(r#""kind":"meta""#), "{meta_line}");
+    let (_, source_id) = SCENARIOS[0];
+    let renamed = meta_line.replace(source_id, "another-session");
+    assert_ne!(renamed, meta_line);
+    let another = write(&doc.replacen(meta_line, &renamed, 1), write_options(None, None));
+    assert_ne!(another.native_id, a.native_id);
 
     let id = "0f0e0d0c-0b0a-4908-8706-050403020100";
     let chosen = write(&doc, write_options(Some("/srv/other place"), Some(&id.to_uppercase())));
@@ -1521,6 +1532,194 @@ fn claude_codes_own_thinking_is_written_back_with_its_signature() {
     };
     assert_eq!(reasoning(&second.records), reasoning(&first.records));
     assert_eq!(said(&second.records), said(&first.records));
+}
+
+// ---------------------------------------------------------------- streaming
+
+/// What a writer driven by hand returned: the pieces before `finish` (one
+/// entry per push), the pieces of `finish`, and the result.
+struct Pushed {
+    per_push: Vec<Vec<u8>>,
+    at_finish: Vec<u8>,
+    native_id: String,
+    diagnostics: Vec<trajhost_codec_sdk::Diagnostic>,
+}
+
+impl Pushed {
+    fn bytes(&self) -> Vec<u8> {
+        let mut all = self.per_push.concat();
+        all.extend_from_slice(&self.at_finish);
+        all
+    }
+}
+
+/// Pushes `batches` into a fresh writer, as the host does; every piece must
+/// be of the one transcript path.
+fn push_batches(batches: &[&str], options: WriteOptions) -> Pushed {
+    let mut writer = ClaudeCode::write(options).unwrap();
+    let mut path = None;
+    let mut take = |chunks: Vec<trajhost_codec_sdk::ArtifactChunk>| {
+        let mut bytes = Vec::new();
+        for chunk in chunks {
+            assert_eq!(path.get_or_insert_with(|| chunk.path.clone()), &chunk.path, "one artifact path");
+            bytes.extend_from_slice(&chunk.bytes);
+        }
+        bytes
+    };
+    let per_push = batches.iter().map(|batch| take(writer.push(batch).unwrap())).collect();
+    let written = writer.finish().unwrap();
+    let at_finish = take(written.chunks);
+    Pushed { per_push, at_finish, native_id: written.native_id, diagnostics: written.diagnostics }
+}
+
+/// `doc` cut at the given line counts.
+fn cut(doc: &str, sizes: &[usize]) -> Vec<String> {
+    let lines: Vec<&str> = doc.split_inclusive('\n').collect();
+    let mut batches = Vec::new();
+    let mut at = 0;
+    for size in sizes {
+        let end = (at + size).min(lines.len());
+        batches.push(lines[at..end].concat());
+        at = end;
+    }
+    batches.push(lines[at..].concat());
+    batches
+}
+
+/// A response with no model before the first that names one, a title line,
+/// compaction, thinking from Claude Code.
+fn streaming_documents() -> Vec<String> {
+    let mut docs: Vec<String> = SCENARIOS.iter().map(|(s, _)| document(&read_scenario(s).records)).collect();
+    docs.push(document(&foreign_session()));
+    docs.push(document(&read_of(&shapes_home(), &shapes_locators().0).records));
+    let late_model = [
+        json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": "toy", "native_id": "t", "cwd": "/w", "title": "A toy"}),
+        json!({"id": "u", "kind": "user", "text": "hi"}),
+        json!({"id": "a", "kind": "assistant", "text": "no model here"}),
+        json!({"id": "c", "kind": "tool_call", "call_id": "c1", "name": "ls", "arguments": {}}),
+        json!({"id": "r", "kind": "tool_result", "call_id": "c1", "content": "x", "ok": true}),
+        json!({"id": "u2", "kind": "user", "text": "again", "ts": "2026-03-01T10:00:00.000Z"}),
+        json!({"id": "a2", "kind": "assistant", "text": "now one", "model": "toy-1"}),
+        json!({"id": "u3", "kind": "user", "text": "bye"}),
+        json!({"id": "a3", "kind": "assistant", "text": "bye"}),
+    ];
+    docs.push(late_model.iter().map(|v| format!("{v}\n")).collect());
+    docs
+}
+
+#[test]
+fn pushing_in_any_batches_gives_the_same_bytes() {
+    for doc in streaming_documents() {
+        let n = doc.lines().count();
+        let whole = push_batches(&[&doc], write_options(None, None));
+        assert!(!whole.bytes().is_empty());
+        let one_per_push = cut(&doc, &vec![1; n]);
+        let uneven = cut(&doc, &[1, n / 2, n / 4]);
+        let by_sdk = write(&doc, write_options(None, None));
+        for batches in [one_per_push, uneven] {
+            let batches: Vec<&str> = batches.iter().map(String::as_str).collect();
+            let pushed = push_batches(&batches, write_options(None, None));
+            assert_eq!(pushed.native_id, whole.native_id);
+            assert_eq!(
+                String::from_utf8(pushed.bytes()).unwrap(),
+                String::from_utf8(whole.bytes()).unwrap(),
+                "batches of {:?} lines",
+                batches.iter().map(|b| b.lines().count()).collect::<Vec<_>>()
+            );
+            assert_eq!(format!("{:?}", pushed.diagnostics), format!("{:?}", whole.diagnostics));
+        }
+        assert_eq!(by_sdk.artifacts[0].bytes, whole.bytes());
+        assert_eq!(format!("{:?}", by_sdk.diagnostics), format!("{:?}", whole.diagnostics));
+    }
+    // The response without a model took the session's first.
+    let late_model = streaming_documents().pop().unwrap();
+    let written = write(&late_model, write_options(None, None));
+    assert_resumable(&written);
+    let models: Vec<String> = written_lines(&written)
+        .iter()
+        .filter(|l| l["type"] == "assistant")
+        .map(|l| l["message"]["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(models, ["toy-1", "toy-1", "toy-1", "toy-1"]);
+    assert_eq!(diagnostic(&written, "placeholder", "model"), None);
+    assert_eq!(written_lines(&written).last().unwrap()["type"], "ai-title");
+}
+
+/// `turns` turns of a prompt, a response with a call, its result and an
+/// answer of `answer_bytes`, one batch per turn after the meta.
+fn long_session(turns: usize, answer_bytes: usize) -> Vec<String> {
+    let meta = json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": "codex",
+        "native_id": "019a0000-0000-7000-8000-000000000001", "cwd": "/w", "started_at": "2026-03-01T10:00:00.000Z"});
+    let mut batches = vec![format!("{meta}\n")];
+    for t in 0..turns {
+        let ts = |s: usize| format!("2026-03-01T{:02}:{:02}:{:02}.000Z", 10 + t / 900, (t / 15) % 60, (t % 15) * 4 + s);
+        let lines = [
+            json!({"id": format!("u{t}"), "kind": "user", "text": format!("prompt {t}"), "ts": ts(0)}),
+            json!({"id": format!("a{t}"), "kind": "assistant", "text": "Looking.", "model": "gpt-5.1-codex", "ts": ts(1),
+                "usage": {"input": 10, "output": 2}}),
+            json!({"id": format!("c{t}"), "kind": "tool_call", "call_id": format!("call_{t}"), "name": "shell",
+                "arguments": {"command": "ls"}, "ts": ts(1)}),
+            json!({"id": format!("r{t}"), "kind": "tool_result", "call_id": format!("call_{t}"), "content": "a b c",
+                "ok": true, "ts": ts(2)}),
+            json!({"id": format!("f{t}"), "kind": "assistant", "text": "x".repeat(answer_bytes), "model": "gpt-5.1-codex",
+                "ts": ts(3)}),
+        ];
+        batches.push(lines.iter().map(|v| format!("{v}\n")).collect());
+    }
+    batches
+}
+
+#[test]
+fn each_push_hands_back_what_it_completed() {
+    let turns = 200;
+    let batches = long_session(turns, 2000);
+    let refs: Vec<&str> = batches.iter().map(String::as_str).collect();
+    let pushed = push_batches(&refs, write_options(None, None));
+    let all = pushed.bytes();
+    let whole = push_batches(&[&batches.concat()], write_options(None, None));
+    assert_eq!(all, whole.bytes());
+    // The meta alone writes nothing; each turn after the first completes
+    // the previous answer and writes its own prompt, call and result: all
+    // that is left is the open answer.
+    assert!(pushed.per_push[0].is_empty());
+    let line_ends: Vec<usize> = all.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1).collect();
+    let mut returned = 0;
+    for (n, piece) in pushed.per_push.iter().enumerate().skip(1) {
+        returned += piece.len();
+        // Everything of the first n turns but the last answer's line.
+        assert_eq!(returned, line_ends[5 * n - 2], "after turn {n}");
+    }
+    assert_eq!(std::str::from_utf8(&pushed.at_finish).unwrap().lines().count(), 1, "the last answer");
+    let written = write(&batches.concat(), write_options(None, None));
+    assert_resumable(&written);
+    assert_eq!(written_lines(&written).len(), turns * 5);
+}
+
+#[test]
+fn records_are_held_only_so_long() {
+    // No model anywhere: the records are held up to MAX_HELD_BYTES, then
+    // written with the placeholder model, and streamed from there on.
+    let meta = json!({"id": "m", "kind": "meta", "schema": "trajhost.canonical/0.1", "harness": "toy",
+        "native_id": "t", "cwd": "/w", "started_at": "2026-03-01T10:00:00.000Z"});
+    let mut batches = vec![format!("{meta}\n")];
+    let text = "y".repeat(64 << 10);
+    let records = trajhost_codec_claude_code::write::MAX_HELD_BYTES / text.len() + 40;
+    for n in 0..records {
+        let prompt = json!({"id": format!("u{n}"), "kind": "user", "text": format!("prompt {n}")});
+        let answer = json!({"id": format!("a{n}"), "kind": "assistant", "text": text});
+        batches.push(format!("{prompt}\n{answer}\n"));
+    }
+    let refs: Vec<&str> = batches.iter().map(String::as_str).collect();
+    let pushed = push_batches(&refs, write_options(None, None));
+    let first = pushed.per_push.iter().position(|p| !p.is_empty()).expect("pieces before the end");
+    assert!(first < records, "written from batch {first} of {}", records + 1);
+    assert!(pushed.per_push.last().unwrap().len() > text.len(), "streaming once past the limit");
+    let whole = push_batches(&[&batches.concat()], write_options(None, None));
+    assert_eq!(pushed.bytes(), whole.bytes());
+    let models = String::from_utf8(pushed.bytes()).unwrap().matches(r#""model":"<synthetic>""#).count();
+    assert_eq!(models, records);
+    let placeholder = pushed.diagnostics.iter().find(|d| d.code == "placeholder" && d.detail == "model");
+    assert_eq!(placeholder.map(|d| d.count), Some(records as u32));
 }
 
 // ---------------------------------------------------------------- prepare
