@@ -916,6 +916,7 @@ mod tests {
             "\u{2028}z",
             &long,
             &long[..long.len() - 2],
+            &one_word,
         ];
         for text in texts {
             let mut out = Vec::new();
