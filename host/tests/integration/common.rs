@@ -142,3 +142,23 @@ pub fn convert_claude_fixture(data_dir: &Path, out: &Path, to: &str) -> (PathBuf
     let manifest = serde_json::from_slice(&std::fs::read(export.join("export.json")).unwrap()).unwrap();
     (export, manifest)
 }
+
+/// `fixtures/<harness>/<version>/<scenario>`, the conformance fixtures under `broken/` left out.
+pub fn fixture_homes() -> Vec<PathBuf> {
+    let mut homes = Vec::new();
+    for harness in std::fs::read_dir(repo_root().join("fixtures")).unwrap().flatten() {
+        if harness.file_name() == "broken" || !harness.path().is_dir() {
+            continue;
+        }
+        for version in std::fs::read_dir(harness.path()).unwrap().flatten().filter(|d| d.path().is_dir()) {
+            for scenario in std::fs::read_dir(version.path()).unwrap().flatten().filter(|d| d.path().is_dir()) {
+                homes.push(scenario.path());
+            }
+        }
+    }
+    homes.sort();
+    homes
+}
+
+/// The lab's scenarios: sessions the real harness CLIs wrote.
+pub const LAB_SCENARIOS: [&str; 5] = ["simple", "parallel", "failing-tool", "multibyte", "long-output"];

@@ -2,32 +2,11 @@
 //! hand-kept homes beside them): each session read through the built-in codecs, exported as ATIF and
 //! checked by the validator, and exported as OTLP spans (protobuf, decoded again) and checked as a tree.
 
-use std::path::PathBuf;
-
 use trajhost::canonical::Record;
 use trajhost::inventory::{self, SessionQuery};
 use trajhost_export::{atif, otlp};
 
-use crate::common::{CatalogHost, repo_root, stdout, trajhost};
-
-/// `fixtures/<harness>/<version>/<scenario>`, the conformance fixtures under `broken/` left out.
-fn fixture_homes() -> Vec<PathBuf> {
-    let mut homes = Vec::new();
-    for harness in std::fs::read_dir(repo_root().join("fixtures")).unwrap().flatten() {
-        if harness.file_name() == "broken" || !harness.path().is_dir() {
-            continue;
-        }
-        for version in std::fs::read_dir(harness.path()).unwrap().flatten().filter(|d| d.path().is_dir()) {
-            for scenario in std::fs::read_dir(version.path()).unwrap().flatten().filter(|d| d.path().is_dir()) {
-                homes.push(scenario.path());
-            }
-        }
-    }
-    homes.sort();
-    homes
-}
-
-const LAB_SCENARIOS: [&str; 5] = ["simple", "parallel", "failing-tool", "multibyte", "long-output"];
+use crate::common::{CatalogHost, LAB_SCENARIOS, fixture_homes, repo_root, stdout, trajhost};
 
 #[test]
 fn every_fixture_session_exports_valid_atif_and_a_well_formed_span_tree() {

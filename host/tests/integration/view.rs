@@ -6,26 +6,7 @@ use std::path::{Path, PathBuf};
 
 use trajhost::inventory::{self, SessionQuery};
 
-use crate::common::{CatalogHost, repo_root, stderr, stdout, trajhost};
-
-/// `fixtures/<harness>/<version>/<scenario>`, the conformance fixtures under `broken/` left out.
-fn fixture_homes() -> Vec<PathBuf> {
-    let mut homes = Vec::new();
-    for harness in std::fs::read_dir(repo_root().join("fixtures")).unwrap().flatten() {
-        if harness.file_name() == "broken" || !harness.path().is_dir() {
-            continue;
-        }
-        for version in std::fs::read_dir(harness.path()).unwrap().flatten().filter(|d| d.path().is_dir()) {
-            for scenario in std::fs::read_dir(version.path()).unwrap().flatten().filter(|d| d.path().is_dir()) {
-                homes.push(scenario.path());
-            }
-        }
-    }
-    homes.sort();
-    homes
-}
-
-const LAB_SCENARIOS: [&str; 5] = ["simple", "parallel", "failing-tool", "multibyte", "long-output"];
+use crate::common::{CatalogHost, LAB_SCENARIOS, fixture_homes, repo_root, stderr, stdout, trajhost};
 
 fn hostile_home() -> PathBuf {
     repo_root().join("tests/view/hostile")
