@@ -96,6 +96,14 @@ pub trait Codec {
     /// The streaming reader `read` returns.
     type Reader: SessionReader + 'static;
 
+    /// The native versions this codec's writer writes for (a semver range),
+    /// when they differ from those it reads (`info().native-versions`).
+    /// `prepare` picks, among a harness's writing codecs, the one whose range
+    /// holds the target's version, as reading picks a reader. Embedded by
+    /// [`export_codec!`] in a `trajhost:writes-for` custom section, so the
+    /// host knows it without running the codec. Empty: the read range.
+    const WRITES_FOR: &'static str = "";
+
     /// Static facts about the codec.
     fn info() -> CodecInfo;
 
@@ -395,6 +403,11 @@ macro_rules! export_codec {
             #[unsafe(link_section = "trajhost:sdk")]
             #[used]
             static TRAJHOST_SDK_SECTION: [u8; $crate::SDK_SECTION.len()] = $crate::sdk_section();
+
+            #[unsafe(link_section = "trajhost:writes-for")]
+            #[used]
+            static TRAJHOST_WRITES_FOR_SECTION: [u8; <$codec as $crate::Codec>::WRITES_FOR.len()] =
+                $crate::section_bytes(<$codec as $crate::Codec>::WRITES_FOR);
         };
     };
 }
@@ -405,7 +418,13 @@ pub const SDK_SECTION: &str = concat!("sdk=", env!("CARGO_PKG_VERSION"), ";api=0
 
 #[doc(hidden)]
 pub const fn sdk_section<const N: usize>() -> [u8; N] {
-    let bytes = SDK_SECTION.as_bytes();
+    section_bytes(SDK_SECTION)
+}
+
+/// The bytes of `text` as an array (the contents of a custom section).
+#[doc(hidden)]
+pub const fn section_bytes<const N: usize>(text: &str) -> [u8; N] {
+    let bytes = text.as_bytes();
     let mut out = [0u8; N];
     let mut i = 0;
     while i < N {
