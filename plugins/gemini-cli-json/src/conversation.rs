@@ -82,12 +82,7 @@ impl<'a> Document<'a> {
             if m.kind.as_deref() != Some("user") {
                 return None;
             }
-            let text = m.content.text();
-            let t = text.trim();
-            if t.is_empty() || t.starts_with('/') || t.starts_with('?') || harness_context_kind(t).is_some() {
-                return None;
-            }
-            trajhost_codec_sdk::text::title_of(t, TITLE_CHARS)
+            prompt_title(&m.content.text())
         })
     }
 
@@ -103,6 +98,16 @@ impl<'a> Document<'a> {
             })
         })
     }
+}
+
+/// The title a prompt gives a session without a summary; `None` for text
+/// that is no prompt (empty, a slash command, harness context).
+pub fn prompt_title(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() || t.starts_with('/') || t.starts_with('?') || harness_context_kind(t).is_some() {
+        return None;
+    }
+    trajhost_codec_sdk::text::title_of(t, TITLE_CHARS)
 }
 
 /// The bytes of a session file.

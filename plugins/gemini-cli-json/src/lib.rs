@@ -16,21 +16,30 @@
 //! - [`conversation`]: the document and its messages (kept raw, with their byte spans);
 //! - [`message`]: `MessageRecord` → canonical records;
 //! - [`discover`]: `discover` and `inspect`; [`read`]: the batch reader;
-//! - [`sniff`]: a loose file that is such a document.
+//! - [`sniff`]: a loose file that is such a document;
+//! - [`write`]: canonical records → one such document, as Gemini CLI 0.25
+//!   writes it;
+//! - [`prepare`]: the plan that files it under `tmp/<sha256(cwd)>/chats/`.
 //!
 //! No CLI version is recorded in the file: sessions report none (the
-//! layout selects this codec). Writing is not implemented (a legacy layout).
+//! layout selects this codec). The writer writes for Gemini CLI before 0.39
+//! ([`WRITES_FOR`]); the JSONL codec writes for 0.39 and later.
 
 pub mod conversation;
 pub mod discover;
 pub mod layout;
 pub mod message;
+pub mod prepare;
 pub mod read;
 pub mod sniff;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
+    WriteOptions,
+};
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -43,6 +52,10 @@ pub const CODEC: &str = concat!("gemini-cli@", env!("CARGO_PKG_VERSION"));
 /// Gemini CLI versions that wrote single-JSON session files (before the
 /// JSONL log of 0.39; the files record no version, so this only documents it).
 pub const NATIVE_VERSIONS: &str = ">=0.1.0, <0.39.0";
+/// Gemini CLI versions this codec's writer writes for: every build that
+/// kept single-JSON session files (0.2x looks only in
+/// `tmp/<sha256(cwd)>/chats/`; `--resume` exists from 0.18).
+pub const WRITES_FOR: &str = ">=0.1.0, <0.39.0";
 /// The format read.
 pub const READS: &str = "gemini-cli-json";
 
@@ -70,6 +83,8 @@ pub struct GeminiCliJson;
 impl Codec for GeminiCliJson {
     type Reader = read::Reader;
 
+    const WRITES_FOR: &'static str = WRITES_FOR;
+
     fn info() -> CodecInfo {
         CodecInfo {
             harness: HARNESS.into(),
@@ -77,7 +92,7 @@ impl Codec for GeminiCliJson {
             native_versions: NATIVE_VERSIONS.into(),
             native_version_source: "none: Gemini CLI session files record no CLI or format version".into(),
             reads: vec![READS.into()],
-            writes: Vec::new(),
+            writes: vec![write::FORMAT.into()],
             session_globs: vec![format!(
                 "{}/*/{}/{}*{}",
                 layout::TMP_ROOT,
@@ -103,6 +118,22 @@ impl Codec for GeminiCliJson {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first, so a choice is never ignored.
+        let choice = prepare::target_choice();
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &choice)
     }
 }
 

@@ -33,7 +33,7 @@ fn info_names_the_harness_and_its_own_version() {
     let info = GeminiCliJson::info();
     assert_eq!(info.harness, "gemini-cli");
     assert_eq!(info.codec_version, "0.1.0-json");
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["gemini-cli-json".to_string()]);
     assert!(glob_matches(&info.session_globs[0], &big()));
     assert!(!glob_matches(&info.session_globs[0], ".gemini/tmp/x/chats/session-a.jsonl"));
 }
