@@ -22,6 +22,8 @@ pub const SESSION: &str = "session";
 pub const MESSAGE: &str = "message";
 /// Part files, per message.
 pub const PART: &str = "part";
+/// Session files in a [`PROJECTS`] tree (`session/info/<sessionID>.json`).
+pub const INFO: &str = "info";
 /// Project files (`project/<projectID>.json`, `worktree`: the project root).
 pub const PROJECT: &str = "project";
 /// Extension of every file of the tree.
@@ -94,6 +96,17 @@ impl SessionPaths {
     /// `project/<projectID>.json`.
     pub fn project_file(&self, project_id: &str) -> Option<String> {
         plain_name(project_id).then(|| self.under(&format!("{PROJECT}/{project_id}{JSON}"))).flatten()
+    }
+}
+
+/// Whether a version (`major.minor.patch`, anything after a `-` or `+`
+/// ignored) is at least `min`; false for text that is no version.
+pub fn version_at_least(version: &str, min: (u64, u64, u64)) -> bool {
+    let core = version.trim().trim_start_matches('v').split(['-', '+']).next().unwrap_or("");
+    let mut numbers = core.split('.').map(|n| n.parse::<u64>().ok());
+    match (numbers.next().flatten(), numbers.next().unwrap_or(Some(0)), numbers.next().unwrap_or(Some(0))) {
+        (Some(major), Some(minor), Some(patch)) => (major, minor, patch) >= min,
+        _ => false,
     }
 }
 

@@ -21,21 +21,35 @@
 //! - [`info`]: the session file (`Session.Info`);
 //! - [`discover`]: `discover` and `inspect`; [`sniff`]: a loose session file;
 //! - [`read`]: the batch reader; [`message`]: messages and parts → records;
-//!   [`v1`]: the first message shape (parts inline in the message file).
+//!   [`v1`]: the first message shape (parts inline in the message file);
+//! - [`write`]: canonical records → the per-project tree of OpenCode < 0.6
+//!   (the layout 0.5.29 reads); [`prepare`]: those files into the target's
+//!   project tree, and the resume command.
 //!
-//! Writing is not implemented (a legacy layout); the `opencode` codec writes.
+//! Two JSON layouts lived in 0.x: the per-project trees
+//! (`project/<slug>/storage/session/{info,message,part}`, to 0.5.x) and from
+//! 0.6.0 the global tree (`storage/{session/<projectID>,message,part}`, to
+//! the SQLite store of 1.x). This codec reads both and writes the first
+//! ([`WRITES_FOR`]): the one OpenCode 0.5.29 reads (it has no `import`
+//! command, so the files are the way in). The `opencode` codec writes for
+//! 1.x; no codec writes the global tree of 0.6–0.x yet.
 
 pub mod discover;
 pub mod info;
 pub mod layout;
 pub mod message;
+pub mod prepare;
 pub mod read;
 pub mod sniff;
 pub mod v1;
+pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
+    WriteOptions,
+};
 
 /// The harness id (shared with the other OpenCode codec).
 pub use trajhost_opencode_core::HARNESS;
@@ -49,6 +63,17 @@ pub const CODEC: &str = concat!("opencode@", env!("CARGO_PKG_VERSION"));
 pub const NATIVE_VERSIONS: &str = ">=0.0.1, <2.0.0";
 /// The format read.
 pub const READS: &str = "opencode-storage-json";
+/// The format written: the per-project JSON tree of OpenCode before 0.6.
+pub const WRITES: &str = "opencode-project-storage-json";
+/// OpenCode versions whose per-project tree the writer writes: up to 0.6.0,
+/// which moved sessions into the global tree (its first storage migration).
+/// Verified with 0.5.29.
+pub const WRITES_FOR: &str = ">=0.0.1, <0.6.0";
+
+/// Whether `version` lies in [`WRITES_FOR`].
+pub fn writes_for(version: &str) -> bool {
+    !layout::version_at_least(version, (0, 6, 0)) && layout::version_at_least(version, (0, 0, 1))
+}
 // The record types and their handling, shared with the other OpenCode codec.
 pub use trajhost_opencode_core::{Handling, KNOWN_RECORD_TYPES, handling, type_name};
 
@@ -58,6 +83,8 @@ pub struct OpenCodeStorage;
 impl Codec for OpenCodeStorage {
     type Reader = read::Reader;
 
+    const WRITES_FOR: &'static str = WRITES_FOR;
+
     fn info() -> CodecInfo {
         CodecInfo {
             harness: HARNESS.into(),
@@ -66,7 +93,7 @@ impl Codec for OpenCodeStorage {
             native_version_source: "`version` of the session file (the OpenCode version that created the session)"
                 .into(),
             reads: vec![READS.into()],
-            writes: Vec::new(),
+            writes: vec![WRITES.into()],
             session_globs: vec![
                 format!("{}/{}/*/*.json", layout::STORAGE, layout::SESSION),
                 format!("{}/*/{}/{}/*/*.json", layout::PROJECTS, layout::PROJECT_STORAGE, layout::SESSION),
@@ -89,6 +116,19 @@ impl Codec for OpenCodeStorage {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        prepare::prepare(&artifacts, export, target, &options)
     }
 }
 

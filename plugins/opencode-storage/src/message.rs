@@ -5,10 +5,19 @@
 //! |---|---|
 //! | `message` role `user`: `text` parts | `user` (text parts joined by `\n`; `ignored` parts left out); `file` parts → attachments |
 //! | `text` part with `synthetic: true` | `system` (text the harness added, not the person's or the model's) |
-//! | `message` role `assistant` | `reasoning` per `reasoning` part, one `assistant` (text parts joined, `modelID`, usage from `tokens`/`cost`, `finish`), a `tool_call` per `tool` part (`callID`, `tool`, `state.input`), then the `tool_result`s (`state.output`, or `state.error`) |
+//! | `message` role `assistant` | per model step, in part order ([`step::steps`]): `reasoning` per `reasoning` part, one `assistant` (text parts joined, `modelID`, usage from `tokens`/`cost`, `finish`), a `tool_call` per `tool` part (`callID`, `tool`, `state.input`), then the `tool_result`s (`state.output`, or `state.error`) |
 //! | `compaction` part + the next assistant message with `summary: true` | `compaction` (summary = that message's text) |
 //! | `subtask`, `agent`, `retry`, `patch`, assistant `file` parts, a message's `error` | `observation` |
 //! | `step-start`, `snapshot` | counted (`unmapped-record-type`) |
+//!
+//! A message of one step is one such run, with the message's usage and
+//! `finish`. A message of several (0.5.29 writes one per turn: `step-start,
+//! tool, step-finish, step-start, text, step-finish`) is one run per step, so
+//! the answer comes after the result it read: the first step's `assistant`
+//! has the message's id, a later one `<its step-start part id>#step`, each
+//! with its `step-finish`'s usage and reason (the last step falls back to the
+//! message's), all with the message's id as `message_id`. Steps without
+//! anything but their markers give no record.
 //!
 //! `ok` of a tool result: `false` for `status: error` or a completed call
 //! whose `metadata.exit` is non-zero, `true` for other completed calls; none
@@ -27,8 +36,23 @@ use trajhost_codec_sdk::records::{BatchWriter, location_id};
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_opencode_core::message::{error_text, is_summary, summary_text, usage};
 use trajhost_opencode_core::part::{self, ToolOutcome};
+use trajhost_opencode_core::step;
 
 use crate::{Handling, handling, type_name};
+
+/// What one step's `assistant` record takes from where.
+struct StepFacts {
+    id: String,
+    parent: Option<String>,
+    src: SourceSpan,
+    ts: Option<String>,
+    /// The message's last step: the message's `tokens`/`cost` and `finish`
+    /// stand in for what its `step-finish` lacks.
+    last: bool,
+    /// The message's only step: its facts are the message's (`tokens`,
+    /// `cost`, `finish`; else the `step-finish`'s).
+    only: bool,
+}
 
 /// One file of the tree, parsed.
 #[derive(Debug, Clone)]
@@ -173,6 +197,8 @@ impl Mapper {
         }
     }
 
+    /// An assistant message: its model steps in order ([`step::steps`]), each
+    /// as `reasoning* assistant tool_call* tool_result*` and its other parts.
     fn assistant(
         &mut self,
         out: &mut BatchWriter,
@@ -183,11 +209,68 @@ impl Mapper {
         ts: Option<String>,
     ) {
         let data = &message.value;
+        let ranges = step::steps(parts.iter().map(|p| str_of(&p.value, "type").unwrap_or("")));
+        let last = ranges.len().saturating_sub(1);
+        let mut first = true;
+        for (n, range) in ranges.iter().enumerate() {
+            let step = &parts[range.clone()];
+            let with_content = step
+                .iter()
+                .any(|p| !matches!(str_of(&p.value, "type").unwrap_or(""), "step-start" | "step-finish" | "snapshot"));
+            // A message of empty steps only still gives its one record.
+            let keep = with_content || (first && n == last);
+            if !keep {
+                // An empty step (markers only) is counted, not a record.
+                for part in step {
+                    let kind = str_of(&part.value, "type").unwrap_or("");
+                    self.known(&format!("part/{kind}"), &part.path);
+                }
+                continue;
+            }
+            let single = ranges.len() == 1;
+            let (id, parent, src, step_ts) = if first {
+                (mid.to_string(), parent.clone(), message.src(), ts.clone())
+            } else {
+                // A later step: the record of its step-start part (else its first part).
+                let marker = &step[0];
+                let sts = step
+                    .iter()
+                    .find_map(|p| {
+                        p.value
+                            .pointer("/time/start")
+                            .or_else(|| p.value.pointer("/state/time/start"))
+                            .and_then(Value::as_i64)
+                    })
+                    .map(rfc3339_ms)
+                    .or(ts.clone());
+                let id = self.id(&format!("{}#step", marker.id), &format!("{}#step", marker.path));
+                (id, Some(mid.to_string()), marker.src(), sts)
+            };
+            let facts = StepFacts { id, parent, src, ts: step_ts, last: single || n == last, only: single };
+            self.step(out, message, mid, step, facts);
+            first = false;
+        }
+        if ranges.is_empty() {
+            let facts =
+                StepFacts { id: mid.to_string(), parent, src: message.src(), ts: ts.clone(), last: true, only: true };
+            self.step(out, message, mid, &[], facts);
+        }
+        if let Some(text) = error_text(data) {
+            let eid = self.id(&format!("{mid}#error"), &format!("{}#error", message.path));
+            let body = Body::Observation { subtype: "error".into(), text: Some(text) };
+            self.push(out, eid, body, Some(mid.to_string()), ts, message.src());
+        }
+    }
+
+    /// One model step of an assistant message.
+    fn step(&mut self, out: &mut BatchWriter, message: &Item, mid: &str, parts: &[Item], facts: StepFacts) {
+        let data = &message.value;
+        let ts = facts.ts.clone();
         let mut texts = Vec::new();
         let mut calls = Vec::new();
         let mut results = Vec::new();
         let mut later = Vec::new();
-        let mut finish = str_of(data, "finish").map(str::to_string);
+        let mut step_finish: Option<&Value> = None;
         for part in parts {
             let kind = str_of(&part.value, "type").unwrap_or("");
             if !self.known(&format!("part/{kind}"), &part.path) {
@@ -207,8 +290,8 @@ impl Mapper {
                     self.push(out, pid, body, Some(mid.to_string()), pts, part.src());
                 }
                 "step-finish" => {
-                    if finish.is_none() {
-                        finish = str_of(&part.value, "reason").map(str::to_string);
+                    if step_finish.is_none() {
+                        step_finish = Some(&part.value);
                     }
                 }
                 "tool" => {
@@ -248,31 +331,41 @@ impl Mapper {
                 _ => later.push(part),
             }
         }
+        let from_step = |key: &str| step_finish.and_then(|p| str_of(p, key)).map(str::to_string);
+        let message_finish = str_of(data, "finish").map(str::to_string);
+        let stop_reason = if facts.only {
+            message_finish.or_else(|| from_step("reason"))
+        } else if facts.last {
+            from_step("reason").or(message_finish)
+        } else {
+            from_step("reason")
+        };
+        let usage = if facts.only {
+            usage(data)
+        } else {
+            step_finish.and_then(usage).or_else(|| if facts.last { usage(data) } else { None })
+        };
         let assistant = Assistant {
             text: texts.join("\n"),
             model: str_of(data, "modelID")
                 .or_else(|| data.pointer("/model/modelID").and_then(Value::as_str))
                 .map(str::to_string),
             message_id: Some(mid.to_string()),
-            stop_reason: finish,
-            usage: usage(data),
+            stop_reason,
+            usage,
         };
-        self.push(out, mid.to_string(), Body::Assistant(assistant), parent, ts.clone(), message.src());
+        let id = facts.id;
+        self.push(out, id.clone(), Body::Assistant(assistant), facts.parent, ts.clone(), facts.src);
         for (cid, body, cts, src) in calls {
-            self.push(out, cid, body, Some(mid.to_string()), cts, src);
+            self.push(out, cid, body, Some(id.clone()), cts, src);
         }
         for (rid, body, rts, src) in results {
-            self.push(out, rid, body, Some(mid.to_string()), rts, src);
+            self.push(out, rid, body, Some(id.clone()), rts, src);
         }
         for part in later {
             let kind = str_of(&part.value, "type").unwrap_or("").to_string();
             let pts = part.value.pointer("/time/start").and_then(Value::as_i64).map(rfc3339_ms).or(ts.clone());
             self.other_part(out, &kind, part, mid, pts);
-        }
-        if let Some(text) = error_text(data) {
-            let eid = self.id(&format!("{mid}#error"), &format!("{}#error", message.path));
-            let body = Body::Observation { subtype: "error".into(), text: Some(text) };
-            self.push(out, eid, body, Some(mid.to_string()), ts, message.src());
         }
     }
 

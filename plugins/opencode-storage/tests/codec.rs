@@ -54,7 +54,7 @@ fn info_names_the_harness_and_its_own_version() {
     let info = OpenCodeStorage::info();
     assert_eq!(info.harness, "opencode");
     assert_eq!(info.codec_version, "0.1.0-storage");
-    assert!(info.writes.is_empty());
+    assert_eq!(info.writes, vec!["opencode-project-storage-json".to_string()]);
     assert!(glob_matches(&info.session_globs[0], &locator(A)));
     assert!(!glob_matches(&info.session_globs[0], ".local/share/opencode/opencode.db"));
     assert!(glob_matches(&info.session_globs[1], &format!("{OLD_SESSIONS}/info/ses_0ld5e551on.json")));

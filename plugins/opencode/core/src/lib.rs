@@ -2,11 +2,14 @@
 //! as both OpenCode codecs find them: rows of `opencode.db` and files of the
 //! legacy `storage/` tree hold the same JSON. Where the records live (rows or
 //! files), their ids and spans stay in each codec; what a message or a part
-//! says is read here.
+//! says is read here, with the model steps of a message ([`step`]) and
+//! OpenCode's id forms for writers ([`ids`]).
 
+pub mod ids;
 pub mod message;
 pub mod part;
 pub mod session;
+pub mod step;
 
 pub use trajhost_codec_sdk::known::Handling;
 
