@@ -7,10 +7,19 @@
 //! `session.start`, the title from the first prompt.
 //!
 //! Discovery looks only at the `*.jsonl` files of `session-state/`; its
-//! directories are the other layout's. Writing is not implemented.
+//! directories are the other layout's.
+//!
+//! It also writes canonical sessions as flat event logs for the Copilot CLI
+//! versions that keep them ([`write`], only the events Copilot CLI 0.0.354
+//! knows) and plans their install into a target home ([`prepare`]).
+
+pub mod prepare;
+pub mod write;
 
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
+};
 
 pub use trajhost_copilot_cli_core::{self as core, Flavor, KNOWN_RECORD_TYPES, Layout, read};
 
@@ -22,6 +31,20 @@ pub const CODEC: &str = concat!("copilot-cli@", env!("CARGO_PKG_VERSION"));
 /// range as the session-directory codec's.
 pub const NATIVE_VERSIONS: &str = core::NATIVE_VERSIONS;
 
+/// The Copilot CLI versions this codec's writer writes for: those before the
+/// per-session-folder layout. 0.0.380 is the first published build that
+/// writes `session-state/<id>/events.jsonl` (and still loads a flat
+/// `<id>.jsonl` as a legacy session): the bundles of 0.0.354 … 0.0.376 on npm
+/// store only `<id>.jsonl`, 0.0.380's and later ones the folder (0.0.377 to
+/// 0.0.379 were never published to npm). Builds before 0.0.342 kept
+/// `history-session-state/*.json`, which no codec writes; the range starts
+/// at 0.0.1 so that every 0.0.x before the folders gets this writer.
+/// `plugins/copilot-cli` writes for the complement, `>=0.0.380, <2.0.0`.
+pub const WRITES_FOR: &str = ">=0.0.1, <0.0.380";
+
+/// The format written: the flat event log of Copilot CLI 0.0.3xx.
+pub const FORMAT: &str = "copilot-cli-flat-events-jsonl";
+
 /// Flat files (`session-state/<sessionId>.jsonl`).
 pub static FLAT: Flavor =
     Flavor { codec: CODEC, version: VERSION, layout: Layout::Flat, native_versions: NATIVE_VERSIONS };
@@ -32,8 +55,12 @@ pub struct CopilotCliFlat;
 impl Codec for CopilotCliFlat {
     type Reader = read::Reader;
 
+    const WRITES_FOR: &'static str = WRITES_FOR;
+
     fn info() -> CodecInfo {
-        core::info(&FLAT)
+        let mut info = core::info(&FLAT);
+        info.writes = vec![FORMAT.into()];
+        info
     }
 
     fn discover(home: &Dir) -> Result<Discovery, CodecError> {
@@ -46,6 +73,22 @@ impl Codec for CopilotCliFlat {
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         read::Reader::open(&FLAT, home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first: the host refuses a --model or --provider given to a codec that never asks.
+        let choice = trajhost_codec_sdk::target::choice();
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &choice)
     }
 }
 

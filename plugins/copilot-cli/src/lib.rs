@@ -44,6 +44,12 @@ pub struct CopilotCli;
 impl Codec for CopilotCli {
     type Reader = read::Reader;
 
+    /// The per-session-folder layout, first written by Copilot CLI 0.0.380
+    /// (the npm bundles of 0.0.376 and earlier keep flat
+    /// `session-state/<id>.jsonl` files, which `plugins/copilot-cli-flat`
+    /// writes for `>=0.0.1, <0.0.380`): the two writers do not overlap.
+    const WRITES_FOR: &'static str = ">=0.0.380, <2.0.0";
+
     fn info() -> CodecInfo {
         let mut info = core::info(&DIRS);
         info.writes = vec![FORMAT.into()];

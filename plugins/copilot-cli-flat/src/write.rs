@@ -1,0 +1,520 @@
+//! `write`: a canonical session → one flat Copilot CLI 0.0.3xx event log,
+//! `.copilot/session-state/<sessionId>.jsonl`, with only the events that
+//! version knows, in the shapes it writes them.
+//!
+//! Copilot CLI 0.0.354 (`npm pack @github/copilot@0.0.354`, its bundled
+//! session store) loads a session by parsing every line against its event
+//! union (a zod discriminated union: one unknown `type`, a timestamp with an
+//! offset or a non-UUID `id`/`parentId` and the whole file is refused) and
+//! then, finding nothing, silently starts an empty session. It rebuilds the
+//! conversation from `user.message`, `assistant.message` (`toolRequests`)
+//! and `tool.execution_complete` (the result's `content`, else the error's
+//! `message`); `abort` and `session.resume` repair dangling tool calls. The
+//! 1.0.x events trajhost writes for the per-session-folder layout
+//! (`system.message` with a foreign prompt, `assistant.reasoning`,
+//! `session.usage_record`, `session.compaction_complete`, a `context` in
+//! `session.start`, `reasoningText`, `model`) are left out.
+//!
+//! ```text
+//! session.start             sessionId, version 1, producer copilot-agent, copilotVersion 0.0.354,
+//!                           startTime; `prepare` adds selectedModel
+//! session.model_change      newModel (a Copilot source's own model changes only)
+//! user.message              content, attachments []
+//! assistant.message         messageId, content, toolRequests [{toolCallId, name, arguments}]
+//! tool.execution_start      one per tool request, as Copilot logs it
+//! tool.execution_complete   toolCallId, success, result {content} | error {message, code "failure"}
+//! abort                     reason
+//! ```
+//!
+//! Event ids are the canonical record ids when they are fresh UUIDs (a
+//! Copilot session keeps its event ids), else UUIDs derived from the session
+//! seed; `parentId` is the previous event's id. Timestamps are milliseconds
+//! with `Z` (the loader refuses an offset); a record without one takes the
+//! previous event's.
+//!
+//! Repaired and reported:
+//! - `placeholder` / `messageId`: an assistant message without one gets a UUID;
+//! - `placeholder` / `success`: a result without a recorded outcome is a success;
+//! - `placeholder` / `assistant.message`: tool calls with no assistant record
+//!   before them get an empty assistant message to hold their requests;
+//! - `synthesized` / `tool-result`: a call left without a result when the
+//!   conversation goes on (or ends) gets an error result.
+//!
+//! Not carried (`not-carried`, detail = what): `system-prompt` (0.0.354 logs
+//! none and sends its own), `reasoning`, `opaque-reasoning`, `usage`, `model`,
+//! `stop-reason`, `compaction` (0.0.354 has no compaction event; the
+//! records before it are written whole), `observation/<subtype>` (except
+//! `abort`, and a Copilot source's `session.model_change`), `attachments`,
+//! `subagent-transcript`, `parent-session`, `orphan-tool-result`,
+//! `duplicate-tool-result`, `cwd` and `git-branch` (0.0.354's `session.start` has no
+//! context; `prepare`'s resume command `cd`s to `options.cwd`),
+//! `additional-meta`, `unknown-kind/<kind>`. `untranslated-reasoning`:
+//! opaque reasoning with no text, which 0.0.354 cannot hold.
+//!
+//! The session id is `options.native_id` (a UUID), else a version-4-shaped
+//! UUID from the SHA-256 of the canonical `meta` line, as the session-folder
+//! writer derives it: the same document always gives the same bytes.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record};
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::hash::sha256;
+use trajhost_codec_sdk::paths::is_uuid;
+use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
+
+use crate::core::HARNESS;
+use crate::core::layout::{self, JSONL, SESSION_STATE};
+
+/// The Copilot CLI version the log claims: the one it was checked against.
+pub const CLI_VERSION: &str = "0.0.354";
+/// `session.start.data.version`: the events schema.
+pub const EVENTS_SCHEMA: u64 = 1;
+/// `session.start.data.producer`.
+pub const PRODUCER: &str = "copilot-agent";
+/// The time of an event when the source has none.
+const EPOCH: &str = "1970-01-01T00:00:00.000Z";
+/// What a synthesized result says.
+pub const NO_RESULT: &str = "The tool call was interrupted: no result was recorded.";
+/// `tool.execution_complete.data.error.code` of a failed call, as 0.0.354
+/// writes it (the runtime's `resultType`).
+const FAILURE: &str = "failure";
+
+/// `.copilot/session-state/<id>.jsonl`.
+pub fn events_path(id: &str) -> String {
+    layout::join(SESSION_STATE, &format!("{id}{JSONL}"))
+}
+
+/// A timestamp as Copilot's loader accepts it (milliseconds, `Z`), or none.
+fn copilot_time(ts: Option<&str>) -> Option<String> {
+    trajhost_codec_sdk::time::normalized_rfc3339_ms(ts.filter(|t| !t.is_empty())?)
+}
+
+/// A UUID (version-4 layout) from `seed`, a label and a counter.
+pub fn derived_uuid(seed: &[u8; 32], label: &str, n: u64) -> String {
+    let mut input = Vec::with_capacity(48 + label.len());
+    input.extend_from_slice(seed);
+    input.extend_from_slice(label.as_bytes());
+    input.extend_from_slice(&n.to_be_bytes());
+    let mut b = sha256(&input);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex = trajhost_codec_sdk::hash::to_hex(&b[..16]);
+    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+}
+
+/// One event line, in Copilot's key order.
+#[derive(Serialize)]
+struct Envelope<'a, D: Serialize> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    data: D,
+    id: &'a str,
+    timestamp: &'a str,
+    #[serde(rename = "parentId")]
+    parent_id: Option<&'a str>,
+}
+
+/// An assistant message being gathered with the tool calls after it.
+#[derive(Default)]
+struct Pending {
+    id: Option<String>,
+    ts: Option<String>,
+    assistant: Option<Assistant>,
+    calls: Vec<(String, String, Value)>,
+}
+
+/// The streaming writer.
+pub struct Writer {
+    options: WriteOptions,
+    diags: Diagnostics,
+    line_no: usize,
+    /// Set once the session is opened (at the first record).
+    session: Option<Session>,
+}
+
+struct Session {
+    id: String,
+    seed: [u8; 32],
+    copilot_source: bool,
+    out: Vec<u8>,
+    events: u64,
+    last_event: Option<String>,
+    used: BTreeSet<String>,
+    last_ts: String,
+    pending: Option<Pending>,
+    /// Calls written and not answered yet, in order.
+    open_calls: Vec<String>,
+    answered: BTreeSet<String>,
+}
+
+fn not_carried(diags: &mut Diagnostics, detail: &str) {
+    diags.add("not-carried", Severity::Info, detail, None, None);
+}
+
+impl Writer {
+    pub fn new(options: WriteOptions) -> Writer {
+        Writer { options, diags: Diagnostics::new(), line_no: 0, session: None }
+    }
+
+    /// Opens the session: its id, and the `session.start` line.
+    fn open(&mut self, seed_line: &str, meta: Option<&Meta>, first_ts: Option<&str>) -> Result<(), CodecError> {
+        let seed = sha256(seed_line.as_bytes());
+        let id = match self.options.native_id.as_deref() {
+            Some(id) if is_uuid(id) => id.to_ascii_lowercase(),
+            Some(id) => {
+                return Err(CodecError::Other(format!(
+                    "write-options.native-id {id:?} is not a UUID (Copilot CLI names sessions by UUID)"
+                )));
+            }
+            None => derived_uuid(&seed, "session", 0),
+        };
+        let start = meta.and_then(|m| copilot_time(m.started_at.as_deref())).or_else(|| copilot_time(first_ts));
+        let start = start.unwrap_or_else(|| {
+            self.diags.add("no-timestamp", Severity::Warning, "startTime", None, None);
+            EPOCH.to_string()
+        });
+        if let Some(meta) = meta {
+            if meta.parent_session.is_some() {
+                not_carried(&mut self.diags, "parent-session");
+            }
+            if meta.cwd.as_deref().is_some_and(|c| !c.is_empty()) {
+                not_carried(&mut self.diags, "cwd");
+            }
+            if meta.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
+                not_carried(&mut self.diags, "git-branch");
+            }
+        }
+        let mut session = Session {
+            id: id.clone(),
+            seed,
+            copilot_source: meta.is_some_and(|m| m.harness == HARNESS),
+            out: Vec::new(),
+            events: 0,
+            last_event: None,
+            used: BTreeSet::new(),
+            last_ts: start.clone(),
+            pending: None,
+            open_calls: Vec::new(),
+            answered: BTreeSet::new(),
+        };
+        let data = SessionStart {
+            session_id: &id,
+            version: EVENTS_SCHEMA,
+            producer: PRODUCER,
+            copilot_version: CLI_VERSION,
+            start_time: &start,
+        };
+        session.event("session.start", None, None, data)?;
+        self.session = Some(session);
+        Ok(())
+    }
+
+    fn record(&mut self, record: Record) -> Result<(), CodecError> {
+        let diags = &mut self.diags;
+        let s = self.session.as_mut().expect("opened before records");
+        if record.agent.is_some() {
+            not_carried(diags, "subagent-transcript");
+            return Ok(());
+        }
+        let ts = record.ts.as_deref();
+        match record.body {
+            Body::Meta(_) => not_carried(diags, "additional-meta"),
+            Body::Reasoning(r) => reasoning(r, diags),
+            Body::Assistant(a) => {
+                s.flush(diags)?;
+                s.pending =
+                    Some(Pending { id: Some(record.id), ts: record.ts.clone(), assistant: Some(a), calls: Vec::new() });
+            }
+            Body::ToolCall { call_id, name, arguments } => {
+                let pending = s.pending.get_or_insert_with(|| Pending { ts: record.ts.clone(), ..Pending::default() });
+                pending.calls.push((call_id, name, arguments));
+            }
+            Body::ToolResult { call_id, content, ok } => {
+                s.flush(diags)?;
+                if !s.open_calls.contains(&call_id) {
+                    let what =
+                        if s.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
+                    not_carried(diags, what);
+                    return Ok(());
+                }
+                if ok.is_none() {
+                    diags.add("placeholder", Severity::Info, "success", None, None);
+                }
+                s.result(Some(&record.id), ts, &call_id, &content, ok.unwrap_or(true))?;
+            }
+            Body::User { text, attachments } => {
+                s.flush(diags)?;
+                s.close_calls(diags)?;
+                if !attachments.is_empty() {
+                    not_carried(diags, "attachments");
+                }
+                let data = UserMessage { content: &text, attachments: [] };
+                s.event("user.message", Some(&record.id), ts, data)?;
+            }
+            // 0.0.354 logs no system prompt: it sends its own.
+            Body::System { .. } => not_carried(diags, "system-prompt"),
+            // 0.0.354 has no compaction event: the records before it are
+            // all written, so the conversation is whole.
+            Body::Compaction { .. } => not_carried(diags, "compaction"),
+            Body::Observation { subtype, text } => match subtype.as_str() {
+                "abort" => {
+                    s.flush(diags)?;
+                    let data = Abort { reason: text.as_deref().unwrap_or_default() };
+                    s.event("abort", Some(&record.id), ts, data)?;
+                }
+                "session.model_change" if s.copilot_source && text.as_deref().is_some_and(|t| !t.is_empty()) => {
+                    s.flush(diags)?;
+                    let data = ModelChange { new_model: text.as_deref().unwrap_or_default() };
+                    s.event("session.model_change", Some(&record.id), ts, data)?;
+                }
+                other => not_carried(diags, &format!("observation/{other}")),
+            },
+        }
+        Ok(())
+    }
+
+    fn take_chunk(&mut self) -> Vec<Artifact> {
+        match self.session.as_mut() {
+            Some(s) if !s.out.is_empty() => {
+                vec![Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) }]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Reasoning has no place in a 0.0.354 log: its text is reported, opaque
+/// reasoning alone cannot be carried at all.
+fn reasoning(r: Reasoning, diags: &mut Diagnostics) {
+    let text = r.text.is_some_and(|t| !t.is_empty());
+    let opaque = r.opaque.is_some_and(|o| !o.is_empty());
+    if text {
+        not_carried(diags, "reasoning");
+        if opaque {
+            not_carried(diags, "opaque-reasoning");
+        }
+    } else if opaque {
+        // A provider's encrypted reasoning with no text beside it: the
+        // resumed model would lose it silently.
+        diags.add("untranslated-reasoning", Severity::Warning, "opaque-reasoning", None, None);
+    }
+}
+
+impl Session {
+    /// The id of the next event: the record's, when it is a fresh UUID.
+    fn event_id(&mut self, record_id: Option<&str>) -> String {
+        let id = match record_id {
+            Some(id) if is_uuid(id) && !self.used.contains(id) => id.to_string(),
+            _ => derived_uuid(&self.seed, "event", self.events),
+        };
+        self.used.insert(id.clone());
+        id
+    }
+
+    fn event(
+        &mut self,
+        kind: &str,
+        record_id: Option<&str>,
+        ts: Option<&str>,
+        data: impl Serialize,
+    ) -> Result<String, CodecError> {
+        let id = self.event_id(record_id);
+        if let Some(ts) = copilot_time(ts) {
+            self.last_ts = ts;
+        }
+        let line = Envelope { kind, data, id: &id, timestamp: &self.last_ts, parent_id: self.last_event.as_deref() };
+        serde_json::to_writer(&mut self.out, &line)
+            .map_err(|e| CodecError::Other(format!("serializing {kind}: {e}")))?;
+        self.out.push(b'\n');
+        self.events += 1;
+        self.last_event = Some(id.clone());
+        Ok(id)
+    }
+
+    /// Writes the gathered assistant message and its calls.
+    fn flush(&mut self, diags: &mut Diagnostics) -> Result<(), CodecError> {
+        let Some(p) = self.pending.take() else { return Ok(()) };
+        // Calls still open before another message: answer them first.
+        self.close_calls(diags)?;
+        let assistant = match p.assistant {
+            Some(a) => a,
+            None => {
+                diags.add("placeholder", Severity::Info, "assistant.message", None, None);
+                Assistant::default()
+            }
+        };
+        if assistant.stop_reason.is_some() {
+            not_carried(diags, "stop-reason");
+        }
+        if assistant.usage.is_some() {
+            not_carried(diags, "usage");
+        }
+        if assistant.model.as_deref().is_some_and(|m| !m.is_empty()) {
+            not_carried(diags, "model");
+        }
+        let message_id = match assistant.message_id.clone().filter(|m| !m.is_empty()) {
+            Some(m) => m,
+            None => {
+                diags.add("placeholder", Severity::Info, "messageId", None, None);
+                derived_uuid(&self.seed, "message", self.events)
+            }
+        };
+        let data = AssistantMessage {
+            message_id: &message_id,
+            content: &assistant.text,
+            tool_requests: p
+                .calls
+                .iter()
+                .map(|(call, name, arguments)| ToolRequest { tool_call_id: call, name, arguments })
+                .collect(),
+        };
+        self.event("assistant.message", p.id.as_deref(), p.ts.as_deref(), data)?;
+        for (call, name, arguments) in p.calls {
+            let data = ToolStart { tool_call_id: &call, tool_name: &name, arguments: &arguments };
+            self.event("tool.execution_start", None, None, data)?;
+            self.open_calls.retain(|c| *c != call);
+            self.open_calls.push(call);
+        }
+        Ok(())
+    }
+
+    fn result(
+        &mut self,
+        id: Option<&str>,
+        ts: Option<&str>,
+        call: &str,
+        content: &str,
+        ok: bool,
+    ) -> Result<(), CodecError> {
+        let data = if ok {
+            ToolComplete { tool_call_id: call, success: true, result: Some(ToolResult { content }), error: None }
+        } else {
+            let error = ToolError { message: content, code: FAILURE };
+            ToolComplete { tool_call_id: call, success: false, result: None, error: Some(error) }
+        };
+        self.event("tool.execution_complete", id, ts, data)?;
+        self.open_calls.retain(|c| c != call);
+        self.answered.insert(call.to_string());
+        Ok(())
+    }
+
+    /// Error results for the calls no result answered.
+    fn close_calls(&mut self, diags: &mut Diagnostics) -> Result<(), CodecError> {
+        for call in std::mem::take(&mut self.open_calls) {
+            diags.add("synthesized", Severity::Warning, "tool-result", None, None);
+            self.result(None, None, &call, NO_RESULT, false)?;
+        }
+        Ok(())
+    }
+}
+
+// The `data` of each event written, fields in the order 0.0.354 writes them.
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionStart<'a> {
+    session_id: &'a str,
+    version: u64,
+    producer: &'a str,
+    copilot_version: &'a str,
+    start_time: &'a str,
+}
+
+#[derive(Serialize)]
+struct UserMessage<'a> {
+    content: &'a str,
+    attachments: [(); 0],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AssistantMessage<'a> {
+    message_id: &'a str,
+    content: &'a str,
+    tool_requests: Vec<ToolRequest<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolRequest<'a> {
+    tool_call_id: &'a str,
+    name: &'a str,
+    arguments: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolStart<'a> {
+    tool_call_id: &'a str,
+    tool_name: &'a str,
+    arguments: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolComplete<'a> {
+    tool_call_id: &'a str,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<ToolResult<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ToolError<'a>>,
+}
+
+#[derive(Serialize)]
+struct ToolResult<'a> {
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct ToolError<'a> {
+    message: &'a str,
+    code: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ModelChange<'a> {
+    new_model: &'a str,
+}
+
+#[derive(Serialize)]
+struct Abort<'a> {
+    reason: &'a str,
+}
+
+impl SessionWriter for Writer {
+    fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
+        for line in records.lines() {
+            self.line_no += 1;
+            let Some(record) = trajhost_codec_sdk::records::canonical_line(line, self.line_no, &mut self.diags)? else {
+                continue;
+            };
+            if self.session.is_none() {
+                if let Body::Meta(m) = &record.body {
+                    self.open(line, Some(m), None)?;
+                    continue;
+                }
+                self.open(line, None, record.ts.as_deref())?;
+            }
+            self.record(record)?;
+        }
+        Ok(self.take_chunk())
+    }
+
+    fn finish(&mut self) -> Result<Written, CodecError> {
+        let Some(mut s) = self.session.take() else {
+            return Err(CodecError::Malformed("the canonical document holds no records".into()));
+        };
+        s.flush(&mut self.diags)?;
+        s.close_calls(&mut self.diags)?;
+        let mut chunks = Vec::new();
+        if !s.out.is_empty() {
+            chunks.push(Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) });
+        }
+        Ok(Written { native_id: s.id.clone(), chunks, diagnostics: self.diags.drain() })
+    }
+}
