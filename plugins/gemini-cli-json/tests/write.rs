@@ -130,53 +130,81 @@ fn the_writer_names_its_format_and_versions() {
 
 // ---------------------------------------------------------------- write
 
-#[test]
-fn a_real_session_is_written_back_as_gemini_cli_0_25_wrote_it() {
-    let source = read_real();
-    let written = write(&source.document, with_cwd());
-    assert_ne!(written.native_id, REAL_ID, "a fresh session id");
-    let artifact = session_artifact(&written);
-    assert_eq!(
-        artifact.path,
-        format!(".gemini/tmp/{HASH}/chats/session-2026-12-06T03-56-{}.json", &written.native_id[..8])
-    );
-    let marker = written.artifacts.iter().find(|a| a.path.ends_with(".project_root")).unwrap();
-    assert_eq!(marker.path, format!(".gemini/tmp/{HASH}/.project_root"));
-    assert_eq!(marker.bytes, CWD.as_bytes());
+/// The sessions the real Gemini CLI 0.25.0 wrote: (scenario, home, locator).
+fn real_sessions() -> Vec<(String, PathBuf, String)> {
+    ["simple", "parallel", "multibyte"]
+        .iter()
+        .map(|scenario| {
+            let home = fixtures().join("gemini-cli/0.25.0").join(scenario);
+            let found = kit::discover::<GeminiCliJson>(&home);
+            assert_eq!(found.sessions.len(), 1, "{scenario}");
+            (scenario.to_string(), home, found.sessions[0].locator.clone())
+        })
+        .collect()
+}
 
-    let real_text = std::fs::read_to_string(real_home().join(real_locator())).unwrap();
-    let ours_text = std::str::from_utf8(&artifact.bytes).unwrap();
-    // Field by field, in Gemini CLI's order; `resultDisplay` (what its UI
-    // showed of a result, optional) is the one key not written.
-    let real_keys: Vec<(usize, String)> =
-        keys_in_order(&real_text).into_iter().filter(|(_, k)| k != "resultDisplay").collect();
-    assert_eq!(keys_in_order(ours_text), real_keys);
-    // And value by value, but for the new id and the UI's tool metadata.
-    let real: Value = serde_json::from_str(&real_text).unwrap();
-    let ours: Value = serde_json::from_str(ours_text).unwrap();
-    assert_eq!(ours["sessionId"], written.native_id.as_str());
-    let ui = ["sessionId", "resultDisplay", "displayName", "description"];
-    let mut real_cmp = without_keys(real.clone(), &ui);
-    let ours_cmp = without_keys(ours.clone(), &ui);
-    // `description` is also an argument of the call: put it back.
-    real_cmp["messages"][1]["toolCalls"][0]["args"] = real["messages"][1]["toolCalls"][0]["args"].clone();
-    let mut ours_args = ours_cmp.clone();
-    ours_args["messages"][1]["toolCalls"][0]["args"] = real["messages"][1]["toolCalls"][0]["args"].clone();
-    assert_eq!(ours_args, real_cmp);
-    assert_eq!(ours["messages"][1]["toolCalls"][0]["args"], real["messages"][1]["toolCalls"][0]["args"]);
-    let call = &ours["messages"][1]["toolCalls"][0];
-    assert_eq!((&call["displayName"], &call["description"]), (&json!("run_shell_command"), &json!("")));
-    // Like Gemini CLI's file: no newline at the end.
-    assert!(ours_text.ends_with("\n}"));
-    // Deterministic.
-    assert_eq!(session_artifact(&write(&source.document, with_cwd())).bytes, artifact.bytes);
+/// A document without its session id and the UI's metadata of each call
+/// (`resultDisplay`, `displayName`, `description`, `renderOutputAsMarkdown`:
+/// what 0.25's tool registry knows of a tool).
+fn without_ui(mut doc: Value) -> Value {
+    doc.as_object_mut().unwrap().remove("sessionId");
+    for message in doc["messages"].as_array_mut().unwrap() {
+        for call in message.get_mut("toolCalls").and_then(Value::as_array_mut).into_iter().flatten() {
+            for key in ["resultDisplay", "displayName", "description", "renderOutputAsMarkdown"] {
+                call.as_object_mut().unwrap().remove(key);
+            }
+        }
+    }
+    doc
+}
+
+#[test]
+fn real_sessions_are_written_back_as_gemini_cli_0_25_wrote_them() {
+    for (scenario, home, locator) in real_sessions() {
+        let source = kit::read::<GeminiCliJson>(&home, &locator);
+        let written = write(&source.document, with_cwd());
+        let real_id = locator.rsplit('-').next().unwrap().trim_end_matches(".json");
+        assert!(!written.native_id.starts_with(real_id), "{scenario}: a fresh session id");
+        let artifact = session_artifact(&written);
+        let minutes = &locator.rsplit('/').next().unwrap()["session-".len().."session-2026-12-06T03-56".len()];
+        assert_eq!(
+            artifact.path,
+            format!(".gemini/tmp/{HASH}/chats/session-{minutes}-{}.json", &written.native_id[..8]),
+            "{scenario}"
+        );
+        let marker = written.artifacts.iter().find(|a| a.path.ends_with(".project_root")).unwrap();
+        assert_eq!(marker.path, format!(".gemini/tmp/{HASH}/.project_root"));
+        assert_eq!(marker.bytes, CWD.as_bytes());
+
+        let real_text = std::fs::read_to_string(home.join(&locator)).unwrap();
+        let ours_text = std::str::from_utf8(&artifact.bytes).unwrap();
+        // Field by field, in Gemini CLI's order; `resultDisplay` (what its UI
+        // showed of a result, optional) is the one key not written.
+        let real_keys: Vec<(usize, String)> =
+            keys_in_order(&real_text).into_iter().filter(|(_, k)| k != "resultDisplay").collect();
+        assert_eq!(keys_in_order(ours_text), real_keys, "{scenario}");
+        // And value by value, but for the new id and the UI's tool metadata.
+        let real: Value = serde_json::from_str(&real_text).unwrap();
+        let ours: Value = serde_json::from_str(ours_text).unwrap();
+        assert_eq!(ours["sessionId"], written.native_id.as_str());
+        assert_eq!(without_ui(ours.clone()), without_ui(real), "{scenario}");
+        for call in ours["messages"].as_array().unwrap().iter().filter_map(|m| m["toolCalls"].as_array()).flatten() {
+            assert_eq!((&call["displayName"], &call["description"]), (&call["name"], &json!("")), "{scenario}");
+        }
+        // Like Gemini CLI's file: no newline at the end.
+        assert!(ours_text.ends_with("\n}"));
+        // Deterministic.
+        assert_eq!(session_artifact(&write(&source.document, with_cwd())).bytes, artifact.bytes);
+    }
 }
 
 #[test]
 fn write_then_read_is_value_lossless_on_gemini_documents() {
     let small = ".gemini/tmp/webapp/chats/session-2025-10-01T08-00-d41f0b2e.json";
     let legacy = fixtures().join("gemini-cli/legacy-json/home");
-    for (home, locator) in [(real_home(), real_locator()), (legacy, small.to_string())] {
+    let mut documents: Vec<(PathBuf, String)> = real_sessions().into_iter().map(|(_, h, l)| (h, l)).collect();
+    documents.push((legacy, small.to_string()));
+    for (home, locator) in documents {
         let source = kit::read::<GeminiCliJson>(&home, &locator);
         let written = write(&source.document, with_cwd());
         assert!(written.diagnostics.iter().all(|d| d.code != "not-carried"), "{:?}", written.diagnostics);
