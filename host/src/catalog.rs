@@ -124,7 +124,7 @@ impl<'a> Catalog<'a> {
             CodecRecord::from_info(
                 info,
                 crate::wit::latest_version().to_string(),
-                registry::sdk_section(builtin.wasm),
+                registry::sections(builtin.wasm),
                 builtin.sha256.to_string(),
                 builtin.wasm.len() as u64,
                 CodecSource::Builtin,
@@ -199,6 +199,24 @@ impl<'a> Catalog<'a> {
         codecs
     }
 
+    /// The codecs to ask whether a file is `harness`'s, newest first: each
+    /// codec in effect, then the ones it shadows (an installed API 0.1 codec
+    /// cannot sniff, but the built-in it shadows can; what the shadowed one
+    /// recognizes, the one in effect with its id reads).
+    pub fn sniffers(&self, harness: &str) -> Vec<&CodecRecord> {
+        let mut out = Vec::new();
+        for codec in self.for_harness(harness) {
+            out.push(codec);
+            out.extend(
+                self.entries
+                    .iter()
+                    .filter(|e| e.shadowed_by.is_some() && e.record.harness == harness && e.record.id() == codec.id())
+                    .map(|e| &e.record),
+            );
+        }
+        out
+    }
+
     /// The codec for a session: `--codec` if given, else the highest codec
     /// version whose native range covers the session's native version.
     pub fn select(
@@ -261,6 +279,93 @@ impl<'a> Catalog<'a> {
         self.select(harness, native_version, None)
     }
 
+    /// The codec that reads a session: [`Catalog::select`], but a native
+    /// version outside every codec's range is read by the nearest of the
+    /// codecs that found the session (`placed_by`; else of the harness), and
+    /// the returned note says so. Writing stays strict (`prepare` verifies).
+    pub fn select_for_reading(
+        &self,
+        harness: &str,
+        native_version: Option<&str>,
+        codec_override: Option<&str>,
+        placed_by: &[&str],
+    ) -> Result<(&CodecRecord, Option<String>)> {
+        match self.select(harness, native_version, codec_override) {
+            Ok(codec) => Ok((codec, None)),
+            Err(HostError::NoCodec(message)) if codec_override.is_none() => {
+                let version = native_version.and_then(parse_native_version).ok_or(HostError::NoCodec(message))?;
+                let codecs = self.for_harness(harness);
+                let placing: Vec<&CodecRecord> =
+                    codecs.iter().copied().filter(|c| placed_by.contains(&c.id().as_str())).collect();
+                let pool = if placing.is_empty() { codecs } else { placing };
+                let codec = nearest(&pool, &version, |c| c.native_versions.as_str());
+                let note = format!(
+                    "{harness} native version {} is outside every codec's range; read with the nearest, {} ({})",
+                    native_version.unwrap_or_default(),
+                    codec.id(),
+                    codec.native_versions
+                );
+                Ok((codec, Some(note)))
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The codec that writes `harness` sessions for a target, as reading picks
+    /// a reader: `codec_override` (`--codec H@V`) if given; else, when the
+    /// target's native `version` is known, the highest writing codec whose
+    /// writer range holds it (none: the writer whose range lies nearest below
+    /// it, or the lowest one; `prepare` then says so, and it is not verified); else the
+    /// writing codec of the `layout` (a codec id) the target home already
+    /// uses; else the harness's newest writing codec.
+    pub fn writer_for(
+        &self,
+        harness: &str,
+        version: Option<&str>,
+        layout: Option<&str>,
+        codec_override: Option<&str>,
+    ) -> Result<&CodecRecord> {
+        if let Some(wanted) = codec_override {
+            let codec = self.select(harness, None, Some(wanted))?;
+            if codec.harness != harness {
+                return Err(HostError::NoCodec(format!("{wanted} is not a codec of {harness}")));
+            }
+            if codec.writes.is_empty() {
+                return Err(HostError::NoCodec(format!("codec {} cannot write sessions", codec.id())));
+            }
+            return Ok(codec);
+        }
+        let writers: Vec<&CodecRecord> =
+            self.for_harness(harness).into_iter().filter(|c| !c.writes.is_empty()).collect();
+        if writers.is_empty() {
+            return Err(HostError::NoCodec(if self.for_harness(harness).is_empty() {
+                crate::inventory::no_codec_message(self, harness)
+            } else {
+                format!("no codec of {harness} writes sessions")
+            }));
+        }
+        if let Some(native) = version {
+            let parsed = parse_native_version(native)
+                .ok_or_else(|| HostError::NoCodec(format!("{harness} version {native:?} is not a version")))?;
+            if let Some(codec) = writers.iter().copied().find(|c| c.writes_version(&parsed)) {
+                return Ok(codec);
+            }
+            let nearest = nearest(&writers, &parsed, CodecRecord::writer_range);
+            tracing::warn!(
+                "no codec writes {harness} {native}; using the nearest, {} (writes {})",
+                nearest.id(),
+                nearest.writer_range()
+            );
+            return Ok(nearest);
+        }
+        if let Some(id) = layout
+            && let Some(codec) = writers.iter().copied().find(|c| c.id() == id)
+        {
+            return Ok(codec);
+        }
+        Ok(writers[0])
+    }
+
     /// A fresh instance of `record`.
     pub fn instantiate(&self, record: &CodecRecord) -> Result<CodecInstance> {
         let loaded = self.loaded.borrow().get(&record.sha256).cloned();
@@ -306,7 +411,7 @@ impl<'a> Catalog<'a> {
             let real = CodecRecord::from_info(
                 info,
                 record.api.clone(),
-                record.sdk.clone(),
+                registry::Sections { sdk: record.sdk.clone(), writes_for: record.writes_for.clone() },
                 record.sha256.clone(),
                 record.size,
                 CodecSource::Builtin,
@@ -346,6 +451,28 @@ fn describe(codecs: &[&CodecRecord]) -> String {
         return "none".into();
     }
     codecs.iter().map(|r| format!("{} ({})", r.id(), r.native_versions)).collect::<Vec<_>>().join(", ")
+}
+
+/// Of `codecs` (not empty), the one whose `range` lies nearest below
+/// `version` (the highest lower bound not above it), else the lowest.
+fn nearest<'c>(
+    codecs: &[&'c CodecRecord],
+    version: &semver::Version,
+    range: impl Fn(&CodecRecord) -> &str,
+) -> &'c CodecRecord {
+    let floor = |c: &&&'c CodecRecord| lower_bound(range(c));
+    let below = codecs.iter().filter(|c| floor(c).is_some_and(|f| f <= *version)).max_by_key(floor);
+    below.or_else(|| codecs.iter().min_by_key(floor)).copied().unwrap_or(codecs[0])
+}
+
+/// The lowest version a range admits (its `>=`/`>`/`=`/`^`/`~` bounds), if any.
+fn lower_bound(range: &str) -> Option<semver::Version> {
+    let req = semver::VersionReq::parse(range).ok()?;
+    req.comparators
+        .iter()
+        .filter(|c| !matches!(c.op, semver::Op::Less | semver::Op::LessEq))
+        .map(|c| semver::Version::new(c.major, c.minor.unwrap_or(0), c.patch.unwrap_or(0)))
+        .max()
 }
 
 /// Reads a native version leniently: `v1.2`, `1.2`, `2026.9.6`, `1.2.3-beta`.

@@ -35,6 +35,11 @@ pub enum Check {
     /// Every `tool_result` answers a `tool_call` seen earlier in the same
     /// agent's records (the main transcript, or one subagent's).
     ToolResultAfterCall,
+    /// Records come in the order the harness produced them: no assistant text
+    /// quotes a tool's output before that output's `tool_result` (a model
+    /// cannot quote what it has not seen; a reader that puts a step's answer
+    /// ahead of the call that produced it breaks this).
+    AnswerAfterResult,
     /// Each session's native version lies in the codec's `native-versions`
     /// (a prerelease of a covered version counts as covered).
     NativeVersionInRange,
@@ -43,12 +48,13 @@ pub enum Check {
 }
 
 impl Check {
-    pub const ALL: [Check; 7] = [
+    pub const ALL: [Check; 8] = [
         Check::MetaFirst,
         Check::SrcOnEveryRecord,
         Check::UniqueIds,
         Check::StableIds,
         Check::ToolResultAfterCall,
+        Check::AnswerAfterResult,
         Check::NativeVersionInRange,
         Check::InspectAgrees,
     ];
@@ -61,6 +67,7 @@ impl Check {
             Check::UniqueIds => "unique-ids",
             Check::StableIds => "stable-ids",
             Check::ToolResultAfterCall => "tool-result-after-call",
+            Check::AnswerAfterResult => "answer-after-result",
             Check::NativeVersionInRange => "native-version-in-range",
             Check::InspectAgrees => "inspect-agrees",
         }
@@ -120,9 +127,9 @@ impl Violations {
 }
 
 /// The record-stream checks (`meta-first`, `src-on-every-record`,
-/// `unique-ids`, `tool-result-after-call`), fed one record at a time.
-/// Memory grows with the number of distinct ids and call ids, not with the
-/// records' content.
+/// `unique-ids`, `tool-result-after-call`, `answer-after-result`), fed one
+/// record at a time. Memory grows with the number of distinct ids and call
+/// ids, and the assistant texts of the current turn, not with the session.
 #[derive(Debug)]
 pub struct StreamChecks {
     session: String,
@@ -130,8 +137,18 @@ pub struct StreamChecks {
     ids: HashSet<String>,
     /// `(agent, call_id)` of every `tool_call` so far.
     calls: HashSet<(Option<String>, String)>,
+    /// The assistant texts since the last user record, per agent:
+    /// `(agent, record position, record id, text)`, at most
+    /// [`TURN_TEXT_LIMIT`] bytes in all.
+    turn_texts: Vec<(Option<String>, u64, String, String)>,
     violations: Violations,
 }
+
+/// How much assistant text of one turn `answer-after-result` keeps.
+const TURN_TEXT_LIMIT: usize = 1 << 20;
+/// A tool output shorter than this (trimmed) may well appear in a text by
+/// chance (`ok`, a number), so it is not looked for.
+const QUOTABLE_OUTPUT: usize = 24;
 
 impl StreamChecks {
     /// Checks for the session named `session` in failures.
@@ -141,6 +158,7 @@ impl StreamChecks {
             position: 0,
             ids: HashSet::new(),
             calls: HashSet::new(),
+            turn_texts: Vec::new(),
             violations: Violations::default(),
         }
     }
@@ -166,6 +184,29 @@ impl StreamChecks {
         }
         if !self.ids.insert(record.id.clone()) {
             self.violations.add(Check::UniqueIds, || format!("id {:?} repeats at record {position}", record.id));
+        }
+        match &record.body {
+            Body::User { .. } => self.turn_texts.retain(|(agent, ..)| *agent != record.agent),
+            Body::Assistant(a) if !a.text.trim().is_empty() => {
+                let held: usize = self.turn_texts.iter().map(|(.., text)| text.len()).sum();
+                if held + a.text.len() <= TURN_TEXT_LIMIT {
+                    self.turn_texts.push((record.agent.clone(), position, record.id.clone(), a.text.clone()));
+                }
+            }
+            Body::ToolResult { content, .. } if content.trim().len() >= QUOTABLE_OUTPUT => {
+                let output = content.trim();
+                if let Some((_, at, id, _)) =
+                    self.turn_texts.iter().find(|(agent, _, _, text)| *agent == record.agent && text.contains(output))
+                {
+                    self.violations.add(Check::AnswerAfterResult, || {
+                        format!(
+                            "assistant record {id:?} (record {at}) quotes the output of tool_result {:?} (record {position}), which comes after it",
+                            record.id
+                        )
+                    });
+                }
+            }
+            _ => {}
         }
         match &record.body {
             Body::ToolCall { call_id, .. } => {
@@ -560,6 +601,38 @@ mod tests {
         assert_eq!(failed(&[meta(), no_src]), vec![Check::SrcOnEveryRecord]);
         assert_eq!(failed(&[meta(), call("a", "c1", None), call("a", "c2", None)]), vec![Check::UniqueIds]);
         assert_eq!(failed(&[meta(), result("b", "c1", None), call("a", "c1", None)]), vec![Check::ToolResultAfterCall]);
+    }
+
+    fn text(id: &str, body: Body) -> Record {
+        record(id, body, None)
+    }
+
+    const OUTPUT: &str = "Hello from the lab workspace. The secret word is PAPAYA-42.";
+
+    #[test]
+    fn an_answer_quoting_a_tool_output_must_come_after_it() {
+        let user = || text("u", Body::User { text: "read it".into(), attachments: Vec::new() });
+        let answer = || {
+            let mut a = crate::canonical::Assistant::default();
+            a.text = format!("FINAL ANSWER: the tool returned: {OUTPUT}");
+            text("t", Body::Assistant(a))
+        };
+        let output = || text("r", Body::ToolResult { call_id: "c1".into(), content: OUTPUT.into(), ok: Some(true) });
+        let in_order = [meta(), user(), call("a", "c1", None), output(), answer()];
+        assert_eq!(failed(&in_order), vec![]);
+        // OpenCode 0.5's parts read out of order: the answer ahead of the call that produced it.
+        let answer_first = [meta(), user(), answer(), call("a", "c1", None), output()];
+        assert_eq!(failed(&answer_first), vec![Check::AnswerAfterResult]);
+        // An earlier turn's answer that repeats an output is no violation: a user record starts a turn.
+        let earlier_turn = [
+            meta(),
+            user(),
+            answer(),
+            text("u2", Body::User { text: "again".into(), attachments: Vec::new() }),
+            call("a", "c1", None),
+            output(),
+        ];
+        assert_eq!(failed(&earlier_turn), vec![]);
     }
 
     #[test]

@@ -114,6 +114,11 @@ pub struct ConvertOptions {
     pub choice: TargetChoice,
     /// Convert a session that is not portable, listing what is dropped.
     pub lossy: bool,
+    /// The native version of the target that will resume the session
+    /// (`--to HARNESS@VERSION`): picks the writer, and `prepare` uses it.
+    pub target_version: Option<String>,
+    /// The writing codec, chosen explicitly (`--codec HARNESS@CODEC_VERSION`).
+    pub writer: Option<String>,
 }
 
 /// Diagnostic codes that make a session not portable: a source codec's
@@ -128,7 +133,8 @@ pub struct ConvertOptions {
 pub const NOT_PORTABLE_CODES: &[&str] =
     &["not-portable", "untranslated-reasoning", "pending-approval", "unchosen-branch"];
 
-/// Reads `found`, writes it with `to`'s newest codec into `out`.
+/// Reads `found`, writes it into `out` with the codec of `to` that writes
+/// for the target version given (else `to`'s newest writing codec).
 ///
 /// Everything streams: canonical batches go from the source codec to the
 /// target codec's writer as they are read, the pieces it returns are appended
@@ -142,29 +148,108 @@ pub fn convert(
     out: &Path,
     options: &ConvertOptions,
 ) -> Result<ExportManifest> {
-    let target_codec = catalog
-        .for_harness(to)
-        .first()
-        .copied()
-        .cloned()
-        .ok_or_else(|| HostError::NoCodec(inventory::no_codec_message(catalog, to)))?;
-    if target_codec.writes.is_empty() {
-        return Err(HostError::NoCodec(format!("codec {} cannot write sessions", target_codec.id())));
-    }
+    let target_codec =
+        catalog.writer_for(to, options.target_version.as_deref(), None, options.writer.as_deref())?.clone();
     let cwd = options.cwd.clone().or_else(|| found.session.cwd.clone());
-    let write_options = WriteOptions { cwd, native_id: None, home_path: None };
+    into_new_export(out, |out| export(catalog, Source::Session(found), to, out, target_codec, cwd, options))
+}
+
+/// Writes an existing export's records (its `canonical.jsonl`) again with
+/// another codec of the same target, into the new export directory `out`:
+/// `prepare` does this when the target runs a version another writer writes
+/// for. The fidelity is measured again, against the new artifacts.
+pub fn rewrite(
+    catalog: &Catalog<'_>,
+    export_dir: &Path,
+    manifest: &ExportManifest,
+    writer: &CodecRecord,
+    out: &Path,
+) -> Result<ExportManifest> {
+    let options = ConvertOptions {
+        cwd: manifest.cwd.clone(),
+        choice: TargetChoice {
+            model: manifest.target_choice.as_ref().and_then(|c| c.model.clone()),
+            provider: manifest.target_choice.as_ref().and_then(|c| c.provider.clone()),
+            allow_untested: false,
+        },
+        // The user accepted these losses at convert time.
+        lossy: !manifest.not_portable.is_empty(),
+        target_version: manifest.target.native_version.clone(),
+        writer: Some(writer.id()),
+    };
+    let to = manifest.target.harness.clone();
+    let source = Source::Export { manifest, dir: export_dir };
+    into_new_export(out, |out| export(catalog, source, &to, out, writer.clone(), manifest.cwd.clone(), &options))
+}
+
+/// Runs `write` into the export directory `out`; a failure leaves no partial
+/// export behind (a retry would be refused as "not empty"): the directory
+/// goes if this made it, else it is emptied.
+fn into_new_export(out: &Path, write: impl FnOnce(&Path) -> Result<ExportManifest>) -> Result<ExportManifest> {
     let existed = out.exists();
     prepare_out_dir(out)?;
-    let result = export(catalog, found, to, out, target_codec, write_options, options);
+    let result = write(out);
     if result.is_err() {
-        // A failed conversion leaves no partial export behind (a retry would
-        // be refused as "not empty"); the directory goes if convert made it.
         let cleanup = if existed { clear_dir(out) } else { std::fs::remove_dir_all(out) };
         if let Err(e) = cleanup {
             tracing::warn!("cannot remove the partial export {}: {e}", out.display());
         }
     }
     result
+}
+
+/// Where the canonical records of an export come from.
+enum Source<'a> {
+    /// A session, read by its codec.
+    Session(&'a FoundSession),
+    /// An earlier export's `canonical.jsonl`.
+    Export { manifest: &'a ExportManifest, dir: &'a Path },
+}
+
+/// Canonical batches in order, from either [`Source`].
+enum Batches {
+    Codec(crate::runtime::Prefetched),
+    File(CanonicalBatches),
+}
+
+impl Batches {
+    fn next_batch(&mut self) -> Result<Option<crate::runtime::Batch>> {
+        match self {
+            Batches::Codec(stream) => stream.next_batch(),
+            Batches::File(file) => file.next_batch(),
+        }
+    }
+}
+
+/// An export's `canonical.jsonl` as batches of whole lines (about
+/// [`CANONICAL_BATCH_BYTES`] each, or one longer line).
+struct CanonicalBatches {
+    path: PathBuf,
+    reader: std::io::BufReader<std::fs::File>,
+}
+
+const CANONICAL_BATCH_BYTES: usize = 4 << 20;
+
+impl CanonicalBatches {
+    fn open(path: &Path) -> Result<CanonicalBatches> {
+        let file = std::fs::File::open(path).map_err(|e| HostError::io(path, e))?;
+        Ok(CanonicalBatches { path: path.to_path_buf(), reader: std::io::BufReader::with_capacity(1 << 20, file) })
+    }
+
+    fn next_batch(&mut self) -> Result<Option<crate::runtime::Batch>> {
+        use std::io::BufRead;
+        let mut records = String::new();
+        while records.len() < CANONICAL_BATCH_BYTES {
+            let read = self.reader.read_line(&mut records).map_err(|e| HostError::io(&self.path, e))?;
+            if read == 0 {
+                break;
+            }
+            if !records.ends_with('\n') {
+                records.push('\n');
+            }
+        }
+        Ok((!records.is_empty()).then(|| crate::runtime::Batch { records, diagnostics: Vec::new() }))
+    }
 }
 
 fn clear_dir(dir: &Path) -> std::io::Result<()> {
@@ -178,17 +263,31 @@ fn clear_dir(dir: &Path) -> std::io::Result<()> {
 /// Streams the session into the export directory `out` (see [`convert`]).
 fn export(
     catalog: &Catalog<'_>,
-    found: &FoundSession,
+    source: Source<'_>,
     to: &str,
     out: &Path,
     target_codec: CodecRecord,
-    options: WriteOptions,
+    cwd: Option<String>,
     convert: &ConvertOptions,
 ) -> Result<ExportManifest> {
-    let cwd = options.cwd.clone();
-    let (source_codec, stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
-    // The source codec parses ahead on its own thread while this one writes.
-    let mut stream = stream.prefetched();
+    let options = WriteOptions { cwd: cwd.clone(), native_id: None, home_path: None };
+    let (source_side, mut stream) = match source {
+        Source::Session(found) => {
+            let (source_codec, stream) = inventory::open(catalog, found, None, inventory::default_read_options())?;
+            let side = SessionSide {
+                harness: found.harness.clone(),
+                codec: source_codec.id(),
+                native_id: found.session.native_id.clone(),
+                native_version: found.session.native_version.clone(),
+                path: Some(found.session.path.clone()),
+            };
+            // The source codec parses ahead on its own thread while this one writes.
+            (side, Batches::Codec(stream.prefetched()))
+        }
+        Source::Export { manifest, dir } => {
+            (manifest.source.clone(), Batches::File(CanonicalBatches::open(&dir.join("canonical.jsonl"))?))
+        }
+    };
     let mut instance = catalog.instantiate(&target_codec)?;
     instance.set_target_choice(convert.choice.clone());
     let mut sink = instance.write(&options)?;
@@ -197,7 +296,7 @@ fn export(
     let mut files = ArtifactFiles::new(out.to_path_buf());
     // Three stages overlap: the source codec parses ahead (its thread), the
     // fidelity digests are taken on another, and this one writes.
-    let digester = Digester::spawn(source_codec.id());
+    let digester = Digester::spawn(source_side.codec.clone());
     while let Some(batch) = stream.next_batch()? {
         let records = std::sync::Arc::new(batch.records);
         if !digester.add(records.clone()) {
@@ -220,7 +319,7 @@ fn export(
     }
     if !not_portable.causes.is_empty() && !convert.lossy {
         return Err(HostError::NotPortable {
-            session: format!("{} {}", found.harness, found.session.native_id),
+            session: format!("{} {}", source_side.harness, source_side.native_id),
             target: to.to_string(),
             causes: not_portable.causes,
         });
@@ -241,9 +340,10 @@ fn export(
         .collect();
     let target_kinds = read_back(catalog, &target_codec, &out.join("artifacts"), &written.native_id, &mut source)?;
     not_carried.extend(source.missing());
-    let byte_lossless = found.harness == to
+    not_carried.extend(source.reordered());
+    let byte_lossless = source_side.harness == to
         && artifacts.len() == 1
-        && file_digest(&found.session.path).is_ok_and(|(sha, _)| sha == artifacts[0].sha256);
+        && source_side.path.as_deref().is_some_and(|p| file_digest(p).is_ok_and(|(sha, _)| sha == artifacts[0].sha256));
     let tier = if byte_lossless {
         Tier::ByteLossless
     } else if not_carried.is_empty() {
@@ -254,18 +354,12 @@ fn export(
     let manifest = ExportManifest {
         format: 1,
         created_at: crate::time::now_rfc3339(),
-        source: SessionSide {
-            harness: found.harness.clone(),
-            codec: source_codec.id(),
-            native_id: found.session.native_id.clone(),
-            native_version: found.session.native_version.clone(),
-            path: Some(found.session.path.clone()),
-        },
+        source: source_side,
         target: SessionSide {
             harness: to.to_string(),
             codec: target_codec.id(),
             native_id: written.native_id.clone(),
-            native_version: None,
+            native_version: convert.target_version.clone(),
             path: None,
         },
         cwd,
@@ -513,6 +607,20 @@ struct Essentials {
     continuity: Continuity,
     /// Reused for each folded text.
     folded: Vec<u8>,
+    /// The conversation's order: user and assistant texts, tool calls and
+    /// results, as digests in the order they came, for the source
+    /// (`sign` 1) and then the read-back.
+    order: [Vec<Step>; 2],
+}
+
+/// One conversational value in order: its digest, and whether it is a tool
+/// call or result (a run of those may be regrouped: parallel calls are
+/// stored calls-then-results by some harnesses, call-result pairs by others).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Step {
+    digest: u64,
+    tool: bool,
+    category: u8,
 }
 
 /// What in the source's main conversation a target cannot continue from:
@@ -562,6 +670,41 @@ impl Continuity {
     }
 }
 
+/// Whether a category takes part in the order check, and if it is a tool step.
+fn ordered(what: &str) -> Option<bool> {
+    match what {
+        "user text" | "assistant text" => Some(false),
+        "tool call" | "tool result" => Some(true),
+        _ => None,
+    }
+}
+
+/// A step of the compared order: a text, or a run of tool steps.
+#[derive(PartialEq, Eq)]
+enum Segment {
+    Value(Step),
+    /// The run's digests summed (order-free) and its length.
+    ToolRun {
+        sum: u64,
+        len: usize,
+    },
+}
+
+fn segments<'a>(steps: impl Iterator<Item = &'a Step>) -> Vec<Segment> {
+    let mut out = Vec::new();
+    for step in steps {
+        match (step.tool, out.last_mut()) {
+            (true, Some(Segment::ToolRun { sum, len })) => {
+                *sum = sum.wrapping_add(step.digest);
+                *len += 1;
+            }
+            (true, _) => out.push(Segment::ToolRun { sum: step.digest, len: 1 }),
+            (false, _) => out.push(Segment::Value(*step)),
+        }
+    }
+    out
+}
+
 /// What a conversion must keep, as named in loss reports.
 const CATEGORIES: &[&str] = &[
     "user text",
@@ -584,6 +727,7 @@ impl Default for Essentials {
             sign: 1,
             continuity: Continuity::default(),
             folded: Vec::new(),
+            order: [Vec::new(), Vec::new()],
         }
     }
 }
@@ -622,6 +766,10 @@ impl Essentials {
     fn count(&mut self, what: &'static str, hasher: Sha256) {
         let digest = hasher.finalize();
         let key = u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"));
+        if let Some(tool) = ordered(what) {
+            let category = CATEGORIES.iter().position(|c| *c == what).unwrap_or(0) as u8;
+            self.order[usize::from(self.sign < 0)].push(Step { digest: key, tool, category });
+        }
         if self.sign > 0 {
             debug_assert!(CATEGORIES.contains(&what), "{what} is not in CATEGORIES");
             let category = CATEGORIES.iter().position(|c| *c == what).unwrap_or(0) as u8;
@@ -630,6 +778,36 @@ impl Essentials {
             // Values only the target has are not losses.
             *count -= 1;
         }
+    }
+
+    /// Whether the read-back has the source's conversation in the source's
+    /// order: both sequences, restricted to the values that carried over
+    /// whole, must match, a run of tool calls and results compared as a
+    /// multiset. A difference is the loss `reordered`, naming the first
+    /// position (in the source's order of carried values) where they part.
+    fn reordered(&self) -> Option<Loss> {
+        let carried = |step: &Step| self.values.get(&step.digest).is_some_and(|(count, _)| *count <= 0);
+        let source = segments(self.order[0].iter().filter(|s| carried(s)));
+        let target = segments(self.order[1].iter().filter(|s| self.values.contains_key(&s.digest) && carried(s)));
+        let at = source.iter().zip(&target).position(|(a, b)| a != b).or_else(|| {
+            // One side ended early: a value carried whole but in a count the other lacks.
+            (source.len() != target.len()).then(|| source.len().min(target.len()))
+        })?;
+        let name = |segment: Option<&Segment>| match segment {
+            Some(Segment::Value(step)) => CATEGORIES[usize::from(step.category)].to_string(),
+            Some(Segment::ToolRun { .. }) => "tool calls and results".to_string(),
+            None => "nothing".to_string(),
+        };
+        Some(Loss {
+            what: format!(
+                "reordered: from step {} of the conversation, the source has {} where the target has {}",
+                at + 1,
+                name(source.get(at)),
+                name(target.get(at))
+            ),
+            count: 1,
+            found_by: "read-back".into(),
+        })
     }
 
     /// What the source has that the read-back lacked, per category.
@@ -768,6 +946,103 @@ pub fn load_export(dir: &Path) -> Result<(ExportManifest, Vec<ArtifactInfo>)> {
         artifacts.push(ArtifactInfo { path: entry.path.clone(), size, sha256: found });
     }
     Ok((manifest, artifacts))
+}
+
+/// What `prepare` asks besides the export and the home.
+#[derive(Debug, Clone, Default)]
+pub struct PrepareRequest {
+    /// `--model`, `--provider`, `--allow-untested`.
+    pub choice: TargetChoice,
+    /// `--target-version`.
+    pub target_version: Option<String>,
+    /// Run the target harness's CLI for its version (off with `--no-probe`).
+    pub probe_cli: bool,
+    /// `--codec HARNESS@CODEC_VERSION`: this writer, whatever the version.
+    pub writer: Option<String>,
+}
+
+/// A planned install with what it was planned for.
+pub struct PreparedInstall {
+    pub planned: PlannedInstall,
+    /// The target version the writer was chosen for, and where it came from.
+    pub target_version: crate::target_version::TargetVersion,
+    /// Whether the lab verified this writer with that version (the ledger),
+    /// and the codec did not report the target as untested.
+    pub verdict: crate::ledger::Verdict,
+    /// The export the plan installs: the given one, or a rewrite of it by
+    /// another writer (kept alive in a private temp dir until the install).
+    pub export_dir: PathBuf,
+    pub artifacts: Vec<ArtifactInfo>,
+    /// Set when the export was written again for the target's version.
+    pub rewritten_from: Option<String>,
+    _rewrite_dir: Option<tempfile::TempDir>,
+}
+
+/// Finds the version of the target harness that will resume the session,
+/// picks the writer for it (writing the export again when it is another
+/// codec than the one `convert` used), asks it for a plan and says whether
+/// the install is verified.
+pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &PrepareRequest) -> Result<PreparedInstall> {
+    let (manifest, artifacts) = load_export(export)?;
+    let harness = manifest.target.harness.clone();
+    let probe = crate::target_version::Probe {
+        explicit: request.target_version.as_deref(),
+        recorded: manifest.target.native_version.as_deref(),
+        run_cli: request.probe_cli,
+    };
+    let target_version = crate::target_version::detect(catalog, &harness, home, &probe);
+    let writer = catalog
+        .writer_for(
+            &harness,
+            target_version.version.as_deref(),
+            target_version.layout.as_deref(),
+            request.writer.as_deref(),
+        )?
+        .clone();
+    let (manifest, artifacts, export_dir, rewrite_dir, rewritten_from) = if writer.id() == manifest.target.codec {
+        (manifest, artifacts, export.to_path_buf(), None, None)
+    } else {
+        let dir = tempfile::Builder::new()
+            .prefix("trajhost-rewrite-")
+            .tempdir()
+            .map_err(|e| HostError::io(std::env::temp_dir(), e))?;
+        let out = dir.path().join("export");
+        tracing::info!("writing the export again with {} for {}", writer.id(), target_version.describe());
+        rewrite(catalog, export, &manifest, &writer, &out)?;
+        let (rewritten, artifacts) = load_export(&out)?;
+        (rewritten, artifacts, out, Some(dir), Some(manifest.target.codec.clone()))
+    };
+    let planned = plan(catalog, &manifest, &artifacts, &export_dir, home, &request.choice)?;
+    let mut verdict = crate::ledger::verdict(&planned.codec, target_version.version.as_deref());
+    if let Some(v) = target_version.version.as_deref().and_then(crate::catalog::parse_native_version)
+        && !planned.codec.writes_version(&v)
+    {
+        verdict.reason.push_str(&format!(
+            " (no codec writes {harness} {v}: {} writes {}, the nearest)",
+            planned.codec.id(),
+            planned.codec.writer_range()
+        ));
+    }
+    if let Some(u) = &planned.untested {
+        verdict = crate::ledger::Verdict {
+            verified: false,
+            reason: format!(
+                "{} reports the target runs {}, and it was tested with {} only (--allow-untested)",
+                planned.codec.id(),
+                u.found.as_deref().unwrap_or("an unknown version"),
+                u.tested
+            ),
+        };
+    }
+    Ok(PreparedInstall {
+        planned,
+        target_version,
+        verdict,
+        export_dir,
+        artifacts,
+        rewritten_from,
+        _rewrite_dir: rewrite_dir,
+    })
 }
 
 /// Asks the target codec how to install an export (the directory `export`)
@@ -927,6 +1202,75 @@ mod tests {
                 "{text:?}"
             );
             assert!(buf.capacity() <= 2 * FOLD_PIECE, "the fold buffer stays small");
+        }
+    }
+
+    mod order {
+        use super::super::Essentials;
+
+        fn line(kind: &str, n: usize) -> String {
+            match kind {
+                "user" => format!(r#"{{"id":"u{n}","kind":"user","text":"question {n}"}}"#),
+                "assistant" => format!(r#"{{"id":"a{n}","kind":"assistant","text":"answer {n}"}}"#),
+                "call" => format!(
+                    r#"{{"id":"c{n}","kind":"tool_call","call_id":"t{n}","name":"bash","arguments":{{"command":"cat {n}"}}}}"#
+                ),
+                "result" => {
+                    format!(r#"{{"id":"r{n}","kind":"tool_result","call_id":"t{n}","content":"output {n}","ok":true}}"#)
+                }
+                _ => unreachable!(),
+            }
+        }
+
+        fn document(steps: &[(&str, usize)]) -> String {
+            steps.iter().map(|(k, n)| line(k, *n) + "\n").collect()
+        }
+
+        /// The loss list of a source read back as `target`.
+        fn compare(source: &[(&str, usize)], target: &[(&str, usize)]) -> Vec<String> {
+            let mut e = Essentials::default();
+            e.add_document(&document(source), "test").unwrap();
+            e.sign = -1;
+            e.add_document(&document(target), "test").unwrap();
+            e.missing().into_iter().chain(e.reordered()).map(|l| l.what).collect()
+        }
+
+        const TURN: &[(&str, usize)] = &[("user", 1), ("call", 1), ("result", 1), ("assistant", 1), ("user", 2)];
+
+        #[test]
+        fn the_same_order_is_no_loss() {
+            assert!(compare(TURN, TURN).is_empty());
+        }
+
+        #[test]
+        fn an_answer_before_its_tool_call_is_reordered() {
+            let swapped = [("user", 1), ("assistant", 1), ("call", 1), ("result", 1), ("user", 2)];
+            let losses = compare(TURN, &swapped);
+            assert_eq!(losses.len(), 1, "{losses:?}");
+            assert!(
+                losses[0].starts_with("reordered: from step 2 of the conversation, the source has tool calls and results where the target has assistant text"),
+                "{losses:?}"
+            );
+        }
+
+        #[test]
+        fn a_result_before_its_call_is_no_reordering_of_the_conversation_but_two_turns_swapped_is() {
+            // Parallel calls regrouped (calls then results, or pairs) keep the conversation's order.
+            let parallel = [("user", 1), ("call", 1), ("call", 2), ("result", 1), ("result", 2), ("assistant", 1)];
+            let paired = [("user", 1), ("call", 1), ("result", 1), ("call", 2), ("result", 2), ("assistant", 1)];
+            assert!(compare(&parallel, &paired).is_empty());
+            let turns = [("user", 2), ("user", 1), ("call", 1), ("result", 1), ("assistant", 1)];
+            assert!(
+                compare(TURN, &turns).iter().any(|l| l.starts_with("reordered: from step 1")),
+                "{:?}",
+                compare(TURN, &turns)
+            );
+        }
+
+        #[test]
+        fn a_lost_value_is_named_once_and_not_as_a_reordering() {
+            let without = [("user", 1), ("call", 1), ("result", 1), ("user", 2)];
+            assert_eq!(compare(TURN, &without), vec!["assistant text".to_string()]);
         }
     }
 }

@@ -582,7 +582,7 @@ fn resolve_path(
     let head = read_head(&path)?;
     let (codec, sniffed) = match harness {
         Some(h) => {
-            let codecs = catalog.for_harness(h);
+            let codecs = catalog.sniffers(h);
             let newest = *codecs.first().ok_or_else(|| HostError::NoCodec(format!("no codec for harness {h:?}")))?;
             // The codec that recognizes the content reads it (the newest
             // when none does); a sniffed native version picks the version.
@@ -601,6 +601,8 @@ fn resolve_path(
         }
         None => sniff(catalog, &path, &head)?,
     };
+    // A shadowed codec that recognized it hands it to the one in effect with its id.
+    let codec = catalog.effective().find(|c| c.id() == codec.id()).unwrap_or(codec);
     let codec = match sniffed.as_ref().and_then(|s| s.native_version.as_deref()) {
         Some(version) => catalog.select_placed(&codec.harness, Some(version), &[codec]).unwrap_or(codec),
         None => codec,
@@ -627,7 +629,7 @@ fn sniff<'c>(catalog: &'c Catalog<'_>, path: &Path, head: &[u8]) -> Result<(&'c 
     for harness in catalog.harnesses() {
         // Newest first; a codec for an older layout may know a file the
         // newest does not. The first claim speaks for the harness.
-        for codec in catalog.for_harness(&harness) {
+        for codec in catalog.sniffers(&harness) {
             match catalog.instantiate(codec).and_then(|mut instance| instance.sniff(&path_text, head)) {
                 Ok(Some(sniffed)) => {
                     claims.push((codec, sniffed));
@@ -798,7 +800,16 @@ pub fn open(
     options: ReadOptions,
 ) -> Result<(CodecRecord, SessionStream)> {
     let wanted = codec_override.or(found.codec.as_deref());
-    let codec = catalog.select(&found.harness, found.session.native_version.as_deref(), wanted)?.clone();
+    let (codec, note) = catalog.select_for_reading(
+        &found.harness,
+        found.session.native_version.as_deref(),
+        wanted,
+        &[found.discovered_by.as_str()],
+    )?;
+    if let Some(note) = note {
+        tracing::warn!("{}: {note}", found.session.path.display());
+    }
+    let codec = codec.clone();
     let mut instance = catalog.instantiate(&codec)?;
     if let Some(replay) = &found.replay {
         instance.set_replay(replay.clone());

@@ -353,8 +353,16 @@ fn read_session(
     found: &FoundSession,
     report: &mut SyncReport,
 ) -> Result<SessionPut> {
-    let codec =
-        catalog.select(&found.harness, found.session.native_version.as_deref(), found.codec.as_deref())?.clone();
+    let (codec, note) = catalog.select_for_reading(
+        &found.harness,
+        found.session.native_version.as_deref(),
+        found.codec.as_deref(),
+        &[found.discovered_by.as_str()],
+    )?;
+    if let Some(note) = note {
+        tracing::warn!("{}: {note}", found.session.path.display());
+    }
+    let codec = codec.clone();
     let mut instance = catalog.instantiate(&codec)?;
     instance.record_evidence();
     let mut stream = instance.read(home, &found.session.locator, inventory::default_read_options())?;

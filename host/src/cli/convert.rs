@@ -16,9 +16,13 @@ use super::{Context, default_home, exit};
 pub struct ConvertArgs {
     /// A session file, or a session id (or unique prefix) under --home.
     target: String,
-    /// The harness to convert to (e.g. codex, claude-code).
-    #[arg(long, value_name = "HARNESS")]
+    /// The harness to convert to (e.g. codex, claude-code); `HARNESS@VERSION` writes for that native version of
+    /// it (the codec whose writer covers it; `prepare` then targets that version).
+    #[arg(long, value_name = "HARNESS[@VERSION]")]
     to: String,
+    /// The writing codec to use (`HARNESS@CODEC_VERSION`, as `plugin list` shows), whatever the target's version.
+    #[arg(long, value_name = "CODEC")]
+    codec: Option<String>,
     /// The export directory to create (default: ./trajhost-export-<harness>-<id>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -65,6 +69,17 @@ pub struct PrepareArgs {
     /// reported as not verified.
     #[arg(long)]
     allow_untested: bool,
+    /// The version of the target harness that will resume the session (default: the version `convert --to H@V`
+    /// recorded, else the newest session in the target home, else the harness's CLI on PATH).
+    #[arg(long, value_name = "VERSION")]
+    target_version: Option<String>,
+    /// Do not run the target harness's CLI (`<cli> --version`) to learn its version.
+    #[arg(long)]
+    no_probe: bool,
+    /// The writing codec to use (`HARNESS@CODEC_VERSION`), whatever the target's version; the install is then
+    /// verified only if the ledger lists that codec with the target's version.
+    #[arg(long, value_name = "CODEC")]
+    codec: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -83,16 +98,20 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
             None => inventory::resolve(&catalog, &target, &home.dir, args.harness.as_deref())?,
         },
     };
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("trajhost-export-{}-{}", args.to, found.session.native_id)));
+    let (to, target_version) = match args.to.split_once('@') {
+        Some((harness, version)) if !version.is_empty() => (harness, Some(version.to_string())),
+        _ => (args.to.as_str(), None),
+    };
+    let out =
+        args.out.clone().unwrap_or_else(|| PathBuf::from(format!("trajhost-export-{to}-{}", found.session.native_id)));
     let options = convert::ConvertOptions {
         cwd: args.cwd.clone(),
         choice: TargetChoice { model: args.model.clone(), provider: args.provider.clone(), allow_untested: false },
         lossy: args.lossy,
+        target_version,
+        writer: args.codec.clone(),
     };
-    let manifest = match convert::convert(&catalog, &found, &args.to, &out, &options) {
+    let manifest = match convert::convert(&catalog, &found, to, &out, &options) {
         Ok(manifest) => manifest,
         Err(error) => return Err(explain_convert_error(error, args, &found)),
     };
@@ -160,16 +179,22 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
             if home.exists() { "is not a directory" } else { "does not exist" }
         );
     }
-    let (manifest, artifacts) = convert::load_export(&args.export)?;
-    let choice = TargetChoice {
-        model: args.model.clone(),
-        provider: args.provider.clone(),
-        allow_untested: args.allow_untested,
+    let request = convert::PrepareRequest {
+        choice: TargetChoice {
+            model: args.model.clone(),
+            provider: args.provider.clone(),
+            allow_untested: args.allow_untested,
+        },
+        target_version: args.target_version.clone(),
+        probe_cli: !args.no_probe,
+        writer: args.codec.clone(),
     };
-    let convert::PlannedInstall { codec, plan, untested, choice } =
-        convert::plan(&catalog, &manifest, &artifacts, &args.export, &home, &choice)?;
+    let prepared = convert::prepare(&catalog, &args.export, &home, &request)?;
+    let convert::PlannedInstall { codec, plan, choice, untested } = prepared.planned;
+    let verdict = &prepared.verdict;
+    let target_version = &prepared.target_version;
     let home = install::resolve_home(&home)?;
-    let plan = convert::install_plan(plan, &args.export, &artifacts)?;
+    let plan = convert::install_plan(plan, &prepared.export_dir, &prepared.artifacts)?;
     let applied = if args.dry_run {
         install::validate(&plan, &home)?
     } else {
@@ -207,7 +232,15 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 "resume_command": plan.resume_command,
                 "model": choice.model,
                 "provider": choice.provider,
-                "verified": untested.is_none(),
+                "target_version": {
+                    "version": target_version.version,
+                    "from": target_version.from,
+                    "layout": target_version.layout,
+                    "newest_session": target_version.newest_session,
+                },
+                "rewritten_from": prepared.rewritten_from,
+                "verified": verdict.verified,
+                "verified_reason": verdict.reason,
                 "untested": untested,
             }))?
         );
@@ -238,15 +271,14 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
         if let Some(command) = &plan.resume_command {
             writeln!(w, "resume with:\n  {command}")?;
         }
-        if let Some(u) = &untested {
-            let found = u.found.as_deref().unwrap_or("an unknown version");
-            writeln!(
-                w,
-                "not verified: the target runs {found}, and {} was tested with {} only (--allow-untested)",
-                codec.id(),
-                u.tested
-            )?;
+        writeln!(w, "target    {} {}", codec.harness, target_version.describe())?;
+        if let Some(from) = &prepared.rewritten_from {
+            writeln!(w, "writer    {} (the export was written by {from}; written again for this version)", codec.id())?;
+        } else {
+            writeln!(w, "writer    {}", codec.id())?;
         }
+        let status = if verdict.verified { "verified" } else { "not verified" };
+        writeln!(w, "{status}: {}", verdict.reason)?;
     }
     Ok(exit::OK)
 }

@@ -165,6 +165,9 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
             .map(|e| {
                 let mut value = serde_json::to_value(&e.record).expect("records serialize");
                 value["shadowed_by"] = serde_json::json!(e.shadowed_by);
+                value["writer_range"] =
+                    serde_json::json!((!e.record.writes.is_empty()).then(|| e.record.writer_range()));
+                value["verified"] = serde_json::json!(verified(&e.record));
                 value
             })
             .collect();
@@ -172,25 +175,54 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
         writeln!(out)?;
         return Ok(exit::OK);
     }
-    writeln!(out, "{:<28} {:<24} {:<10} {:<6} {:<28} NOTE", "CODEC", "NATIVE VERSIONS", "SOURCE", "API", "READS")?;
+    writeln!(
+        out,
+        "{:<28} {:<24} {:<24} {:<10} {:<6} {:<28} {:<22} {:<22} NOTE",
+        "CODEC", "READS VERSIONS", "WRITES VERSIONS", "SOURCE", "API", "READS", "VERIFIED SOURCE", "VERIFIED TARGET"
+    )?;
     for e in catalog.entries() {
         let source = match &e.record.source {
             CodecSource::Builtin => "built-in",
             CodecSource::Installed { .. } => "installed",
         };
         let note = e.shadowed_by.as_ref().map(|s| format!("shadowed by installed {s}")).unwrap_or_default();
+        let writes = if e.record.writes.is_empty() { "-" } else { e.record.writer_range() };
+        let verified = verified(&e.record);
+        let list = |versions: &[&str]| if versions.is_empty() { "-".to_string() } else { versions.join(",") };
         writeln!(
             out,
-            "{:<28} {:<24} {:<10} {:<6} {:<28} {}",
+            "{:<28} {:<24} {:<24} {:<10} {:<6} {:<28} {:<22} {:<22} {}",
             e.record.id(),
             e.record.native_versions,
+            writes,
             source,
             e.record.api,
             e.record.reads.join(", "),
+            list(&verified.source),
+            list(&verified.target),
             note
         )?;
     }
     Ok(exit::OK)
+}
+
+/// The native versions the ledger lists for a codec (none for an installed
+/// codec: the ledger speaks of this build's built-ins).
+#[derive(serde::Serialize)]
+struct Verified {
+    source: Vec<&'static str>,
+    target: Vec<&'static str>,
+}
+
+fn verified(record: &trajhost::registry::CodecRecord) -> Verified {
+    use trajhost::ledger::{Role, verified_versions};
+    if !matches!(record.source, CodecSource::Builtin) {
+        return Verified { source: Vec::new(), target: Vec::new() };
+    }
+    Verified {
+        source: verified_versions(&record.id(), Role::Source),
+        target: verified_versions(&record.id(), Role::Target),
+    }
 }
 
 fn describe_diagnostic(d: &trajhost::wit::latest::types::Diagnostic) -> String {

@@ -47,6 +47,10 @@ pub struct CodecRecord {
     pub api: String,
     /// The SDK that built it, from its `trajhost:sdk` section, if any.
     pub sdk: Option<String>,
+    /// The native versions its writer writes for, from its
+    /// `trajhost:writes-for` section; `None`: those it reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes_for: Option<String>,
     pub sha256: String,
     pub size: u64,
     pub source: CodecSource,
@@ -70,10 +74,23 @@ impl CodecRecord {
             .unwrap_or(false)
     }
 
+    /// Whether this codec writes, and its writer's range covers `native`.
+    pub fn writes_version(&self, native: &semver::Version) -> bool {
+        !self.writes.is_empty()
+            && semver::VersionReq::parse(self.writer_range())
+                .map(|req| crate::conformance::version_in_range(&req, native))
+                .unwrap_or(false)
+    }
+
+    /// The semver range of native versions the writer writes for.
+    pub fn writer_range(&self) -> &str {
+        self.writes_for.as_deref().unwrap_or(&self.native_versions)
+    }
+
     pub(crate) fn from_info(
         info: CodecInfo,
         api: String,
-        sdk: Option<String>,
+        sections: Sections,
         sha256: String,
         size: u64,
         source: CodecSource,
@@ -88,7 +105,8 @@ impl CodecRecord {
             session_globs: info.session_globs,
             canonical_schema: info.canonical_schema,
             api,
-            sdk,
+            sdk: sections.sdk,
+            writes_for: sections.writes_for,
             sha256,
             size,
             source,
@@ -232,14 +250,8 @@ impl Registry {
             from: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
             installed_at: crate::time::now_rfc3339(),
         };
-        let record = CodecRecord::from_info(
-            info,
-            api.to_string(),
-            sdk_section(&bytes),
-            sha256.clone(),
-            bytes.len() as u64,
-            source,
-        );
+        let record =
+            CodecRecord::from_info(info, api.to_string(), sections(&bytes), sha256.clone(), bytes.len() as u64, source);
 
         let mut index = self.read_index()?;
         let existing =
@@ -351,32 +363,48 @@ fn validate_info(info: &CodecInfo, component: &str) -> Result<()> {
     Ok(())
 }
 
-/// The `trajhost:sdk` custom section (`sdk=X;api=Y`), wherever it sits in
-/// the component. Function bodies are stepped over, not parsed: every
-/// command asks this of each built-in, and reading their code would bring
-/// all of it into memory (about 16 MiB of a process's peak).
-pub(crate) fn sdk_section(bytes: &[u8]) -> Option<String> {
+/// What a component says of itself in its `trajhost:*` custom sections.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sections {
+    /// `trajhost:sdk`: `sdk=X;api=Y`.
+    pub sdk: Option<String>,
+    /// `trajhost:writes-for`: a semver range (an empty section counts as none).
+    pub writes_for: Option<String>,
+}
+
+/// The `trajhost:*` custom sections, wherever they sit in the component.
+/// Function bodies are stepped over, not parsed: every command asks this of
+/// each built-in, and reading their code would bring all of it into memory
+/// (about 16 MiB of a process's peak).
+pub(crate) fn sections(bytes: &[u8]) -> Sections {
     use wasmparser::{Chunk, Parser, Payload};
+    let mut found = Sections::default();
     let mut parser = Parser::new(0);
     let mut outer: Vec<Parser> = Vec::new();
     let mut data = bytes;
     loop {
-        let Ok(Chunk::Parsed { consumed, payload }) = parser.parse(data, true) else { return None };
-        data = data.get(consumed..)?;
+        let Ok(Chunk::Parsed { consumed, payload }) = parser.parse(data, true) else { return found };
+        let Some(rest) = data.get(consumed..) else { return found };
+        data = rest;
         match payload {
             Payload::CustomSection(section) if section.name() == "trajhost:sdk" => {
-                return Some(String::from_utf8_lossy(section.data()).into_owned());
+                found.sdk = Some(String::from_utf8_lossy(section.data()).into_owned());
+            }
+            Payload::CustomSection(section) if section.name() == "trajhost:writes-for" => {
+                let range = String::from_utf8_lossy(section.data()).trim().to_string();
+                found.writes_for = (!range.is_empty()).then_some(range);
             }
             Payload::CodeSectionStart { size, .. } => {
                 parser.skip_section();
-                data = data.get(size as usize..)?;
+                let Some(rest) = data.get(size as usize..) else { return found };
+                data = rest;
             }
             Payload::ModuleSection { parser: inner, .. } | Payload::ComponentSection { parser: inner, .. } => {
                 outer.push(std::mem::replace(&mut parser, inner));
             }
             Payload::End(_) => match outer.pop() {
                 Some(enclosing) => parser = enclosing,
-                None => return None,
+                None => return found,
             },
             _ => {}
         }
@@ -391,27 +419,28 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 #[cfg(test)]
-mod sdk_section_tests {
-    use super::sdk_section;
+mod sections_tests {
+    use super::sections;
 
     /// Every section, the slow way: each payload of every nested module.
-    fn by_full_parse(bytes: &[u8]) -> Option<String> {
+    fn by_full_parse(bytes: &[u8], name: &str) -> Option<String> {
         wasmparser::Parser::new(0).parse_all(bytes).find_map(|payload| match payload {
-            Ok(wasmparser::Payload::CustomSection(s)) if s.name() == "trajhost:sdk" => {
-                Some(String::from_utf8_lossy(s.data()).into_owned())
+            Ok(wasmparser::Payload::CustomSection(s)) if s.name() == name => {
+                Some(String::from_utf8_lossy(s.data()).into_owned()).filter(|s| !s.is_empty())
             }
             _ => None,
         })
     }
 
     #[test]
-    fn the_sdk_section_is_found_without_parsing_code() {
+    fn the_sections_are_found_without_parsing_code() {
         for builtin in crate::registry::builtin::BUILTIN_CODECS {
-            let found = sdk_section(builtin.wasm);
-            assert!(found.as_deref().is_some_and(|s| s.starts_with("sdk=")), "{}: {found:?}", builtin.package);
-            assert_eq!(found, by_full_parse(builtin.wasm), "{}", builtin.package);
+            let found = sections(builtin.wasm);
+            assert!(found.sdk.as_deref().is_some_and(|s| s.starts_with("sdk=")), "{}: {found:?}", builtin.package);
+            assert_eq!(found.sdk, by_full_parse(builtin.wasm, "trajhost:sdk"), "{}", builtin.package);
+            assert_eq!(found.writes_for, by_full_parse(builtin.wasm, "trajhost:writes-for"), "{}", builtin.package);
         }
-        assert_eq!(sdk_section(b"not wasm"), None);
-        assert_eq!(sdk_section(&[]), None);
+        assert_eq!(sections(b"not wasm"), super::Sections::default());
+        assert_eq!(sections(&[]), super::Sections::default());
     }
 }

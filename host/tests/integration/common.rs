@@ -75,14 +75,35 @@ pub fn load(runtime: &Runtime, package: &str) -> LoadedCodec {
 
 /// Runs the `trajhost` binary with its own data directory.
 pub fn trajhost(data_dir: &Path, args: &[&str]) -> Output {
+    trajhost_with_env(data_dir, args, &[])
+}
+
+/// [`trajhost`] with more environment variables (e.g. a `PATH`).
+pub fn trajhost_with_env(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trajhost"))
         .arg("--data-dir")
         .arg(data_dir)
         .args(args)
         .env_remove("TRAJHOST_HOME")
         .env("TRAJHOST_CACHE_DIR", shared_cache())
+        .envs(env.iter().copied())
         .output()
         .expect("running trajhost")
+}
+
+/// Copies the files and folders of `from` into `to` (symlinks are left out).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+        if meta.is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_tree(&entry.path(), &dest);
+        } else if meta.is_file() {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
 }
 
 pub fn stdout(output: &Output) -> String {

@@ -53,20 +53,6 @@ fn convert_and_prepare(
     (target, manifest, plan)
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        let meta = std::fs::symlink_metadata(entry.path()).unwrap();
-        if meta.is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-            copy_tree(&entry.path(), &dest);
-        } else if meta.is_file() {
-            std::fs::copy(entry.path(), &dest).unwrap();
-        }
-    }
-}
-
 /// Reads the installed session back through trajhost and returns all text.
 fn installed_text(home: &Path, harness: &str) -> String {
     let data = tempfile::tempdir().unwrap();

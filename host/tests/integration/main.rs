@@ -24,6 +24,7 @@ mod postgres;
 mod registry;
 mod sandbox;
 mod sniff;
+mod target_versions;
 mod terminal;
 mod view;
 mod wit_snapshots;
