@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_letta_code::{KNOWN_PARTS, KNOWN_ROLES, LettaCode};
+use trajhost_codec_letta_code::{Format, KNOWN_PARTS, KNOWN_ROLES, LettaCode, discover};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::time::rfc3339_ms;
@@ -56,6 +56,7 @@ fn info_describes_the_codec() {
     assert_eq!(info.native_versions, ">=0.25.0, <1.0.0");
     assert!(info.native_version_source.contains("Letta Code version"));
     assert_eq!(info.writes, vec!["letta-code-pi-ai-message-jsonl".to_string()]);
+    assert_eq!(<LettaCode as Codec>::WRITES_FOR, ">=0.25.0, <0.30.28", "up to the first release with schema 2");
     assert_eq!(info.session_globs, vec![".letta/lc-local-backend/conversations/*/messages.jsonl".to_string()]);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
 }
@@ -343,10 +344,18 @@ fn schema_2_session_entries_are_read() {
     let text: String = rows.iter().map(|r| r.to_string() + "\n").collect();
     std::fs::write(&path, text).unwrap();
     std::fs::write(home.path().join(CONV_DIR).join("manifest.json"), json!({"schema_version": 2, "message_format": "pi-session-entry-jsonl", "provider_stack": "pi-ai", "created_at": "2026-11-30T04:18:46.000Z"}).to_string()).unwrap();
+    // Schema 2 is the 0.1.0-entries codec's layout: it lists the conversation, this codec does not.
     let found = LettaCode::discover(&Dir::native(home.path())).unwrap();
+    assert!(found.sessions.iter().all(|s| s.native_id != "local-conv-1"), "{:?}", found.sessions);
+    let err = format!("{:?}", LettaCode::inspect(&Dir::native(home.path()), LOCATOR).unwrap_err());
+    assert!(err.contains("schema-2") && err.contains("letta-code@0.1.0-entries"), "{err}");
+    let found = discover::discover(&Dir::native(home.path()), Format::Entries).unwrap();
+    assert_eq!(found.sessions.len(), 1);
     let s = &found.sessions[0];
+    assert_eq!(s.native_id, "local-conv-1");
     assert_eq!(s.started_at.as_deref(), Some("2026-11-30T04:18:47.000Z"), "the session header's time");
     assert_eq!(s.cwd.as_deref(), Some("/srv/app"), "the session header's cwd");
+    // Its read still reads it, when asked.
     let read = read(home.path());
     assert_eq!(
         users(&read.records),

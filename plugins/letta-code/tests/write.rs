@@ -374,7 +374,18 @@ fn an_unknown_store_is_refused_naming_the_file_and_what_differs() {
     let before = files(target.path());
     let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
     assert!(err.contains(&manifest) && err.contains("schema_version 2") && err.contains("message_format"), "{err}");
+    // It names the writer that handles schema 2, and the versions each writes for.
+    assert!(err.contains("letta-code@0.1.0-entries") && err.contains(">=0.30.28, <1.0.0"), "{err}");
+    assert!(err.contains("--target-version") && err.contains(">=0.25.0, <0.30.28"), "{err}");
     assert_eq!(files(target.path()), before);
+    // A schema no writer knows names its version and that none handles it.
+    std::fs::write(
+        &path,
+        r#"{"schema_version":3,"message_format":"pi-session-tree-jsonl","provider_stack":"pi-ai","created_at":"x"}"#,
+    )
+    .unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("schema_version 3 (known: 1, 2)") && err.contains("no writer here handles it"), "{err}");
     // An unversioned legacy transcript.
     std::fs::remove_file(&path).unwrap();
     let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());

@@ -1,6 +1,12 @@
 //! `discover` and `inspect`: conversations from directory listings (one stat
 //! per entry, by the host's listing), their `manifest.json` and
 //! `conversation.json`, and the head of each `messages.jsonl`.
+//!
+//! Each codec lists the conversations of its own layout ([`Format::layout_of`]
+//! their manifest): the schema-1 codec those of schema 1, without a manifest
+//! or of a format never seen; the schema-2 codec those of schema 2. So a
+//! conversation is listed once, and the codec of its layout reads it (and is
+//! the one a target home's layout points prepare at).
 
 use serde_json::Value;
 use trajhost_codec_sdk::diag::Diagnostics;
@@ -13,14 +19,13 @@ use trajhost_codec_sdk::text::{title_of, type_name};
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
+use crate::Format;
 use crate::head::Head;
 use crate::layout::{CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGES, SessionPaths, plain_name};
 
 pub const TITLE_CHARS: usize = 80;
 /// Largest side JSON file read.
 pub const MAX_JSON_BYTES: u64 = 4 << 20;
-/// Transcript formats this codec reads (`manifest.json` `message_format`).
-pub const FORMATS: [&str; 2] = ["pi-ai-message-jsonl", "pi-session-entry-jsonl"];
 
 /// What a conversation's side files and head say.
 #[derive(Debug, Default, Clone)]
@@ -31,16 +36,24 @@ pub struct Facts {
     pub agent_id: Option<String>,
 }
 
-/// Every conversation folder under `conversations/`; the folder's side
-/// files (`manifest.json`, `conversation.json`, `system-prompt.json`) are
-/// its own. Anything else there is named in a diagnostic.
-pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+/// Every conversation folder under `conversations/` in `layout`; the
+/// folder's side files (`manifest.json`, `conversation.json`,
+/// `system-prompt.json`) are its own. Anything else there is named in a
+/// diagnostic (by the schema-1 codec: folders of no layout are its own).
+pub fn discover(home: &Dir, layout: Format) -> Result<Discovery, CodecError> {
     let mut problems = FileProblems::new();
     let mut sessions = Vec::new();
     for folder in discovery::list(home, CONVERSATIONS, &mut problems).unwrap_or_default() {
         let dir = join(CONVERSATIONS, &folder.name);
         if !folder.is_dir() || !plain_name(&folder.name) {
-            problems.unrecognized(&dir, "not a conversation folder");
+            if layout == Format::Messages {
+                problems.unrecognized(&dir, "not a conversation folder");
+            }
+            continue;
+        }
+        // (A manifest that does not parse is reported by `session_ref`.)
+        let manifest = read_json(home, &join(&dir, MANIFEST), &mut Diagnostics::new());
+        if Format::layout_of(manifest.as_ref()) != layout {
             continue;
         }
         let Some(files) = discovery::list(home, &dir, &mut problems) else { continue };
@@ -61,9 +74,21 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     Ok(problems.finish(sessions, Diagnostics::new()))
 }
 
-pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+/// The conversation at `locator`, when it is in `layout` (another layout's
+/// is its own codec's: not found here, naming that codec).
+pub fn inspect(home: &Dir, locator: &str, layout: Format) -> Result<SessionRef, CodecError> {
     let paths = SessionPaths::from_locator(locator)?;
     let files = home.list(&paths.dir).map_err(|e| fs_error(&paths.dir, e))?;
+    let manifest = read_json(home, &paths.in_dir(MANIFEST), &mut Diagnostics::new());
+    let found = Format::layout_of(manifest.as_ref());
+    if found != layout {
+        return Err(CodecError::NotFound(format!(
+            "{locator}: a schema-{} ({}) conversation, read by {}",
+            found.schema_version(),
+            found.message_format(),
+            found.codec()
+        )));
+    }
     let mut diags = Diagnostics::new();
     session_ref(home, &paths, &files, &mut diags)
         .map(|(s, _)| s)
@@ -90,7 +115,7 @@ pub fn session_ref(
         return None;
     }
     let manifest = read_json(home, &paths.in_dir(MANIFEST), diags).unwrap_or(Value::Null);
-    if let Some(format) = str_of(&manifest, "message_format").filter(|f| !FORMATS.contains(f)) {
+    if let Some(format) = str_of(&manifest, "message_format").filter(|f| !Format::ALL.iter().any(|k| k.message_format() == *f)) {
         diags.add("unknown-format", Severity::Warning, &type_name(Some(format)), Some(&paths.dir), None);
     }
     let conversation = read_json(home, &paths.in_dir(CONVERSATION), diags).unwrap_or(Value::Null);

@@ -1,25 +1,34 @@
 //! `prepare`: the plan that installs a written conversation into a target
 //! home's local backend (`~/.letta/lc-local-backend`), so that
-//! `letta --backend local --conversation <id>` resumes it.
+//! `letta --backend local --conversation <id>` resumes it. One plan for both
+//! transcript formats ([`Format`]); what differs is which stores it adds to.
 //!
 //! Letta Code 0.25.9 loads the whole store at start (`LocalStore.loadFromStorage`):
 //! every `agents/*.json`, and every `conversations/<folder>/` whose
 //! `conversation.json` names an id and an agent, refusing the whole store
 //! when one conversation's `manifest.json` is not schema 1 /
 //! `pi-ai-message-jsonl` / `pi-ai` (or is missing beside a non-empty
-//! transcript). So the plan
+//! transcript). Letta Code 0.30.28 and later (schema 2,
+//! `pi-session-entry-jsonl`) load a conversation when it is used, accept
+//! schema 1 or 2 there (a schema-1 one is migrated in place when next
+//! written), and refuse any other manifest, or a missing one beside a
+//! non-empty transcript. So the plan
 //!
 //! 1. checks the store first, failing closed naming the file and what
-//!    differs: every existing conversation's manifest, every agent file and
-//!    `~/.letta/settings.json` must be what this codec knows; the
+//!    differs: every existing conversation's manifest (schema 1 for the
+//!    schema-1 writer; 1 or 2 for the schema-2 writer; another schema names
+//!    its version and the writer that handles it, if any), every agent file
+//!    and `~/.letta/settings.json` must be what this codec knows; the
 //!    conversation's folder, its id and its agent must be new. The store
 //!    records no CLI version, but each transcript names the Letta Code that
-//!    wrote it (its device-information reminder): one other than a 0.25
-//!    release is refused unless `--allow-untested` (then reported untested);
-//!    a fresh home is taken to run the tested 0.25.9;
+//!    wrote it (its device-information reminder): for the schema-1 writer,
+//!    one other than a 0.25 release is refused unless `--allow-untested`
+//!    (then reported untested), and a fresh home is taken to run the tested
+//!    0.25.9; the schema-2 writer leaves the version to the host (its writer
+//!    range and the version ledger);
 //! 2. creates the conversation folder: `messages.jsonl` and
 //!    `conversation.json` (the artifacts; the latter checked against the
-//!    former), `manifest.json` (schema 1);
+//!    former), `manifest.json` (the format's schema);
 //! 3. creates the conversation's own agent, `agents/<base64url(id)>.json`
 //!    (Letta Code's record: name, tags `origin:letta-code`, model, empty
 //!    `system`), with the model the user chose (`--model`, `--provider`: a
@@ -45,13 +54,12 @@ use trajhost_codec_sdk::{
 };
 
 use crate::head::Head;
-use crate::layout::{
-    self, AGENTS, CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGE_FORMAT, MESSAGES, PROVIDER_STACK, SCHEMA_VERSION,
-    SETTINGS, STORE,
-};
+use crate::layout::{self, AGENTS, CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGES, PROVIDER_STACK, SETTINGS, STORE};
+use crate::records::{Row, classify};
 use crate::write::{ConversationRecord, agent_id_for};
+use crate::{ENTRIES_CODEC, ENTRIES_WRITES_FOR, FIRST_ENTRIES_VERSION, Format, MESSAGES_CODEC, MESSAGES_WRITES_FOR};
 
-/// The Letta Code version this codec was checked against (the lab's pin).
+/// The Letta Code version the schema-1 writer was checked against (the lab's pin).
 pub const TESTED_VERSION: &str = "0.25.9";
 
 /// A Letta Code version of the tested store layout: a 0.25 release.
@@ -78,6 +86,8 @@ struct Messages {
     last_compaction: Option<usize>,
     first_at: Option<String>,
     last_at: Option<String>,
+    /// The `session` header's time (schema 2).
+    header_at: Option<String>,
 }
 
 pub fn prepare(
@@ -86,6 +96,7 @@ pub fn prepare(
     target: &Dir,
     options: &WriteOptions,
     choice: &TargetChoice,
+    format: Format,
 ) -> Result<Plan, CodecError> {
     let messages_artifact = artifacts.iter().filter(|a| a.path.ends_with(&format!("/{MESSAGES}"))).collect::<Vec<_>>();
     let [artifact] = messages_artifact.as_slice() else {
@@ -109,15 +120,19 @@ pub fn prepare(
         return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
     }
     let bytes = export.read_to_end(&artifact.path, MAX_ARTIFACT_BYTES).map_err(|e| io(&artifact.path, e))?;
-    let messages = messages_of(&artifact.path, &bytes)?;
+    let messages = messages_of(&artifact.path, &bytes, format)?;
     let agent_id = agent_id_for(&id);
-    let settings = check_store(target, &id, &agent_id, choice)?;
+    let settings = check_store(target, &id, &agent_id, choice, format)?;
     let model = model_for(target, settings.as_ref(), choice)?;
 
-    let created_at = messages.first_at.clone().unwrap_or_else(|| "1970-01-01T00:00:00.000Z".to_string());
+    let created_at = messages
+        .header_at
+        .clone()
+        .or_else(|| messages.first_at.clone())
+        .unwrap_or_else(|| "1970-01-01T00:00:00.000Z".to_string());
     let manifest = out::Manifest {
-        schema_version: SCHEMA_VERSION,
-        message_format: MESSAGE_FORMAT,
+        schema_version: format.schema_version(),
+        message_format: format.message_format(),
         provider_stack: PROVIDER_STACK,
         created_at: &created_at,
     };
@@ -133,7 +148,7 @@ pub fn prepare(
             let record = ConversationRecord {
                 id: &id,
                 agent_id: &agent_id,
-                created_at: messages.first_at.clone(),
+                created_at: messages.header_at.clone().or_else(|| messages.first_at.clone()),
                 last_message_at: messages.last_at.clone(),
                 summary: None,
                 in_context_message_ids: &messages.ids[messages.last_compaction.unwrap_or(0)..],
@@ -189,7 +204,7 @@ pub fn prepare(
 }
 
 /// `cd <cwd> && HOME=<home> LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local --conversation <id>
-/// --output-format json -p "<prompt>"`, the lab's headless resume of Letta Code 0.25.9.
+/// --output-format json -p "<prompt>"`, the lab's headless resume of Letta Code 0.25.9 and 0.32.18.
 pub fn resume_command(id: &str, options: &WriteOptions) -> String {
     let mut command = String::new();
     if let Some(cwd) = options.cwd.as_deref() {
@@ -226,19 +241,31 @@ fn conversation_of(path: &str) -> Result<String, CodecError> {
     Ok(id)
 }
 
-/// Message ids, the last compaction and the first and last times.
-fn messages_of(path: &str, bytes: &[u8]) -> Result<Messages, CodecError> {
+/// Message ids, the last compaction and the first and last times of a
+/// transcript in `format`.
+fn messages_of(path: &str, bytes: &[u8], format: Format) -> Result<Messages, CodecError> {
     let mut messages = Messages::default();
     for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let value: Value = serde_json::from_slice(line)
-            .map_err(|e| CodecError::Malformed(format!("{path} line {}: not JSON ({e})", n + 1)))?;
-        let id = str_of(&value, "id")
-            .ok_or_else(|| CodecError::Malformed(format!("{path} line {}: a message without an id", n + 1)))?;
-        let metadata = value.get("metadata");
-        if metadata.and_then(|m| m.get("compaction")).is_some() {
+        let bad = |what: &str| CodecError::Malformed(format!("{path} line {}: {what}", n + 1));
+        let value: Value = serde_json::from_slice(line).map_err(|e| bad(&format!("not JSON ({e})")))?;
+        let (message, compaction) = match (format, classify(&value)) {
+            (Format::Messages, Row::Message { message, entry_ts: None }) => (message, false),
+            (Format::Entries, Row::Header(header)) if n == 0 => {
+                messages.header_at = str_of(header, "timestamp").map(str::to_string);
+                continue;
+            }
+            (Format::Entries, Row::Message { message, entry_ts: Some(_) }) => (message, false),
+            (Format::Entries, Row::Compaction(entry)) => {
+                (entry.get("message").ok_or_else(|| bad("a compaction entry without its message"))?, true)
+            }
+            _ => return Err(bad(&format!("not a line of a {} transcript", format.message_format()))),
+        };
+        let id = str_of(message, "id").ok_or_else(|| bad("a message without an id"))?;
+        let metadata = message.get("metadata");
+        if compaction || metadata.and_then(|m| m.get("compaction")).is_some() {
             messages.last_compaction = Some(messages.ids.len());
         }
         if let Some(at) = metadata.and_then(|m| str_of(m, "created_at")) {
@@ -246,6 +273,9 @@ fn messages_of(path: &str, bytes: &[u8]) -> Result<Messages, CodecError> {
             messages.last_at = Some(at.to_string());
         }
         messages.ids.push(id.to_string());
+    }
+    if format == Format::Entries && messages.header_at.is_none() && !bytes.is_empty() {
+        return Err(CodecError::Malformed(format!("{path}: no `session` header on its first line")));
     }
     Ok(messages)
 }
@@ -279,8 +309,15 @@ fn check_conversation(
 }
 
 /// Checks every store file the plan adds to or that Letta Code loads with
-/// it; returns `settings.json` when there is one.
-fn check_store(target: &Dir, id: &str, agent_id: &str, choice: &TargetChoice) -> Result<Option<Value>, CodecError> {
+/// it, for a conversation in `format`; returns `settings.json` when there
+/// is one.
+fn check_store(
+    target: &Dir,
+    id: &str,
+    agent_id: &str,
+    choice: &TargetChoice,
+    format: Format,
+) -> Result<Option<Value>, CodecError> {
     let ours = layout::conversation_folder(id);
     let mut untested: Option<(String, String)> = None;
     for folder in list(target, CONVERSATIONS)? {
@@ -295,14 +332,14 @@ fn check_store(target: &Dir, id: &str, agent_id: &str, choice: &TargetChoice) ->
         }
         let manifest_path = layout::join(&dir, MANIFEST);
         match read_json(target, &manifest_path)? {
-            Some(manifest) => check_manifest(&manifest_path, &manifest)?,
+            Some(manifest) => check_manifest(&manifest_path, &manifest, format)?,
             None => {
                 let messages = layout::join(&dir, MESSAGES);
                 match target.stat(&messages) {
                     Ok(meta) if meta.size > 0 => {
                         return Err(CodecError::Unsupported(format!(
                             "{messages} has no {MANIFEST} beside it: an unversioned (legacy) transcript, which \
-                             Letta Code 0.25 refuses to load until `letta local-backend migrate-transcripts` \
+                             Letta Code refuses to load until `letta local-backend migrate-transcripts` \
                              converts it; not adding to this store"
                         )));
                     }
@@ -313,7 +350,8 @@ fn check_store(target: &Dir, id: &str, agent_id: &str, choice: &TargetChoice) ->
         }
         // The store records no CLI version; its transcripts name the one that wrote them.
         let messages = layout::join(&dir, MESSAGES);
-        if untested.is_none()
+        if format == Format::Messages
+            && untested.is_none()
             && let Ok(head) = Head::scan(target, &messages)
             && let Some(version) = head.version.filter(|v| !is_tested(v))
         {
@@ -368,26 +406,61 @@ fn check_store(target: &Dir, id: &str, agent_id: &str, choice: &TargetChoice) ->
     Ok(settings)
 }
 
-/// A manifest must name the transcript format Letta Code 0.25 reads.
-pub fn check_manifest(path: &str, manifest: &Value) -> Result<(), CodecError> {
-    let mut differs = Vec::new();
-    if manifest.get("schema_version").and_then(Value::as_u64) != Some(SCHEMA_VERSION) {
-        differs.push(format!("schema_version {} (known: {SCHEMA_VERSION})", shown(manifest.get("schema_version"))));
+/// A manifest must name a transcript format the target loads beside one
+/// in `writing`: schema 1 for the schema-1 writer (Letta Code 0.25 refuses
+/// a whole store holding anything else); schema 1 or 2 for the schema-2
+/// writer (Letta Code 0.30.28 and later load both). Anything else is
+/// refused naming its version and the writer that handles it, if any.
+pub fn check_manifest(path: &str, manifest: &Value, writing: Format) -> Result<(), CodecError> {
+    let provider = str_of(manifest, "provider_stack");
+    let found = Format::of_manifest(manifest).filter(|_| provider == Some(PROVIDER_STACK));
+    match (writing, found) {
+        (_, Some(Format::Messages)) | (Format::Entries, Some(Format::Entries)) => Ok(()),
+        (Format::Messages, Some(Format::Entries)) => Err(CodecError::Unsupported(format!(
+            "{path}: transcript format schema_version 2, message_format \"{}\" (Letta Code {FIRST_ENTRIES_VERSION} \
+             and later): Letta Code 0.25 refuses a store holding it, so {MESSAGES_CODEC} (schema 1, for Letta Code \
+             {MESSAGES_WRITES_FOR}) does not add to it. {ENTRIES_CODEC} writes schema 2 (for Letta Code \
+             {ENTRIES_WRITES_FOR}): prepare with --target-version <the target's Letta Code version>, or \
+             --codec {ENTRIES_CODEC}",
+            Format::Entries.message_format()
+        ))),
+        (_, None) => {
+            let known = |f: fn(Format) -> String| Format::ALL.map(f).join(", ");
+            let mut differs = Vec::new();
+            let schema = manifest.get("schema_version").and_then(Value::as_u64);
+            if !Format::ALL.iter().any(|f| schema == Some(f.schema_version())) {
+                differs.push(format!(
+                    "schema_version {} (known: {})",
+                    shown(manifest.get("schema_version")),
+                    known(|f| f.schema_version().to_string())
+                ));
+            }
+            if Format::ALL.iter().all(|f| str_of(manifest, "message_format") != Some(f.message_format())) {
+                differs.push(format!(
+                    "message_format {} (known: {})",
+                    shown(manifest.get("message_format")),
+                    known(|f| f.message_format().to_string())
+                ));
+            }
+            if differs.is_empty() && Format::of_manifest(manifest).is_none() {
+                differs.push(format!(
+                    "schema_version {} with message_format {} (known: {})",
+                    shown(manifest.get("schema_version")),
+                    shown(manifest.get("message_format")),
+                    known(|f| format!("{} with {}", f.schema_version(), f.message_format()))
+                ));
+            }
+            if provider != Some(PROVIDER_STACK) {
+                differs.push(format!("provider_stack {} (known: {PROVIDER_STACK})", shown(manifest.get("provider_stack"))));
+            }
+            Err(CodecError::Unsupported(format!(
+                "{path}: unknown transcript format: {}. Letta Code refuses a transcript it does not know, and no \
+                 writer here handles it ({MESSAGES_CODEC} writes schema 1, {ENTRIES_CODEC} schema 2): not adding \
+                 to this store",
+                differs.join(", ")
+            )))
+        }
     }
-    if str_of(manifest, "message_format") != Some(MESSAGE_FORMAT) {
-        differs.push(format!("message_format {} (known: {MESSAGE_FORMAT})", shown(manifest.get("message_format"))));
-    }
-    if str_of(manifest, "provider_stack") != Some(PROVIDER_STACK) {
-        differs.push(format!("provider_stack {} (known: {PROVIDER_STACK})", shown(manifest.get("provider_stack"))));
-    }
-    if differs.is_empty() {
-        return Ok(());
-    }
-    Err(CodecError::Unsupported(format!(
-        "{path}: unknown transcript format: {}; Letta Code 0.25 loads the whole store and refuses it, and this \
-         codec does not add to a store it does not know",
-        differs.join(", ")
-    )))
 }
 
 fn shown(value: Option<&Value>) -> String {

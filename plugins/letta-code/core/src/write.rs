@@ -1,21 +1,37 @@
 //! `write`: a canonical session → one Letta Code local-backend transcript,
 //! `.letta/lc-local-backend/conversations/<base64url("conversation:<id>")>/messages.jsonl`,
-//! in the `pi-ai-message-jsonl` format (schema 1) Letta Code 0.25.9 reads
-//! (`fixtures/letta-code/0.25.9`), streamed, and at the end the folder's
-//! `conversation.json` (id, agent, times, `summary` = the session's title,
-//! `in_context_message_ids` = the messages from the last compaction on, as
-//! Letta Code keeps them). `manifest.json` and the agent are made by
-//! `prepare`, which knows the target home.
+//! streamed, in either format ([`Format`]):
+//!
+//! - `pi-ai-message-jsonl` (schema 1, Letta Code 0.25.9, `fixtures/letta-code/0.25.9`):
+//!   one pi-ai message a line;
+//! - `pi-session-entry-jsonl` (schema 2, Letta Code 0.30.28 and later,
+//!   `fixtures/letta-code/0.32.18`): a Pi session-entry file, the same
+//!   messages wrapped in entries:
+//!   `{"type":"session","version":3,"id":<conversation>,"timestamp","cwd"}`, then
+//!   `{"type":"message","id":<8 hex>,"parentId":<previous entry>|null,"timestamp":<metadata.created_at>,"message":{…}}`
+//!   per message, and `{"type":"compaction",…,"summary","firstKeptEntryId","tokensBefore","message":{…}}`
+//!   for a compaction (Letta Code's `LocalStore` entries).
+//!
+//! At the end comes the folder's `conversation.json` (id, agent, times,
+//! `summary` = the session's title, `in_context_message_ids` = the messages
+//! from the last compaction on, as Letta Code keeps them). `manifest.json`
+//! and the agent are made by `prepare`, which knows the target home.
 //!
 //! ```text
-//! user        content [text…], timestamp (ms), metadata {created_at, updated_at, agent_id, conversation_id};
-//!             injected <system-reminder> parts (a Letta Code source's) first, as Letta Code puts them
+//! user        otid (schema 2: a UUID from the message id), metadata {created_at, updated_at, agent_id,
+//!             conversation_id}, content [text…], timestamp (ms); injected <system-reminder> parts
+//!             (a Letta Code source's) first, as Letta Code puts them
 //! assistant   one message per model response (the canonical run `reasoning* assistant? tool_call*`):
-//!             content [thinking…, text, toolCall…], api, provider, model, usage (complete, zeros when
-//!             the source recorded none), stopReason, timestamp, responseId, metadata
+//!             content [thinking…, text, toolCall…], api, provider, model, responseId, usage (complete,
+//!             zeros when the source recorded none; schema 2 with `reasoning`), stopReason, timestamp,
+//!             metadata
 //! toolResult  toolCallId, toolName (from its call), content [text], isError, timestamp, metadata
-//! user        a compaction: metadata.compaction {summary}, content [text summary]
+//! user        a compaction: metadata.compaction {summary}, content [text summary] (schema 2: wrapped
+//!             in a `compaction` entry, not a `message` one)
 //! ```
+//!
+//! Fields come in the order Letta Code writes them (0.25.9 and 0.32.18 agree
+//! but for `otid` and `usage.reasoning`).
 //!
 //! Letta Code converts the history with pi-ai for whatever model the agent
 //! runs: an assistant message of another provider/model keeps its text and
@@ -33,14 +49,18 @@
 //! Code source's `<system-reminder>` parts), attachments (no bytes in the
 //! canonical session), reasoning with no text (opaque or encrypted only),
 //! subagent transcripts, results whose call is missing or answered, usage
-//! reasoning counts (pi-ai's usage has none; a cost is kept as `cost.total`).
+//! reasoning counts in schema 1 (its pi-ai usage has none; schema 2 keeps
+//! them; a cost is kept as `cost.total`).
 //!
 //! Ids: the conversation is `options.native_id`, else `conv-<uuid>` derived
 //! from the SHA-256 of the `meta` line; its agent is
 //! [`agent_id_for`]`(conversation)`; message ids are `<conversation>-msg-<n>`
 //! (not Letta Code's `ui-msg-<n>`, whose numbers the local backend continues
-//! from across every conversation of the store). The same document always
-//! gives the same bytes (the sandbox has no randomness and no clock).
+//! from across every conversation of the store); schema-2 entry ids are 8
+//! hex digits of the SHA-256 of the conversation and the message's number
+//! (Letta Code's are the head of a random UUID), unique in the file. The
+//! same document always gives the same bytes (the sandbox has no randomness
+//! and no clock).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -52,8 +72,8 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
-use crate::HARNESS;
 use crate::discover::TITLE_CHARS;
+use crate::{Format, HARNESS};
 use crate::layout::{self, AGENT_ID_PREFIX, CONVERSATION, CONVERSATION_ID_PREFIX, MESSAGES};
 use crate::records::is_reminder;
 use trajhost_codec_sdk::text::title_of;
@@ -130,6 +150,7 @@ pub fn uuid_of(content: &[u8], salt: &str) -> String {
 /// memory follows the longest model response, not the session.
 pub struct ConversationWriter {
     options: WriteOptions,
+    format: Format,
     line_no: usize,
     /// Set by the first record (`meta`, normally).
     conversation: Option<Conversation>,
@@ -137,7 +158,7 @@ pub struct ConversationWriter {
 }
 
 impl ConversationWriter {
-    pub fn start(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+    pub fn start(options: WriteOptions, format: Format) -> Result<Box<dyn SessionWriter>, CodecError> {
         if let Some(id) = options.native_id.as_deref()
             && !layout::is_conversation_id(id)
         {
@@ -146,7 +167,7 @@ impl ConversationWriter {
                  or `_` (at most 128), and not `default`"
             )));
         }
-        Ok(Box::new(ConversationWriter { options, line_no: 0, conversation: None, diags: Diagnostics::new() }))
+        Ok(Box::new(ConversationWriter { options, format, line_no: 0, conversation: None, diags: Diagnostics::new() }))
     }
 
     fn open(&mut self, meta: Option<&Meta>, seed: &[u8]) -> &mut Conversation {
@@ -156,6 +177,12 @@ impl ConversationWriter {
         };
         let start_ms = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339);
         let conversation = Conversation {
+            format: self.format,
+            cwd: self.options.cwd.clone().or_else(|| meta.and_then(|m| m.cwd.clone())),
+            start_ms,
+            header_ms: None,
+            entry_ids: BTreeSet::new(),
+            last_entry: None,
             path: layout::conversation_file(&id, MESSAGES),
             agent_id: agent_id_for(&id),
             id,
@@ -217,6 +244,10 @@ impl SessionWriter for ConversationWriter {
         if !conversation.timed {
             conversation.diags.add("no-timestamp", Severity::Warning, "message.timestamp", None, None);
         }
+        if conversation.format == Format::Entries {
+            // An empty conversation still gets its header.
+            conversation.header(conversation.start_ms.or(conversation.last_ms).unwrap_or(0));
+        }
         let mut chunks = conversation.take_chunk();
         if chunks.is_empty() && conversation.count == 0 {
             // An empty conversation is still a file Letta Code can open.
@@ -225,10 +256,15 @@ impl SessionWriter for ConversationWriter {
         let c = &*conversation;
         let at = |ms: Option<i64>| ms.map(rfc3339_ms);
         let ids: Vec<String> = (c.compacted + 1..=c.count).map(|n| message_id(&c.id, n)).collect();
+        // Schema 2: the header's time, as Letta Code writes the header from the record.
+        let created_ms = match c.format {
+            Format::Messages => c.first_ms.or(c.last_ms),
+            Format::Entries => c.header_ms,
+        };
         let record = ConversationRecord {
             id: &c.id,
             agent_id: &c.agent_id,
-            created_at: at(c.first_ms.or(c.last_ms)),
+            created_at: at(created_ms),
             last_message_at: at(c.last_ms.filter(|_| c.count > 0)),
             summary: c.title.as_deref().filter(|t| c.prompt_title.as_deref() != Some(*t)),
             in_context_message_ids: &ids,
@@ -248,6 +284,17 @@ struct Response {
 }
 
 struct Conversation {
+    format: Format,
+    /// The `session` header's `cwd` (schema 2).
+    cwd: Option<String>,
+    /// The session's start (`meta.started_at`).
+    start_ms: Option<i64>,
+    /// The `session` header's time, once written (schema 2).
+    header_ms: Option<i64>,
+    /// Entry ids written (schema 2): each is new in the file.
+    entry_ids: BTreeSet<String>,
+    /// The last entry's id: the next one's `parentId`.
+    last_entry: Option<String>,
     id: String,
     agent_id: String,
     path: String,
@@ -349,7 +396,25 @@ impl Conversation {
                     content: vec![out::Text { kind: "text", text: summary }],
                     timestamp: ms,
                 };
-                self.push_line(&message);
+                match self.format {
+                    Format::Messages => self.push_line(&message),
+                    Format::Entries => {
+                        let line = self.entry(ms, |id, parent, timestamp| {
+                            to_line(&out::CompactionEntry {
+                                kind: "compaction",
+                                id,
+                                parent_id: parent,
+                                timestamp,
+                                summary,
+                                // Nothing before the compaction stays in context.
+                                first_kept_entry_id: None,
+                                tokens_before: 0,
+                                message: &message,
+                            })
+                        });
+                        self.lines.push(line);
+                    }
+                }
             }
         }
     }
@@ -426,14 +491,17 @@ impl Conversation {
     fn user_message(&mut self, parts: Vec<String>, ms: Option<i64>) {
         let ms = self.stamp(ms);
         let id = self.next_id();
+        // Schema 2 keeps the client's id of a message the person sent (`otid`).
+        let otid = (self.format == Format::Entries).then(|| uuid_of(id.as_bytes(), "otid"));
         let message = out::User {
             id: &id,
             role: "user",
+            otid: otid.as_deref(),
+            metadata: self.metadata(ms),
             content: parts.iter().map(|t| out::Text { kind: "text", text: t }).collect(),
             timestamp: ms,
-            metadata: self.metadata(ms),
         };
-        self.push_line(&message);
+        self.push_message(&message, ms);
     }
 
     fn tool_result(&mut self, call_id: &str, content: &str, ok: Option<bool>, ms: Option<i64>) {
@@ -461,7 +529,7 @@ impl Conversation {
             timestamp: ms,
             metadata: self.metadata(ms),
         };
-        self.push_line(&message);
+        self.push_message(&message, ms);
     }
 
     /// Writes the gathered model response as one assistant message.
@@ -476,7 +544,9 @@ impl Conversation {
         let has_calls = !response.calls.is_empty();
         content.extend(response.calls);
         let usage = text.and_then(|a| a.usage.as_ref());
-        if usage.is_some_and(|u| u.reasoning.is_some()) {
+        // Schema 2's pi-ai usage has a reasoning count; schema 1's has none.
+        let with_reasoning = self.format == Format::Entries;
+        if usage.is_some_and(|u| u.reasoning.is_some()) && !with_reasoning {
             self.not_carried(Severity::Info, "usage.reasoning");
         }
         if usage.is_none() {
@@ -496,13 +566,13 @@ impl Conversation {
             api: API,
             provider: UNKNOWN,
             model,
-            usage: out::Usage::of(usage),
+            response_id: text.and_then(|a| a.message_id.as_deref()),
+            usage: out::Usage::of(usage, with_reasoning),
             stop_reason,
             timestamp: ms,
-            response_id: text.and_then(|a| a.message_id.as_deref()),
             metadata: self.metadata(ms),
         };
-        self.push_line(&message);
+        self.push_message(&message, ms);
     }
 
     /// The message's time: its own, else the previous message's.
@@ -528,9 +598,67 @@ impl Conversation {
         }
     }
 
+    /// A message of time `ms`: its line (schema 1), or a `message` entry
+    /// wrapping it (schema 2).
+    fn push_message<T: Serialize>(&mut self, message: &T, ms: i64) {
+        match self.format {
+            Format::Messages => self.push_line(message),
+            Format::Entries => {
+                let line = self.entry(ms, |id, parent, timestamp| {
+                    to_line(&out::MessageEntry { kind: "message", id, parent_id: parent, timestamp, message })
+                });
+                self.lines.push(line);
+            }
+        }
+    }
+
     fn push_line<T: Serialize>(&mut self, value: &T) {
-        // These shapes have string keys only: serializing cannot fail.
-        self.lines.push(serde_json::to_string(value).expect("message serializes"));
+        self.lines.push(to_line(value));
+    }
+
+    /// The line of the next entry (after the `session` header, written
+    /// first): `make` serializes it from the entry's id, its parent (the
+    /// previous entry) and its time.
+    fn entry(&mut self, ms: i64, make: impl FnOnce(&str, Option<&str>, &str) -> String) -> String {
+        self.header(self.start_ms.unwrap_or(ms));
+        let id = self.next_entry_id();
+        let line = make(&id, self.last_entry.as_deref(), &rfc3339_ms(ms));
+        self.last_entry = Some(id);
+        line
+    }
+
+    /// Writes the `session` header, once, at `ms` when not written yet.
+    fn header(&mut self, ms: i64) {
+        if self.header_ms.is_some() {
+            return;
+        }
+        self.header_ms = Some(ms);
+        let header = out::SessionHeader {
+            kind: "session",
+            version: SESSION_VERSION,
+            id: &self.id,
+            timestamp: &rfc3339_ms(ms),
+            cwd: self.cwd.as_deref(),
+        };
+        let line = to_line(&header);
+        self.lines.push(line);
+    }
+
+    /// 8 hex digits, new in the file, from the conversation and the number
+    /// of the message the entry wraps.
+    fn next_entry_id(&mut self) -> String {
+        for attempt in 0u32.. {
+            let mut hasher = Sha256::new();
+            hasher.update(b"entry\0");
+            hasher.update(self.id.as_bytes());
+            hasher.update(self.count.to_le_bytes());
+            hasher.update(attempt.to_le_bytes());
+            let id: String = hasher.finalize()[..4].iter().map(|b| format!("{b:02x}")).collect();
+            if self.entry_ids.insert(id.clone()) {
+                return id;
+            }
+        }
+        unreachable!("a new id within 2^32 attempts")
     }
 
     fn take_chunk(&mut self) -> Vec<Artifact> {
@@ -544,6 +672,14 @@ impl Conversation {
         }
         vec![Artifact { path: self.path.clone(), bytes }]
     }
+}
+
+/// `version` of the `session` header Letta Code writes (Pi's session format 3).
+pub const SESSION_VERSION: u32 = 3;
+
+fn to_line<T: Serialize>(value: &T) -> String {
+    // These shapes have string keys only: serializing cannot fail.
+    serde_json::to_string(value).expect("line serializes")
 }
 
 /// The native message shapes, fields in the order Letta Code writes them.
@@ -562,6 +698,47 @@ mod out {
         pub last_message_at: Option<&'a str>,
         pub summary: Option<&'a str>,
         pub in_context_message_ids: &'a [String],
+    }
+
+    /// The first line of a schema-2 transcript (`createLocalTranscriptSessionHeader`).
+    #[derive(Serialize)]
+    pub struct SessionHeader<'a> {
+        #[serde(rename = "type")]
+        pub kind: &'a str,
+        pub version: u32,
+        pub id: &'a str,
+        pub timestamp: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cwd: Option<&'a str>,
+    }
+
+    /// A schema-2 `message` entry.
+    #[derive(Serialize)]
+    pub struct MessageEntry<'a, M> {
+        #[serde(rename = "type")]
+        pub kind: &'a str,
+        pub id: &'a str,
+        #[serde(rename = "parentId")]
+        pub parent_id: Option<&'a str>,
+        pub timestamp: &'a str,
+        pub message: &'a M,
+    }
+
+    /// A schema-2 `compaction` entry (`appendConversationSessionCompactionEntry`).
+    #[derive(Serialize)]
+    pub struct CompactionEntry<'a, M> {
+        #[serde(rename = "type")]
+        pub kind: &'a str,
+        pub id: &'a str,
+        #[serde(rename = "parentId")]
+        pub parent_id: Option<&'a str>,
+        pub timestamp: &'a str,
+        pub summary: &'a str,
+        #[serde(rename = "firstKeptEntryId")]
+        pub first_kept_entry_id: Option<&'a str>,
+        #[serde(rename = "tokensBefore")]
+        pub tokens_before: u64,
+        pub message: &'a M,
     }
 
     #[derive(Serialize)]
@@ -583,9 +760,11 @@ mod out {
     pub struct User<'a> {
         pub id: &'a str,
         pub role: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub otid: Option<&'a str>,
+        pub metadata: Metadata,
         pub content: Vec<Text<'a>>,
         pub timestamp: i64,
-        pub metadata: Metadata,
     }
 
     #[derive(Serialize)]
@@ -644,12 +823,12 @@ mod out {
         pub api: &'a str,
         pub provider: &'a str,
         pub model: &'a str,
+        #[serde(rename = "responseId", skip_serializing_if = "Option::is_none")]
+        pub response_id: Option<&'a str>,
         pub usage: Usage,
         #[serde(rename = "stopReason")]
         pub stop_reason: &'a str,
         pub timestamp: i64,
-        #[serde(rename = "responseId", skip_serializing_if = "Option::is_none")]
-        pub response_id: Option<&'a str>,
         pub metadata: Metadata,
     }
 
@@ -662,13 +841,18 @@ mod out {
         pub cache_read: u64,
         #[serde(rename = "cacheWrite")]
         pub cache_write: u64,
+        /// Schema 2 only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub reasoning: Option<u64>,
         #[serde(rename = "totalTokens")]
         pub total_tokens: u64,
         pub cost: Cost,
     }
 
     impl Usage {
-        pub fn of(usage: Option<&super::Usage>) -> Usage {
+        /// `with_reasoning`: the count of reasoning tokens (of the output), as
+        /// schema 2 keeps it.
+        pub fn of(usage: Option<&super::Usage>, with_reasoning: bool) -> Usage {
             let n = |v: Option<u64>| v.unwrap_or(0);
             let (input, output, cache_read, cache_write) =
                 usage.map(|u| (n(u.input), n(u.output), n(u.cache_read), n(u.cache_write))).unwrap_or_default();
@@ -677,6 +861,7 @@ mod out {
                 output,
                 cache_read,
                 cache_write,
+                reasoning: with_reasoning.then(|| usage.and_then(|u| u.reasoning).unwrap_or(0)),
                 total_tokens: input + output + cache_read + cache_write,
                 // The source's cost is a total only: the parts stay zero.
                 cost: Cost { total: usage.and_then(|u| u.cost_usd).unwrap_or(0.0), ..Cost::default() },

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ~/.letta/lc-local-backend/conversations/<base64url(key)>/messages.jsonl   the transcript (main file)
-//! ~/.letta/lc-local-backend/conversations/<base64url(key)>/manifest.json    {schema_version, message_format, created_at}
+//! ~/.letta/lc-local-backend/conversations/<base64url(key)>/manifest.json    {schema_version, message_format, provider_stack, created_at}
 //! ~/.letta/lc-local-backend/conversations/<base64url(key)>/conversation.json {id, agent_id, summary, in_context_message_ids, …}
 //! ~/.letta/lc-local-backend/conversations/<base64url(key)>/system-prompt.json
 //! ~/.letta/lc-local-backend/agents/<base64url(agent id)>.json
@@ -27,10 +27,8 @@ pub const SETTINGS: &str = ".letta/settings.json";
 pub const MESSAGES: &str = "messages.jsonl";
 pub const MANIFEST: &str = "manifest.json";
 pub const CONVERSATION: &str = "conversation.json";
-/// The transcript format Letta Code 0.25 reads and writes (`manifest.json`);
-/// it refuses a whole store holding a conversation of another one.
-pub const SCHEMA_VERSION: u64 = 1;
-pub const MESSAGE_FORMAT: &str = "pi-ai-message-jsonl";
+/// `manifest.json` `provider_stack` of both transcript formats
+/// ([`crate::Format`]).
 pub const PROVIDER_STACK: &str = "pi-ai";
 /// Prefix of the conversation ids this codec writes (`conv-<uuid>`, as the
 /// Letta server names them): not Letta Code's local `local-conv-<n>`, whose

@@ -1,5 +1,5 @@
-//! `read`: one conversation as canonical records, streamed in batches:
-//! `meta`, then `messages.jsonl` in file order. A first pass notes where
+//! `read`: one conversation (of either format) as canonical records,
+//! streamed in batches: `meta`, then `messages.jsonl` in file order. A first pass notes where
 //! each message id's last snapshot is (ids and offsets only, bounded by
 //! [`MAX_IDS`]); the second pass emits only last snapshots.
 
@@ -16,7 +16,7 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use crate::discover;
 use crate::layout::SessionPaths;
 use crate::records::{Out, map_line, message_id};
-use crate::{CODEC, HARNESS};
+use crate::HARNESS;
 use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 /// Message ids whose last position is remembered; past it, every snapshot
@@ -34,7 +34,8 @@ pub struct Reader {
 }
 
 impl Reader {
-    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+    /// `codec` is the reading codec's id (`meta.codec`).
+    pub fn open(home: Dir, locator: &str, options: &ReadOptions, codec: &str) -> Result<Reader, CodecError> {
         let paths = SessionPaths::from_locator(locator)?;
         let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
@@ -53,7 +54,7 @@ impl Reader {
             started_at: found.as_ref().and_then(|(s, _)| s.started_at.clone()),
             parent_session: None,
             parent_call: None,
-            codec: Some(CODEC.to_string()),
+            codec: Some(codec.to_string()),
         };
         let ts = meta.started_at.clone();
         Ok(Reader {

@@ -1,0 +1,511 @@
+//! `write` and `prepare` of schema 2: read → write → prepare → read round
+//! trips of the Letta Code 0.32.18 (and 0.25.9) lab scenarios, the files
+//! field by field against the ones 0.32.18 wrote, a fresh home, a
+//! conversation added to an existing schema-2 store (others byte-identical)
+//! and to a store holding schema-1 conversations, and the stores refused.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::{Value, json};
+use trajhost_codec_letta_code_entries::LettaCodeEntries;
+use trajhost_codec_letta_code_entries::layout::{self, MESSAGES};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record, Usage};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{Artifact, Codec, CodecError, Operation, Plan, WriteOptions, Written};
+use trajhost_codec_testkit::{self as kit, Read, assistants, observations_of, tool_calls, tool_results, users};
+
+const LOCATOR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ/messages.jsonl";
+const CWD: &str = "/home/user/project";
+
+fn fixture(version: &str, scenario: &str) -> std::path::PathBuf {
+    kit::fixtures("letta-code", version).join(scenario)
+}
+
+fn source(version: &str, scenario: &str) -> Read {
+    // Each fixture is read by the codec of its layout.
+    match version {
+        "0.25.9" => kit::read::<trajhost_codec_letta_code::LettaCode>(&fixture(version, scenario), LOCATOR),
+        _ => kit::read::<LettaCodeEntries>(&fixture(version, scenario), LOCATOR),
+    }
+}
+
+fn options(home: Option<&Path>) -> WriteOptions {
+    WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: home.map(|h| h.to_string_lossy().into_owned()) }
+}
+
+/// Writes `document` pushing `lines` canonical lines at a time; the pieces
+/// of one path are joined.
+fn write_in(document: &str, options: WriteOptions, lines: usize) -> Written {
+    let mut writer = LettaCodeEntries::write(options).unwrap();
+    let mut pieces: Vec<Artifact> = Vec::new();
+    let all: Vec<&str> = document.lines().collect();
+    let mut add = |chunks: Vec<Artifact>| {
+        for chunk in chunks {
+            match pieces.iter_mut().find(|p| p.path == chunk.path) {
+                Some(p) => p.bytes.extend_from_slice(&chunk.bytes),
+                None => pieces.push(chunk),
+            }
+        }
+    };
+    for batch in all.chunks(lines.max(1)) {
+        add(writer.push(&(batch.join("\n") + "\n")).unwrap());
+    }
+    let mut written = writer.finish().unwrap();
+    add(std::mem::take(&mut written.chunks));
+    written.chunks = pieces;
+    written
+}
+
+fn write(document: &str) -> Written {
+    write_in(document, options(None), usize::MAX)
+}
+
+fn prepare(written: &Written, target: &Path) -> Result<Plan, CodecError> {
+    trajhost_codec_sdk::prepare_artifacts::<LettaCodeEntries>(
+        written.chunks.clone(),
+        &Dir::native(target),
+        options(Some(target)),
+    )
+}
+
+/// Applies a plan natively, as the host would (create only; JSON entries
+/// appended or added).
+fn apply(plan: &Plan, written: &Written, home: &Path) {
+    for op in &plan.operations {
+        match op {
+            Operation::CreateFile(f) => create(home, &f.path, &f.bytes),
+            Operation::CopyArtifact(c) => {
+                let bytes = &written.chunks.iter().find(|a| a.path == c.artifact).unwrap().bytes;
+                create(home, &c.path, bytes);
+            }
+            Operation::AddJsonEntry(e) => {
+                let path = home.join(&e.path);
+                let mut doc: Value = match std::fs::read(&path) {
+                    Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
+                    Err(_) => serde_json::from_str(e.initial.as_deref().expect("initial")).unwrap(),
+                };
+                let value: Value = serde_json::from_str(&e.value).unwrap();
+                let Value::Array(items) = doc.pointer_mut(&e.pointer).unwrap() else { panic!("not a list") };
+                let member = e.match_member.as_deref().unwrap();
+                if !items.iter().any(|i| i.get(member) == value.get(member)) {
+                    items.push(value);
+                }
+                std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+            }
+            other => panic!("unexpected operation {other:?}"),
+        }
+    }
+}
+
+fn create(home: &Path, path: &str, bytes: &[u8]) {
+    let file = home.join(path);
+    assert!(!file.exists(), "{path} exists: never overwritten");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, bytes).unwrap();
+}
+
+fn files(home: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut dirs = vec![home.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                out.insert(p.strip_prefix(home).unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn lines_of(bytes: &[u8]) -> Vec<Value> {
+    bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+}
+
+fn json_at(home: &Path, path: &str) -> Value {
+    serde_json::from_slice(&std::fs::read(home.join(path)).unwrap()).unwrap()
+}
+
+fn read_back(home: &Path, native_id: &str) -> Read {
+    kit::read::<LettaCodeEntries>(home, &layout::conversation_file(native_id, MESSAGES))
+}
+
+fn installed(document: &str) -> (tempfile::TempDir, Written, Plan, Read) {
+    let target = tempfile::tempdir().unwrap();
+    let written = write(document);
+    let plan = prepare(&written, target.path()).unwrap();
+    apply(&plan, &written, target.path());
+    let back = read_back(target.path(), &plan.native_id);
+    (target, written, plan, back)
+}
+
+fn calls(read: &Read) -> Vec<(String, String, Value)> {
+    tool_calls(&read.records).into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect()
+}
+
+/// Keys of an object in order, nested objects and the first object of an
+/// array as `key{…}` / `key[{…}]`: the shape of a line.
+fn shape(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let keys: Vec<String> = map
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::Object(_) => format!("{k}{}", shape(v)),
+                    Value::Array(items) if items.first().is_some_and(Value::is_object) => {
+                        format!("{k}[{}]", shape(&items[0]))
+                    }
+                    _ => k.clone(),
+                })
+                .collect();
+            format!("{{{}}}", keys.join(","))
+        }
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn every_lab_scenario_survives_read_write_read() {
+    for (version, scenario) in
+        [("0.32.18", "simple"), ("0.32.18", "parallel"), ("0.32.18", "multibyte"), ("0.25.9", "failing-tool")]
+    {
+        let source = source(version, scenario);
+        let (_target, written, plan, back) = installed(&source.document);
+        let what = format!("{version}/{scenario}");
+        assert!(plan.native_id.starts_with("conv-"), "{what}: {}", plan.native_id);
+        assert_eq!(written.native_id, plan.native_id);
+        assert_eq!(users(&back.records), users(&source.records), "{what}: user text");
+        let texts = |r: &Read| assistants(&r.records).iter().map(|a| a.text.clone()).collect::<Vec<_>>();
+        assert_eq!(texts(&back), texts(&source), "{what}: assistant text");
+        let models = |r: &Read| assistants(&r.records).iter().map(|a| a.model.clone()).collect::<Vec<_>>();
+        assert_eq!(models(&back), models(&source), "{what}: models");
+        let usage = |r: &Read| assistants(&r.records).iter().map(|a| a.usage.clone()).collect::<Vec<_>>();
+        assert_eq!(usage(&back), usage(&source), "{what}: usage");
+        assert_eq!(calls(&back), calls(&source), "{what}: tool calls");
+        assert!(!calls(&back).is_empty());
+        assert_eq!(tool_results(&back.records), tool_results(&source.records), "{what}: tool results");
+        assert_eq!(
+            observations_of(&back.records, "system-reminder"),
+            observations_of(&source.records, "system-reminder"),
+            "{what}: injected reminders"
+        );
+        assert_eq!(back.meta().native_version.as_deref(), Some(version), "{what}");
+        assert_eq!(back.meta().cwd.as_deref(), Some(CWD), "{what}");
+        assert_eq!(back.meta().started_at, source.meta().started_at, "{what}: the session header's time");
+        assert_eq!(back.meta().title, source.meta().title, "{what}");
+        assert!(kit::diag(&written.diagnostics, "not-carried").is_none(), "{what}: {:?}", written.diagnostics);
+        // It reads back through discovery too (the host's fidelity check does so).
+        let found = kit::discover::<LettaCodeEntries>(_target.path());
+        assert_eq!(found.sessions.iter().map(|s| s.native_id.as_str()).collect::<Vec<_>>(), [plan.native_id.as_str()]);
+    }
+}
+
+#[test]
+fn the_files_match_letta_code_0_32_18_field_by_field() {
+    for scenario in ["simple", "parallel"] {
+        let home = fixture("0.32.18", scenario);
+        let native = lines_of(&std::fs::read(home.join(LOCATOR)).unwrap());
+        let source = source("0.32.18", scenario);
+        let (target, written, plan, _back) = installed(&source.document);
+        let ours = lines_of(&written.chunks[0].bytes);
+        assert_eq!(ours.len(), native.len(), "{scenario}: a header and one entry per message");
+        for (n, (a, b)) in ours.iter().zip(&native).enumerate() {
+            // The same keys in the same order, at every level (Letta Code's
+            // assistant metadata also records its provider: not written).
+            let mut theirs = b.clone();
+            if let Some(m) = theirs.pointer_mut("/message/metadata").and_then(Value::as_object_mut) {
+                m.remove("provider");
+            }
+            assert_eq!(shape(a), shape(&theirs), "{scenario} line {}", n + 1);
+        }
+        // The header: Pi's session format 3, the conversation, its time and cwd.
+        assert_eq!(ours[0]["type"], "session");
+        assert_eq!(ours[0]["version"], 3);
+        assert_eq!(ours[0]["id"], plan.native_id.as_str());
+        assert_eq!(ours[0]["cwd"], CWD);
+        // Entries: 8 hex digits, new in the file, each the next one's parent.
+        let mut seen = BTreeSet::new();
+        let mut parent = Value::Null;
+        for entry in &ours[1..] {
+            let id = entry["id"].as_str().unwrap();
+            assert!(id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()), "{id}");
+            assert!(seen.insert(id.to_string()));
+            assert_eq!(entry["parentId"], parent);
+            parent = json!(id);
+            assert_eq!(entry["timestamp"], entry["message"]["metadata"]["created_at"]);
+        }
+        // The side files: the same keys as Letta Code's, and the times agree as its do.
+        let dir = layout::conversation_file(&plan.native_id, "");
+        let native_dir = LOCATOR.trim_end_matches(MESSAGES);
+        for name in ["manifest.json", "conversation.json"] {
+            let a = json_at(target.path(), &format!("{dir}{name}"));
+            let b = json_at(&home, &format!("{native_dir}{name}"));
+            assert_eq!(shape(&a), shape(&b), "{scenario} {name}");
+        }
+        let manifest = json_at(target.path(), &format!("{dir}manifest.json"));
+        assert_eq!(manifest["schema_version"], 2);
+        assert_eq!(manifest["message_format"], "pi-session-entry-jsonl");
+        assert_eq!(manifest["provider_stack"], "pi-ai");
+        let conversation = json_at(target.path(), &format!("{dir}conversation.json"));
+        assert_eq!(manifest["created_at"], ours[0]["timestamp"]);
+        assert_eq!(conversation["created_at"], ours[0]["timestamp"]);
+        let ids: Vec<&Value> = ours[1..].iter().map(|e| &e["message"]["id"]).collect();
+        assert_eq!(conversation["in_context_message_ids"].as_array().unwrap().iter().collect::<Vec<_>>(), ids);
+    }
+}
+
+#[test]
+fn writing_streams_and_pieces_equal_the_whole() {
+    let source = source("0.32.18", "parallel");
+    let whole = write(&source.document);
+    for lines in [1, 2, 3, 7] {
+        let pieces = write_in(&source.document, options(None), lines);
+        assert_eq!(pieces.native_id, whole.native_id);
+        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
+        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
+            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
+        }
+    }
+    // The same document gives the same bytes; another, another conversation.
+    assert_eq!(write(&source.document).chunks[0].bytes, whole.chunks[0].bytes);
+    assert_ne!(write(&self::source("0.32.18", "simple").document).native_id, whole.native_id);
+}
+
+#[test]
+fn a_fresh_home_gets_the_folder_the_agent_and_a_settings_entry() {
+    let source = source("0.32.18", "simple");
+    let (target, _written, plan, back) = installed(&source.document);
+    let home = target.path();
+    let id = plan.native_id.clone();
+    let conversation = json_at(home, &layout::conversation_file(&id, "conversation.json"));
+    let agent_id = conversation["agent_id"].as_str().unwrap().to_string();
+    assert!(agent_id.starts_with("agent-local-"));
+    let agent = json_at(home, &layout::agent_file(&agent_id));
+    assert_eq!(agent["tags"], json!(["origin:letta-code"]));
+    let settings = json_at(home, ".letta/settings.json");
+    assert_eq!(
+        settings["agents"],
+        json!([{
+            "agentId": agent_id,
+            "baseUrl": format!("local:{}/.letta/lc-local-backend", home.display()),
+            "memfs": true,
+            "systemPromptPreset": "default",
+        }])
+    );
+    assert_eq!(
+        plan.resume_command.as_deref().unwrap(),
+        format!(
+            "cd {CWD} && HOME={} LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local --conversation {id} \
+             --output-format json -p \"<prompt>\"",
+            home.display()
+        )
+    );
+    assert_eq!(files(home).len(), 5, "messages, manifest, conversation, agent, settings");
+    assert_eq!(back.meta().native_id, id);
+}
+
+#[test]
+fn an_existing_schema_2_store_gets_a_conversation_and_keeps_every_other_file() {
+    let target = kit::copy_of(&fixture("0.32.18", "simple"));
+    let home = target.path();
+    let before = files(home);
+    let source = source("0.32.18", "multibyte");
+    let written = write(&source.document);
+    let plan = prepare(&written, home).unwrap();
+    apply(&plan, &written, home);
+    let after = files(home);
+    for (path, bytes) in &before {
+        if path != ".letta/settings.json" {
+            assert_eq!(after.get(path), Some(bytes), "{path} changed");
+        }
+    }
+    assert_eq!(after.len(), before.len() + 4, "messages, manifest, conversation, agent");
+    let old: Value = serde_json::from_slice(&before[".letta/settings.json"]).unwrap();
+    let new: Value = serde_json::from_slice(&after[".letta/settings.json"]).unwrap();
+    for (key, value) in old.as_object().unwrap() {
+        if key != "agents" {
+            assert_eq!(&new[key], value, "{key}");
+        }
+    }
+    assert_eq!(new["agents"].as_array().unwrap().len(), 2);
+    assert_eq!(new["agents"][0], old["agents"][0]);
+    // The new agent takes the model of the agent the home last used, when settings name one.
+    let conversation = json_at(home, &layout::conversation_file(&plan.native_id, "conversation.json"));
+    let agent = json_at(home, &layout::agent_file(conversation["agent_id"].as_str().unwrap()));
+    assert!(agent.get("model").is_none(), "lastAgent is null in this home: Letta Code's default");
+    // Both conversations are listed by this codec; the old one reads as before.
+    let found = kit::discover::<LettaCodeEntries>(home);
+    let ids: BTreeSet<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
+    assert_eq!(ids, BTreeSet::from(["local-conv-1", plan.native_id.as_str()]));
+    let old = kit::read::<LettaCodeEntries>(home, LOCATOR);
+    assert_eq!(old.document, source_document_of_simple());
+    assert_eq!(users(&read_back(home, &plan.native_id).records), users(&source.records));
+    // The same conversation again is refused: never overwritten or merged.
+    let now = files(home);
+    let err = format!("{:?}", prepare(&written, home).unwrap_err());
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(files(home), now);
+}
+
+fn source_document_of_simple() -> String {
+    source("0.32.18", "simple").document
+}
+
+#[test]
+fn a_store_with_schema_1_conversations_is_added_to() {
+    // Letta Code 0.30.28 and later load schema-1 conversations beside schema-2 ones.
+    let target = kit::copy_of(&fixture("0.25.9", "simple"));
+    let home = target.path();
+    let before = files(home);
+    let written = write(&source("0.32.18", "simple").document);
+    let plan = prepare(&written, home).unwrap();
+    apply(&plan, &written, home);
+    let after = files(home);
+    for (path, bytes) in &before {
+        if path != ".letta/settings.json" {
+            assert_eq!(after.get(path), Some(bytes), "{path} changed");
+        }
+    }
+    // Each codec lists its own: this one the new conversation, the schema-1 one the old.
+    let ours = kit::discover::<LettaCodeEntries>(home);
+    assert_eq!(ours.sessions.iter().map(|s| s.native_id.as_str()).collect::<Vec<_>>(), [plan.native_id.as_str()]);
+    let theirs = kit::discover::<trajhost_codec_letta_code::LettaCode>(home);
+    assert_eq!(theirs.sessions.iter().map(|s| s.native_id.as_str()).collect::<Vec<_>>(), ["local-conv-1"]);
+    // The agent takes the model of the agent the home last used.
+    let conversation = json_at(home, &layout::conversation_file(&plan.native_id, "conversation.json"));
+    let agent = json_at(home, &layout::agent_file(conversation["agent_id"].as_str().unwrap()));
+    assert_eq!(agent["model"], "llama-cpp/fake-model");
+}
+
+#[test]
+fn an_unknown_store_is_refused_naming_the_version_and_the_writer() {
+    let written = write(&source("0.32.18", "simple").document);
+    let manifest = format!("{}/manifest.json", LOCATOR.trim_end_matches("/messages.jsonl"));
+    let target = kit::copy_of(&fixture("0.32.18", "simple"));
+    let path = target.path().join(&manifest);
+    std::fs::write(
+        &path,
+        r#"{"schema_version":3,"message_format":"pi-session-tree-jsonl","provider_stack":"pi-ai","created_at":"x"}"#,
+    )
+    .unwrap();
+    let before = files(target.path());
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains(&manifest) && err.contains("schema_version 3 (known: 1, 2)"), "{err}");
+    assert!(err.contains("no writer here handles it") && err.contains("letta-code@0.1.0-entries"), "{err}");
+    assert_eq!(files(target.path()), before);
+    // Another provider stack.
+    std::fs::write(
+        &path,
+        r#"{"schema_version":2,"message_format":"pi-session-entry-jsonl","provider_stack":"ai-sdk","created_at":"x"}"#,
+    )
+    .unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("provider_stack") && err.contains("ai-sdk") && err.contains("(known: pi-ai)"), "{err}");
+    assert!(!err.contains("schema_version"), "only what differs: {err}");
+    // An unversioned legacy transcript.
+    std::fs::remove_file(&path).unwrap();
+    let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
+    assert!(err.contains("migrate-transcripts") && err.contains(LOCATOR), "{err}");
+    // A migrated manifest is schema 2 with more keys: known.
+    std::fs::write(
+        &path,
+        r#"{"schema_version":2,"message_format":"pi-session-entry-jsonl","provider_stack":"pi-ai","created_at":"x","migrated_from":"versioned-pi-ai-message-jsonl"}"#,
+    )
+    .unwrap();
+    assert!(prepare(&written, target.path()).is_ok());
+}
+
+#[test]
+fn another_version_in_the_store_is_left_to_the_host() {
+    // The writer range and the ledger decide; a store written by another
+    // Letta Code of schema 2 is added to without --allow-untested.
+    let target = kit::copy_of(&fixture("0.32.18", "simple"));
+    let messages = target.path().join(LOCATOR);
+    let text = std::fs::read_to_string(&messages).unwrap().replace("version**: 0.32.18", "version**: 0.31.12");
+    std::fs::write(&messages, text).unwrap();
+    let written = write(&source("0.32.18", "simple").document);
+    assert!(prepare(&written, target.path()).is_ok());
+}
+
+fn record(id: &str, ts: &str, body: Body) -> Record {
+    Record { id: id.into(), body, parent: None, ts: Some(ts.into()), agent: None, src: None }
+}
+
+#[test]
+fn a_compaction_is_a_compaction_entry_and_context_starts_there() {
+    let meta = Meta {
+        schema: trajhost_codec_sdk::canonical::SCHEMA.into(),
+        harness: "codex".into(),
+        native_id: "s1".into(),
+        started_at: Some("2026-11-30T04:05:50.000Z".into()),
+        cwd: Some("/srv/app".into()),
+        ..Meta::default()
+    };
+    let usage = Usage { input: Some(10), output: Some(5), reasoning: Some(3), ..Usage::default() };
+    let records = vec![
+        record("m", "2026-11-30T04:05:50.000Z", Body::Meta(meta)),
+        record("u", "2026-11-30T04:05:51.000Z", Body::User { text: "Read hello.txt".into(), attachments: vec![] }),
+        record(
+            "a",
+            "2026-11-30T04:05:52.000Z",
+            Body::Assistant(Assistant { text: "PAPAYA-42.".into(), usage: Some(usage), ..Assistant::default() }),
+        ),
+        record("k", "2026-11-30T04:05:53.000Z", Body::Compaction { summary: "Read a file.".into(), trigger: None }),
+        record("u2", "2026-11-30T04:05:54.000Z", Body::User { text: "Again?".into(), attachments: vec![] }),
+    ];
+    let (target, written, plan, back) = installed(&kit::document(&records));
+    let lines = lines_of(&written.chunks[0].bytes);
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["session", "message", "message", "compaction", "message"]);
+    assert_eq!(lines[0]["timestamp"], "2026-11-30T04:05:50.000Z", "the session's start");
+    assert_eq!(lines[0]["cwd"], CWD, "the target's cwd (the write option) over the source's");
+    let compaction = &lines[3];
+    assert_eq!(compaction["summary"], "Read a file.");
+    assert_eq!((&compaction["firstKeptEntryId"], &compaction["tokensBefore"]), (&Value::Null, &json!(0)));
+    assert_eq!(compaction["message"]["metadata"]["compaction"]["summary"], "Read a file.");
+    assert_eq!(compaction["parentId"], lines[2]["id"]);
+    // Schema 2's usage keeps the reasoning count; the person's messages an otid.
+    assert_eq!(lines[2]["message"]["usage"]["reasoning"], 3);
+    assert!(kit::diag_with(&written.diagnostics, "not-carried", "usage.reasoning").is_none());
+    assert_eq!(lines[1]["message"]["otid"].as_str().unwrap().len(), 36);
+    let conversation = json_at(target.path(), &layout::conversation_file(&plan.native_id, "conversation.json"));
+    let in_context: Vec<&Value> = conversation["in_context_message_ids"].as_array().unwrap().iter().collect();
+    assert_eq!(in_context, [&lines[3]["message"]["id"], &lines[4]["message"]["id"]]);
+    assert_eq!(users(&back.records), ["Read hello.txt", "Again?"]);
+    let compactions: Vec<&Body> = back.records.iter().map(|r| &r.body).filter(|b| matches!(b, Body::Compaction { .. })).collect();
+    assert_eq!(compactions, [&Body::Compaction { summary: "Read a file.".into(), trigger: None }]);
+}
+
+#[test]
+fn an_empty_session_is_a_header_only() {
+    let written = write("");
+    let lines = lines_of(&written.chunks[0].bytes);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["type"], "session");
+    let target = tempfile::tempdir().unwrap();
+    let plan = prepare(&written, target.path()).unwrap();
+    apply(&plan, &written, target.path());
+    assert_eq!(kit::discover::<LettaCodeEntries>(target.path()).sessions.len(), 1);
+}
+
+#[test]
+fn a_schema_1_transcript_is_not_installed_as_schema_2() {
+    // The artifacts of the schema-1 writer are refused by this prepare.
+    let document = source("0.32.18", "simple").document;
+    let mut writer = trajhost_codec_letta_code::LettaCode::write(options(None)).unwrap();
+    let mut chunks = writer.push(&document).unwrap();
+    chunks.extend(writer.finish().unwrap().chunks);
+    let mut joined: Vec<Artifact> = Vec::new();
+    for c in chunks {
+        match joined.iter_mut().find(|j| j.path == c.path) {
+            Some(j) => j.bytes.extend_from_slice(&c.bytes),
+            None => joined.push(c),
+        }
+    }
+    let written = Written { native_id: String::new(), chunks: joined, diagnostics: vec![] };
+    let err = format!("{:?}", prepare(&written, tempfile::tempdir().unwrap().path()).unwrap_err());
+    assert!(err.contains("not a line of a pi-session-entry-jsonl transcript"), "{err}");
+}
