@@ -509,3 +509,35 @@ fn a_schema_1_transcript_is_not_installed_as_schema_2() {
     let err = format!("{:?}", prepare(&written, tempfile::tempdir().unwrap().path()).unwrap_err());
     assert!(err.contains("not a line of a pi-session-entry-jsonl transcript"), "{err}");
 }
+
+#[test]
+fn the_written_files_are_found_before_prepare_adds_the_manifest() {
+    // The host reads an export's artifacts back through discovery: a folder
+    // with no manifest whose transcript opens with a `session` header is
+    // schema 2, and so this codec's (the schema-1 codec's without one).
+    let source = source("0.32.18", "simple");
+    let written = write(&source.document);
+    let export = tempfile::tempdir().unwrap();
+    for chunk in &written.chunks {
+        create(export.path(), &chunk.path, &chunk.bytes);
+    }
+    let found = kit::discover::<LettaCodeEntries>(export.path());
+    assert_eq!(found.sessions.iter().map(|s| s.native_id.as_str()).collect::<Vec<_>>(), [written.native_id.as_str()]);
+    assert!(kit::discover::<trajhost_codec_letta_code::LettaCode>(export.path()).sessions.is_empty());
+    let back = kit::read::<LettaCodeEntries>(export.path(), &found.sessions[0].locator);
+    assert_eq!(users(&back.records), users(&source.records));
+    // And the schema-1 writer's export stays the schema-1 codec's.
+    let mut writer = trajhost_codec_letta_code::LettaCode::write(options(None)).unwrap();
+    let mut chunks = writer.push(&source.document).unwrap();
+    chunks.extend(writer.finish().unwrap().chunks);
+    let export = tempfile::tempdir().unwrap();
+    for chunk in &chunks {
+        let file = export.path().join(&chunk.path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let mut bytes = std::fs::read(&file).unwrap_or_default();
+        bytes.extend_from_slice(&chunk.bytes);
+        std::fs::write(file, bytes).unwrap();
+    }
+    assert!(kit::discover::<LettaCodeEntries>(export.path()).sessions.is_empty());
+    assert_eq!(kit::discover::<trajhost_codec_letta_code::LettaCode>(export.path()).sessions.len(), 1);
+}

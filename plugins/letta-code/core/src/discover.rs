@@ -21,6 +21,7 @@ use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::Format;
 use crate::head::Head;
+use crate::records::{Row, classify};
 use crate::layout::{CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGES, SessionPaths, plain_name};
 
 pub const TITLE_CHARS: usize = 80;
@@ -51,9 +52,7 @@ pub fn discover(home: &Dir, layout: Format) -> Result<Discovery, CodecError> {
             }
             continue;
         }
-        // (A manifest that does not parse is reported by `session_ref`.)
-        let manifest = read_json(home, &join(&dir, MANIFEST), &mut Diagnostics::new());
-        if Format::layout_of(manifest.as_ref()) != layout {
+        if layout_of_folder(home, &dir) != layout {
             continue;
         }
         let Some(files) = discovery::list(home, &dir, &mut problems) else { continue };
@@ -79,8 +78,7 @@ pub fn discover(home: &Dir, layout: Format) -> Result<Discovery, CodecError> {
 pub fn inspect(home: &Dir, locator: &str, layout: Format) -> Result<SessionRef, CodecError> {
     let paths = SessionPaths::from_locator(locator)?;
     let files = home.list(&paths.dir).map_err(|e| fs_error(&paths.dir, e))?;
-    let manifest = read_json(home, &paths.in_dir(MANIFEST), &mut Diagnostics::new());
-    let found = Format::layout_of(manifest.as_ref());
+    let found = layout_of_folder(home, &paths.dir);
     if found != layout {
         return Err(CodecError::NotFound(format!(
             "{locator}: a schema-{} ({}) conversation, read by {}",
@@ -94,6 +92,27 @@ pub fn inspect(home: &Dir, locator: &str, layout: Format) -> Result<SessionRef, 
         .map(|(s, _)| s)
         .ok_or_else(|| CodecError::NotFound(format!("{locator}: no Letta Code messages")))
 }
+
+/// The layout of a conversation folder: its manifest's; without one, a
+/// transcript that opens with a schema-2 `session` header is schema 2 (a
+/// written export before `prepare` adds the manifest), anything else schema
+/// 1 (an unversioned legacy transcript is never in entries). A manifest that
+/// does not parse is reported by [`session_ref`].
+pub fn layout_of_folder(home: &Dir, dir: &str) -> Format {
+    if let Some(manifest) = read_json(home, &join(dir, MANIFEST), &mut Diagnostics::new()) {
+        return Format::layout_of(Some(&manifest));
+    }
+    let head = home.open(&join(dir, MESSAGES)).and_then(|f| f.read_at(0, FIRST_LINE_BYTES)).unwrap_or_default();
+    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    match serde_json::from_slice::<Value>(first) {
+        Ok(value) if matches!(classify(&value), Row::Header(_)) => Format::Entries,
+        _ => Format::Messages,
+    }
+}
+
+/// Most of a transcript's first line read to tell its format (a `session`
+/// header is short).
+const FIRST_LINE_BYTES: u32 = 16 * 1024;
 
 pub fn session_ref(
     home: &Dir,
