@@ -28,6 +28,7 @@ const TEST_GUESTS: &[&str] = &[
     "tests/hostile-api",
     "tests/toy/v1",
     "tests/toy/v2",
+    "tests/toy/reorder",
 ];
 
 fn main() {

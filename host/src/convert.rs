@@ -975,6 +975,8 @@ pub struct PreparedInstall {
     pub artifacts: Vec<ArtifactInfo>,
     /// Set when the export was written again for the target's version.
     pub rewritten_from: Option<String>,
+    /// The working directory the session was written for.
+    pub cwd: Option<String>,
     _rewrite_dir: Option<tempfile::TempDir>,
 }
 
@@ -1039,6 +1041,7 @@ pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &Prep
         target_version,
         verdict,
         export_dir,
+        cwd: manifest.cwd.clone(),
         artifacts,
         rewritten_from,
         _rewrite_dir: rewrite_dir,

@@ -47,6 +47,12 @@ pub struct FoundSession {
     /// codec's `not-portable` discovery diagnostics): `convert` needs `--lossy`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_portable: Vec<String>,
+    /// The native id of the session this one continues (a resumed
+    /// conversation the harness keeps as a new session: Claude Code 1.0's
+    /// forked resume files, a `continued-in` record), from the codec's
+    /// `continues` / `continued-in` discovery diagnostics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continues: Option<String>,
     /// For an archived session whose store is gone: the recorded SQLite
     /// answers its codec reads instead (the archive's evidence).
     #[serde(skip)]
@@ -213,9 +219,11 @@ fn discover_harness(catalog: &Catalog<'_>, harness: &str, home: &Path, inventory
             session: SessionSummary::new(catalog, home, session),
             copies: Vec::new(),
             not_portable: Vec::new(),
+            continues: None,
             replay: None,
         });
     }
+    link_continuations(harness, &mut inventory.sessions, &mut diagnostics);
     // `not-portable` about a listed session marks the session instead.
     diagnostics.retain(|d| {
         if d.diagnostic.code != "not-portable" {
@@ -610,6 +618,64 @@ fn resolve_path(
     inspect_loose(catalog, codec, &path, &home, &locator, forced, sniffed.as_ref())
 }
 
+/// A codec says a listed session continues another with an info diagnostic
+/// on its file, `continues` (detail: the earlier session's native id), or
+/// on the earlier one's file, `continued-in` (detail: the later session's
+/// id). Either marks the later session's `continues` and is not reported.
+fn link_continuations(harness: &str, sessions: &mut [FoundSession], diagnostics: &mut Vec<HarnessDiagnostic>) {
+    diagnostics.retain(|d| {
+        let code = d.diagnostic.code.as_str();
+        if code != "continues" && code != "continued-in" {
+            return true;
+        }
+        let Some(file) = d.diagnostic.file.as_deref() else { return true };
+        let Some(on) = sessions.iter().position(|s| s.harness == harness && s.session.locator == file) else {
+            return true;
+        };
+        let (later, earlier) = if code == "continues" {
+            (Some(on), d.diagnostic.detail.clone())
+        } else {
+            let later =
+                sessions.iter().position(|s| s.harness == harness && s.session.native_id == d.diagnostic.detail);
+            (later, sessions[on].session.native_id.clone())
+        };
+        match later {
+            Some(later) if sessions[later].session.native_id != earlier => {
+                sessions[later].continues = Some(earlier);
+                false
+            }
+            _ => true,
+        }
+    });
+}
+
+/// The whole conversation `found` belongs to, oldest session first: the
+/// sessions it continues, itself, and the newest line of sessions that
+/// continue it (`read --follow`). Found by a discovery of its harness in its
+/// home.
+pub fn conversation(catalog: &Catalog<'_>, found: &FoundSession) -> Result<Vec<FoundSession>> {
+    let query = SessionQuery { home: found.home.clone(), harness: Some(found.harness.clone()), cwd: None };
+    let sessions = discover(catalog, &query)?.sessions;
+    let by_id = |id: &str| sessions.iter().find(|s| s.session.native_id == id);
+    let mut chain = vec![by_id(&found.session.native_id).cloned().unwrap_or_else(|| found.clone())];
+    while let Some(earlier) = chain[0].continues.as_deref().and_then(by_id) {
+        if chain.iter().any(|s| s.session.native_id == earlier.session.native_id) {
+            break; // a loop in the links
+        }
+        chain.insert(0, earlier.clone());
+    }
+    loop {
+        let last = &chain[chain.len() - 1].session.native_id;
+        // `sessions` is newest first: the newest continuation wins.
+        let Some(later) = sessions.iter().find(|s| s.continues.as_deref() == Some(last.as_str())) else { break };
+        if chain.iter().any(|s| s.session.native_id == later.session.native_id) {
+            break;
+        }
+        chain.push(later.clone());
+    }
+    Ok(chain)
+}
+
 /// At most this much of a file is shown to `sniff`.
 pub const SNIFF_HEAD_BYTES: u64 = 64 << 10;
 
@@ -718,6 +784,7 @@ fn attribute(
         home: home.to_path_buf(),
         copies: Vec::new(),
         not_portable: Vec::new(),
+        continues: None,
         replay: None,
     }
 }

@@ -1,6 +1,8 @@
 // The toy codec, shared by the `v1` and `v2` crates, which differ only in
 // `CODEC_VERSION`, `NATIVE_VERSIONS` and `SESSION_DIR` (1.x keeps sessions in
-// `toy/`, 2.x in `toy2/`, as a harness that moved its store would). Format:
+// `toy/`, 2.x in `toy2/`, as a harness that moved its store would), and the
+// `reorder` crate (3.x, `toy3/`), whose writer swaps the first two messages
+// (`SWAP_FIRST_TWO`) for the fidelity order tests. Format:
 // `<SESSION_DIR>/<id>.jsonl`, each line
 // `{"v": "<native version>", "role": "user"|"assistant", "text": "..."}`.
 //
@@ -78,7 +80,13 @@ impl SessionReader for Reader {
                 Some("assistant") => Body::Assistant(canonical::Assistant { text, ..Default::default() }),
                 Some("panic") => panic!("the toy codec was told to panic at byte {}", span.offset),
                 other => {
-                    self.diagnostics.add("unknown-record-type", Severity::Warning, other.unwrap_or("(none)"), Some(&span.file), Some(span.offset));
+                    self.diagnostics.add(
+                        "unknown-record-type",
+                        Severity::Warning,
+                        other.unwrap_or("(none)"),
+                        Some(&span.file),
+                        Some(span.offset),
+                    );
                     continue;
                 }
             };
@@ -174,7 +182,12 @@ impl Codec for Toy {
 
     /// Creates the artifact's file in the session folder; a cwd of `/panic`
     /// makes it panic instead (for the host's exit-code tests).
-    fn prepare(artifacts: Vec<ArtifactInfo>, export: &Dir, _target: &Dir, options: WriteOptions) -> Result<Plan, CodecError> {
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        _target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
         if options.cwd.as_deref() == Some("/panic") {
             panic!("the toy codec was told to panic in prepare");
         }
@@ -202,10 +215,11 @@ impl Codec for Toy {
 /// The toy format of a canonical document: its user and assistant texts.
 fn write_document(document: &str, options: &WriteOptions) -> Result<Written, CodecError> {
     let mut native_id = options.native_id.clone();
-    let mut out = String::new();
+    let mut lines: Vec<String> = Vec::new();
     let version = CODEC_VERSION;
     for line in document.lines().filter(|l| !l.trim().is_empty()) {
-        let record: Record = serde_json::from_str(line).map_err(|e| CodecError::Malformed(format!("canonical record: {e}")))?;
+        let record: Record =
+            serde_json::from_str(line).map_err(|e| CodecError::Malformed(format!("canonical record: {e}")))?;
         let role = match record.body {
             Body::Meta(meta) => {
                 native_id.get_or_insert(meta.native_id);
@@ -215,9 +229,12 @@ fn write_document(document: &str, options: &WriteOptions) -> Result<Written, Cod
             Body::Assistant(a) => ("assistant", a.text),
             _ => continue,
         };
-        out.push_str(&serde_json::json!({"v": version, "role": role.0, "text": role.1}).to_string());
-        out.push('\n');
+        lines.push(serde_json::json!({"v": version, "role": role.0, "text": role.1}).to_string());
     }
+    if SWAP_FIRST_TWO && lines.len() >= 2 {
+        lines.swap(0, 1);
+    }
+    let out: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let native_id = native_id.ok_or_else(|| CodecError::Malformed("the document has no meta record".into()))?;
     Ok(Written {
         chunks: vec![ArtifactChunk { path: format!("{SESSION_DIR}/{native_id}.jsonl"), bytes: out.into_bytes() }],

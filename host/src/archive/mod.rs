@@ -172,6 +172,7 @@ fn found_session(
         },
         copies: Vec::new(),
         not_portable: Vec::new(),
+        continues: None,
         replay,
     }
 }

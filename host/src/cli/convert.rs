@@ -172,13 +172,6 @@ fn print_report(m: &ExportManifest, out: &std::path::Path) -> std::io::Result<()
 pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
-    if !home.is_dir() {
-        anyhow::bail!(
-            "target home {} {}; create it first or pass --home DIR",
-            home.display(),
-            if home.exists() { "is not a directory" } else { "does not exist" }
-        );
-    }
     let request = convert::PrepareRequest {
         choice: TargetChoice {
             model: args.model.clone(),
@@ -189,19 +182,91 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
         probe_cli: !args.no_probe,
         writer: args.codec.clone(),
     };
-    let prepared = convert::prepare(&catalog, &args.export, &home, &request)?;
+    let installed = install_export(ctx, &catalog, &args.export, &home, &request, args.dry_run)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&installed.json())?);
+    } else {
+        installed.print(&mut SafeWriter::new(std::io::stdout().lock()))?;
+    }
+    Ok(exit::OK)
+}
+
+/// A prepare that ran (or a dry run), with what it decided.
+pub struct Installed {
+    pub codec: trajhost::registry::CodecRecord,
+    pub plan: install::InstallPlan,
+    pub choice: TargetChoice,
+    pub untested: Option<trajhost::capabilities::target::Untested>,
+    pub verdict: trajhost::ledger::Verdict,
+    pub target_version: trajhost::target_version::TargetVersion,
+    pub rewritten_from: Option<String>,
+    pub applied: install::Applied,
+    /// The target home, canonical.
+    pub home: PathBuf,
+    pub dry_run: bool,
+    /// The working directory the session was written for.
+    pub cwd: Option<String>,
+}
+
+/// Plans an export's install into `home` (a directory) and applies it, or
+/// only validates it with `dry_run`.
+pub fn install_export(
+    ctx: &Context,
+    catalog: &trajhost::catalog::Catalog<'_>,
+    export: &std::path::Path,
+    home: &std::path::Path,
+    request: &convert::PrepareRequest,
+    dry_run: bool,
+) -> anyhow::Result<Installed> {
+    if !home.is_dir() {
+        anyhow::bail!(
+            "target home {} {}; create it first or pass --home DIR",
+            home.display(),
+            if home.exists() { "is not a directory" } else { "does not exist" }
+        );
+    }
+    let prepared = convert::prepare(catalog, export, home, request)?;
     let convert::PlannedInstall { codec, plan, choice, untested } = prepared.planned;
-    let verdict = &prepared.verdict;
-    let target_version = &prepared.target_version;
-    let home = install::resolve_home(&home)?;
+    let home = install::resolve_home(home)?;
     let plan = convert::install_plan(plan, &prepared.export_dir, &prepared.artifacts)?;
-    let applied = if args.dry_run {
+    let applied = if dry_run {
         install::validate(&plan, &home)?
     } else {
         install::execute(&plan, &home, &install::journal_dir(ctx.registry.data_dir()))?
     };
-    if args.json {
-        let operations: Vec<serde_json::Value> = plan
+    Ok(Installed {
+        codec,
+        plan,
+        choice,
+        untested,
+        verdict: prepared.verdict,
+        target_version: prepared.target_version,
+        rewritten_from: prepared.rewritten_from,
+        applied,
+        home,
+        dry_run,
+        cwd: prepared.cwd,
+    })
+}
+
+impl Installed {
+    /// The command a person types to resume the session interactively, run
+    /// in `cwd` (HOME set when the target home is not the user's).
+    pub fn interactive_command(&self, cwd: &std::path::Path) -> Option<(Vec<String>, String)> {
+        let argv = trajhost::resume::interactive(&self.codec.harness, &self.plan.native_id)?;
+        let own_home = std::fs::canonicalize(default_home()).ok();
+        let home = (own_home.as_deref() != Some(self.home.as_path())).then_some(self.home.as_path());
+        let line = trajhost::resume::shell_line(&argv, cwd, home);
+        Some((argv, line))
+    }
+
+    fn written_cwd(&self) -> PathBuf {
+        self.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."))
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        let operations: Vec<serde_json::Value> = self
+            .plan
             .operations
             .iter()
             .map(|op| match op {
@@ -220,33 +285,34 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 }
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "codec": codec.id(),
-                "native_id": plan.native_id,
-                "home": home,
-                "dry_run": args.dry_run,
-                "operations": operations,
-                "applied": applied,
-                "resume_command": plan.resume_command,
-                "model": choice.model,
-                "provider": choice.provider,
-                "target_version": {
-                    "version": target_version.version,
-                    "from": target_version.from,
-                    "layout": target_version.layout,
-                    "newest_session": target_version.newest_session,
-                },
-                "rewritten_from": prepared.rewritten_from,
-                "verified": verdict.verified,
-                "verified_reason": verdict.reason,
-                "untested": untested,
-            }))?
-        );
-    } else {
-        let mut w = SafeWriter::new(std::io::stdout().lock());
-        let would = |done: &'static str, planned: &'static str| if args.dry_run { planned } else { done };
+        let tv = &self.target_version;
+        serde_json::json!({
+            "codec": self.codec.id(),
+            "native_id": self.plan.native_id,
+            "home": self.home,
+            "dry_run": self.dry_run,
+            "operations": operations,
+            "applied": self.applied,
+            "resume_command": self.plan.resume_command,
+            "interactive_command": self.interactive_command(&self.written_cwd()).map(|(_, line)| line),
+            "model": self.choice.model,
+            "provider": self.choice.provider,
+            "target_version": {
+                "version": tv.version,
+                "from": tv.from,
+                "layout": tv.layout,
+                "newest_session": tv.newest_session,
+            },
+            "rewritten_from": self.rewritten_from,
+            "verified": self.verdict.verified,
+            "verified_reason": self.verdict.reason,
+            "untested": self.untested,
+        })
+    }
+
+    pub fn print(&self, w: &mut impl Write) -> std::io::Result<()> {
+        let would = |done: &'static str, planned: &'static str| if self.dry_run { planned } else { done };
+        let applied = &self.applied;
         for file in &applied.created_files {
             writeln!(w, "{} {}", would("created", "would create"), file.display())?;
         }
@@ -268,19 +334,31 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
                 writeln!(w, "already present: {place} in {}", entry.path.display())?;
             }
         }
-        if let Some(command) = &plan.resume_command {
-            writeln!(w, "resume with:\n  {command}")?;
+        match self.interactive_command(&self.written_cwd()) {
+            Some((_, line)) => {
+                writeln!(w, "resume with:\n  {line}")?;
+                if let Some(command) = &self.plan.resume_command {
+                    writeln!(w, "headless:\n  {command}")?;
+                }
+            }
+            None => {
+                if let Some(command) = &self.plan.resume_command {
+                    writeln!(w, "resume with:\n  {command}")?;
+                }
+            }
         }
-        writeln!(w, "target    {} {}", codec.harness, target_version.describe())?;
-        if let Some(from) = &prepared.rewritten_from {
-            writeln!(w, "writer    {} (the export was written by {from}; written again for this version)", codec.id())?;
-        } else {
-            writeln!(w, "writer    {}", codec.id())?;
+        writeln!(w, "target    {} {}", self.codec.harness, self.target_version.describe())?;
+        match &self.rewritten_from {
+            Some(from) => writeln!(
+                w,
+                "writer    {} (the export was written by {from}; written again for this version)",
+                self.codec.id()
+            )?,
+            None => writeln!(w, "writer    {}", self.codec.id())?,
         }
-        let status = if verdict.verified { "verified" } else { "not verified" };
-        writeln!(w, "{status}: {}", verdict.reason)?;
+        let status = if self.verdict.verified { "verified" } else { "not verified" };
+        writeln!(w, "{status}: {}", self.verdict.reason)
     }
-    Ok(exit::OK)
 }
 
 /// Completes or undoes installs a kill interrupted (run before every

@@ -2,6 +2,7 @@
 //! library; this is the only place that prints.
 
 mod archive;
+mod continue_session;
 mod convert;
 mod export;
 mod given;
@@ -107,6 +108,8 @@ enum Command {
     View(view::Args),
     /// Install an export directory into a harness's native store.
     Prepare(convert::PrepareArgs),
+    /// Continue a session in another harness: convert, prepare into its home, and start its interactive resume.
+    Continue(continue_session::Args),
     /// Archive the sessions of homes (incremental: an unchanged file costs one stat).
     Sync(archive::SyncArgs),
     /// Full-text search over the archive (ranked, bm25).
@@ -116,6 +119,13 @@ enum Command {
     /// Install, list, remove, verify and test codecs.
     #[command(subcommand)]
     Plugin(plugin::Command),
+    /// Print a shell completion script (bash: `source <(trajhost completions bash)`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `trajhost man | man -l -`.
+    Man,
 }
 
 /// What commands share.
@@ -208,6 +218,8 @@ pub fn main() -> ExitCode {
     let data_dir = cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir);
     convert::recover_installs(&data_dir);
     let result = match &cli.command {
+        Command::Completions { shell } => completions(*shell),
+        Command::Man => manual(),
         Command::Search(args) => archive::run_search(&data_dir, cli.archive.as_deref(), args),
         _ => run_with_runtime(&cli, mode),
     };
@@ -232,11 +244,28 @@ fn run_with_runtime(cli: &Cli, mode: Mode) -> anyhow::Result<u8> {
         Command::Export(args) => export::run(&ctx, args),
         Command::View(args) => view::run(&ctx, args),
         Command::Prepare(args) => convert::run_prepare(&ctx, args),
+        Command::Continue(args) => continue_session::run(&ctx, args),
         Command::Sync(args) => archive::run_sync(&ctx, args),
         Command::Search(args) => archive::run_search(&ctx.data_dir, ctx.archive.as_deref(), args),
         Command::Watch(args) => archive::run_watch(&ctx, args),
         Command::Plugin(command) => plugin::run(&ctx, command),
+        Command::Completions { .. } | Command::Man => unreachable!("answered before the runtime starts"),
     })
+}
+
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<u8> {
+    use clap::CommandFactory;
+    // Into memory first: the generator panics on a write error (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "trajhost", &mut script);
+    std::io::Write::write_all(&mut std::io::stdout().lock(), &script)?;
+    Ok(exit::OK)
+}
+
+fn manual() -> anyhow::Result<u8> {
+    use clap::CommandFactory;
+    clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout().lock())?;
+    Ok(exit::OK)
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

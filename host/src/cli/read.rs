@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use trajhost::inventory::{self, Lookup};
+use trajhost::inventory;
 
 use super::terminal::{SafeWriter, safe_text};
 use super::transcript::Transcript;
@@ -35,6 +35,10 @@ pub struct Args {
     /// exit 1 naming each rule broken.
     #[arg(long)]
     strict: bool,
+    /// Read the whole conversation the session belongs to: the sessions it continues and those that continue
+    /// it (a resume the harness kept as a new session), oldest first, each record once.
+    #[arg(long)]
+    follow: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,28 +55,21 @@ pub enum Format {
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
-    let (target, _packed) = super::given::open_target(ctx, &catalog, &args.target)?;
-    let store_home = home.store_key(args.home.as_deref());
-    let lookup = Lookup { home: Some(&home.dir), harness: args.harness.as_deref(), codec: args.codec.as_deref() };
-    // An id the archive holds resolves without a discovery pass (and reads from the kept evidence when the
-    // source is gone).
-    let archived = match &args.codec {
-        None => {
-            super::archive::resolve_archived(ctx, &catalog, &target, args.harness.as_deref(), store_home.as_deref())?
-        }
-        Some(_) => None,
-    };
-    let found = match &archived {
-        Some(resolved) => resolved.found.clone(),
-        None => match super::given::resolve_in_archive(&catalog, &home, &target, args.harness.as_deref())? {
-            Some(found) if args.codec.is_none() => found,
-            _ => inventory::resolve_with(&catalog, &target, &lookup)?,
-        },
-    };
-    let (codec, stream) = inventory::open(&catalog, &found, args.codec.as_deref(), inventory::default_read_options())?;
-    // The codec parses the next batch while this thread writes and digests this one.
-    let mut stream = stream.prefetched();
-    tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
+    let session = super::given::resolve_session(
+        ctx,
+        &catalog,
+        &home,
+        args.home.as_deref(),
+        &args.target,
+        args.harness.as_deref(),
+        args.codec.as_deref(),
+    )?;
+    let found = session.found.clone();
+    let sessions = if args.follow { inventory::conversation(&catalog, &found)? } else { vec![found.clone()] };
+    if sessions.len() > 1 {
+        let ids: Vec<&str> = sessions.iter().map(|s| s.session.native_id.as_str()).collect();
+        eprintln!("following the conversation through {} sessions: {}", ids.len(), safe_text(&ids.join(" → ")));
+    }
 
     let format = if args.json { Format::Canonical } else { args.format };
     let buffered = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -82,41 +79,66 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         Format::Canonical | Format::TrajectoryV1 => Box::new(buffered),
     };
     let mut diagnostics = Vec::new();
-    let mut transcript = Transcript::new(&found, &codec);
+    let mut codecs = Vec::new();
+    let mut transcript = None;
     let mut collected = Vec::new();
     let mut digest = trajhost::digest::SessionDigest::new();
     let mut strict = args.strict.then(|| trajhost::conformance::StreamChecks::new(found.session.locator.clone()));
-    loop {
-        let batch = match stream.next_batch() {
-            Ok(Some(batch)) => batch,
-            Ok(None) => break,
-            Err(error) => {
-                out.flush()?;
-                let log = stream.finish().map(|s| s.plugin_log()).unwrap_or_default();
-                if !log.is_empty() {
-                    eprintln!("codec log:\n{}", safe_text(&log));
+    // With --follow, a record a later session copied (same id) is given once, and only the first `meta`.
+    let mut seen = std::collections::HashSet::new();
+    for (index, found) in sessions.iter().enumerate() {
+        let (codec, stream) =
+            inventory::open(&catalog, found, args.codec.as_deref(), inventory::default_read_options())?;
+        // The codec parses the next batch while this thread writes and digests this one.
+        let mut stream = stream.prefetched();
+        tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
+        let transcript = transcript.get_or_insert_with(|| Transcript::new(found, &codec));
+        loop {
+            let batch = match stream.next_batch() {
+                Ok(Some(batch)) => batch,
+                Ok(None) => break,
+                Err(error) => {
+                    out.flush()?;
+                    let log = stream.finish().map(|s| s.plugin_log()).unwrap_or_default();
+                    if !log.is_empty() {
+                        eprintln!("codec log:\n{}", safe_text(&log));
+                    }
+                    return Err(error.into());
                 }
-                return Err(error.into());
+            };
+            diagnostics.extend(batch.diagnostics);
+            if format == Format::Canonical && !args.follow {
+                out.write_all(batch.records.as_bytes())?;
             }
-        };
-        diagnostics.extend(batch.diagnostics);
-        if format == Format::Canonical {
-            out.write_all(batch.records.as_bytes())?;
+            for line in batch.records.lines() {
+                if args.follow {
+                    let record: trajhost::canonical::Record = serde_json::from_str(line)
+                        .map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
+                    let repeated = matches!(record.body, trajhost::canonical::Body::Meta(_)) && index > 0;
+                    if repeated || !seen.insert(record.id.clone()) {
+                        continue;
+                    }
+                    if format == Format::Canonical {
+                        writeln!(out, "{line}")?;
+                    }
+                }
+                let record = digest
+                    .push_line(line)
+                    .map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
+                if let Some(checks) = &mut strict {
+                    checks.push(&record);
+                }
+                match format {
+                    Format::Transcript => transcript.write(&mut out, &record)?,
+                    Format::TrajectoryV1 => collected.push(record),
+                    Format::Canonical => {}
+                }
+            }
         }
-        for line in batch.records.lines() {
-            let record = digest
-                .push_line(line)
-                .map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
-            if let Some(checks) = &mut strict {
-                checks.push(&record);
-            }
-            match format {
-                Format::Transcript => transcript.write(&mut out, &record)?,
-                Format::TrajectoryV1 => collected.push(record),
-                Format::Canonical => {}
-            }
-        }
+        codecs.push(codec);
     }
+    let codec = codecs.into_iter().next().expect("one session at least");
+    let transcript = transcript.expect("one session at least");
     if format == Format::TrajectoryV1 {
         let projected = trajhost::trajectory::project(&collected);
         for record in &projected.records {

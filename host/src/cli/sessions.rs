@@ -122,13 +122,18 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     Ok(worst_exit_code(inventory.failures.iter().map(|(_, e)| e)))
 }
 
-/// What follows a row's cwd: other copies of the session, and why it is not portable.
+/// What follows a row's cwd: the session it continues, other copies of it,
+/// and why it is not portable.
 fn row_notes(s: &inventory::FoundSession) -> String {
-    let mut notes = match s.copies.len() {
+    let mut notes = match &s.continues {
+        Some(earlier) => format!("  (continues: {earlier}; read --follow for the whole conversation)"),
+        None => String::new(),
+    };
+    notes.push_str(&match s.copies.len() {
         0 => String::new(),
         1 => "  (+1 copy in another home)".to_string(),
         n => format!("  (+{n} copies in other homes)"),
-    };
+    });
     if !s.not_portable.is_empty() {
         notes.push_str(&format!("  (not portable: {})", s.not_portable.join("; ")));
     }

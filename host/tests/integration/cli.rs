@@ -340,16 +340,16 @@ fn snapshot_ids_survive_a_codec_upgrade() {
     assert_eq!(summary_of(&by_v1)["snapshot_id"], summary_of(&by_v2)["snapshot_id"]);
 }
 
-/// The one file of `harness`'s `simple` fixture whose name ends in `suffix`.
-fn fixture_file(harness: &str, suffix: &str) -> std::path::PathBuf {
-    let mut stack = vec![repo_root().join("fixtures").join(harness)];
+/// The one file of `harness`'s `simple` fixture of `version` whose name ends in `suffix`.
+fn fixture_file(harness: &str, version: &str, suffix: &str) -> std::path::PathBuf {
+    let mut stack = vec![fixture_home(harness, version, "simple")];
     let mut found = Vec::new();
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.to_string_lossy().ends_with(suffix) && path.components().any(|c| c.as_os_str() == "simple") {
+            } else if path.to_string_lossy().ends_with(suffix) {
                 found.push(path);
             }
         }
@@ -389,11 +389,11 @@ fn sessions_copied_elsewhere_under_another_name_keep_their_snapshot_ids() {
     copy_reads_alike(
         data.path(),
         "claude-code",
-        &fixture_file("claude-code", ".jsonl"),
+        &fixture_file("claude-code", "2.1.197", ".jsonl"),
         "a-session-someone-sent.jsonl",
         "",
     );
-    copy_reads_alike(data.path(), "codex", &fixture_file("codex", ".jsonl"), "rollout-renamed.jsonl", "");
+    copy_reads_alike(data.path(), "codex", &fixture_file("codex", "0.171.0", ".jsonl"), "rollout-renamed.jsonl", "");
 
     // An OpenCode session document (what `opencode export` prints and
     // trajhost installs), made by converting the Claude Code fixture.

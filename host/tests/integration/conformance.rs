@@ -15,6 +15,7 @@ const DEFECTS: &[(&str, &str)] = &[
     ("dup-ids", "unique-ids"),
     ("unstable-ids", "stable-ids"),
     ("result-before-call", "tool-result-after-call"),
+    ("answer-before-result", "answer-after-result"),
     ("version-out-of-range", "native-version-in-range"),
     ("inspect-disagrees", "inspect-agrees"),
 ];
@@ -55,7 +56,7 @@ fn each_check_fails_on_the_fixture_that_breaks_it_and_only_there() {
     // Every check the binary runs has a fixture that breaks it.
     let checks: Vec<String> =
         report["checks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect();
-    assert_eq!(checks.len(), 7, "{checks:?}");
+    assert_eq!(checks.len(), 8, "{checks:?}");
     for check in &checks {
         assert!(DEFECTS.iter().any(|(_, c)| c == check), "no fixture breaks check {check}");
     }

@@ -377,3 +377,49 @@ fn the_portability_gate_refuses_a_pending_approval() {
         stderr(&refused)
     );
 }
+
+/// The fidelity report compares the conversation in order: a writer that
+/// swaps two messages is caught as `reordered`, and the tier drops.
+#[test]
+fn a_reordering_writer_is_reported_and_drops_the_tier() {
+    let data = tempfile::tempdir().unwrap();
+    for package in ["trajhost-toy-v1", "trajhost-toy-v2", "trajhost-toy-reorder"] {
+        let install = trajhost(data.path(), &["plugin", "install", guest(package).to_str().unwrap()]);
+        assert!(install.status.success(), "{package}: {}", stderr(&install));
+    }
+    let home = toy_home(&[("ordered", "1.2.0")]);
+    let convert = |codec: &str, out: &str| {
+        let out = data.path().join(out);
+        let args = [
+            "convert",
+            "ordered",
+            "--home",
+            home.path().to_str().unwrap(),
+            "--to",
+            "toy",
+            "--codec",
+            codec,
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        let run = trajhost(data.path(), &args);
+        assert!(run.status.success(), "{codec}: {}", stderr(&run));
+        serde_json::from_slice::<serde_json::Value>(&run.stdout).unwrap()
+    };
+    let swapped = convert("toy@3.0.0", "swapped");
+    let losses: Vec<&str> =
+        swapped["fidelity"]["not_carried"].as_array().unwrap().iter().map(|l| l["what"].as_str().unwrap()).collect();
+    assert_eq!(losses.len(), 1, "{swapped}");
+    assert!(
+        losses[0].starts_with(
+            "reordered: from step 1 of the conversation, the source has user text where the target has assistant text"
+        ),
+        "{losses:?}"
+    );
+    assert_eq!(swapped["fidelity"]["tier"], "semantic", "{swapped}");
+    // The same records written in order: nothing lost, nothing reordered.
+    let kept = convert("toy@2.0.0", "kept");
+    assert_eq!(kept["fidelity"]["not_carried"], serde_json::json!([]), "{kept}");
+    assert_eq!(kept["fidelity"]["tier"], "value-lossless", "{kept}");
+}

@@ -7,6 +7,7 @@ mod archive;
 mod build_script;
 mod claude_code;
 mod cli;
+mod completions;
 mod conformance;
 mod convert;
 mod cursor;

@@ -17,6 +17,10 @@
 //!   check reads a second time cut into other batches, which such ids do
 //!   not survive (nor would ids from any per-read state);
 //! - `result-before-call`: each `tool_result` is emitted before its call;
+//! - `answer-before-result`: nothing in the codec, which reads in file order;
+//!   the fixture's file has the answer quoting a tool's output ahead of the
+//!   call and its result (as a reader that misorders a message's steps would
+//!   emit it);
 //! - `version-out-of-range`: nothing in the codec; the fixture's version
 //!   lies outside `native-versions`;
 //! - `inspect-disagrees`: `inspect` reports another title than `discover`;

@@ -2,4 +2,5 @@
 const CODEC_VERSION: &str = "2.0.0";
 const NATIVE_VERSIONS: &str = ">=2.0.0, <3.0.0";
 const SESSION_DIR: &str = "toy2";
+const SWAP_FIRST_TWO: bool = false;
 include!("../../codec.rs");

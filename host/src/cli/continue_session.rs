@@ -1,0 +1,188 @@
+//! `trajhost continue SESSION --in HARNESS`: convert, prepare into the target
+//! harness's home, and start its interactive resume in the session's folder
+//! (`--print`: only print the command). One step for what `convert` +
+//! `prepare` + the printed command do.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use trajhost::capabilities::target::TargetChoice;
+use trajhost::convert;
+
+use super::terminal::SafeWriter;
+use super::{Context, default_home, exit};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A session file, id (or unique prefix), or `ARCHIVE#MEMBER`, resolved as `read` resolves it.
+    session: String,
+    /// The harness to continue in; `HARNESS@VERSION` targets that version of it.
+    #[arg(long = "in", value_name = "HARNESS[@VERSION]")]
+    target: String,
+    /// Where the session is found (default: $HOME), as for `read`.
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// The home of the harness that continues it (default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    target_home: Option<PathBuf>,
+    /// The source harness, when the session is ambiguous.
+    #[arg(long)]
+    harness: Option<String>,
+    /// The folder to continue in (default: the session's recorded cwd when it exists here, else the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// The model the session should use in the target.
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// The provider the session should use in the target.
+    #[arg(long, value_name = "PROVIDER")]
+    provider: Option<String>,
+    /// Continue a session that is not portable anyway (docs/portability.md); what is dropped is listed.
+    #[arg(long)]
+    lossy: bool,
+    /// The version of the target harness (default: found as `prepare` finds it).
+    #[arg(long, value_name = "VERSION")]
+    target_version: Option<String>,
+    /// Do not run the target harness's CLI to learn its version.
+    #[arg(long)]
+    no_probe: bool,
+    /// Install even if a codec pinned to a tested version meets another one.
+    #[arg(long)]
+    allow_untested: bool,
+    /// Keep the export here (default: a temporary directory, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    keep_export: Option<PathBuf>,
+    /// Only print the command that resumes it; do not start the harness.
+    #[arg(long)]
+    print: bool,
+    /// Print what convert and prepare report, and the command, as JSON (implies --print).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
+    let catalog = ctx.catalog()?;
+    let (to, target_version) = match args.target.split_once('@') {
+        Some((harness, version)) if !version.is_empty() => (harness, Some(version.to_string())),
+        _ => (args.target.as_str(), None),
+    };
+    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
+    let session = super::given::resolve_session(
+        ctx,
+        &catalog,
+        &home,
+        args.home.as_deref(),
+        &args.session,
+        args.harness.as_deref(),
+        None,
+    )?;
+    let found = &session.found;
+    let mut notes = Vec::new();
+    let (cwd, cwd_from) = match (&args.cwd, found.session.cwd.as_deref()) {
+        (Some(cwd), _) => (std::path::absolute(cwd)?, "--cwd"),
+        (None, Some(recorded)) if std::path::Path::new(recorded).is_dir() => (PathBuf::from(recorded), "recorded"),
+        (None, recorded) => {
+            let here = std::env::current_dir()?;
+            notes.push(match recorded {
+                Some(r) => format!("the session's folder {r} does not exist here; continuing in {}", here.display()),
+                None => format!("the session records no folder; continuing in {}", here.display()),
+            });
+            (here, "current directory")
+        }
+    };
+
+    let temp = tempfile::Builder::new().prefix("trajhost-continue-").tempdir()?;
+    let export = args.keep_export.clone().unwrap_or_else(|| temp.path().join("export"));
+    let choice = TargetChoice { model: args.model.clone(), provider: args.provider.clone(), allow_untested: false };
+    let options = convert::ConvertOptions {
+        cwd: Some(cwd.to_string_lossy().into_owned()),
+        choice: choice.clone(),
+        lossy: args.lossy,
+        target_version: target_version.clone(),
+        writer: None,
+    };
+    let manifest = convert::convert(&catalog, found, to, &export, &options)?;
+
+    let target_home = args.target_home.clone().unwrap_or_else(default_home);
+    let request = convert::PrepareRequest {
+        choice: TargetChoice { allow_untested: args.allow_untested, ..choice },
+        target_version: args.target_version.clone(),
+        probe_cli: !args.no_probe,
+        writer: None,
+    };
+    let installed = super::convert::install_export(ctx, &catalog, &export, &target_home, &request, false)?;
+    let interactive = installed.interactive_command(&cwd);
+
+    if args.json {
+        let mut report = serde_json::json!({
+            "convert": manifest,
+            "prepare": installed.json(),
+            "cwd": cwd,
+            "cwd_from": cwd_from,
+            "notes": notes,
+            "export": args.keep_export.as_ref().map(|_| &export),
+            "command": interactive.as_ref().map(|(argv, line)| serde_json::json!({"argv": argv, "line": line})),
+            "headless_command": installed.plan.resume_command,
+        });
+        report["verified"] = serde_json::json!(installed.verdict.verified);
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(exit::OK);
+    }
+
+    let mut err = SafeWriter::new(std::io::stderr().lock());
+    for note in &notes {
+        writeln!(err, "note: {note}")?;
+    }
+    writeln!(
+        err,
+        "continued {} {} in {} as {} ({}; {})",
+        manifest.source.harness,
+        manifest.source.native_id,
+        installed.codec.harness,
+        installed.plan.native_id,
+        match manifest.fidelity.tier {
+            convert::Tier::ByteLossless => "byte-lossless",
+            convert::Tier::ValueLossless => "value-lossless",
+            convert::Tier::Semantic => "semantic",
+        },
+        if installed.verdict.verified {
+            "verified".to_string()
+        } else {
+            format!("not verified: {}", installed.verdict.reason)
+        }
+    )?;
+    for loss in &manifest.fidelity.not_carried {
+        writeln!(err, "  not carried: {} ×{}", loss.what, loss.count)?;
+    }
+    if let Some(kept) = &args.keep_export {
+        writeln!(err, "export kept in {}", kept.display())?;
+    }
+    let Some((argv, line)) = interactive else {
+        // No interactive form (OpenClaw): the codec's own command.
+        let mut out = SafeWriter::new(std::io::stdout().lock());
+        match &installed.plan.resume_command {
+            Some(command) => writeln!(out, "{command}")?,
+            None => writeln!(out, "installed; {} has no resume command trajhost knows", installed.codec.harness)?,
+        }
+        return Ok(exit::OK);
+    };
+    if args.print {
+        writeln!(SafeWriter::new(std::io::stdout().lock()), "{line}")?;
+        return Ok(exit::OK);
+    }
+    drop(err);
+    launch(&argv, &cwd, &installed.home, &line)
+}
+
+/// Replaces this process with the harness's interactive resume, in `cwd`.
+fn launch(argv: &[String], cwd: &std::path::Path, home: &std::path::Path, line: &str) -> anyhow::Result<u8> {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(&argv[0]);
+    command.args(&argv[1..]).current_dir(cwd);
+    if std::fs::canonicalize(default_home()).ok().as_deref() != Some(home) {
+        command.env("HOME", home);
+    }
+    let error = command.exec();
+    anyhow::bail!("cannot start {}: {error}. The session is installed; resume it with:\n  {line}", argv[0])
+}

@@ -1,0 +1,100 @@
+//! The command a person types to resume a session interactively in each
+//! harness (`claude --resume ID`, `codex resume ID`, …). A codec's plan
+//! carries its harness's headless resume command (what the lab runs); this
+//! is the interactive form `prepare` and `continue` print, and `continue`
+//! starts. `docs/compatibility-notes.md` lists both per harness.
+
+use std::path::Path;
+
+/// The interactive resume argv for `harness` and the session `id`, if trajhost
+/// knows the harness's CLI.
+pub fn interactive(harness: &str, id: &str) -> Option<Vec<String>> {
+    let argv: &[&str] = match harness {
+        "claude-code" => &["claude", "--resume", id],
+        "codex" => &["codex", "resume", id],
+        "opencode" => &["opencode", "--session", id],
+        "pi" => &["pi", "--session", id],
+        "oh-my-pi" => &["omp", "--session", id],
+        "gemini-cli" => &["gemini", "--resume", id],
+        "qwen-code" => &["qwen", "--resume", id],
+        "copilot-cli" => &["copilot", "--resume", id],
+        "factory-droid" => &["droid", "--resume", id],
+        "kimi-cli" => &["kimi", "--session", id],
+        "grok-build" => &["grok", "--resume", id],
+        "letta-code" => &["letta", "--backend", "local", "--conversation", id],
+        "openhands" => &["openhands", "--resume", id],
+        "hermes" => &["hermes", "--resume", id],
+        "cline" => &["cline", "--id", id],
+        "deep-agents" => &["dcode", "-r", id],
+        // OpenClaw resumes a session only as `openclaw agent --session-id ID --message …`
+        // (the codec's headless command); it has no interactive resume.
+        "cursor" => &["cursor-agent", "--resume", id],
+        "fx" => &["fx", "--resume", id],
+        _ => return None,
+    };
+    Some(argv.iter().map(|s| s.to_string()).collect())
+}
+
+/// `argv` as one shell line, run in `cwd`, with `HOME` set when the session
+/// went into another home than the user's.
+pub fn shell_line(argv: &[String], cwd: &Path, home: Option<&Path>) -> String {
+    let mut line = format!("cd {} && ", quote(&cwd.to_string_lossy()));
+    if let Some(home) = home {
+        line.push_str(&format!("HOME={} ", quote(&home.to_string_lossy())));
+    }
+    line.push_str(&argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" "));
+    line
+}
+
+/// A word for a POSIX shell: as it is when it is plain, else single-quoted.
+pub fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | '@' | '+' | ','));
+    if plain { word.to_string() } else { format!("'{}'", word.replace('\'', r"'\''")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lab_harness_has_an_interactive_command() {
+        for harness in [
+            "claude-code",
+            "codex",
+            "opencode",
+            "pi",
+            "oh-my-pi",
+            "gemini-cli",
+            "qwen-code",
+            "copilot-cli",
+            "factory-droid",
+            "kimi-cli",
+            "grok-build",
+            "letta-code",
+            "openhands",
+            "hermes",
+            "cline",
+            "deep-agents",
+        ] {
+            let argv = interactive(harness, "abc").unwrap();
+            assert!(argv.last().is_some_and(|a| a == "abc"), "{harness}: {argv:?}");
+        }
+        assert_eq!(interactive("openclaw", "abc"), None, "openclaw has no interactive resume");
+        assert_eq!(interactive("unknown", "abc"), None);
+    }
+
+    #[test]
+    fn lines_quote_what_a_shell_would_split() {
+        let argv = interactive("codex", "0199-ab").unwrap();
+        assert_eq!(shell_line(&argv, Path::new("/w/my project"), None), "cd '/w/my project' && codex resume 0199-ab");
+        assert_eq!(
+            shell_line(&argv, Path::new("/w"), Some(Path::new("/tmp/h"))),
+            "cd /w && HOME=/tmp/h codex resume 0199-ab"
+        );
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+    }
+}
