@@ -9,6 +9,10 @@
 //! Not every rollout's name ends in its thread id (`rollout-…-compact-
 //! codex-001.jsonl`, a renamed copy): such a rollout is read all the same
 //! and identified by its content, `session_meta.id`.
+//!
+//! The TypeScript Codex of early 2025 kept one JSON document per session
+//! directly in the sessions folder, `.codex/sessions/rollout-<YYYY-MM-DD>-
+//! <uuid>.json` (see [`crate::document`]); those are read too.
 
 use trajhost_codec_sdk::CodecError;
 pub use trajhost_codec_sdk::paths::{is_uuid, join};
@@ -34,21 +38,45 @@ pub const SIBLING_PREFIX: &str = ".codex-";
 /// (`.config/agent-accounts/codex/<account>/`, laid out like `.codex`).
 pub const ACCOUNT_HOMES: &str = ".config/agent-accounts/codex";
 
-/// Every glob `info` reports: the dated tree and the archive, of the
-/// default home, of sibling homes, and of account homes.
+/// A rollout document of the TypeScript CLI.
+pub const JSON: &str = crate::document::JSON;
+
+/// Every glob `info` reports: the dated tree, the archive and the
+/// TypeScript CLI's documents, of the default home, of sibling homes, and
+/// of account homes.
 pub fn session_globs() -> Vec<String> {
     let homes = [CODEX_DIR.to_string(), format!("{SIBLING_PREFIX}*"), format!("{ACCOUNT_HOMES}/*")];
     homes
         .iter()
-        .flat_map(|h| [format!("{h}/sessions/*/*/*/rollout-*.jsonl"), format!("{h}/archived_sessions/rollout-*.jsonl")])
+        .flat_map(|h| {
+            [
+                format!("{h}/sessions/*/*/*/rollout-*.jsonl"),
+                format!("{h}/archived_sessions/rollout-*.jsonl"),
+                format!("{h}/sessions/rollout-*.json"),
+            ]
+        })
         .collect()
 }
 
-/// The thread id in a rollout file name: the UUID before `.jsonl`.
+/// The thread id in a rollout file name: the UUID before `.jsonl` (or,
+/// for the TypeScript CLI's documents, before `.json`).
 pub fn id_from_name(name: &str) -> Option<&str> {
-    let stem = name.strip_prefix(ROLLOUT_PREFIX)?.strip_suffix(JSONL)?;
+    let rest = name.strip_prefix(ROLLOUT_PREFIX)?;
+    let stem = rest.strip_suffix(JSONL).or_else(|| rest.strip_suffix(JSON))?;
     let id = stem.get(stem.len().checked_sub(36)?..)?;
     is_uuid(id).then_some(id)
+}
+
+/// Whether a file name is a rollout document of the TypeScript CLI
+/// (`rollout-*.json`).
+pub fn is_document_name(name: &str) -> bool {
+    name.len() > ROLLOUT_PREFIX.len() + JSON.len() && name.starts_with(ROLLOUT_PREFIX) && name.ends_with(JSON)
+}
+
+/// Whether a locator names a JSON document (the TypeScript CLI's rollout)
+/// rather than JSON lines.
+pub fn is_document(locator: &str) -> bool {
+    locator.ends_with(JSON)
 }
 
 /// Whether a file name in the dated tree is a rollout's: `rollout-*.jsonl`,
@@ -58,11 +86,15 @@ pub fn is_rollout_name(name: &str) -> bool {
 }
 
 /// Checks a locator `read` and `inspect` take: a relative path below the
-/// home (a rollout of the dated tree, or a loose copy the host recognized by
-/// its content). Returns the thread id its file name carries, if any.
+/// home (a rollout of the dated tree, a TypeScript CLI document, or a loose
+/// copy the host recognized by its content). Returns the thread id its file
+/// name carries, if any.
 pub fn readable_locator(locator: &str) -> Result<Option<&str>, CodecError> {
-    if !trajhost_codec_sdk::paths::is_relative_below(locator) || !locator.ends_with(JSONL) {
-        return Err(CodecError::NotFound(format!("{locator}: not a relative path to a .jsonl rollout below the home")));
+    let suffix_ok = locator.ends_with(JSONL) || is_document(locator);
+    if !trajhost_codec_sdk::paths::is_relative_below(locator) || !suffix_ok {
+        return Err(CodecError::NotFound(format!(
+            "{locator}: not a relative path to a .jsonl rollout (or a .json rollout document) below the home"
+        )));
     }
     Ok(id_from_name(locator.rsplit('/').next().unwrap_or(locator)))
 }
@@ -87,7 +119,7 @@ pub fn check_locator(locator: &str) -> Result<&str, CodecError> {
     if parts.len() != 4 || parts.iter().any(|p| p.is_empty() || *p == "." || *p == "..") {
         return Err(bad());
     }
-    id_from_name(parts[3]).ok_or_else(bad)
+    id_from_name(parts[3]).filter(|_| parts[3].ends_with(JSONL)).ok_or_else(bad)
 }
 
 /// The state database files (`state_<N>.sqlite`) among `.codex` entries,
@@ -132,6 +164,11 @@ mod tests {
         assert_eq!(readable_locator(name).unwrap(), Some("01a22aa5-cfcc-7311-a9b5-d6de00c468b2"));
         assert!(readable_locator("../x.jsonl").is_err() && readable_locator("/x.jsonl").is_err());
         assert!(readable_locator(".codex/config.toml").is_err());
+        let doc = "rollout-2025-04-20-7f1d2c3b-0000-4000-8000-0000000000aa.json";
+        assert!(is_document_name(doc) && !is_document_name(name) && !is_document_name("rollout-.json"));
+        assert_eq!(id_from_name(doc), Some("7f1d2c3b-0000-4000-8000-0000000000aa"));
+        assert_eq!(readable_locator(&format!(".codex/sessions/{doc}")).unwrap(), id_from_name(doc));
+        assert!(is_document(doc) && !is_document(name));
         let dbs = state_databases(["state_4.sqlite", "logs_2.sqlite", "state_5.sqlite", "state_x.sqlite"].into_iter());
         assert_eq!(dbs, vec![(5, "state_5.sqlite".to_string()), (4, "state_4.sqlite".to_string())]);
     }

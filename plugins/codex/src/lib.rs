@@ -1,5 +1,6 @@
 //! trajhost codec for the Codex CLI: discovers and reads the rollout JSONL
-//! files Codex keeps under `~/.codex/sessions/YYYY/MM/DD/` into canonical
+//! files Codex keeps under `~/.codex/sessions/YYYY/MM/DD/` (and the single
+//! JSON rollout documents of the early TypeScript CLI) into canonical
 //! records, writes canonical sessions as rollouts, and plans their
 //! installation into a target home (the rollout file, and the `threads`
 //! row of the state database when the target has one).
@@ -8,6 +9,7 @@
 //! - [`layout`]: where rollouts and the state database live, file names;
 //! - [`native`]: the line shapes (envelope, payloads);
 //! - [`head`]: session facts from the head of a rollout;
+//! - [`document`]: the TypeScript CLI's rollout document (`rollout-*.json`);
 //! - [`discover`]: `discover` and `inspect`;
 //! - [`read`]: the batch reader;
 //! - [`records`]: native types → canonical records, one module per family,
@@ -19,6 +21,7 @@
 //! `trajhost_codec_sdk::read_all::<Codex>(Dir::native(home), locator, options, sink)`.
 
 pub mod discover;
+pub mod document;
 pub mod head;
 pub mod layout;
 pub mod native;
@@ -47,6 +50,8 @@ pub const CODEC: &str = concat!("codex@", env!("CARGO_PKG_VERSION"));
 pub const NATIVE_VERSIONS: &str = ">=0.1.0, <1.0.0";
 /// The rollout format read and written.
 pub const FORMAT: &str = "codex-rollout-jsonl";
+/// The TypeScript CLI's rollout document, read only.
+pub const DOCUMENT_FORMAT: &str = "codex-rollout-json";
 
 /// The Codex codec.
 pub struct Codex;
@@ -59,8 +64,8 @@ impl Codec for Codex {
             harness: HARNESS.into(),
             codec_version: VERSION.into(),
             native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`session_meta.payload.cli_version`".into(),
-            reads: vec![FORMAT.into()],
+            native_version_source: "`session_meta.payload.cli_version` (rollout documents record none)".into(),
+            reads: vec![FORMAT.into(), DOCUMENT_FORMAT.into()],
             writes: vec![FORMAT.into()],
             session_globs: layout::session_globs(),
             canonical_schema: SCHEMA.into(),

@@ -4,6 +4,13 @@
 //! order. Memory is bounded by the longest line plus one held-back model
 //! response (see [`crate::records`]); diagnostics are aggregated and go out
 //! with the last batch.
+//!
+//! A TypeScript CLI rollout document ([`crate::document`]) is read whole
+//! (up to [`MAX_DOCUMENT_BYTES`]) and its items are mapped one at a time,
+//! in order, like `response_item` lines; each record's `src` is its item's
+//! byte span in the document.
+
+use std::collections::VecDeque;
 
 use trajhost_codec_sdk::canonical::Record;
 use trajhost_codec_sdk::diag::Diagnostics;
@@ -13,18 +20,35 @@ use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::discover::fs_error;
-use crate::head::Head;
+use crate::document;
+use crate::head::{self as head_mod, Head};
 use crate::layout;
-use crate::records::{self, Out, Rollout};
+use crate::records::{self, Out, Rollout, Span};
+
+/// Largest rollout document read.
+pub const MAX_DOCUMENT_BYTES: u64 = 512 << 20;
+
+/// Where the rollout's entries come from.
+enum Source {
+    Lines(JsonLines),
+    /// A rollout document: its bytes and the span of each item not read yet.
+    Document {
+        bytes: Vec<u8>,
+        items: VecDeque<(usize, usize)>,
+    },
+}
 
 /// A rollout being read.
 pub struct Reader {
-    lines: JsonLines,
+    source: Source,
+    /// The file, relative to the home.
+    path: String,
     rollout: Rollout,
     writer: BatchWriter,
     diags: Diagnostics,
-    /// The `meta` record, until it is emitted.
-    meta: Option<Record>,
+    /// The records before the rollout's entries (`meta`, and a document's
+    /// instructions), until they are emitted.
+    opening: VecDeque<Record>,
     finished: bool,
     done: bool,
 }
@@ -32,6 +56,9 @@ pub struct Reader {
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
         let name_id = layout::readable_locator(locator)?.map(str::to_string);
+        if layout::is_document(locator) {
+            return Reader::open_document(home, locator, name_id, options);
+        }
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
@@ -55,11 +82,69 @@ impl Reader {
         };
         let meta = records::session_meta(locator, &native_id, &head);
         Ok(Reader {
-            lines: JsonLines::new(file, locator),
+            source: Source::Lines(JsonLines::new(file, locator)),
+            path: locator.to_string(),
             rollout: Rollout::new(locator.to_string(), &head),
             writer: BatchWriter::new(options),
             diags,
-            meta: Some(meta),
+            opening: VecDeque::from([meta]),
+            finished: false,
+            done: false,
+        })
+    }
+
+    /// A TypeScript CLI rollout document: read whole, its items queued.
+    fn open_document(
+        home: Dir,
+        locator: &str,
+        name_id: Option<String>,
+        options: &ReadOptions,
+    ) -> Result<Reader, CodecError> {
+        let bytes = home.read_to_end(locator, MAX_DOCUMENT_BYTES).map_err(|e| fs_error(locator, e))?;
+        let not_one = |why: &str| CodecError::Malformed(format!("{locator}: not a Codex rollout document: {why}"));
+        let scan = document::scan(&bytes).map_err(not_one)?;
+        let session = document::session(&bytes, &scan).ok_or_else(|| not_one("no session object"))?;
+        let mut diags = Diagnostics::new();
+        let native_id = match (session.session_id(), name_id) {
+            (Some(id), name_id) => {
+                if name_id.is_some_and(|n| n != id) {
+                    diags.add("session-id-mismatch", Severity::Warning, "session.id", Some(locator), None);
+                }
+                id.to_string()
+            }
+            (None, Some(name_id)) => {
+                diags.add("no-session-id", Severity::Warning, "session.id", Some(locator), None);
+                name_id
+            }
+            (None, None) => return Err(not_one("no session id")),
+        };
+        if !scan.complete {
+            // A write cut short: the complete items are read.
+            diags.add("truncated-document", Severity::Warning, "items", Some(locator), Some(bytes.len() as u64));
+        }
+        let mut head = Head::default();
+        head.id = Some(native_id.clone());
+        head.model_provider = session.provider.owned();
+        head.title = document::first_prompt(&bytes, &scan).and_then(|t| head_mod::title(&t));
+        head.meta_span = scan.session.map(|(offset, len)| (offset as u64, len as u64));
+        let meta = records::session_meta(locator, &native_id, &head);
+        let mut rollout = Rollout::new(locator.to_string(), &head);
+        rollout.set_model(session.model.owned());
+        // The user's instructions went with every request.
+        let instructions = session.instructions.non_empty().map(str::to_string);
+        let (offset, len) = scan.session.unwrap_or_default();
+        let mut opening = VecDeque::from([meta]);
+        if let Some(text) = instructions {
+            let span = Span { offset: offset as u64, len: len as u64 };
+            opening.push_back(rollout.instructions(&native_id, text, span));
+        }
+        Ok(Reader {
+            source: Source::Document { bytes, items: scan.items.into() },
+            path: locator.to_string(),
+            rollout,
+            writer: BatchWriter::new(options),
+            diags,
+            opening,
             finished: false,
             done: false,
         })
@@ -69,21 +154,35 @@ impl Reader {
 impl Steps for Reader {
     /// Does one unit of work (a line). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
+        if let Some(record) = self.opening.pop_front() {
+            self.writer.push(&record);
             return Ok(true);
         }
         if self.finished {
             return Ok(false);
         }
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
-        match self.lines.next_line() {
-            Some(Ok(line)) => self.rollout.line(&line, &mut out),
-            Some(Err(e)) => return Err(fs_error(self.lines.path(), e)),
-            None => {
-                self.rollout.finish(&mut out);
-                self.finished = true;
-            }
+        match &mut self.source {
+            Source::Lines(lines) => match lines.next_line() {
+                Some(Ok(line)) => self.rollout.line(&line, &mut out),
+                Some(Err(e)) => return Err(fs_error(&self.path, e)),
+                None => {
+                    self.rollout.finish(&mut out);
+                    self.finished = true;
+                }
+            },
+            Source::Document { bytes, items } => match items.pop_front() {
+                Some((offset, len)) => {
+                    let span = Span { offset: offset as u64, len: len as u64 };
+                    self.rollout.document_item(&bytes[offset..offset + len], span, &mut out);
+                }
+                None => {
+                    self.rollout.finish(&mut out);
+                    // The document is read; free it before the last batch.
+                    *bytes = Vec::new();
+                    self.finished = true;
+                }
+            },
         }
         Ok(true)
     }

@@ -119,20 +119,23 @@ fn read_scenario(scenario: &Scenario) -> Read {
 fn info_names_the_format_and_globs() {
     let info = Codex::info();
     assert_eq!(info.harness, "codex");
-    assert_eq!(info.reads, vec!["codex-rollout-jsonl"]);
+    assert_eq!(info.reads, vec!["codex-rollout-jsonl", "codex-rollout-json"]);
     assert_eq!(info.writes, vec!["codex-rollout-jsonl"]);
     assert_eq!(
         info.session_globs,
         [
             ".codex/sessions/*/*/*/rollout-*.jsonl",
             ".codex/archived_sessions/rollout-*.jsonl",
+            ".codex/sessions/rollout-*.json",
             ".codex-*/sessions/*/*/*/rollout-*.jsonl",
             ".codex-*/archived_sessions/rollout-*.jsonl",
+            ".codex-*/sessions/rollout-*.json",
             ".config/agent-accounts/codex/*/sessions/*/*/*/rollout-*.jsonl",
             ".config/agent-accounts/codex/*/archived_sessions/rollout-*.jsonl",
+            ".config/agent-accounts/codex/*/sessions/rollout-*.json",
         ]
     );
-    assert_eq!(info.native_version_source, "`session_meta.payload.cli_version`");
+    assert_eq!(info.native_version_source, "`session_meta.payload.cli_version` (rollout documents record none)");
     assert_eq!(info.native_versions, ">=0.1.0, <1.0.0");
     assert_eq!(info.canonical_schema, "trajhost.canonical/0.1");
 }
@@ -1306,4 +1309,162 @@ fn every_codex_home_of_a_home_is_searched() {
     for s in &found.sessions[..4] {
         assert!(globs.iter().any(|g| kit::glob_matches(g, &s.locator)), "{} under no glob", s.locator);
     }
+}
+
+// ---------------------------------------------------------------- the TypeScript CLI's documents
+
+/// fixtures/codex/0.1.2504-document (hand-written): the TypeScript CLI's
+/// `rollout-<date>-<id>.json` documents, an older snapshot beside the whole
+/// session.
+const DOC_ID: &str = "7f1d2c3b-5a6e-4c1d-9b2a-3e4f5a6b7c8d";
+const DOC: &str = ".codex/sessions/rollout-2025-04-20-7f1d2c3b-5a6e-4c1d-9b2a-3e4f5a6b7c8d.json";
+const OLD_DOC: &str = ".codex/sessions/rollout-2025-04-19-7f1d2c3b-5a6e-4c1d-9b2a-3e4f5a6b7c8d.json";
+
+fn document_home() -> PathBuf {
+    own_fixture("0.1.2504-document/home")
+}
+
+#[test]
+fn a_typescript_rollout_document_is_discovered_by_its_newest_snapshot() {
+    let home = document_home();
+    let found = kit::discover::<Codex>(&home);
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
+    let s = &found.sessions[0];
+    assert_eq!((s.native_id.as_str(), s.locator.as_str()), (DOC_ID, DOC));
+    assert_eq!(s.native_version, None, "the document records no version");
+    assert_eq!((s.cwd.as_deref(), s.started_at.as_deref()), (None, None));
+    assert_eq!(s.updated_at.as_deref(), Some("2025-04-20T00:02:13.677Z"), "when the document was written");
+    assert_eq!(s.title.as_deref(), Some("Read hello.txt and tell me the secret word — café ✓"));
+    assert_eq!(s.size, std::fs::metadata(home.join(DOC)).unwrap().len());
+    // The older snapshot of the same session is named, not listed.
+    let codes: Vec<(&str, &str, trajhost_codec_sdk::Severity)> =
+        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().unwrap_or(""), d.severity)).collect();
+    assert_eq!(codes, [("superseded-rollout-document", OLD_DOC, trajhost_codec_sdk::Severity::Info)]);
+    let inspected = Codex::inspect(&Dir::native(&home), DOC).unwrap();
+    assert_eq!(format!("{inspected:?}"), format!("{s:?}"));
+    // The old snapshot is still a session when named.
+    assert_eq!(Codex::inspect(&Dir::native(&home), OLD_DOC).unwrap().native_id, DOC_ID);
+    let globs = Codex::info().session_globs;
+    assert!(globs.iter().any(|g| kit::glob_matches(g, DOC)), "{DOC} under no glob");
+}
+
+#[test]
+fn a_typescript_rollout_document_reads_call_result_answer_in_order() {
+    let home = document_home();
+    let read = kit::conformance::<Codex>(&home, DOC, Spans::Bytes);
+    let meta = read.meta();
+    assert_eq!((meta.native_id.as_str(), meta.native_version.as_deref()), (DOC_ID, None));
+    assert_eq!(meta.title.as_deref(), Some("Read hello.txt and tell me the secret word — café ✓"));
+    assert_eq!(
+        kit::kinds(&read.records),
+        [
+            "meta",
+            "system",
+            "user",
+            "reasoning",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "user",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+            "tool_call",
+            "tool_result",
+            "assistant",
+        ]
+    );
+    assert!(matches!(&read.records[1].body, Body::System { text } if text == "Prefer short answers."));
+    assert_eq!(
+        users(&read.records),
+        ["Read hello.txt and tell me the secret word — café ✓", "Now list the folder, then cat missing.txt."]
+    );
+    let calls = calls(&read.records);
+    let names: Vec<(&str, &str)> = calls.iter().map(|c| (c.0, c.1)).collect();
+    assert_eq!(
+        names,
+        [
+            ("call_Xq3vT8mK2pL9sR4wN6yB1cZd", "shell"),
+            ("call_Lm4nP7qR1sT5uV8wX2yZ6aBc", "local_shell"),
+            ("call_Gh5jK8lM2nP6qR9sT3uV7wXy", "shell"),
+        ]
+    );
+    assert_eq!(calls[0].2["command"], json!(["cat", "hello.txt"]));
+    assert_eq!(calls[1].2["command"], json!(["ls"]));
+    // Results: the JSON text the model was sent; ok from its exit code.
+    let results = results(&read.records);
+    let got: Vec<(&str, Option<bool>)> = results.iter().map(|r| (r.0, r.2)).collect();
+    assert_eq!(
+        got,
+        [
+            ("call_Xq3vT8mK2pL9sR4wN6yB1cZd", Some(true)),
+            ("call_Lm4nP7qR1sT5uV8wX2yZ6aBc", Some(true)),
+            ("call_Gh5jK8lM2nP6qR9sT3uV7wXy", Some(false)),
+        ]
+    );
+    assert!(results[0].1.contains("MANGO-17") && results[2].1.contains("No such file or directory"));
+    let answers: Vec<&str> = assistant_texts(&read.records).into_iter().filter(|t| !t.is_empty()).collect();
+    assert_eq!(
+        answers,
+        ["The secret word is MANGO-17.", "The folder holds hello.txt only; missing.txt does not exist."]
+    );
+    // Every answer comes after the results it speaks of.
+    let result = read
+        .records
+        .iter()
+        .position(|r| matches!(&r.body, Body::ToolResult { call_id, .. } if call_id == "call_Xq3vT8mK2pL9sR4wN6yB1cZd"))
+        .unwrap();
+    let answer = read
+        .records
+        .iter()
+        .position(|r| matches!(&r.body, Body::Assistant(a) if a.text == "The secret word is MANGO-17."))
+        .unwrap();
+    assert!(result < answer);
+    let reasoning = kit::reasonings(&read.records);
+    assert!(reasoning[0].text.as_deref().unwrap().contains("I'll cat hello.txt"));
+    // Each record's span is its item in the document.
+    let bytes = std::fs::read(home.join(DOC)).unwrap();
+    for r in &read.records[2..] {
+        let src = r.src.as_ref().unwrap();
+        let item: Value = serde_json::from_slice(&bytes[src.offset as usize..(src.offset + src.len) as usize]).unwrap();
+        assert!(item["type"].is_string(), "{}: {item}", r.id);
+    }
+    assert!(
+        read.diagnostics.iter().all(|d| d.severity == trajhost_codec_sdk::Severity::Info),
+        "{:?}",
+        read.diagnostics
+    );
+}
+
+#[test]
+fn a_loose_or_torn_rollout_document_is_sniffed_and_read() {
+    let bytes = std::fs::read(document_home().join(DOC)).unwrap();
+    // Sniffed from its head, under a `.json` name only.
+    let sniffed = Codex::sniff("sent-to-me.json", &bytes[..bytes.len().min(65536)]).unwrap();
+    assert_eq!((sniffed.native_id.as_deref(), sniffed.native_version), (Some(DOC_ID), None));
+    assert!(Codex::sniff("sent-to-me.jsonl", &bytes).is_none());
+    assert!(Codex::sniff("other.json", br#"{"info": {"id": "ses_1"}, "messages": []}"#).is_none());
+    // A renamed copy, with the model and provider later builds record.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut doc: Value = serde_json::from_slice(&bytes).unwrap();
+    doc["session"]["model"] = json!("o4-mini");
+    doc["session"]["provider"] = json!("openai");
+    std::fs::write(tmp.path().join("sent-to-me.json"), serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let read = kit::conformance::<Codex>(tmp.path(), "sent-to-me.json", Spans::Bytes);
+    assert_eq!(read.meta().native_id, DOC_ID);
+    assert!(kit::assistants(&read.records).iter().all(|a| a.model.as_deref() == Some("o4-mini")));
+    // A document cut short: the whole items are read, with a warning.
+    let cut = kit::find(&bytes, b"local_shell_call_output").unwrap();
+    std::fs::write(tmp.path().join("torn.json"), &bytes[..cut]).unwrap();
+    let torn = read_with(tmp.path(), "torn.json", kit::one_batch());
+    assert!(torn.diag("truncated-document").is_some_and(|d| d.severity == trajhost_codec_sdk::Severity::Warning));
+    assert_eq!(users(&torn.records).len(), 2);
+    assert_eq!(calls(&torn.records).len(), 2);
+    assert_eq!(results(&torn.records).len(), 1);
+    // Not a document.
+    std::fs::write(tmp.path().join("x.json"), "[1, 2]").unwrap();
+    let err = kit::try_read::<Codex>(tmp.path(), "x.json", kit::one_batch()).unwrap_err();
+    assert!(matches!(&err, CodecError::Malformed(m) if m.contains("not a Codex rollout document")), "{err:?}");
 }

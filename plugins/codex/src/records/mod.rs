@@ -80,6 +80,8 @@ pub const KNOWN_RESPONSE_ITEM_TYPES: &[(&str, Handling)] = &[
     ("agent_message", Handling::Mapped("observation agent_message (between agents)")),
     ("function_call_output", Handling::Mapped("tool_result")),
     ("custom_tool_call_output", Handling::Mapped("tool_result")),
+    // The TypeScript CLI's answer to a `local_shell_call`.
+    ("local_shell_call_output", Handling::Mapped("tool_result")),
     ("compaction", Handling::Mapped("compaction (remote, encrypted: empty summary)")),
     ("compaction_summary", Handling::Mapped("compaction (older name of `compaction`)")),
     ("context_compaction", Handling::Mapped("compaction (remote, encrypted: empty summary)")),
@@ -304,6 +306,39 @@ impl Rollout {
             }
             other => self.report(KNOWN_LINE_TYPES, "", other, span, out),
         }
+    }
+
+    /// The model of the following responses, when the file states it
+    /// elsewhere than in `turn_context` (a rollout document's `session.model`).
+    pub fn set_model(&mut self, model: Option<String>) {
+        if model.as_deref().is_some_and(|m| !m.is_empty()) {
+            self.model = model;
+        }
+    }
+
+    /// A rollout document's `session.instructions`: what the user told the
+    /// model in every request, as a `system` record.
+    pub fn instructions(&self, native_id: &str, text: String, span: Span) -> Record {
+        self.record(format!("{native_id}#instructions"), Body::System { text }, None, span)
+    }
+
+    /// Maps one item of a rollout document ([`crate::document`]): a
+    /// response item, mapped as a `response_item` line's payload. A tool
+    /// output's exit code (in its `metadata`) is the call's outcome.
+    pub fn document_item(&mut self, bytes: &[u8], span: Span, out: &mut Out<'_>) {
+        let Some(raw) = trajhost_codec_sdk::json::as_str(bytes)
+            .and_then(|text| serde_json::from_str::<&serde_json::value::RawValue>(text).ok())
+        else {
+            out.diags.add("malformed-item", Severity::Warning, "items", Some(&self.file), Some(span.offset));
+            return;
+        };
+        if let Some(item) = native::payload::<native::ResponseItem<'_>>(Some(raw))
+            && matches!(item.kind.get(), Some("function_call_output" | "local_shell_call_output"))
+            && let (Some(call_id), Some(code)) = (item.call_id.non_empty(), crate::document::exit_code(item.output))
+        {
+            self.outcome(call_id, code == 0);
+        }
+        response::map(self, Some(raw), span, out);
     }
 
     /// Ends the file: emits what is still held back.

@@ -13,7 +13,7 @@
 //! | `web_search_call`, `image_generation_call` (provider-side tools) | observation of the type (the action / revised prompt) |
 //! | `tool_search_call` / `tool_search_output` (the tool catalog search) | observations (the query / the tools found) |
 //! | `agent_message` (between agents of a multi-agent thread) | observation `agent_message` |
-//! | `function_call_output` / `custom_tool_call_output` | `tool_result`, `ok` only from a recorded outcome |
+//! | `function_call_output` / `custom_tool_call_output` / `local_shell_call_output` (TypeScript CLI) | `tool_result`, `ok` only from a recorded outcome |
 //! | `compaction` | `compaction` with an empty summary (the summary is encrypted) |
 
 use serde_json::Value;
@@ -61,7 +61,9 @@ pub fn map(t: &mut Rollout, payload: Option<&RawValue>, span: Span, out: &mut Ou
             let text = (!text.is_empty()).then_some(text);
             provider_item(t, "agent_message", text, &item, span, out)
         }
-        "function_call_output" | "custom_tool_call_output" => tool_result(t, &item, span, out),
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+            tool_result(t, &item, span, out)
+        }
         "compaction" | "compaction_summary" | "context_compaction" => {
             out.diags.add("opaque-compaction", Severity::Info, kind, Some(&t.file), Some(span.offset));
             let body = Body::Compaction { summary: String::new(), trigger: Some("remote".into()) };
