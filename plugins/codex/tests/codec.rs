@@ -1468,3 +1468,34 @@ fn a_loose_or_torn_rollout_document_is_sniffed_and_read() {
     let err = kit::try_read::<Codex>(tmp.path(), "x.json", kit::one_batch()).unwrap_err();
     assert!(matches!(&err, CodecError::Malformed(m) if m.contains("not a Codex rollout document")), "{err:?}");
 }
+
+// ---------------------------------------------------------------- a version outside every range
+
+/// fixtures/codex/0.0.0-test: the lab's `simple` rollout with `cli_version`
+/// `0.0.0-test` (a development build) and another thread id.
+#[test]
+fn a_rollout_of_a_version_outside_every_range_reads_like_any_other() {
+    let home = own_fixture("0.0.0-test/simple");
+    let id = "0e0e0e0e-0000-7000-8000-000000007e57";
+    let found = kit::discover::<Codex>(&home);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions.len(), 1);
+    let s = &found.sessions[0];
+    assert_eq!((s.native_id.as_str(), s.native_version.as_deref()), (id, Some("0.0.0-test")));
+    let bytes = std::fs::read(home.join(&s.locator)).unwrap();
+    let sniffed = Codex::sniff(&s.locator, &bytes[..bytes.len().min(65536)]).unwrap();
+    assert_eq!(sniffed.native_version.as_deref(), Some("0.0.0-test"));
+    let read = kit::conformance::<Codex>(&home, &s.locator, Spans::Lines);
+    assert_eq!(read.meta().native_version.as_deref(), Some("0.0.0-test"));
+    // The same conversation as the 0.171.0 rollout it was made from.
+    let original = read_scenario(&SCENARIOS[0]);
+    let bodies = |r: &Read| r.records.iter().skip(1).map(|r| r.body.clone()).collect::<Vec<_>>();
+    assert_eq!(bodies(&read), bodies(&original));
+    assert_eq!(users(&read.records), SCENARIOS[0].prompts);
+    assert!(results(&read.records)[0].1.contains("PAPAYA-42"));
+    assert!(
+        read.diagnostics.iter().all(|d| d.severity == trajhost_codec_sdk::Severity::Info),
+        "{:?}",
+        read.diagnostics
+    );
+}
