@@ -993,7 +993,7 @@ pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &Prep
         run_cli: request.probe_cli,
     };
     let target_version = crate::target_version::detect(catalog, &harness, home, &probe);
-    let writer = catalog
+    let mut writer = catalog
         .writer_for(
             &harness,
             target_version.version.as_deref(),
@@ -1001,6 +1001,23 @@ pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &Prep
             request.writer.as_deref(),
         )?
         .clone();
+    // A version the home's newest session recorded can be older than its
+    // store: a harness that migrated the store in place (Letta Code 0.32
+    // rewrites 0.25's conversations) keeps the session's old version. The
+    // layout the store is in now wins over it.
+    if request.writer.is_none()
+        && matches!(target_version.from, Some(crate::target_version::VersionSource::HomeSession { .. }))
+        && let Some(layout) = target_version.layout.as_deref()
+        && layout != writer.id()
+        && let Some(layout_writer) =
+            catalog.for_harness(&harness).into_iter().find(|c| c.id() == layout && !c.writes.is_empty())
+    {
+        tracing::info!(
+            "{harness}: the home's newest session records {} but its store is in the layout of {layout}; writing that layout",
+            target_version.version.as_deref().unwrap_or("?")
+        );
+        writer = layout_writer.clone();
+    }
     let (manifest, artifacts, export_dir, rewrite_dir, rewritten_from) = if writer.id() == manifest.target.codec {
         (manifest, artifacts, export.to_path_buf(), None, None)
     } else {

@@ -20,6 +20,7 @@
 //! - [`view`]: one session as a self-contained HTML page.
 
 pub mod archive;
+pub mod browse;
 pub mod capabilities;
 pub mod catalog;
 pub mod conformance;

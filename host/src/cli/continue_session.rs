@@ -77,43 +77,28 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         args.harness.as_deref(),
         None,
     )?;
-    let found = &session.found;
-    let mut notes = Vec::new();
-    let (cwd, cwd_from) = match (&args.cwd, found.session.cwd.as_deref()) {
-        (Some(cwd), _) => (std::path::absolute(cwd)?, "--cwd"),
-        (None, Some(recorded)) if std::path::Path::new(recorded).is_dir() => (PathBuf::from(recorded), "recorded"),
-        (None, recorded) => {
-            let here = std::env::current_dir()?;
-            notes.push(match recorded {
-                Some(r) => format!("the session's folder {r} does not exist here; continuing in {}", here.display()),
-                None => format!("the session records no folder; continuing in {}", here.display()),
-            });
-            (here, "current directory")
-        }
-    };
-
-    let temp = tempfile::Builder::new().prefix("trajhost-continue-").tempdir()?;
-    let export = args.keep_export.clone().unwrap_or_else(|| temp.path().join("export"));
-    let choice = TargetChoice { model: args.model.clone(), provider: args.provider.clone(), allow_untested: false };
-    let options = convert::ConvertOptions {
-        cwd: Some(cwd.to_string_lossy().into_owned()),
-        choice: choice.clone(),
-        lossy: args.lossy,
-        target_version: target_version.clone(),
-        writer: None,
-    };
-    let manifest = convert::convert(&catalog, found, to, &export, &options)?;
-
-    let target_home = args.target_home.clone().unwrap_or_else(default_home);
-    let request = convert::PrepareRequest {
-        choice: TargetChoice { allow_untested: args.allow_untested, ..choice },
-        target_version: args.target_version.clone(),
-        probe_cli: !args.no_probe,
-        writer: None,
-    };
-    let installed = super::convert::install_export(ctx, &catalog, &export, &target_home, &request, false)?;
-    let interactive = installed.interactive_command(&cwd);
-
+    let continued = continue_into(
+        ctx,
+        &catalog,
+        &session.found,
+        &Target {
+            harness: to,
+            version: target_version,
+            home: args.target_home.clone().unwrap_or_else(default_home),
+            cwd: args.cwd.clone(),
+            choice: TargetChoice {
+                model: args.model.clone(),
+                provider: args.provider.clone(),
+                allow_untested: args.allow_untested,
+            },
+            lossy: args.lossy,
+            target_version: args.target_version.clone(),
+            probe_cli: !args.no_probe,
+            keep_export: args.keep_export.clone(),
+        },
+    )?;
+    let Continued { manifest, installed, cwd, cwd_from, notes, interactive, .. } = &continued;
+    let export = &continued.export;
     if args.json {
         let mut report = serde_json::json!({
             "convert": manifest,
@@ -121,7 +106,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             "cwd": cwd,
             "cwd_from": cwd_from,
             "notes": notes,
-            "export": args.keep_export.as_ref().map(|_| &export),
+            "export": args.keep_export.as_ref().map(|_| export),
             "command": interactive.as_ref().map(|(argv, line)| serde_json::json!({"argv": argv, "line": line})),
             "headless_command": installed.plan.resume_command,
         });
@@ -131,7 +116,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     }
 
     let mut err = SafeWriter::new(std::io::stderr().lock());
-    for note in &notes {
+    for note in notes {
         writeln!(err, "note: {note}")?;
     }
     writeln!(
@@ -158,7 +143,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     if let Some(kept) = &args.keep_export {
         writeln!(err, "export kept in {}", kept.display())?;
     }
-    let Some((argv, line)) = interactive else {
+    let Some((argv, line)) = interactive.clone() else {
         // No interactive form (OpenClaw): the codec's own command.
         let mut out = SafeWriter::new(std::io::stdout().lock());
         match &installed.plan.resume_command {
@@ -172,11 +157,84 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         return Ok(exit::OK);
     }
     drop(err);
-    launch(&argv, &cwd, &installed.home, &line)
+    launch(&argv, cwd, &installed.home, &line)
+}
+
+/// Where and how to continue a session.
+pub struct Target<'a> {
+    pub harness: &'a str,
+    /// `--in HARNESS@VERSION`: written for that version.
+    pub version: Option<String>,
+    pub home: PathBuf,
+    /// `--cwd`.
+    pub cwd: Option<PathBuf>,
+    pub choice: TargetChoice,
+    pub lossy: bool,
+    /// `--target-version`.
+    pub target_version: Option<String>,
+    pub probe_cli: bool,
+    pub keep_export: Option<PathBuf>,
+}
+
+/// A session converted and installed into the target's home.
+pub struct Continued {
+    pub manifest: convert::ExportManifest,
+    pub installed: super::convert::Installed,
+    /// Where it continues, and why there.
+    pub cwd: PathBuf,
+    pub cwd_from: &'static str,
+    pub notes: Vec<String>,
+    /// The interactive resume (argv, shell line), when the harness has one.
+    pub interactive: Option<(Vec<String>, String)>,
+    pub export: PathBuf,
+    /// The export's temporary directory, unless it is kept.
+    _temp: tempfile::TempDir,
+}
+
+/// Converts `found` for the target and installs it into the target's home:
+/// what `continue` and the terminal UI's `c` do before starting the harness.
+pub fn continue_into(
+    ctx: &Context,
+    catalog: &trajhost::catalog::Catalog<'_>,
+    found: &trajhost::inventory::FoundSession,
+    target: &Target<'_>,
+) -> anyhow::Result<Continued> {
+    let mut notes = Vec::new();
+    let (cwd, cwd_from) = match (&target.cwd, found.session.cwd.as_deref()) {
+        (Some(cwd), _) => (std::path::absolute(cwd)?, "--cwd"),
+        (None, Some(recorded)) if std::path::Path::new(recorded).is_dir() => (PathBuf::from(recorded), "recorded"),
+        (None, recorded) => {
+            let here = std::env::current_dir()?;
+            notes.push(match recorded {
+                Some(r) => format!("the session's folder {r} does not exist here; continuing in {}", here.display()),
+                None => format!("the session records no folder; continuing in {}", here.display()),
+            });
+            (here, "current directory")
+        }
+    };
+    let temp = tempfile::Builder::new().prefix("trajhost-continue-").tempdir()?;
+    let export = target.keep_export.clone().unwrap_or_else(|| temp.path().join("export"));
+    let options = convert::ConvertOptions {
+        cwd: Some(cwd.to_string_lossy().into_owned()),
+        choice: TargetChoice { allow_untested: false, ..target.choice.clone() },
+        lossy: target.lossy,
+        target_version: target.version.clone(),
+        writer: None,
+    };
+    let manifest = convert::convert(catalog, found, target.harness, &export, &options)?;
+    let request = convert::PrepareRequest {
+        choice: target.choice.clone(),
+        target_version: target.target_version.clone(),
+        probe_cli: target.probe_cli,
+        writer: None,
+    };
+    let installed = super::convert::install_export(ctx, catalog, &export, &target.home, &request, false)?;
+    let interactive = installed.interactive_command(&cwd);
+    Ok(Continued { manifest, installed, cwd, cwd_from, notes, interactive, export, _temp: temp })
 }
 
 /// Replaces this process with the harness's interactive resume, in `cwd`.
-fn launch(argv: &[String], cwd: &std::path::Path, home: &std::path::Path, line: &str) -> anyhow::Result<u8> {
+pub fn launch(argv: &[String], cwd: &std::path::Path, home: &std::path::Path, line: &str) -> anyhow::Result<u8> {
     use std::os::unix::process::CommandExt;
     let mut command = std::process::Command::new(&argv[0]);
     command.args(&argv[1..]).current_dir(cwd);

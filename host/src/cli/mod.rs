@@ -2,6 +2,7 @@
 //! library; this is the only place that prints.
 
 mod archive;
+mod browse;
 mod continue_session;
 mod convert;
 mod export;
@@ -28,8 +29,7 @@ use trajhost::{HostError, Limits};
 pub mod exit {
     pub const OK: u8 = 0;
     pub const ERROR: u8 = 1;
-    /// Bad flags: clap exits with it itself.
-    #[allow(dead_code)]
+    /// Bad flags (clap exits with it itself), or no command without a terminal.
     pub const USAGE: u8 = 2;
     pub const NOT_FOUND: u8 = 3;
     pub const SANDBOX: u8 = 4;
@@ -90,12 +90,15 @@ struct Cli {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
 
+    /// With no command: `browse` on a terminal, else this help.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Browse every session in a terminal UI (also bare `trajhost` on a terminal).
+    Browse(browse::Args),
     /// List sessions of every harness under a home directory.
     Sessions(sessions::Args),
     /// Read one session into canonical records.
@@ -200,7 +203,16 @@ impl Context {
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    if cli.command.is_none() {
+        use std::io::IsTerminal;
+        if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            return ExitCode::from(exit::USAGE);
+        }
+        cli.command = Some(Command::Browse(browse::Args::default()));
+    }
     let filter = match cli.verbose {
         0 => "warn",
         1 => "info,trajhost=debug",
@@ -211,13 +223,14 @@ pub fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
 
-    let mode = match &cli.command {
+    let command = cli.command.as_ref().expect("set above");
+    let mode = match command {
         Command::Plugin(plugin::Command::Test(_)) => Mode::Metered,
         _ => Mode::Production,
     };
     let data_dir = cli.data_dir.clone().unwrap_or_else(trajhost::default_data_dir);
     convert::recover_installs(&data_dir);
-    let result = match &cli.command {
+    let result = match command {
         Command::Completions { shell } => completions(*shell),
         Command::Man => manual(),
         Command::Search(args) => archive::run_search(&data_dir, cli.archive.as_deref(), args),
@@ -237,7 +250,9 @@ pub fn main() -> ExitCode {
 
 /// The commands that run codecs, in a context with the wasm runtime.
 fn run_with_runtime(cli: &Cli, mode: Mode) -> anyhow::Result<u8> {
-    Context::new(cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match &cli.command {
+    let command = cli.command.as_ref().expect("a command");
+    Context::new(cli, mode).map_err(anyhow::Error::from).and_then(|ctx| match command {
+        Command::Browse(args) => browse::run(&ctx, args),
         Command::Sessions(args) => sessions::run(&ctx, args),
         Command::Read(args) => read::run(&ctx, args),
         Command::Convert(args) => convert::run_convert(&ctx, args),

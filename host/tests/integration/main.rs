@@ -4,6 +4,7 @@ mod common;
 
 mod api_versions;
 mod archive;
+mod browse;
 mod build_script;
 mod claude_code;
 mod cli;
