@@ -128,9 +128,8 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let (path, id) = layout::parse_locator(locator)?;
     let db = Database::open(home, path).map_err(|e| sqlite_error(path, e))?;
     let schema = store::check(&db, path)?;
-    let session = store::session_by_id(&db, path, &schema, id)?
-        .ok_or_else(|| CodecError::NotFound(format!("{path}: no session {id}")))?;
-    let size = store::session_bytes(&db, path, &schema, id)?;
+    let session = store::resolve(&db, path, &schema, id)?;
+    let size = store::session_bytes(&db, path, &schema, &session.id)?;
     Ok(session_ref(path, &session, size))
 }
 

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | `message` role `user`: `text` parts | `user` (text parts joined by `\n`, ignored parts left out); `file` parts → attachments |
 //! | `text` part with `synthetic: true` (either role) | `system` (text the harness added) |
-//! | `message` role `assistant` | `reasoning` per `reasoning` part, one `assistant` (text parts joined, `modelID`, usage from `tokens`/`cost`, `finish`), then per `tool` part a `tool_call` (`callID`, `tool`, `state.input`), then the `tool_result`s (`state.output`, or `state.error`) |
+//! | `message` role `assistant` | per model step, in part order (`trajhost_opencode_core::step::steps`: call → result → answer): `reasoning` per `reasoning` part, one `assistant` (text parts joined, `modelID`, usage from `tokens`/`cost` — a step of several from its `step-finish` — and `finish`), a `tool_call` per `tool` part (`callID`, `tool`, `state.input`), then the `tool_result`s (`state.output`, or `state.error`), then the step's other parts |
 //! | `part` `compaction` + the next assistant message with `summary: true` | `compaction` (summary = that message's text) |
 //! | `subtask`, `agent`, `retry`, `patch`, assistant `file` parts, `error` of a message | `observation` |
 //! | `step-start`, `snapshot` | counted (`unmapped-record-type`) |
@@ -24,7 +24,8 @@
 //! `tokens.input`, which excludes cache reads and writes.
 //!
 //! Ids: a message's record has the message id (`msg_…`), a part's record the
-//! part id (`prt_…`), a tool result `<part id>#result`. `src` of a record
+//! part id (`prt_…`), a tool result `<part id>#result`, the `assistant`
+//! record of a message's later step `<its step-start part id>#step`. `src` of a record
 //! read from SQLite: `file` = the database path, `offset` = the row's
 //! `rowid` (of the message or part row; the session row for `meta`),
 //! `len` = 0 (a row has no byte span). Read from an import document
@@ -44,6 +45,7 @@ use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity
 use trajhost_opencode_core::message;
 use trajhost_opencode_core::part::{self, ToolOutcome};
 use trajhost_opencode_core::session;
+use trajhost_opencode_core::step;
 
 use crate::layout;
 use crate::store::{self, Session, sqlite_error};
@@ -117,13 +119,12 @@ impl Reader {
         let (path, id) = layout::parse_locator(locator)?;
         let db = Database::open(&home, path).map_err(|e| sqlite_error(path, e))?;
         let schema = store::check(&db, path)?;
-        let session = store::session_by_id(&db, path, &schema, id)?
-            .ok_or_else(|| CodecError::NotFound(format!("{path}: no session {id}")))?;
+        let session = store::resolve(&db, path, &schema, id)?;
         let sql = format!(
             "SELECT rowid AS row_id, id, {}, data FROM message WHERE session_id = ? ORDER BY id",
             schema.message_column("time_created")
         );
-        let messages = db.query(&sql, &[Sql::Text(id.to_string())]).map_err(|e| sqlite_error(path, e))?;
+        let messages = db.query(&sql, &[Sql::Text(session.id.clone())]).map_err(|e| sqlite_error(path, e))?;
         let columns = messages.columns();
         let mut diags = Diagnostics::new();
         schema.note(&mut diags, path);
@@ -287,11 +288,83 @@ impl Reader {
             let body = Body::Observation { subtype: "compaction".into(), text: trigger };
             self.push(pid, body, None, ts.clone(), prowid);
         }
+        // The model steps of the message, in part order (call → result →
+        // answer): each its own `reasoning* assistant tool_call* tool_result*` run.
+        let ranges = step::steps(parts.iter().map(|(_, _, p)| str_of(p, "type").unwrap_or("")));
+        let last = ranges.len().saturating_sub(1);
+        let mut first = true;
+        for (n, range) in ranges.iter().enumerate() {
+            let step = &parts[range.clone()];
+            let with_content = step
+                .iter()
+                .any(|(_, _, p)| !matches!(str_of(p, "type").unwrap_or(""), "step-start" | "step-finish" | "snapshot"));
+            // A message of empty steps only still gives its one record.
+            let keep = with_content || (first && n == last);
+            if !keep {
+                // An empty step (markers only) is counted, not a record.
+                for (prowid, _, part) in step {
+                    self.known(&format!("part/{}", str_of(part, "type").unwrap_or("")), *prowid);
+                }
+                continue;
+            }
+            let single = ranges.len() == 1;
+            let facts = if first {
+                StepFacts {
+                    id: id.to_string(),
+                    parent: parent.clone(),
+                    rowid,
+                    ts: ts.clone(),
+                    last: single,
+                    only: single,
+                }
+            } else {
+                // A later step: the record of its step-start part (else its first part).
+                let (marker_rowid, marker_id, _) = &step[0];
+                let sts = step
+                    .iter()
+                    .find_map(|(_, _, p)| {
+                        p.pointer("/time/start").or_else(|| p.pointer("/state/time/start")).and_then(Value::as_i64)
+                    })
+                    .map(rfc3339_utc)
+                    .or(ts.clone());
+                StepFacts {
+                    id: format!("{marker_id}#step"),
+                    parent: Some(id.to_string()),
+                    rowid: *marker_rowid,
+                    ts: sts,
+                    last: n == last,
+                    only: false,
+                }
+            };
+            self.step(id, data, step, facts);
+            first = false;
+        }
+        if ranges.is_empty() {
+            let facts = StepFacts { id: id.to_string(), parent, rowid, ts: ts.clone(), last: true, only: true };
+            self.step(id, data, &[], facts);
+        }
+        if let Some(text) = message::error_text(data) {
+            self.push(
+                format!("{id}#error"),
+                Body::Observation { subtype: "error".into(), text: Some(text) },
+                Some(id.to_string()),
+                ts,
+                rowid,
+            );
+        }
+    }
+
+    /// One model step of an assistant message: its reasoning, its
+    /// `assistant` record (text, model, usage of its `step-finish`), its
+    /// calls, their results, then its other parts.
+    fn step(&mut self, mid: &str, data: &Value, parts: &[(i64, String, Value)], facts: StepFacts) {
+        let ts = facts.ts.clone();
         let mut texts = Vec::new();
         let mut calls = Vec::new();
         let mut results = Vec::new();
         let mut injected = Vec::new();
-        let mut finish = str_of(data, "finish").map(str::to_string);
+        let mut later = Vec::new();
+        let mut step_finish: Option<&Value> = None;
         for (prowid, pid, part) in parts {
             let kind = str_of(part, "type").unwrap_or("");
             if !self.known(&format!("part/{kind}"), *prowid) {
@@ -314,11 +387,11 @@ impl Reader {
                         opaque: None,
                         encrypted: false,
                     });
-                    self.push(pid.clone(), body, Some(id.to_string()), pts, *prowid);
+                    self.push(pid.clone(), body, Some(mid.to_string()), pts, *prowid);
                 }
                 "step-finish" => {
-                    if finish.is_none() {
-                        finish = str_of(part, "reason").map(str::to_string);
+                    if step_finish.is_none() {
+                        step_finish = Some(part);
                     }
                 }
                 "tool" => {
@@ -364,33 +437,42 @@ impl Reader {
                         }
                     }
                 }
-                _ => self.observation_part(kind, pid, part, id, pts, *prowid),
+                _ => later.push((kind, pid, part, pts, *prowid)),
             }
         }
+        let from_step = |key: &str| step_finish.and_then(|p| str_of(p, key)).map(str::to_string);
+        let message_finish = str_of(data, "finish").map(str::to_string);
+        let stop_reason = if facts.only {
+            message_finish.or_else(|| from_step("reason"))
+        } else if facts.last {
+            from_step("reason").or(message_finish)
+        } else {
+            from_step("reason")
+        };
+        let usage = if facts.only {
+            message::usage(data)
+        } else {
+            step_finish.and_then(message::usage).or_else(|| if facts.last { message::usage(data) } else { None })
+        };
         let assistant = Assistant {
             text: texts.join("\n"),
             model: str_of(data, "modelID").map(str::to_string),
-            message_id: Some(id.to_string()),
-            stop_reason: finish,
-            usage: message::usage(data),
+            message_id: Some(mid.to_string()),
+            stop_reason,
+            usage,
         };
-        self.push(id.to_string(), Body::Assistant(assistant), parent, ts.clone(), rowid);
+        let sid = facts.id;
+        self.push(sid.clone(), Body::Assistant(assistant), facts.parent, ts.clone(), facts.rowid);
         for (cid, body, cts, prowid) in calls {
-            self.push(cid, body, Some(id.to_string()), cts, prowid);
+            self.push(cid, body, Some(sid.clone()), cts, prowid);
         }
         for (rid, body, rts, prowid) in results {
-            self.push(rid, body, Some(id.to_string()), rts, prowid);
+            self.push(rid, body, Some(sid.clone()), rts, prowid);
         }
-        self.injected(&injected, id, ts.clone());
-        if let Some(text) = message::error_text(data) {
-            self.push(
-                format!("{id}#error"),
-                Body::Observation { subtype: "error".into(), text: Some(text) },
-                Some(id.to_string()),
-                ts,
-                rowid,
-            );
+        for (kind, pid, part, pts, prowid) in later {
+            self.observation_part(kind, pid, part, mid, pts, prowid);
         }
+        self.injected(&injected, mid, ts);
     }
 
     /// Synthetic text parts: text the harness added (a file it read for the
@@ -421,6 +503,19 @@ impl Reader {
             rowid,
         );
     }
+}
+
+/// Where one model step's `assistant` record goes.
+struct StepFacts {
+    id: String,
+    parent: Option<String>,
+    /// The row its `src` names: the message's, or a later step's marker part.
+    rowid: i64,
+    ts: Option<String>,
+    /// The message's last step (its `finish` and usage are the message's).
+    last: bool,
+    /// The message's only step.
+    only: bool,
 }
 
 fn meta(path: &str, session: &Session) -> Record {

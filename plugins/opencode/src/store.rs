@@ -169,6 +169,22 @@ pub fn session_by_id(db: &Database, path: &str, schema: &Schema, id: &str) -> Re
     Ok(page.rows.first().and_then(|values| session(&columns, values)))
 }
 
+/// The session a locator names: the one of `id`, or, for a bare store
+/// (`id` `None`), its only session (as Hermes reads a `state.db` given as a
+/// path); a store of several sessions asks for one by name.
+pub fn resolve(db: &Database, path: &str, schema: &Schema, id: Option<&str>) -> Result<Session, CodecError> {
+    if let Some(id) = id {
+        return session_by_id(db, path, schema, id)?
+            .ok_or_else(|| CodecError::NotFound(format!("{path}: no session {id}")));
+    }
+    let mut all = sessions(db, path, schema)?;
+    match all.len() {
+        1 => Ok(all.remove(0)),
+        0 => Err(CodecError::NotFound(format!("{path}: holds no session"))),
+        n => Err(CodecError::NotFound(format!("{path}: holds {n} sessions; name one as {path}#<session id>"))),
+    }
+}
+
 /// Bytes of a session's message and part rows (`length(data)` summed).
 pub fn session_bytes(db: &Database, path: &str, schema: &Schema, id: &str) -> Result<u64, CodecError> {
     let mut total = 0u64;

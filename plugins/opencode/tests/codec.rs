@@ -287,9 +287,12 @@ fn a_minimal_store_is_read_with_a_note_of_what_it_lacks() {
     }
     let read = kit::conformance::<OpenCode>(home.path(), &s.locator, Spans::Rows);
     assert_eq!(users(&read.records), vec!["What does ls -a print here?"]);
+    // Parts `tool, text` without step markers: the text was written after
+    // the result, a step of its own.
+    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant"]);
     let answer = assistants(&read.records);
-    assert_eq!(answer[0].text, "Three entries: ., .. and .env.");
-    assert_eq!(answer[0].model.as_deref(), Some("qwen3-coder"));
+    assert_eq!((answer[0].text.as_str(), answer[1].text.as_str()), ("", "Three entries: ., .. and .env."));
+    assert!(answer.iter().all(|a| a.model.as_deref() == Some("qwen3-coder")));
     assert_eq!(tool_calls(&read.records).len(), 1);
     assert_eq!(tool_results(&read.records), vec![("call_ls", ".\n..\n.env\n", Some(true))]);
     assert!(read.diag("schema-missing-columns").is_some());
@@ -611,4 +614,102 @@ fn written_import_document_is_discovered_and_read() {
         assert_eq!(conversation(&first.records), conversation(&second.records), "{scenario}");
         assert!(second.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", second.diagnostics);
     }
+}
+
+// ---------------------------------------------------------------- foreign ids, a bare store, model steps
+
+/// fixtures/opencode/multistep-db (hand-written): one session whose id is
+/// not OpenCode's `ses_…`, one assistant message of two model steps.
+fn multistep_home() -> tempfile::TempDir {
+    kit::copy_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/opencode/multistep-db/home"))
+}
+
+const FOREIGN_ID: &str = "imported-3f9c2a71";
+const MULTISTEP_MESSAGE: &str = "msg_0a0000000002Assistant0002";
+
+#[test]
+fn a_session_id_other_than_ses_is_listed_inspected_and_read() {
+    let home = multistep_home();
+    let found = kit::discover::<OpenCode>(home.path());
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert_eq!(found.sessions.len(), 1);
+    let s = &found.sessions[0];
+    assert_eq!((s.native_id.as_str(), s.locator.as_str()), (FOREIGN_ID, locator(FOREIGN_ID).as_str()));
+    assert_eq!((s.native_version.as_deref(), s.cwd.as_deref()), (Some("1.3.17"), Some("/home/user/notes")));
+    let inspected = OpenCode::inspect(&Dir::native(home.path()), &s.locator).unwrap();
+    assert_eq!(format!("{inspected:?}"), format!("{s:?}"));
+    let read = kit::conformance::<OpenCode>(home.path(), &s.locator, Spans::Rows);
+    assert_eq!(read.meta().native_id, FOREIGN_ID);
+    assert_eq!(users(&read.records), ["Count the lines of notes.txt, then tell me the total."]);
+    // An id the store does not hold is still refused, naming it.
+    let err = kit::try_read::<OpenCode>(home.path(), &locator("imported-0000"), kit::one_batch()).unwrap_err();
+    assert!(format!("{err:?}").contains("no session imported-0000"), "{err:?}");
+}
+
+#[test]
+fn a_bare_store_of_one_session_reads_that_session() {
+    // What the host does with a store it recognized by content: grant its
+    // folder and pass the file name.
+    let home = multistep_home();
+    let folder = home.path().join(".local/share/opencode");
+    let head = std::fs::read(folder.join("opencode.db")).unwrap();
+    assert!(OpenCode::sniff("opencode.db", &head[..head.len().min(65536)]).is_some());
+    let inspected = OpenCode::inspect(&Dir::native(&folder), "opencode.db").unwrap();
+    assert_eq!(inspected.native_id, FOREIGN_ID);
+    assert_eq!(inspected.locator, format!("opencode.db#{FOREIGN_ID}"));
+    let bare = kit::conformance::<OpenCode>(&folder, "opencode.db", Spans::Rows);
+    assert_eq!(bare.meta().native_id, FOREIGN_ID);
+    assert_eq!(tool_calls(&bare.records).len(), 1);
+    // The lab's store of one `ses_…` session, too.
+    let lab = home_of_simple_folder();
+    assert_eq!(read(lab.path(), "opencode.db").meta().native_id, id_of("simple"));
+    // A store of two sessions asks for one by name.
+    let conn = sqlite(&lab.path().join("opencode.db"));
+    conn.execute_batch(
+        "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
+         SELECT 'ses_second', project_id, 'second', directory, 'Second', version, time_created + 1, time_updated
+         FROM session;
+         PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .unwrap();
+    drop(conn);
+    let err = kit::try_read::<OpenCode>(lab.path(), "opencode.db", kit::one_batch()).unwrap_err();
+    assert!(format!("{err:?}").contains("holds 2 sessions; name one as opencode.db#<session id>"), "{err:?}");
+    assert!(OpenCode::inspect(&Dir::native(lab.path()), "opencode.db").is_err());
+}
+
+/// The folder of the lab's `simple` store, as a home of its own (a copy).
+fn home_of_simple_folder() -> tempfile::TempDir {
+    kit::copy_of(&fixtures().join("simple/.local/share/opencode"))
+}
+
+#[test]
+fn a_message_of_several_steps_reads_call_result_answer_in_part_order() {
+    let home = multistep_home();
+    let read = kit::conformance::<OpenCode>(home.path(), &locator(FOREIGN_ID), Spans::Rows);
+    let r = &read.records;
+    assert_eq!(kinds(r), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant"]);
+    // The first step: the call, its record the message's.
+    let answers = assistants(r);
+    assert_eq!(r[2].id, MULTISTEP_MESSAGE);
+    assert_eq!((answers[0].text.as_str(), answers[0].stop_reason.as_deref()), ("", Some("tool-calls")));
+    assert_eq!(answers[0].usage.as_ref().map(|u| (u.input, u.output)), Some((Some(100), Some(20))));
+    assert_eq!(tool_calls(r), [("call_wc_notes_1", "bash", &json!({"command": "wc -l notes.txt"}))]);
+    assert_eq!(tool_results(r), [("call_wc_notes_1", "42 notes.txt (LINECOUNT-SENTINEL)\n", Some(true))]);
+    // The second step, after the result: the answer, with its own usage.
+    assert_eq!(r[5].id, "prt_0a0000000020StepStartTwo1#step");
+    assert_eq!(r[5].parent.as_deref(), Some(MULTISTEP_MESSAGE));
+    assert!(answers[1].text.contains("LINECOUNT-SENTINEL"));
+    assert_eq!(answers[1].stop_reason.as_deref(), Some("stop"));
+    assert_eq!(answers[1].usage.as_ref().map(|u| (u.input, u.output)), Some((Some(130), Some(10))));
+    assert_eq!(answers[1].message_id.as_deref(), Some(MULTISTEP_MESSAGE));
+    assert_eq!(r[5].ts.as_deref(), Some("2026-01-01T10:00:05.200Z"), "the step's first part's time");
+    // Its src is the row of its step-start part.
+    let conn = sqlite(&home.path().join(DB));
+    let rowid: i64 = conn
+        .query_row("SELECT rowid FROM part WHERE id = 'prt_0a0000000020StepStartTwo1'", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(r[5].src.as_ref().unwrap().offset, rowid as u64);
+    let reported = read.diag("unmapped-record-type").unwrap();
+    assert_eq!((reported.detail.as_str(), reported.count), ("part/step-start", 2));
 }
