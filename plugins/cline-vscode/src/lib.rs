@@ -34,7 +34,8 @@ pub mod messages;
 pub mod native;
 pub mod read;
 pub mod sniff;
-pub mod texts;
+/// The texts Cline writes around typed text and tool output (shared with the CLI codec).
+pub use trajhost_cline_core::texts;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

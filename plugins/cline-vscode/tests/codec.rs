@@ -209,3 +209,37 @@ fn a_broken_history_is_an_error_naming_the_file() {
         kit::try_read::<ClineVscode>(home.path(), &locator(CODE, "1710000000000"), kit::one_batch()).err().unwrap();
     assert!(format!("{err:?}").contains("api_conversation_history.json"), "{err:?}");
 }
+
+/// fixtures/cline/vscode-text-results (hand-written): a task of Cline's
+/// text protocol whose command spans lines and holds `]`.
+#[test]
+fn a_text_result_of_a_multi_line_command_with_brackets_is_a_tool_result() {
+    let home =
+        kit::copy_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/cline/vscode-text-results/home"));
+    let read = kit::conformance::<ClineVscode>(home.path(), &locator(CODE, "1745000000000"), Spans::Bytes);
+    assert_eq!(read.meta().native_version.as_deref(), Some("3.13.1"));
+    // What the person typed: the task and the feedback, never a result.
+    assert_eq!(users(&read.records), ["Run the checks in run.sh and tell me if they pass.", "thanks, that is all"]);
+    let calls = tool_calls(&read.records);
+    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
+    assert_eq!(names, ["execute_command", "attempt_completion"]);
+    let command = "if [ -f run.sh ]; then\n  sh run.sh --check\nfi";
+    assert_eq!(calls[0].2["command"], json!(command));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].0, calls[0].0, "the result answers the execute_command call");
+    assert!(results[0].1.starts_with(&format!("[execute_command for '{command}'] Result:")));
+    assert!(results[0].1.contains("CHECK-OK-7731"));
+    assert_eq!(results[1].0, calls[1].0);
+    // Call, result, then the answer that quotes it.
+    let at = |kind: &str| read.records.iter().position(|r| r.body.kind() == kind).unwrap();
+    assert!(at("tool_call") < at("tool_result"));
+    let answer = read
+        .records
+        .iter()
+        .position(|r| matches!(&r.body, Body::Assistant(a) if a.text.contains("The checks pass")))
+        .unwrap();
+    assert!(at("tool_result") < answer);
+    assert_eq!(observations_of(&read.records, "environment_details").len(), 3);
+    assert!(read.diag("result-without-call").is_none(), "{:?}", read.diagnostics);
+}

@@ -6,22 +6,32 @@
 //!
 //! | native                              | canonical                                      |
 //! |-------------------------------------|------------------------------------------------|
-//! | `user` `text` blocks / string       | `user` (the `<user_input mode=…>` wrapper Cline adds around a prompt is removed) |
+//! | `user` `text` blocks / string       | `user` (the `<user_input mode=…>` wrapper Cline adds around a prompt is removed; a `<task>` its inside) |
+//! | `user` `text` block `[<tool> for '…'] Result:` (Cline's text protocol) | `tool_result` of the last assistant message's unanswered call (of that tool, else the oldest); `<feedback>`/`<answer>` inside it are user text |
+//! | `user` `text` block `Tool [..] was not executed …` | `observation` `tool_skipped` |
+//! | `user` `text` block of injected context (`<environment_details>`, `# task_progress`, `[TASK RESUMPTION]`, `[ERROR]`) | `observation` of that kind |
 //! | `user` `image` block                | attachment of the `user` record                |
 //! | `user` `file` block                 | `observation` `file` (path and content)        |
 //! | `user` `tool_result` block          | `tool_result`, linked by `tool_use_id`          |
 //! | `assistant` `thinking` / `redacted_thinking` | `reasoning`                           |
 //! | `assistant` `text` blocks           | `assistant` (`modelInfo.id` → model, `metrics` → usage) |
 //! | `assistant` `tool_use` block        | `tool_call` (native id, name, `input`)          |
+//! | `assistant` XML tool use in text (Cline's text protocol, no `tool_use` block) | `tool_call` (the text stays the assistant's) |
+//!
+//! The text blocks are told apart by `trajhost_cline_core::texts`, shared
+//! with the VS Code extension's codec.
 //!
 //! A tool result's `ok` comes from `is_error` when stored, else from the
 //! `success` flags Cline stores on each operation of a result (all of them
 //! true → ok); `None` when neither is there.
 
+use std::collections::VecDeque;
+
 use serde_json::Value as Json;
 use serde_json::value::RawValue;
 use trajhost_cline_core::block::{self, Block};
 use trajhost_cline_core::message::{Made, unknown_block};
+use trajhost_cline_core::texts::{self, UserText};
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
@@ -47,9 +57,33 @@ pub const KNOWN_BLOCKS: &[(&str, Handling)] = &[
     ("redacted_thinking", Handling::Mapped("reasoning (encrypted)")),
 ];
 
+/// The calls of the last assistant message not answered yet: (call id,
+/// tool name), in call order. A result in Cline's text protocol names its
+/// tool, not its call.
+#[derive(Debug, Default)]
+pub struct Pairing {
+    pending: VecDeque<(String, String)>,
+}
+
+impl Pairing {
+    /// The call a text result of `tool` answers: the oldest unanswered call
+    /// of that tool, else the oldest unanswered call.
+    fn answer(&mut self, tool: &str) -> Option<String> {
+        let at = self.pending.iter().position(|(_, name)| name == tool).unwrap_or(0);
+        self.pending.remove(at).map(|(id, _)| id)
+    }
+}
+
 /// Maps one message; `id` is its record id (the native id, else its byte
 /// location).
-pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut Diagnostics) -> Vec<Made> {
+pub fn map(
+    message: &Message<'_>,
+    id: &str,
+    file: &str,
+    offset: u64,
+    pairing: &mut Pairing,
+    diags: &mut Diagnostics,
+) -> Vec<Made> {
     let role = message.role.as_deref().unwrap_or("");
     let blocks = match block::blocks(message.content) {
         Some(blocks) => blocks,
@@ -69,9 +103,54 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
             let mut text = String::new();
             let mut attachments = Vec::new();
             let mut files = Vec::new();
-            for block in &blocks {
+            for (n, block) in blocks.iter().enumerate() {
                 match block.kind.as_deref().unwrap_or("") {
-                    "text" => push_line(&mut text, unwrap_user_input(block.text.as_deref().unwrap_or(""))),
+                    "text" => {
+                        let raw = block.text.as_deref().unwrap_or("");
+                        match texts::classify(raw) {
+                            UserText::Typed(t) => push_line(&mut text, unwrap_user_input(t)),
+                            UserText::Task(t, mentions) => {
+                                push_line(&mut text, t);
+                                if let Some(m) = mentions {
+                                    out.push(observation("mentions", m));
+                                }
+                            }
+                            UserText::ToolResult { label, .. } => {
+                                let call_id = pairing.answer(texts::label_tool(label)).unwrap_or_else(|| {
+                                    diags.add(
+                                        "result-without-call",
+                                        Severity::Info,
+                                        "tool result",
+                                        Some(file),
+                                        Some(offset),
+                                    );
+                                    format!("{id}#result{n}")
+                                });
+                                // The header stays: it is what the model read.
+                                let ok = texts::is_tool_error(texts::result_body(raw)).then_some(false);
+                                out.push(Made {
+                                    id: String::new(),
+                                    body: Body::ToolResult { call_id: call_id.clone(), content: raw.to_string(), ok },
+                                    parent: Some(call_id),
+                                });
+                                for typed in texts::typed_inside(raw) {
+                                    push_line(&mut text, typed);
+                                }
+                            }
+                            UserText::Skipped => {
+                                pairing.pending.pop_front();
+                                out.push(observation("tool_skipped", raw));
+                            }
+                            UserText::Injected(subtype) => {
+                                out.push(observation(subtype, raw));
+                                if subtype == "task_resumption" {
+                                    for typed in texts::typed_inside(raw) {
+                                        push_line(&mut text, typed);
+                                    }
+                                }
+                            }
+                        }
+                    }
                     "image" => attachments.push(Attachment {
                         kind: "image".into(),
                         media_type: block
@@ -86,6 +165,7 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
                     )),
                     "tool_result" => {
                         let call_id = block.tool_use_id.clone().unwrap_or_default();
+                        pairing.pending.retain(|(pending, _)| *pending != call_id);
                         out.push(Made {
                             id: String::new(),
                             body: Body::ToolResult {
@@ -120,7 +200,7 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
                 unknown_block(diags, role, kind, file, offset);
             }
             // Calls without an id are named first, then the reasoning.
-            let calls: Vec<Made> = said
+            let mut calls: Vec<Made> = said
                 .calls
                 .into_iter()
                 .map(|call| {
@@ -133,6 +213,26 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
                 })
                 .collect();
             let text = said.text;
+            if calls.is_empty() {
+                // Cline's text protocol: the calls are XML in the text.
+                for (n, use_) in texts::xml_tool_uses(&text).into_iter().enumerate() {
+                    let arguments = Json::Object(use_.params.into_iter().map(|(k, v)| (k, Json::String(v))).collect());
+                    let call_id = format!("{id}#xml{n}");
+                    calls.push(Made {
+                        id: call_id.clone(),
+                        body: Body::ToolCall { call_id, name: use_.name, arguments },
+                        parent: Some(id.to_string()),
+                    });
+                }
+            }
+            // Calls of an earlier message not answered by now never will be.
+            pairing.pending = calls
+                .iter()
+                .filter_map(|c| match &c.body {
+                    Body::ToolCall { call_id, name, .. } => Some((call_id.clone(), name.clone())),
+                    _ => None,
+                })
+                .collect();
             for r in said.reasoning {
                 out.push(Made { id: next(), body: Body::Reasoning(r), parent: Some(id.to_string()) });
             }
@@ -154,6 +254,14 @@ pub fn map(message: &Message<'_>, id: &str, file: &str, offset: u64, diags: &mut
         }
     }
     out
+}
+
+fn observation(subtype: &str, text: &str) -> Made {
+    Made {
+        id: String::new(),
+        body: Body::Observation { subtype: subtype.to_string(), text: Some(text.to_string()) },
+        parent: None,
+    }
 }
 
 fn push_line(out: &mut String, line: &str) {

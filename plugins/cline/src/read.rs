@@ -30,8 +30,12 @@ pub const MAX_MESSAGES_BYTES: u64 = 512 << 20;
 /// The reader: the document's messages, one at a time.
 pub type Reader = Transcript<Messages>;
 
-/// Cline CLI messages.
-pub struct Messages;
+/// Cline CLI messages: which calls of the last assistant message are
+/// still unanswered (see [`messages::Pairing`]).
+#[derive(Default)]
+pub struct Messages {
+    pairing: messages::Pairing,
+}
 
 impl message::Messages for Messages {
     type Message<'a> = Message<'a>;
@@ -39,7 +43,7 @@ impl message::Messages for Messages {
     fn map(&mut self, message: &Message<'_>, at: &At<'_>, diags: &mut Diagnostics) -> (Option<String>, Vec<Made>) {
         let id = message.id.clone().filter(|i| !i.is_empty()).unwrap_or_else(|| location_id(at.file, at.offset, 0));
         let ts = message.ts.and_then(from_epoch_ms);
-        (ts, messages::map(message, &id, at.file, at.offset, diags))
+        (ts, messages::map(message, &id, at.file, at.offset, &mut self.pairing, diags))
     }
 }
 
@@ -98,5 +102,5 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
         diags.add("unmapped-file", Severity::Info, "<id>.compaction.json", Some(&compaction), None);
     }
     drop(parsed);
-    Ok(Transcript::new(paths.messages, bytes, spans, Messages, pending, diags, options))
+    Ok(Transcript::new(paths.messages, bytes, spans, Messages::default(), pending, diags, options))
 }

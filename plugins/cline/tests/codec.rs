@@ -403,3 +403,62 @@ fn unknown_roles_and_blocks_are_reported_and_other_blocks_mapped() {
 
 #[path = "codec/write.rs"]
 mod write;
+
+// ---------------------------------------------------------------- Cline's text results
+
+/// fixtures/cline/cli-text-results (hand-written): a native `tool_use`
+/// answered, as the extension's history does, by a text block
+/// `[execute_command for '…'] Result:` (the command holds `]` and `\`).
+#[test]
+fn a_text_result_block_is_the_tool_result_of_its_call() {
+    let home = kit::copy_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/cline/cli-text-results/home"));
+    let locator = ".cline/data/sessions/1790000000000_txres/1790000000000_txres.messages.json";
+    let found = kit::discover::<Cline>(home.path());
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].locator, locator);
+    let read = kit::conformance::<Cline>(home.path(), locator, Spans::Bytes);
+    assert_eq!(users(&read.records), ["How many TODOs are left in src?"], "a result is no prompt");
+    let calls = tool_calls(&read.records);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].0, calls[0].1), ("toolu_01CountTodos", "execute_command"));
+    let results = tool_results(&read.records);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].0, "toolu_01CountTodos");
+    assert!(
+        results[0].1.starts_with("[execute_command for 'grep -rn") && results[0].1.ends_with("17 TODO-COUNT-SENTINEL")
+    );
+    assert_eq!(results[0].2, None, "the text records no outcome");
+    // The context after it is an observation, not a prompt.
+    assert_eq!(kit::observations_of(&read.records, "environment_details").len(), 1);
+    let at = |kind: &str| read.records.iter().rposition(|r| r.body.kind() == kind).unwrap();
+    assert!(at("tool_call") < at("tool_result") && at("tool_result") < at("assistant"));
+    assert!(read.diag("result-without-call").is_none(), "{:?}", read.diagnostics);
+}
+
+/// The text protocol's XML tool uses are calls, and a text result without
+/// any call left is still a result (named in an info diagnostic).
+#[test]
+fn xml_tool_uses_are_calls_and_text_results_answer_them() {
+    let home = kit::copy_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/cline/cli-text-results/home"));
+    let path = home.path().join(".cline/data/sessions/1790000000000_txres/1790000000000_txres.messages.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    doc["messages"][1]["content"] =
+        json!([{"type": "text", "text": "<read_file>\n<path>src/a.rs</path>\n</read_file>"}]);
+    doc["messages"][2]["content"][0]["text"] = json!("[read_file for 'src/a.rs'] Result:\nfn main() {}");
+    doc["messages"][3]["content"] = json!([
+        {"type": "text", "text": "Done."},
+    ]);
+    doc["messages"].as_array_mut().unwrap().push(json!({"id": "u3", "role": "user", "content": [
+        {"type": "text", "text": "[list_files for 'src'] Result:\na.rs"},
+    ]}));
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let read = read(home.path(), ".cline/data/sessions/1790000000000_txres/1790000000000_txres.messages.json");
+    let calls = tool_calls(&read.records);
+    assert_eq!((calls.len(), calls[0].1), (1, "read_file"));
+    assert_eq!(calls[0].2, &json!({"path": "src/a.rs"}));
+    let results = tool_results(&read.records);
+    assert_eq!(results[0].0, calls[0].0);
+    assert_eq!(results.len(), 2);
+    assert!(read.diag("result-without-call").is_some());
+    assert_eq!(users(&read.records), ["How many TODOs are left in src?"]);
+}

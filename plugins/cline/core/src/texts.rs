@@ -64,15 +64,34 @@ pub fn classify(text: &str) -> UserText<'_> {
 }
 
 /// `[<label>] Result:` at the start of a text: the label and what follows.
+/// Cline writes the label as `<tool>`, or `<tool> for '<parameter>'` (a
+/// command, a path, a question, …), and a quoted parameter may hold `]` and
+/// line breaks (`[execute_command for 'if [ -f a ]; then make; fi'] Result:`):
+/// such a label runs to the first `'] Result:`.
 fn result_header(text: &str) -> Option<(&str, &str)> {
     let rest = text.strip_prefix('[')?;
-    let close = rest.find(']')?;
-    let label = &rest[..close];
-    if label.is_empty() || label.contains('\n') {
+    // A one-line label without `]`.
+    if let Some(close) = rest.find(']') {
+        let label = &rest[..close];
+        if !label.is_empty()
+            && !label.contains('\n')
+            && let Some(after) = rest[close + 1..].strip_prefix(" Result:")
+        {
+            return Some((label, after.strip_prefix('\n').unwrap_or(after)));
+        }
+    }
+    // `<tool> for '<anything>'`.
+    let name_end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))?;
+    if name_end == 0 || !rest[name_end..].starts_with(" for '") {
         return None;
     }
-    let after = rest[close + 1..].strip_prefix(" Result:")?;
-    Some((label, after.strip_prefix('\n').unwrap_or(after)))
+    const CLOSE: &str = "'] Result:";
+    let close = rest[name_end..].find(CLOSE)? + name_end;
+    if close <= name_end + " for ".len() {
+        return None;
+    }
+    let after = &rest[close + CLOSE.len()..];
+    Some((&rest[..close + 1], after.strip_prefix('\n').unwrap_or(after)))
 }
 
 /// A text result's content after its `[…] Result:` header.
@@ -251,6 +270,22 @@ mod tests {
             classify("[read_file for 'a.rs'] Result:\nfn main() {}"),
             UserText::ToolResult { label: "read_file for 'a.rs'", content: "fn main() {}" }
         );
+        // A quoted parameter with brackets and line breaks.
+        let multi = "[execute_command for 'if [ -f a ]; then\n  make\nfi'] Result:\nCommand executed.\nOutput:\nok";
+        assert_eq!(
+            classify(multi),
+            UserText::ToolResult {
+                label: "execute_command for 'if [ -f a ]; then\n  make\nfi'",
+                content: "Command executed.\nOutput:\nok"
+            }
+        );
+        assert_eq!(label_tool("execute_command for 'if [ -f a ]; then\n  make\nfi'"), "execute_command");
+        assert_eq!(
+            classify("[search_files for 'a]b' in '*.rs'] Result:\nFound 0 results."),
+            UserText::ToolResult { label: "search_files for 'a]b' in '*.rs'", content: "Found 0 results." }
+        );
+        // Brackets in typed text are not a header.
+        assert_eq!(classify("[a] b [c] Result: x"), UserText::Typed("[a] b [c] Result: x"));
         assert_eq!(
             classify("[attempt_completion] Result:"),
             UserText::ToolResult { label: "attempt_completion", content: "" }
