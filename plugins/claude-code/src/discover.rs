@@ -3,15 +3,29 @@
 //!
 //! Each file is stat'ed once, by the host's listing; only the first 64 KiB
 //! (and for larger files the last 64 KiB) of a transcript are read.
+//!
+//! A conversation Claude Code keeps as several sessions is linked by info
+//! diagnostics the host reads (`sessions` shows `continues: <id>`, `read
+//! --follow` reads the whole conversation):
+//! - `continues` on the later session's file, detail the earlier session's
+//!   id: a 1.0.x `--resume` wrote a new file (in the same project
+//!   directory) with the history it resumed, copied with its uuids, and the
+//!   new turn, which hangs off the last record of the earlier session's
+//!   file; the new file may start with a `summary` whose `leafUuid` is that
+//!   record. When several sessions' last records are in its chain (a
+//!   conversation resumed twice holds both earlier files' histories), the
+//!   newest one is the session it continues;
+//! - `continued-in` on the earlier session's file, detail the later
+//!   session's id: its `continued-in` record (Claude Code >= 2.1.261).
 
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::discovery::{self, FileProblems};
 use trajhost_codec_sdk::fs::{Dir, Metadata};
-use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+use trajhost_codec_sdk::{CodecError, Diagnostic, Discovery, SessionRef, Severity};
 
 pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
-use crate::head::Head;
+use crate::head::{Continuation, Head};
 use crate::layout::{self, JSONL, SessionPaths};
 use crate::read::agent_meta;
 use crate::time::rfc3339_utc;
@@ -30,6 +44,7 @@ const MEMORY_DIR: &str = "memory";
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
     let mut problems = FileProblems::new();
+    let mut links = Vec::new();
     for root in layout::project_roots(home, &mut problems) {
         let root = root.as_str();
         let Some(projects) = discovery::list(home, root, &mut problems) else {
@@ -44,6 +59,8 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             let Some(entries) = discovery::list(home, &project_dir, &mut problems) else {
                 continue;
             };
+            // The project's main sessions, with what links them.
+            let mut project_sessions: Vec<(usize, Continuation)> = Vec::new();
             for entry in &entries {
                 let locator = layout::join(&project_dir, &entry.name);
                 if entry.is_dir() {
@@ -66,13 +83,60 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                     problems.unrecognized(&locator, "not a transcript (<sessionId>.jsonl)");
                     continue;
                 }
-                if let Some(session) = session_ref(home, &locator, &entry.meta, &mut problems) {
+                if let Some((session, continuation)) = session_ref(home, &locator, &entry.meta, &mut problems) {
+                    // A legacy subagent transcript continues no conversation.
+                    if layout::agent_id(&entry.name).is_none() {
+                        project_sessions.push((sessions.len(), continuation));
+                    }
                     sessions.push(session);
                 }
             }
+            continuations(&sessions, &project_sessions, &mut links);
         }
     }
-    Ok(problems.finish(sessions, Diagnostics::new()))
+    let mut discovery = problems.finish(sessions, Diagnostics::new());
+    discovery.diagnostics.extend(links);
+    Ok(discovery)
+}
+
+/// The `continues` and `continued-in` diagnostics of one project
+/// directory's sessions (see the module doc).
+fn continuations(sessions: &[SessionRef], project: &[(usize, Continuation)], out: &mut Vec<Diagnostic>) {
+    let link = |code: &str, detail: &str, file: &str| Diagnostic {
+        code: code.to_string(),
+        severity: Severity::Info,
+        detail: detail.to_string(),
+        count: 1,
+        file: Some(file.to_string()),
+        offset: None,
+    };
+    for (index, continuation) in project {
+        let session = &sessions[*index];
+        // The earlier session: another one whose last record this file's
+        // conversation hangs off (the newest such), else the one whose last
+        // record its opening summary names.
+        let ends_with = |uuid: &String| {
+            project.iter().find(|(other, c)| {
+                other != index && c.last_uuid.as_ref() == Some(uuid) && sessions[*other].native_id != session.native_id
+            })
+        };
+        let earlier = continuation
+            .parents
+            .iter()
+            .rev()
+            .find_map(ends_with)
+            .or_else(|| continuation.fork_leaves.iter().find_map(ends_with));
+        if let Some((earlier, _)) = earlier
+            && crate::head::plain_id(&sessions[*earlier].native_id)
+        {
+            out.push(link("continues", &sessions[*earlier].native_id, &session.locator));
+        }
+        if let Some(successor) = &continuation.continued_in
+            && successor != &session.native_id
+        {
+            out.push(link("continued-in", successor, &session.locator));
+        }
+    }
 }
 
 /// The session-ref of one transcript, as `discover` reports it.
@@ -80,7 +144,7 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     SessionPaths::from_locator(locator)?;
     let meta = home.stat(locator).map_err(|e| fs_error(locator, e))?;
     let mut problems = FileProblems::new();
-    session_ref(home, locator, &meta, &mut problems).ok_or_else(|| {
+    session_ref(home, locator, &meta, &mut problems).map(|(session, _)| session).ok_or_else(|| {
         let why = problems.drain().into_iter().next().map(|d| d.detail).unwrap_or_default();
         CodecError::Malformed(format!("{locator}: not a Claude Code session: {why}"))
     })
@@ -118,7 +182,7 @@ fn walk_subagents(
         if entry.is_dir() && depth < MAX_SUBAGENT_DEPTH {
             walk_subagents(home, &locator, depth + 1, sessions, problems);
         } else if entry.is_file() && layout::agent_id(&entry.name).is_some() {
-            if let Some(session) = session_ref(home, &locator, &entry.meta, problems) {
+            if let Some((session, _)) = session_ref(home, &locator, &entry.meta, problems) {
                 sessions.push(session);
             }
         } else if entry.is_file() && entry.name.starts_with(layout::AGENT_PREFIX) && entry.name.ends_with(".meta.json")
@@ -131,7 +195,12 @@ fn walk_subagents(
     true
 }
 
-fn session_ref(home: &Dir, locator: &str, meta: &Metadata, problems: &mut FileProblems) -> Option<SessionRef> {
+fn session_ref(
+    home: &Dir,
+    locator: &str,
+    meta: &Metadata,
+    problems: &mut FileProblems,
+) -> Option<(SessionRef, Continuation)> {
     let mut paths = SessionPaths::from_locator(locator).ok()?;
     if meta.size == 0 {
         // Claude Code creates the file with its first line; an empty one is
@@ -168,7 +237,7 @@ fn session_ref(home: &Dir, locator: &str, meta: &Metadata, problems: &mut FilePr
         }
         None => head.title(),
     };
-    Some(SessionRef {
+    let session = SessionRef {
         native_id: paths.native_id,
         locator: locator.to_string(),
         cwd: head.cwd.clone(),
@@ -177,5 +246,6 @@ fn session_ref(home: &Dir, locator: &str, meta: &Metadata, problems: &mut FilePr
         size: meta.size,
         native_version: head.version.clone(),
         title,
-    })
+    };
+    Some((session, head.continuation))
 }

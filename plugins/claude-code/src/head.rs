@@ -4,6 +4,11 @@
 //! Like Claude Code's own session picker, titles are looked for in the first
 //! and last 64 KiB: `custom-title` (`/rename`) and `ai-title` lines are
 //! appended late, legacy `summary` lines sit at the top.
+//!
+//! The same reads give what links one session to another
+//! ([`Continuation`]): the `leafUuid` of the `summary` lines a 1.0.x forked
+//! resume file starts with, the uuid of the file's last record, and a
+//! `continued-in` record at its end.
 
 use trajhost_codec_sdk::fs::File;
 use trajhost_codec_sdk::head::{self, HEAD_MAX, HeadLines};
@@ -34,10 +39,107 @@ pub struct Head {
     pub has_conversation: bool,
     /// A line with a record `type` was seen: the file is Claude Code's.
     pub has_records: bool,
+    /// What links this session to others.
+    pub continuation: Continuation,
     custom_title: Option<String>,
     ai_title: Option<String>,
     summary: Option<String>,
     first_prompt: Option<String>,
+}
+
+/// `summary` lines read before the first conversational line at most.
+const MAX_FORK_LEAVES: usize = 8;
+/// `parentUuid`s kept (the newest).
+const MAX_PARENTS: usize = 1024;
+
+/// What links a session file to another one.
+#[derive(Debug, Default, Clone)]
+pub struct Continuation {
+    /// `leafUuid` of the `summary` lines before the first user/assistant
+    /// line. Claude Code 1.0.x's `--resume` writes a new file that may start
+    /// with the summary of the conversation it resumes, whose `leafUuid` is
+    /// the last record of that conversation's file.
+    pub fork_leaves: Vec<String>,
+    /// The `parentUuid`s of the lines read (the head, and the tail of a
+    /// larger file), in file order. A 1.0.x forked file copies the history
+    /// it resumes with its uuids, then hangs its new turn off the last
+    /// record of the file it resumed.
+    pub parents: Vec<String>,
+    /// `uuid` of the file's last line that has one (in the last 64 KiB).
+    pub last_uuid: Option<String>,
+    /// `continuedInSessionId` of a `continued-in` record (Claude Code
+    /// >= 2.1.261) after which the conversation did not go on in this file.
+    pub continued_in: Option<String>,
+}
+
+impl Continuation {
+    /// One line's part (the whole head, and the tail's lines).
+    fn take(&mut self, entry: &native::Entry<'_>, has_conversation: bool) {
+        match entry.kind.get() {
+            Some("summary") if !has_conversation && self.fork_leaves.len() < MAX_FORK_LEAVES => {
+                if let Some(leaf) = entry.leaf_uuid.non_empty() {
+                    self.fork_leaves.push(leaf.to_string());
+                }
+            }
+            Some("continued-in") => {
+                self.continued_in = entry.continued_in_session_id.owned().filter(|id| plain_id(id));
+            }
+            // A completed response after it: the conversation went on here
+            // (what Claude Code's own reader of the tail checks).
+            Some("assistant")
+                if !entry.is_api_error_message.is_true()
+                    && entry.message.0.as_ref().is_some_and(|m| m.stop_reason.get().is_some()) =>
+            {
+                self.continued_in = None;
+            }
+            _ => {}
+        }
+        if let Some(uuid) = entry.uuid.non_empty() {
+            self.last_uuid = Some(uuid.to_string());
+        }
+        if let Some(parent) = entry.parent_uuid.non_empty() {
+            self.parent(parent);
+        }
+    }
+
+    fn parent(&mut self, parent: &str) {
+        if self.parents.len() >= MAX_PARENTS {
+            self.parents.remove(0);
+        }
+        self.parents.push(parent.to_string());
+    }
+
+    /// One line of the tail: only the few that matter are parsed.
+    fn feed_tail(&mut self, line: &[u8], last_with_uuid: &mut Vec<u8>) {
+        let has = |needle: &[u8]| memchr::memmem::find(line, needle).is_some();
+        if has(b"\"uuid\":\"") {
+            last_with_uuid.clear();
+            last_with_uuid.extend_from_slice(line);
+        }
+        if (has(b"\"continued-in\"") || (self.continued_in.is_some() && has(b"\"type\":\"assistant\"")))
+            && let Ok(entry) = native::parse(line)
+        {
+            self.take(&entry, true);
+            return;
+        }
+        const KEY: &[u8] = b"\"parentUuid\":\"";
+        if let Some(at) = memchr::memmem::find(line, KEY) {
+            let rest = &line[at + KEY.len()..];
+            if let Some(end) = memchr::memchr(b'"', rest)
+                && let Ok(parent) = std::str::from_utf8(&rest[..end])
+                && plain_id(parent)
+            {
+                self.parent(parent);
+            }
+        }
+    }
+}
+
+/// A session id fit to name in a diagnostic (Claude Code's are uuids).
+pub fn plain_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 impl Head {
@@ -58,7 +160,14 @@ impl Head {
         // carries the session facts.
         let read = head::read_head(file, HEAD_MAX, &mut head)?;
         if !read.whole {
-            head::read_tail(file, read.consumed, |line| head.feed_title(line))?;
+            let mut last_with_uuid = Vec::new();
+            head::read_tail(file, read.consumed, |line| {
+                head.feed_title(line);
+                head.continuation.feed_tail(line, &mut last_with_uuid);
+            })?;
+            // The head's last uuid is not the file's: only the tail's counts.
+            head.continuation.last_uuid =
+                native::parse(&last_with_uuid).ok().and_then(|entry| entry.uuid.owned()).filter(|u| !u.is_empty());
         }
         Ok(head)
     }
@@ -104,6 +213,7 @@ impl Head {
         first(&mut self.git_branch, entry.git_branch.get());
         first(&mut self.agent_id, entry.agent_id.get());
         let kind = entry.kind.get().unwrap_or("");
+        self.continuation.take(entry, self.has_conversation);
         self.has_records |= !kind.is_empty();
         if matches!(kind, "user" | "assistant") {
             self.has_conversation = true;

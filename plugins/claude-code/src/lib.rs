@@ -10,7 +10,8 @@
 //! - [`discover`]: `discover` and `inspect`;
 //! - [`read`]: the batch reader over the main and subagent transcripts;
 //! - [`records`]: native record types → canonical records, one module per
-//!   family (`user`, `assistant`, `system`, the rest in `other`), and
+//!   family (`user`, `assistant`, `system`, 2.1.33x's request log and
+//!   accounting in `bookkeeping`, the rest in `other`), and
 //!   [`KNOWN_RECORD_TYPES`];
 //! - [`write`]: a canonical document → one transcript, streamed batch by
 //!   batch (what is not carried is reported as `not-carried` diagnostics);

@@ -94,6 +94,23 @@ pub struct Entry<'a> {
     // attachment
     #[serde(borrow)]
     pub attachment: Obj<AttachmentBody<'a>>,
+    /// 2.1.33x: what the model was sent for an attachment, `[{content}]`
+    /// (read with [`rendered_text`]).
+    #[serde(borrow)]
+    pub rendered: Option<&'a RawValue>,
+
+    // assistant (2.1.33x): the `api-request` line whose request produced it.
+    #[serde(borrow)]
+    pub request_ref: Text<'a>,
+
+    // summary: the record it summarizes (in a 1.0.x forked resume file,
+    // a record of the session it continues).
+    #[serde(borrow)]
+    pub leaf_uuid: Text<'a>,
+
+    // continued-in (Claude Code >= 2.1.261): the session it goes on in.
+    #[serde(borrow)]
+    pub continued_in_session_id: Text<'a>,
 
     // pr-link
     #[serde(borrow)]
@@ -256,6 +273,23 @@ pub struct AttachmentBody<'a> {
     pub kind: Text<'a>,
     #[serde(borrow)]
     pub content: Text<'a>,
+    /// The text of some 2.1.33x subtypes (`model`, `total_tokens_reminder`).
+    #[serde(borrow)]
+    pub text: Text<'a>,
+}
+
+/// The text an attachment line's `rendered` (`[{content: "…"}, …]`) holds:
+/// the contents that are strings, joined by a blank line as Claude Code
+/// joins them. `None` when there is none.
+pub fn rendered_text(rendered: Option<&RawValue>) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Part<'a> {
+        #[serde(default, borrow)]
+        content: Text<'a>,
+    }
+    let parts: Vec<Obj<Part<'_>>> = serde_json::from_str(rendered?.get()).ok()?;
+    let texts: Vec<&str> = parts.iter().filter_map(|p| p.0.as_ref()?.content.non_empty()).collect();
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
 }
 
 /// The fields of `toolUseResult` the codec reads.

@@ -12,6 +12,11 @@
 //! Memory stays bounded: a group is one API response, and a group that
 //! grows past [`MAX_GROUP_PARTS`] records or [`MAX_GROUP_BYTES`] is emitted
 //! and continued under a suffixed id.
+//!
+//! The assistant record's `parent` is the `model-request` observation of
+//! the `api-request` line its `requestRef` names (Claude Code 2.1.33x),
+//! when that line was read: the response answers the request. Otherwise it
+//! is the line's `parentUuid`, resolved.
 
 use std::collections::VecDeque;
 
@@ -19,7 +24,7 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Record, Usage};
 
 use super::user::content_text;
-use super::{Out, Span, Transcript, type_name};
+use super::{Hold, Out, Span, Transcript, type_name};
 use crate::native::{self, Content, Entry};
 
 /// Records buffered in one response before it is emitted early.
@@ -52,6 +57,31 @@ impl State {
     /// The buffered response, to emit.
     pub fn take(&mut self) -> Option<Group> {
         self.group.take()
+    }
+
+    /// Takes `record` into the response being assembled, after what it
+    /// holds so far: the record of a bookkeeping line read while the
+    /// response is open (see `keeps_response_open`). Gives it back when no
+    /// response is open.
+    pub fn trail(&mut self, record: Record) -> Option<Record> {
+        match self.group.as_mut() {
+            Some(group) => {
+                group.bytes += super::record_bytes(&record);
+                group.parts.push(record);
+                None
+            }
+            None => Some(record),
+        }
+    }
+
+    /// The open response, when its record id is `id` and its usage counts.
+    pub fn open_usage(&mut self, id: &str) -> Option<&mut Option<Usage>> {
+        self.group.as_mut().filter(|g| g.id == id && g.counts_usage).map(|g| &mut g.usage)
+    }
+
+    /// The record id, model and usage of the open response whose usage counts.
+    pub fn open_response(&self) -> Option<(String, Option<String>, Option<Usage>)> {
+        self.group.as_ref().filter(|g| g.counts_usage).map(|g| (g.id.clone(), g.model.clone(), g.usage.clone()))
     }
 
     /// Records made from `message_id` so far.
@@ -112,7 +142,8 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
         let parent = t.links.resolve(entry.parent_uuid.get());
         let id = t.line_id(entry, span, 0);
         let body = Body::Observation { subtype: "api-error-message".into(), text: Some(text) };
-        out.push(t.record(id, body, parent, ts, span));
+        let record = t.record(id, body, parent, ts, span);
+        t.emit(out, record);
         return;
     }
 
@@ -142,10 +173,14 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
             }
             None => format!("{}#assistant", t.line_id(entry, span, 0)),
         };
+        let parent = match entry.request_ref.non_empty() {
+            Some(request) if t.requests.knows(request) => Some(request.to_string()),
+            _ => t.links.resolve(entry.parent_uuid.get()),
+        };
         t.assistant.group = Some(Group {
             message_id: message_id.map(str::to_string),
             id,
-            parent: t.links.resolve(entry.parent_uuid.get()),
+            parent,
             ts: ts.clone(),
             span,
             text: String::new(),
@@ -260,9 +295,13 @@ fn push_text(t: &mut Transcript, text: &str) {
 }
 
 /// Emits a response: the assistant record, its reasoning and tool records.
+/// The assistant record is held (a `cost-state` may still price it).
 pub fn emit(t: &mut Transcript, group: Group, out: &mut Out<'_>) {
     if let Some(mid) = &group.message_id {
         t.assistant.remember(mid);
+    }
+    if group.counts_usage {
+        t.costs.response(&group.id, group.model.as_deref(), group.usage.as_ref());
     }
     let assistant = Assistant {
         text: group.text,
@@ -278,12 +317,12 @@ pub fn emit(t: &mut Transcript, group: Group, out: &mut Out<'_>) {
         if index == at
             && let Some(r) = record.take()
         {
-            out.push(r);
+            t.hold(out, r, Hold::Answer);
         }
-        out.push(part);
+        t.emit(out, part);
     }
     if let Some(r) = record {
-        out.push(r);
+        t.hold(out, r, Hold::Answer);
     }
 }
 

@@ -4,8 +4,17 @@
 //! or counted in a diagnostic: `unmapped-record-type` for types the codec
 //! knows and leaves out on purpose, `unknown-record-type` for types it has
 //! never seen. Nothing is dropped silently.
+//!
+//! Records go out in file order, with two exceptions that keep it in spirit:
+//! lines that do not end a model response (bookkeeping such as `tools-used`,
+//! `last-prompt`, `mode`) while one is being assembled go out after it, and
+//! a response or a tool result is held (see [`Held`]) until a line that
+//! starts something new, because a later line may still complete it: the
+//! `cost-state` that prices the response, an attachment Claude Code
+//! rendered into the tool result.
 
 mod assistant;
+mod bookkeeping;
 mod branches;
 mod meta;
 mod other;
@@ -44,6 +53,14 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("mode", Handling::Mapped("observation mode")),
     ("permission-mode", Handling::Mapped("observation permission-mode")),
     ("pr-link", Handling::Mapped("observation pr-link")),
+    // Claude Code 2.1.33x's request log and accounting.
+    ("api-request", Handling::Mapped("observation model-request (the assistant records it produced answer it)")),
+    ("api-request-blob", Handling::Mapped("counted in the observation model-request of the requests that send it")),
+    ("api-request-shape", Handling::Mapped("observation api-request-shape")),
+    ("tools-used", Handling::Mapped("observation tools-used")),
+    ("atis-latch", Handling::Mapped("observation atis-latch")),
+    ("cost-state", Handling::Mapped("usage.cost_usd of the response it prices, else observation usage")),
+    ("continued-in", Handling::Mapped("observation continued-in; discover links the sessions")),
     // Bookkeeping of the harness itself: prompt-history pointer, undo
     // checkpoints, UI and session settings, streaming progress, request logs.
     ("last-prompt", Handling::Reported),
@@ -57,23 +74,24 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
     ("tag", Handling::Reported),
     ("relocated", Handling::Reported),
     ("ended-by-model", Handling::Reported),
-    ("continued-in", Handling::Reported),
     ("memory-mode", Handling::Reported),
     ("isolation-latch", Handling::Reported),
-    ("atis-latch", Handling::Reported),
     ("dev-mods", Handling::Reported),
     ("bridge-session", Handling::Reported),
     ("frame-link", Handling::Reported),
     ("worktree-state", Handling::Reported),
-    ("cost-state", Handling::Reported),
     ("history-suppression", Handling::Reported),
     ("artifact-comment-monitor", Handling::Reported),
     ("artifact-autoreact-ledger", Handling::Reported),
-    ("api-request", Handling::Reported),
-    ("api-request-shape", Handling::Reported),
-    ("api-request-blob", Handling::Reported),
     ("fork-context-ref", Handling::Reported),
     ("observer-ref", Handling::Reported),
+    // Named by Claude Code 2.1.332's transcript reader, not seen written yet.
+    ("api-request-resumed", Handling::Reported),
+    ("resume-head-vouch", Handling::Reported),
+    ("session-owner", Handling::Reported),
+    ("data-flow-records", Handling::Reported),
+    ("data-flow-incomplete", Handling::Reported),
+    ("derived-from", Handling::Reported),
 ];
 
 /// How `kind` is handled; `None` for a type the codec has never seen.
@@ -160,6 +178,57 @@ pub struct Transcript {
     /// (`isSidechain: true`): they are not this conversation's.
     skip_sidechains: bool,
     branches: branches::Branches,
+    held: Held,
+    /// The record the newest line with a `uuid` became: where the
+    /// conversation stood when a request was sent.
+    tip: Option<String>,
+    requests: bookkeeping::Requests,
+    costs: bookkeeping::Costs,
+}
+
+/// Records held back because a later line may still add to them: the last
+/// response (a `cost-state` may price it) and the last tool result (an
+/// attachment Claude Code rendered into it may follow). Everything after
+/// them waits with them, so the order stays the file's. A line that starts
+/// something new (a prompt, a tool result, a response, a queued prompt, a
+/// compaction) releases them; so do [`MAX_HELD_RECORDS`] and
+/// [`MAX_HELD_BYTES`].
+#[derive(Default)]
+struct Held {
+    records: Vec<Record>,
+    bytes: usize,
+    /// Index of the tool result rendered attachments go into.
+    result: Option<usize>,
+    /// Index of the response a `cost-state` may price.
+    answer: Option<usize>,
+}
+
+const MAX_HELD_RECORDS: usize = 256;
+const MAX_HELD_BYTES: usize = 8 << 20;
+
+/// What a held record is there for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    Result,
+    Answer,
+}
+
+/// Types whose lines leave a response being assembled open: they note
+/// something about the session, and the next line of the response may
+/// still follow them.
+fn keeps_response_open(kind: &str, handling: Option<Handling>) -> bool {
+    handling == Some(Handling::Reported)
+        || bookkeeping::handles(kind)
+        || matches!(kind, "mode" | "permission-mode" | "custom-title" | "ai-title" | "agent-name" | "pr-link")
+}
+
+/// Lines that start something new: held records go out before them.
+fn releases_held(kind: &str, entry: &Entry<'_>) -> bool {
+    match kind {
+        "user" | "assistant" | "queue-operation" | "summary" => true,
+        "system" => entry.subtype.get() == Some("compact_boundary"),
+        _ => false,
+    }
 }
 
 impl Transcript {
@@ -175,6 +244,10 @@ impl Transcript {
             assistant: assistant::State::default(),
             skip_sidechains: false,
             branches: branches::Branches::default(),
+            held: Held::default(),
+            tip: None,
+            requests: bookkeeping::Requests::default(),
+            costs: bookkeeping::Costs::default(),
         }
     }
 
@@ -217,8 +290,11 @@ impl Transcript {
         // An assistant response split over several lines is one record; only
         // a line that emits records of its own ends it.
         let continues = kind == "assistant" && self.assistant.continues(&entry);
-        if !continues && handling != Some(Handling::Reported) {
+        if !continues && !keeps_response_open(kind, handling) {
             self.flush_assistant(out);
+        }
+        if !continues && releases_held(kind, &entry) {
+            self.release(out);
         }
         self.note_version(&entry, span, out);
         match kind {
@@ -227,6 +303,7 @@ impl Transcript {
             "system" => system::map(self, &entry, span, out),
             "attachment" | "summary" | "custom-title" | "ai-title" | "agent-name" | "queue-operation" | "mode"
             | "permission-mode" | "pr-link" => other::map(self, kind, &entry, span, out),
+            k if bookkeeping::handles(k) => bookkeeping::map(self, k, &entry, line.bytes, span, out),
             _ => {
                 match handling {
                     Some(_) => {
@@ -247,6 +324,9 @@ impl Transcript {
                 }
             }
         }
+        if let Some(uuid) = entry.uuid.get().filter(|u| !u.is_empty()) {
+            self.tip = self.links.resolve(Some(uuid));
+        }
         if let Some(ts) = entry.timestamp.get()
             && self.last_ts.as_deref() != Some(ts)
         {
@@ -257,6 +337,7 @@ impl Transcript {
     /// Ends the file: emits what is still buffered.
     pub fn finish(&mut self, out: &mut Out<'_>) {
         self.flush_assistant(out);
+        self.release(out);
         for offset in self.branches.abandoned_leaves() {
             out.diags.add(
                 "unchosen-branch",
@@ -272,6 +353,55 @@ impl Transcript {
         if let Some(group) = self.assistant.take() {
             assistant::emit(self, group, out);
         }
+    }
+
+    /// Sends a record on: into the response being assembled (a bookkeeping
+    /// line's record while one is open), behind held records, or out.
+    fn emit(&mut self, out: &mut Out<'_>, record: Record) {
+        let Some(record) = self.assistant.trail(record) else { return };
+        if self.held.records.is_empty() {
+            out.push(record);
+        } else {
+            self.push_held(out, record);
+        }
+    }
+
+    /// Holds a record that a later line may complete (see [`Held`]).
+    fn hold(&mut self, out: &mut Out<'_>, record: Record, what: Hold) {
+        let index = self.held.records.len();
+        match what {
+            Hold::Result => self.held.result = Some(index),
+            Hold::Answer => self.held.answer = Some(index),
+        }
+        self.push_held(out, record);
+    }
+
+    fn push_held(&mut self, out: &mut Out<'_>, record: Record) {
+        self.held.bytes += record_bytes(&record);
+        self.held.records.push(record);
+        if self.held.records.len() >= MAX_HELD_RECORDS || self.held.bytes >= MAX_HELD_BYTES {
+            self.release(out);
+        }
+    }
+
+    /// Sends the held records out.
+    fn release(&mut self, out: &mut Out<'_>) {
+        for record in self.held.records.drain(..) {
+            out.push(record);
+        }
+        self.held = Held::default();
+    }
+
+    /// The held tool result that rendered attachments go into.
+    fn held_result(&mut self) -> Option<&mut Record> {
+        let index = self.held.result?;
+        self.held.records.get_mut(index)
+    }
+
+    /// The held response with record id `id`.
+    fn held_answer(&mut self, id: &str) -> Option<&mut Record> {
+        let index = self.held.answer?;
+        self.held.records.get_mut(index).filter(|r| r.id == id)
     }
 
     fn bad_line(&mut self, line: &Line<'_>, category: &str, out: &mut Out<'_>) {
@@ -338,6 +468,21 @@ impl Transcript {
             None => location_id(&self.file, span.offset, index),
         }
     }
+}
+
+/// Roughly the memory a record holds.
+fn record_bytes(record: &Record) -> usize {
+    let text = match &record.body {
+        Body::User { text, .. } | Body::System { text } => text.len(),
+        Body::Assistant(a) => a.text.len(),
+        Body::Reasoning(r) => r.text.as_ref().map_or(0, String::len) + r.opaque.as_ref().map_or(0, String::len),
+        Body::ToolCall { arguments, .. } => arguments.to_string().len(),
+        Body::ToolResult { content, .. } => content.len(),
+        Body::Observation { text, .. } => text.as_ref().map_or(0, String::len),
+        Body::Compaction { summary, .. } => summary.len(),
+        Body::Meta(_) => 0,
+    };
+    text + record.id.len() + 128
 }
 
 /// A record type name fit for a diagnostic: the native spelling when it is a

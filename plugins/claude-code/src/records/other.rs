@@ -3,7 +3,7 @@
 //!
 //! | type | observation text |
 //! |---|---|
-//! | `attachment` | `attachment.content` when it is text; subtype `attachment/<attachment.type>` |
+//! | `attachment` | `attachment.content` when it is text, else `attachment.text`, else what was `rendered`; subtype `attachment/<attachment.type>` |
 //! | `summary` | `summary` (legacy title / summary line) |
 //! | `custom-title` | `customTitle` (`/rename`) |
 //! | `ai-title` | `aiTitle` |
@@ -12,11 +12,23 @@
 //! | `mode` | `mode` |
 //! | `permission-mode` | `permissionMode` |
 //! | `pr-link` | `prUrl`, else `#prNumber` |
+//!
+//! An attachment read after a tool result, before anything new starts (a
+//! 2.1.33x `total_tokens_reminder`, or one flagged
+//! `renderedBesideToolResult`), reached the model with that result: Claude
+//! Code folds the `rendered` text of such attachments into the last
+//! `tool_result` of the request, after a blank line (the `api-request-blob`
+//! of the next request shows `<output>\n\n<system-reminder>…`). The codec
+//! appends it to the held tool result's `content` the same way, so the
+//! result reads as the model saw it; the attachment is still an
+//! observation of its own. A canonical tool result has one text, so one
+//! flagged `renderedBesideToolResult` (a block beside the result in the same
+//! request message) is appended too.
 
 use trajhost_codec_sdk::canonical::Body;
 
 use super::{Out, Span, Transcript, type_name};
-use crate::native::Entry;
+use crate::native::{self, Entry};
 
 pub fn map(t: &mut Transcript, kind: &str, entry: &Entry<'_>, span: Span, out: &mut Out<'_>) {
     let (subtype, text) = match kind {
@@ -27,7 +39,18 @@ pub fn map(t: &mut Transcript, kind: &str, entry: &Entry<'_>, span: Span, out: &
                 Some(sub) => format!("attachment/{sub}"),
                 None => "attachment".to_string(),
             };
-            (subtype, body.and_then(|a| a.content.owned()))
+            let rendered = native::rendered_text(entry.rendered);
+            if let Some(rendered) = &rendered
+                && let Some(result) = t.held_result()
+                && let Body::ToolResult { content, .. } = &mut result.body
+            {
+                if !content.is_empty() {
+                    content.push_str("\n\n");
+                }
+                content.push_str(rendered);
+            }
+            let text = body.and_then(|a| a.content.owned().or_else(|| a.text.owned())).or(rendered);
+            (subtype, text)
         }
         "queue-operation" => {
             let subtype = match entry.operation.get() {
@@ -48,5 +71,6 @@ pub fn map(t: &mut Transcript, kind: &str, entry: &Entry<'_>, span: Span, out: &
     let id = t.line_id(entry, span, 0);
     let parent = t.links.resolve(entry.parent_uuid.get());
     let ts = t.ts(entry);
-    out.push(t.record(id, Body::Observation { subtype, text }, parent, ts, span));
+    let record = t.record(id, Body::Observation { subtype, text }, parent, ts, span);
+    t.emit(out, record);
 }

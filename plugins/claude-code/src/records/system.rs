@@ -46,5 +46,6 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
     let id = t.line_id(entry, span, 0);
     let parent = t.links.resolve(entry.parent_uuid.get());
     let ts = t.ts(entry);
-    out.push(t.record(id, Body::Observation { subtype, text }, parent, ts, span));
+    let record = t.record(id, Body::Observation { subtype, text }, parent, ts, span);
+    t.emit(out, record);
 }

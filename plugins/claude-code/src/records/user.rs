@@ -13,7 +13,7 @@
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Attachment, Body};
 
-use super::{Out, Span, Transcript, type_name};
+use super::{Hold, Out, Span, Transcript, type_name};
 use crate::layout;
 use crate::native::{Block, Content, Entry, ToolUseResult};
 
@@ -115,7 +115,7 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
     let mut attachments = Some(attachments);
     for (index, part) in parts.into_iter().enumerate() {
         let id = t.line_id(entry, span, index);
-        let record = match part {
+        let (record, hold) = match part {
             Part::Text => {
                 let text = text.take().unwrap_or_default();
                 let attachments = attachments.take().unwrap_or_default();
@@ -128,15 +128,20 @@ pub fn map(t: &mut Transcript, entry: &Entry<'_>, span: Span, out: &mut Out<'_>)
                 } else {
                     Body::User { text, attachments }
                 };
-                t.record(id, body, parent.clone(), ts.clone(), span)
+                (t.record(id, body, parent.clone(), ts.clone(), span), None)
             }
             Part::Result { call_id, content, ok } => {
                 // A result answers its call.
                 let answers = Some(call_id.clone());
-                t.record(id, Body::ToolResult { call_id, content, ok }, answers, ts.clone(), span)
+                let record = t.record(id, Body::ToolResult { call_id, content, ok }, answers, ts.clone(), span);
+                // Held: an attachment rendered into it may follow.
+                (record, Some(Hold::Result))
             }
         };
-        out.push(record);
+        match hold {
+            Some(what) => t.hold(out, record, what),
+            None => t.emit(out, record),
+        }
     }
 }
 
