@@ -1228,3 +1228,52 @@ fn write_gives_every_timestamp_in_copilots_own_form() {
         String::from_utf8_lossy(yaml)
     );
 }
+
+// ---------------------------------------------------------------- 0.0.420
+
+/// fixtures/copilot-cli/0.0.420 (hand-written): requests without a
+/// `toolCallId`, executions no request announced, a request logged twice.
+#[test]
+fn each_call_is_one_call_however_requests_and_executions_log_it() {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/copilot-cli/0.0.420/home");
+    let id = "5e0f3a21-7c44-4b1e-9d2a-0c45aa000420";
+    let found = kit::discover::<CopilotCli>(&home);
+    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
+    assert_eq!(found.sessions[0].native_version.as_deref(), Some("0.0.420"));
+    let read = kit::conformance::<CopilotCli>(&home, &locator(id), Spans::Lines);
+    let records = &read.records;
+    assert_eq!(users(records), ["run the tests", "and the linter?"]);
+    let calls: Vec<(&str, &str)> = tool_calls(records).iter().map(|c| (c.0, c.1)).collect();
+    // The request without an id is named after its message; its execution
+    // (toolu_vrtx_01PytestRun) makes no second call.
+    let pytest = calls[0].0;
+    assert!(pytest.ends_with("#call0"), "{pytest}");
+    assert_eq!(calls, [(pytest, "bash"), ("toolu_vrtx_02RuffCheck", "bash"), ("toolu_vrtx_03Intent", "report_intent")]);
+    assert_eq!(tool_calls(records)[0].2, &json!({"command": "pytest -q", "description": "Run the tests"}));
+    let results = tool_results(records);
+    let got: Vec<(&str, Option<bool>)> = results.iter().map(|r| (r.0, r.2)).collect();
+    assert_eq!(
+        got,
+        [(pytest, Some(true)), ("toolu_vrtx_03Intent", Some(true)), ("toolu_vrtx_02RuffCheck", Some(false))]
+    );
+    assert!(results[0].1.contains("PYTEST-SENTINEL-42") && results[2].1.contains("RUFF-SENTINEL-7"));
+    // Each result after its call, each answer after the result it quotes.
+    let position = |f: &dyn Fn(&Body) -> bool| records.iter().position(|r| f(&r.body)).unwrap();
+    for (call, _) in &calls {
+        let c = position(&|b| matches!(b, Body::ToolCall { call_id, .. } if call_id == call));
+        let r = position(&|b| matches!(b, Body::ToolResult { call_id, .. } if call_id == call));
+        assert!(c < r, "{call}");
+    }
+    for (sentinel, call) in [("PYTEST-SENTINEL-42", pytest), ("RUFF-SENTINEL-7", "toolu_vrtx_02RuffCheck")] {
+        let r = position(&|b| matches!(b, Body::ToolResult { call_id, .. } if call_id == call));
+        let a = position(&|b| matches!(b, Body::Assistant(a) if a.text.contains(sentinel)));
+        assert!(r < a, "{sentinel}");
+    }
+    let problems: Vec<&str> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != trajhost_codec_sdk::Severity::Info)
+        .map(|d| d.code.as_str())
+        .collect();
+    assert!(problems.is_empty(), "{:?}", read.diagnostics);
+}

@@ -100,17 +100,36 @@ pub fn assistant(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Ou
     out.writer.push(&record);
 
     for (n, request) in message.tool_requests.unwrap_or_default().into_iter().enumerate() {
-        let call_id = request.tool_call_id.filter(|c| !c.is_empty()).unwrap_or_else(|| format!("{id}#call{n}"));
-        if t.started.remove(&call_id) {
-            // A `tool.execution_start` logged before this message made it a call already.
-            continue;
-        }
-        t.calls.insert(call_id.clone());
-        let body = Body::ToolCall {
-            call_id: call_id.clone(),
-            name: request.name.unwrap_or_default(),
-            arguments: native::arguments(request.arguments),
+        let name = request.name.unwrap_or_default();
+        let call_id = match request.tool_call_id.filter(|c| !c.is_empty()) {
+            Some(call_id) => {
+                if let Some(at) = t.started.iter().position(|(c, _)| *c == call_id) {
+                    // A `tool.execution_start` logged before this message made it a call already.
+                    t.started.remove(at);
+                    continue;
+                }
+                if t.calls.contains(&call_id) {
+                    // A request repeated by a later message: the same call.
+                    continue;
+                }
+                call_id
+            }
+            None => {
+                if let Some(at) = t.started.iter().position(|(_, started)| *started == name) {
+                    // Without an id, the execution of that tool logged before it.
+                    t.started.remove(at);
+                    continue;
+                }
+                let named = format!("{id}#call{n}");
+                t.unstarted.push_back((named.clone(), name.clone()));
+                if t.unstarted.len() > super::UNSTARTED_KEPT {
+                    t.unstarted.pop_front();
+                }
+                named
+            }
         };
+        t.calls.insert(call_id.clone());
+        let body = Body::ToolCall { call_id: call_id.clone(), name, arguments: native::arguments(request.arguments) };
         let record = t.record(event, call_id, body, Some(id.clone()), span);
         out.writer.push(&record);
     }

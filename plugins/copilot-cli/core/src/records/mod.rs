@@ -9,6 +9,11 @@
 //! `toolRequests` entry of its `assistant.message` and a
 //! `tool.execution_start` event; reasoning may come as `assistant.reasoning`
 //! events and again as the message's `reasoningText`. Each is emitted once.
+//! A call is matched by its `toolCallId`, whichever of the two comes first
+//! (a request repeated in a later message is the same call); an execution
+//! makes a call of its own only when no request announced it. A request
+//! without a `toolCallId` is claimed by the next execution of that tool,
+//! whose results then go to it.
 //! The usage of a model call is a `session.usage_record` logged just before
 //! the message, joined to it by `apiCallId`.
 
@@ -183,6 +188,9 @@ const PENDING_USAGE_KEPT: usize = 64;
 /// Reasoning texts of `assistant.reasoning` events waiting for their
 /// message, at most this many.
 const PENDING_REASONING_KEPT: usize = 16;
+/// Tool requests without a `toolCallId` waiting for their execution, and
+/// execution ids given to such requests, at most this many.
+const UNSTARTED_KEPT: usize = 256;
 /// Recent event ids → record ids, at most this many.
 const LINKS_KEPT: usize = 1024;
 
@@ -198,8 +206,15 @@ pub struct Transcript {
     /// Tool call ids emitted so far.
     calls: BTreeSet<String>,
     /// Of those, the ones emitted from a `tool.execution_start` that no
-    /// assistant message has requested (yet).
-    started: BTreeSet<String>,
+    /// assistant message has requested (yet): (call id, tool name), oldest
+    /// first.
+    started: VecDeque<(String, String)>,
+    /// Calls emitted from tool requests that carry no `toolCallId` (named
+    /// `<message>#call<n>`) and no `tool.execution_start` has claimed yet:
+    /// (that name, tool name), oldest first.
+    unstarted: VecDeque<(String, String)>,
+    /// The `toolCallId` an execution gave such a call → the call's name.
+    aliases: BTreeMap<String, String>,
     /// `apiCallId` → the usage and model of that call.
     usage: VecDeque<(String, Usage, Option<String>)>,
     /// Texts of reasoning events since the last assistant message.
@@ -217,7 +232,9 @@ impl Transcript {
             links: BTreeMap::new(),
             link_order: VecDeque::new(),
             calls: BTreeSet::new(),
-            started: BTreeSet::new(),
+            started: VecDeque::new(),
+            unstarted: VecDeque::new(),
+            aliases: BTreeMap::new(),
             usage: VecDeque::new(),
             reasoning: VecDeque::new(),
             starts: 0,
