@@ -108,10 +108,21 @@ pub enum HostError {
     #[error(transparent)]
     Unpack(Box<trajhost_unpack::UnpackError>),
 
+    /// A codec registry (OCI) refused, was unreachable, or served something
+    /// unsigned, untrusted or altered (boxed: it is rare).
+    #[error(transparent)]
+    Oci(Box<trajhost_oci::OciError>),
+
     #[error(
         "plugin blob {path} does not match its recorded sha256 (expected {expected}, found {found}); reinstall it or run `trajhost plugin verify`"
     )]
     Tampered { path: PathBuf, expected: String, found: String },
+}
+
+impl From<trajhost_oci::OciError> for HostError {
+    fn from(error: trajhost_oci::OciError) -> HostError {
+        HostError::Oci(Box::new(error))
+    }
 }
 
 impl HostError {

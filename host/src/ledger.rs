@@ -165,6 +165,7 @@ mod tests {
             sha256: String::new(),
             size: 0,
             source,
+            origin: None,
         }
     }
 

@@ -125,11 +125,7 @@ impl Client {
     /// A client. Loopback registries (and `options.insecure`) are spoken to
     /// over HTTP, the others over HTTPS with the system's roots.
     pub fn new(options: ClientOptions) -> Result<Client> {
-        // reqwest's rustls without a built-in provider: ring, once per
-        // process (rustls deprecates ring's provider for lacking
-        // post-quantum key exchange; aws-lc-rs would add a long C build).
-        #[allow(deprecated)]
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        crate::install_crypto_provider();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -147,7 +143,7 @@ impl Client {
         if let Some(client) = clients.get(&reference.registry) {
             return Ok(client.clone());
         }
-        let plain = reference.is_loopback() || self.options.insecure.iter().any(|r| *r == reference.registry);
+        let plain = reference.is_loopback() || self.options.insecure.contains(&reference.registry);
         let config = ClientConfig {
             protocol: if plain { ClientProtocol::Http } else { ClientProtocol::Https },
             connect_timeout: Some(self.options.connect_timeout),

@@ -44,6 +44,16 @@ pub const EMPTY_CONFIG_MEDIA_TYPE: &str = "application/vnd.oci.empty.v1+json";
 /// The artifact type (and layer media type) of a trajhost signature.
 pub const SIGNATURE_MEDIA_TYPE: &str = "application/vnd.trajhost.codec.signature.v1+json";
 
+/// Installs the TLS crypto provider the distribution client needs (ring),
+/// once per process; [`Client::new`] calls it. Needed only by code that
+/// builds an `oci_client::Client` of its own.
+pub fn install_crypto_provider() {
+    // rustls deprecates ring's provider for lacking post-quantum key
+    // exchange; aws-lc-rs, reqwest's default, would add a long C build.
+    #[allow(deprecated)]
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// `sha256:<hex>` of `bytes`.
 pub fn sha256_digest(bytes: &[u8]) -> String {
     use sha2::Digest;

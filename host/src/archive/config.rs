@@ -32,6 +32,10 @@ pub struct Config {
     pub archive: Option<String>,
     /// The machine id homes are keyed by in a shared archive.
     pub machine: Option<String>,
+    /// `[plugins]`: the registries codecs come from
+    /// (`crate::registry::remote`).
+    #[serde(default)]
+    pub plugins: crate::registry::remote::PluginsConfig,
 }
 
 impl Config {

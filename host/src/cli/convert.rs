@@ -234,6 +234,14 @@ pub fn install_export(
     } else {
         install::execute(&plan, &home, &install::journal_dir(ctx.registry.data_dir()))?
     };
+    // A registry's codec verified (or writing) for this version: say so.
+    super::plugin::oci::hint_for_target(
+        ctx,
+        catalog,
+        &codec,
+        prepared.target_version.version.as_deref(),
+        prepared.verdict.verified,
+    );
     Ok(Installed {
         codec,
         plan,

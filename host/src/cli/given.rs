@@ -152,5 +152,9 @@ pub fn resolve_session(
             }
         },
     };
+    if codec.is_none() {
+        // A native version no installed codec reads: a registry may have one.
+        super::plugin::oci::hint_for_session(ctx, catalog, &found);
+    }
     Ok(Session { found, _packed: packed, _archived: archived })
 }

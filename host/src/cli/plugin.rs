@@ -15,15 +15,36 @@ use trajhost::scaffold::{self, SdkSource};
 use super::terminal::SafeWriter;
 use super::{Context, exit};
 
+pub mod oci;
+
 #[derive(clap::Subcommand)]
 pub enum Command {
-    /// Validate a codec component and add it to the registry.
+    /// Validate a codec component and add it to the registry: a file, or
+    /// `oci://REGISTRY/REPOSITORY:TAG` (or `@sha256:…`) pulled from a registry,
+    /// signature checked against the trusted publishers.
     Install {
-        file: PathBuf,
+        #[arg(value_name = "FILE.wasm|oci://REF")]
+        source: String,
         /// Replace an installed codec of the same harness and version.
         #[arg(long)]
         force: bool,
+        /// Install from a registry even when the artifact is unsigned or signed by no trusted publisher.
+        #[arg(long)]
+        allow_unsigned: bool,
     },
+    /// Push a codec to an OCI registry (the CNCF wasm artifact layout, its info as annotations),
+    /// signed with --key.
+    Publish(oci::PublishArgs),
+    /// Sign a codec already in a registry (pushed by `publish`, `wkg` or `oras`).
+    Sign(oci::SignArgs),
+    /// Write a publisher key pair: PATH (secret, mode 0600) and PATH.pub.
+    Keygen(oci::KeygenArgs),
+    /// Manage the publishers whose signatures `install` and `update` accept.
+    #[command(subcommand)]
+    Trust(oci::TrustCommand),
+    /// Look for codecs newer than those installed in the registries of DATA_DIR/config.toml (and
+    /// those installed codecs came from); install the ones covering versions of sessions found here.
+    Update(oci::UpdateArgs),
     /// List built-in and installed codecs.
     List {
         #[arg(long)]
@@ -80,8 +101,12 @@ pub struct TestArgs {
 
 pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<u8> {
     match command {
-        Command::Install { file, force } => {
-            let (verb, record) = match ctx.registry.install(&ctx.runtime, file, *force)? {
+        Command::Install { source, force, allow_unsigned } if source.starts_with(trajhost_oci::reference::SCHEME) => {
+            oci::install(ctx, source, *force, *allow_unsigned)
+        }
+        Command::Install { source, force, .. } => {
+            let file = PathBuf::from(source);
+            let (verb, record) = match ctx.registry.install(&ctx.runtime, &file, *force)? {
                 Installed::New(r) => ("installed", r),
                 Installed::AlreadyPresent(r) => ("already installed", r),
                 Installed::Replaced(r) => ("replaced", r),
@@ -126,6 +151,11 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<u8> {
         }
         Command::Test(args) => test(ctx, args),
         Command::New(args) => new(args),
+        Command::Publish(args) => oci::publish(ctx, args),
+        Command::Sign(args) => oci::sign(ctx, args),
+        Command::Keygen(args) => oci::keygen(args),
+        Command::Trust(command) => oci::trust(ctx, command),
+        Command::Update(args) => oci::update(ctx, args),
     }
 }
 
@@ -185,7 +215,11 @@ fn list(ctx: &Context, json: bool) -> anyhow::Result<u8> {
             CodecSource::Builtin => "built-in",
             CodecSource::Installed { .. } => "installed",
         };
-        let note = e.shadowed_by.as_ref().map(|s| format!("shadowed by installed {s}")).unwrap_or_default();
+        let mut note = e.shadowed_by.as_ref().map(|s| format!("shadowed by installed {s}")).unwrap_or_default();
+        if let Some(origin) = &e.record.origin {
+            let from = format!("from {} ({})", origin.reference, origin.signature);
+            note = if note.is_empty() { from } else { format!("{note}; {from}") };
+        }
         let writes = if e.record.writes.is_empty() { "-" } else { e.record.writer_range() };
         let verified = verified(&e.record);
         let list = |versions: &[&str]| if versions.is_empty() { "-".to_string() } else { versions.join(",") };

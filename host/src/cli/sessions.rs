@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use trajhost::inventory::{self, HarnessDiagnostic, Inventory, SessionQuery};
+use trajhost::registry::remote::{Need, Want};
 use trajhost::uncovered;
 
 use super::terminal::{SafeWriter, safe_field, safe_text};
@@ -119,6 +120,18 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             );
         }
     }
+    // Native versions no installed codec reads: a configured registry may have a codec.
+    let wants: Vec<Want> = inventory
+        .sessions
+        .iter()
+        .filter(|s| super::plugin::oci::uncovered(&catalog, &s.harness, s.session.native_version.as_deref()))
+        .map(|s| Want {
+            harness: s.harness.clone(),
+            version: s.session.native_version.clone().unwrap_or_default(),
+            need: Need::Read,
+        })
+        .collect();
+    super::plugin::oci::print_hints(ctx, &catalog, &wants, args.json);
     Ok(worst_exit_code(inventory.failures.iter().map(|(_, e)| e)))
 }
 

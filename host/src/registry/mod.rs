@@ -12,6 +12,7 @@
 //! ```
 
 pub mod builtin;
+pub mod remote;
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +55,21 @@ pub struct CodecRecord {
     pub sha256: String,
     pub size: u64,
     pub source: CodecSource,
+    /// The OCI reference it was installed from (`plugin install oci://…`);
+    /// absent in index files written before references existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where an installed codec was pulled from, and who signed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// `oci://REGISTRY/REPOSITORY:TAG` as given (or `…@sha256:…`).
+    pub reference: String,
+    /// The manifest's digest, `sha256:…`.
+    pub digest: String,
+    /// `signed by NAME (ed25519:…)`, or `unsigned (--allow-unsigned)`.
+    pub signature: String,
 }
 
 impl CodecRecord {
@@ -110,6 +126,7 @@ impl CodecRecord {
             sha256,
             size,
             source,
+            origin: None,
         }
     }
 }
@@ -240,24 +257,83 @@ impl Registry {
             });
         }
         let bytes = std::fs::read(file).map_err(|e| HostError::io(file, e))?;
-        let sha256 = sha256_hex(&bytes);
-        let component = runtime.compile(&bytes, &name)?;
-        let api = runtime.check_component(&component, &name)?;
-        let loaded = runtime.prepare(&component, &name)?;
+        let from = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        self.install_locked(runtime, bytes, &name, from, None, force)
+    }
+
+    /// Validates and installs a component pulled from a registry: the same
+    /// checks as [`Registry::install`]; the record remembers `origin`.
+    pub fn install_pulled(&self, runtime: &Runtime, bytes: Vec<u8>, origin: Origin, force: bool) -> Result<Installed> {
+        let _lock = self.lock()?;
+        let name = origin.reference.clone();
+        let from = PathBuf::from(&origin.reference);
+        self.install_locked(runtime, bytes, &name, from, Some(origin), force)
+    }
+
+    /// What a component is, validated as an install validates it, without
+    /// installing it (`plugin publish` annotates the artifact with it).
+    pub fn describe(runtime: &Runtime, bytes: &[u8], name: &str, from: PathBuf) -> Result<CodecRecord> {
+        let max = runtime.limits().max_component_bytes;
+        if bytes.len() > max {
+            return Err(HostError::InvalidComponent {
+                component: name.into(),
+                message: format!("{} bytes is larger than the {max}-byte limit", bytes.len()),
+            });
+        }
+        let component = runtime.compile(bytes, name)?;
+        let api = runtime.check_component(&component, name)?;
+        let loaded = runtime.prepare(&component, name)?;
         let info = loaded.instantiate(runtime)?.info()?;
-        validate_info(&info, &name)?;
-        let source = CodecSource::Installed {
-            from: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
-            installed_at: crate::time::now_rfc3339(),
-        };
-        let record =
+        validate_info(&info, name)?;
+        let source = CodecSource::Installed { from, installed_at: crate::time::now_rfc3339() };
+        Ok(CodecRecord::from_info(
+            info,
+            api.to_string(),
+            sections(bytes),
+            sha256_hex(bytes),
+            bytes.len() as u64,
+            source,
+        ))
+    }
+
+    fn install_locked(
+        &self,
+        runtime: &Runtime,
+        bytes: Vec<u8>,
+        name: &str,
+        from: PathBuf,
+        origin: Option<Origin>,
+        force: bool,
+    ) -> Result<Installed> {
+        let max = runtime.limits().max_component_bytes;
+        if bytes.len() > max {
+            return Err(HostError::InvalidComponent {
+                component: name.into(),
+                message: format!("{} bytes is larger than the {max}-byte limit", bytes.len()),
+            });
+        }
+        let sha256 = sha256_hex(&bytes);
+        let component = runtime.compile(&bytes, name)?;
+        let api = runtime.check_component(&component, name)?;
+        let loaded = runtime.prepare(&component, name)?;
+        let info = loaded.instantiate(runtime)?.info()?;
+        validate_info(&info, name)?;
+        let source = CodecSource::Installed { from, installed_at: crate::time::now_rfc3339() };
+        let mut record =
             CodecRecord::from_info(info, api.to_string(), sections(&bytes), sha256.clone(), bytes.len() as u64, source);
+        record.origin = origin;
 
         let mut index = self.read_index()?;
         let existing =
             index.codecs.iter().position(|c| c.harness == record.harness && c.codec_version == record.codec_version);
         if let Some(i) = existing {
             if index.codecs[i].sha256 == sha256 {
+                // The same bytes from a registry now: remember where from.
+                if record.origin.is_some() && index.codecs[i].origin != record.origin {
+                    index.codecs[i].origin = record.origin.clone();
+                    index.codecs[i].source = record.source.clone();
+                    self.write_index(&index)?;
+                }
                 return Ok(Installed::AlreadyPresent(index.codecs[i].clone()));
             }
             if !force {

@@ -20,6 +20,7 @@ mod install;
 mod install_ops;
 mod lab;
 mod layouts;
+mod oci;
 mod packed;
 mod plugin_files;
 mod postgres;
