@@ -15,6 +15,7 @@
 //!   a generated home, and search ([`archive`]).
 
 pub mod archive;
+pub mod browse;
 pub mod corpus;
 mod error;
 mod exe;

@@ -60,6 +60,10 @@ struct Args {
     /// database (tests/services/postgres starts one: TRAJHOST_TEST_POSTGRES).
     #[arg(long, value_name = "URL")]
     archive_postgres: Option<String>,
+    /// Measure the terminal UI's list instead: build and filter this many sessions (the goal: 25000 in
+    /// under 100 ms each).
+    #[arg(long, value_name = "SESSIONS")]
+    browse: Option<usize>,
 }
 
 fn main() -> ExitCode {
@@ -92,6 +96,15 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let template = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/opencode/1.18.33/long-output")
         .join(bench::OPENCODE_DB);
+    if let Some(sessions) = args.browse {
+        let rows = bench::browse::run(sessions);
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&rows)?);
+        } else {
+            print!("{}", bench::render(&rows));
+        }
+        return Ok(());
+    }
     if let Some(sessions) = args.archive {
         let options = bench::archive::ArchiveOptions {
             cache_dir: work_dir.join("cache"),

@@ -613,8 +613,10 @@ mod tests {
     fn an_answer_quoting_a_tool_output_must_come_after_it() {
         let user = || text("u", Body::User { text: "read it".into(), attachments: Vec::new() });
         let answer = || {
-            let mut a = crate::canonical::Assistant::default();
-            a.text = format!("FINAL ANSWER: the tool returned: {OUTPUT}");
+            let a = crate::canonical::Assistant {
+                text: format!("FINAL ANSWER: the tool returned: {OUTPUT}"),
+                ..Default::default()
+            };
             text("t", Body::Assistant(a))
         };
         let output = || text("r", Body::ToolResult { call_id: "c1".into(), content: OUTPUT.into(), ok: Some(true) });

@@ -208,7 +208,7 @@ enum Source<'a> {
 
 /// Canonical batches in order, from either [`Source`].
 enum Batches {
-    Codec(crate::runtime::Prefetched),
+    Codec(Box<crate::runtime::Prefetched>),
     File(CanonicalBatches),
 }
 
@@ -282,7 +282,7 @@ fn export(
                 path: Some(found.session.path.clone()),
             };
             // The source codec parses ahead on its own thread while this one writes.
-            (side, Batches::Codec(stream.prefetched()))
+            (side, Batches::Codec(Box::new(stream.prefetched())))
         }
         Source::Export { manifest, dir } => {
             (manifest.source.clone(), Batches::File(CanonicalBatches::open(&dir.join("canonical.jsonl"))?))
