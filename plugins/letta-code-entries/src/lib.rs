@@ -13,8 +13,8 @@
 //! (which those releases load side by side). Everything is the core's
 //! (`plugins/letta-code/core`), with [`Format::Entries`].
 
-pub use trajhost_letta_code_core::{discover, head, layout, prepare, read, records, write};
 pub use trajhost_letta_code_core::{ENTRIES_WRITES_FOR, Format, HARNESS, NATIVE_VERSION_SOURCE, NATIVE_VERSIONS};
+pub use trajhost_letta_code_core::{discover, head, layout, prepare, read, records, write};
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

@@ -475,7 +475,8 @@ fn a_compaction_is_a_compaction_entry_and_context_starts_there() {
     let in_context: Vec<&Value> = conversation["in_context_message_ids"].as_array().unwrap().iter().collect();
     assert_eq!(in_context, [&lines[3]["message"]["id"], &lines[4]["message"]["id"]]);
     assert_eq!(users(&back.records), ["Read hello.txt", "Again?"]);
-    let compactions: Vec<&Body> = back.records.iter().map(|r| &r.body).filter(|b| matches!(b, Body::Compaction { .. })).collect();
+    let compactions: Vec<&Body> =
+        back.records.iter().map(|r| &r.body).filter(|b| matches!(b, Body::Compaction { .. })).collect();
     assert_eq!(compactions, [&Body::Compaction { summary: "Read a file.".into(), trigger: None }]);
 }
 

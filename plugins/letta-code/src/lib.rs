@@ -22,8 +22,8 @@
 //! [`read`], [`write`] (canonical → `messages.jsonl`, streamed), [`prepare`]
 //! (the conversation's folder, its agent and settings entry in a target home).
 
-pub use trajhost_letta_code_core::{discover, head, layout, prepare, read, records, write};
 pub use trajhost_letta_code_core::{Format, HARNESS, MESSAGES_WRITES_FOR, NATIVE_VERSION_SOURCE, NATIVE_VERSIONS};
+pub use trajhost_letta_code_core::{discover, head, layout, prepare, read, records, write};
 
 use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;

@@ -21,8 +21,8 @@ use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 use crate::Format;
 use crate::head::Head;
-use crate::records::{Row, classify};
 use crate::layout::{CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGES, SessionPaths, plain_name};
+use crate::records::{Row, classify};
 
 pub const TITLE_CHARS: usize = 80;
 /// Largest side JSON file read.
@@ -134,7 +134,9 @@ pub fn session_ref(
         return None;
     }
     let manifest = read_json(home, &paths.in_dir(MANIFEST), diags).unwrap_or(Value::Null);
-    if let Some(format) = str_of(&manifest, "message_format").filter(|f| !Format::ALL.iter().any(|k| k.message_format() == *f)) {
+    if let Some(format) =
+        str_of(&manifest, "message_format").filter(|f| !Format::ALL.iter().any(|k| k.message_format() == *f))
+    {
         diags.add("unknown-format", Severity::Warning, &type_name(Some(format)), Some(&paths.dir), None);
     }
     let conversation = read_json(home, &paths.in_dir(CONVERSATION), diags).unwrap_or(Value::Null);

@@ -451,7 +451,10 @@ pub fn check_manifest(path: &str, manifest: &Value, writing: Format) -> Result<(
                 ));
             }
             if provider != Some(PROVIDER_STACK) {
-                differs.push(format!("provider_stack {} (known: {PROVIDER_STACK})", shown(manifest.get("provider_stack"))));
+                differs.push(format!(
+                    "provider_stack {} (known: {PROVIDER_STACK})",
+                    shown(manifest.get("provider_stack"))
+                ));
             }
             Err(CodecError::Unsupported(format!(
                 "{path}: unknown transcript format: {}. Letta Code refuses a transcript it does not know, and no \

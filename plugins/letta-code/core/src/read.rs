@@ -13,10 +13,10 @@ use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
+use crate::HARNESS;
 use crate::discover;
 use crate::layout::SessionPaths;
 use crate::records::{Out, map_line, message_id};
-use crate::HARNESS;
 use trajhost_codec_sdk::errors::{fs_error, fs_kind};
 
 /// Message ids whose last position is remembered; past it, every snapshot

@@ -73,9 +73,9 @@ use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::discover::TITLE_CHARS;
-use crate::{Format, HARNESS};
 use crate::layout::{self, AGENT_ID_PREFIX, CONVERSATION, CONVERSATION_ID_PREFIX, MESSAGES};
 use crate::records::is_reminder;
+use crate::{Format, HARNESS};
 use trajhost_codec_sdk::text::title_of;
 
 /// `api` of assistant messages written (the chat-completions family Letta
