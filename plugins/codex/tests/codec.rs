@@ -1062,7 +1062,7 @@ fn prepare_plans_the_rollout_and_its_threads_row() {
             .unwrap();
         assert_eq!(ours.0, expected_path);
         assert!(target.path().join(&file.path).is_file(), "{name}: the row names the created file");
-        let fixture = rusqlite::Connection::open(home(scenario).join(".codex/state_5.sqlite")).unwrap();
+        let fixture = open_untouched(&home(scenario).join(".codex/state_5.sqlite"));
         let theirs: (String, String, String, String, i64) = fixture
             .query_row("SELECT cwd, title, first_user_message, cli_version, created_at FROM threads", [], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
@@ -1498,4 +1498,12 @@ fn a_rollout_of_a_version_outside_every_range_reads_like_any_other() {
         "{:?}",
         read.diagnostics
     );
+}
+
+/// Opens a fixture's database without touching it: `immutable=1` keeps
+/// SQLite from creating `-wal`/`-shm` files beside it while other tests copy
+/// the fixture.
+fn open_untouched(db: &Path) -> rusqlite::Connection {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    rusqlite::Connection::open_with_flags(format!("file:{}?immutable=1", db.display()), flags).unwrap()
 }

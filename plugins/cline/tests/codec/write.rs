@@ -90,15 +90,23 @@ fn execute(plan: &Plan, written: &WrittenFiles, home: &Path) {
     }
 }
 
+/// Opens a fixture's database without touching it: `immutable=1` keeps
+/// SQLite from creating `-wal`/`-shm` files beside it while other tests copy
+/// the fixture.
+fn open_untouched(db: &Path) -> rusqlite::Connection {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    rusqlite::Connection::open_with_flags(format!("file:{}?immutable=1", db.display()), flags).unwrap()
+}
+
 /// `(type, name, sql)` of every schema object (SQLite's own autoindexes by name only).
 fn schema_of(db: &Path) -> Vec<(String, String, Option<String>)> {
-    let conn = rusqlite::Connection::open(db).unwrap();
+    let conn = open_untouched(db);
     let mut stmt = conn.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY name").unwrap();
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
 }
 
 fn user_version(db: &Path) -> i64 {
-    rusqlite::Connection::open(db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap()
+    open_untouched(db).query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap()
 }
 
 /// Every `sessions` row, as JSON, by session id.

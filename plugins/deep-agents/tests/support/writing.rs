@@ -191,7 +191,7 @@ fn prepare_creates_a_fresh_store_that_reads_back() {
         let mut s = c.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").unwrap();
         s.query_map([], |r| r.get(0)).unwrap().map(|r| r.unwrap()).collect()
     };
-    let real = rusqlite::Connection::open(super::fixtures().join("simple").join(DB)).unwrap();
+    let real = open_untouched(&super::fixtures().join("simple").join(DB));
     assert_eq!(sql(&made), sql(&real));
     // Every message id is unique (dcode's replay indexes them).
     let ids: Vec<&str> =
@@ -309,4 +309,12 @@ fn prepare_refuses_a_store_of_another_version_unless_allowed() {
     assert!(plan.is_ok());
     let reported = reported.unwrap();
     assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("0.2.0"), "0.1.57"));
+}
+
+/// Opens a fixture's database without touching it: `immutable=1` keeps
+/// SQLite from creating `-wal`/`-shm` files beside it while other tests copy
+/// the fixture.
+fn open_untouched(db: &Path) -> rusqlite::Connection {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    rusqlite::Connection::open_with_flags(format!("file:{}?immutable=1", db.display()), flags).unwrap()
 }
