@@ -1,0 +1,206 @@
+//! A JSON scanner for one record line: where each string is (raw byte ranges), without building
+//! values, so a redacted line is the original bytes with only the masked strings re-encoded
+//! (key order, number spelling and escapes elsewhere stay as they were).
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// Nesting deeper than this is not scanned (the caller falls back to treating the line as text).
+const MAX_DEPTH: usize = 256;
+
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// A string: its raw range including the quotes, and whether it has escapes.
+    Str(Range<usize>, bool),
+    Obj(Vec<Member>),
+    Arr(Vec<Node>),
+    /// A number, `true`, `false` or `null`.
+    Other,
+}
+
+#[derive(Debug)]
+pub(crate) struct Member {
+    pub key: Range<usize>,
+    pub key_escaped: bool,
+    pub value: Node,
+}
+
+/// Scans a whole line holding one JSON value. `None` when it is not JSON (or nests too deep).
+pub(crate) fn parse(line: &str) -> Option<Node> {
+    let b = line.as_bytes();
+    let mut at = skip_ws(b, 0);
+    let node = value(b, &mut at, 0)?;
+    at = skip_ws(b, at);
+    (at == b.len()).then_some(node)
+}
+
+/// The decoded text of a string node (borrowed when it has no escapes).
+pub(crate) fn decode(line: &str, raw: Range<usize>, escaped: bool) -> Option<Cow<'_, str>> {
+    if !escaped {
+        return Some(Cow::Borrowed(&line[raw.start + 1..raw.end - 1]));
+    }
+    serde_json::from_str::<String>(&line[raw]).ok().map(Cow::Owned)
+}
+
+/// Encodes `s` as a JSON string literal.
+pub(crate) fn encode(s: &str) -> String {
+    serde_json::to_string(s).expect("a str always serializes")
+}
+
+fn skip_ws(b: &[u8], mut at: usize) -> usize {
+    while at < b.len() && matches!(b[at], b' ' | b'\t' | b'\n' | b'\r') {
+        at += 1;
+    }
+    at
+}
+
+fn value(b: &[u8], at: &mut usize, depth: usize) -> Option<Node> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match *b.get(*at)? {
+        b'"' => {
+            let (range, escaped) = string(b, at)?;
+            Some(Node::Str(range, escaped))
+        }
+        b'{' => {
+            *at += 1;
+            let mut members = Vec::new();
+            *at = skip_ws(b, *at);
+            if b.get(*at) == Some(&b'}') {
+                *at += 1;
+                return Some(Node::Obj(members));
+            }
+            loop {
+                *at = skip_ws(b, *at);
+                if b.get(*at) != Some(&b'"') {
+                    return None;
+                }
+                let (key, key_escaped) = string(b, at)?;
+                *at = skip_ws(b, *at);
+                if b.get(*at) != Some(&b':') {
+                    return None;
+                }
+                *at = skip_ws(b, *at + 1);
+                let v = value(b, at, depth + 1)?;
+                members.push(Member { key, key_escaped, value: v });
+                *at = skip_ws(b, *at);
+                match b.get(*at)? {
+                    b',' => *at += 1,
+                    b'}' => {
+                        *at += 1;
+                        return Some(Node::Obj(members));
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        b'[' => {
+            *at += 1;
+            let mut items = Vec::new();
+            *at = skip_ws(b, *at);
+            if b.get(*at) == Some(&b']') {
+                *at += 1;
+                return Some(Node::Arr(items));
+            }
+            loop {
+                *at = skip_ws(b, *at);
+                items.push(value(b, at, depth + 1)?);
+                *at = skip_ws(b, *at);
+                match b.get(*at)? {
+                    b',' => *at += 1,
+                    b']' => {
+                        *at += 1;
+                        return Some(Node::Arr(items));
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        b't' => literal(b, at, b"true"),
+        b'f' => literal(b, at, b"false"),
+        b'n' => literal(b, at, b"null"),
+        b'-' | b'0'..=b'9' => {
+            let start = *at;
+            while *at < b.len() && matches!(b[*at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                *at += 1;
+            }
+            (*at > start).then_some(Node::Other)
+        }
+        _ => None,
+    }
+}
+
+fn literal(b: &[u8], at: &mut usize, word: &[u8]) -> Option<Node> {
+    if b[*at..].starts_with(word) {
+        *at += word.len();
+        Some(Node::Other)
+    } else {
+        None
+    }
+}
+
+/// A string starting at `*at` (a quote): its raw range and whether it has escapes.
+fn string(b: &[u8], at: &mut usize) -> Option<(Range<usize>, bool)> {
+    let start = *at;
+    let mut i = start + 1;
+    let mut escaped = false;
+    loop {
+        let off = memchr::memchr3(b'"', b'\\', b'\n', &b[i..])?;
+        i += off;
+        match b[i] {
+            b'"' => {
+                *at = i + 1;
+                return Some((start..i + 1, escaped));
+            }
+            b'\\' => {
+                escaped = true;
+                i += 2;
+                if i > b.len() {
+                    return None;
+                }
+            }
+            // A raw newline is not valid inside a JSON string.
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(line: &str) -> Vec<String> {
+        fn walk(line: &str, n: &Node, out: &mut Vec<String>) {
+            match n {
+                Node::Str(r, e) => out.push(decode(line, r.clone(), *e).unwrap().into_owned()),
+                Node::Obj(ms) => {
+                    for m in ms {
+                        out.push(decode(line, m.key.clone(), m.key_escaped).unwrap().into_owned());
+                        walk(line, &m.value, out);
+                    }
+                }
+                Node::Arr(items) => items.iter().for_each(|i| walk(line, i, out)),
+                Node::Other => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(line, &parse(line).expect("valid"), &mut out);
+        out
+    }
+
+    #[test]
+    fn scans_strings_with_escapes() {
+        let line = r#"{"a":"x\"y\\","b":[1,-2.5e3,true,null,{"c\n":"é\u00e9"}],"d":{}} "#;
+        assert_eq!(strings(line), ["a", "x\"y\\", "b", "c\n", "éé", "d"]);
+    }
+
+    #[test]
+    fn rejects_what_is_not_json() {
+        for bad in ["", "{", r#"{"a"}"#, r#"{"a":}"#, r#"{"a":1,}"#, r#"["a"#, r#"{"a":1} x"#, "nul", "\"a\nb\""] {
+            assert!(parse(bad).is_none(), "{bad:?}");
+        }
+        let deep = "[".repeat(1000) + &"]".repeat(1000);
+        assert!(parse(&deep).is_none());
+    }
+}
