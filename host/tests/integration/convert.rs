@@ -423,3 +423,50 @@ fn a_reordering_writer_is_reported_and_drops_the_tier() {
     assert_eq!(kept["fidelity"]["not_carried"], serde_json::json!([]), "{kept}");
     assert_eq!(kept["fidelity"]["tier"], "value-lossless", "{kept}");
 }
+
+/// A session of the real OpenCode 0.5.29 (one assistant message whose parts
+/// are several model steps) converted to Codex: the rollout holds the call,
+/// then its output, then the answer, as OpenCode produced them.
+#[test]
+fn an_opencode_0_5_session_keeps_call_result_answer_order_in_the_codex_rollout() {
+    let data = tempfile::tempdir().unwrap();
+    let home = fixture_home("opencode", "0.5.29", "simple");
+    let listed = trajhost(data.path(), &["sessions", "--home", home.to_str().unwrap(), "--json"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let sessions: Vec<serde_json::Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let id = sessions[0]["native_id"].as_str().unwrap();
+    let out = data.path().join("export");
+    let converted = trajhost(
+        data.path(),
+        &["convert", id, "--home", home.to_str().unwrap(), "--to", "codex", "--out", out.to_str().unwrap(), "--json"],
+    );
+    assert!(converted.status.success(), "convert: {}", stderr(&converted));
+    let manifest: serde_json::Value = serde_json::from_slice(&converted.stdout).unwrap();
+    let lost: Vec<&str> = manifest["fidelity"]["not_carried"]
+        .as_array()
+        .map(|l| l.iter().filter_map(|x| x["what"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(!lost.iter().any(|w| w.starts_with("reordered")), "{lost:?}");
+    // The rollout's response items, in file order.
+    let rollout = tree_hashes(&out)
+        .into_keys()
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")))
+        .map(|p| out.join(p))
+        .expect("a rollout in the export");
+    let mut order = Vec::new();
+    for line in std::fs::read_to_string(&rollout).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let payload = &v["payload"];
+        match (v["type"].as_str(), payload["type"].as_str(), payload["role"].as_str()) {
+            (Some("response_item"), Some("function_call"), _) => order.push("call"),
+            (Some("response_item"), Some("function_call_output"), _) => order.push("result"),
+            (Some("response_item"), Some("message"), Some("assistant")) => order.push("answer"),
+            _ => {}
+        }
+    }
+    let first_call = order.iter().position(|k| *k == "call").expect("a call");
+    let first_result = order.iter().position(|k| *k == "result").expect("a result");
+    let last_answer = order.iter().rposition(|k| *k == "answer").expect("an answer");
+    assert!(first_call < first_result && first_result < last_answer, "{order:?}");
+    assert_eq!(order.last(), Some(&"answer"), "the answer comes last: {order:?}");
+}

@@ -366,3 +366,21 @@ fn an_installed_codec_shadows_the_builtin_of_the_same_version() {
 fn install_file(env: &Env, path: &std::path::Path) {
     env.registry.install(&env.runtime, path, false).unwrap();
 }
+
+/// A codec shadowed by an installed one of the same version still sniffs
+/// (an installed API 0.1 codec cannot), after the one in effect.
+#[test]
+fn a_shadowed_codec_is_still_asked_to_sniff() {
+    let env = env();
+    install_file(&env, &guest("trajhost-codec-claude-code"));
+    let catalog = Catalog::open(&env.runtime, &env.registry).unwrap();
+    let sniffers = catalog.sniffers("claude-code");
+    let sources: Vec<_> = sniffers.iter().map(|r| &r.source).collect();
+    assert_eq!(sniffers.len(), 2, "{sources:?}");
+    assert!(matches!(sniffers[0].source, trajhost::registry::CodecSource::Installed { .. }), "{sources:?}");
+    assert!(matches!(sniffers[1].source, trajhost::registry::CodecSource::Builtin), "{sources:?}");
+    assert_eq!(sniffers[0].id(), sniffers[1].id());
+    // Without an installed codec, only the built-in sniffs.
+    let plain = CatalogHost::new();
+    assert_eq!(plain.catalog().sniffers("claude-code").len(), 1);
+}
