@@ -92,6 +92,9 @@ pub struct ExportManifest {
     /// Why the session was not portable, when `--lossy` converted it anyway.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_portable: Vec<String>,
+    /// Secrets masked (`--redact`), by rule.
+    #[serde(default, skip_serializing_if = "crate::redaction::Counts::is_empty")]
+    pub redactions: crate::redaction::Counts,
 }
 
 /// A model/provider choice made at convert time.
@@ -119,6 +122,9 @@ pub struct ConvertOptions {
     pub target_version: Option<String>,
     /// The writing codec, chosen explicitly (`--codec HARNESS@CODEC_VERSION`).
     pub writer: Option<String>,
+    /// `--redact`: secrets masked before the writer sees the records (off by
+    /// default: a handoff of the user's own session on their own machine).
+    pub redaction: Option<crate::redaction::Redactor>,
 }
 
 /// Diagnostic codes that make a session not portable: a source codec's
@@ -163,6 +169,7 @@ pub fn rewrite(
     export_dir: &Path,
     manifest: &ExportManifest,
     writer: &CodecRecord,
+    redaction: Option<&crate::redaction::Redactor>,
     out: &Path,
 ) -> Result<ExportManifest> {
     let options = ConvertOptions {
@@ -176,10 +183,15 @@ pub fn rewrite(
         lossy: !manifest.not_portable.is_empty(),
         target_version: manifest.target.native_version.clone(),
         writer: Some(writer.id()),
+        redaction: redaction.cloned(),
     };
     let to = manifest.target.harness.clone();
     let source = Source::Export { manifest, dir: export_dir };
-    into_new_export(out, |out| export(catalog, source, &to, out, writer.clone(), manifest.cwd.clone(), &options))
+    let mut rewritten =
+        into_new_export(out, |out| export(catalog, source, &to, out, writer.clone(), manifest.cwd.clone(), &options))?;
+    // What convert masked is masked in the rewritten export too.
+    rewritten.redactions.merge(&manifest.redactions);
+    Ok(rewritten)
 }
 
 /// Runs `write` into the export directory `out`; a failure leaves no partial
@@ -297,8 +309,13 @@ fn export(
     // Three stages overlap: the source codec parses ahead (its thread), the
     // fidelity digests are taken on another, and this one writes.
     let digester = Digester::spawn(source_side.codec.clone());
+    let mut redactions = crate::redaction::Counts::default();
     while let Some(batch) = stream.next_batch()? {
-        let records = std::sync::Arc::new(batch.records);
+        let records = match &convert.redaction {
+            Some(redactor) => crate::redaction::redact_lines(redactor, batch.records, &mut redactions),
+            None => batch.records,
+        };
+        let records = std::sync::Arc::new(records);
         if !digester.add(records.clone()) {
             break; // the digester failed: its error comes from `finish`
         }
@@ -371,6 +388,7 @@ fn export(
             applied_in_write,
         }),
         not_portable: not_portable.causes,
+        redactions,
     };
     let json = serde_json::to_vec_pretty(&manifest).map_err(|e| HostError::io(out, e))?;
     write_atomically(&out.join("export.json"), &json)?;
@@ -959,6 +977,9 @@ pub struct PrepareRequest {
     pub probe_cli: bool,
     /// `--codec HARNESS@CODEC_VERSION`: this writer, whatever the version.
     pub writer: Option<String>,
+    /// `--redact`: the export is written again with secrets masked before
+    /// it is installed.
+    pub redaction: Option<crate::redaction::Redactor>,
 }
 
 /// A planned install with what it was planned for.
@@ -1018,7 +1039,9 @@ pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &Prep
         );
         writer = layout_writer.clone();
     }
-    let (manifest, artifacts, export_dir, rewrite_dir, rewritten_from) = if writer.id() == manifest.target.codec {
+    let (manifest, artifacts, export_dir, rewrite_dir, rewritten_from) = if writer.id() == manifest.target.codec
+        && request.redaction.is_none()
+    {
         (manifest, artifacts, export.to_path_buf(), None, None)
     } else {
         let dir = tempfile::Builder::new()
@@ -1027,7 +1050,7 @@ pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &Prep
             .map_err(|e| HostError::io(std::env::temp_dir(), e))?;
         let out = dir.path().join("export");
         tracing::info!("writing the export again with {} for {}", writer.id(), target_version.describe());
-        rewrite(catalog, export, &manifest, &writer, &out)?;
+        rewrite(catalog, export, &manifest, &writer, request.redaction.as_ref(), &out)?;
         let (rewritten, artifacts) = load_export(&out)?;
         (rewritten, artifacts, out, Some(dir), Some(manifest.target.codec.clone()))
     };

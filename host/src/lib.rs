@@ -34,6 +34,7 @@ pub mod inventory;
 pub mod ledger;
 pub mod limits;
 pub mod packed;
+pub mod redaction;
 pub mod registry;
 pub mod resume;
 pub mod runtime;

@@ -171,6 +171,28 @@ impl Engine {
         Cow::Owned(self.apply(text, &findings, counts))
     }
 
+    /// The secrets in `text` (rules in `bits`, already prefiltered): byte ranges, sorted and not
+    /// overlapping, each with its rule id; counted as [`Engine::redact_with`] counts them.
+    pub(crate) fn spans(
+        &self,
+        text: &str,
+        bits: &RuleBits,
+        counts: &mut Counts,
+    ) -> Vec<(std::ops::Range<usize>, String)> {
+        if bits.is_empty() {
+            return Vec::new();
+        }
+        let found = self.findings(text, bits, 0);
+        found
+            .iter()
+            .map(|f| {
+                let id = &self.rules[f.rule].id;
+                counts.add(id, 1);
+                (f.start..f.end, id.clone())
+            })
+            .collect()
+    }
+
     /// Redacts `value` as the value of a member named `key`: the rules see `key=value`, so a
     /// generic `password`/`api_key` rule finds a secret whose name is in the key. Only spans in
     /// the value are masked.

@@ -264,6 +264,15 @@ impl Redactor {
         engine.redact_with(text, &bits, counts)
     }
 
+    /// Where the secrets in `text` are, without changing it: byte ranges (sorted, not
+    /// overlapping, on char boundaries) with the rule id of each, counted in `counts`. For masks
+    /// that must keep offsets, such as raw evidence bytes.
+    pub fn find(&self, text: &str, counts: &mut Counts) -> Vec<(std::ops::Range<usize>, String)> {
+        let engine = &self.inner.engine;
+        let bits = engine.candidates(text.as_bytes());
+        engine.spans(text, &bits, counts)
+    }
+
     /// Redacts `value` as the value of a member named `key` (the rules see `key=value`: a
     /// generic `password` rule finds a secret whose name is the key); only the value changes.
     pub(crate) fn redact_member<'a>(&self, key: &str, value: &'a str, counts: &mut Counts) -> Cow<'a, str> {

@@ -10,6 +10,11 @@
 //! # DATA_DIR/config.toml
 //! archive = "postgres://trajhost@db.internal/trajhost"
 //! machine = "build-07"   # optional; default: the host name
+//!
+//! [redact]                 # docs/redaction.md
+//! redact_evidence = true   # also mask the embedded archive's raw evidence
+//! allow = ["EXAMPLE-[0-9]+"]
+//! rules = [{ id = "internal-token", regex = "itk_[0-9a-f]{32}", keywords = ["itk_"] }]
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -36,6 +41,10 @@ pub struct Config {
     /// (`crate::registry::remote`).
     #[serde(default)]
     pub plugins: crate::registry::remote::PluginsConfig,
+    /// `[redact]`: the user's rules, allowlist and `redact_evidence`
+    /// (`crate::redaction`, docs/redaction.md).
+    #[serde(default)]
+    pub redact: crate::redaction::RedactConfig,
 }
 
 impl Config {

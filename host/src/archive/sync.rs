@@ -39,6 +39,13 @@ pub struct SyncOptions {
     pub keys: HashMap<PathBuf, PathBuf>,
     /// Only this harness.
     pub harness: Option<String>,
+    /// Masks secrets in the records and full-text index kept (`None`: kept
+    /// as read).
+    pub redaction: Option<crate::redaction::Redactor>,
+    /// With `redaction`, also mask the raw evidence (same-length masks, so
+    /// offsets stay true): always for a shared archive, by config for the
+    /// embedded one.
+    pub redact_evidence: bool,
 }
 
 /// The work one sync did (`sync --json`).
@@ -58,6 +65,8 @@ pub struct SyncReport {
     pub sessions_updated: u64,
     pub sessions_unchanged: u64,
     pub sessions_failed: u64,
+    /// Secrets masked, by rule.
+    pub redactions: crate::redaction::Counts,
     /// Store files discovery could not place as a session (newly, or changed since).
     pub files_failed: u64,
     /// Sessions and files that failed before and did not change since: not retried.
@@ -102,7 +111,7 @@ pub fn sync(
         let key = options.keys.get(given).or_else(|| options.keys.get(&home)).unwrap_or(&home);
         let known = store.known_home(key)?;
         let home_id = known.id;
-        let synced = sync_home(catalog, store, known, &home, key, options.harness.as_deref(), &mut report, on_event);
+        let synced = sync_home(catalog, store, known, &home, key, options, &mut report, on_event);
         // Released also when the sync of this home failed.
         let done = store.home_done(home_id);
         synced?;
@@ -130,10 +139,11 @@ fn sync_home(
     known: KnownHome,
     home: &Path,
     home_key: &Path,
-    only: Option<&str>,
+    options: &SyncOptions,
     report: &mut SyncReport,
     on_event: &mut dyn FnMut(SyncEvent<'_>),
 ) -> Result<()> {
+    let only = options.harness.as_deref();
     let harnesses: Vec<String> = catalog.harnesses().into_iter().filter(|h| only.is_none_or(|o| o == h)).collect();
     // 1. One stat per file.
     let mut current: HashMap<String, Option<FileState>> = HashMap::new();
@@ -254,7 +264,7 @@ fn sync_home(
         let writer = scope.spawn(|| keep_all(&mut *store, known.id, receive));
         for (found, main_state) in to_read {
             let native_id = found.session.native_id.clone();
-            let keep = match read_session(catalog, &known, home, &found, report) {
+            let keep = match read_session(catalog, &known, home, &found, options, report) {
                 Ok(put) => {
                     on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: true });
                     Keep::Session { put: Box::new(put), main_state }
@@ -351,6 +361,7 @@ fn read_session(
     known: &KnownHome,
     home: &Path,
     found: &FoundSession,
+    options: &SyncOptions,
     report: &mut SyncReport,
 ) -> Result<SessionPut> {
     let (codec, note) = catalog.select_for_reading(
@@ -375,12 +386,26 @@ fn read_session(
                 op: crate::error::Operation::Read,
                 message: format!("returned a record that is {e}"),
             })?;
+            // The snapshot digest is of what the codec read; what is kept is masked.
+            let masked = options.redaction.as_ref().map(|r| r.redact_line(line, &mut report.redactions));
+            let (text, json) = match masked {
+                Some(std::borrow::Cow::Owned(masked)) => {
+                    let redacted: crate::canonical::Record =
+                        serde_json::from_str(&masked).map_err(|e| HostError::Codec {
+                            plugin: codec.id(),
+                            op: crate::error::Operation::Read,
+                            message: format!("a record is not canonical JSON once redacted: {e}"),
+                        })?;
+                    (record_text(&redacted), masked)
+                }
+                _ => (record_text(&record), line.to_string()),
+            };
             records.push(PutRecord {
                 record_id: record.id.clone(),
                 kind: record.body.kind().to_string(),
                 ts_ms: record.ts.as_deref().and_then(crate::time::unix_ms_from_rfc3339),
-                text: record_text(&record),
-                json: line.to_string(),
+                text,
+                json,
             });
         }
     }
@@ -394,13 +419,23 @@ fn read_session(
             tracing::warn!(file = %host_path.display(), "outside the home: not kept as evidence");
             continue;
         };
-        files.push(file_evidence(host_path, &rel, *size, known.files.get(&rel).and_then(|f| f.kept.as_ref()))?);
+        let mut file = file_evidence(host_path, &rel, *size, known.files.get(&rel).and_then(|f| f.kept.as_ref()))?;
+        if let (Some(redactor), true, Some(generation)) =
+            (&options.redaction, options.redact_evidence, file.generation.as_mut())
+        {
+            crate::redaction::redact_evidence(redactor, &mut generation.bytes, &mut report.redactions);
+        }
+        files.push(file);
     }
     let mut tapes = Vec::new();
     for (host_path, queries) in &recorded.databases {
         let Some(rel) = relative(home, host_path) else { continue };
         let meta = std::fs::metadata(host_path).map_err(|e| HostError::io(host_path, e))?;
-        let tape = serde_json::to_vec(queries).map_err(|e| HostError::io(host_path, e))?;
+        let mut tape = serde_json::to_value(queries).map_err(|e| HostError::io(host_path, e))?;
+        if let (Some(redactor), true) = (&options.redaction, options.redact_evidence) {
+            redactor.redact_value(&mut tape, &mut report.redactions);
+        }
+        let tape = serde_json::to_vec(&tape).map_err(|e| HostError::io(host_path, e))?;
         tapes.push(PutTape { path: rel, seen: FileState::of(&meta), tape });
     }
     let meta = records.first().and_then(|r| serde_json::from_str::<crate::canonical::Record>(&r.json).ok());
@@ -416,7 +451,10 @@ fn read_session(
         codec: codec.id(),
         native_version: found.session.native_version.clone(),
         cwd: found.session.cwd.clone().or(cwd),
-        title: found.session.title.clone().or(title),
+        title: found.session.title.clone().or(title).map(|t| match &options.redaction {
+            Some(redactor) => redactor.redact_text(&t, &mut report.redactions).into_owned(),
+            None => t,
+        }),
         started_at: found.session.started_at.clone(),
         updated_at: found.session.updated_at.clone(),
         snapshot_id: digest.snapshot_id(),

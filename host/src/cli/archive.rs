@@ -26,6 +26,8 @@ pub struct SyncArgs {
     /// Print the work done as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    redact: super::redact::RedactFlags,
 }
 
 #[derive(clap::Args)]
@@ -50,6 +52,8 @@ pub struct SearchArgs {
     /// One JSON array of hits (snippet matches between \u0002 and \u0003).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    redact: super::redact::RedactFlags,
 }
 
 #[derive(clap::Args)]
@@ -66,6 +70,8 @@ pub struct WatchArgs {
     /// One JSON line per sync on stdout.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    redact: super::redact::RedactFlags,
 }
 
 const KINDS: &[&str] = &["user", "assistant", "reasoning", "tool_call", "tool_result", "compaction"];
@@ -126,7 +132,12 @@ pub fn run_sync(ctx: &Context, args: &SyncArgs) -> anyhow::Result<u8> {
     let mut store = open_archive(&ctx.data_dir, ctx.archive.as_deref())?;
     // Archives among the homes stay unpacked until the sync is done.
     let opened = super::given::open_homes(ctx, &catalog, &args.homes)?;
-    let options = SyncOptions { homes: opened.dirs.clone(), keys: opened.keys.clone(), harness: args.harness.clone() };
+    let options = SyncOptions {
+        homes: opened.dirs.clone(),
+        keys: opened.keys.clone(),
+        harness: args.harness.clone(),
+        ..sync_redaction(&ctx.data_dir, ctx.archive.as_deref(), &args.redact)?
+    };
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
@@ -159,9 +170,29 @@ pub fn run_sync(ctx: &Context, args: &SyncArgs) -> anyhow::Result<u8> {
         for f in &report.failures {
             eprintln!("not archived: {} {} in {}: {}", f.harness, f.session, f.home.display(), f.error);
         }
+        super::redact::report(&report.redactions);
     }
     // What could not be archived is reported, and retried once it changes: not a failed sync.
     Ok(exit::OK)
+}
+
+/// What sync masks: records and the full-text index always (unless
+/// `--no-redact`); the evidence too in a shared archive, and in the embedded
+/// one when `redact_evidence = true`.
+fn sync_redaction(
+    data_dir: &Path,
+    explicit: Option<&str>,
+    flags: &super::redact::RedactFlags,
+) -> anyhow::Result<SyncOptions> {
+    use trajhost::redaction::Sink;
+    let (location, _) = archive_location(data_dir, explicit)?;
+    let sink = match location {
+        Location::Postgres(_) => Sink::SharedArchive,
+        Location::Sqlite(_) => Sink::EmbeddedArchive,
+    };
+    let redaction = flags.redactor(data_dir, sink)?;
+    let redact_evidence = sink == Sink::SharedArchive || Config::load(data_dir)?.redact.redact_evidence;
+    Ok(SyncOptions { redaction, redact_evidence, ..SyncOptions::default() })
 }
 
 fn describe_sync(r: &SyncReport, archive: &str) -> String {
@@ -219,7 +250,18 @@ pub fn run_search(data_dir: &Path, explicit: Option<&str>, args: &SearchArgs) ->
         kind: args.kind.clone(),
         limit: args.limit,
     };
-    let hits = store.search(&query)?;
+    let mut hits = store.search(&query)?;
+    // Sync masks what it indexes; an archive synced before (or with --no-redact) may still hold secrets.
+    let mut redactions = trajhost::redaction::Counts::default();
+    if let Some(redactor) = args.redact.redactor(data_dir, trajhost::redaction::Sink::Search)? {
+        for hit in &mut hits {
+            let plain = hit.snippet.replace(MARK_OPEN, "").replace(MARK_CLOSE, "");
+            if let std::borrow::Cow::Owned(masked) = redactor.redact_text(&plain, &mut redactions) {
+                hit.snippet = masked;
+            }
+        }
+    }
+    super::redact::report(&redactions);
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &hits)?;
@@ -263,7 +305,11 @@ pub fn run_watch(ctx: &Context, args: &WatchArgs) -> anyhow::Result<u8> {
         anyhow::bail!("{}: an archive does not change; `trajhost sync --home` it instead", archive.display());
     }
     let options = WatchOptions {
-        sync: SyncOptions { homes: homes(&args.homes), harness: args.harness.clone(), ..SyncOptions::default() },
+        sync: SyncOptions {
+            homes: homes(&args.homes),
+            harness: args.harness.clone(),
+            ..sync_redaction(&ctx.data_dir, ctx.archive.as_deref(), &args.redact)?
+        },
         debounce: std::time::Duration::from_millis(args.debounce_ms),
         ..WatchOptions::default()
     };

@@ -436,6 +436,7 @@ impl App {
             target_version: None,
             probe_cli: true,
             keep_export: None,
+            redaction: None,
         };
         let result = resolve(ctx, catalog, &row)
             .and_then(|session| super::continue_session::continue_into(ctx, catalog, &session.found, &target));
@@ -459,7 +460,10 @@ impl App {
         let path = std::env::temp_dir().join(format!("trajhost-{}.html", row.native_id.replace(['/', '\\'], "_")));
         let written = resolve(ctx, catalog, &row).and_then(|session| {
             let file = std::fs::File::create(&path)?;
-            trajhost::view::render(catalog, &session.found, None, std::io::BufWriter::new(file))?;
+            // A page is for sharing: masked as `trajhost view` masks it.
+            let redactor =
+                super::redact::RedactFlags::default().redactor(&ctx.data_dir, trajhost::redaction::Sink::View)?;
+            trajhost::view::render(catalog, &session.found, None, redactor.as_ref(), std::io::BufWriter::new(file))?;
             Ok(())
         });
         self.status = match written {
@@ -487,9 +491,16 @@ impl App {
             let (_, stream) =
                 trajhost::inventory::open(catalog, &session.found, None, trajhost::inventory::default_read_options())?;
             let mut stream = stream.prefetched();
+            let redactor =
+                super::redact::RedactFlags::default().redactor(&ctx.data_dir, trajhost::redaction::Sink::Export)?;
             let mut out = std::io::BufWriter::new(std::fs::File::create_new(&path)?);
+            let mut redactions = trajhost::redaction::Counts::default();
             while let Some(batch) = stream.next_batch()? {
-                out.write_all(batch.records.as_bytes())?;
+                let records = match &redactor {
+                    Some(r) => trajhost::redaction::redact_lines(r, batch.records, &mut redactions),
+                    None => batch.records,
+                };
+                out.write_all(records.as_bytes())?;
             }
             out.flush()?;
             Ok(())

@@ -59,6 +59,9 @@ pub struct Args {
     /// Print what convert and prepare report, and the command, as JSON (implies --print).
     #[arg(long)]
     json: bool,
+    /// Mask secrets as [REDACTED:<rule>] in the continued session (docs/redaction.md; off by default).
+    #[arg(long)]
+    redact: bool,
 }
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
@@ -95,6 +98,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             target_version: args.target_version.clone(),
             probe_cli: !args.no_probe,
             keep_export: args.keep_export.clone(),
+            redaction: super::convert::handoff_redactor(ctx, args.redact)?,
         },
     )?;
     let Continued { manifest, installed, cwd, cwd_from, notes, interactive, .. } = &continued;
@@ -140,6 +144,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     for loss in &manifest.fidelity.not_carried {
         writeln!(err, "  not carried: {} ×{}", loss.what, loss.count)?;
     }
+    if let Some(line) = trajhost::redaction::summary(&manifest.redactions) {
+        writeln!(err, "{line}")?;
+    }
     if let Some(kept) = &args.keep_export {
         writeln!(err, "export kept in {}", kept.display())?;
     }
@@ -174,6 +181,8 @@ pub struct Target<'a> {
     pub target_version: Option<String>,
     pub probe_cli: bool,
     pub keep_export: Option<PathBuf>,
+    /// `--redact`.
+    pub redaction: Option<trajhost::redaction::Redactor>,
 }
 
 /// A session converted and installed into the target's home.
@@ -220,6 +229,7 @@ pub fn continue_into(
         lossy: target.lossy,
         target_version: target.version.clone(),
         writer: None,
+        redaction: target.redaction.clone(),
     };
     let manifest = convert::convert(catalog, found, target.harness, &export, &options)?;
     let request = convert::PrepareRequest {
@@ -227,6 +237,7 @@ pub fn continue_into(
         target_version: target.target_version.clone(),
         probe_cli: target.probe_cli,
         writer: None,
+        redaction: None,
     };
     let installed = super::convert::install_export(ctx, catalog, &export, &target.home, &request, false)?;
     let interactive = installed.interactive_command(&cwd);

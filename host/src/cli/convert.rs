@@ -47,6 +47,9 @@ pub struct ConvertArgs {
     /// Print the export manifest as JSON.
     #[arg(long)]
     json: bool,
+    /// Mask secrets as [REDACTED:<rule>] in what is written (docs/redaction.md; off by default: your own handoff).
+    #[arg(long)]
+    redact: bool,
 }
 
 #[derive(clap::Args)]
@@ -82,6 +85,9 @@ pub struct PrepareArgs {
     codec: Option<String>,
     #[arg(long)]
     json: bool,
+    /// Mask secrets as [REDACTED:<rule>] in what is written (docs/redaction.md; off by default: your own handoff).
+    #[arg(long)]
+    redact: bool,
 }
 
 pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
@@ -110,6 +116,7 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
         lossy: args.lossy,
         target_version,
         writer: args.codec.clone(),
+        redaction: handoff_redactor(ctx, args.redact)?,
     };
     let manifest = match convert::convert(&catalog, &found, to, &out, &options) {
         Ok(manifest) => manifest,
@@ -119,6 +126,7 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
         println!("{}", serde_json::to_string_pretty(&manifest)?);
     } else {
         print_report(&manifest, &out)?;
+        super::redact::report(&manifest.redactions);
     }
     Ok(exit::OK)
 }
@@ -169,6 +177,11 @@ fn print_report(m: &ExportManifest, out: &std::path::Path) -> std::io::Result<()
     Ok(())
 }
 
+/// `--redact` of convert, prepare and continue (off by default).
+pub fn handoff_redactor(ctx: &Context, redact: bool) -> anyhow::Result<Option<trajhost::redaction::Redactor>> {
+    super::redact::RedactFlags { redact, no_redact: false }.redactor(&ctx.data_dir, trajhost::redaction::Sink::Handoff)
+}
+
 pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
@@ -181,6 +194,7 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
         target_version: args.target_version.clone(),
         probe_cli: !args.no_probe,
         writer: args.codec.clone(),
+        redaction: handoff_redactor(ctx, args.redact)?,
     };
     let installed = install_export(ctx, &catalog, &args.export, &home, &request, args.dry_run)?;
     if args.json {

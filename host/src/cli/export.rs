@@ -46,6 +46,8 @@ pub struct Args {
     /// ATIF: check each trajectory against the ATIF rules before writing it; exit 1 naming what is wrong.
     #[arg(long)]
     validate: bool,
+    #[command(flatten)]
+    redact: super::redact::RedactFlags,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -134,9 +136,12 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         (None, _) => Sink::Request(RequestWriter::new(otlp_format, out)?),
     };
     let options = otlp::Options { content: args.content };
+    let redactor = args.redact.redactor(&ctx.data_dir, trajhost::redaction::Sink::Export)?;
+    let mut redactions = trajhost::redaction::Counts::default();
     let mut exported = 0;
     for found in &sessions {
-        let result = export_one(&catalog, found, args, otlp_format, options, &mut sink);
+        let redaction = redactor.as_ref().map(|r| (r, &mut redactions));
+        let result = export_one(&catalog, found, args, otlp_format, options, redaction, &mut sink);
         match result {
             Ok(()) => exported += 1,
             Err(error) if args.all => {
@@ -161,6 +166,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     if args.all {
         eprintln!("exported {exported} of {} sessions", sessions.len());
     }
+    super::redact::report(&redactions);
     Ok(code)
 }
 
@@ -177,6 +183,7 @@ fn export_one(
     args: &Args,
     otlp_format: otlp::Format,
     options: otlp::Options,
+    mut redaction: Option<(&trajhost::redaction::Redactor, &mut trajhost::redaction::Counts)>,
     sink: &mut Sink,
 ) -> anyhow::Result<()> {
     let (codec, mut stream) =
@@ -202,8 +209,11 @@ fn export_one(
     };
     while let Some(batch) = stream.next_batch()? {
         for line in batch.records.lines() {
-            let record: Record = serde_json::from_str(line)
+            let mut record: Record = serde_json::from_str(line)
                 .with_context(|| format!("codec {} returned a record that is not canonical JSON", codec.id()))?;
+            if let Some((redactor, counts)) = &mut redaction {
+                redactor.redact_record(&mut record, counts);
+            }
             match &mut target {
                 None => {
                     target = Some(match sink {

@@ -9,6 +9,7 @@ mod export;
 mod given;
 mod plugin;
 mod read;
+mod redact;
 mod sessions;
 mod terminal;
 mod transcript;

@@ -39,6 +39,9 @@ pub struct Args {
     /// it (a resume the harness kept as a new session), oldest first, each record once.
     #[arg(long)]
     follow: bool,
+    /// Mask secrets as [REDACTED:<rule>] (docs/redaction.md), e.g. before piping the records on.
+    #[arg(long)]
+    redact: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -86,6 +89,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let mut strict = args.strict.then(|| trajhost::conformance::StreamChecks::new(found.session.locator.clone()));
     // With --follow, a record a later session copied (same id) is given once, and only the first `meta`.
     let mut seen = std::collections::HashSet::new();
+    let redactor = super::redact::RedactFlags { redact: args.redact, no_redact: false }
+        .redactor(&ctx.data_dir, trajhost::redaction::Sink::Read)?;
+    let mut redactions = trajhost::redaction::Counts::default();
     for (index, found) in sessions.iter().enumerate() {
         let (codec, stream) =
             inventory::open(&catalog, found, args.codec.as_deref(), inventory::default_read_options())?;
@@ -107,10 +113,14 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 }
             };
             diagnostics.extend(batch.diagnostics);
+            let records = match &redactor {
+                Some(redactor) => trajhost::redaction::redact_lines(redactor, batch.records, &mut redactions),
+                None => batch.records,
+            };
             if format == Format::Canonical && !args.follow {
-                out.write_all(batch.records.as_bytes())?;
+                out.write_all(records.as_bytes())?;
             }
-            for line in batch.records.lines() {
+            for line in records.lines() {
                 if args.follow {
                     let record: trajhost::canonical::Record = serde_json::from_str(line)
                         .map_err(|e| anyhow::anyhow!("codec {} returned a record that is {e}", codec.id()))?;
@@ -155,6 +165,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             &serde_json::json!({
                 "kind": "summary", "codec": codec.id(), "records": digest.records(),
                 "snapshot_id": digest.snapshot_id(), "ending": digest.ending(), "diagnostics": items,
+                "redactions": redactor.as_ref().map(|_| &redactions),
             }),
         )?;
         writeln!(out)?;
@@ -166,6 +177,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     // stderr, so a terminal shows them after it, each on its own line.
     out.flush()?;
     drop(out);
+    super::redact::report(&redactions);
     if format == Format::Transcript {
         for d in &diagnostics {
             eprintln!("{}", safe_text(&describe_diagnostic(d)));

@@ -29,6 +29,8 @@ pub struct Args {
     /// Then open the page with $BROWSER, else xdg-open.
     #[arg(long)]
     open: bool,
+    #[command(flatten)]
+    redact: super::redact::RedactFlags,
 }
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
@@ -48,10 +50,11 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         args.codec.as_deref(),
     )?;
     let found = &session.found;
+    let redactor = args.redact.redactor(&ctx.data_dir, trajhost::redaction::Sink::View)?;
 
     if to_stdout {
         let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        let rendered = view::render(&catalog, found, args.codec.as_deref(), out).map_err(|e| error(e, "stdout"))?;
+        let rendered = view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out).map_err(|e| error(e, "stdout"))?;
         report(&rendered);
         return Ok(exit::OK);
     }
@@ -71,7 +74,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         .with_context(|| format!("creating a file in {}", dir.display()))?;
     let out = std::io::BufWriter::with_capacity(1 << 16, temp.as_file());
     let rendered =
-        view::render(&catalog, found, args.codec.as_deref(), out).map_err(|e| error(e, &path.display().to_string()))?;
+        view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out).map_err(|e| error(e, &path.display().to_string()))?;
     temp.as_file().sync_all().with_context(|| format!("writing {}", path.display()))?;
     temp.persist(&path).map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error))?;
     report(&rendered);
@@ -97,6 +100,7 @@ fn error(error: ViewError, output: &str) -> anyhow::Error {
 }
 
 fn report(rendered: &view::Rendered) {
+    super::redact::report(&rendered.redactions);
     let diagnostics = rendered.diagnostics.len();
     eprintln!(
         "{} records in {} data blocks, {:.1} MiB (codec {}, ending {}{})",

@@ -62,26 +62,41 @@ pub struct Rendered {
     pub notes: Vec<String>,
     pub ending: String,
     pub snapshot_id: String,
+    /// Secrets masked on the page, by rule.
+    pub redactions: crate::redaction::Counts,
 }
 
 /// Reads `found` (with `codec_override`, or the codec its native version
-/// selects) and writes its page to `out`.
+/// selects) and writes its page to `out`, with secrets masked when a
+/// `redactor` is given (a page is for sharing: the CLI gives one by default).
 pub fn render(
     catalog: &Catalog<'_>,
     found: &FoundSession,
     codec_override: Option<&str>,
+    redactor: Option<&crate::redaction::Redactor>,
     out: impl Write,
 ) -> Result<Rendered, ViewError> {
     let (codec, mut stream) = inventory::open(catalog, found, codec_override, inventory::default_read_options())?;
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "rendering a page");
-    let mut page = Page::new(out, found, &codec.id())?;
+    let mut redactions = crate::redaction::Counts::default();
+    // The title discovery gave (often the first prompt) is on the page too.
+    let mut shown = found.clone();
+    if let (Some(redactor), Some(title)) = (redactor, &found.session.title) {
+        shown.session.title = Some(redactor.redact_text(title, &mut redactions).into_owned());
+    }
+    let mut page = Page::new(out, &shown, &codec.id())?;
     while let Some(batch) = stream.next_batch()? {
         page.diagnostics(&batch.diagnostics);
         for line in batch.records.lines() {
-            page.push_line(line)?;
+            match redactor {
+                Some(redactor) => page.push_line(&redactor.redact_line(line, &mut redactions))?,
+                None => page.push_line(line)?,
+            }
         }
     }
-    page.finish()
+    let mut rendered = page.finish()?;
+    rendered.redactions = redactions;
+    Ok(rendered)
 }
 
 /// A page being written: the head first, then records as they come, then
@@ -284,6 +299,7 @@ impl<W: Write> Page<W> {
             notes,
             ending,
             snapshot_id,
+            redactions: crate::redaction::Counts::default(),
         })
     }
 }

@@ -103,7 +103,7 @@ fn every_fixture_session_renders_a_page_holding_its_records() {
         for session in &found.sessions {
             let id = format!("{name} {}", session.session.native_id);
             let mut page = Vec::new();
-            let rendered = match trajhost::view::render(&catalog, session, None, &mut page) {
+            let rendered = match trajhost::view::render(&catalog, session, None, None, &mut page) {
                 Ok(rendered) => rendered,
                 // Hand-kept homes hold sessions a codec refuses on purpose (an fx schema it does not read).
                 Err(error) if !is_lab => {
