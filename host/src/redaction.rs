@@ -111,6 +111,45 @@ fn mask_same_length(bytes: &mut [u8]) {
     }
 }
 
+/// A search snippet (a piece of `text`, with match markers and `…` at cut
+/// ends) with every secret of `text` that it shows masked, also a secret it
+/// shows only part of, or without the context its rule needs. Unchanged when
+/// it shows none.
+pub fn redact_snippet(redactor: &Redactor, snippet: &str, text: &str, markers: [&str; 2], counts: &mut Counts) -> String {
+    let plain = snippet.replace(markers[0], "").replace(markers[1], "");
+    let core = plain.trim_start_matches('…').trim_end_matches('…');
+    let mut found = Counts::default();
+    let (Some(at), false) = (text.find(core), core.is_empty()) else {
+        // Not a verbatim piece of the text: mask what the snippet itself shows.
+        return match redactor.redact_text(&plain, counts) {
+            Cow::Owned(masked) => masked,
+            Cow::Borrowed(_) => snippet.to_string(),
+        };
+    };
+    let window = at..at + core.len();
+    let overlapping: Vec<_> = redactor
+        .find(text, &mut found)
+        .into_iter()
+        .filter(|(range, _)| range.start < window.end && range.end > window.start)
+        .collect();
+    if overlapping.is_empty() {
+        return snippet.to_string();
+    }
+    let mut out = String::with_capacity(plain.len());
+    out.push_str(&plain[..plain.len() - plain.trim_start_matches('…').len()]);
+    let mut cursor = window.start;
+    for (range, rule) in &overlapping {
+        let start = range.start.max(window.start);
+        out.push_str(&text[cursor..start]);
+        out.push_str(&format!("[REDACTED:{rule}]"));
+        counts.add(rule, 1);
+        cursor = range.end.min(window.end);
+    }
+    out.push_str(&text[cursor..window.end]);
+    out.push_str(&plain[plain.trim_end_matches('…').len()..]);
+    out
+}
+
 /// One line on stderr saying what was masked (`redacted 3 secrets: aws-access-token ×2, …`), or `None`.
 pub fn summary(counts: &Counts) -> Option<String> {
     if counts.is_empty() {

@@ -933,6 +933,7 @@ impl ArchiveStore for PostgresArchive {
                     rank: -r.try_get::<_, f64>(9).map_err(query_error)?,
                     snippet: ellipsize(headline, &text),
                     ts: r.try_get(11).map_err(query_error)?,
+                    text,
                 });
             }
             Ok(hits)

@@ -691,6 +691,7 @@ impl ArchiveStore for SqliteArchive {
                         ts: None,
                         snippet: String::new(),
                         rank: r.get(9)?,
+                        text: String::new(),
                     },
                 ))
             })
@@ -700,7 +701,8 @@ impl ArchiveStore for SqliteArchive {
         let mut detail = self
             .conn
             .prepare_cached(&format!(
-                "SELECT snippet(records_fts, 0, '{open}', '{close}', '…', 16), json_extract(r.json, '$.ts')
+                "SELECT snippet(records_fts, 0, '{open}', '{close}', '…', 16), json_extract(r.json, '$.ts'),
+                        substr(r.text, 1, 262144)
                  FROM records_fts JOIN records r ON r.id = records_fts.rowid
                  WHERE records_fts MATCH ?1 AND records_fts.rowid = ?2",
                 open = super::search::MARK_OPEN,
@@ -709,10 +711,11 @@ impl ArchiveStore for SqliteArchive {
             .map_err(self.err())?;
         let mut hits = Vec::with_capacity(ranked.len());
         for (id, mut hit) in ranked {
-            let (snippet, ts): (String, Option<String>) =
-                detail.query_row(params![fts, id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(query_error)?;
+            let (snippet, ts, text): (String, Option<String>, Option<String>) =
+                detail.query_row(params![fts, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).map_err(query_error)?;
             hit.snippet = snippet;
             hit.ts = ts;
+            hit.text = text.unwrap_or_default();
             hits.push(hit);
         }
         Ok(hits)

@@ -221,6 +221,11 @@ pub struct Hit {
     /// Lower is better: bm25 in the embedded archive, minus `ts_rank_cd`
     /// in PostgreSQL.
     pub rank: f64,
+    /// The record's whole indexed text (at most 256 KiB), which the snippet
+    /// is cut from: redaction at search time sees a secret's context even
+    /// where the snippet cuts it off. Not part of `search --json`.
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// The storage behind the archive. `Send`: sync keeps sessions on a

@@ -255,9 +255,17 @@ pub fn run_search(data_dir: &Path, explicit: Option<&str>, args: &SearchArgs) ->
     let mut redactions = trajhost::redaction::Counts::default();
     if let Some(redactor) = args.redact.redactor(data_dir, trajhost::redaction::Sink::Search)? {
         for hit in &mut hits {
-            let plain = hit.snippet.replace(MARK_OPEN, "").replace(MARK_CLOSE, "");
-            if let std::borrow::Cow::Owned(masked) = redactor.redact_text(&plain, &mut redactions) {
-                hit.snippet = masked;
+            hit.snippet = trajhost::redaction::redact_snippet(
+                &redactor,
+                &hit.snippet,
+                &hit.text,
+                [MARK_OPEN, MARK_CLOSE],
+                &mut redactions,
+            );
+            if let Some(title) = &hit.title
+                && let std::borrow::Cow::Owned(masked) = redactor.redact_text(title, &mut redactions)
+            {
+                hit.title = Some(masked);
             }
         }
     }

@@ -24,6 +24,7 @@ mod oci;
 mod packed;
 mod plugin_files;
 mod postgres;
+mod redaction;
 mod registry;
 mod sandbox;
 mod sniff;
