@@ -3,11 +3,13 @@
 
 use std::borrow::Cow;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::RegexSet;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Anchored, Input};
 
 use crate::Counts;
-use crate::ruleset::{Allowlist, Candidate, Compiled, Rule, shannon_entropy};
+use crate::ruleset::{Allowlist, Candidate, Compiled, OPERATOR_BYTES, Rule, SEMI_GENERIC_LEAD, shannon_entropy};
+use crate::scan::{Hit, Scanner};
 
 /// A set of rule indexes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -18,13 +20,24 @@ impl RuleBits {
         RuleBits(vec![0; n.div_ceil(64)])
     }
     #[inline]
+    pub(crate) fn has(&self, i: usize) -> bool {
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+    #[inline]
     pub(crate) fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
+    }
+    /// Whether every rule of `other` is in `self`.
+    pub(crate) fn contains(&self, other: &RuleBits) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & b == *b)
     }
     pub(crate) fn union(&mut self, other: &RuleBits) {
         for (a, b) in self.0.iter_mut().zip(&other.0) {
             *a |= *b;
         }
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
     pub(crate) fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
@@ -61,16 +74,22 @@ pub(crate) struct Engine {
     /// The user's `allow` regexes (secret or match).
     user_allow: Option<RegexSet>,
     /// Every distinct keyword, ASCII case-insensitive; `None` when no rule has keywords.
-    keywords: Option<AhoCorasick>,
-    /// The keywords (lowercased), by pattern id.
-    words: Vec<String>,
-    /// Per keyword (pattern id): the rules it enables.
-    keyword_rules: Vec<RuleBits>,
+    scanner: Option<Scanner>,
+    /// Per keyword: the rules it enables by itself (not of the semi-generic shape).
+    plain_rules: Vec<RuleBits>,
+    /// Per keyword: semi-generic rules, enabled when an operator byte follows the keyword within
+    /// `reach[keyword]` bytes (`ruleset::operator_reach`).
+    operator_rules: Vec<RuleBits>,
+    reach: Vec<usize>,
     /// Rules without keywords: they run on every text.
     always: RuleBits,
-    /// For JSON lines: `always` plus rules with a keyword that a JSON encoder may escape (a quote,
-    /// a backslash, `<>&/`, control or non-ASCII characters), which the raw line may not show.
+    /// For JSON lines: `always` plus rules with a keyword holding control or non-ASCII characters,
+    /// which a JSON encoder may escape in ways the raw line does not show. (Keywords with a quote,
+    /// a backslash or `/<>&'` are also searched in their escaped forms: [`json_variants`].)
     pub line_always: RuleBits,
+    /// Anchored searches at keywords for semi-generic rules (off only to test them against
+    /// whole-text searches).
+    pub windows: bool,
 }
 
 impl Engine {
@@ -86,7 +105,9 @@ impl Engine {
             }
         }
         let mut words: Vec<String> = Vec::new();
-        let mut keyword_rules: Vec<RuleBits> = Vec::new();
+        let mut plain_rules: Vec<RuleBits> = Vec::new();
+        let mut operator_rules: Vec<RuleBits> = Vec::new();
+        let mut reach: Vec<usize> = Vec::new();
         let mut always = RuleBits::with_len(n);
         let mut line_always = RuleBits::with_len(n);
         for (i, r) in rules.iter().enumerate() {
@@ -95,76 +116,121 @@ impl Engine {
                 line_always.insert(i);
                 continue;
             }
-            for k in &r.keywords {
+            for k in r.keywords.iter().flat_map(|k| json_variants(k)) {
+                let k = &k;
                 let id = match words.iter().position(|w| w == k) {
                     Some(id) => id,
                     None => {
                         words.push(k.clone());
-                        keyword_rules.push(RuleBits::with_len(n));
+                        plain_rules.push(RuleBits::with_len(n));
+                        operator_rules.push(RuleBits::with_len(n));
+                        reach.push(0);
                         words.len() - 1
                     }
                 };
-                keyword_rules[id].insert(i);
-                if k.bytes().any(|b| b.is_ascii_control() || !b.is_ascii() || b"\"\\<>&/'".contains(&b)) {
+                match r.shape {
+                    Some(shape) => {
+                        operator_rules[id].insert(i);
+                        reach[id] = reach[id].max(shape.reach);
+                    }
+                    None => plain_rules[id].insert(i),
+                }
+                if k.bytes().any(|b| b.is_ascii_control() || !b.is_ascii()) {
                     line_always.insert(i);
                 }
             }
         }
-        let keywords = if words.is_empty() {
-            None
-        } else {
-            Some(
-                AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::Standard)
-                    .kind(Some(AhoCorasickKind::DFA))
-                    .build(&words)
-                    .or_else(|_| {
-                        AhoCorasickBuilder::new()
-                            .ascii_case_insensitive(true)
-                            .match_kind(MatchKind::Standard)
-                            .build(&words)
-                    })
-                    .expect("keywords are plain strings"),
-            )
-        };
-        Engine { rules, global, targeted, user_allow, keywords, words, keyword_rules, always, line_always }
+        let scanner = Scanner::new(&words);
+        if scanner.is_none() && !words.is_empty() {
+            // Not expected (plain strings); without the prefilter every rule runs.
+            tracing::warn!("redact: the keyword automaton could not be built; every rule runs on every text");
+            for i in 0..n {
+                always.insert(i);
+                line_always.insert(i);
+            }
+        }
+        Engine {
+            rules,
+            global,
+            targeted,
+            user_allow,
+            scanner,
+            plain_rules,
+            operator_rules,
+            reach,
+            always,
+            line_always,
+            windows: true,
+        }
     }
 
     pub(crate) fn empty_bits(&self) -> RuleBits {
         RuleBits::with_len(self.rules.len())
     }
 
-    /// The rules to run on `text`: those whose keywords occur, and those without keywords.
-    pub(crate) fn candidates(&self, text: &[u8]) -> RuleBits {
+    /// Every keyword occurrence in `hay`, sorted by end. `false` when `hay` is too long to scan
+    /// (4 GiB): the caller then runs every rule.
+    pub(crate) fn scan(&self, hay: &[u8], out: &mut Vec<Hit>) -> bool {
+        if hay.len() >= u32::MAX as usize {
+            return false;
+        }
+        if let Some(s) = &self.scanner {
+            s.scan(hay, out);
+        }
+        true
+    }
+
+    /// The rules to run on `text` (those whose keywords occur, semi-generic ones only with an
+    /// operator near a keyword, and those without keywords) and the keyword occurrences; `None`
+    /// for the occurrences when `text` is too long to scan (every rule runs).
+    pub(crate) fn candidates(&self, text: &[u8]) -> (RuleBits, Option<Vec<Hit>>) {
+        let mut hits = Vec::new();
+        if !self.scan(text, &mut hits) {
+            return (self.all_bits(), None);
+        }
         let mut bits = self.always.clone();
-        self.for_each_keyword(text, |_, id| bits.union(&self.keyword_rules[id]));
+        self.add_hits(text, &hits, &mut bits);
+        (bits, Some(hits))
+    }
+
+    fn all_bits(&self) -> RuleBits {
+        let mut bits = self.empty_bits();
+        (0..self.rules.len()).for_each(|i| bits.insert(i));
         bits
     }
 
-    /// Calls `f(end_offset, keyword_id)` for every keyword occurrence (overlapping).
-    pub(crate) fn for_each_keyword(&self, text: &[u8], mut f: impl FnMut(usize, usize)) {
-        if let Some(ac) = &self.keywords {
-            for m in ac.find_overlapping_iter(text) {
-                f(m.end(), m.pattern().as_usize());
+    /// Adds the rules that `hits` (keyword occurrences in `text`) enable.
+    pub(crate) fn add_hits(&self, text: &[u8], hits: &[Hit], bits: &mut RuleBits) {
+        for h in hits {
+            let k = h.keyword as usize;
+            bits.union(&self.plain_rules[k]);
+            let op = &self.operator_rules[k];
+            if !op.is_empty() && !bits.contains(op) && self.operator_near(text, h, k) {
+                bits.union(op);
             }
         }
     }
 
-    pub(crate) fn keyword(&self, keyword: usize) -> &str {
-        &self.words[keyword]
+    /// Whether an operator byte starts within the keyword's reach after occurrence `h`.
+    fn operator_near(&self, text: &[u8], h: &Hit, k: usize) -> bool {
+        let from = (h.end as usize).min(text.len());
+        let to = text.len().min(from + self.reach[k] + 1);
+        text[from..to].iter().any(|b| OPERATOR_BYTES.contains(b))
     }
 
-    pub(crate) fn keyword_rules(&self, keyword: usize) -> &RuleBits {
-        &self.keyword_rules[keyword]
-    }
-
-    /// Redacts `text`, running the rules in `bits` (already prefiltered).
-    pub(crate) fn redact_with<'a>(&self, text: &'a str, bits: &RuleBits, counts: &mut Counts) -> Cow<'a, str> {
+    /// Redacts `text`, running the rules in `bits` (already prefiltered); `hits` are its keyword
+    /// occurrences (`None`: unknown, every regex searches the whole text).
+    pub(crate) fn redact_with<'a>(
+        &self,
+        text: &'a str,
+        bits: &RuleBits,
+        hits: Option<&[Hit]>,
+        counts: &mut Counts,
+    ) -> Cow<'a, str> {
         if bits.is_empty() {
             return Cow::Borrowed(text);
         }
-        let findings = self.findings(text, bits, 0);
+        let findings = self.findings(text, bits, hits, 0);
         if findings.is_empty() {
             return Cow::Borrowed(text);
         }
@@ -177,12 +243,13 @@ impl Engine {
         &self,
         text: &str,
         bits: &RuleBits,
+        hits: Option<&[Hit]>,
         counts: &mut Counts,
     ) -> Vec<(std::ops::Range<usize>, String)> {
         if bits.is_empty() {
             return Vec::new();
         }
-        let found = self.findings(text, bits, 0);
+        let found = self.findings(text, bits, hits, 0);
         found
             .iter()
             .map(|f| {
@@ -196,22 +263,17 @@ impl Engine {
     /// Redacts `value` as the value of a member named `key`: the rules see `key=value`, so a
     /// generic `password`/`api_key` rule finds a secret whose name is in the key. Only spans in
     /// the value are masked.
-    pub(crate) fn redact_member<'a>(
-        &self,
-        key: &str,
-        value: &'a str,
-        bits: &RuleBits,
-        counts: &mut Counts,
-    ) -> Cow<'a, str> {
-        if bits.is_empty() {
-            return Cow::Borrowed(value);
-        }
+    pub(crate) fn redact_member<'a>(&self, key: &str, value: &'a str, counts: &mut Counts) -> Cow<'a, str> {
         let offset = key.len() + 1;
         let mut combined = String::with_capacity(offset + value.len());
         combined.push_str(key);
         combined.push('=');
         combined.push_str(value);
-        let findings = self.findings(&combined, bits, offset);
+        let (bits, hits) = self.candidates(combined.as_bytes());
+        if bits.is_empty() {
+            return Cow::Borrowed(value);
+        }
+        let findings = self.findings(&combined, &bits, hits.as_deref(), offset);
         if findings.is_empty() {
             return Cow::Borrowed(value);
         }
@@ -223,39 +285,17 @@ impl Engine {
     /// Findings of the rules in `bits`, merged: non-overlapping, sorted, each labelled with the
     /// best rule of its cluster. Spans ending at or before `min_start` are dropped, the others
     /// clipped to start at `min_start` or later.
-    fn findings(&self, text: &str, bits: &RuleBits, min_start: usize) -> Vec<Finding> {
+    fn findings(&self, text: &str, bits: &RuleBits, hits: Option<&[Hit]>, min_start: usize) -> Vec<Finding> {
         let bytes = text.as_bytes();
         let mut found: Vec<Finding> = Vec::new();
         for i in bits.iter() {
             let rule = &self.rules[i];
-            for caps in rule.regex.captures_iter(bytes) {
-                let whole = caps.get(0).expect("group 0 always matches");
-                // gitleaks trims newlines around the match.
-                let (mut ms, mut me) = (whole.start(), whole.end());
-                while ms < me && bytes[ms] == b'\n' {
-                    ms += 1;
+            let mut consider = |caps: &Captures| self.consider(text, i, caps, min_start, &mut found);
+            match (rule.shape, hits) {
+                (Some(shape), Some(hits)) if shape.window && self.windows => {
+                    self.windowed(bytes, i, hits, &mut consider);
                 }
-                while me > ms && bytes[me - 1] == b'\n' {
-                    me -= 1;
-                }
-                let (mut s, mut e) = (ms, me);
-                if rule.secret_group > 0 {
-                    match caps.get(rule.secret_group) {
-                        Some(g) => (s, e) = (g.start(), g.end()),
-                        None => continue,
-                    }
-                } else if let Some(g) = caps.iter().skip(1).flatten().find(|g| !g.is_empty()) {
-                    (s, e) = (g.start(), g.end());
-                }
-                let (s, e) = widen(text, s, e);
-                if s >= e || e <= min_start {
-                    continue;
-                }
-                let (ms, me) = widen(text, ms, me);
-                if !self.keeps(text, i, (s, e), (ms, me)) {
-                    continue;
-                }
-                found.push(Finding { start: s.max(min_start), end: e, rule: i });
+                _ => rule.regex.captures_iter(bytes).for_each(|caps| consider(&caps)),
             }
         }
         if found.is_empty() {
@@ -275,6 +315,76 @@ impl Engine {
         }
         merged.push(self.label(&cluster));
         merged
+    }
+
+    /// The matches of semi-generic rule `i` ([`crate::ruleset::Shape`]), in order, as the
+    /// unanchored search finds them, by one anchored search per keyword occurrence that has an
+    /// operator within reach. A match starts in the run of name bytes (`[\w.-]`) that ends at
+    /// its NAME, at most [`SEMI_GENERIC_LEAD`] bytes before it, so the leftmost start possible
+    /// for an occurrence at `s` is the start of that run (or `s - 50`), and an anchored search
+    /// from there finds the leftmost match tied to it; occurrences are taken in order, each from
+    /// the end of the previous match.
+    fn windowed(&self, text: &[u8], i: usize, hits: &[Hit], consider: &mut impl FnMut(&Captures)) {
+        let rule = &self.rules[i];
+        let mut starts: Vec<usize> = hits
+            .iter()
+            .filter(|h| {
+                let k = h.keyword as usize;
+                self.operator_rules[k].has(i) && self.operator_near(text, h, k)
+            })
+            .map(|h| h.start as usize)
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut caps = rule.regex.create_captures();
+        let mut pos = 0;
+        for s in starts {
+            if s < pos || s > text.len() {
+                continue;
+            }
+            let mut from = s;
+            while from > pos && s - from < SEMI_GENERIC_LEAD && is_name_byte(text[from - 1]) {
+                from -= 1;
+            }
+            let input = Input::new(text).span(from..text.len()).anchored(Anchored::Yes);
+            rule.regex.search_captures(&input, &mut caps);
+            if let Some(m) = caps.get_match() {
+                consider(&caps);
+                pos = m.end().max(from + 1);
+            }
+        }
+    }
+
+    /// Records the finding of rule `i` in one match, unless its entropy or an allowlist keeps it.
+    fn consider(&self, text: &str, i: usize, caps: &Captures, min_start: usize, found: &mut Vec<Finding>) {
+        let rule = &self.rules[i];
+        let bytes = text.as_bytes();
+        let Some(whole) = caps.get_match() else { return };
+        // gitleaks trims newlines around the match.
+        let (mut ms, mut me) = (whole.start(), whole.end());
+        while ms < me && bytes[ms] == b'\n' {
+            ms += 1;
+        }
+        while me > ms && bytes[me - 1] == b'\n' {
+            me -= 1;
+        }
+        let (mut s, mut e) = (ms, me);
+        if rule.secret_group > 0 {
+            match caps.get_group(rule.secret_group) {
+                Some(g) => (s, e) = (g.start, g.end),
+                None => return,
+            }
+        } else if let Some(g) = (1..caps.group_len()).filter_map(|g| caps.get_group(g)).find(|g| !g.is_empty()) {
+            (s, e) = (g.start, g.end);
+        }
+        let (s, e) = widen(text, s, e);
+        if s >= e || e <= min_start {
+            return;
+        }
+        let (ms, me) = widen(text, ms, me);
+        if self.keeps(text, i, (s, e), (ms, me)) {
+            found.push(Finding { start: s.max(min_start), end: e, rule: i });
+        }
     }
 
     /// One span for a cluster of overlapping findings, labelled with a specific rule over a
@@ -340,6 +450,51 @@ impl Engine {
     }
 }
 
+/// A keyword and, when it holds characters a JSON encoder may escape, its escaped forms: the
+/// mandatory escapes (`\"`, `\\`) alone, and with `\/` and `\u00XX` for `<>&'` as some
+/// encoders write them. The raw line of a record then shows one of them.
+fn json_variants(k: &str) -> Vec<String> {
+    let mut out = vec![k.to_string()];
+    if !k.bytes().any(|b| b"\"\\/<>&'".contains(&b)) {
+        return out;
+    }
+    let mut minimal = String::new();
+    let mut maximal = String::new();
+    for c in k.chars() {
+        match c {
+            '"' | '\\' => {
+                minimal.push('\\');
+                minimal.push(c);
+                maximal.push('\\');
+                maximal.push(c);
+            }
+            '/' => {
+                minimal.push(c);
+                maximal.push_str("\\/");
+            }
+            '<' | '>' | '&' | '\'' => {
+                minimal.push(c);
+                maximal.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            _ => {
+                minimal.push(c);
+                maximal.push(c);
+            }
+        }
+    }
+    for v in [minimal, maximal] {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// A byte of the semi-generic shape's name prefix, `[\w.-]` (ASCII).
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-'
+}
+
 /// Widens a byte span to char boundaries (byte-level matching can end inside a character).
 fn widen(text: &str, mut s: usize, mut e: usize) -> (usize, usize) {
     while s > 0 && !text.is_char_boundary(s) {
@@ -349,4 +504,14 @@ fn widen(text: &str, mut s: usize, mut e: usize) -> (usize, usize) {
         e += 1;
     }
     (s, e)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keywords_are_also_searched_escaped() {
+        assert_eq!(super::json_variants("key"), ["key"]);
+        assert_eq!(super::json_variants("://"), ["://", ":\\/\\/"]);
+        assert_eq!(super::json_variants("<add key=\""), ["<add key=\"", "<add key=\\\"", "\\u003cadd key=\\\""]);
+    }
 }

@@ -25,6 +25,7 @@ mod json;
 pub mod planted;
 pub mod policy;
 mod ruleset;
+mod scan;
 
 use engine::Engine;
 pub use planted::planted_secrets;
@@ -122,6 +123,8 @@ pub enum RedactError {
         #[source]
         source: regex::Error,
     },
+    #[error("redact rule `{id}`: the regex cannot be compiled: {message}")]
+    Unsupported { id: String, message: String },
     #[error("redact rule `{id}`: secret_group is {group} but the regex has {groups} capture group(s)")]
     InvalidSecretGroup { id: String, group: usize, groups: usize },
     #[error("redact rule `{id}`: entropy must be a finite number of at least 0, not {entropy}")]
@@ -208,7 +211,7 @@ impl Redactor {
         }
         let mut allow = Vec::new();
         for pattern in &config.allow {
-            ruleset::compile(pattern)
+            ruleset::validate(pattern)
                 .map_err(|source| RedactError::InvalidAllow { pattern: pattern.clone(), source })?;
             allow.push(ruleset::translate_go(pattern));
             hasher.update(format!("allow {pattern:?}\0"));
@@ -257,11 +260,17 @@ impl Redactor {
         self.inner.path_scoped.iter().map(|(_, id)| id.as_str()).collect()
     }
 
+    /// How many rules the keyword prefilter selects for `text` (diagnostics and benchmarks; 0:
+    /// redacting it costs the one keyword scan).
+    pub fn candidate_rules(&self, text: &str) -> usize {
+        self.inner.engine.candidates(text.as_bytes()).0.len()
+    }
+
     /// Redacts free text.
     pub fn redact_text<'a>(&self, text: &'a str, counts: &mut Counts) -> Cow<'a, str> {
         let engine = &self.inner.engine;
-        let bits = engine.candidates(text.as_bytes());
-        engine.redact_with(text, &bits, counts)
+        let (bits, hits) = engine.candidates(text.as_bytes());
+        engine.redact_with(text, &bits, hits.as_deref(), counts)
     }
 
     /// Where the secrets in `text` are, without changing it: byte ranges (sorted, not
@@ -269,22 +278,20 @@ impl Redactor {
     /// that must keep offsets, such as raw evidence bytes.
     pub fn find(&self, text: &str, counts: &mut Counts) -> Vec<(std::ops::Range<usize>, String)> {
         let engine = &self.inner.engine;
-        let bits = engine.candidates(text.as_bytes());
-        engine.spans(text, &bits, counts)
+        let (bits, hits) = engine.candidates(text.as_bytes());
+        engine.spans(text, &bits, hits.as_deref(), counts)
     }
 
     /// Redacts `value` as the value of a member named `key` (the rules see `key=value`: a
     /// generic `password` rule finds a secret whose name is the key); only the value changes.
     pub(crate) fn redact_member<'a>(&self, key: &str, value: &'a str, counts: &mut Counts) -> Cow<'a, str> {
         let engine = &self.inner.engine;
-        let mut key_bits = engine.empty_bits();
-        engine.for_each_keyword(key.as_bytes(), |_, k| key_bits.union(engine.keyword_rules(k)));
-        let mut bits = engine.candidates(value.as_bytes());
-        if key_bits.is_empty() {
-            return engine.redact_with(value, &bits, counts);
+        let mut hits = Vec::new();
+        engine.scan(key.as_bytes(), &mut hits);
+        if hits.is_empty() {
+            return self.redact_text(value, counts);
         }
-        bits.union(&key_bits);
-        engine.redact_member(key, value, &bits, counts)
+        engine.redact_member(key, value, counts)
     }
 
     /// Every string leaf of `value`, recursively (object keys stay; a string that is the value
@@ -340,8 +347,9 @@ fn user_rule(rule: &UserRule) -> Result<Rule, RedactError> {
     if rule.id.trim().is_empty() {
         return Err(RedactError::EmptyRuleId { regex: rule.regex.clone() });
     }
+    ruleset::validate(&rule.regex).map_err(|source| RedactError::InvalidRegex { id: rule.id.clone(), source })?;
     let regex =
-        ruleset::compile(&rule.regex).map_err(|source| RedactError::InvalidRegex { id: rule.id.clone(), source })?;
+        ruleset::compile(&rule.regex).map_err(|message| RedactError::Unsupported { id: rule.id.clone(), message })?;
     let groups = regex.captures_len() - 1;
     let group = rule.secret_group.unwrap_or(0);
     if group > groups {
@@ -352,14 +360,128 @@ fn user_rule(rule: &UserRule) -> Result<Rule, RedactError> {
     {
         return Err(RedactError::InvalidEntropy { id: rule.id.clone(), entropy: e });
     }
+    let keywords: Vec<String> =
+        rule.keywords.iter().map(|k| k.to_ascii_lowercase()).filter(|k| !k.is_empty()).collect();
     Ok(Rule {
+        shape: ruleset::semi_generic_shape(&rule.regex, &keywords),
         id: rule.id.clone(),
         origin: Origin::User,
         regex,
         secret_group: group,
         entropy: rule.entropy.filter(|e| *e > 0.0),
-        keywords: rule.keywords.iter().map(|k| k.to_ascii_lowercase()).filter(|k| !k.is_empty()).collect(),
+        keywords,
         allowlists: Vec::new(),
         generic: rule.id.contains("generic"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The built-in rules with semi-generic rules searched over whole texts.
+    fn without_windows() -> Redactor {
+        let (compiled, version) = builtin_compiled();
+        let mut engine = Engine::new(compiled.clone(), None);
+        engine.windows = false;
+        Redactor {
+            inner: Arc::new(Inner { engine, version: version.clone(), issues: Vec::new(), path_scoped: Vec::new() }),
+        }
+    }
+
+    /// Texts dense in what the semi-generic shape looks at: keywords inside long name runs,
+    /// operators near and far, quotes, values of every length, base64 runs, newlines.
+    fn tricky_texts(n: usize) -> Vec<String> {
+        let mut x: u64 = 0x5eed;
+        let mut next = move |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as usize
+        };
+        const PIECES: &[&str] = &[
+            "api",
+            "API",
+            "Api",
+            "aPi",
+            "key",
+            "KEY",
+            "token",
+            "secret",
+            "password",
+            "passwd",
+            "auth",
+            "access",
+            "credential",
+            "creds",
+            "adafruit",
+            "algolia",
+            "nytimes",
+            "new-york-times,",
+            "_",
+            "-",
+            ".",
+            " ",
+            "\t",
+            "\n",
+            "=",
+            ":",
+            "::=",
+            "=>",
+            "?=",
+            "||",
+            ",",
+            ">",
+            "\"",
+            "'",
+            "`",
+            ";",
+            "\\n",
+            "$",
+            "{",
+            "}",
+            "(",
+            "x",
+            "abc",
+            "ZZZ",
+            "0",
+            "9",
+            "/",
+            "+",
+            "==",
+        ];
+        const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        (0..n)
+            .map(|_| {
+                let mut s = String::new();
+                for _ in 0..next(40) + 1 {
+                    match next(10) {
+                        0 => (0..next(200)).for_each(|_| s.push(ALNUM[next(ALNUM.len())] as char)),
+                        1 => (0..next(80)).for_each(|_| s.push(['a', '_', '.', '-', '7'][next(5)])),
+                        _ => s.push_str(PIECES[next(PIECES.len())]),
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn anchored_windows_find_what_whole_text_searches_find() {
+        let windowed = Redactor::builtin();
+        let whole = without_windows();
+        let mut corpus = tricky_texts(20_000);
+        corpus.extend(planted::planted().into_iter().map(|p| p.text));
+        corpus.push(planted::dotenv());
+        let mut masked = 0;
+        for text in &corpus {
+            let (mut a, mut b) = (Counts::default(), Counts::default());
+            let x = windowed.redact_text(text, &mut a);
+            let y = whole.redact_text(text, &mut b);
+            assert_eq!(x, y, "{text:?}");
+            assert_eq!(a, b, "{text:?}");
+            masked += a.total();
+        }
+        assert!(masked > 500, "the corpus exercises the rules: {masked} masks");
+    }
 }

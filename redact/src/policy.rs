@@ -20,8 +20,8 @@ use std::ops::Range;
 
 use trajhost_canonical::{Body, Record};
 
-use crate::engine::RuleBits;
 use crate::json::{self, Member, Node};
+use crate::scan::Hit;
 use crate::{Counts, Redactor};
 
 /// Top-level fields of every record that are never redacted.
@@ -71,28 +71,26 @@ pub(crate) fn redact_record(r: &Redactor, record: &mut Record, counts: &mut Coun
     }
 }
 
-/// Keyword occurrences in a raw line: (start, end, keyword id), sorted by end.
-struct Hits(Vec<(usize, usize, usize)>);
+/// Keyword occurrences in a raw line, sorted by end.
+struct Hits(Vec<Hit>);
 
 impl Hits {
-    /// The rules enabled by keywords lying inside `range`.
-    fn bits(&self, r: &Redactor, range: &Range<usize>, into: &mut RuleBits) {
-        let from = self.0.partition_point(|h| h.1 <= range.start);
-        for &(s, e, k) in &self.0[from..] {
-            if e > range.end {
-                break;
-            }
-            if s >= range.start {
-                into.union(r.engine().keyword_rules(k));
-            }
-        }
+    /// The occurrences lying inside `range`.
+    fn within(&self, range: &Range<usize>) -> &[Hit] {
+        let from = self.0.partition_point(|h| (h.end as usize) <= range.start);
+        let to = self.0.partition_point(|h| (h.end as usize) <= range.end);
+        // (One ending inside but starting before the range would span the string's opening
+        // quote: only a keyword with a quote could, and its rules run on every line.)
+        &self.0[from..to.max(from)]
     }
 }
 
 pub(crate) fn redact_line<'a>(r: &Redactor, line: &'a str, counts: &mut Counts) -> Cow<'a, str> {
     let engine = r.engine();
     let mut hits = Vec::new();
-    engine.for_each_keyword(line.as_bytes(), |end, k| hits.push((end - keyword_len(r, k), end, k)));
+    if !engine.scan(line.as_bytes(), &mut hits) {
+        return r.redact_text(line, counts);
+    }
     if hits.is_empty() && engine.line_always.is_empty() {
         return Cow::Borrowed(line);
     }
@@ -105,7 +103,7 @@ pub(crate) fn redact_line<'a>(r: &Redactor, line: &'a str, counts: &mut Counts) 
         .iter()
         .find(|m| key_is(line, m, "kind"))
         .and_then(|m| match &m.value {
-            Node::Str(raw, esc) => json::decode(line, raw.clone(), *esc),
+            Node::Str(raw, esc) => Some(json::decode(line, raw.clone(), *esc)),
             _ => None,
         })
         .unwrap_or(Cow::Borrowed(""));
@@ -113,7 +111,7 @@ pub(crate) fn redact_line<'a>(r: &Redactor, line: &'a str, counts: &mut Counts) 
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut walker = Walker { r, line, hits: &hits, counts, edits: &mut edits };
     for m in &members {
-        let Some(key) = json::decode(line, m.key.clone(), m.key_escaped) else { continue };
+        let key = json::decode(line, m.key.clone(), m.key_escaped);
         if ALWAYS_KEPT.contains(&key.as_ref()) || kept.contains(&key.as_ref()) {
             continue;
         }
@@ -138,12 +136,8 @@ pub(crate) fn redact_line<'a>(r: &Redactor, line: &'a str, counts: &mut Counts) 
     Cow::Owned(out)
 }
 
-fn keyword_len(r: &Redactor, k: usize) -> usize {
-    r.engine().keyword(k).len()
-}
-
 fn key_is(line: &str, m: &Member, name: &str) -> bool {
-    json::decode(line, m.key.clone(), m.key_escaped).is_some_and(|k| k == name)
+    json::decode(line, m.key.clone(), m.key_escaped) == name
 }
 
 struct Walker<'w, 'a> {
@@ -165,7 +159,7 @@ impl Walker<'_, '_> {
             };
             let text_of = |name: &str| {
                 members.iter().find(|m| key_is(self.line, m, name)).and_then(|m| match &m.value {
-                    Node::Str(raw, esc) => json::decode(self.line, raw.clone(), *esc),
+                    Node::Str(raw, esc) => Some(json::decode(self.line, raw.clone(), *esc)),
                     _ => None,
                 })
             };
@@ -197,25 +191,32 @@ impl Walker<'_, '_> {
 
     fn leaf(&mut self, member: Option<&Member>, raw: Range<usize>, escaped: bool) {
         let engine = self.r.engine();
-        let mut bits = engine.line_always.clone();
-        self.hits.bits(self.r, &raw, &mut bits);
-        let mut key_bits = engine.empty_bits();
-        if let Some(m) = member {
-            self.hits.bits(self.r, &m.key, &mut key_bits);
-        }
-        if bits.is_empty() && key_bits.is_empty() {
+        let key_has_keyword = member.is_some_and(|m| !self.hits.within(&m.key).is_empty());
+        let value_hits = self.hits.within(&raw);
+        if !key_has_keyword && value_hits.is_empty() && engine.line_always.is_empty() {
             return;
         }
-        let Some(value) = json::decode(self.line, raw.clone(), escaped) else { return };
         let redacted = match member {
-            Some(m) if !key_bits.is_empty() => {
-                let Some(key) = json::decode(self.line, m.key.clone(), m.key_escaped) else { return };
-                bits.union(&key_bits);
-                engine.redact_member(&key, &value, &bits, self.counts)
+            Some(m) if key_has_keyword => {
+                let key = json::decode(self.line, m.key.clone(), m.key_escaped);
+                let value = json::decode(self.line, raw.clone(), escaped);
+                match engine.redact_member(&key, &value, self.counts) {
+                    Cow::Owned(new) => Some(new),
+                    Cow::Borrowed(_) => None,
+                }
             }
-            _ => engine.redact_with(&value, &bits, self.counts),
+            _ => {
+                let mut hits = Vec::with_capacity(value_hits.len());
+                let value = json::decode_mapped(self.line, raw.clone(), escaped, value_hits, &mut hits);
+                let mut bits = engine.line_always.clone();
+                engine.add_hits(value.as_bytes(), &hits, &mut bits);
+                match engine.redact_with(&value, &bits, Some(&hits), self.counts) {
+                    Cow::Owned(new) => Some(new),
+                    Cow::Borrowed(_) => None,
+                }
+            }
         };
-        if let Cow::Owned(new) = redacted {
+        if let Some(new) = redacted {
             self.edits.push((raw, json::encode(&new)));
         }
     }

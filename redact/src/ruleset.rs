@@ -7,7 +7,7 @@
 //! a rule with `path` never runs, an allowlist check on `paths` or `commits` never matches.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::bytes::{RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
 /// One rule file (gitleaks.toml, trajhost.toml).
@@ -162,15 +162,41 @@ pub struct CompileIssue {
 /// Size limits high enough for gitleaks' bounded repetitions (`{0,150}`, `(?s:.){0,200}`).
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
 
-/// Compiles one rule or allowlist pattern with gitleaks' (Go RE2) semantics: `\w`, `\d`, `\s`
-/// and `\b` are ASCII, `(?i)` folds ASCII, matching runs over bytes (spans are widened to char
-/// boundaries by the caller).
-pub(crate) fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+/// A compiled rule regex.
+pub(crate) type Matcher = regex_automata::meta::Regex;
+
+/// Validates a pattern with gitleaks' (Go RE2) semantics: `\w`, `\d`, `\s` and `\b` are
+/// ASCII, `(?i)` folds ASCII, matching runs over bytes (spans are widened to char boundaries by
+/// the caller). The error is the `regex` crate's, with its pointer into the pattern.
+pub(crate) fn validate(pattern: &str) -> Result<(), regex::Error> {
     RegexBuilder::new(&translate_go(pattern))
         .unicode(false)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
+        .map(drop)
+}
+
+/// Compiles a rule pattern (the semantics of [`validate`]) for searching, anchored searches
+/// included.
+pub(crate) fn compile(pattern: &str) -> Result<Matcher, String> {
+    use regex_automata::meta;
+    use regex_automata::util::syntax;
+    meta::Regex::builder()
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .configure(
+            meta::Config::new()
+                .utf8_empty(false)
+                .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
+                .onepass_size_limit(Some(REGEX_SIZE_LIMIT))
+                .hybrid_cache_capacity(2 << 20)
+                .dfa_size_limit(Some(REGEX_SIZE_LIMIT)),
+        )
+        .build(&translate_go(pattern))
+        .map_err(|e| match validate(pattern) {
+            Err(precise) => precise.to_string(),
+            Ok(()) => e.to_string(),
+        })
 }
 
 fn compile_set(patterns: &[String]) -> Result<RegexSet, regex::Error> {
@@ -287,12 +313,16 @@ fn is_repetition(b: &[u8]) -> bool {
 pub(crate) struct Rule {
     pub id: String,
     pub origin: Origin,
-    pub regex: Regex,
+    pub regex: Matcher,
     /// 0: the first non-empty capture group, else the whole match (gitleaks' default).
     pub secret_group: usize,
     /// A secret whose Shannon entropy is at most this is not a finding.
     pub entropy: Option<f64>,
     pub keywords: Vec<String>,
+    /// Of gitleaks' semi-generic shape ([`semi_generic_shape`]): the rule runs only when an
+    /// operator byte follows one of its keywords closely enough, and then (with `window`) only
+    /// as anchored searches at those keywords.
+    pub shape: Option<Shape>,
     pub allowlists: Vec<Allowlist>,
     /// `generic-*` rules lose to a specific rule that finds the same secret.
     pub generic: bool,
@@ -346,7 +376,7 @@ impl Compiled {
             let regex = match compile(pattern) {
                 Ok(r) => r,
                 Err(e) => {
-                    self.issue(origin, &spec.id, pattern, &e.to_string());
+                    self.issue(origin, &spec.id, pattern, &e);
                     continue;
                 }
             };
@@ -363,8 +393,10 @@ impl Compiled {
                     allowlists.push(a);
                 }
             }
-            let keywords = spec.keywords.iter().map(|k| k.to_ascii_lowercase()).filter(|k| !k.is_empty()).collect();
+            let keywords: Vec<String> =
+                spec.keywords.iter().map(|k| k.to_ascii_lowercase()).filter(|k| !k.is_empty()).collect();
             self.rules.push(Rule {
+                shape: semi_generic_shape(pattern, &keywords),
                 generic: spec.id.contains("generic"),
                 id: spec.id,
                 origin,
@@ -391,8 +423,8 @@ impl Compiled {
     fn regex_set(&mut self, origin: Origin, rule: &str, patterns: &[String]) -> Option<RegexSet> {
         let mut good = Vec::new();
         for p in patterns {
-            match compile(p) {
-                Ok(_) => good.push(p.clone()),
+            match validate(p) {
+                Ok(()) => good.push(p.clone()),
                 Err(e) => self.issue(origin, rule, p, &e.to_string()),
             }
         }
@@ -437,6 +469,177 @@ impl Compiled {
     }
 }
 
+/// gitleaks' "semi-generic" rule shape (its generator's template, used by generic-api-key and
+/// most vendor rules keyed on a name): up to 50 name characters, the NAME group, up to 20 more,
+/// up to 3 quotes or spaces, then an assignment operator, then the secret.
+const SEMI_GENERIC_PREFIX: &str = r"(?i)[\w.-]{0,50}?(?:";
+const SEMI_GENERIC_MIDDLE: &str = r#")(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)"#;
+/// The first bytes of the operators above.
+pub(crate) const OPERATOR_BYTES: &[u8] = b"=>:|?,";
+
+/// How many name characters the semi-generic shape allows before NAME.
+pub(crate) const SEMI_GENERIC_LEAD: usize = 50;
+
+/// What the semi-generic shape of a rule allows the engine to skip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Every match holds a keyword occurrence followed, at most this many bytes after its end,
+    /// by the first byte of an operator ([`OPERATOR_BYTES`]): a text without one cannot match.
+    pub reach: usize,
+    /// Every NAME alternative starts with a keyword (`reach` is measured from that keyword's
+    /// end): a match starts at most [`SEMI_GENERIC_LEAD`] name bytes (`[\w.-]`) before a keyword
+    /// occurrence, so one anchored search per such occurrence finds every match the unanchored
+    /// search finds.
+    pub window: bool,
+}
+
+/// The [`Shape`] of a rule of the semi-generic shape whose NAME alternatives each contain one of
+/// its keywords and whose pattern has no other top-level alternative; `None` for any other rule
+/// (or one with a keyword a JSON encoder might escape, which a raw line might not show).
+pub(crate) fn semi_generic_shape(pattern: &str, keywords: &[String]) -> Option<Shape> {
+    if keywords.iter().any(|k| k.bytes().any(|b| b.is_ascii_control() || !b.is_ascii())) {
+        return None;
+    }
+    let rest = pattern.strip_prefix(SEMI_GENERIC_PREFIX)?;
+    let close = group_end(rest)?;
+    let (name, tail) = rest.split_at(close);
+    let after = tail.strip_prefix(SEMI_GENERIC_MIDDLE)?;
+    if has_top_level_alternation(after) {
+        return None;
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .case_insensitive(true)
+        .build()
+        .parse(&format!("(?:{name})"))
+        .ok()?;
+    let names = lowercase_strings(&hir, 256)?;
+    // Measured from the keyword occurrence that ends last in each NAME string.
+    let mut slack = 0;
+    for s in &names {
+        let end =
+            keywords.iter().filter_map(|k| memchr::memmem::rfind(s, k.as_bytes()).map(|at| at + k.len())).max()?;
+        slack = slack.max(s.len() - end);
+    }
+    // Measured from the longest keyword that starts each NAME string.
+    let prefixed: Option<usize> = names.iter().try_fold(0, |acc, s| {
+        let k = keywords.iter().filter(|k| s.starts_with(k.as_bytes())).map(String::len).max()?;
+        Some(acc.max(s.len() - k))
+    });
+    Some(match prefixed {
+        Some(prefix_slack) => Shape { reach: slack.max(prefix_slack) + 20 + 3, window: true },
+        None => Shape { reach: slack + 20 + 3, window: false },
+    })
+}
+
+/// The offset of the `)` closing the group whose body starts `s` (escapes and classes skipped).
+fn group_end(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let (mut depth, mut i, mut class) = (1usize, 0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !class => class = true,
+            b']' if class => class = false,
+            b'(' if !class => depth += 1,
+            b')' if !class => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn has_top_level_alternation(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (mut depth, mut i, mut class) = (0usize, 0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !class => class = true,
+            b']' if class => class = false,
+            b'(' if !class => depth += 1,
+            b')' if !class => depth = depth.saturating_sub(1),
+            b'|' if !class && depth == 0 => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The strings `hir` matches, lowercased (a class of one letter in both cases is that letter),
+/// when there are at most `limit`; `None` otherwise.
+fn lowercase_strings(hir: &regex_syntax::hir::Hir, limit: usize) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::{Class, HirKind};
+    let out = match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => vec![Vec::new()],
+        HirKind::Literal(l) => vec![l.0.to_ascii_lowercase()],
+        HirKind::Class(Class::Bytes(c)) => {
+            let mut bytes: Vec<u8> =
+                c.iter().flat_map(|r| r.start()..=r.end()).map(|b| b.to_ascii_lowercase()).collect();
+            bytes.sort_unstable();
+            bytes.dedup();
+            if bytes.len() > 16 {
+                return None;
+            }
+            bytes.into_iter().map(|b| vec![b]).collect()
+        }
+        HirKind::Class(Class::Unicode(c)) => {
+            let mut bytes = Vec::new();
+            for r in c.iter() {
+                for ch in r.start()..=r.end() {
+                    bytes.push(u8::try_from(u32::from(ch)).ok().filter(u8::is_ascii)?.to_ascii_lowercase());
+                    if bytes.len() > 64 {
+                        return None;
+                    }
+                }
+            }
+            bytes.sort_unstable();
+            bytes.dedup();
+            bytes.into_iter().map(|b| vec![b]).collect()
+        }
+        HirKind::Capture(c) => lowercase_strings(&c.sub, limit)?,
+        HirKind::Repetition(r) if r.min == 0 && r.max == Some(1) => {
+            let mut v = vec![Vec::new()];
+            v.extend(lowercase_strings(&r.sub, limit)?);
+            v
+        }
+        HirKind::Repetition(_) => return None,
+        HirKind::Concat(items) => {
+            let mut acc = vec![Vec::new()];
+            for item in items {
+                let next = lowercase_strings(item, limit)?;
+                if acc.len() * next.len() > limit {
+                    return None;
+                }
+                acc = acc.iter().flat_map(|a| next.iter().map(move |n| [a.as_slice(), n].concat())).collect();
+            }
+            acc
+        }
+        HirKind::Alternation(items) => {
+            let mut acc = Vec::new();
+            for item in items {
+                acc.extend(lowercase_strings(item, limit)?);
+                if acc.len() > limit {
+                    return None;
+                }
+            }
+            acc
+        }
+    };
+    let mut out = out;
+    out.sort();
+    out.dedup();
+    (out.len() <= limit).then_some(out)
+}
+
 /// Shannon entropy in bits per character, as gitleaks computes it (character counts over the
 /// byte length).
 pub(crate) fn shannon_entropy(data: &str) -> f64 {
@@ -476,6 +679,27 @@ mod tests {
         assert_eq!(translate_go(r"[[:alnum:]]{14}"), r"[[:alnum:]]{14}");
         assert_eq!(translate_go(r"[^]]+"), r"[^\]]+");
         assert!(compile(r"^\{\{[ \t]*[\w ().|]+[ \t]*}}$").is_ok());
+        assert!(validate(r"^\{\{[ \t]*[\w ().|]+[ \t]*}}$").is_ok());
+    }
+
+    #[test]
+    fn semi_generic_rules_get_a_shape() {
+        let kw = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let generic = r#"(?i)[\w.-]{0,50}?(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)"#;
+        let keywords =
+            kw(&["access", "api", "auth", "credential", "creds", "key", "passwd", "password", "secret", "token"]);
+        let shape = |reach, window| Some(Shape { reach, window });
+        assert_eq!(semi_generic_shape(generic, &keywords), shape(23, true));
+        // A NAME alternative longer than its keyword ("new-york-times," holds "new-york-times").
+        let nyt = r#"(?i)[\w.-]{0,50}?(?:nytimes|new-york-times,|newyorktimes)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-z0-9=_\-]{32})(?:[\x60'"\s;]|\\[nr]|$)"#;
+        assert_eq!(semi_generic_shape(nyt, &kw(&["nytimes", "new-york-times", "newyorktimes"])), shape(24, true));
+        // A keyword inside NAME but not at its start: no anchored windows.
+        assert_eq!(semi_generic_shape(nyt, &kw(&["times"])), shape(24, false));
+        // A second top-level alternative needs no operator: not this shape.
+        let atlassian = format!("{generic}|\\b(ATATT3[A-Za-z0-9_\\-=]{{186}})");
+        assert_eq!(semi_generic_shape(&atlassian, &keywords), None);
+        // A NAME without a keyword in it.
+        assert_eq!(semi_generic_shape(generic, &kw(&["zzz"])), None);
     }
 
     #[test]
