@@ -99,7 +99,7 @@ impl Engine {
         let mut targeted: Vec<Vec<Allowlist>> = vec![Vec::new(); n];
         for (ids, a) in scoped {
             for (i, r) in rules.iter().enumerate() {
-                if ids.iter().any(|id| *id == r.id) {
+                if ids.contains(&r.id) {
                     targeted[i].push(a.clone());
                 }
             }

@@ -37,3 +37,36 @@ fn version_names_gitleaks_release() {
     assert_eq!(Redactor::builtin().ruleset_version(), "gitleaks 8.30.1 + trajhost 1");
     let _ = Counts::default();
 }
+
+fn sha256(data: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(data))
+}
+
+/// gitleaks' file is kept as released (rules/README.md gives the same digest).
+#[test]
+fn gitleaks_data_is_the_release() {
+    assert_eq!(
+        sha256(include_bytes!("../rules/gitleaks.toml")),
+        "e163e53b9e7e8a8511e77271e2b323ed057759542a6d988258afe3a1fa329caf"
+    );
+    let readme = include_str!("../rules/README.md");
+    assert!(readme.contains("e163e53b9e7e8a8511e77271e2b323ed057759542a6d988258afe3a1fa329caf"));
+    assert!(readme.contains(GITLEAKS_VERSION));
+}
+
+/// trajhost's data files are versioned: a change to trajhost.toml or allowlist.toml must bump
+/// `version` in trajhost.toml (it is part of `ruleset_version`) and update the digest here.
+#[test]
+fn trajhost_data_is_versioned() {
+    let mut both = include_bytes!("../rules/trajhost.toml").to_vec();
+    both.extend_from_slice(include_bytes!("../rules/allowlist.toml"));
+    let pinned = [("1", "fafe35ef42bf42042b639d0d449773a3acec49482ade69cc93e8bd55bab9e16b")];
+    let digest = sha256(&both);
+    let version = Redactor::builtin().ruleset_version().rsplit(' ').next().unwrap().to_string();
+    assert!(
+        pinned.iter().any(|(v, d)| *v == version && *d == digest),
+        "rules/trajhost.toml or rules/allowlist.toml changed: bump `version` in trajhost.toml (now {version}) and pin \
+         (\"{version}\", \"{digest}\") here"
+    );
+}
