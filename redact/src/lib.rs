@@ -295,7 +295,7 @@ impl Redactor {
     }
 
     /// Every string leaf of `value`, recursively (object keys stay; a string that is the value
-    /// of an object member is matched with its key as context).
+    /// of an object member, or an item of an array that is, is matched with that key as context).
     pub fn redact_value(&self, value: &mut serde_json::Value, counts: &mut Counts) {
         self.redact_value_in(None, value, counts)
     }
@@ -312,7 +312,8 @@ impl Redactor {
                     *s = new;
                 }
             }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value_in(None, v, counts)),
+            // Items of an array are matched with the array's key as context.
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value_in(key, v, counts)),
             Value::Object(map) => {
                 for (k, v) in map.iter_mut() {
                     self.redact_value_in(Some(k), v, counts);

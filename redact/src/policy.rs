@@ -12,8 +12,8 @@
 //! `parent_session`, `parent_call`, `codec`), assistant's `model`, `message_id`, `stop_reason`,
 //! `usage`, the tool call's `name`, the tool result's `ok`, the observation's `subtype`, the
 //! compaction's `trigger`. Object keys are never changed; a string that is the value of an object
-//! member is matched with its key as context (`{"password": "…"}` is found like
-//! `password=…`).
+//! member (or an item of an array that is) is matched with its key as context
+//! (`{"password": "…"}` is found like `password=…`).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -184,7 +184,8 @@ impl Walker<'_, '_> {
                 self.leaf(member, raw.clone(), *escaped);
             }
             Node::Obj(members) => members.iter().for_each(|m| self.node(Some(m), &m.value, image)),
-            Node::Arr(items) => items.iter().for_each(|i| self.node(None, i, image)),
+            // Items of an array are matched with the array's key as context.
+            Node::Arr(items) => items.iter().for_each(|i| self.node(member, i, image)),
             Node::Other => {}
         }
     }

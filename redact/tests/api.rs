@@ -262,6 +262,29 @@ fn unmask(want: &Body, secret: &str) -> Body {
 }
 
 #[test]
+fn array_items_take_the_key_of_their_array_as_context() {
+    let r = Redactor::builtin();
+    let secret = "Zq8rT2vX9mLp4Kw7";
+    let mut args = json!({"api_keys": [secret, {"note": secret}], "cmd": [secret]});
+    let mut counts = Counts::default();
+    r.redact_value(&mut args, &mut counts);
+    assert_eq!(args, json!({"api_keys": ["[REDACTED:generic-api-key]", {"note": secret}], "cmd": [secret]}));
+    let rec = record(Body::ToolCall {
+        call_id: "c".into(),
+        name: "Deploy".into(),
+        arguments: json!({"api_keys": [secret, {"note": secret}], "cmd": [secret]}),
+    });
+    let line = serde_json::to_string(&rec).unwrap();
+    let mut line_counts = Counts::default();
+    let out = r.redact_line(&line, &mut line_counts);
+    assert_eq!(
+        serde_json::from_str::<Record>(&out).unwrap().body,
+        Body::ToolCall { call_id: "c".into(), name: "Deploy".into(), arguments: args }
+    );
+    assert_eq!(line_counts, counts);
+}
+
+#[test]
 fn unknown_kinds_and_fields_are_redacted_and_survive() {
     let r = Redactor::builtin();
     let s = ghp();
