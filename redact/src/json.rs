@@ -55,7 +55,12 @@ pub(crate) fn decode_mapped<'a>(
     let body = raw.start + 1..raw.end - 1;
     if !escaped {
         let shift = body.start as u32;
-        mapped.extend(hits.iter().map(|h| Hit { start: h.start - shift, end: h.end - shift, keyword: h.keyword }));
+        // (An occurrence can start before the string when a user's keyword holds a quote.)
+        mapped.extend(hits.iter().map(|h| Hit {
+            start: h.start.saturating_sub(shift),
+            end: h.end.saturating_sub(shift),
+            keyword: h.keyword,
+        }));
         return Cow::Borrowed(&line[body]);
     }
     let b = line.as_bytes();

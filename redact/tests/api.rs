@@ -349,3 +349,66 @@ fn find_reports_spans_without_changing_the_text() {
     assert_eq!(&text[spans[1].0.clone()], "hunter2-Xk29sQ7pLm");
     assert_eq!(counts.total(), 2);
 }
+
+/// Odd lines (broken JSON, escapes everywhere, keywords across quotes) never panic; a line that
+/// was JSON stays JSON.
+#[test]
+fn odd_lines_never_panic() {
+    let quote_rule = UserRule {
+        id: "quoted".into(),
+        regex: r#"key":"([a-z]{8,})"#.into(),
+        keywords: vec!["key\":\"".into(), "é".into()],
+        secret_group: Some(1),
+        entropy: None,
+    };
+    let r = Redactor::with_config(&RedactConfig { rules: vec![quote_rule], ..Default::default() }).unwrap();
+    let s = ghp();
+    const PIECES: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"",
+        "\\",
+        "\\n",
+        "\\u00",
+        "\\ud83d",
+        "41",
+        "key",
+        "password",
+        "=",
+        "é",
+        "😀",
+        " ",
+        "\"kind\"",
+        "\"user\"",
+        "\"text\"",
+        "\"attachments\"",
+        "\"data\"",
+        "\"image\"",
+        "1",
+        "null",
+        "-----BEGIN",
+    ];
+    let mut x: u64 = 7;
+    for i in 0..5000 {
+        let mut line = String::from("{\"id\":\"a\",\"kind\":\"user\",\"text\":\"");
+        for _ in 0..(i % 30) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            line.push_str(if x % 11 == 0 { &s } else { PIECES[(x as usize / 11) % PIECES.len()] });
+        }
+        if i % 2 == 0 {
+            line.push_str("\"}");
+        }
+        let mut counts = Counts::default();
+        let out = r.redact_line(&line, &mut counts);
+        if serde_json::from_str::<serde_json::Value>(&line).is_ok() {
+            assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok(), "{line}\n→ {out}");
+        }
+        let _ = r.redact_text(&line, &mut counts);
+    }
+}
