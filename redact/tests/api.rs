@@ -399,7 +399,7 @@ fn odd_lines_never_panic() {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            line.push_str(if x % 11 == 0 { &s } else { PIECES[(x as usize / 11) % PIECES.len()] });
+            line.push_str(if x.is_multiple_of(11) { &s } else { PIECES[(x as usize / 11) % PIECES.len()] });
         }
         if i % 2 == 0 {
             line.push_str("\"}");
