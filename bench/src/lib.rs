@@ -20,6 +20,7 @@ pub mod corpus;
 mod error;
 mod exe;
 pub mod goals;
+pub mod redaction;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -322,7 +323,7 @@ fn throughput(run: &ReadRun, input: u64) -> String {
     format!("{:.2} s ({:.0} MB/s)", secs(run.elapsed), input as f64 / 1e6 / secs(run.elapsed))
 }
 
-fn generate(options: &Options, format: Format, mb: u64) -> Result<Generated> {
+pub(crate) fn generate(options: &Options, format: Format, mb: u64) -> Result<Generated> {
     let home = options.work_dir.join(format!("{}-{mb}mb", format.harness()));
     let mut spec = Spec::new(format, mb * 1_000_000);
     spec.seed = options.seed;

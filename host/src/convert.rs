@@ -1039,21 +1039,20 @@ pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &Prep
         );
         writer = layout_writer.clone();
     }
-    let (manifest, artifacts, export_dir, rewrite_dir, rewritten_from) = if writer.id() == manifest.target.codec
-        && request.redaction.is_none()
-    {
-        (manifest, artifacts, export.to_path_buf(), None, None)
-    } else {
-        let dir = tempfile::Builder::new()
-            .prefix("trajhost-rewrite-")
-            .tempdir()
-            .map_err(|e| HostError::io(std::env::temp_dir(), e))?;
-        let out = dir.path().join("export");
-        tracing::info!("writing the export again with {} for {}", writer.id(), target_version.describe());
-        rewrite(catalog, export, &manifest, &writer, request.redaction.as_ref(), &out)?;
-        let (rewritten, artifacts) = load_export(&out)?;
-        (rewritten, artifacts, out, Some(dir), Some(manifest.target.codec.clone()))
-    };
+    let (manifest, artifacts, export_dir, rewrite_dir, rewritten_from) =
+        if writer.id() == manifest.target.codec && request.redaction.is_none() {
+            (manifest, artifacts, export.to_path_buf(), None, None)
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("trajhost-rewrite-")
+                .tempdir()
+                .map_err(|e| HostError::io(std::env::temp_dir(), e))?;
+            let out = dir.path().join("export");
+            tracing::info!("writing the export again with {} for {}", writer.id(), target_version.describe());
+            rewrite(catalog, export, &manifest, &writer, request.redaction.as_ref(), &out)?;
+            let (rewritten, artifacts) = load_export(&out)?;
+            (rewritten, artifacts, out, Some(dir), Some(manifest.target.codec.clone()))
+        };
     let planned = plan(catalog, &manifest, &artifacts, &export_dir, home, &request.choice)?;
     let mut verdict = crate::ledger::verdict(&planned.codec, target_version.version.as_deref());
     if let Some(v) = target_version.version.as_deref().and_then(crate::catalog::parse_native_version)

@@ -78,6 +78,60 @@ pub fn redact_lines(redactor: &Redactor, records: String, counts: &mut Counts) -
     out.unwrap_or(records)
 }
 
+/// Batches masked on a thread of their own, between the codec's read-ahead
+/// thread and the caller: masking then costs about the slowest of reading,
+/// masking and the caller's own work, not their sum. At most one batch waits
+/// on each side.
+pub struct Redacting {
+    batches: std::sync::mpsc::Receiver<crate::error::Result<crate::runtime::Batch>>,
+    worker: Option<std::thread::JoinHandle<(crate::runtime::Prefetched, Counts)>>,
+}
+
+impl Redacting {
+    pub fn spawn(mut source: crate::runtime::Prefetched, redactor: Redactor) -> Redacting {
+        let (sender, batches) = std::sync::mpsc::sync_channel(0);
+        let worker = std::thread::Builder::new()
+            .name("redact".into())
+            .spawn(move || {
+                let mut counts = Counts::default();
+                loop {
+                    let next = match source.next_batch() {
+                        Ok(None) => break,
+                        Ok(Some(mut batch)) => {
+                            batch.records = redact_lines(&redactor, batch.records, &mut counts);
+                            Ok(batch)
+                        }
+                        Err(error) => Err(error),
+                    };
+                    let failed = next.is_err();
+                    if sender.send(next).is_err() || failed {
+                        break;
+                    }
+                }
+                (source, counts)
+            })
+            .expect("spawning a thread");
+        Redacting { batches, worker: Some(worker) }
+    }
+
+    /// The next masked batch, or `None` when the session is exhausted.
+    pub fn next_batch(&mut self) -> crate::error::Result<Option<crate::runtime::Batch>> {
+        match self.batches.recv() {
+            Ok(next) => next.map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Stops, and returns the codec's stream (for its log) and what was masked.
+    pub fn finish(mut self) -> (Option<crate::runtime::Prefetched>, Counts) {
+        drop(std::mem::replace(&mut self.batches, std::sync::mpsc::sync_channel(0).1));
+        match self.worker.take().map(std::thread::JoinHandle::join) {
+            Some(Ok((source, counts))) => (Some(source), counts),
+            _ => (None, Counts::default()),
+        }
+    }
+}
+
 /// Raw evidence bytes (a native file's bytes, as kept by the archive) with
 /// each secret overwritten by a mask of the same length, so that offsets
 /// into the file (`src` spans, appended generations) stay true. JSON stays
@@ -115,7 +169,13 @@ fn mask_same_length(bytes: &mut [u8]) {
 /// ends) with every secret of `text` that it shows masked, also a secret it
 /// shows only part of, or without the context its rule needs. Unchanged when
 /// it shows none.
-pub fn redact_snippet(redactor: &Redactor, snippet: &str, text: &str, markers: [&str; 2], counts: &mut Counts) -> String {
+pub fn redact_snippet(
+    redactor: &Redactor,
+    snippet: &str,
+    text: &str,
+    markers: [&str; 2],
+    counts: &mut Counts,
+) -> String {
     let plain = snippet.replace(markers[0], "").replace(markers[1], "");
     let core = plain.trim_start_matches('…').trim_end_matches('…');
     let mut found = Counts::default();

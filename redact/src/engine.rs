@@ -282,6 +282,23 @@ impl Engine {
         Cow::Owned(self.apply(value, &shifted, counts))
     }
 
+    /// Builds every lazy regex now; the rule ids (or `allowlist`) of those that do not build.
+    pub(crate) fn build_all(&self) -> Vec<String> {
+        let mut failed = Vec::new();
+        for rule in &self.rules {
+            if rule.regex.get().is_none() {
+                failed.push(rule.id.clone());
+            }
+            if !rule.allowlists.iter().all(|a| a.build()) {
+                failed.push(format!("{} (allowlist)", rule.id));
+            }
+        }
+        if !self.global.iter().chain(self.targeted.iter().flatten()).all(|a| a.build()) {
+            failed.push("allowlist".into());
+        }
+        failed
+    }
+
     /// Findings of the rules in `bits`, merged: non-overlapping, sorted, each labelled with the
     /// best rule of its cluster. Spans ending at or before `min_start` are dropped, the others
     /// clipped to start at `min_start` or later.
@@ -295,7 +312,11 @@ impl Engine {
                 (Some(shape), Some(hits)) if shape.window && self.windows => {
                     self.windowed(bytes, i, hits, &mut consider);
                 }
-                _ => rule.regex.captures_iter(bytes).for_each(|caps| consider(&caps)),
+                _ => {
+                    if let Some(regex) = rule.regex.get() {
+                        regex.captures_iter(bytes).for_each(|caps| consider(&caps));
+                    }
+                }
             }
         }
         if found.is_empty() {
@@ -325,7 +346,7 @@ impl Engine {
     /// from there finds the leftmost match tied to it; occurrences are taken in order, each from
     /// the end of the previous match.
     fn windowed(&self, text: &[u8], i: usize, hits: &[Hit], consider: &mut impl FnMut(&Captures)) {
-        let rule = &self.rules[i];
+        let Some(regex) = self.rules[i].regex.get() else { return };
         let mut starts: Vec<usize> = hits
             .iter()
             .filter(|h| {
@@ -336,7 +357,7 @@ impl Engine {
             .collect();
         starts.sort_unstable();
         starts.dedup();
-        let mut caps = rule.regex.create_captures();
+        let mut caps = regex.create_captures();
         let mut pos = 0;
         for s in starts {
             if s < pos || s > text.len() {
@@ -347,7 +368,7 @@ impl Engine {
                 from -= 1;
             }
             let input = Input::new(text).span(from..text.len()).anchored(Anchored::Yes);
-            rule.regex.search_captures(&input, &mut caps);
+            regex.search_captures(&input, &mut caps);
             if let Some(m) = caps.get_match() {
                 consider(&caps);
                 pos = m.end().max(from + 1);

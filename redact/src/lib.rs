@@ -255,6 +255,12 @@ impl Redactor {
         &self.inner.issues
     }
 
+    /// Builds every rule regex and allowlist set now (they are built on first use), and names
+    /// those that do not build: for tests and diagnostics.
+    pub fn build_all(&self) -> Vec<String> {
+        self.inner.engine.build_all()
+    }
+
     /// Built-in rules that only apply to files of a given name (`path`): they never run on text.
     pub fn path_scoped_rules(&self) -> Vec<&str> {
         self.inner.path_scoped.iter().map(|(_, id)| id.as_str()).collect()
@@ -349,9 +355,8 @@ fn user_rule(rule: &UserRule) -> Result<Rule, RedactError> {
         return Err(RedactError::EmptyRuleId { regex: rule.regex.clone() });
     }
     ruleset::validate(&rule.regex).map_err(|source| RedactError::InvalidRegex { id: rule.id.clone(), source })?;
-    let regex =
-        ruleset::compile(&rule.regex).map_err(|message| RedactError::Unsupported { id: rule.id.clone(), message })?;
-    let groups = regex.captures_len() - 1;
+    let (regex, groups) = ruleset::Matcher::built(&rule.regex)
+        .map_err(|message| RedactError::Unsupported { id: rule.id.clone(), message })?;
     let group = rule.secret_group.unwrap_or(0);
     if group > groups {
         return Err(RedactError::InvalidSecretGroup { id: rule.id.clone(), group, groups });

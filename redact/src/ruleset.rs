@@ -92,7 +92,7 @@ pub(crate) enum Target {
 pub(crate) struct Allowlist {
     and: bool,
     target: Target,
-    regexes: Option<RegexSet>,
+    regexes: Option<LazySet>,
     /// Lowercased; matched against the lowercased secret.
     stopwords: Option<AhoCorasick>,
     /// Under AND, a `paths` or `commits` check is part of the condition and never holds here.
@@ -101,7 +101,47 @@ pub(crate) struct Allowlist {
     has_regexes: bool,
     has_stopwords: bool,
     /// trajhost's `unlessMatch`: the allowlist does not apply when the match matches one.
-    unless: Option<RegexSet>,
+    unless: Option<LazySet>,
+}
+
+/// An allowlist's regexes as one set, built the first time a finding asks (as [`Matcher`]).
+#[derive(Debug, Clone)]
+pub(crate) struct LazySet {
+    patterns: Vec<String>,
+    built: std::sync::OnceLock<Option<RegexSet>>,
+}
+
+impl LazySet {
+    fn get(&self) -> Option<&RegexSet> {
+        self.built
+            .get_or_init(|| match compile_set(&self.patterns) {
+                Ok(set) => Some(set),
+                Err(error) => {
+                    tracing::warn!(%error, "redact: an allowlist's regexes do not build; it allows nothing");
+                    None
+                }
+            })
+            .as_ref()
+    }
+
+    pub(crate) fn is_match(&self, haystack: &[u8]) -> bool {
+        self.get().is_some_and(|set| set.is_match(haystack))
+    }
+
+    fn build(&self) -> bool {
+        self.get().is_some()
+    }
+}
+
+/// Parses a pattern as [`compile`] will (cheap: nothing is built).
+fn parses(pattern: &str) -> Result<(), String> {
+    regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(&translate_go(pattern))
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// What an allowlist sees of one finding.
@@ -143,6 +183,11 @@ impl Allowlist {
         }
     }
 
+    /// Builds its regex sets now; whether they built.
+    pub(crate) fn build(&self) -> bool {
+        [&self.regexes, &self.unless].into_iter().flatten().all(LazySet::build)
+    }
+
     /// True when the allowlist has nothing that can match text (only paths or commits).
     fn is_inert(&self) -> bool {
         self.regexes.is_none() && self.stopwords.is_none() && !(self.and && self.has_regexes)
@@ -162,8 +207,49 @@ pub struct CompileIssue {
 /// Size limits high enough for gitleaks' bounded repetitions (`{0,150}`, `(?s:.){0,200}`).
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
 
-/// A compiled rule regex.
-pub(crate) type Matcher = regex_automata::meta::Regex;
+/// A rule's regex, built the first time a text selects the rule: most rules never run on a
+/// given session, and building all of gitleaks' costs about 40 ms, once per process, which a
+/// short command would pay in full. The pattern is parsed up front (cheap), so a broken one is
+/// still an issue at load and its capture groups are known.
+#[derive(Debug, Clone)]
+pub(crate) struct Matcher {
+    pattern: String,
+    built: std::sync::OnceLock<Option<regex_automata::meta::Regex>>,
+}
+
+impl Matcher {
+    /// A matcher for a pattern [`compile`] will build, and its number of capture groups.
+    pub(crate) fn lazy(pattern: &str) -> Result<(Matcher, usize), String> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(&translate_go(pattern))
+            .map_err(|e| e.to_string())?;
+        let groups = hir.properties().explicit_captures_len();
+        Ok((Matcher { pattern: pattern.to_string(), built: std::sync::OnceLock::new() }, groups))
+    }
+
+    /// A matcher already built (a user rule: its errors are the user's to see now).
+    pub(crate) fn built(pattern: &str) -> Result<(Matcher, usize), String> {
+        let regex = compile(pattern)?;
+        let groups = regex.captures_len() - 1;
+        Ok((Matcher { pattern: pattern.to_string(), built: std::sync::OnceLock::from(Some(regex)) }, groups))
+    }
+
+    /// The regex, built on first use; `None` (and a warning, once) if it cannot be built.
+    pub(crate) fn get(&self) -> Option<&regex_automata::meta::Regex> {
+        self.built
+            .get_or_init(|| match compile(&self.pattern) {
+                Ok(regex) => Some(regex),
+                Err(error) => {
+                    tracing::warn!(pattern = %self.pattern, %error, "redact: a rule's regex does not build; it is skipped");
+                    None
+                }
+            })
+            .as_ref()
+    }
+}
 
 /// Validates a pattern with gitleaks' (Go RE2) semantics: `\w`, `\d`, `\s` and `\b` are
 /// ASCII, `(?i)` folds ASCII, matching runs over bytes (spans are widened to char boundaries by
@@ -179,7 +265,7 @@ pub(crate) fn validate(pattern: &str) -> Result<(), regex::Error> {
 
 /// Compiles a rule pattern (the semantics of [`validate`]) for searching, anchored searches
 /// included.
-pub(crate) fn compile(pattern: &str) -> Result<Matcher, String> {
+pub(crate) fn compile(pattern: &str) -> Result<regex_automata::meta::Regex, String> {
     use regex_automata::meta;
     use regex_automata::util::syntax;
     meta::Regex::builder()
@@ -373,14 +459,13 @@ impl Compiled {
                 self.path_scoped.push((origin, spec.id));
                 continue;
             };
-            let regex = match compile(pattern) {
+            let (regex, groups) = match Matcher::lazy(pattern) {
                 Ok(r) => r,
                 Err(e) => {
                     self.issue(origin, &spec.id, pattern, &e);
                     continue;
                 }
             };
-            let groups = regex.captures_len() - 1;
             let secret_group = spec.secret_group.unwrap_or(0);
             if secret_group > groups {
                 let error = format!("secretGroup {secret_group} but the regex has {groups} groups");
@@ -420,24 +505,15 @@ impl Compiled {
     }
 
     /// Patterns that do not compile are dropped one by one (a RegexSet fails as a whole).
-    fn regex_set(&mut self, origin: Origin, rule: &str, patterns: &[String]) -> Option<RegexSet> {
+    fn regex_set(&mut self, origin: Origin, rule: &str, patterns: &[String]) -> Option<LazySet> {
         let mut good = Vec::new();
         for p in patterns {
-            match validate(p) {
+            match parses(p) {
                 Ok(()) => good.push(p.clone()),
-                Err(e) => self.issue(origin, rule, p, &e.to_string()),
+                Err(e) => self.issue(origin, rule, p, &e),
             }
         }
-        if good.is_empty() {
-            return None;
-        }
-        match compile_set(&good) {
-            Ok(set) => Some(set),
-            Err(e) => {
-                self.issue(origin, rule, &good.join(" | "), &e.to_string());
-                None
-            }
-        }
+        (!good.is_empty()).then(|| LazySet { patterns: good, built: std::sync::OnceLock::new() })
     }
 
     fn allowlist(&mut self, origin: Origin, rule: &str, spec: &AllowlistSpec) -> Option<Allowlist> {

@@ -11,6 +11,9 @@ fn every_builtin_pattern_compiles() {
     let issues: Vec<String> =
         r.compile_issues().iter().map(|i| format!("{:?} {}: {} ({})", i.origin, i.rule, i.pattern, i.error)).collect();
     assert!(issues.is_empty(), "{} pattern(s) do not compile:\n{}", issues.len(), issues.join("\n"));
+    // Parsed at load, built on first use: build them all now.
+    let unbuilt = r.build_all();
+    assert!(unbuilt.is_empty(), "{} rule(s) do not build: {unbuilt:?}", unbuilt.len());
 }
 
 #[test]

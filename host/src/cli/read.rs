@@ -95,8 +95,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     for (index, found) in sessions.iter().enumerate() {
         let (codec, stream) =
             inventory::open(&catalog, found, args.codec.as_deref(), inventory::default_read_options())?;
-        // The codec parses the next batch while this thread writes and digests this one.
-        let mut stream = stream.prefetched();
+        // The codec parses the next batch while this thread writes and digests this one (and
+        // with --redact, a third masks the one in between).
+        let mut stream = Batches::new(stream.prefetched(), redactor.clone());
         tracing::info!(codec = %codec.id(), session = %found.session.native_id, "reading");
         let transcript = transcript.get_or_insert_with(|| Transcript::new(found, &codec));
         loop {
@@ -105,7 +106,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 Ok(None) => break,
                 Err(error) => {
                     out.flush()?;
-                    let log = stream.finish().map(|s| s.plugin_log()).unwrap_or_default();
+                    let log = stream.finish(&mut redactions).map(|s| s.plugin_log()).unwrap_or_default();
                     if !log.is_empty() {
                         eprintln!("codec log:\n{}", safe_text(&log));
                     }
@@ -113,10 +114,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 }
             };
             diagnostics.extend(batch.diagnostics);
-            let records = match &redactor {
-                Some(redactor) => trajhost::redaction::redact_lines(redactor, batch.records, &mut redactions),
-                None => batch.records,
-            };
+            let records = batch.records;
             if format == Format::Canonical && !args.follow {
                 out.write_all(records.as_bytes())?;
             }
@@ -145,6 +143,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
                 }
             }
         }
+        stream.finish(&mut redactions);
         codecs.push(codec);
     }
     let codec = codecs.into_iter().next().expect("one session at least");
@@ -194,6 +193,41 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         }
     }
     Ok(exit::OK)
+}
+
+/// A session's batches; with `--redact`, masked on a thread of their own.
+enum Batches {
+    Plain(trajhost::runtime::Prefetched),
+    Redacting(trajhost::redaction::Redacting),
+}
+
+impl Batches {
+    fn new(stream: trajhost::runtime::Prefetched, redactor: Option<trajhost::redaction::Redactor>) -> Batches {
+        match redactor {
+            Some(redactor) => Batches::Redacting(trajhost::redaction::Redacting::spawn(stream, redactor)),
+            None => Batches::Plain(stream),
+        }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<trajhost::runtime::Batch>, trajhost::HostError> {
+        match self {
+            Batches::Plain(stream) => stream.next_batch(),
+            Batches::Redacting(stream) => stream.next_batch(),
+        }
+    }
+
+    /// Stops reading; the codec's stream (for its log), with what was masked added to `counts`.
+    fn finish(self, counts: &mut trajhost::redaction::Counts) -> Option<trajhost::runtime::SessionStream> {
+        let stream = match self {
+            Batches::Plain(stream) => stream,
+            Batches::Redacting(redacting) => {
+                let (stream, masked) = redacting.finish();
+                counts.merge(&masked);
+                stream?
+            }
+        };
+        stream.finish().ok()
+    }
 }
 
 /// `warning: bad-line line ×2 (first in toy/a.jsonl at byte 40)`.

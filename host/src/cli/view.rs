@@ -54,7 +54,8 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
 
     if to_stdout {
         let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        let rendered = view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out).map_err(|e| error(e, "stdout"))?;
+        let rendered = view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out)
+            .map_err(|e| error(e, "stdout"))?;
         report(&rendered);
         return Ok(exit::OK);
     }
@@ -73,8 +74,8 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         .tempfile_in(&dir)
         .with_context(|| format!("creating a file in {}", dir.display()))?;
     let out = std::io::BufWriter::with_capacity(1 << 16, temp.as_file());
-    let rendered =
-        view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out).map_err(|e| error(e, &path.display().to_string()))?;
+    let rendered = view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out)
+        .map_err(|e| error(e, &path.display().to_string()))?;
     temp.as_file().sync_all().with_context(|| format!("writing {}", path.display()))?;
     temp.persist(&path).map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error))?;
     report(&rendered);

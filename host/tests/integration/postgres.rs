@@ -355,8 +355,15 @@ fn postgres_holds_no_planted_secret_in_any_table() {
     let url = fresh_database(&url, "trajhost_redaction");
     let planted = crate::redaction::planted_home();
     let data = tempfile::tempdir().unwrap();
-    let report = json(&run(data.path(), "m-redact", &["--archive", &url, "sync", "--home", path(planted.home.path()), "--json"]));
-    assert!(report["redactions"].as_object().is_some_and(|m| m.values().filter_map(Value::as_u64).sum::<u64>() > 10), "{report}");
+    let report = json(&run(
+        data.path(),
+        "m-redact",
+        &["--archive", &url, "sync", "--home", path(planted.home.path()), "--json"],
+    ));
+    assert!(
+        report["redactions"].as_object().is_some_and(|m| m.values().filter_map(Value::as_u64).sum::<u64>() > 10),
+        "{report}"
+    );
     assert!(report["evidence_bytes"].as_u64().unwrap() > 0, "{report}");
     let mut db = client(&url);
     let tables: Vec<String> = db

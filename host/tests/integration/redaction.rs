@@ -22,8 +22,16 @@ const PLANTED_IN: [(&str, &str); 6] = [
 ];
 
 /// Rules that must each have masked something.
-const RULES_SEEN: [&str; 8] =
-    ["aws-access-token", "github-pat", "slack-bot-token", "stripe-access-token", "private-key", "jwt", "url-password", "anthropic-api-key"];
+const RULES_SEEN: [&str; 8] = [
+    "aws-access-token",
+    "github-pat",
+    "slack-bot-token",
+    "stripe-access-token",
+    "private-key",
+    "jwt",
+    "url-password",
+    "anthropic-api-key",
+];
 
 /// A home holding the six fixtures with secrets planted in their JSON files.
 pub struct PlantedHome {
@@ -272,8 +280,10 @@ fn convert_carries_secrets_unless_redact() {
     assert!(!leaks_in_files(&planted.secrets, &own).is_empty(), "the user's own handoff carries the session as is");
 
     let masked = work.path().join("masked");
-    let out =
-        trajhost(data.path(), &["convert", &claude, "--to", "codex", "--out", masked.to_str().unwrap(), "--redact", "--json"]);
+    let out = trajhost(
+        data.path(),
+        &["convert", &claude, "--to", "codex", "--out", masked.to_str().unwrap(), "--redact", "--json"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(leaks_in_files(&planted.secrets, &masked), Vec::<String>::new());
     let manifest: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -296,8 +306,10 @@ fn ids_digests_and_opaque_blobs_pass_through_export_unchanged() {
     let data = tempfile::tempdir().unwrap();
     let home = fixture_home("codex", "0.171.0", "simple");
     let with = trajhost(data.path(), &["export", "--all", "--home", home.to_str().unwrap(), "--format", "atif"]);
-    let without =
-        trajhost(data.path(), &["export", "--all", "--home", home.to_str().unwrap(), "--format", "atif", "--no-redact"]);
+    let without = trajhost(
+        data.path(),
+        &["export", "--all", "--home", home.to_str().unwrap(), "--format", "atif", "--no-redact"],
+    );
     assert!(with.status.success() && without.status.success(), "{}", stderr(&with));
     assert_eq!(stdout(&with), stdout(&without), "a session without secrets exports byte-identical");
     assert!(!stderr(&with).contains("redacted "), "{}", stderr(&with));
