@@ -197,7 +197,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
 
 /// A session's batches; with `--redact`, masked on a thread of their own.
 enum Batches {
-    Plain(trajhost::runtime::Prefetched),
+    Plain(Box<trajhost::runtime::Prefetched>),
     Redacting(trajhost::redaction::Redacting),
 }
 
@@ -205,7 +205,7 @@ impl Batches {
     fn new(stream: trajhost::runtime::Prefetched, redactor: Option<trajhost::redaction::Redactor>) -> Batches {
         match redactor {
             Some(redactor) => Batches::Redacting(trajhost::redaction::Redacting::spawn(stream, redactor)),
-            None => Batches::Plain(stream),
+            None => Batches::Plain(Box::new(stream)),
         }
     }
 
@@ -219,7 +219,7 @@ impl Batches {
     /// Stops reading; the codec's stream (for its log), with what was masked added to `counts`.
     fn finish(self, counts: &mut trajhost::redaction::Counts) -> Option<trajhost::runtime::SessionStream> {
         let stream = match self {
-            Batches::Plain(stream) => stream,
+            Batches::Plain(stream) => *stream,
             Batches::Redacting(redacting) => {
                 let (stream, masked) = redacting.finish();
                 counts.merge(&masked);
