@@ -1,8 +1,8 @@
-//! host/build.rs's decisions about the guests' wasm32-wasip2 target: what a
+//! crates/registry/build.rs's decisions about the guests' wasm32-wasip2 target: what a
 //! fresh machine (toolchain present, target missing) gets, with and without
 //! rustup, and what a failed guest build shows first.
 
-#[path = "../../build/toolchain.rs"]
+#[path = "../../../crates/registry/build/toolchain.rs"]
 mod toolchain;
 
 use std::path::Path;

@@ -10,7 +10,7 @@ use trajhost::runtime::{LoadedCodec, Mode, Runtime};
 
 /// A wasm component built from `plugins/` or `tests/` by build.rs.
 pub fn guest(package: &str) -> PathBuf {
-    let path = Path::new(env!("TRAJHOST_GUESTS_DIR")).join(format!("{}.wasm", package.replace('-', "_")));
+    let path = Path::new(trajhost::registry::builtin::GUESTS_DIR).join(format!("{}.wasm", package.replace('-', "_")));
     assert!(path.exists(), "{} was not built", path.display());
     path
 }

@@ -12,7 +12,7 @@ const TESTED: &str = "2026.10.01-e373342";
 
 fn data_dir_with_cursor() -> tempfile::TempDir {
     let data = tempfile::tempdir().unwrap();
-    let file = Path::new(env!("TRAJHOST_PLUGIN_FILES_DIR")).join("cursor-2026.10.01.wasm");
+    let file = Path::new(trajhost::registry::builtin::PLUGIN_FILES_DIR).join("cursor-2026.10.01.wasm");
     let install = trajhost(data.path(), &["plugin", "install", file.to_str().unwrap()]);
     assert!(install.status.success(), "{}", stderr(&install));
     data

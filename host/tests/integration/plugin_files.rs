@@ -12,7 +12,7 @@ use crate::common::*;
 const PINNED: &[(&str, &str)] = &[("cursor", "2026.10.01"), ("fx", "0.0.13")];
 
 fn plugin_files_dir() -> &'static Path {
-    Path::new(env!("TRAJHOST_PLUGIN_FILES_DIR"))
+    Path::new(trajhost::registry::builtin::PLUGIN_FILES_DIR)
 }
 
 fn plugin_crates() -> usize {

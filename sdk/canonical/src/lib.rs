@@ -7,6 +7,8 @@
 //! and the archive and search index store the same JSON. ARCHITECTURE.md
 //! explains the choice.
 
+pub mod time;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -1,0 +1,265 @@
+//! The archive's storage interface: everything sync, search and read ask of
+//! a store, and nothing about how it keeps it. The embedded SQLite archive
+//! ([`super::sqlite::SqliteArchive`]) and the shared PostgreSQL archive of a
+//! fleet ([`super::postgres::PostgresArchive`]) implement it; sync, search
+//! and the codecs do not know which one they use.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::ArchiveError;
+use trajhost_capabilities::evidence::RecordedQuery;
+
+/// What one stat of a file says, to tell whether it changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileState {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub inode: u64,
+}
+
+impl FileState {
+    pub fn of(meta: &std::fs::Metadata) -> FileState {
+        use std::os::unix::fs::MetadataExt;
+        FileState { size: meta.len(), mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(), inode: meta.ino() }
+    }
+}
+
+/// How much of a file the archive keeps, and a digest of the bytes just
+/// before that point: an append starts there; a rewrite or truncation
+/// changes those bytes (or the size shrinks) and starts a new generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptFile {
+    pub size: u64,
+    /// sha256 of the last [`super::CURSOR_BYTES`] bytes before `size`.
+    pub tail_sha256: String,
+}
+
+/// A file of a home as the archive knows it.
+#[derive(Debug, Clone, Default)]
+pub struct KnownFile {
+    /// The state the last sync saw.
+    pub seen: Option<FileState>,
+    /// The bytes kept as evidence, if the file is a session's.
+    pub kept: Option<KeptFile>,
+}
+
+/// A session the archive holds, for change detection.
+#[derive(Debug, Clone)]
+pub struct KnownSession {
+    /// Files (relative to the home) its evidence came from: its own files
+    /// and the databases its rows came from.
+    pub files: Vec<String>,
+}
+
+/// A session that failed to read, with the state of its main file then: it
+/// is retried only once that file changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub state: FileState,
+    pub error: String,
+}
+
+/// What the archive knows about one home.
+#[derive(Debug, Default)]
+pub struct KnownHome {
+    pub id: i64,
+    pub files: HashMap<String, KnownFile>,
+    /// By (harness, native id).
+    pub sessions: HashMap<(String, String), KnownSession>,
+    /// By (harness, native id or file).
+    pub failures: HashMap<(String, String), Failure>,
+}
+
+/// One canonical record to keep.
+#[derive(Debug, Clone)]
+pub struct PutRecord {
+    pub record_id: String,
+    pub kind: String,
+    pub ts_ms: Option<i64>,
+    /// The canonical JSON line, exactly as the codec produced it.
+    pub json: String,
+    /// What the full-text index holds for it (user, assistant, reasoning,
+    /// tool-call arguments, tool-result text, compaction summary).
+    pub text: Option<String>,
+}
+
+/// New evidence bytes of one file: `bytes` start at `offset`; `base` says
+/// they start a new generation chain (the file is new, or was rewritten).
+#[derive(Debug, Clone)]
+pub struct Generation {
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+    pub base: bool,
+}
+
+/// A file a session was read from.
+#[derive(Debug, Clone)]
+pub struct PutFile {
+    pub path: String,
+    pub seen: FileState,
+    /// `None` when the archive already holds every byte (nothing appended).
+    pub generation: Option<Generation>,
+    pub kept: KeptFile,
+}
+
+/// A database a session's rows came from, with the recorded answers.
+#[derive(Debug, Clone)]
+pub struct PutTape {
+    pub path: String,
+    pub seen: FileState,
+    /// The tape as JSON (a list of [`RecordedQuery`]).
+    pub tape: Vec<u8>,
+}
+
+/// One session, as sync hands it to the store (one transaction).
+#[derive(Debug, Clone)]
+pub struct SessionPut {
+    pub home: i64,
+    pub harness: String,
+    pub native_id: String,
+    pub locator: String,
+    pub codec: String,
+    pub native_version: Option<String>,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+    pub started_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub snapshot_id: String,
+    pub records: Vec<PutRecord>,
+    pub files: Vec<PutFile>,
+    pub tapes: Vec<PutTape>,
+}
+
+/// What [`ArchiveStore::put_session`] changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PutOutcome {
+    pub new_session: bool,
+    pub records_added: u64,
+    pub records_changed: u64,
+    pub records_removed: u64,
+    pub evidence_bytes: u64,
+}
+
+/// A session as the archive lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArchivedSession {
+    #[serde(skip)]
+    pub id: i64,
+    pub harness: String,
+    pub native_id: String,
+    /// The machine the session was synced from, in an archive several
+    /// machines share (`None` in the embedded archive: this machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    pub home: PathBuf,
+    pub locator: String,
+    pub codec: String,
+    pub native_version: Option<String>,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+    pub started_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub records: u64,
+    pub snapshot_id: String,
+    pub archived_at: String,
+}
+
+/// Which archived sessions to list.
+#[derive(Debug, Clone, Default)]
+pub struct SessionFilter {
+    pub harness: Option<String>,
+    /// The session's cwd is this directory or lies under it.
+    pub cwd: Option<String>,
+    pub home: Option<PathBuf>,
+    pub limit: Option<usize>,
+}
+
+/// The raw evidence of one session: file bytes and database tapes, by path
+/// relative to its home.
+#[derive(Debug, Default)]
+pub struct Evidence {
+    pub files: Vec<(String, Vec<u8>)>,
+    pub tapes: Vec<(String, Vec<RecordedQuery>)>,
+}
+
+/// A full-text query with its filters.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// Words (every one must match; `"a phrase"` in quotes; `word*` a prefix).
+    pub text: String,
+    pub harness: Option<String>,
+    pub cwd: Option<String>,
+    /// Records at or after this instant (ms since the epoch); a record
+    /// without a time counts with its session's.
+    pub since_ms: Option<i64>,
+    pub kind: Option<String>,
+    pub limit: usize,
+}
+
+/// One ranked hit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub harness: String,
+    pub native_id: String,
+    /// As [`ArchivedSession::machine`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    pub home: PathBuf,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+    pub record_id: String,
+    /// Position of the record in its session (0 = meta).
+    pub seq: u64,
+    pub kind: String,
+    pub ts: Option<String>,
+    /// The matching text around the match, each match between `[` and `]`
+    /// markers given by the caller ([`super::search::MARK_OPEN`]).
+    pub snippet: String,
+    /// Lower is better: bm25 in the embedded archive, minus `ts_rank_cd`
+    /// in PostgreSQL.
+    pub rank: f64,
+    /// The record's whole indexed text (at most 256 KiB), which the snippet
+    /// is cut from: redaction at search time sees a secret's context even
+    /// where the snippet cuts it off. Not part of `search --json`.
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// The storage behind the archive. `Send`: sync keeps sessions on a
+/// writer thread while the codecs read the next ones.
+pub trait ArchiveStore: Send {
+    /// Where the archive lives, for messages (never a password).
+    fn location(&self) -> String;
+    /// The machine this store writes as, in an archive several machines
+    /// share; `None` when every session in it is this machine's.
+    fn machine(&self) -> Option<&str> {
+        None
+    }
+    /// What the archive holds about `home` (created if new). A shared
+    /// store may hold the home for this sync until [`ArchiveStore::home_done`].
+    fn known_home(&mut self, home: &Path) -> Result<KnownHome, ArchiveError>;
+    /// The sync of a home ended (done or failed): what `known_home` held
+    /// for it is released.
+    fn home_done(&mut self, home: i64) -> Result<(), ArchiveError> {
+        let _ = home;
+        Ok(())
+    }
+    /// Remembers the state of files seen (and not read) by a sync.
+    fn put_seen(&mut self, home: i64, files: &[(String, FileState)]) -> Result<(), ArchiveError>;
+    /// Remembers a session (or a file) that failed, so that it is retried
+    /// only once it changes.
+    fn put_failure(&mut self, home: i64, harness: &str, key: &str, failure: &Failure) -> Result<(), ArchiveError>;
+    /// Keeps one session: its row, its records and their index, its new
+    /// evidence; all or nothing.
+    fn put_session(&mut self, put: &SessionPut) -> Result<PutOutcome, ArchiveError>;
+    fn sessions(&self, filter: &SessionFilter) -> Result<Vec<ArchivedSession>, ArchiveError>;
+    /// Sessions whose native id is `id` or, if none is, starts with it.
+    fn find(&self, id: &str, harness: Option<&str>) -> Result<Vec<ArchivedSession>, ArchiveError>;
+    /// The canonical record lines of a session, in order.
+    fn records(&self, session: &ArchivedSession) -> Result<Vec<String>, ArchiveError>;
+    fn evidence(&self, session: &ArchivedSession) -> Result<Evidence, ArchiveError>;
+    fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>, ArchiveError>;
+}

@@ -1,0 +1,574 @@
+//! Incremental sync of homes into an archive.
+//!
+//! One pass over a home:
+//! 1. **Stat** every file the codecs' `session-globs` match (one stat each,
+//!    and one for a database's `-wal`) and every file a kept session was
+//!    read from. A harness none of whose files changed is done: no codec
+//!    runs, no byte is parsed.
+//! 2. **Discover** the harnesses with a changed file, and read, newest
+//!    first, each session that is new or whose files changed, recording what
+//!    the codec opened. A session that failed is retried only once its main
+//!    file changes, so that a bad file never starves the good ones.
+//! 3. **Keep** each session: records (an unchanged record is not written
+//!    again), and the evidence: a file's new byte range only, when the bytes
+//!    at the kept cursor are unchanged (an append), else the whole file as a
+//!    new generation (a rewrite or a truncation); a database's recorded rows.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::CURSOR_BYTES;
+use super::search::record_text;
+use super::store::*;
+use crate::Result;
+use trajhost_inventory::{self as inventory, FoundSession, SessionQuery};
+use trajhost_registry::catalog::Catalog;
+use trajhost_runtime::error::HostError;
+
+/// What to sync.
+#[derive(Debug, Clone, Default)]
+pub struct SyncOptions {
+    pub homes: Vec<PathBuf>,
+    /// The name the archive knows a home by, where that is not its path:
+    /// an archive opened into a private dir, whose name changes on every
+    /// open, is known by the archive's own path (`x.tgz#inner`).
+    pub keys: HashMap<PathBuf, PathBuf>,
+    /// Only this harness.
+    pub harness: Option<String>,
+    /// Masks secrets in the records and full-text index kept (`None`: kept
+    /// as read).
+    pub redaction: Option<trajhost_inventory::redaction::Redactor>,
+    /// With `redaction`, also mask the raw evidence (same-length masks, so
+    /// offsets stay true): always for a shared archive, by config for the
+    /// embedded one.
+    pub redact_evidence: bool,
+}
+
+/// The work one sync did (`sync --json`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SyncReport {
+    pub homes: usize,
+    /// Files stat'ed to find what changed.
+    pub files_stated: u64,
+    /// Files the codecs opened.
+    pub files_read: u64,
+    /// Bytes the codecs read (file bytes and database rows).
+    pub bytes_parsed: u64,
+    /// New evidence bytes kept (appended ranges, rewritten files, tapes).
+    pub evidence_bytes: u64,
+    pub harnesses_changed: Vec<String>,
+    pub sessions_added: u64,
+    pub sessions_updated: u64,
+    pub sessions_unchanged: u64,
+    pub sessions_failed: u64,
+    /// Secrets masked, by rule.
+    pub redactions: trajhost_inventory::redaction::Counts,
+    /// Store files discovery could not place as a session (newly, or changed since).
+    pub files_failed: u64,
+    /// Sessions and files that failed before and did not change since: not retried.
+    pub failures_skipped: u64,
+    pub records_added: u64,
+    pub records_changed: u64,
+    pub records_removed: u64,
+    pub failures: Vec<SyncFailure>,
+    pub seconds: f64,
+}
+
+/// A session or file that could not be archived in this pass.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncFailure {
+    pub home: PathBuf,
+    pub harness: String,
+    /// The native id, or the file discovery could not place.
+    pub session: String,
+    pub error: String,
+}
+
+/// Progress, for a progress bar.
+#[derive(Debug)]
+pub enum SyncEvent<'a> {
+    /// A home's changed sessions are known: `sessions` will be read.
+    Planned { home: &'a Path, sessions: usize },
+    /// One session was read (or failed).
+    Read { harness: &'a str, native_id: &'a str, ok: bool },
+}
+
+/// Syncs every home into `store`.
+pub fn sync(
+    catalog: &Catalog<'_>,
+    store: &mut dyn ArchiveStore,
+    options: &SyncOptions,
+    on_event: &mut dyn FnMut(SyncEvent<'_>),
+) -> Result<SyncReport> {
+    let started = Instant::now();
+    let mut report = SyncReport::default();
+    for given in &options.homes {
+        let home = std::fs::canonicalize(given).map_err(|e| HostError::io(given, e))?;
+        let key = options.keys.get(given).or_else(|| options.keys.get(&home)).unwrap_or(&home);
+        let known = store.known_home(key)?;
+        let home_id = known.id;
+        let synced = sync_home(catalog, store, known, &home, key, options, &mut report, on_event);
+        // Released also when the sync of this home failed.
+        let done = store.home_done(home_id);
+        synced?;
+        done?;
+        report.homes += 1;
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Files whose change (size, mtime or inode) a harness's sessions depend on.
+fn is_database(path: &str) -> bool {
+    [".db", ".sqlite", ".sqlite3", ".vscdb"].iter().any(|ext| path.ends_with(ext))
+}
+
+fn stat(home: &Path, rel: &str, report: &mut SyncReport) -> Option<FileState> {
+    report.files_stated += 1;
+    std::fs::metadata(home.join(rel)).ok().filter(|m| m.is_file()).map(|m| FileState::of(&m))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn sync_home(
+    catalog: &Catalog<'_>,
+    store: &mut dyn ArchiveStore,
+    known: KnownHome,
+    home: &Path,
+    home_key: &Path,
+    options: &SyncOptions,
+    report: &mut SyncReport,
+    on_event: &mut dyn FnMut(SyncEvent<'_>),
+) -> Result<()> {
+    let only = options.harness.as_deref();
+    let harnesses: Vec<String> = catalog.harnesses().into_iter().filter(|h| only.is_none_or(|o| o == h)).collect();
+    // 1. One stat per file.
+    let mut current: HashMap<String, Option<FileState>> = HashMap::new();
+    let mut changed: HashMap<String, Vec<(String, FileState)>> = HashMap::new();
+    for harness in &harnesses {
+        let mut files: BTreeSet<String> = BTreeSet::new();
+        for codec in catalog.for_harness(harness) {
+            for glob in &codec.session_globs {
+                for rel in expand_glob(home, glob) {
+                    if is_database(&rel) {
+                        files.insert(format!("{rel}-wal"));
+                    }
+                    files.insert(rel);
+                }
+            }
+        }
+        for ((h, _), session) in &known.sessions {
+            if h == harness {
+                files.extend(session.files.iter().cloned());
+            }
+        }
+        for rel in files {
+            let state = match current.get(&rel) {
+                Some(state) => *state,
+                None => {
+                    let state = stat(home, &rel, report);
+                    current.insert(rel.clone(), state);
+                    state
+                }
+            };
+            let seen = known.files.get(&rel).and_then(|f| f.seen);
+            if let Some(state) = state
+                && seen != Some(state)
+            {
+                changed.entry(harness.clone()).or_default().push((rel, state));
+            } else if state.is_none() && seen.is_some() && rel.ends_with("-wal") {
+                // A WAL checkpointed away changes what the database holds.
+                changed.entry(harness.clone()).or_default();
+            }
+        }
+    }
+    // 2. Discover the harnesses that changed; read what is new or changed, newest first.
+    let mut candidates: Vec<FoundSession> = Vec::new();
+    for harness in harnesses.iter().filter(|h| changed.contains_key(*h)) {
+        report.harnesses_changed.push(harness.clone());
+        let inventory = inventory::discover(
+            catalog,
+            &SessionQuery { home: home.to_path_buf(), harness: Some(harness.clone()), cwd: None },
+        )?;
+        for (failed, error) in &inventory.failures {
+            report.failures.push(SyncFailure {
+                home: home_key.to_path_buf(),
+                harness: failed.clone(),
+                session: String::new(),
+                error: error.to_string(),
+            });
+        }
+        // A store file discovery could not place as a session failed; it is
+        // looked at again only once it changes.
+        let placed: BTreeSet<&str> = inventory.sessions.iter().map(|s| main_file(&s.session.locator)).collect();
+        let mut unplaced: BTreeSet<&str> = BTreeSet::new();
+        for d in &inventory.diagnostics {
+            let Some(file) = d.diagnostic.file.as_deref() else { continue };
+            if placed.contains(file) || !unplaced.insert(file) {
+                continue;
+            }
+            let Some(state) = current.get(file).copied().flatten() else { continue };
+            let key = (d.harness.clone(), file.to_string());
+            if known.failures.get(&key).is_some_and(|f| f.state == state) {
+                report.failures_skipped += 1;
+                continue;
+            }
+            let error = format!("{}: {}", d.diagnostic.code, d.diagnostic.detail);
+            store.put_failure(known.id, &d.harness, file, &Failure { state, error: error.clone() })?;
+            report.files_failed += 1;
+            report.failures.push(SyncFailure {
+                home: home_key.to_path_buf(),
+                harness: d.harness.clone(),
+                session: file.to_string(),
+                error,
+            });
+        }
+        candidates.extend(inventory.sessions);
+    }
+    candidates.sort_by(|a, b| b.session.updated_at.cmp(&a.session.updated_at));
+    let mut to_read = Vec::new();
+    for found in candidates {
+        let key = (found.harness.clone(), found.session.native_id.clone());
+        let main = main_file(&found.session.locator).to_string();
+        let main_state = match current.get(&main) {
+            Some(state) => *state,
+            None => stat(home, &main, report),
+        };
+        if let Some(session) = known.sessions.get(&key)
+            && !session.files.is_empty()
+            && session.files.iter().all(|f| {
+                let now = current.get(f).copied().flatten().or_else(|| stat(home, f, report));
+                now.is_some() && now == known.files.get(f).and_then(|k| k.seen)
+            })
+        {
+            report.sessions_unchanged += 1;
+            continue;
+        }
+        if let (Some(failure), Some(state)) = (known.failures.get(&key), main_state)
+            && failure.state == state
+        {
+            report.failures_skipped += 1;
+            continue;
+        }
+        to_read.push((found, main_state));
+    }
+    on_event(SyncEvent::Planned { home, sessions: to_read.len() });
+    // Reading (the codecs) and keeping (SQLite and its index) overlap: the
+    // reader hands each session to a writer thread, a few at a time so
+    // that memory stays flat.
+    let kept = std::thread::scope(|scope| {
+        let (hand_over, receive) = std::sync::mpsc::sync_channel::<Keep>(PIPELINE_DEPTH);
+        let writer = scope.spawn(|| keep_all(&mut *store, known.id, receive));
+        for (found, main_state) in to_read {
+            let native_id = found.session.native_id.clone();
+            let keep = match read_session(catalog, &known, home, &found, options, report) {
+                Ok(put) => {
+                    on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: true });
+                    Keep::Session { put: Box::new(put), main_state }
+                }
+                Err(error) => {
+                    on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: false });
+                    Keep::Failed { harness: found.harness.clone(), native_id, main_state, error: error.to_string() }
+                }
+            };
+            if hand_over.send(keep).is_err() {
+                break; // The writer stopped on an error, which join returns.
+            }
+        }
+        drop(hand_over);
+        writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    for kept in kept {
+        match kept {
+            Kept::Session(outcome) => {
+                if outcome.new_session {
+                    report.sessions_added += 1;
+                } else {
+                    report.sessions_updated += 1;
+                }
+                report.records_added += outcome.records_added;
+                report.records_changed += outcome.records_changed;
+                report.records_removed += outcome.records_removed;
+                report.evidence_bytes += outcome.evidence_bytes;
+            }
+            Kept::Failed { harness, native_id, error } => {
+                report.sessions_failed += 1;
+                tracing::warn!(harness = %harness, session = %native_id, "not archived: {error}");
+                report.failures.push(SyncFailure { home: home_key.to_path_buf(), harness, session: native_id, error });
+            }
+        }
+    }
+    // 3. Remember what was seen, so that an unchanged file is one stat next time.
+    let seen: Vec<(String, FileState)> = changed.into_values().flatten().collect();
+    store.put_seen(known.id, &seen)?;
+    Ok(())
+}
+
+fn main_file(locator: &str) -> &str {
+    locator.split_once('#').map_or(locator, |(file, _)| file)
+}
+
+/// Sessions read and waiting for the writer: enough to keep both threads
+/// busy, few enough that memory does not grow with the home.
+const PIPELINE_DEPTH: usize = 4;
+
+/// What the reader hands the writer.
+enum Keep {
+    Session { put: Box<SessionPut>, main_state: Option<FileState> },
+    Failed { harness: String, native_id: String, main_state: Option<FileState>, error: String },
+}
+
+/// What the writer did with one [`Keep`].
+enum Kept {
+    Session(PutOutcome),
+    Failed { harness: String, native_id: String, error: String },
+}
+
+/// The writer: keeps each session it is handed, and remembers each failure
+/// (a session whose put fails is a failure too), so that it is retried
+/// only once its main file changes.
+fn keep_all(
+    store: &mut dyn ArchiveStore,
+    home: i64,
+    receive: std::sync::mpsc::Receiver<Keep>,
+) -> std::result::Result<Vec<Kept>, crate::ArchiveError> {
+    let mut kept = Vec::new();
+    for keep in receive {
+        let (harness, native_id, main_state, error) = match keep {
+            Keep::Session { put, main_state } => match store.put_session(&put) {
+                Ok(outcome) => {
+                    kept.push(Kept::Session(outcome));
+                    continue;
+                }
+                Err(error) => (put.harness, put.native_id, main_state, error.to_string()),
+            },
+            Keep::Failed { harness, native_id, main_state, error } => (harness, native_id, main_state, error),
+        };
+        if let Some(state) = main_state {
+            store.put_failure(home, &harness, &native_id, &Failure { state, error: error.clone() })?;
+        }
+        kept.push(Kept::Failed { harness, native_id, error });
+    }
+    Ok(kept)
+}
+
+/// Reads one session with recording on: what the writer keeps of it.
+fn read_session(
+    catalog: &Catalog<'_>,
+    known: &KnownHome,
+    home: &Path,
+    found: &FoundSession,
+    options: &SyncOptions,
+    report: &mut SyncReport,
+) -> Result<SessionPut> {
+    let (codec, note) = catalog.select_for_reading(
+        &found.harness,
+        found.session.native_version.as_deref(),
+        found.codec.as_deref(),
+        &[found.discovered_by.as_str()],
+    )?;
+    if let Some(note) = note {
+        tracing::warn!("{}: {note}", found.session.path.display());
+    }
+    let codec = codec.clone();
+    let mut instance = catalog.instantiate(&codec)?;
+    instance.record_evidence();
+    let mut stream = instance.read(home, &found.session.locator, inventory::default_read_options())?;
+    let mut digest = trajhost_inventory::digest::SessionDigest::new();
+    let mut records = Vec::new();
+    while let Some(batch) = stream.next_batch()? {
+        for line in batch.records.lines() {
+            let record = digest.push_line(line).map_err(|e| HostError::Codec {
+                plugin: codec.id(),
+                op: trajhost_runtime::error::Operation::Read,
+                message: format!("returned a record that is {e}"),
+            })?;
+            // The snapshot digest is of what the codec read; what is kept is masked.
+            let masked = options.redaction.as_ref().map(|r| r.redact_line(line, &mut report.redactions));
+            let (text, json) = match masked {
+                Some(std::borrow::Cow::Owned(masked)) => {
+                    let redacted: trajhost_canonical::Record =
+                        serde_json::from_str(&masked).map_err(|e| HostError::Codec {
+                            plugin: codec.id(),
+                            op: trajhost_runtime::error::Operation::Read,
+                            message: format!("a record is not canonical JSON once redacted: {e}"),
+                        })?;
+                    (record_text(&redacted), masked)
+                }
+                _ => (record_text(&record), line.to_string()),
+            };
+            records.push(PutRecord {
+                record_id: record.id.clone(),
+                kind: record.body.kind().to_string(),
+                ts_ms: record.ts.as_deref().and_then(trajhost_canonical::time::unix_ms_from_rfc3339),
+                text,
+                json,
+            });
+        }
+    }
+    let usage = stream.usage();
+    let recorded = stream.take_evidence().unwrap_or_default();
+    report.files_read += recorded.files.len() as u64;
+    report.bytes_parsed += usage.capabilities.bytes_read + recorded.row_bytes;
+    let mut files = Vec::new();
+    for (host_path, size) in &recorded.files {
+        let Some(rel) = relative(home, host_path) else {
+            tracing::warn!(file = %host_path.display(), "outside the home: not kept as evidence");
+            continue;
+        };
+        let mut file = file_evidence(host_path, &rel, *size, known.files.get(&rel).and_then(|f| f.kept.as_ref()))?;
+        if let (Some(redactor), true, Some(generation)) =
+            (&options.redaction, options.redact_evidence, file.generation.as_mut())
+        {
+            trajhost_inventory::redaction::redact_evidence(redactor, &mut generation.bytes, &mut report.redactions);
+        }
+        files.push(file);
+    }
+    let mut tapes = Vec::new();
+    for (host_path, queries) in &recorded.databases {
+        let Some(rel) = relative(home, host_path) else { continue };
+        let meta = std::fs::metadata(host_path).map_err(|e| HostError::io(host_path, e))?;
+        let mut tape = serde_json::to_value(queries).map_err(|e| HostError::io(host_path, e))?;
+        if let (Some(redactor), true) = (&options.redaction, options.redact_evidence) {
+            redactor.redact_value(&mut tape, &mut report.redactions);
+        }
+        let tape = serde_json::to_vec(&tape).map_err(|e| HostError::io(host_path, e))?;
+        tapes.push(PutTape { path: rel, seen: FileState::of(&meta), tape });
+    }
+    let meta = records.first().and_then(|r| serde_json::from_str::<trajhost_canonical::Record>(&r.json).ok());
+    let (cwd, title) = match meta.map(|r| r.body) {
+        Some(trajhost_canonical::Body::Meta(m)) => (m.cwd, m.title),
+        _ => (None, None),
+    };
+    let put = SessionPut {
+        home: known.id,
+        harness: found.harness.clone(),
+        native_id: found.session.native_id.clone(),
+        locator: found.session.locator.clone(),
+        codec: codec.id(),
+        native_version: found.session.native_version.clone(),
+        cwd: found.session.cwd.clone().or(cwd),
+        title: found.session.title.clone().or(title).map(|t| match &options.redaction {
+            Some(redactor) => redactor.redact_text(&t, &mut report.redactions).into_owned(),
+            None => t,
+        }),
+        started_at: found.session.started_at.clone(),
+        updated_at: found.session.updated_at.clone(),
+        snapshot_id: digest.snapshot_id(),
+        records,
+        files,
+        tapes,
+    };
+    Ok(put)
+}
+
+fn relative(home: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(home).ok()?;
+    let text = rel.to_str()?;
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// The digest of the [`CURSOR_BYTES`] before `upto`.
+fn tail_sha256(file: &std::fs::File, upto: u64) -> std::io::Result<String> {
+    use std::os::unix::fs::FileExt;
+    let start = upto.saturating_sub(CURSOR_BYTES);
+    let mut buf = vec![0u8; (upto - start) as usize];
+    file.read_exact_at(&mut buf, start)?;
+    Ok(hex::encode(Sha256::digest(&buf)))
+}
+
+/// The new evidence of one file the codec read `size` bytes of: its bytes
+/// past the kept cursor when they only were appended, else all of them.
+fn file_evidence(host_path: &Path, rel: &str, size: u64, kept: Option<&KeptFile>) -> Result<PutFile> {
+    let io = |e: std::io::Error| HostError::io(host_path, e);
+    let mut file = std::fs::File::open(host_path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    // What the codec saw: a file that grew since keeps the size it had.
+    let size = size.min(meta.len());
+    let mut seen = FileState::of(&meta);
+    if seen.size != size {
+        seen.size = size;
+    }
+    let appended_from = match kept {
+        Some(k) if k.size <= size && tail_sha256(&file, k.size).map_err(io)? == k.tail_sha256 => Some(k.size),
+        _ => None,
+    };
+    let offset = appended_from.unwrap_or(0);
+    let generation = if appended_from == Some(size) {
+        None
+    } else {
+        use std::io::Seek;
+        file.seek(std::io::SeekFrom::Start(offset)).map_err(io)?;
+        let mut bytes = Vec::with_capacity((size - offset) as usize);
+        (&mut file).take(size - offset).read_to_end(&mut bytes).map_err(io)?;
+        Some(Generation { offset, bytes, base: appended_from.is_none() })
+    };
+    let kept = KeptFile { size, tail_sha256: tail_sha256(&file, size).map_err(io)? };
+    Ok(PutFile { path: rel.to_string(), seen, generation, kept })
+}
+
+/// Files under `home` that a `session-glob` matches (`*` within one path
+/// segment). Lists only the directories the glob leads through.
+pub fn expand_glob(home: &Path, glob: &str) -> Vec<String> {
+    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+    let mut found = Vec::new();
+    walk(home, "", &segments, &mut found);
+    found.sort();
+    found
+}
+
+fn walk(dir: &Path, prefix: &str, segments: &[&str], found: &mut Vec<String>) {
+    let Some((first, rest)) = segments.split_first() else { return };
+    let join = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+    let is_last = rest.is_empty();
+    if !first.contains('*') {
+        let path = dir.join(first);
+        if is_last {
+            if path.is_file() {
+                found.push(join(first));
+            }
+        } else if path.is_dir() {
+            walk(&path, &join(first), rest, found);
+        }
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let Some(name) = entry.file_name().to_str().map(String::from) else { continue };
+        if !inventory::segment_matches(first, &name) {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else { continue };
+        if is_last {
+            if kind.is_file() {
+                found.push(join(&name));
+            }
+        } else if kind.is_dir() {
+            walk(&entry.path(), &join(&name), rest, found);
+        }
+    }
+}
+
+/// The fixed leading directories of a glob (`.claude/projects` of
+/// `.claude/projects/*/*.jsonl`): what the watcher watches.
+pub fn glob_root(glob: &str) -> PathBuf {
+    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+    let fixed = segments.iter().take_while(|s| !s.contains('*')).count().min(segments.len().saturating_sub(1));
+    segments[..fixed].iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_roots_stop_at_the_first_wildcard_or_the_file() {
+        assert_eq!(glob_root(".claude/projects/*/*.jsonl"), PathBuf::from(".claude/projects"));
+        assert_eq!(glob_root(".hermes/state.db"), PathBuf::from(".hermes"));
+        assert_eq!(glob_root(".claude-*/projects/*/*.jsonl"), PathBuf::from(""));
+    }
+}
