@@ -517,13 +517,17 @@ mod tests {
 
     #[test]
     fn the_config_section_parses_and_rejects_unknown_keys() {
-        let config: crate::config::Config = toml::from_str(
-            "[plugins]\nregistries = [\"oci://127.0.0.1:5000/trajhost\"]\ninsecure = [\"r:5000\"]\nhint_timeout_ms = 500\n",
-        )
-        .unwrap();
-        assert_eq!(config.plugins.registries, vec!["oci://127.0.0.1:5000/trajhost".to_string()]);
-        assert_eq!(config.plugins.hint_timeout_ms, Some(500));
-        assert!(toml::from_str::<crate::config::Config>("[plugins]\nregistry = []\n").is_err());
-        assert_eq!(toml::from_str::<crate::config::Config>("").unwrap().plugins, PluginsConfig::default());
+        let dir = tempfile::tempdir().unwrap();
+        let write = |text: &str| std::fs::write(dir.path().join("config.toml"), text).unwrap();
+        write(
+            "archive = \"a.db\"\n[plugins]\nregistries = [\"oci://127.0.0.1:5000/trajhost\"]\ninsecure = [\"r:5000\"]\nhint_timeout_ms = 500\n",
+        );
+        let plugins = plugins_section(dir.path()).unwrap();
+        assert_eq!(plugins.registries, vec!["oci://127.0.0.1:5000/trajhost".to_string()]);
+        assert_eq!(plugins.hint_timeout_ms, Some(500));
+        write("[plugins]\nregistry = []\n");
+        assert!(plugins_section(dir.path()).is_err());
+        write("");
+        assert_eq!(plugins_section(dir.path()).unwrap(), PluginsConfig::default());
     }
 }
