@@ -52,6 +52,12 @@ pub fn uuid_v4_of(content: &[u8]) -> String {
     uuid_v4_layout(&sha256_of(&[content]))
 }
 
+/// [`uuid_v4_layout`] of [`salted_sha256`]: one UUID of `content` per use
+/// (`salt`), e.g. a conversation id and its agent id from one seed.
+pub fn salted_uuid_v4(salt: &str, content: &[u8]) -> String {
+    uuid_v4_layout(&salted_sha256(salt, content))
+}
+
 /// A UUIDv7 for the instant `ms` (clamped to 0..2⁴⁸) whose 74 "random" bits
 /// come from [`salted_sha256`] of `content` and `salt`: it sorts by time as
 /// harnesses that mint v7 ids expect.
