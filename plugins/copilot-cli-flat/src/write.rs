@@ -66,6 +66,7 @@ use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::core::HARNESS;
+use crate::core::events::{EventLog, derived_uuid};
 use crate::core::layout::{self, JSONL, SESSION_STATE};
 
 /// The Copilot CLI version the log claims: the one it was checked against.
@@ -92,31 +93,6 @@ fn copilot_time(ts: Option<&str>) -> Option<String> {
     trajhost_codec_sdk::time::normalized_rfc3339_ms(ts.filter(|t| !t.is_empty())?)
 }
 
-/// A UUID (version-4 layout) from `seed`, a label and a counter.
-pub fn derived_uuid(seed: &[u8; 32], label: &str, n: u64) -> String {
-    let mut input = Vec::with_capacity(48 + label.len());
-    input.extend_from_slice(seed);
-    input.extend_from_slice(label.as_bytes());
-    input.extend_from_slice(&n.to_be_bytes());
-    let mut b = sha256(&input);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex = trajhost_codec_sdk::hash::to_hex(&b[..16]);
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
-}
-
-/// One event line, in Copilot's key order.
-#[derive(Serialize)]
-struct Envelope<'a, D: Serialize> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    data: D,
-    id: &'a str,
-    timestamp: &'a str,
-    #[serde(rename = "parentId")]
-    parent_id: Option<&'a str>,
-}
-
 /// An assistant message being gathered with the tool calls after it.
 #[derive(Default)]
 struct Pending {
@@ -137,12 +113,8 @@ pub struct Writer {
 
 struct Session {
     id: String,
-    seed: [u8; 32],
     copilot_source: bool,
-    out: Vec<u8>,
-    events: u64,
-    last_event: Option<String>,
-    used: BTreeSet<String>,
+    log: EventLog,
     last_ts: String,
     pending: Option<Pending>,
     /// Calls written and not answered yet, in order.
@@ -189,12 +161,8 @@ impl Writer {
         }
         let mut session = Session {
             id: id.clone(),
-            seed,
             copilot_source: meta.is_some_and(|m| m.harness == HARNESS),
-            out: Vec::new(),
-            events: 0,
-            last_event: None,
-            used: BTreeSet::new(),
+            log: EventLog::new(seed, events_path(&id)),
             last_ts: start.clone(),
             pending: None,
             open_calls: Vec::new(),
@@ -278,10 +246,8 @@ impl Writer {
 
     fn take_chunk(&mut self) -> Vec<Artifact> {
         match self.session.as_mut() {
-            Some(s) if !s.out.is_empty() => {
-                vec![Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) }]
-            }
-            _ => Vec::new(),
+            Some(s) => s.log.take_chunks(),
+            None => Vec::new(),
         }
     }
 }
@@ -304,16 +270,6 @@ fn reasoning(r: Reasoning, diags: &mut Diagnostics) {
 }
 
 impl Session {
-    /// The id of the next event: the record's, when it is a fresh UUID.
-    fn event_id(&mut self, record_id: Option<&str>) -> String {
-        let id = match record_id {
-            Some(id) if is_uuid(id) && !self.used.contains(id) => id.to_string(),
-            _ => derived_uuid(&self.seed, "event", self.events),
-        };
-        self.used.insert(id.clone());
-        id
-    }
-
     fn event(
         &mut self,
         kind: &str,
@@ -321,17 +277,10 @@ impl Session {
         ts: Option<&str>,
         data: impl Serialize,
     ) -> Result<String, CodecError> {
-        let id = self.event_id(record_id);
         if let Some(ts) = copilot_time(ts) {
             self.last_ts = ts;
         }
-        let line = Envelope { kind, data, id: &id, timestamp: &self.last_ts, parent_id: self.last_event.as_deref() };
-        serde_json::to_writer(&mut self.out, &line)
-            .map_err(|e| CodecError::Other(format!("serializing {kind}: {e}")))?;
-        self.out.push(b'\n');
-        self.events += 1;
-        self.last_event = Some(id.clone());
-        Ok(id)
+        Ok(self.log.append(kind, record_id, &self.last_ts, data))
     }
 
     /// Writes the gathered assistant message and its calls.
@@ -359,7 +308,7 @@ impl Session {
             Some(m) => m,
             None => {
                 diags.add("placeholder", Severity::Info, "messageId", None, None);
-                derived_uuid(&self.seed, "message", self.events)
+                self.log.derived("message")
             }
         };
         let data = AssistantMessage {
@@ -512,9 +461,7 @@ impl SessionWriter for Writer {
         s.flush(&mut self.diags)?;
         s.close_calls(&mut self.diags)?;
         let mut chunks = Vec::new();
-        if !s.out.is_empty() {
-            chunks.push(Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) });
-        }
+        chunks.extend(s.log.take_chunks());
         Ok(Written { native_id: s.id.clone(), chunks, diagnostics: self.diags.drain() })
     }
 }

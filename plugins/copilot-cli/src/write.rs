@@ -65,6 +65,7 @@ use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
+use crate::core::events::{EventLog, derived_uuid};
 use crate::core::layout::{self, EVENTS, SESSION_STATE, WORKSPACE};
 use crate::core::{HARNESS, head::title_of};
 
@@ -101,31 +102,6 @@ pub fn workspace_path(id: &str) -> String {
     layout::join(&session_dir(id), WORKSPACE)
 }
 
-/// A UUID (version-4 layout) from `seed`, a label and a counter.
-pub fn derived_uuid(seed: &[u8; 32], label: &str, n: u64) -> String {
-    let mut input = Vec::with_capacity(48 + label.len());
-    input.extend_from_slice(seed);
-    input.extend_from_slice(label.as_bytes());
-    input.extend_from_slice(&n.to_be_bytes());
-    let mut b = sha256(&input);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex = trajhost_codec_sdk::hash::to_hex(&b[..16]);
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
-}
-
-/// One event line, in Copilot's key order.
-#[derive(Serialize)]
-struct Envelope<'a, D: Serialize> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    data: D,
-    id: &'a str,
-    timestamp: &'a str,
-    #[serde(rename = "parentId")]
-    parent_id: Option<&'a str>,
-}
-
 /// An assistant message being gathered: its reasoning (before it), its
 /// text, and the tool calls after it.
 #[derive(Default)]
@@ -150,12 +126,8 @@ pub struct Writer {
 
 struct Session {
     id: String,
-    seed: [u8; 32],
     copilot_source: bool,
-    out: Vec<u8>,
-    events: u64,
-    last_event: Option<String>,
-    used: BTreeSet<String>,
+    log: EventLog,
     start: String,
     last_ts: String,
     first_prompt: Option<String>,
@@ -202,12 +174,8 @@ impl Writer {
         let context = Context { cwd: cwd.clone(), branch: meta.git_branch.clone().filter(|b| !b.is_empty()) };
         let mut session = Session {
             id: id.clone(),
-            seed,
             copilot_source: meta.harness == HARNESS,
-            out: Vec::new(),
-            events: 0,
-            last_event: None,
-            used: BTreeSet::new(),
+            log: EventLog::new(seed, events_path(&id)),
             start: start.clone(),
             last_ts: start.clone(),
             first_prompt: None,
@@ -345,25 +313,13 @@ impl Writer {
 
     fn take_chunk(&mut self) -> Vec<Artifact> {
         match self.session.as_mut() {
-            Some(s) if !s.out.is_empty() => {
-                vec![Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) }]
-            }
-            _ => Vec::new(),
+            Some(s) => s.log.take_chunks(),
+            None => Vec::new(),
         }
     }
 }
 
 impl Session {
-    /// The id of the next event: the record's, when it is a fresh UUID.
-    fn event_id(&mut self, record_id: Option<&str>) -> String {
-        let id = match record_id {
-            Some(id) if is_uuid(id) && !self.used.contains(id) => id.to_string(),
-            _ => derived_uuid(&self.seed, "event", self.events),
-        };
-        self.used.insert(id.clone());
-        id
-    }
-
     fn event(
         &mut self,
         kind: &str,
@@ -371,15 +327,8 @@ impl Session {
         ts: Option<&str>,
         data: impl Serialize,
     ) -> Result<String, CodecError> {
-        let id = self.event_id(record_id);
         let ts = ts.filter(|t| !t.is_empty()).map(copilot_time).unwrap_or_else(|| self.last_ts.clone());
-        let line = Envelope { kind, data, id: &id, timestamp: &ts, parent_id: self.last_event.as_deref() };
-        serde_json::to_writer(&mut self.out, &line)
-            .map_err(|e| CodecError::Other(format!("serializing {kind}: {e}")))?;
-        self.out.push(b'\n');
-        self.events += 1;
-        self.last_event = Some(id.clone());
-        Ok(id)
+        Ok(self.log.append(kind, record_id, &ts, data))
     }
 
     fn reasoning(
@@ -447,7 +396,7 @@ impl Session {
             Some(m) => m,
             None => {
                 diags.add("placeholder", Severity::Info, "messageId", None, None);
-                derived_uuid(&self.seed, "message", self.events)
+                self.log.derived("message")
             }
         };
         let mut output_tokens = None;
@@ -465,7 +414,7 @@ impl Session {
                 if assistant.model.as_deref().is_none_or(str::is_empty) {
                     diags.add("placeholder", Severity::Info, "usage.model", None, None);
                 }
-                let call = derived_uuid(&self.seed, "api-call", self.events);
+                let call = self.log.derived("api-call");
                 let record = UsageRecord { usage: call_usage(usage, assistant.model.as_deref(), &call) };
                 self.event("session.usage_record", None, p.ts.as_deref(), record)?;
                 api_call_id = Some(call);
@@ -704,9 +653,7 @@ impl SessionWriter for Writer {
         s.close_calls(&mut self.diags)?;
         let workspace = self.workspace_yaml(&s);
         let mut chunks = Vec::new();
-        if !s.out.is_empty() {
-            chunks.push(Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) });
-        }
+        chunks.extend(s.log.take_chunks());
         chunks.push(Artifact { path: workspace_path(&s.id), bytes: workspace });
         Ok(Written { native_id: s.id.clone(), chunks, diagnostics: self.diags.drain() })
     }
