@@ -8,6 +8,8 @@
 //! harnesses expect: UUIDs with the version-4 or version-7 bits, and short
 //! hex ids.
 
+use std::collections::BTreeSet;
+
 use sha2::{Digest, Sha256};
 
 use crate::hash::to_hex;
@@ -80,6 +82,44 @@ pub fn hex_prefix(digest: &[u8], chars: usize) -> String {
     hex
 }
 
+/// The ids given in one file so far, for formats whose loader keeps one
+/// entry per id: a record's own id is kept when it is new, else a variant
+/// of it is.
+#[derive(Debug, Default, Clone)]
+pub struct UsedIds {
+    used: BTreeSet<String>,
+}
+
+impl UsedIds {
+    /// None given yet.
+    pub fn new() -> UsedIds {
+        UsedIds::default()
+    }
+
+    /// Whether `id` was given.
+    pub fn contains(&self, id: &str) -> bool {
+        self.used.contains(id)
+    }
+
+    /// Notes `id` as given; `false` when it was already.
+    pub fn insert(&mut self, id: &str) -> bool {
+        self.used.insert(id.to_string())
+    }
+
+    /// `wanted` when new, else the first new one of `variant(wanted, 1)`,
+    /// `variant(wanted, 2)`, …; noted as given either way.
+    pub fn claim(&mut self, wanted: &str, variant: impl Fn(&str, u32) -> String) -> String {
+        let mut candidate = wanted.to_string();
+        let mut n = 1;
+        while self.used.contains(&candidate) {
+            candidate = variant(wanted, n);
+            n += 1;
+        }
+        self.used.insert(candidate.clone());
+        candidate
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +138,9 @@ mod tests {
         assert_eq!(salted_sha256("a", b"b"), sha256_of(&[b"a\0b"]));
         assert_eq!(hex_prefix(&[0xab, 0xcd, 0xef], 3), "abc");
         assert_eq!(hex_prefix(&[0xab, 0xcd], 8), "abcd");
+        let mut used = UsedIds::new();
+        let dash = |base: &str, n: u32| format!("{base}-{n}");
+        assert_eq!([used.claim("m", dash), used.claim("m", dash), used.claim("m", dash)], ["m", "m-1", "m-2"]);
+        assert!(used.contains("m-1") && !used.insert("m"));
     }
 }
