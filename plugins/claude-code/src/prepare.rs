@@ -35,7 +35,7 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
     let mut session: Option<(String, String)> = None;
     let mut placed = Vec::new();
     for artifact in &artifacts {
-        install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
+        install::check_size(artifact, MAX_ARTIFACT_BYTES)?;
         let (_, rest) = split_path(&artifact.path)?;
         if !rest.contains('/') && rest.ends_with(JSONL) {
             if session.is_some() {
