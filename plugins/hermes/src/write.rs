@@ -47,7 +47,8 @@ use serde::Serialize;
 use serde_json::Value as Json;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::time::{Civil, parse_rfc3339};
+use trajhost_codec_sdk::time::{Civil, epoch_secs, parse_rfc3339};
+use trajhost_codec_sdk::writer::{CanonicalInput, ids};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -101,6 +102,8 @@ struct Totals {
 
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     session: Option<Session>,
     system_prompt: Option<String>,
     seen_message: bool,
@@ -187,6 +190,7 @@ impl Writer {
     pub fn new(options: WriteOptions) -> Writer {
         Writer {
             options,
+            input: CanonicalInput::new(),
             session: None,
             system_prompt: None,
             seen_message: false,
@@ -209,7 +213,7 @@ impl Writer {
     }
 
     fn start(&mut self, meta: Option<&Meta>, meta_line: &str) -> Result<(), CodecError> {
-        self.started = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).map(|ms| ms as f64 / 1e3);
+        self.started = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).map(epoch_secs);
         if let Some(s) = self.started {
             self.last_ts = s;
         }
@@ -246,7 +250,7 @@ impl Writer {
 
     fn clock(&mut self, ts: Option<&str>) -> f64 {
         if let Some(ms) = ts.and_then(parse_rfc3339) {
-            self.last_ts = ms as f64 / 1e3;
+            self.last_ts = epoch_secs(ms);
             self.started.get_or_insert(self.last_ts);
         }
         self.last_ts
@@ -506,22 +510,8 @@ impl Writer {
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
-        for (n, line) in records.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Record = match serde_json::from_str(line) {
-                Ok(record) => record,
-                Err(e) => {
-                    let value: Json = serde_json::from_str(line).map_err(|_| {
-                        CodecError::Malformed(format!("canonical batch line {}: not JSON ({e})", n + 1))
-                    })?;
-                    let kind = value.get("kind").and_then(Json::as_str).unwrap_or("?");
-                    let kind: String = kind.chars().take(40).collect();
-                    self.diags.add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
-                    continue;
-                }
-            };
+        for line in records.lines() {
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             if self.session.is_none() {
                 match &record.body {
                     Body::Meta(meta) if record.agent.is_none() => {
@@ -642,6 +632,6 @@ pub const MAX_TITLE_CHARS: usize = 100;
 /// `YYYYMMDD_HHMMSS_<6 hex>` (UTC) from epoch seconds and a digest of `seed`.
 pub fn session_id(started: f64, seed: &[u8]) -> String {
     let c = Civil::from_ms((started * 1e3) as i64);
-    let hex = trajhost_codec_sdk::hash::to_hex(&trajhost_codec_sdk::hash::sha256(seed)[..3]);
+    let hex = ids::hex_prefix(&ids::sha256_of(&[seed]), 6);
     format!("{:04}{:02}{:02}_{:02}{:02}{:02}_{hex}", c.year, c.month, c.day, c.hour, c.minute, c.second)
 }

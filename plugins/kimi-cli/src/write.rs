@@ -50,7 +50,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::time::{epoch_secs, parse_rfc3339};
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -91,6 +92,8 @@ struct Session {
 
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     session: Option<Session>,
     /// The context lines since the last compaction.
     segment: Vec<u8>,
@@ -115,6 +118,7 @@ impl Writer {
     pub fn new(options: WriteOptions) -> Writer {
         Writer {
             options,
+            input: CanonicalInput::new(),
             session: None,
             segment: Vec::new(),
             rotations: 0,
@@ -167,7 +171,7 @@ impl Writer {
         };
         let started = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339);
         match started {
-            Some(ms) => self.last_ts = ms as f64 / 1000.0,
+            Some(ms) => self.last_ts = epoch_secs(ms),
             None => self.diags.add("no-timestamp", Severity::Warning, "started_at", None, None),
         }
         let folder = layout::work_dir_folder(&cwd, LOCAL_KAOS);
@@ -194,7 +198,7 @@ impl Writer {
 
     fn clock(&mut self, ts: Option<&str>) -> f64 {
         if let Some(ms) = ts.and_then(parse_rfc3339) {
-            self.last_ts = ms as f64 / 1000.0;
+            self.last_ts = epoch_secs(ms);
         }
         self.last_ts
     }
@@ -546,22 +550,8 @@ impl Writer {
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         let mut out = Vec::new();
-        for (n, line) in records.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Record = match serde_json::from_str(line) {
-                Ok(record) => record,
-                Err(e) => {
-                    let value: Value = serde_json::from_str(line).map_err(|_| {
-                        CodecError::Malformed(format!("canonical batch line {}: not JSON ({e})", n + 1))
-                    })?;
-                    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("?");
-                    let kind: String = kind.chars().take(40).collect();
-                    self.diags.add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
-                    continue;
-                }
-            };
+        for line in records.lines() {
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             if self.session.is_none() {
                 match &record.body {
                     Body::Meta(meta) if record.agent.is_none() => {
@@ -617,14 +607,9 @@ pub fn is_session_id(id: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// A UUID in the version-4 layout from the SHA-256 of `bytes`.
-pub fn uuid_of(bytes: &[u8]) -> String {
-    let mut d = trajhost_codec_sdk::hash::sha256(bytes);
-    d[6] = (d[6] & 0x0f) | 0x40;
-    d[8] = (d[8] & 0x3f) | 0x80;
-    let h = trajhost_codec_sdk::hash::to_hex(&d[..16]);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
-}
+/// A UUID in the version-4 layout from the SHA-256 of `bytes`: the
+/// session id derived from the `meta` line.
+pub use trajhost_codec_sdk::writer::ids::uuid_v4_of as uuid_of;
 
 /// A reminder Kimi CLI injects: `<system>…</system>` or
 /// `<system-reminder>…</system-reminder>` (what the reader maps to an
