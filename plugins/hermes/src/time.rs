@@ -4,10 +4,7 @@ pub use trajhost_codec_sdk::time::rfc3339_ms as rfc3339_utc;
 
 /// RFC 3339 of a Hermes `REAL` epoch-seconds time; `None` for values that
 /// are not a plausible time.
-pub fn from_epoch_secs(secs: f64) -> Option<String> {
-    // NaN is in no range; the SDK rounds to the millisecond.
-    (0.0..1.0e11).contains(&secs).then(|| trajhost_codec_sdk::time::rfc3339_secs(secs))?
-}
+pub use trajhost_codec_sdk::time::rfc3339_epoch_secs as from_epoch_secs;
 
 #[cfg(test)]
 mod tests {

@@ -4,9 +4,7 @@ pub use trajhost_codec_sdk::time::rfc3339_ms as rfc3339_utc;
 
 /// RFC 3339 of an epoch-milliseconds time; `None` for values that are not
 /// a plausible time.
-pub fn from_epoch_ms(ms: i64) -> Option<String> {
-    (0..100_000_000_000_000).contains(&ms).then(|| rfc3339_utc(ms))
-}
+pub use trajhost_codec_sdk::time::rfc3339_epoch_ms as from_epoch_ms;
 
 #[cfg(test)]
 mod tests {
