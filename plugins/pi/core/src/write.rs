@@ -35,9 +35,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
-use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::writer::{CanonicalInput, ids, join_lines, json_line};
+use trajhost_codec_sdk::writer::{CanonicalDocument, ids, join_lines, json_line};
 use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
 
 use crate::Flavor;
@@ -55,23 +55,14 @@ pub const UNKNOWN: &str = "unknown";
 
 /// Writes `session` (canonical JSON lines) as one session file.
 pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
-    if session.len() > MAX_DOCUMENT_BYTES {
-        return Err(CodecError::LimitExceeded(format!(
-            "canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}",
-            session.len()
-        )));
-    }
     let mut diags = Diagnostics::new();
-    let (meta, records) = parse(session, &mut diags)?;
-    let start_ms = meta
-        .as_ref()
-        .and_then(|m| m.started_at.as_deref())
-        .and_then(parse_rfc3339)
-        .or_else(|| records.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)))
-        .unwrap_or_else(|| {
-            diags.add("defaulted", Severity::Warning, "session.timestamp", None, None);
-            0
-        });
+    let document = CanonicalDocument::parse(session, MAX_DOCUMENT_BYTES, &mut diags)?;
+    let start_ms = document.start_ms().unwrap_or_else(|| {
+        diags.add("defaulted", Severity::Warning, "session.timestamp", None, None);
+        0
+    });
+    let same_harness = document.is_from(flavor.harness);
+    let CanonicalDocument { meta, records } = document;
     let native_id = match options.native_id.as_deref() {
         Some(id) if layout::is_uuid(id) => id.to_ascii_lowercase(),
         Some(_) => {
@@ -86,7 +77,6 @@ pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<W
         diags.add("defaulted", Severity::Warning, "session.cwd", None, None);
         "/".to_string()
     });
-    let same_harness = meta.as_ref().is_some_and(|m| m.harness == flavor.harness);
     let mut file = File {
         flavor,
         seed: ids::sha256_of(&[session.as_bytes()]),
@@ -120,23 +110,6 @@ pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<W
         layout::file_name(start_ms, &native_id)
     );
     Ok(Written { native_id, chunks: vec![Artifact { path, bytes }], diagnostics: diags.drain() })
-}
-
-/// The document's `meta` and the records to write (subagent records and
-/// unknown kinds are left out and reported).
-fn parse(session: &str, diags: &mut Diagnostics) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
-    let mut input = CanonicalInput::new();
-    let mut meta = None;
-    let mut records = Vec::new();
-    for line in session.lines() {
-        let Some(record) = input.own_record(line, diags)? else { continue };
-        match record.body {
-            Body::Meta(m) if meta.is_none() => meta = Some(m),
-            Body::Meta(_) => diags.add("not-carried", Severity::Info, "additional-meta", None, None),
-            _ => records.push(record),
-        }
-    }
-    Ok((meta, records))
 }
 
 /// Oh My Pi's title slot: exactly [`TITLE_SLOT_BYTES`] bytes with its `\n`

@@ -1,6 +1,6 @@
 //! The canonical document as it is pushed: lines into records.
 
-use crate::canonical::{Body, Record};
+use crate::canonical::{Body, Meta, Record};
 use crate::diag::Diagnostics;
 use crate::hash::sha256;
 use crate::records::canonical_line;
@@ -73,6 +73,54 @@ impl CanonicalInput {
     }
 }
 
+/// A whole canonical document, for writers whose format needs all of it
+/// at once (behind [`WholeDocument`](crate::WholeDocument)): its first
+/// `meta` and the records to write, subagent records and further `meta`s
+/// left out and reported.
+#[derive(Debug, Default)]
+pub struct CanonicalDocument {
+    /// The first `meta` record, when there is one.
+    pub meta: Option<Meta>,
+    /// The other records, in order.
+    pub records: Vec<Record>,
+}
+
+impl CanonicalDocument {
+    /// Parses `document`, refusing one over `max_bytes` (the whole document
+    /// is held in memory).
+    pub fn parse(document: &str, max_bytes: usize, diags: &mut Diagnostics) -> Result<CanonicalDocument, CodecError> {
+        if document.len() > max_bytes {
+            return Err(CodecError::LimitExceeded(format!(
+                "canonical document of {} bytes, more than {max_bytes}",
+                document.len()
+            )));
+        }
+        let mut input = CanonicalInput::new();
+        let mut parsed = CanonicalDocument::default();
+        for line in document.lines() {
+            let Some(record) = input.own_record(line, diags)? else { continue };
+            match record.body {
+                Body::Meta(meta) if parsed.meta.is_none() => parsed.meta = Some(meta),
+                Body::Meta(_) => diags.add("not-carried", Severity::Info, "additional-meta", None, None),
+                _ => parsed.records.push(record),
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// The session start: `meta.started_at`, else the first record time.
+    pub fn start_ms(&self) -> Option<i64> {
+        let meta_start = self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(crate::time::parse_rfc3339);
+        meta_start.or_else(|| self.records.iter().find_map(super::record_ms))
+    }
+
+    /// Whether the document was read from `harness` (its own ids, prompts
+    /// and opaque reasoning can then be kept).
+    pub fn is_from(&self, harness: &str) -> bool {
+        self.meta.as_ref().is_some_and(|m| m.harness == harness)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +140,22 @@ mod tests {
         assert!(matches!(error, CodecError::Malformed(m) if m.starts_with("canonical document line 5:")));
         let details: Vec<String> = diags.drain().into_iter().map(|d| d.detail).collect();
         assert_eq!(details, ["subagent-transcript", "unknown-kind/hologram"]);
+    }
+
+    #[test]
+    fn a_whole_document_has_its_meta_records_and_start() {
+        let mut diags = Diagnostics::new();
+        let text = concat!(
+            r#"{"kind":"meta","id":"m","schema":"s","harness":"h","native_id":"n"}"#,
+            "\n",
+            r#"{"kind":"user","id":"u","ts":"2026-11-30T04:05:54.384Z","text":"hi"}"#,
+            "\n",
+            r#"{"kind":"meta","id":"m2","schema":"s","harness":"h","native_id":"n"}"#,
+            "\n"
+        );
+        let document = CanonicalDocument::parse(text, 1 << 20, &mut diags).unwrap();
+        assert!(document.is_from("h") && document.records.len() == 1);
+        assert_eq!(document.start_ms(), Some(1_796_011_554_384));
+        assert!(matches!(CanonicalDocument::parse(text, 10, &mut diags), Err(CodecError::LimitExceeded(_))));
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! - [`CanonicalInput`]: the pushed text split into records, numbered across
 //!   batches, with the `meta` line's digest kept (the seed of derived ids)
-//!   and subagent records reported instead of written;
+//!   and subagent records reported instead of written ([`CanonicalDocument`]
+//!   for the writers that need the whole document);
 //! - [`ids`]: deterministic ids — UUIDs in the version-4 and version-7
 //!   layouts and hex ids, all SHA-256 of what the document says;
 //! - [`crate::time`]: the timestamp forms harnesses store (RFC 3339 with
@@ -53,4 +54,4 @@ pub mod install;
 
 pub use assembler::{JsonlAssembler, join_lines, json_document, json_line};
 pub use held::{HeldRecords, assistant_model, record_ms};
-pub use input::CanonicalInput;
+pub use input::{CanonicalDocument, CanonicalInput};
