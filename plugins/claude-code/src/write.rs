@@ -80,6 +80,7 @@ use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::ids::Ids;
@@ -112,8 +113,8 @@ pub struct TranscriptWriter {
     native_id: Option<String>,
     /// Diagnostics until the transcript opens (then its own).
     diags: Diagnostics,
-    /// Lines of the canonical document seen, for messages.
-    line_no: usize,
+    /// The canonical lines read.
+    input: CanonicalInput,
     /// Ids seeded by the document's first line (its meta), until the
     /// transcript takes them.
     ids: Option<Ids>,
@@ -154,7 +155,7 @@ impl TranscriptWriter {
             options,
             native_id,
             diags: Diagnostics::new(),
-            line_no: 0,
+            input: CanonicalInput::new(),
             ids: None,
             first_line_seen: false,
             meta: None,
@@ -181,18 +182,10 @@ impl TranscriptWriter {
     /// One canonical line as a record of the main transcript; `None` for
     /// what is left out (subagent records, unknown kinds), which is reported.
     fn parse(&mut self, line: &str) -> Result<Option<Record>, CodecError> {
-        let record: Record = match serde_json::from_str(line) {
-            Ok(record) => record,
-            Err(e) => {
-                let value: Value = serde_json::from_str(line).map_err(|_| {
-                    CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.line_no))
-                })?;
-                let kind = value.get("kind").and_then(Value::as_str);
-                let detail = format!("unknown-kind/{}", crate::records::type_name(kind));
-                self.diags().add("not-carried", Severity::Warning, &detail, None, None);
-                return Ok(None);
-            }
-        };
+        let mut input = std::mem::take(&mut self.input);
+        let parsed = input.record(line, self.diags());
+        self.input = input;
+        let Some(record) = parsed? else { return Ok(None) };
         if let Some(agent) = &record.agent {
             if !self.agents.contains(agent) {
                 self.agents.insert(agent.clone());
@@ -324,7 +317,6 @@ impl SessionWriter for TranscriptWriter {
             return Err(CodecError::Other("records pushed after the writer finished".into()));
         }
         for line in records.lines() {
-            self.line_no += 1;
             if line.trim().is_empty() {
                 continue;
             }

@@ -44,6 +44,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Us
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::layout::SessionPaths;
@@ -99,7 +100,7 @@ pub struct Writer {
     meta: Option<Meta>,
     pending: Vec<Record>,
     agents: BTreeSet<String>,
-    lines: usize,
+    input: CanonicalInput,
     started: Option<Started>,
     /// Diagnostics before the document starts.
     diags: Diagnostics,
@@ -124,7 +125,7 @@ impl Writer {
             meta: None,
             pending: Vec::new(),
             agents: BTreeSet::new(),
-            lines: 0,
+            input: CanonicalInput::new(),
             started: None,
             diags: Diagnostics::new(),
             finished: false,
@@ -141,21 +142,10 @@ impl Writer {
 
     /// One canonical line: the meta kept, other records queued.
     fn line(&mut self, line: &str) -> Result<(), CodecError> {
-        self.lines += 1;
-        if line.trim().is_empty() {
-            return Ok(());
-        }
-        let record: Record = match serde_json::from_str(line) {
-            Ok(record) => record,
-            Err(e) => {
-                let value: Value = serde_json::from_str(line).map_err(|_| {
-                    CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.lines))
-                })?;
-                let kind = value.get("kind").and_then(Value::as_str).unwrap_or("?");
-                self.diags().add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
-                return Ok(());
-            }
-        };
+        let mut input = std::mem::take(&mut self.input);
+        let parsed = input.record(line, self.diags());
+        self.input = input;
+        let Some(record) = parsed? else { return Ok(()) };
         if let Some(agent) = &record.agent {
             if self.agents.insert(agent.clone()) {
                 self.diags().add("not-carried", Severity::Warning, "subagent-transcript", None, None);
