@@ -72,11 +72,7 @@ pub struct Writer {
 
 /// A UUID (v4 layout) derived from `seed`: the sandbox has no randomness.
 pub fn uuid_from(seed: &str) -> String {
-    let mut b = sha256(seed.as_bytes());
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = to_hex(&b[..16]);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    trajhost_codec_sdk::writer::ids::uuid_v4_of(seed.as_bytes())
 }
 
 /// `.cursor/chats/<md5(cwd)>/<id>`.

@@ -43,6 +43,7 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Reasoning, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::ids;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -526,14 +527,5 @@ pub fn check_model(model: &str) -> Result<(), CodecError> {
 
 /// A UUIDv7 for instant `ms` whose other bits come from `seed`.
 pub fn uuid_v7(ms: i64, seed: &[u8; 32]) -> String {
-    let h = Sha256::digest(seed);
-    let ms = (ms.max(0) as u64) & 0xffff_ffff_ffff;
-    let mut b = [0u8; 16];
-    b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
-    b[6] = 0x70 | (h[0] & 0x0f);
-    b[7] = h[1];
-    b[8] = 0x80 | (h[2] & 0x3f);
-    b[9..].copy_from_slice(&h[3..10]);
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+    ids::uuid_v7_layout(ms, &ids::sha256_of(&[seed]))
 }

@@ -64,7 +64,13 @@ pub fn salted_uuid_v4(salt: &str, content: &[u8]) -> String {
 /// come from [`salted_sha256`] of `content` and `salt`: it sorts by time as
 /// harnesses that mint v7 ids expect.
 pub fn uuid_v7(ms: i64, content: &[u8], salt: &str) -> String {
-    let h = salted_sha256(salt, content);
+    uuid_v7_layout(ms, &salted_sha256(salt, content))
+}
+
+/// A UUIDv7 for the instant `ms` (clamped to 0..2⁴⁸) whose 74 "random" bits
+/// are the first bits of `digest` (at least 10 bytes).
+pub fn uuid_v7_layout(ms: i64, digest: &[u8]) -> String {
+    let h = digest;
     let ms = (ms.max(0) as u64) & 0xffff_ffff_ffff;
     let mut b = [0u8; 16];
     b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
