@@ -18,6 +18,7 @@ use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::{md5_hex, sha256, to_hex};
 use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{ArtifactChunk, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::conversation::{encode_root, encode_user_message, file_uri};
@@ -48,6 +49,8 @@ struct Started {
 
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     started: Option<Started>,
     model: Option<String>,
     created_ms: Option<i64>,
@@ -95,6 +98,7 @@ impl Writer {
         refuse_provider()?;
         Ok(Writer {
             options,
+            input: CanonicalInput::new(),
             started: None,
             model: target::choice().model,
             created_ms: None,
@@ -352,9 +356,8 @@ impl Writer {
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<ArtifactChunk>, CodecError> {
-        for line in records.lines().filter(|l| !l.trim().is_empty()) {
-            let record: Record = serde_json::from_str(line)
-                .map_err(|e| CodecError::Malformed(format!("canonical record is not valid: {e}")))?;
+        for line in records.lines() {
+            let Some(record) = self.input.strict_record(line)? else { continue };
             self.record(record)?;
         }
         Ok(self.chunk())

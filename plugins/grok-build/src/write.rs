@@ -43,6 +43,7 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Reasoning, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::writer::ids;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
@@ -63,6 +64,8 @@ const SUMMARY_CHARS: usize = 100;
 /// complete (an answer once no more calls can join it).
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     diags: Diagnostics,
     meta: Option<Meta>,
     meta_digest: [u8; 32],
@@ -101,6 +104,7 @@ impl Writer {
         }
         Ok(Writer {
             options,
+            input: CanonicalInput::new(),
             diags: Diagnostics::new(),
             meta: None,
             meta_digest: [0; 32],
@@ -440,20 +444,8 @@ impl Writer {
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
-        for (i, line) in records.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Record = match serde_json::from_str(line) {
-                Ok(r) => r,
-                Err(e) => {
-                    if serde_json::from_str::<Value>(line).is_err() {
-                        return Err(CodecError::Malformed(format!("canonical batch line {}: not JSON ({e})", i + 1)));
-                    }
-                    self.not_carried("unknown-kind");
-                    continue;
-                }
-            };
+        for line in records.lines() {
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             self.record(record)?;
         }
         Ok(self.take_chunk())

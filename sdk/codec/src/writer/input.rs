@@ -33,13 +33,10 @@ impl CanonicalInput {
     pub fn record(&mut self, line: &str, diags: &mut Diagnostics) -> Result<Option<Record>, CodecError> {
         self.line_no += 1;
         let record = canonical_line(line, self.line_no, diags)?;
-        if !line.trim().is_empty() && self.first_line_digest.is_none() {
+        if let Some(record) = &record {
+            self.note_digests(line, record);
+        } else if !line.trim().is_empty() && self.first_line_digest.is_none() {
             self.first_line_digest = Some(sha256(line.as_bytes()));
-        }
-        if let Some(Record { body: Body::Meta(_), .. }) = &record
-            && self.meta_digest.is_none()
-        {
-            self.meta_digest = Some(sha256(line.as_bytes()));
         }
         Ok(record)
     }
@@ -54,6 +51,30 @@ impl CanonicalInput {
             return Ok(None);
         }
         Ok(Some(record))
+    }
+
+    /// As [`record`](Self::record), but a line that is no canonical record
+    /// of a kind this SDK knows is refused: for targets that would lose
+    /// meaning silently (a whole-document hash, a strict schema).
+    pub fn strict_record(&mut self, line: &str) -> Result<Option<Record>, CodecError> {
+        self.line_no += 1;
+        if line.trim().is_empty() {
+            return Ok(None);
+        }
+        let record: Record = serde_json::from_str(line).map_err(|e| {
+            CodecError::Malformed(format!("canonical document line {}: not a canonical record ({e})", self.line_no))
+        })?;
+        self.note_digests(line, &record);
+        Ok(Some(record))
+    }
+
+    fn note_digests(&mut self, line: &str, record: &Record) {
+        if self.first_line_digest.is_none() {
+            self.first_line_digest = Some(sha256(line.as_bytes()));
+        }
+        if matches!(record.body, Body::Meta(_)) && self.meta_digest.is_none() {
+            self.meta_digest = Some(sha256(line.as_bytes()));
+        }
     }
 
     /// The number of the last line read (1-based; 0 before any).
@@ -136,8 +157,9 @@ mod tests {
         assert!(input.record(r#"{"kind":"hologram","id":"x"}"#, &mut diags).unwrap().is_none());
         let sub = r#"{"kind":"user","id":"u","agent":"a","text":"hi"}"#;
         assert!(input.own_record(sub, &mut diags).unwrap().is_none());
+        assert!(input.strict_record(r#"{"kind":"hologram","id":"y"}"#).is_err());
         let error = input.record("{", &mut diags).unwrap_err();
-        assert!(matches!(error, CodecError::Malformed(m) if m.starts_with("canonical document line 5:")));
+        assert!(matches!(error, CodecError::Malformed(m) if m.starts_with("canonical document line 6:")));
         let details: Vec<String> = diags.drain().into_iter().map(|d| d.detail).collect();
         assert_eq!(details, ["subagent-transcript", "unknown-kind/hologram"]);
     }
