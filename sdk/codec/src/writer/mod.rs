@@ -35,10 +35,11 @@
 //!         for line in records.lines() {
 //!             let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
 //!             if self.out.path().is_empty() {
-//!                 let id = ids::uuid_v4_layout(&self.input.seed());
+//!                 // The meta line comes first: the id derives from it.
+//!                 let id = ids::uuid_v4_layout(&self.input.meta_digest().unwrap_or_default());
 //!                 self.out.set_path(format!("sessions/{id}.jsonl"));
 //!             }
-//!             self.out.push(&serde_json::json!({ "kind": record.kind(), "id": record.id }));
+//!             self.out.push(&serde_json::json!({ "kind": record.body.kind(), "id": record.id }));
 //!         }
 //!         Ok(self.out.take_chunks())
 //!     }
