@@ -69,6 +69,7 @@ use trajhost_codec_sdk::writer::ids::{self, UsedIds};
 use trajhost_codec_sdk::writer::{CanonicalInput, json_document};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_gemini_cli_core::message::harness_context_kind;
+use trajhost_gemini_cli_core::written::{ThoughtOut, TokensOut};
 
 use crate::layout::{self, CHATS, JSON, PROJECT_ROOT_FILE, SESSION_PREFIX, TMP_ROOT};
 
@@ -180,29 +181,6 @@ impl ModelFields {
             ModelFields::Text { thoughts, .. } | ModelFields::Calls { thoughts, .. } => thoughts,
         }
     }
-}
-
-#[derive(Serialize, Clone)]
-struct ThoughtOut {
-    subject: String,
-    description: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<String>,
-}
-
-/// `TokensSummary`: `input` includes cached tokens.
-#[derive(Serialize, Clone)]
-struct TokensOut {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    input: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cached: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thoughts: Option<u64>,
-    tool: u64,
-    total: u64,
 }
 
 /// `ToolCallRecord`, as 0.25 enriches it for a tool its registry lacks.
@@ -429,18 +407,7 @@ impl Writer {
     }
 
     fn tokens(&mut self, usage: &Usage) -> TokensOut {
-        if usage.cache_write.is_some() {
-            self.not_carried("usage.cache_write");
-        }
-        if usage.cost_usd.is_some() {
-            self.not_carried("usage.cost_usd");
-        }
-        let input = match (usage.input, usage.cache_read) {
-            (None, None) => None,
-            (i, c) => Some(i.unwrap_or(0) + c.unwrap_or(0)),
-        };
-        let total = input.unwrap_or(0) + usage.output.unwrap_or(0) + usage.reasoning.unwrap_or(0);
-        TokensOut { input, output: usage.output, cached: usage.cache_read, thoughts: usage.reasoning, tool: 0, total }
+        TokensOut::of(usage, &mut self.diags)
     }
 
     /// `id`, or `id-<n>` when a message of the file has it already.
