@@ -55,8 +55,6 @@
 //! UUID from the SHA-256 of the canonical `meta` line, as the session-folder
 //! writer derives it: the same document always gives the same bytes.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record};
@@ -68,6 +66,7 @@ use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOpt
 use crate::core::HARNESS;
 use crate::core::events::{EventLog, derived_uuid};
 use crate::core::layout::{self, JSONL, SESSION_STATE};
+use trajhost_codec_sdk::writer::OpenCalls;
 
 /// The Copilot CLI version the log claims: the one it was checked against.
 pub const CLI_VERSION: &str = "0.0.354";
@@ -118,8 +117,7 @@ struct Session {
     last_ts: String,
     pending: Option<Pending>,
     /// Calls written and not answered yet, in order.
-    open_calls: Vec<String>,
-    answered: BTreeSet<String>,
+    calls: OpenCalls,
 }
 
 fn not_carried(diags: &mut Diagnostics, detail: &str) {
@@ -165,8 +163,7 @@ impl Writer {
             log: EventLog::new(seed, events_path(&id)),
             last_ts: start.clone(),
             pending: None,
-            open_calls: Vec::new(),
-            answered: BTreeSet::new(),
+            calls: OpenCalls::new(),
         };
         let data = SessionStart {
             session_id: &id,
@@ -202,10 +199,8 @@ impl Writer {
             }
             Body::ToolResult { call_id, content, ok } => {
                 s.flush(diags)?;
-                if !s.open_calls.contains(&call_id) {
-                    let what =
-                        if s.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    not_carried(diags, what);
+                if let Err(unmatched) = s.calls.answer(&call_id) {
+                    not_carried(diags, unmatched.detail());
                     return Ok(());
                 }
                 if ok.is_none() {
@@ -324,8 +319,7 @@ impl Session {
         for (call, name, arguments) in p.calls {
             let data = ToolStart { tool_call_id: &call, tool_name: &name, arguments: &arguments };
             self.event("tool.execution_start", None, None, data)?;
-            self.open_calls.retain(|c| *c != call);
-            self.open_calls.push(call);
+            self.calls.reopen(call, ());
         }
         Ok(())
     }
@@ -345,14 +339,13 @@ impl Session {
             ToolComplete { tool_call_id: call, success: false, result: None, error: Some(error) }
         };
         self.event("tool.execution_complete", id, ts, data)?;
-        self.open_calls.retain(|c| c != call);
-        self.answered.insert(call.to_string());
+        self.calls.mark_answered(call);
         Ok(())
     }
 
     /// Error results for the calls no result answered.
     fn close_calls(&mut self, diags: &mut Diagnostics) -> Result<(), CodecError> {
-        for call in std::mem::take(&mut self.open_calls) {
+        for (call, ()) in self.calls.close_all() {
             diags.add("synthesized", Severity::Warning, "tool-result", None, None);
             self.result(None, None, &call, NO_RESULT, false)?;
         }

@@ -55,8 +55,6 @@
 //! always gives the same bytes, and the writer streams (the id is known at
 //! the first record).
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
@@ -68,6 +66,7 @@ use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOpt
 use crate::core::events::{EventLog, derived_uuid};
 use crate::core::layout::{self, EVENTS, SESSION_STATE, WORKSPACE};
 use crate::core::{HARNESS, head::title_of};
+use trajhost_codec_sdk::writer::OpenCalls;
 
 /// A timestamp as Copilot writes them (milliseconds, `Z`): its loader
 /// refuses a session whose `startTime` has microseconds and an offset, as
@@ -133,8 +132,7 @@ struct Session {
     first_prompt: Option<String>,
     pending: Option<Pending>,
     /// Calls written and not answered yet, in order.
-    open_calls: Vec<String>,
-    answered: BTreeSet<String>,
+    calls: OpenCalls,
 }
 
 impl Writer {
@@ -180,8 +178,7 @@ impl Writer {
             last_ts: start.clone(),
             first_prompt: None,
             pending: None,
-            open_calls: Vec::new(),
-            answered: BTreeSet::new(),
+            calls: OpenCalls::new(),
         };
         let data = SessionStart {
             session_id: &id,
@@ -226,10 +223,8 @@ impl Writer {
             }
             Body::ToolResult { call_id, content, ok } => {
                 s.flush(diags)?;
-                if !s.open_calls.contains(&call_id) {
-                    let what =
-                        if s.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    Self::not_carried(diags, what);
+                if let Err(unmatched) = s.calls.answer(&call_id) {
+                    Self::not_carried(diags, unmatched.detail());
                     return Ok(());
                 }
                 if ok.is_none() {
@@ -438,8 +433,7 @@ impl Session {
         for (call, name, arguments) in p.calls {
             let data = ToolStart { tool_call_id: &call, tool_name: &name, arguments: &arguments };
             self.event("tool.execution_start", None, p.ts.as_deref(), data)?;
-            self.open_calls.retain(|c| *c != call);
-            self.open_calls.push(call);
+            self.calls.reopen(call, ());
         }
         Ok(())
     }
@@ -454,14 +448,13 @@ impl Session {
     ) -> Result<(), CodecError> {
         let data = ToolComplete { tool_call_id: call, success: ok, result: ToolResultContent { content } };
         self.event("tool.execution_complete", id, ts, data)?;
-        self.open_calls.retain(|c| c != call);
-        self.answered.insert(call.to_string());
+        self.calls.mark_answered(call);
         Ok(())
     }
 
     /// Error results for the calls no result answered.
     fn close_calls(&mut self, diags: &mut Diagnostics) -> Result<(), CodecError> {
-        for call in std::mem::take(&mut self.open_calls) {
+        for (call, ()) in self.calls.close_all() {
             diags.add("synthesized", Severity::Warning, "tool-result", None, None);
             self.result(None, None, &call, NO_RESULT, false)?;
         }

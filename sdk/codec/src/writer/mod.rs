@@ -19,6 +19,8 @@
 //! - [`JsonlAssembler`]: native lines made one by one and handed back as
 //!   artifact pieces at the end of each push (memory follows a batch, not a
 //!   session), and [`json_document`] for formats that are one JSON value;
+//! - [`OpenCalls`]: tool calls written and not answered yet, so each is
+//!   answered once and results that answer nothing are reported;
 //! - [`HeldRecords`]: records held until what the first native line needs
 //!   is known (the session start, the first model);
 //! - [`install`]: the pieces of a `prepare` plan — artifact checks, the
@@ -48,11 +50,13 @@
 //! ```
 
 mod assembler;
+mod calls;
 mod held;
 pub mod ids;
 mod input;
 pub mod install;
 
 pub use assembler::{JsonlAssembler, join_lines, json_document, json_line};
+pub use calls::{OpenCalls, UnmatchedResult};
 pub use held::{HeldRecords, assistant_model, record_ms};
 pub use input::{CanonicalDocument, CanonicalInput};
