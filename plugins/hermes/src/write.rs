@@ -41,14 +41,12 @@
 //! Hermes' shape `YYYYMMDD_HHMMSS_<6 hex>` from the start time (UTC) and the
 //! SHA-256 of the `meta` line: the same document gives the same bytes.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::Value as Json;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{Civil, epoch_secs, parse_rfc3339};
-use trajhost_codec_sdk::writer::{CanonicalInput, ids};
+use trajhost_codec_sdk::writer::{CanonicalInput, OpenCalls, ids};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -112,8 +110,7 @@ pub struct Writer {
     last_ts: f64,
     open: Option<Message>,
     /// Written calls awaiting a result: (id, tool name).
-    pending: Vec<(String, String)>,
-    answered: BTreeSet<String>,
+    pending: OpenCalls<String>,
     message_count: i64,
     tool_call_count: i64,
     totals: Totals,
@@ -198,8 +195,7 @@ impl Writer {
             started: None,
             last_ts: 0.0,
             open: None,
-            pending: Vec::new(),
-            answered: BTreeSet::new(),
+            pending: OpenCalls::new(),
             message_count: 0,
             tool_call_count: 0,
             totals: Totals::default(),
@@ -324,13 +320,13 @@ impl Writer {
             Body::ToolResult { call_id, content, .. } => {
                 let ts = self.clock(ts.as_deref());
                 self.flush_message();
-                let Some(at) = self.pending.iter().position(|(id, _)| *id == call_id) else {
-                    let what =
-                        if self.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    self.not_carried(what);
-                    return Ok(());
+                let name = match self.pending.answer(&call_id) {
+                    Ok(name) => name,
+                    Err(unmatched) => {
+                        self.not_carried(unmatched.detail());
+                        return Ok(());
+                    }
                 };
-                let (_, name) = self.pending.remove(at);
                 self.tool_row(&call_id, &name, &content, ts);
             }
             Body::Compaction { summary, .. } => {
@@ -430,7 +426,7 @@ impl Writer {
     }
 
     fn settle_pending(&mut self, ts: f64) {
-        for (id, name) in std::mem::take(&mut self.pending) {
+        for (id, name) in self.pending.close_all() {
             self.diags.add("synthesized", Severity::Warning, "missing-tool-result", None, None);
             self.tool_row(&id, &name, MISSING_RESULT, ts);
         }
@@ -444,7 +440,6 @@ impl Writer {
             ..MessageRow::of(&id, "tool", Some(content), ts)
         };
         self.line(&row);
-        self.answered.insert(call_id.to_string());
     }
 
     /// Writes the open assistant row.
@@ -472,7 +467,7 @@ impl Writer {
         self.line(&row);
         self.tool_call_count += m.calls.len() as i64;
         for (call_id, name, _) in m.calls {
-            self.pending.push((call_id, name));
+            self.pending.open(call_id, name);
         }
     }
 
