@@ -44,14 +44,12 @@
 //! (version-4 layout) from the SHA-256 of the `meta` line: the same document
 //! gives the same bytes.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::{Value, json};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{epoch_secs, parse_rfc3339};
-use trajhost_codec_sdk::writer::CanonicalInput;
+use trajhost_codec_sdk::writer::{CanonicalInput, OpenCalls};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -104,8 +102,7 @@ pub struct Writer {
     wire: Vec<u8>,
     open: Option<Message>,
     /// Written call ids still awaiting a result, in order.
-    pending: Vec<String>,
-    answered: BTreeSet<String>,
+    pending: OpenCalls,
     /// Kimi `<system>` reminders waiting for the next user message.
     injected: Vec<String>,
     turn_open: bool,
@@ -126,8 +123,7 @@ impl Writer {
             system: None,
             wire: Vec::new(),
             open: None,
-            pending: Vec::new(),
-            answered: BTreeSet::new(),
+            pending: OpenCalls::new(),
             injected: Vec::new(),
             turn_open: false,
             steps: 0,
@@ -309,13 +305,10 @@ impl Writer {
             Body::ToolResult { call_id, content, ok } => {
                 let ts = self.clock(ts.as_deref());
                 self.flush_message();
-                let Some(at) = self.pending.iter().position(|id| *id == call_id) else {
-                    let what =
-                        if self.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    self.not_carried(what);
+                if let Err(unmatched) = self.pending.answer(&call_id) {
+                    self.not_carried(unmatched.detail());
                     return Ok(());
-                };
-                self.pending.remove(at);
+                }
                 self.tool_message(&call_id, &content, ok.map(|ok| !ok), ts);
             }
             Body::Compaction { summary, .. } => {
@@ -460,7 +453,7 @@ impl Writer {
     }
 
     fn settle_pending(&mut self, ts: f64) {
-        for id in std::mem::take(&mut self.pending) {
+        for (id, ()) in self.pending.close_all() {
             self.diags.add("synthesized", Severity::Warning, "missing-tool-result", None, None);
             self.tool_message(&id, MISSING_RESULT, Some(true), ts);
         }
@@ -483,7 +476,6 @@ impl Writer {
             },
         };
         self.event(ts, "ToolResult", payload);
-        self.answered.insert(call_id.to_string());
     }
 
     /// Writes the open assistant message and its step on the wire.
@@ -526,7 +518,7 @@ impl Writer {
             self.event(m.ts, "ContentPart", Part::Text { text: text.clone() });
         }
         for call in &m.calls {
-            self.pending.push(call.id.clone());
+            self.pending.open(call.id.clone(), ());
             self.event(m.ts, "ToolCall", WireCall { call, extras: None });
         }
         if m.usage.is_some() || m.message_id.is_some() {
