@@ -80,7 +80,7 @@ use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::writer::CanonicalInput;
+use trajhost_codec_sdk::writer::{CanonicalInput, HeldRecords};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::ids::Ids;
@@ -123,12 +123,8 @@ pub struct TranscriptWriter {
     /// Subagents whose records were left out (reported once each).
     agents: BTreeSet<String>,
     /// Records held until the session start and first model are known.
-    held: Vec<Record>,
+    held: HeldRecords,
     held_bytes: usize,
-    /// Time of the first record that has one.
-    first_ms: Option<i64>,
-    /// Model of the first assistant record that names one.
-    first_model: Option<String>,
     /// The title the first prompt gives the session (outer `None`: no
     /// prompt yet).
     prompt_title: Option<Option<String>>,
@@ -160,10 +156,8 @@ impl TranscriptWriter {
             first_line_seen: false,
             meta: None,
             agents: BTreeSet::new(),
-            held: Vec::new(),
+            held: HeldRecords::new(),
             held_bytes: 0,
-            first_ms: None,
-            first_model: None,
             prompt_title: None,
             transcript: None,
             path: String::new(),
@@ -217,17 +211,9 @@ impl TranscriptWriter {
             transcript.record(&record);
             return Ok(());
         }
-        if self.first_ms.is_none() {
-            self.first_ms = record.ts.as_deref().and_then(parse_rfc3339);
-        }
-        if self.first_model.is_none()
-            && let Body::Assistant(a) = &record.body
-        {
-            self.first_model = a.model.clone().filter(|m| !m.is_empty());
-        }
-        self.held.push(record);
+        self.held.hold(record);
         self.held_bytes = self.held_bytes.saturating_add(bytes);
-        if (self.start_ms().is_some() && self.first_model.is_some()) || self.held_bytes > MAX_HELD_BYTES {
+        if (self.start_ms().is_some() && self.held.first_model().is_some()) || self.held_bytes > MAX_HELD_BYTES {
             self.open()?;
         }
         Ok(())
@@ -235,7 +221,7 @@ impl TranscriptWriter {
 
     /// The session start: the meta's, else the first record time.
     fn start_ms(&self) -> Option<i64> {
-        self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).or(self.first_ms)
+        self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).or(self.held.first_ms())
     }
 
     /// Opens the transcript with what is known, and writes the held records.
@@ -289,10 +275,10 @@ impl TranscriptWriter {
             answered: BTreeSet::new(),
             used_message_ids: BTreeSet::new(),
             last_model: None,
-            first_model: self.first_model.take(),
+            first_model: self.held.first_model().map(str::to_string),
             diags,
         };
-        for record in std::mem::take(&mut self.held) {
+        for record in self.held.release() {
             transcript.record(&record);
         }
         self.held_bytes = 0;
