@@ -568,40 +568,7 @@ pub fn tool_calls_json(calls: &[(String, String, String)]) -> String {
 }
 
 /// Python's `json.dumps` spacing and ASCII escaping.
-pub fn python_json(value: &impl Serialize) -> Vec<u8> {
-    struct Spaced;
-    impl serde_json::ser::Formatter for Spaced {
-        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-            w.write_all(b": ")
-        }
-        fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, w: &mut W, s: &str) -> std::io::Result<()> {
-            let mut plain = 0;
-            for (i, c) in s.char_indices() {
-                if !c.is_ascii() {
-                    w.write_all(&s.as_bytes()[plain..i])?;
-                    let mut units = [0u16; 2];
-                    for unit in c.encode_utf16(&mut units) {
-                        write!(w, "\\u{unit:04x}")?;
-                    }
-                    plain = i + c.len_utf8();
-                }
-            }
-            w.write_all(&s.as_bytes()[plain..])
-        }
-    }
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
-    if value.serialize(&mut ser).is_err() {
-        out.clear();
-    }
-    out
-}
+pub use trajhost_codec_sdk::writer::python_json;
 
 /// A title Hermes accepts (`SessionDB.sanitize_title`): control and
 /// invisible characters removed, whitespace collapsed, at most 100

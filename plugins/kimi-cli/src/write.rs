@@ -49,7 +49,9 @@ use serde_json::{Value, json};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{epoch_secs, parse_rfc3339};
-use trajhost_codec_sdk::writer::{CanonicalInput, OpenCalls};
+// Wire lines and the context's pseudo-role lines are JSON as Python's
+// `json.dumps` writes it.
+use trajhost_codec_sdk::writer::{CanonicalInput, OpenCalls, python_json as spaced};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -729,43 +731,4 @@ struct ReturnValue<'a> {
     message: &'a str,
     display: [(); 0],
     extras: Option<()>,
-}
-
-/// JSON as Python's `json.dumps` writes it (`", "`, `": "`, non-ASCII as
-/// `\\uXXXX`), which Kimi CLI uses for wire lines and the context's
-/// pseudo-role lines.
-fn spaced(value: &impl Serialize) -> Vec<u8> {
-    struct Spaced;
-    impl serde_json::ser::Formatter for Spaced {
-        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-            w.write_all(b": ")
-        }
-        fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, w: &mut W, s: &str) -> std::io::Result<()> {
-            let mut plain = 0;
-            for (i, c) in s.char_indices() {
-                if !c.is_ascii() {
-                    w.write_all(&s.as_bytes()[plain..i])?;
-                    let mut units = [0u16; 2];
-                    for unit in c.encode_utf16(&mut units) {
-                        write!(w, "\\u{unit:04x}")?;
-                    }
-                    plain = i + c.len_utf8();
-                }
-            }
-            w.write_all(&s.as_bytes()[plain..])?;
-            Ok(())
-        }
-    }
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
-    if value.serialize(&mut ser).is_err() {
-        out.clear();
-    }
-    out
 }

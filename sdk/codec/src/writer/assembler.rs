@@ -28,6 +28,46 @@ pub fn json_document<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, CodecE
     serde_json::to_vec_pretty(value).map_err(|e| CodecError::Other(format!("serializing the session document: {e}")))
 }
 
+/// `value` as Python's `json.dumps` writes it by default (`", "` and `": "`
+/// separators, every non-ASCII character as a `\\uXXXX` escape, surrogate
+/// pairs beyond the BMP): for harnesses written in Python whose stores keep
+/// that text (a column, a line) and compare or re-parse it as such. Empty
+/// when `value` does not serialize.
+pub fn python_json(value: &(impl Serialize + ?Sized)) -> Vec<u8> {
+    struct Spaced;
+    impl serde_json::ser::Formatter for Spaced {
+        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+            if first { Ok(()) } else { w.write_all(b", ") }
+        }
+        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+            if first { Ok(()) } else { w.write_all(b", ") }
+        }
+        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+            w.write_all(b": ")
+        }
+        fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, w: &mut W, s: &str) -> std::io::Result<()> {
+            let mut plain = 0;
+            for (i, c) in s.char_indices() {
+                if !c.is_ascii() {
+                    w.write_all(&s.as_bytes()[plain..i])?;
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        write!(w, "\\u{unit:04x}")?;
+                    }
+                    plain = i + c.len_utf8();
+                }
+            }
+            w.write_all(&s.as_bytes()[plain..])
+        }
+    }
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    if value.serialize(&mut ser).is_err() {
+        out.clear();
+    }
+    out
+}
+
 /// A JSON-lines artifact assembled line by line.
 ///
 /// Streaming writers hand back what they made at the end of every push, so
@@ -125,5 +165,7 @@ mod tests {
         assert_eq!(out.lines(), 2);
         assert_eq!(join_lines(["x", "y"]), b"x\ny\n");
         assert_eq!(json_line(&serde_json::json!([1])), "[1]");
+        let python = python_json(&serde_json::json!({"a": [1, 2], "b": "é😀"}));
+        assert_eq!(String::from_utf8(python).unwrap(), r#"{"a": [1, 2], "b": "\u00e9\ud83d\ude00"}"#);
     }
 }

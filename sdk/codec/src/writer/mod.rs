@@ -56,7 +56,7 @@ pub mod ids;
 mod input;
 pub mod install;
 
-pub use assembler::{JsonlAssembler, join_lines, json_document, json_line};
+pub use assembler::{JsonlAssembler, join_lines, json_document, json_line, python_json};
 pub use calls::{OpenCalls, UnmatchedResult};
 pub use held::{HeldRecords, assistant_model, record_ms};
 pub use input::{CanonicalDocument, CanonicalInput};
