@@ -62,14 +62,14 @@ use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::hash::{sha256, sha256_hex};
+use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::writer::ids::{self, UsedIds};
 use trajhost_codec_sdk::writer::{CanonicalInput, json_document};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_gemini_cli_core::message::harness_context_kind;
-use trajhost_gemini_cli_core::written::{ThoughtOut, TokensOut};
+use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
 
 use crate::layout::{self, CHATS, JSON, PROJECT_ROOT_FILE, SESSION_PREFIX, TMP_ROOT};
 
@@ -509,31 +509,12 @@ impl SessionWriter for Writer {
     }
 }
 
-/// The `functionResponse` part Gemini CLI records: `{output}` for a result,
-/// `{error}` for a failed call.
-fn function_response(call_id: &str, name: &str, content: &str, ok: Option<bool>) -> Value {
-    let key = if ok == Some(false) { "error" } else { "output" };
-    serde_json::json!({ "functionResponse": { "id": call_id, "name": name, "response": { key: content } } })
-}
-
 /// `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.json`.
 pub fn session_file_name(start: &str, id: &str) -> String {
-    let minutes: String = start.chars().take(16).map(|c| if c == ':' { '-' } else { c }).collect();
-    let short: String = id.chars().take(8).collect();
-    format!("{SESSION_PREFIX}{minutes}-{short}{JSON}")
+    written::session_file_name(SESSION_PREFIX, start, id, JSON)
 }
 
-/// Gemini CLI's `projectHash` and project directory name: the SHA-256 of
-/// the project root, in hex.
-pub fn project_hash(cwd: &str) -> String {
-    sha256_hex(cwd.as_bytes())
-}
-
-/// The project root as Gemini CLI keys it (`path.resolve`: no trailing `/`).
-pub fn normalize_cwd(cwd: &str) -> String {
-    let trimmed = cwd.trim_end_matches('/');
-    if trimmed.is_empty() { "/".to_string() } else { trimmed.to_string() }
-}
+pub use trajhost_gemini_cli_core::written::{normalize_cwd, project_hash};
 
 /// A UUID in the version-4 layout from the first 16 bytes of `seed`.
 fn uuid_from(seed: [u8; 32]) -> String {

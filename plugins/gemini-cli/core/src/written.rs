@@ -48,3 +48,30 @@ impl TokensOut {
         TokensOut { input, output: usage.output, cached: usage.cache_read, thoughts: usage.reasoning, tool: 0, total }
     }
 }
+
+/// The `functionResponse` part Gemini CLI records: `{output}` for a result,
+/// `{error}` for a failed call.
+pub fn function_response(call_id: &str, name: &str, content: &str, ok: Option<bool>) -> serde_json::Value {
+    let key = if ok == Some(false) { "error" } else { "output" };
+    serde_json::json!({ "functionResponse": { "id": call_id, "name": name, "response": { key: content } } })
+}
+
+/// `<prefix><YYYY-MM-DDTHH-MM>-<first 8 of the id><extension>`: a session
+/// file name, from the start (RFC 3339) and the session id.
+pub fn session_file_name(prefix: &str, start: &str, id: &str, extension: &str) -> String {
+    let minutes: String = start.chars().take(16).map(|c| if c == ':' { '-' } else { c }).collect();
+    let short: String = id.chars().take(8).collect();
+    format!("{prefix}{minutes}-{short}{extension}")
+}
+
+/// Gemini CLI's `projectHash` and project directory name: the SHA-256 of
+/// the project root, in hex.
+pub fn project_hash(cwd: &str) -> String {
+    trajhost_codec_sdk::hash::sha256_hex(cwd.as_bytes())
+}
+
+/// The project root as Gemini CLI keys it (`path.resolve`: no trailing `/`).
+pub fn normalize_cwd(cwd: &str) -> String {
+    let trimmed = cwd.trim_end_matches('/');
+    if trimmed.is_empty() { "/".to_string() } else { trimmed.to_string() }
+}
