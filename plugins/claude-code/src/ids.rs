@@ -4,7 +4,7 @@
 //! streams, so the digest is of the document's first line, its `meta`: the
 //! ids are known before the first record.
 
-use sha2::{Digest, Sha256};
+use trajhost_codec_sdk::writer::ids;
 
 /// Ids derived from one canonical document (its meta line).
 pub struct Ids {
@@ -14,29 +14,18 @@ pub struct Ids {
 impl Ids {
     /// Ids seeded by the SHA-256 of `seed` (the meta line).
     pub fn of(seed: &[u8]) -> Ids {
-        Ids { seed: Sha256::digest(seed).into() }
+        Ids { seed: ids::sha256_of(&[seed]) }
     }
 
     /// 32 bytes for `label` and `index`.
     fn bytes(&self, label: &str, index: u64) -> [u8; 32] {
-        let mut hasher = Sha256::new();
-        hasher.update(self.seed);
-        hasher.update(label.as_bytes());
-        hasher.update([0]);
-        hasher.update(index.to_be_bytes());
-        hasher.finalize().into()
+        ids::sha256_of(&[&self.seed, label.as_bytes(), &[0], &index.to_be_bytes()])
     }
 
     /// A UUID in the version-4 layout (what Claude Code uses for session
     /// ids and line uuids), lowercase.
     pub fn uuid(&self, label: &str, index: u64) -> String {
-        let h = self.bytes(label, index);
-        let mut b = [0u8; 16];
-        b.copy_from_slice(&h[..16]);
-        b[6] = 0x40 | (b[6] & 0x0f);
-        b[8] = 0x80 | (b[8] & 0x3f);
-        let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-        format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+        ids::uuid_v4_layout(&self.bytes(label, index))
     }
 
     /// `<prefix>01` + 22 base-58 characters, the shape of Anthropic ids

@@ -22,7 +22,7 @@
 use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::{self, ResumeCommand};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, JSONL, WRITE_ROOT};
@@ -35,9 +35,7 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
     let mut session: Option<(String, String)> = None;
     let mut placed = Vec::new();
     for artifact in &artifacts {
-        if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-            return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-        }
+        install::check_size(artifact, MAX_ARTIFACT_BYTES)?;
         let (_, rest) = split_path(&artifact.path)?;
         if !rest.contains('/') && rest.ends_with(JSONL) {
             if session.is_some() {
@@ -94,7 +92,7 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
 
 /// `cd <cwd> && claude -p --resume <id> "<prompt>"`.
 pub fn resume_command(cwd: &str, id: &str) -> String {
-    format!("cd {} && claude -p --resume {id} \"<prompt>\"", shell_quote(cwd))
+    ResumeCommand::in_dir(Some(cwd)).program("claude").arg(&format!("-p --resume {id} \"<prompt>\"")).finish()
 }
 
 /// Splits `.claude/projects/<project>/<rest>` into its project directory
@@ -331,6 +329,6 @@ mod tests {
     #[test]
     fn quotes_for_the_shell() {
         assert_eq!(resume_command("/home/u/p", "id"), r#"cd /home/u/p && claude -p --resume id "<prompt>""#);
-        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+        assert_eq!(trajhost_codec_sdk::shell::shell_quote("/a b/it's"), r"'/a b/it'\''s'");
     }
 }

@@ -80,6 +80,7 @@ use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::writer::{CanonicalInput, HeldRecords};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::ids::Ids;
@@ -112,8 +113,8 @@ pub struct TranscriptWriter {
     native_id: Option<String>,
     /// Diagnostics until the transcript opens (then its own).
     diags: Diagnostics,
-    /// Lines of the canonical document seen, for messages.
-    line_no: usize,
+    /// The canonical lines read.
+    input: CanonicalInput,
     /// Ids seeded by the document's first line (its meta), until the
     /// transcript takes them.
     ids: Option<Ids>,
@@ -122,12 +123,8 @@ pub struct TranscriptWriter {
     /// Subagents whose records were left out (reported once each).
     agents: BTreeSet<String>,
     /// Records held until the session start and first model are known.
-    held: Vec<Record>,
+    held: HeldRecords,
     held_bytes: usize,
-    /// Time of the first record that has one.
-    first_ms: Option<i64>,
-    /// Model of the first assistant record that names one.
-    first_model: Option<String>,
     /// The title the first prompt gives the session (outer `None`: no
     /// prompt yet).
     prompt_title: Option<Option<String>>,
@@ -154,15 +151,13 @@ impl TranscriptWriter {
             options,
             native_id,
             diags: Diagnostics::new(),
-            line_no: 0,
+            input: CanonicalInput::new(),
             ids: None,
             first_line_seen: false,
             meta: None,
             agents: BTreeSet::new(),
-            held: Vec::new(),
+            held: HeldRecords::new(),
             held_bytes: 0,
-            first_ms: None,
-            first_model: None,
             prompt_title: None,
             transcript: None,
             path: String::new(),
@@ -181,18 +176,10 @@ impl TranscriptWriter {
     /// One canonical line as a record of the main transcript; `None` for
     /// what is left out (subagent records, unknown kinds), which is reported.
     fn parse(&mut self, line: &str) -> Result<Option<Record>, CodecError> {
-        let record: Record = match serde_json::from_str(line) {
-            Ok(record) => record,
-            Err(e) => {
-                let value: Value = serde_json::from_str(line).map_err(|_| {
-                    CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.line_no))
-                })?;
-                let kind = value.get("kind").and_then(Value::as_str);
-                let detail = format!("unknown-kind/{}", crate::records::type_name(kind));
-                self.diags().add("not-carried", Severity::Warning, &detail, None, None);
-                return Ok(None);
-            }
-        };
+        let mut input = std::mem::take(&mut self.input);
+        let parsed = input.record(line, self.diags());
+        self.input = input;
+        let Some(record) = parsed? else { return Ok(None) };
         if let Some(agent) = &record.agent {
             if !self.agents.contains(agent) {
                 self.agents.insert(agent.clone());
@@ -224,17 +211,9 @@ impl TranscriptWriter {
             transcript.record(&record);
             return Ok(());
         }
-        if self.first_ms.is_none() {
-            self.first_ms = record.ts.as_deref().and_then(parse_rfc3339);
-        }
-        if self.first_model.is_none()
-            && let Body::Assistant(a) = &record.body
-        {
-            self.first_model = a.model.clone().filter(|m| !m.is_empty());
-        }
-        self.held.push(record);
+        self.held.hold(record);
         self.held_bytes = self.held_bytes.saturating_add(bytes);
-        if (self.start_ms().is_some() && self.first_model.is_some()) || self.held_bytes > MAX_HELD_BYTES {
+        if (self.start_ms().is_some() && self.held.first_model().is_some()) || self.held_bytes > MAX_HELD_BYTES {
             self.open()?;
         }
         Ok(())
@@ -242,7 +221,7 @@ impl TranscriptWriter {
 
     /// The session start: the meta's, else the first record time.
     fn start_ms(&self) -> Option<i64> {
-        self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).or(self.first_ms)
+        self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).or(self.held.first_ms())
     }
 
     /// Opens the transcript with what is known, and writes the held records.
@@ -296,10 +275,10 @@ impl TranscriptWriter {
             answered: BTreeSet::new(),
             used_message_ids: BTreeSet::new(),
             last_model: None,
-            first_model: self.first_model.take(),
+            first_model: self.held.first_model().map(str::to_string),
             diags,
         };
-        for record in std::mem::take(&mut self.held) {
+        for record in self.held.release() {
             transcript.record(&record);
         }
         self.held_bytes = 0;
@@ -324,7 +303,6 @@ impl SessionWriter for TranscriptWriter {
             return Err(CodecError::Other("records pushed after the writer finished".into()));
         }
         for line in records.lines() {
-            self.line_no += 1;
             if line.trim().is_empty() {
                 continue;
             }

@@ -28,8 +28,8 @@ use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{
     CreateDatabase, CreateFile, InsertRows, TableRows,
 };
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{ArtifactInfo, CodecError, Operation, Plan, WriteOptions, target};
 
 use crate::layout::{self, SessionPaths};
@@ -189,12 +189,8 @@ pub fn prepare(
 /// then `initialize`, `session/load {sessionId: <id>, cwd}`, `session/prompt`.
 pub fn resume_command(id: &str, cwd: &str, options: &WriteOptions) -> String {
     let cwd = options.cwd.as_deref().unwrap_or(cwd);
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = options.home_path.as_deref() {
-        command.push_str(&format!("HOME={} ", shell_quote(home.trim_end_matches('/'))));
-    }
-    command.push_str(&format!("cline --id {}", shell_quote(id)));
-    command
+    let home = options.home_path.as_deref().map(|h| h.trim_end_matches('/'));
+    ResumeCommand::in_dir(Some(cwd)).env("HOME", home).program("cline").option("--id", Some(id)).finish()
 }
 
 /// The row of `sessions` for `manifest`, in [`SESSIONS_COLUMNS`] order, as

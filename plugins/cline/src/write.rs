@@ -44,6 +44,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Us
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::writer::{CanonicalInput, HeldRecords};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::layout::SessionPaths;
@@ -97,9 +98,9 @@ impl Manifest {
 pub struct Writer {
     options: WriteOptions,
     meta: Option<Meta>,
-    pending: Vec<Record>,
+    pending: HeldRecords,
     agents: BTreeSet<String>,
-    lines: usize,
+    input: CanonicalInput,
     started: Option<Started>,
     /// Diagnostics before the document starts.
     diags: Diagnostics,
@@ -122,9 +123,9 @@ impl Writer {
         Writer {
             options,
             meta: None,
-            pending: Vec::new(),
+            pending: HeldRecords::new(),
             agents: BTreeSet::new(),
-            lines: 0,
+            input: CanonicalInput::new(),
             started: None,
             diags: Diagnostics::new(),
             finished: false,
@@ -141,21 +142,10 @@ impl Writer {
 
     /// One canonical line: the meta kept, other records queued.
     fn line(&mut self, line: &str) -> Result<(), CodecError> {
-        self.lines += 1;
-        if line.trim().is_empty() {
-            return Ok(());
-        }
-        let record: Record = match serde_json::from_str(line) {
-            Ok(record) => record,
-            Err(e) => {
-                let value: Value = serde_json::from_str(line).map_err(|_| {
-                    CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.lines))
-                })?;
-                let kind = value.get("kind").and_then(Value::as_str).unwrap_or("?");
-                self.diags().add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
-                return Ok(());
-            }
-        };
+        let mut input = std::mem::take(&mut self.input);
+        let parsed = input.record(line, self.diags());
+        self.input = input;
+        let Some(record) = parsed? else { return Ok(()) };
         if let Some(agent) = &record.agent {
             if self.agents.insert(agent.clone()) {
                 self.diags().add("not-carried", Severity::Warning, "subagent-transcript", None, None);
@@ -168,7 +158,7 @@ impl Writer {
                     self.meta = Some(m);
                 }
             }
-            _ => self.pending.push(record),
+            _ => self.pending.hold(record),
         }
         Ok(())
     }
@@ -184,7 +174,7 @@ impl Writer {
             .as_ref()
             .and_then(|m| m.started_at.as_deref())
             .and_then(parse_rfc3339)
-            .or_else(|| self.pending.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)));
+            .or(self.pending.first_ms());
         if start_ms.is_none() && !force {
             return Ok(None);
         }
@@ -215,7 +205,7 @@ impl Writer {
             None => {
                 let source = match &self.meta {
                     Some(m) => format!("{}\n{}\n{start_ms}", m.harness, m.native_id),
-                    None => format!("\n{}\n{start_ms}", self.pending.first().map_or("", |r| r.id.as_str())),
+                    None => format!("\n{}\n{start_ms}", self.pending.held().first().map_or("", |r| r.id.as_str())),
                 };
                 session_id(start_ms, &sha256(source.as_bytes()))
             }
@@ -235,7 +225,7 @@ impl Writer {
     /// Feeds the queued records and returns the messages they completed.
     fn feed(&mut self, header: Option<Vec<u8>>) -> Vec<Artifact> {
         let Some(started) = self.started.as_mut() else { return Vec::new() };
-        for record in std::mem::take(&mut self.pending) {
+        for record in self.pending.release() {
             started.doc.record(&record);
         }
         let mut bytes = header.unwrap_or_default();

@@ -19,10 +19,10 @@
 //! The guest never writes: the host validates and executes the plan.
 
 use serde::Deserialize;
-use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateFile, InsertRows};
+use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::InsertRows;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
+use trajhost_codec_sdk::writer::install::{self, ResumeCommand, Row};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, CODEX_DIR};
@@ -105,9 +105,7 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
             layout::SESSION_GLOB
         )));
     };
-    if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-        return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-    }
+    install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
     let facts = Facts::of(&artifact)?;
     if let Some(id) = options.native_id.as_deref()
         && !id.eq_ignore_ascii_case(&facts.id)
@@ -138,23 +136,19 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
         operations.push(Operation::InsertRows(thread_row(&db, &columns, &facts, rollout_path)));
     }
     let native_id = facts.id.clone();
-    operations.insert(0, Operation::CreateFile(CreateFile { path: artifact.path, bytes }));
+    operations.insert(0, install::create_file(artifact.path, bytes));
     Ok(Plan { native_id: native_id.clone(), operations, resume_command: Some(resume_command(&native_id, options)) })
 }
 
 /// `codex exec resume <id> "<prompt>"`, the headless resume Codex 0.171
 /// accepts (`harness-lab.md` §4), with `CODEX_HOME` pointing into the target.
 fn resume_command(id: &str, options: &WriteOptions) -> String {
-    let mut command = String::new();
-    if let Some(home) = options.home_path.as_deref() {
-        command
-            .push_str(&format!("CODEX_HOME={} ", shell_quote(&format!("{}/{CODEX_DIR}", home.trim_end_matches('/')))));
-    }
-    if let Some(cwd) = options.cwd.as_deref() {
-        command = format!("cd {} && {command}", shell_quote(cwd));
-    }
-    command.push_str(&format!("codex exec --skip-git-repo-check resume {id} \"<prompt>\""));
-    command
+    let codex_home = options.home_path.as_deref().map(|home| format!("{}/{CODEX_DIR}", home.trim_end_matches('/')));
+    ResumeCommand::in_dir(options.cwd.as_deref())
+        .env("CODEX_HOME", codex_home.as_deref())
+        .program("codex")
+        .arg(&format!("exec --skip-git-repo-check resume {id} \"<prompt>\""))
+        .finish()
 }
 
 /// The state database of the target, relative to it: the highest
@@ -311,44 +305,38 @@ const FILLED: &[&str] = &[
 /// The `threads` row, as Codex 0.171 fills it for a thread it records
 /// itself (see a fixture's `state_5.sqlite`), limited to the target's columns.
 fn thread_row(db: &str, columns: &[Column], facts: &Facts, rollout_path: String) -> InsertRows {
-    let text = |s: &str| Value::Text(s.to_string());
-    let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, |s| Value::Text(s.to_string()));
     let first = facts.first_user_message.clone().unwrap_or_default();
-    let candidates: Vec<(&str, Value)> = vec![
-        ("id", text(&facts.id)),
-        ("rollout_path", Value::Text(rollout_path)),
-        ("created_at", Value::Integer(facts.created_ms.div_euclid(1000))),
-        ("updated_at", Value::Integer(facts.updated_ms.div_euclid(1000))),
-        ("created_at_ms", Value::Integer(facts.created_ms)),
-        ("updated_at_ms", Value::Integer(facts.updated_ms)),
-        ("recency_at", Value::Integer(facts.updated_ms.div_euclid(1000))),
-        ("recency_at_ms", Value::Integer(facts.updated_ms)),
-        ("source", text(&facts.source)),
-        ("model_provider", text(&facts.model_provider)),
-        ("cwd", text(&facts.cwd)),
-        ("title", text(&first)),
-        ("sandbox_policy", text(&facts.sandbox_policy)),
-        ("approval_mode", text(&facts.approval_mode)),
-        ("tokens_used", Value::Integer(facts.tokens_used)),
-        ("has_user_event", Value::Integer(i64::from(facts.first_user_message.is_some()))),
-        ("archived", Value::Integer(0)),
-        ("git_branch", opt(&facts.git_branch)),
-        ("cli_version", text(&facts.cli_version)),
-        ("first_user_message", text(&first)),
-        ("memory_mode", text("enabled")),
-        ("model", opt(&facts.model)),
-        ("thread_source", text("user")),
-        ("preview", text(&first)),
-        ("history_mode", text("legacy")),
-        ("is_pinned", Value::Integer(0)),
-        ("originator", opt(&facts.originator)),
-    ];
-    let (names, values): (Vec<String>, Vec<Value>) = candidates
-        .into_iter()
-        .filter(|(name, _)| columns.iter().any(|c| c.name == *name))
-        .map(|(name, value)| (name.to_string(), value))
-        .unzip();
-    InsertRows { database: db.to_string(), table: "threads".into(), columns: names, rows: vec![values] }
+    Row::new()
+        .text("id", &facts.id)
+        .text("rollout_path", &rollout_path)
+        .int("created_at", facts.created_ms.div_euclid(1000))
+        .int("updated_at", facts.updated_ms.div_euclid(1000))
+        .int("created_at_ms", facts.created_ms)
+        .int("updated_at_ms", facts.updated_ms)
+        .int("recency_at", facts.updated_ms.div_euclid(1000))
+        .int("recency_at_ms", facts.updated_ms)
+        .text("source", &facts.source)
+        .text("model_provider", &facts.model_provider)
+        .text("cwd", &facts.cwd)
+        .text("title", &first)
+        .text("sandbox_policy", &facts.sandbox_policy)
+        .text("approval_mode", &facts.approval_mode)
+        .int("tokens_used", facts.tokens_used)
+        .int("has_user_event", i64::from(facts.first_user_message.is_some()))
+        .int("archived", 0)
+        .opt_text("git_branch", facts.git_branch.as_deref())
+        .text("cli_version", &facts.cli_version)
+        .text("first_user_message", &first)
+        .text("memory_mode", "enabled")
+        .opt_text("model", facts.model.as_deref())
+        .text("thread_source", "user")
+        .text("preview", &first)
+        .text("history_mode", "legacy")
+        .int("is_pinned", 0)
+        .opt_text("originator", facts.originator.as_deref())
+        // Older schemas lack some columns: the row fills those the target has.
+        .keep_columns(|name| columns.iter().any(|c| c.name == name))
+        .insert_into(db, "threads")
 }
 
 /// What the row needs from the rollout.

@@ -45,9 +45,9 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::writer::{CanonicalInput, HeldRecords, JsonlAssembler, ids};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::time::{parse_rfc3339, rfc3339_utc};
@@ -71,16 +71,13 @@ pub const SANDBOX_POLICY: &str = "read-only";
 pub struct RolloutWriter {
     options: WriteOptions,
     diags: Diagnostics,
-    /// Lines of the canonical document seen, for messages.
-    line_no: usize,
+    /// The canonical lines read; its `meta` digest seeds a derived thread id.
+    input: CanonicalInput,
     meta: Option<Meta>,
-    /// SHA-256 of the `meta` line: the seed of a derived thread id.
-    meta_digest: Option<[u8; 32]>,
     /// Records that came before any record time was known (the rollout's
     /// first line needs the session start).
-    early: Vec<Record>,
+    early: HeldRecords,
     rollout: Option<Rollout>,
-    path: String,
     /// A turn's opening records, held until its first assistant message
     /// names the model that `turn_context` must carry.
     pending: Vec<Record>,
@@ -100,12 +97,10 @@ impl RolloutWriter {
         Ok(Box::new(RolloutWriter {
             options,
             diags: Diagnostics::new(),
-            line_no: 0,
+            input: CanonicalInput::new(),
             meta: None,
-            meta_digest: None,
-            early: Vec::new(),
+            early: HeldRecords::new(),
             rollout: None,
-            path: String::new(),
             pending: Vec::new(),
             awaiting_model: false,
             session_model_known: false,
@@ -121,7 +116,7 @@ impl RolloutWriter {
         });
         let native_id = match self.options.native_id.as_deref() {
             Some(id) => id.to_ascii_lowercase(),
-            None => derive_uuid_v7(start_ms, self.meta_digest.as_ref().map_or(&[][..], |d| &d[..]), "thread"),
+            None => ids::uuid_v7(start_ms, self.input.meta_digest().as_ref().map_or(&[][..], |d| &d[..]), "thread"),
         };
         let meta = self.meta.as_ref();
         let cwd = self.options.cwd.clone().or_else(|| meta.and_then(|m| m.cwd.clone())).unwrap_or_else(|| {
@@ -130,7 +125,7 @@ impl RolloutWriter {
         });
         let same_harness = meta.is_some_and(|m| m.harness == HARNESS);
         let mut rollout = Rollout {
-            lines: Vec::new(),
+            out: JsonlAssembler::new(layout::rollout_path(start_ms, &native_id)),
             ordinal: 0,
             last_ms: start_ms,
             native_id: native_id.clone(),
@@ -146,9 +141,8 @@ impl RolloutWriter {
             diags: std::mem::take(&mut self.diags),
         };
         rollout.session_meta(self.meta.as_ref(), start_ms);
-        self.path = layout::rollout_path(start_ms, &native_id);
         self.rollout = Some(rollout);
-        for record in std::mem::take(&mut self.early) {
+        for record in self.early.release() {
             self.feed(record);
         }
     }
@@ -211,16 +205,7 @@ impl RolloutWriter {
 
     /// The lines made so far, as one piece of the rollout.
     fn take_chunk(&mut self) -> Vec<Artifact> {
-        let Some(rollout) = self.rollout.as_mut() else { return Vec::new() };
-        if rollout.lines.is_empty() {
-            return Vec::new();
-        }
-        let mut bytes = Vec::with_capacity(rollout.lines.iter().map(|l| l.len() + 1).sum());
-        for line in rollout.lines.drain(..) {
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.push(b'\n');
-        }
-        vec![Artifact { path: self.path.clone(), bytes }]
+        self.rollout.as_mut().map(|r| r.out.take_chunks()).unwrap_or_default()
     }
 
     fn diags(&mut self) -> &mut Diagnostics {
@@ -234,15 +219,12 @@ impl RolloutWriter {
 impl SessionWriter for RolloutWriter {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
-            self.line_no += 1;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let line_no = self.line_no;
-            let Some(record) = parse_line(line, line_no, self.diags())? else { continue };
+            let mut input = std::mem::take(&mut self.input);
+            let record = input.own_record(line, self.diags());
+            self.input = input;
+            let Some(record) = record? else { continue };
             if let Body::Meta(m) = &record.body {
                 if self.meta.is_none() && self.rollout.is_none() {
-                    self.meta_digest = Some(Sha256::digest(line.as_bytes()).into());
                     self.meta = Some(m.clone());
                 } else {
                     self.diags().add("not-carried", Severity::Info, "additional-meta", None, None);
@@ -254,9 +236,8 @@ impl SessionWriter for RolloutWriter {
                 continue;
             }
             let meta_start = self.meta.as_ref().and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339);
-            let record_start = record.ts.as_deref().and_then(parse_rfc3339);
-            self.early.push(record);
-            if let Some(start) = meta_start.or(record_start) {
+            self.early.hold(record);
+            if let Some(start) = meta_start.or(self.early.first_ms()) {
                 self.open(Some(start));
             }
         }
@@ -279,38 +260,6 @@ impl SessionWriter for RolloutWriter {
     }
 }
 
-/// One canonical line as a record to write; `None` for what is left out
-/// (subagent records, unknown kinds), which is reported.
-fn parse_line(line: &str, line_no: usize, diags: &mut Diagnostics) -> Result<Option<Record>, CodecError> {
-    let Some(record) = trajhost_codec_sdk::records::canonical_line(line, line_no, diags)? else {
-        return Ok(None);
-    };
-    if record.agent.is_some() {
-        diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
-        return Ok(None);
-    }
-    Ok(Some(record))
-}
-
-/// A UUIDv7 for instant `ms` whose 74 random bits come from SHA-256 of
-/// `content` and `salt`.
-pub fn derive_uuid_v7(ms: i64, content: &[u8], salt: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(salt.as_bytes());
-    hasher.update([0]);
-    hasher.update(content);
-    let h = hasher.finalize();
-    let ms = (ms.max(0) as u64) & 0xffff_ffff_ffff;
-    let mut b = [0u8; 16];
-    b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
-    b[6] = 0x70 | (h[0] & 0x0f);
-    b[7] = h[1];
-    b[8] = 0x80 | (h[2] & 0x3f);
-    b[9..].copy_from_slice(&h[3..10]);
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
-}
-
 /// How a call was written, for its output line.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum CallKind {
@@ -328,7 +277,7 @@ struct Turn {
 }
 
 struct Rollout {
-    lines: Vec<String>,
+    out: JsonlAssembler,
     ordinal: u64,
     /// The last line time, for records without one.
     last_ms: i64,
@@ -520,8 +469,7 @@ impl Rollout {
     fn line<P: serde::Serialize>(&mut self, ms: i64, kind: &str, payload: P) {
         let line = out::Line { timestamp: rfc3339_utc(ms), ordinal: self.ordinal, kind, payload };
         self.ordinal += 1;
-        // Serializing these shapes cannot fail: every key is a string.
-        self.lines.push(serde_json::to_string(&line).expect("rollout line serializes"));
+        self.out.push(&line);
     }
 
     fn not_carried(&mut self, what: &str) {
@@ -727,7 +675,7 @@ impl Rollout {
         if let Some(model) = self.upcoming_model.take() {
             self.model = model;
         }
-        let turn_id = derive_uuid_v7(ms, self.native_id.as_bytes(), &format!("turn {}", self.turns));
+        let turn_id = ids::uuid_v7(ms, self.native_id.as_bytes(), &format!("turn {}", self.turns));
         self.line(
             ms,
             "event_msg",

@@ -25,8 +25,8 @@ use serde_json::{Map, Value};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::paths::is_uuid;
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::target::TargetChoice;
+use trajhost_codec_sdk::writer::install::{ResumeCommand, exists};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::core::layout::{self, EVENTS, JSONL, SESSION_STATE};
@@ -84,14 +84,6 @@ pub fn prepare(
     let cwd = options.cwd.as_deref().filter(|c| !c.is_empty());
     let command = resume_command(cwd, options.home_path.as_deref(), choice.model.as_deref(), &id);
     Ok(Plan { native_id: id, operations, resume_command: Some(command) })
-}
-
-fn exists(target: &Dir, path: &str) -> Result<bool, CodecError> {
-    match target.stat(path) {
-        Ok(_) => Ok(true),
-        Err(FsError::NotFound(_)) => Ok(false),
-        Err(e) => Err(CodecError::Io(format!("checking {path} in the target home: {e:?}"))),
-    }
 }
 
 /// The session is new, and the store is the flat layout (or none yet).
@@ -206,17 +198,10 @@ pub fn configured_model(target: &Dir) -> Option<String> {
 
 /// `cd <cwd> && HOME=<home> copilot [--model M] --resume <id>`.
 pub fn resume_command(cwd: Option<&str>, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = String::new();
-    if let Some(cwd) = cwd {
-        command.push_str(&format!("cd {} && ", shell_quote(cwd)));
-    }
-    if let Some(home) = home {
-        command.push_str(&format!("HOME={} ", shell_quote(home)));
-    }
-    command.push_str("copilot");
-    if let Some(model) = model {
-        command.push_str(&format!(" --model {}", shell_quote(model)));
-    }
-    command.push_str(&format!(" --resume {id}"));
-    command
+    ResumeCommand::in_dir(cwd)
+        .env("HOME", home)
+        .program("copilot")
+        .option("--model", model)
+        .arg(&format!("--resume {id}"))
+        .finish()
 }

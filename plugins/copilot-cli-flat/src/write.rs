@@ -55,8 +55,6 @@
 //! UUID from the SHA-256 of the canonical `meta` line, as the session-folder
 //! writer derives it: the same document always gives the same bytes.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record};
@@ -66,7 +64,9 @@ use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::core::HARNESS;
+use crate::core::events::{EventLog, derived_uuid};
 use crate::core::layout::{self, JSONL, SESSION_STATE};
+use trajhost_codec_sdk::writer::OpenCalls;
 
 /// The Copilot CLI version the log claims: the one it was checked against.
 pub const CLI_VERSION: &str = "0.0.354";
@@ -92,31 +92,6 @@ fn copilot_time(ts: Option<&str>) -> Option<String> {
     trajhost_codec_sdk::time::normalized_rfc3339_ms(ts.filter(|t| !t.is_empty())?)
 }
 
-/// A UUID (version-4 layout) from `seed`, a label and a counter.
-pub fn derived_uuid(seed: &[u8; 32], label: &str, n: u64) -> String {
-    let mut input = Vec::with_capacity(48 + label.len());
-    input.extend_from_slice(seed);
-    input.extend_from_slice(label.as_bytes());
-    input.extend_from_slice(&n.to_be_bytes());
-    let mut b = sha256(&input);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex = trajhost_codec_sdk::hash::to_hex(&b[..16]);
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
-}
-
-/// One event line, in Copilot's key order.
-#[derive(Serialize)]
-struct Envelope<'a, D: Serialize> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    data: D,
-    id: &'a str,
-    timestamp: &'a str,
-    #[serde(rename = "parentId")]
-    parent_id: Option<&'a str>,
-}
-
 /// An assistant message being gathered with the tool calls after it.
 #[derive(Default)]
 struct Pending {
@@ -137,17 +112,12 @@ pub struct Writer {
 
 struct Session {
     id: String,
-    seed: [u8; 32],
     copilot_source: bool,
-    out: Vec<u8>,
-    events: u64,
-    last_event: Option<String>,
-    used: BTreeSet<String>,
+    log: EventLog,
     last_ts: String,
     pending: Option<Pending>,
     /// Calls written and not answered yet, in order.
-    open_calls: Vec<String>,
-    answered: BTreeSet<String>,
+    calls: OpenCalls,
 }
 
 fn not_carried(diags: &mut Diagnostics, detail: &str) {
@@ -189,16 +159,11 @@ impl Writer {
         }
         let mut session = Session {
             id: id.clone(),
-            seed,
             copilot_source: meta.is_some_and(|m| m.harness == HARNESS),
-            out: Vec::new(),
-            events: 0,
-            last_event: None,
-            used: BTreeSet::new(),
+            log: EventLog::new(seed, events_path(&id)),
             last_ts: start.clone(),
             pending: None,
-            open_calls: Vec::new(),
-            answered: BTreeSet::new(),
+            calls: OpenCalls::new(),
         };
         let data = SessionStart {
             session_id: &id,
@@ -234,10 +199,8 @@ impl Writer {
             }
             Body::ToolResult { call_id, content, ok } => {
                 s.flush(diags)?;
-                if !s.open_calls.contains(&call_id) {
-                    let what =
-                        if s.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    not_carried(diags, what);
+                if let Err(unmatched) = s.calls.answer(&call_id) {
+                    not_carried(diags, unmatched.detail());
                     return Ok(());
                 }
                 if ok.is_none() {
@@ -278,10 +241,8 @@ impl Writer {
 
     fn take_chunk(&mut self) -> Vec<Artifact> {
         match self.session.as_mut() {
-            Some(s) if !s.out.is_empty() => {
-                vec![Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) }]
-            }
-            _ => Vec::new(),
+            Some(s) => s.log.take_chunks(),
+            None => Vec::new(),
         }
     }
 }
@@ -304,16 +265,6 @@ fn reasoning(r: Reasoning, diags: &mut Diagnostics) {
 }
 
 impl Session {
-    /// The id of the next event: the record's, when it is a fresh UUID.
-    fn event_id(&mut self, record_id: Option<&str>) -> String {
-        let id = match record_id {
-            Some(id) if is_uuid(id) && !self.used.contains(id) => id.to_string(),
-            _ => derived_uuid(&self.seed, "event", self.events),
-        };
-        self.used.insert(id.clone());
-        id
-    }
-
     fn event(
         &mut self,
         kind: &str,
@@ -321,17 +272,10 @@ impl Session {
         ts: Option<&str>,
         data: impl Serialize,
     ) -> Result<String, CodecError> {
-        let id = self.event_id(record_id);
         if let Some(ts) = copilot_time(ts) {
             self.last_ts = ts;
         }
-        let line = Envelope { kind, data, id: &id, timestamp: &self.last_ts, parent_id: self.last_event.as_deref() };
-        serde_json::to_writer(&mut self.out, &line)
-            .map_err(|e| CodecError::Other(format!("serializing {kind}: {e}")))?;
-        self.out.push(b'\n');
-        self.events += 1;
-        self.last_event = Some(id.clone());
-        Ok(id)
+        Ok(self.log.append(kind, record_id, &self.last_ts, data))
     }
 
     /// Writes the gathered assistant message and its calls.
@@ -359,7 +303,7 @@ impl Session {
             Some(m) => m,
             None => {
                 diags.add("placeholder", Severity::Info, "messageId", None, None);
-                derived_uuid(&self.seed, "message", self.events)
+                self.log.derived("message")
             }
         };
         let data = AssistantMessage {
@@ -375,8 +319,7 @@ impl Session {
         for (call, name, arguments) in p.calls {
             let data = ToolStart { tool_call_id: &call, tool_name: &name, arguments: &arguments };
             self.event("tool.execution_start", None, None, data)?;
-            self.open_calls.retain(|c| *c != call);
-            self.open_calls.push(call);
+            self.calls.reopen(call, ());
         }
         Ok(())
     }
@@ -396,14 +339,13 @@ impl Session {
             ToolComplete { tool_call_id: call, success: false, result: None, error: Some(error) }
         };
         self.event("tool.execution_complete", id, ts, data)?;
-        self.open_calls.retain(|c| c != call);
-        self.answered.insert(call.to_string());
+        self.calls.mark_answered(call);
         Ok(())
     }
 
     /// Error results for the calls no result answered.
     fn close_calls(&mut self, diags: &mut Diagnostics) -> Result<(), CodecError> {
-        for call in std::mem::take(&mut self.open_calls) {
+        for (call, ()) in self.calls.close_all() {
             diags.add("synthesized", Severity::Warning, "tool-result", None, None);
             self.result(None, None, &call, NO_RESULT, false)?;
         }
@@ -512,9 +454,7 @@ impl SessionWriter for Writer {
         s.flush(&mut self.diags)?;
         s.close_calls(&mut self.diags)?;
         let mut chunks = Vec::new();
-        if !s.out.is_empty() {
-            chunks.push(Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) });
-        }
+        chunks.extend(s.log.take_chunks());
         Ok(Written { native_id: s.id.clone(), chunks, diagnostics: self.diags.drain() })
     }
 }

@@ -27,8 +27,8 @@ use serde_json::{Map, Value};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::paths::is_uuid;
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::target::TargetChoice;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::core::layout::{EVENTS, SESSION_STATE, WORKSPACE};
@@ -216,17 +216,10 @@ pub fn configured_model(target: &Dir) -> Option<String> {
 
 /// `cd <cwd> && HOME=<home> copilot [--model M] --resume=<id>`.
 pub fn resume_command(cwd: Option<&str>, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = String::new();
-    if let Some(cwd) = cwd {
-        command.push_str(&format!("cd {} && ", shell_quote(cwd)));
-    }
-    if let Some(home) = home {
-        command.push_str(&format!("HOME={} ", shell_quote(home)));
-    }
-    command.push_str("copilot");
-    if let Some(model) = model {
-        command.push_str(&format!(" --model {}", shell_quote(model)));
-    }
-    command.push_str(&format!(" --resume={id}"));
-    command
+    ResumeCommand::in_dir(cwd)
+        .env("HOME", home)
+        .program("copilot")
+        .option("--model", model)
+        .arg(&format!("--resume={id}"))
+        .finish()
 }

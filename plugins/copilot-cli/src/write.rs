@@ -55,8 +55,6 @@
 //! always gives the same bytes, and the writer streams (the id is known at
 //! the first record).
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
@@ -65,8 +63,10 @@ use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
+use crate::core::events::{EventLog, derived_uuid};
 use crate::core::layout::{self, EVENTS, SESSION_STATE, WORKSPACE};
 use crate::core::{HARNESS, head::title_of};
+use trajhost_codec_sdk::writer::OpenCalls;
 
 /// A timestamp as Copilot writes them (milliseconds, `Z`): its loader
 /// refuses a session whose `startTime` has microseconds and an offset, as
@@ -101,31 +101,6 @@ pub fn workspace_path(id: &str) -> String {
     layout::join(&session_dir(id), WORKSPACE)
 }
 
-/// A UUID (version-4 layout) from `seed`, a label and a counter.
-pub fn derived_uuid(seed: &[u8; 32], label: &str, n: u64) -> String {
-    let mut input = Vec::with_capacity(48 + label.len());
-    input.extend_from_slice(seed);
-    input.extend_from_slice(label.as_bytes());
-    input.extend_from_slice(&n.to_be_bytes());
-    let mut b = sha256(&input);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex = trajhost_codec_sdk::hash::to_hex(&b[..16]);
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
-}
-
-/// One event line, in Copilot's key order.
-#[derive(Serialize)]
-struct Envelope<'a, D: Serialize> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    data: D,
-    id: &'a str,
-    timestamp: &'a str,
-    #[serde(rename = "parentId")]
-    parent_id: Option<&'a str>,
-}
-
 /// An assistant message being gathered: its reasoning (before it), its
 /// text, and the tool calls after it.
 #[derive(Default)]
@@ -150,19 +125,14 @@ pub struct Writer {
 
 struct Session {
     id: String,
-    seed: [u8; 32],
     copilot_source: bool,
-    out: Vec<u8>,
-    events: u64,
-    last_event: Option<String>,
-    used: BTreeSet<String>,
+    log: EventLog,
     start: String,
     last_ts: String,
     first_prompt: Option<String>,
     pending: Option<Pending>,
     /// Calls written and not answered yet, in order.
-    open_calls: Vec<String>,
-    answered: BTreeSet<String>,
+    calls: OpenCalls,
 }
 
 impl Writer {
@@ -202,18 +172,13 @@ impl Writer {
         let context = Context { cwd: cwd.clone(), branch: meta.git_branch.clone().filter(|b| !b.is_empty()) };
         let mut session = Session {
             id: id.clone(),
-            seed,
             copilot_source: meta.harness == HARNESS,
-            out: Vec::new(),
-            events: 0,
-            last_event: None,
-            used: BTreeSet::new(),
+            log: EventLog::new(seed, events_path(&id)),
             start: start.clone(),
             last_ts: start.clone(),
             first_prompt: None,
             pending: None,
-            open_calls: Vec::new(),
-            answered: BTreeSet::new(),
+            calls: OpenCalls::new(),
         };
         let data = SessionStart {
             session_id: &id,
@@ -258,10 +223,8 @@ impl Writer {
             }
             Body::ToolResult { call_id, content, ok } => {
                 s.flush(diags)?;
-                if !s.open_calls.contains(&call_id) {
-                    let what =
-                        if s.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    Self::not_carried(diags, what);
+                if let Err(unmatched) = s.calls.answer(&call_id) {
+                    Self::not_carried(diags, unmatched.detail());
                     return Ok(());
                 }
                 if ok.is_none() {
@@ -345,25 +308,13 @@ impl Writer {
 
     fn take_chunk(&mut self) -> Vec<Artifact> {
         match self.session.as_mut() {
-            Some(s) if !s.out.is_empty() => {
-                vec![Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) }]
-            }
-            _ => Vec::new(),
+            Some(s) => s.log.take_chunks(),
+            None => Vec::new(),
         }
     }
 }
 
 impl Session {
-    /// The id of the next event: the record's, when it is a fresh UUID.
-    fn event_id(&mut self, record_id: Option<&str>) -> String {
-        let id = match record_id {
-            Some(id) if is_uuid(id) && !self.used.contains(id) => id.to_string(),
-            _ => derived_uuid(&self.seed, "event", self.events),
-        };
-        self.used.insert(id.clone());
-        id
-    }
-
     fn event(
         &mut self,
         kind: &str,
@@ -371,15 +322,8 @@ impl Session {
         ts: Option<&str>,
         data: impl Serialize,
     ) -> Result<String, CodecError> {
-        let id = self.event_id(record_id);
         let ts = ts.filter(|t| !t.is_empty()).map(copilot_time).unwrap_or_else(|| self.last_ts.clone());
-        let line = Envelope { kind, data, id: &id, timestamp: &ts, parent_id: self.last_event.as_deref() };
-        serde_json::to_writer(&mut self.out, &line)
-            .map_err(|e| CodecError::Other(format!("serializing {kind}: {e}")))?;
-        self.out.push(b'\n');
-        self.events += 1;
-        self.last_event = Some(id.clone());
-        Ok(id)
+        Ok(self.log.append(kind, record_id, &ts, data))
     }
 
     fn reasoning(
@@ -447,7 +391,7 @@ impl Session {
             Some(m) => m,
             None => {
                 diags.add("placeholder", Severity::Info, "messageId", None, None);
-                derived_uuid(&self.seed, "message", self.events)
+                self.log.derived("message")
             }
         };
         let mut output_tokens = None;
@@ -465,7 +409,7 @@ impl Session {
                 if assistant.model.as_deref().is_none_or(str::is_empty) {
                     diags.add("placeholder", Severity::Info, "usage.model", None, None);
                 }
-                let call = derived_uuid(&self.seed, "api-call", self.events);
+                let call = self.log.derived("api-call");
                 let record = UsageRecord { usage: call_usage(usage, assistant.model.as_deref(), &call) };
                 self.event("session.usage_record", None, p.ts.as_deref(), record)?;
                 api_call_id = Some(call);
@@ -489,8 +433,7 @@ impl Session {
         for (call, name, arguments) in p.calls {
             let data = ToolStart { tool_call_id: &call, tool_name: &name, arguments: &arguments };
             self.event("tool.execution_start", None, p.ts.as_deref(), data)?;
-            self.open_calls.retain(|c| *c != call);
-            self.open_calls.push(call);
+            self.calls.reopen(call, ());
         }
         Ok(())
     }
@@ -505,14 +448,13 @@ impl Session {
     ) -> Result<(), CodecError> {
         let data = ToolComplete { tool_call_id: call, success: ok, result: ToolResultContent { content } };
         self.event("tool.execution_complete", id, ts, data)?;
-        self.open_calls.retain(|c| c != call);
-        self.answered.insert(call.to_string());
+        self.calls.mark_answered(call);
         Ok(())
     }
 
     /// Error results for the calls no result answered.
     fn close_calls(&mut self, diags: &mut Diagnostics) -> Result<(), CodecError> {
-        for call in std::mem::take(&mut self.open_calls) {
+        for (call, ()) in self.calls.close_all() {
             diags.add("synthesized", Severity::Warning, "tool-result", None, None);
             self.result(None, None, &call, NO_RESULT, false)?;
         }
@@ -704,9 +646,7 @@ impl SessionWriter for Writer {
         s.close_calls(&mut self.diags)?;
         let workspace = self.workspace_yaml(&s);
         let mut chunks = Vec::new();
-        if !s.out.is_empty() {
-            chunks.push(Artifact { path: events_path(&s.id), bytes: std::mem::take(&mut s.out) });
-        }
+        chunks.extend(s.log.take_chunks());
         chunks.push(Artifact { path: workspace_path(&s.id), bytes: workspace });
         Ok(Written { native_id: s.id.clone(), chunks, diagnostics: self.diags.drain() })
     }

@@ -14,8 +14,8 @@ use serde_json::{Value as Json, json};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateDatabase, CreateFile, TableRows};
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::hash::{sha256, to_hex};
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::Value;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::conversation::{self, file_uri};
@@ -72,10 +72,7 @@ pub fn check_version(target: &Dir) -> Result<(), CodecError> {
 
 /// `cd <cwd> && HOME=<home> cursor-agent --resume <id>`.
 pub fn resume_command(cwd: &str, home: Option<&str>, id: &str) -> String {
-    match home {
-        Some(h) => format!("cd {} && HOME={} cursor-agent --resume {id}", shell_quote(cwd), shell_quote(h)),
-        None => format!("cd {} && cursor-agent --resume {id}", shell_quote(cwd)),
-    }
+    ResumeCommand::in_dir(Some(cwd)).env("HOME", home).program("cursor-agent").arg(&format!("--resume {id}")).finish()
 }
 
 fn refuse_existing(target: &Dir, dir: &str) -> Result<(), CodecError> {

@@ -18,6 +18,7 @@ use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::{md5_hex, sha256, to_hex};
 use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{ArtifactChunk, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::conversation::{encode_root, encode_user_message, file_uri};
@@ -48,6 +49,8 @@ struct Started {
 
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     started: Option<Started>,
     model: Option<String>,
     created_ms: Option<i64>,
@@ -72,11 +75,7 @@ pub struct Writer {
 
 /// A UUID (v4 layout) derived from `seed`: the sandbox has no randomness.
 pub fn uuid_from(seed: &str) -> String {
-    let mut b = sha256(seed.as_bytes());
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = to_hex(&b[..16]);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    trajhost_codec_sdk::writer::ids::uuid_v4_of(seed.as_bytes())
 }
 
 /// `.cursor/chats/<md5(cwd)>/<id>`.
@@ -99,6 +98,7 @@ impl Writer {
         refuse_provider()?;
         Ok(Writer {
             options,
+            input: CanonicalInput::new(),
             started: None,
             model: target::choice().model,
             created_ms: None,
@@ -356,9 +356,8 @@ impl Writer {
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<ArtifactChunk>, CodecError> {
-        for line in records.lines().filter(|l| !l.trim().is_empty()) {
-            let record: Record = serde_json::from_str(line)
-                .map_err(|e| CodecError::Malformed(format!("canonical record is not valid: {e}")))?;
+        for line in records.lines() {
+            let Some(record) = self.input.strict_record(line)? else { continue };
             self.record(record)?;
         }
         Ok(self.chunk())

@@ -22,8 +22,8 @@ use std::collections::BTreeSet;
 use serde_json::{Value as Json, json};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateDatabase, InsertRows, TableRows};
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, Value};
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions, sql, target};
 
 use crate::export::{self, Export};
@@ -175,19 +175,7 @@ pub fn check_version(db: &Database, file: &str) -> Result<(), CodecError> {
 
 /// `cd <cwd> && HOME=<home> dcode [-M <model>] -r <thread_id>`.
 pub fn resume_command(cwd: Option<&str>, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = String::new();
-    if let Some(cwd) = cwd {
-        command.push_str(&format!("cd {} && ", shell_quote(cwd)));
-    }
-    if let Some(home) = home {
-        command.push_str(&format!("HOME={} ", shell_quote(home)));
-    }
-    command.push_str("dcode ");
-    if let Some(model) = model {
-        command.push_str(&format!("-M {} ", shell_quote(model)));
-    }
-    command.push_str(&format!("-r {}", shell_quote(id)));
-    command
+    ResumeCommand::in_dir(cwd).env("HOME", home).program("dcode").option("-M", model).option("-r", Some(id)).finish()
 }
 
 /// dcode's `-M` value: `provider:model` when both were chosen.

@@ -2,17 +2,6 @@
 
 pub use trajhost_codec_sdk::time::rfc3339_ms as rfc3339_utc;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_known_instants() {
-        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339_utc(1_796_011_554_384), "2026-11-30T04:05:54.384Z");
-    }
-}
-
 /// The time encoded in a UUIDv6 (LangGraph's `checkpoint_id`), in ms since
 /// the Unix epoch; `None` for other UUID versions.
 pub fn uuid6_ms(id: &str) -> Option<i64> {

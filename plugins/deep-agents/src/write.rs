@@ -25,6 +25,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::{sha256, to_hex};
 use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{ArtifactChunk, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::export::{self, message_line, thread_line};
@@ -60,6 +61,8 @@ struct Started {
 
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     started: Option<Started>,
     ai: Option<Ai>,
     ids: BTreeSet<String>,
@@ -121,6 +124,7 @@ impl Writer {
     pub fn new(options: WriteOptions) -> Writer {
         Writer {
             options,
+            input: CanonicalInput::new(),
             started: None,
             ai: None,
             ids: BTreeSet::new(),
@@ -374,9 +378,8 @@ impl SessionWriter for Writer {
         if self.finished {
             return Err(CodecError::Other("push after finish".into()));
         }
-        for line in records.lines().filter(|l| !l.trim().is_empty()) {
-            let record: Record = serde_json::from_str(line)
-                .map_err(|e| CodecError::Malformed(format!("not a canonical record ({e})")))?;
+        for line in records.lines() {
+            let Some(record) = self.input.strict_record(line)? else { continue };
             self.record(record)?;
         }
         Ok(self.take())

@@ -25,8 +25,8 @@
 
 use serde_json::Value;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::target::TargetChoice;
+use trajhost_codec_sdk::writer::install::{self, ResumeCommand};
 use trajhost_codec_sdk::{Artifact, CodecError, CreateFile, Operation, Plan, WriteOptions};
 
 use crate::layout::{JSONL, SESSIONS, SETTINGS};
@@ -219,9 +219,7 @@ pub fn prepare(
     let mut transcript = None;
     let mut settings = None;
     for artifact in artifacts {
-        if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-            return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-        }
+        install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
         let name = split_path(&artifact.path)?;
         let slot = if name.ends_with(SETTINGS) {
             &mut settings
@@ -327,8 +325,11 @@ pub fn prepare(
 
 /// `cd <cwd> && droid exec [-m <model>] -s <id> "<prompt>"`.
 pub fn resume_command(cwd: &str, model: Option<&str>, id: &str) -> String {
-    let model = model.map(|m| format!(" -m {}", shell_quote(m))).unwrap_or_default();
-    format!("cd {} && droid exec{model} -s {id} \"<prompt>\"", shell_quote(cwd))
+    ResumeCommand::in_dir(Some(cwd))
+        .program("droid exec")
+        .option("-m", model)
+        .arg(&format!("-s {id} \"<prompt>\""))
+        .finish()
 }
 
 /// The file name of `.factory/sessions/<project>/<name>`, refusing anything else.

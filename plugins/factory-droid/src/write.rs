@@ -46,6 +46,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Us
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::{CanonicalInput, ids};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::{HARNESS, layout};
@@ -196,7 +197,7 @@ struct Session {
 pub struct Writer {
     options: WriteOptions,
     diags: Diagnostics,
-    line_no: usize,
+    input: CanonicalInput,
     session: Option<Session>,
     pending: Option<Pending>,
 }
@@ -212,7 +213,13 @@ impl Writer {
                     .into(),
             ));
         }
-        Ok(Box::new(Writer { options, diags: Diagnostics::new(), line_no: 0, session: None, pending: None }))
+        Ok(Box::new(Writer {
+            options,
+            diags: Diagnostics::new(),
+            input: CanonicalInput::new(),
+            session: None,
+            pending: None,
+        }))
     }
 
     fn not_carried(&mut self, what: &str) {
@@ -622,25 +629,13 @@ fn base_id(id: &str) -> &str {
 
 /// A UUID (version-4 layout) from SHA-256 of `seed`, `salt` and `n`.
 pub fn uuid_of(seed: &[u8], salt: &str, n: u64) -> String {
-    let mut data = Vec::with_capacity(seed.len() + salt.len() + 9);
-    data.extend_from_slice(salt.as_bytes());
-    data.push(0);
-    data.extend_from_slice(&n.to_be_bytes());
-    data.extend_from_slice(seed);
-    let mut b = sha256(&data);
-    b[6] = 0x40 | (b[6] & 0x0f);
-    b[8] = 0x80 | (b[8] & 0x3f);
-    let hex = trajhost_codec_sdk::hash::to_hex(&b[..16]);
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+    ids::uuid_v4_layout(&ids::sha256_of(&[salt.as_bytes(), &[0], &n.to_be_bytes(), seed]))
 }
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
-            self.line_no += 1;
-            let Some(record) = trajhost_codec_sdk::records::canonical_line(line, self.line_no, &mut self.diags)? else {
-                continue;
-            };
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             if self.session.is_none() {
                 match &record.body {
                     Body::Meta(meta) => {

@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, SESSION_JSON, SESSIONS};
@@ -46,9 +47,7 @@ pub fn prepare(
 ) -> Result<Plan, CodecError> {
     let [artifact] = <[Artifact; 1]>::try_from(artifacts)
         .map_err(|a| CodecError::Malformed(format!("an fx export is one {SESSION_JSON}, not {} artifacts", a.len())))?;
-    if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-        return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-    }
+    install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
     let id = artifact
         .path
         .strip_prefix(SESSIONS)
@@ -123,12 +122,7 @@ pub fn prepare(
 /// A model name fx accepts: 1–1024 bytes, no surrounding whitespace, no
 /// control characters.
 fn check_model(model: &str) -> Result<(), CodecError> {
-    if model.is_empty() || model.len() > 1024 || model.trim() != model || model.chars().any(char::is_control) {
-        return Err(CodecError::Other(format!(
-            "model {model:?} is not a name fx accepts (1–1024 bytes, no surrounding space or control characters)"
-        )));
-    }
-    Ok(())
+    install::check_model_name(model, 1024, "fx")
 }
 
 /// The provider as fx spells it: a built-in (lowercased) or a connection

@@ -55,6 +55,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Body, Meta, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::layout;
@@ -86,6 +87,8 @@ struct Turn {
 /// The streaming writer: turns are serialized as they close.
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     hasher: Sha256,
     meta: Option<Meta>,
     history: Vec<u8>,
@@ -104,6 +107,7 @@ impl Writer {
     pub fn new(options: WriteOptions) -> Writer {
         Writer {
             options,
+            input: CanonicalInput::new(),
             hasher: Sha256::new(),
             meta: None,
             history: Vec::new(),
@@ -392,9 +396,8 @@ impl SessionWriter for Writer {
             return Err(CodecError::LimitExceeded(format!("canonical document over {} bytes", MAX_DOCUMENT_BYTES * 2)));
         }
         self.hasher.update(records.as_bytes());
-        for line in records.lines().filter(|l| !l.trim().is_empty()) {
-            let record: Record = serde_json::from_str(line)
-                .map_err(|e| CodecError::Malformed(format!("a canonical record line does not parse: {e}")))?;
+        for line in records.lines() {
+            let Some(record) = self.input.strict_record(line)? else { continue };
             self.record(record)?;
         }
         Ok(Vec::new())

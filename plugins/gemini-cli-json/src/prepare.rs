@@ -39,7 +39,8 @@ use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::paths::{is_uuid, plain_name};
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
+use trajhost_codec_sdk::writer::install::{self, list};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::conversation::Document;
@@ -83,9 +84,7 @@ pub fn prepare(
     let mut session = None;
     let mut marker = None;
     for artifact in artifacts {
-        if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-            return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-        }
+        install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
         let name = artifact.path.rsplit('/').next().unwrap_or("");
         if name == PROJECT_ROOT_FILE {
             marker = Some(artifact);
@@ -183,20 +182,7 @@ fn project_hash_field(hash: &str) -> Vec<u8> {
 /// A model name Gemini CLI's `-m` takes: 1–256 bytes, no surrounding
 /// space, no control characters.
 fn check_model(model: &str) -> Result<(), CodecError> {
-    if model.is_empty() || model.len() > 256 || model.trim() != model || model.chars().any(char::is_control) {
-        return Err(CodecError::Other(format!(
-            "model {model:?} is not a name Gemini CLI accepts (1–256 bytes, no surrounding space or control characters)"
-        )));
-    }
-    Ok(())
-}
-
-fn list(target: &Dir, dir: &str) -> Result<Option<Vec<trajhost_codec_sdk::fs::DirEntry>>, CodecError> {
-    match target.list(dir) {
-        Ok(entries) => Ok(Some(entries)),
-        Err(FsError::NotFound(_)) => Ok(None),
-        Err(e) => Err(CodecError::Io(format!("listing {dir} in the target home: {e:?}"))),
-    }
+    install::check_model_name(model, 256, "Gemini CLI")
 }
 
 /// Fails when any project of the home keeps JSONL session files: that home
@@ -275,16 +261,12 @@ fn replace_first(haystack: &[u8], from: &[u8], to: &[u8]) -> Option<Vec<u8>> {
 
 /// `cd <cwd> && GEMINI_CLI_HOME=<home> gemini [-m M] --resume <id>`.
 pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = home {
-        command.push_str(&format!("GEMINI_CLI_HOME={} ", shell_quote(home.trim_end_matches('/'))));
-    }
-    command.push_str("gemini");
-    if let Some(model) = model {
-        command.push_str(&format!(" -m {}", shell_quote(model)));
-    }
-    command.push_str(&format!(" --resume {id}"));
-    command
+    ResumeCommand::in_dir(Some(cwd))
+        .env("GEMINI_CLI_HOME", home.map(|h| h.trim_end_matches('/')))
+        .program("gemini")
+        .option("-m", model)
+        .arg(&format!("--resume {id}"))
+        .finish()
 }
 
 #[cfg(test)]

@@ -56,18 +56,20 @@
 //! always gives the same bytes. File names use UTC minutes, as Gemini CLI's
 //! do.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::hash::{sha256, sha256_hex, to_hex};
+use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
-use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::ids::{self, UsedIds};
+use trajhost_codec_sdk::writer::{CanonicalInput, json_document};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_gemini_cli_core::message::harness_context_kind;
+use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
 
 use crate::layout::{self, CHATS, JSON, PROJECT_ROOT_FILE, SESSION_PREFIX, TMP_ROOT};
 
@@ -83,9 +85,8 @@ pub const CANCELLED_RESULT: &str = "[Operation Cancelled] Reason: no result was 
 pub struct Writer {
     options: WriteOptions,
     diags: Diagnostics,
-    line_no: usize,
+    input: CanonicalInput,
     meta: Option<Meta>,
-    meta_digest: Option<[u8; 32]>,
     first_ts: Option<String>,
     last_ts: Option<String>,
     summary: Option<String>,
@@ -97,7 +98,7 @@ pub struct Writer {
     thoughts: Vec<ThoughtOut>,
     thoughts_id: Option<String>,
     /// Message ids used so far.
-    ids: BTreeSet<String>,
+    ids: UsedIds,
     /// Every call written: id → (message, call).
     calls: BTreeMap<String, (usize, usize)>,
 }
@@ -182,29 +183,6 @@ impl ModelFields {
     }
 }
 
-#[derive(Serialize, Clone)]
-struct ThoughtOut {
-    subject: String,
-    description: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<String>,
-}
-
-/// `TokensSummary`: `input` includes cached tokens.
-#[derive(Serialize, Clone)]
-struct TokensOut {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    input: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cached: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thoughts: Option<u64>,
-    tool: u64,
-    total: u64,
-}
-
 /// `ToolCallRecord`, as 0.25 enriches it for a tool its registry lacks.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -225,9 +203,8 @@ impl Writer {
         Writer {
             options,
             diags: Diagnostics::new(),
-            line_no: 0,
+            input: CanonicalInput::new(),
             meta: None,
-            meta_digest: None,
             first_ts: None,
             last_ts: None,
             summary: None,
@@ -235,7 +212,7 @@ impl Writer {
             current: None,
             thoughts: Vec::new(),
             thoughts_id: None,
-            ids: BTreeSet::new(),
+            ids: UsedIds::new(),
             calls: BTreeMap::new(),
         }
     }
@@ -430,33 +407,16 @@ impl Writer {
     }
 
     fn tokens(&mut self, usage: &Usage) -> TokensOut {
-        if usage.cache_write.is_some() {
-            self.not_carried("usage.cache_write");
-        }
-        if usage.cost_usd.is_some() {
-            self.not_carried("usage.cost_usd");
-        }
-        let input = match (usage.input, usage.cache_read) {
-            (None, None) => None,
-            (i, c) => Some(i.unwrap_or(0) + c.unwrap_or(0)),
-        };
-        let total = input.unwrap_or(0) + usage.output.unwrap_or(0) + usage.reasoning.unwrap_or(0);
-        TokensOut { input, output: usage.output, cached: usage.cache_read, thoughts: usage.reasoning, tool: 0, total }
+        TokensOut::of(usage, &mut self.diags)
     }
 
     /// `id`, or `id-<n>` when a message of the file has it already.
     fn unique_id(&mut self, id: &str) -> String {
         let base = if id.is_empty() { "message" } else { id };
-        let mut candidate = base.to_string();
-        let mut n = 1;
-        while self.ids.contains(&candidate) {
-            candidate = format!("{base}-{n}");
-            n += 1;
-        }
+        let candidate = self.ids.claim(base, |base, n| format!("{base}-{n}"));
         if candidate != base {
             self.diags.add("renamed", Severity::Info, "message.id", None, None);
         }
-        self.ids.insert(candidate.clone());
         candidate
     }
 
@@ -480,23 +440,8 @@ impl Writer {
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
-            self.line_no += 1;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value: Value = serde_json::from_str(line).map_err(|e| {
-                CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.line_no))
-            })?;
-            let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-            if self.meta_digest.is_none() && kind == "meta" {
-                self.meta_digest = Some(sha256(line.as_bytes()));
-            }
-            match serde_json::from_value::<Record>(value) {
-                Ok(record) => self.record(record),
-                Err(_) => {
-                    let what = format!("unknown-kind/{}", type_name(Some(&kind)));
-                    self.diags.add("not-carried", Severity::Warning, &what, None, None);
-                }
+            if let Some(record) = self.input.record(line, &mut self.diags)? {
+                self.record(record);
             }
         }
         // A JSON document is whole or nothing: it is returned at `finish`.
@@ -531,7 +476,7 @@ impl SessionWriter for Writer {
                      `gemini --resume <id>` names one)"
                 )));
             }
-            None => uuid_from(self.meta_digest.unwrap_or_else(|| sha256(start.as_bytes()))),
+            None => uuid_from(self.input.meta_digest().unwrap_or_else(|| sha256(start.as_bytes()))),
         };
         self.flush_thoughts();
         self.answer_the_unanswered();
@@ -554,8 +499,7 @@ impl SessionWriter for Writer {
             messages: &self.messages,
             summary: summary.as_deref(),
         };
-        let bytes = serde_json::to_vec_pretty(&document)
-            .map_err(|e| CodecError::Other(format!("serializing the session document: {e}")))?;
+        let bytes = json_document(&document)?;
         let project_dir = layout::join(TMP_ROOT, &hash);
         let chunks = vec![
             Artifact { path: layout::join(&project_dir, PROJECT_ROOT_FILE), bytes: cwd.into_bytes() },
@@ -565,40 +509,16 @@ impl SessionWriter for Writer {
     }
 }
 
-/// The `functionResponse` part Gemini CLI records: `{output}` for a result,
-/// `{error}` for a failed call.
-fn function_response(call_id: &str, name: &str, content: &str, ok: Option<bool>) -> Value {
-    let key = if ok == Some(false) { "error" } else { "output" };
-    serde_json::json!({ "functionResponse": { "id": call_id, "name": name, "response": { key: content } } })
-}
-
 /// `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.json`.
 pub fn session_file_name(start: &str, id: &str) -> String {
-    let minutes: String = start.chars().take(16).map(|c| if c == ':' { '-' } else { c }).collect();
-    let short: String = id.chars().take(8).collect();
-    format!("{SESSION_PREFIX}{minutes}-{short}{JSON}")
+    written::session_file_name(SESSION_PREFIX, start, id, JSON)
 }
 
-/// Gemini CLI's `projectHash` and project directory name: the SHA-256 of
-/// the project root, in hex.
-pub fn project_hash(cwd: &str) -> String {
-    sha256_hex(cwd.as_bytes())
-}
-
-/// The project root as Gemini CLI keys it (`path.resolve`: no trailing `/`).
-pub fn normalize_cwd(cwd: &str) -> String {
-    let trimmed = cwd.trim_end_matches('/');
-    if trimmed.is_empty() { "/".to_string() } else { trimmed.to_string() }
-}
+pub use trajhost_gemini_cli_core::written::{normalize_cwd, project_hash};
 
 /// A UUID in the version-4 layout from the first 16 bytes of `seed`.
 fn uuid_from(seed: [u8; 32]) -> String {
-    let mut b = [0u8; 16];
-    b.copy_from_slice(&seed[..16]);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = to_hex(&b);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    ids::uuid_v4_layout(&seed)
 }
 
 #[cfg(test)]

@@ -32,7 +32,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{AddJsonEntry, CreateFile};
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
+use trajhost_codec_sdk::writer::install::{self, exists};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, CHATS, JSONL, LEGACY_JSON, PROJECT_ROOT_FILE, PROJECTS_JSON, SESSION_PREFIX, TMP_ROOT};
@@ -80,9 +81,7 @@ pub fn prepare(
     let mut session = None;
     let mut marker = None;
     for artifact in artifacts {
-        if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-            return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-        }
+        install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
         let name = artifact.path.rsplit('/').next().unwrap_or("");
         if name == PROJECT_ROOT_FILE {
             marker = Some(artifact);
@@ -199,12 +198,7 @@ pub fn prepare(
 /// A model name Gemini CLI's `-m` takes: 1–256 bytes, no surrounding
 /// space, no control characters.
 fn check_model(model: &str) -> Result<(), CodecError> {
-    if model.is_empty() || model.len() > 256 || model.trim() != model || model.chars().any(char::is_control) {
-        return Err(CodecError::Other(format!(
-            "model {model:?} is not a name Gemini CLI accepts (1–256 bytes, no surrounding space or control characters)"
-        )));
-    }
-    Ok(())
+    install::check_model_name(model, 256, "Gemini CLI")
 }
 
 /// The target's registry; empty when it has none. One Gemini CLI cannot
@@ -222,14 +216,6 @@ fn read_registry(target: &Dir) -> Result<BTreeMap<String, String>, CodecError> {
         }),
         Err(FsError::NotFound(_)) => Ok(BTreeMap::new()),
         Err(e) => Err(CodecError::Io(format!("reading ~/{PROJECTS_JSON}: {e:?}"))),
-    }
-}
-
-fn exists(target: &Dir, path: &str) -> Result<bool, CodecError> {
-    match target.stat(path) {
-        Ok(_) => Ok(true),
-        Err(FsError::NotFound(_)) => Ok(false),
-        Err(e) => Err(CodecError::Io(format!("checking {path} in the target home: {e:?}"))),
     }
 }
 
@@ -302,16 +288,12 @@ fn replace_all(haystack: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 
 /// `cd <cwd> && GEMINI_CLI_HOME=<home> gemini [-m M] --resume <id>`.
 pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = home {
-        command.push_str(&format!("GEMINI_CLI_HOME={} ", shell_quote(home.trim_end_matches('/'))));
-    }
-    command.push_str("gemini");
-    if let Some(model) = model {
-        command.push_str(&format!(" -m {}", shell_quote(model)));
-    }
-    command.push_str(&format!(" --resume {id}"));
-    command
+    ResumeCommand::in_dir(Some(cwd))
+        .env("GEMINI_CLI_HOME", home.map(|h| h.trim_end_matches('/')))
+        .program("gemini")
+        .option("-m", model)
+        .arg(&format!("--resume {id}"))
+        .finish()
 }
 
 #[cfg(test)]

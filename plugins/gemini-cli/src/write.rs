@@ -45,11 +45,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::CanonicalInput;
+use trajhost_codec_sdk::writer::ids::{self, UsedIds};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
+use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
 
 use crate::head::harness_context_kind;
 use crate::layout::{self, CHATS, JSONL, PROJECT_ROOT_FILE, SESSION_PREFIX, TMP_ROOT};
@@ -63,9 +65,8 @@ const NOTICE_TYPES: &[&str] = &["info", "warning", "error"];
 pub struct Writer {
     options: WriteOptions,
     diags: Diagnostics,
-    line_no: usize,
+    input: CanonicalInput,
     meta: Option<Meta>,
-    meta_digest: Option<[u8; 32]>,
     /// Set once the header is known (id, cwd, start).
     session: Option<Session>,
     /// Lines serialized but not returned yet (the header goes first).
@@ -75,7 +76,7 @@ pub struct Writer {
     /// Reasoning waiting for the message it belongs to.
     thoughts: Vec<ThoughtOut>,
     /// Message ids written so far.
-    ids: BTreeSet<String>,
+    ids: UsedIds,
     /// Calls written without a result: id → name.
     unanswered: BTreeMap<String, String>,
     /// Calls that got their result.
@@ -134,29 +135,6 @@ struct MessageOut<'a> {
     tool_calls: Option<&'a [ToolCallOut]>,
 }
 
-#[derive(Serialize, Clone)]
-struct ThoughtOut {
-    subject: String,
-    description: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<String>,
-}
-
-/// `TokensSummary`: `input` includes cached tokens.
-#[derive(Serialize, Clone)]
-struct TokensOut {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    input: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cached: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thoughts: Option<u64>,
-    tool: u64,
-    total: u64,
-}
-
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolCallOut {
@@ -175,14 +153,13 @@ impl Writer {
         Writer {
             options,
             diags: Diagnostics::new(),
-            line_no: 0,
+            input: CanonicalInput::new(),
             meta: None,
-            meta_digest: None,
             session: None,
             out: Vec::new(),
             current: None,
             thoughts: Vec::new(),
-            ids: BTreeSet::new(),
+            ids: UsedIds::new(),
             unanswered: BTreeMap::new(),
             answered: BTreeSet::new(),
             last_ts: None,
@@ -221,7 +198,7 @@ impl Writer {
                      `gemini --resume <id>` names one)"
                 )));
             }
-            None => uuid_from(self.meta_digest.unwrap_or_else(|| Sha256::digest(start.as_bytes()).into())),
+            None => uuid_from(self.input.meta_digest().unwrap_or_else(|| ids::sha256_of(&[start.as_bytes()]))),
         };
         let slug = slugify(basename(&cwd));
         let project_dir = layout::join(TMP_ROOT, &slug);
@@ -408,18 +385,7 @@ impl Writer {
     }
 
     fn tokens(&mut self, usage: &Usage) -> TokensOut {
-        if usage.cache_write.is_some() {
-            self.not_carried("usage.cache_write");
-        }
-        if usage.cost_usd.is_some() {
-            self.not_carried("usage.cost_usd");
-        }
-        let input = match (usage.input, usage.cache_read) {
-            (None, None) => None,
-            (i, c) => Some(i.unwrap_or(0) + c.unwrap_or(0)),
-        };
-        let total = input.unwrap_or(0) + usage.output.unwrap_or(0) + usage.reasoning.unwrap_or(0);
-        TokensOut { input, output: usage.output, cached: usage.cache_read, thoughts: usage.reasoning, tool: 0, total }
+        TokensOut::of(usage, &mut self.diags)
     }
 
     fn tool_result(
@@ -507,16 +473,10 @@ impl Writer {
     /// CLI keeps one message per id).
     fn unique_id(&mut self, id: &str) -> String {
         let base = if id.is_empty() { "message" } else { id };
-        let mut candidate = base.to_string();
-        let mut n = 1;
-        while self.ids.contains(&candidate) {
-            candidate = format!("{base}-{n}");
-            n += 1;
-        }
+        let candidate = self.ids.claim(base, |base, n| format!("{base}-{n}"));
         if candidate != base {
             self.diags.add("renamed", Severity::Info, "message.id", None, None);
         }
-        self.ids.insert(candidate.clone());
         candidate
     }
 
@@ -537,23 +497,8 @@ impl Writer {
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
-            self.line_no += 1;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value: Value = serde_json::from_str(line).map_err(|e| {
-                CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.line_no))
-            })?;
-            if self.meta_digest.is_none() && value.get("kind").and_then(Value::as_str) == Some("meta") {
-                self.meta_digest = Some(Sha256::digest(line.as_bytes()).into());
-            }
-            match serde_json::from_value::<Record>(value.clone()) {
-                Ok(record) => self.record(record)?,
-                Err(_) => {
-                    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
-                    let what = format!("unknown-kind/{}", crate::records::type_name(Some(kind)));
-                    self.diags.add("not-carried", Severity::Warning, &what, None, None);
-                }
+            if let Some(record) = self.input.record(line, &mut self.diags)? {
+                self.record(record)?;
             }
         }
         Ok(self.take_chunks())
@@ -583,30 +528,12 @@ fn text_part(text: &str) -> Value {
     serde_json::json!({ "text": text })
 }
 
-/// The `functionResponse` part Gemini CLI records: `{output}` for a result,
-/// `{error}` for a failed call.
-fn function_response(call_id: &str, name: &str, content: &str, ok: Option<bool>) -> Value {
-    let key = if ok == Some(false) { "error" } else { "output" };
-    serde_json::json!({ "functionResponse": { "id": call_id, "name": name, "response": { key: content } } })
-}
-
 /// `session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`.
 pub fn session_file_name(start: &str, id: &str) -> String {
-    let minutes: String = start.chars().take(16).map(|c| if c == ':' { '-' } else { c }).collect();
-    let short: String = id.chars().take(8).collect();
-    format!("{SESSION_PREFIX}{minutes}-{short}{JSONL}")
+    written::session_file_name(SESSION_PREFIX, start, id, JSONL)
 }
 
-/// Gemini CLI's `projectHash`: the SHA-256 of the project root, in hex.
-pub fn project_hash(cwd: &str) -> String {
-    hex(&Sha256::digest(cwd.as_bytes()))
-}
-
-/// The project root as Gemini CLI keys it (`path.resolve`: no trailing `/`).
-pub fn normalize_cwd(cwd: &str) -> String {
-    let trimmed = cwd.trim_end_matches('/');
-    if trimmed.is_empty() { "/".to_string() } else { trimmed.to_string() }
-}
+pub use trajhost_gemini_cli_core::written::{normalize_cwd, project_hash};
 
 /// The last path component.
 pub fn basename(path: &str) -> &str {
@@ -628,18 +555,9 @@ pub fn slugify(name: &str) -> String {
     if slug.is_empty() { "project".to_string() } else { slug.to_string() }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A UUID in the version-4 layout from 16 bytes of `seed`.
+/// A UUID in the version-4 layout from the first 16 bytes of `seed`.
 fn uuid_from(seed: [u8; 32]) -> String {
-    let mut b = [0u8; 16];
-    b.copy_from_slice(&seed[..16]);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex(&b);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    ids::uuid_v4_layout(&seed)
 }
 
 /// `8-4-4-4-12` hex digits.

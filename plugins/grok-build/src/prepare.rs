@@ -20,7 +20,7 @@ use serde_json::Value;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CopyArtifact, CreateFile};
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::paths::is_uuid;
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{ArtifactInfo, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{CHAT_HISTORY, SESSIONS, SUMMARY, UPDATES, plain_name};
@@ -122,13 +122,12 @@ pub fn prepare(
 /// `cd <cwd> && [GROK_HOME=<home>/.grok] grok -r <id>`: Grok files the
 /// session under the cwd, and reads `GROK_HOME` (default `~/.grok`).
 pub fn resume_command(cwd: &str, home: Option<&str>, id: &str) -> String {
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = home {
-        let grok_home = format!("{}/.grok", home.trim_end_matches('/'));
-        command.push_str(&format!("GROK_HOME={} ", shell_quote(&grok_home)));
-    }
-    command.push_str(&format!("grok -r {id}"));
-    command
+    let grok_home = home.map(|home| format!("{}/.grok", home.trim_end_matches('/')));
+    ResumeCommand::in_dir(Some(cwd))
+        .env("GROK_HOME", grok_home.as_deref())
+        .program("grok")
+        .arg(&format!("-r {id}"))
+        .finish()
 }
 
 /// `.grok/sessions/<folder>/<id>/<name>` → (id, name).

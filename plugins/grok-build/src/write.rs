@@ -43,6 +43,8 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Reasoning, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::CanonicalInput;
+use trajhost_codec_sdk::writer::ids;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -62,6 +64,8 @@ const SUMMARY_CHARS: usize = 100;
 /// complete (an answer once no more calls can join it).
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     diags: Diagnostics,
     meta: Option<Meta>,
     meta_digest: [u8; 32],
@@ -100,6 +104,7 @@ impl Writer {
         }
         Ok(Writer {
             options,
+            input: CanonicalInput::new(),
             diags: Diagnostics::new(),
             meta: None,
             meta_digest: [0; 32],
@@ -439,20 +444,8 @@ impl Writer {
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
-        for (i, line) in records.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Record = match serde_json::from_str(line) {
-                Ok(r) => r,
-                Err(e) => {
-                    if serde_json::from_str::<Value>(line).is_err() {
-                        return Err(CodecError::Malformed(format!("canonical batch line {}: not JSON ({e})", i + 1)));
-                    }
-                    self.not_carried("unknown-kind");
-                    continue;
-                }
-            };
+        for line in records.lines() {
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             self.record(record)?;
         }
         Ok(self.take_chunk())
@@ -526,14 +519,5 @@ pub fn check_model(model: &str) -> Result<(), CodecError> {
 
 /// A UUIDv7 for instant `ms` whose other bits come from `seed`.
 pub fn uuid_v7(ms: i64, seed: &[u8; 32]) -> String {
-    let h = Sha256::digest(seed);
-    let ms = (ms.max(0) as u64) & 0xffff_ffff_ffff;
-    let mut b = [0u8; 16];
-    b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
-    b[6] = 0x70 | (h[0] & 0x0f);
-    b[7] = h[1];
-    b[8] = 0x80 | (h[2] & 0x3f);
-    b[9..].copy_from_slice(&h[3..10]);
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+    ids::uuid_v7_layout(ms, &ids::sha256_of(&[seed]))
 }

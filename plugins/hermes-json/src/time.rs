@@ -3,13 +3,13 @@
 //! which is read as UTC since the zone is not recorded — or epoch seconds.
 
 use serde_json::Value;
-use trajhost_codec_sdk::time::{parse_iso8601, rfc3339_ms, rfc3339_secs};
+use trajhost_codec_sdk::time::{parse_timestamp, rfc3339_epoch_secs, rfc3339_ms};
 
 /// RFC 3339 of a time value; `None` for anything else.
 pub fn of_value(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) => parse_iso8601(s.trim()).map(|(ms, _)| rfc3339_ms(ms)),
-        Value::Number(n) => n.as_f64().filter(|s| (0.0..1.0e11).contains(s)).and_then(rfc3339_secs),
+        Value::String(s) => parse_timestamp(s).map(rfc3339_ms),
+        Value::Number(n) => n.as_f64().and_then(rfc3339_epoch_secs),
         _ => None,
     }
 }

@@ -29,10 +29,10 @@
 
 use serde_json::{Map, Value as Json};
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sql;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::target::TargetChoice;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{
     ArtifactInfo, CodecError, CreateDatabase, InsertRows, Operation, Plan, TableRows, WriteOptions,
 };
@@ -142,22 +142,15 @@ pub fn resume_command(
     provider: Option<&str>,
     model: Option<&str>,
 ) -> String {
-    let mut command = String::new();
-    if let Some(cwd) = cwd {
-        command.push_str(&format!("cd {} && ", shell_quote(cwd)));
-    }
-    if let Some(home) = home {
-        command.push_str(&format!("HOME={} ", shell_quote(home)));
-    }
-    command.push_str(&format!("hermes chat -Q --resume {} -q \"<prompt>\"", shell_quote(id)));
-    if let Some(p) = provider {
-        command.push_str(&format!(" --provider {}", shell_quote(p)));
-    }
-    if let Some(m) = model {
-        command.push_str(&format!(" -m {}", shell_quote(m)));
-    }
-    command.push_str(" --yolo");
-    command
+    ResumeCommand::in_dir(cwd)
+        .env("HOME", home)
+        .program("hermes chat -Q")
+        .option("--resume", Some(id))
+        .arg("-q \"<prompt>\"")
+        .option("--provider", provider)
+        .option("-m", model)
+        .arg("--yolo")
+        .finish()
 }
 
 /// The `messages` rows of the export, with one column list (Hermes' order).

@@ -41,13 +41,12 @@
 //! Hermes' shape `YYYYMMDD_HHMMSS_<6 hex>` from the start time (UTC) and the
 //! SHA-256 of the `meta` line: the same document gives the same bytes.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::Value as Json;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::time::{Civil, parse_rfc3339};
+use trajhost_codec_sdk::time::{Civil, epoch_secs, parse_rfc3339};
+use trajhost_codec_sdk::writer::{CanonicalInput, OpenCalls, ids};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -101,6 +100,8 @@ struct Totals {
 
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     session: Option<Session>,
     system_prompt: Option<String>,
     seen_message: bool,
@@ -109,8 +110,7 @@ pub struct Writer {
     last_ts: f64,
     open: Option<Message>,
     /// Written calls awaiting a result: (id, tool name).
-    pending: Vec<(String, String)>,
-    answered: BTreeSet<String>,
+    pending: OpenCalls<String>,
     message_count: i64,
     tool_call_count: i64,
     totals: Totals,
@@ -187,6 +187,7 @@ impl Writer {
     pub fn new(options: WriteOptions) -> Writer {
         Writer {
             options,
+            input: CanonicalInput::new(),
             session: None,
             system_prompt: None,
             seen_message: false,
@@ -194,8 +195,7 @@ impl Writer {
             started: None,
             last_ts: 0.0,
             open: None,
-            pending: Vec::new(),
-            answered: BTreeSet::new(),
+            pending: OpenCalls::new(),
             message_count: 0,
             tool_call_count: 0,
             totals: Totals::default(),
@@ -209,7 +209,7 @@ impl Writer {
     }
 
     fn start(&mut self, meta: Option<&Meta>, meta_line: &str) -> Result<(), CodecError> {
-        self.started = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).map(|ms| ms as f64 / 1e3);
+        self.started = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).map(epoch_secs);
         if let Some(s) = self.started {
             self.last_ts = s;
         }
@@ -246,7 +246,7 @@ impl Writer {
 
     fn clock(&mut self, ts: Option<&str>) -> f64 {
         if let Some(ms) = ts.and_then(parse_rfc3339) {
-            self.last_ts = ms as f64 / 1e3;
+            self.last_ts = epoch_secs(ms);
             self.started.get_or_insert(self.last_ts);
         }
         self.last_ts
@@ -320,13 +320,13 @@ impl Writer {
             Body::ToolResult { call_id, content, .. } => {
                 let ts = self.clock(ts.as_deref());
                 self.flush_message();
-                let Some(at) = self.pending.iter().position(|(id, _)| *id == call_id) else {
-                    let what =
-                        if self.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    self.not_carried(what);
-                    return Ok(());
+                let name = match self.pending.answer(&call_id) {
+                    Ok(name) => name,
+                    Err(unmatched) => {
+                        self.not_carried(unmatched.detail());
+                        return Ok(());
+                    }
                 };
-                let (_, name) = self.pending.remove(at);
                 self.tool_row(&call_id, &name, &content, ts);
             }
             Body::Compaction { summary, .. } => {
@@ -426,7 +426,7 @@ impl Writer {
     }
 
     fn settle_pending(&mut self, ts: f64) {
-        for (id, name) in std::mem::take(&mut self.pending) {
+        for (id, name) in self.pending.close_all() {
             self.diags.add("synthesized", Severity::Warning, "missing-tool-result", None, None);
             self.tool_row(&id, &name, MISSING_RESULT, ts);
         }
@@ -440,7 +440,6 @@ impl Writer {
             ..MessageRow::of(&id, "tool", Some(content), ts)
         };
         self.line(&row);
-        self.answered.insert(call_id.to_string());
     }
 
     /// Writes the open assistant row.
@@ -468,7 +467,7 @@ impl Writer {
         self.line(&row);
         self.tool_call_count += m.calls.len() as i64;
         for (call_id, name, _) in m.calls {
-            self.pending.push((call_id, name));
+            self.pending.open(call_id, name);
         }
     }
 
@@ -506,22 +505,8 @@ impl Writer {
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
-        for (n, line) in records.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Record = match serde_json::from_str(line) {
-                Ok(record) => record,
-                Err(e) => {
-                    let value: Json = serde_json::from_str(line).map_err(|_| {
-                        CodecError::Malformed(format!("canonical batch line {}: not JSON ({e})", n + 1))
-                    })?;
-                    let kind = value.get("kind").and_then(Json::as_str).unwrap_or("?");
-                    let kind: String = kind.chars().take(40).collect();
-                    self.diags.add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
-                    continue;
-                }
-            };
+        for line in records.lines() {
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             if self.session.is_none() {
                 match &record.body {
                     Body::Meta(meta) if record.agent.is_none() => {
@@ -583,40 +568,7 @@ pub fn tool_calls_json(calls: &[(String, String, String)]) -> String {
 }
 
 /// Python's `json.dumps` spacing and ASCII escaping.
-pub fn python_json(value: &impl Serialize) -> Vec<u8> {
-    struct Spaced;
-    impl serde_json::ser::Formatter for Spaced {
-        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-            w.write_all(b": ")
-        }
-        fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, w: &mut W, s: &str) -> std::io::Result<()> {
-            let mut plain = 0;
-            for (i, c) in s.char_indices() {
-                if !c.is_ascii() {
-                    w.write_all(&s.as_bytes()[plain..i])?;
-                    let mut units = [0u16; 2];
-                    for unit in c.encode_utf16(&mut units) {
-                        write!(w, "\\u{unit:04x}")?;
-                    }
-                    plain = i + c.len_utf8();
-                }
-            }
-            w.write_all(&s.as_bytes()[plain..])
-        }
-    }
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
-    if value.serialize(&mut ser).is_err() {
-        out.clear();
-    }
-    out
-}
+pub use trajhost_codec_sdk::writer::python_json;
 
 /// A title Hermes accepts (`SessionDB.sanitize_title`): control and
 /// invisible characters removed, whitespace collapsed, at most 100
@@ -642,6 +594,6 @@ pub const MAX_TITLE_CHARS: usize = 100;
 /// `YYYYMMDD_HHMMSS_<6 hex>` (UTC) from epoch seconds and a digest of `seed`.
 pub fn session_id(started: f64, seed: &[u8]) -> String {
     let c = Civil::from_ms((started * 1e3) as i64);
-    let hex = trajhost_codec_sdk::hash::to_hex(&trajhost_codec_sdk::hash::sha256(seed)[..3]);
+    let hex = ids::hex_prefix(&ids::sha256_of(&[seed]), 6);
     format!("{:04}{:02}{:02}_{:02}{:02}{:02}_{hex}", c.year, c.month, c.day, c.hour, c.minute, c.second)
 }

@@ -21,7 +21,7 @@
 //!   [-m <model>]`.
 
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{AddJsonEntry, ArtifactInfo, CodecError, CopyArtifact, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, CONTEXT, LOCAL_KAOS, METADATA, SESSIONS, STATE, WIRE};
@@ -169,15 +169,13 @@ pub fn prepare(
 
 /// `cd <cwd> && HOME='<home>' kimi -w <cwd> -r <id> [-m <model>]`.
 pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = home {
-        command.push_str(&format!("HOME={} ", shell_quote(home)));
-    }
-    command.push_str(&format!("kimi -w {} -r {}", shell_quote(cwd), shell_quote(id)));
-    if let Some(model) = model {
-        command.push_str(&format!(" -m {}", shell_quote(model)));
-    }
-    command
+    ResumeCommand::in_dir(Some(cwd))
+        .env("HOME", home)
+        .program("kimi")
+        .option("-w", Some(cwd))
+        .option("-r", Some(id))
+        .option("-m", model)
+        .finish()
 }
 
 fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {

@@ -44,13 +44,14 @@
 //! (version-4 layout) from the SHA-256 of the `meta` line: the same document
 //! gives the same bytes.
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 use serde_json::{Value, json};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::time::{epoch_secs, parse_rfc3339};
+// Wire lines and the context's pseudo-role lines are JSON as Python's
+// `json.dumps` writes it.
+use trajhost_codec_sdk::writer::{CanonicalInput, OpenCalls, python_json as spaced};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -91,6 +92,8 @@ struct Session {
 
 pub struct Writer {
     options: WriteOptions,
+    /// The canonical lines read.
+    input: CanonicalInput,
     session: Option<Session>,
     /// The context lines since the last compaction.
     segment: Vec<u8>,
@@ -101,8 +104,7 @@ pub struct Writer {
     wire: Vec<u8>,
     open: Option<Message>,
     /// Written call ids still awaiting a result, in order.
-    pending: Vec<String>,
-    answered: BTreeSet<String>,
+    pending: OpenCalls,
     /// Kimi `<system>` reminders waiting for the next user message.
     injected: Vec<String>,
     turn_open: bool,
@@ -115,6 +117,7 @@ impl Writer {
     pub fn new(options: WriteOptions) -> Writer {
         Writer {
             options,
+            input: CanonicalInput::new(),
             session: None,
             segment: Vec::new(),
             rotations: 0,
@@ -122,8 +125,7 @@ impl Writer {
             system: None,
             wire: Vec::new(),
             open: None,
-            pending: Vec::new(),
-            answered: BTreeSet::new(),
+            pending: OpenCalls::new(),
             injected: Vec::new(),
             turn_open: false,
             steps: 0,
@@ -167,7 +169,7 @@ impl Writer {
         };
         let started = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339);
         match started {
-            Some(ms) => self.last_ts = ms as f64 / 1000.0,
+            Some(ms) => self.last_ts = epoch_secs(ms),
             None => self.diags.add("no-timestamp", Severity::Warning, "started_at", None, None),
         }
         let folder = layout::work_dir_folder(&cwd, LOCAL_KAOS);
@@ -194,7 +196,7 @@ impl Writer {
 
     fn clock(&mut self, ts: Option<&str>) -> f64 {
         if let Some(ms) = ts.and_then(parse_rfc3339) {
-            self.last_ts = ms as f64 / 1000.0;
+            self.last_ts = epoch_secs(ms);
         }
         self.last_ts
     }
@@ -305,13 +307,10 @@ impl Writer {
             Body::ToolResult { call_id, content, ok } => {
                 let ts = self.clock(ts.as_deref());
                 self.flush_message();
-                let Some(at) = self.pending.iter().position(|id| *id == call_id) else {
-                    let what =
-                        if self.answered.contains(&call_id) { "duplicate-tool-result" } else { "orphan-tool-result" };
-                    self.not_carried(what);
+                if let Err(unmatched) = self.pending.answer(&call_id) {
+                    self.not_carried(unmatched.detail());
                     return Ok(());
-                };
-                self.pending.remove(at);
+                }
                 self.tool_message(&call_id, &content, ok.map(|ok| !ok), ts);
             }
             Body::Compaction { summary, .. } => {
@@ -456,7 +455,7 @@ impl Writer {
     }
 
     fn settle_pending(&mut self, ts: f64) {
-        for id in std::mem::take(&mut self.pending) {
+        for (id, ()) in self.pending.close_all() {
             self.diags.add("synthesized", Severity::Warning, "missing-tool-result", None, None);
             self.tool_message(&id, MISSING_RESULT, Some(true), ts);
         }
@@ -479,7 +478,6 @@ impl Writer {
             },
         };
         self.event(ts, "ToolResult", payload);
-        self.answered.insert(call_id.to_string());
     }
 
     /// Writes the open assistant message and its step on the wire.
@@ -522,7 +520,7 @@ impl Writer {
             self.event(m.ts, "ContentPart", Part::Text { text: text.clone() });
         }
         for call in &m.calls {
-            self.pending.push(call.id.clone());
+            self.pending.open(call.id.clone(), ());
             self.event(m.ts, "ToolCall", WireCall { call, extras: None });
         }
         if m.usage.is_some() || m.message_id.is_some() {
@@ -546,22 +544,8 @@ impl Writer {
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         let mut out = Vec::new();
-        for (n, line) in records.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record: Record = match serde_json::from_str(line) {
-                Ok(record) => record,
-                Err(e) => {
-                    let value: Value = serde_json::from_str(line).map_err(|_| {
-                        CodecError::Malformed(format!("canonical batch line {}: not JSON ({e})", n + 1))
-                    })?;
-                    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("?");
-                    let kind: String = kind.chars().take(40).collect();
-                    self.diags.add("not-carried", Severity::Warning, &format!("unknown-kind/{kind}"), None, None);
-                    continue;
-                }
-            };
+        for line in records.lines() {
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             if self.session.is_none() {
                 match &record.body {
                     Body::Meta(meta) if record.agent.is_none() => {
@@ -617,14 +601,9 @@ pub fn is_session_id(id: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// A UUID in the version-4 layout from the SHA-256 of `bytes`.
-pub fn uuid_of(bytes: &[u8]) -> String {
-    let mut d = trajhost_codec_sdk::hash::sha256(bytes);
-    d[6] = (d[6] & 0x0f) | 0x40;
-    d[8] = (d[8] & 0x3f) | 0x80;
-    let h = trajhost_codec_sdk::hash::to_hex(&d[..16]);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
-}
+/// A UUID in the version-4 layout from the SHA-256 of `bytes`: the
+/// session id derived from the `meta` line.
+pub use trajhost_codec_sdk::writer::ids::uuid_v4_of as uuid_of;
 
 /// A reminder Kimi CLI injects: `<system>…</system>` or
 /// `<system-reminder>…</system-reminder>` (what the reader maps to an
@@ -752,43 +731,4 @@ struct ReturnValue<'a> {
     message: &'a str,
     display: [(); 0],
     extras: Option<()>,
-}
-
-/// JSON as Python's `json.dumps` writes it (`", "`, `": "`, non-ASCII as
-/// `\\uXXXX`), which Kimi CLI uses for wire lines and the context's
-/// pseudo-role lines.
-fn spaced(value: &impl Serialize) -> Vec<u8> {
-    struct Spaced;
-    impl serde_json::ser::Formatter for Spaced {
-        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-            w.write_all(b": ")
-        }
-        fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, w: &mut W, s: &str) -> std::io::Result<()> {
-            let mut plain = 0;
-            for (i, c) in s.char_indices() {
-                if !c.is_ascii() {
-                    w.write_all(&s.as_bytes()[plain..i])?;
-                    let mut units = [0u16; 2];
-                    for unit in c.encode_utf16(&mut units) {
-                        write!(w, "\\u{unit:04x}")?;
-                    }
-                    plain = i + c.len_utf8();
-                }
-            }
-            w.write_all(&s.as_bytes()[plain..])?;
-            Ok(())
-        }
-    }
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
-    if value.serialize(&mut ser).is_err() {
-        out.clear();
-    }
-    out
 }

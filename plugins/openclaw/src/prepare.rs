@@ -41,9 +41,9 @@
 use serde_json::Value as Json;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CreateDatabase, InsertRows, TableRows};
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::writer::install::{self, ResumeCommand};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions, target};
 
 use crate::export::{self, Line};
@@ -207,9 +207,7 @@ pub fn prepare(artifacts: Vec<Artifact>, target_dir: &Dir, options: &WriteOption
     let (Some(artifact), None) = (files.next(), files.next()) else {
         return Err(CodecError::Malformed(format!("expected exactly one export file under {}/", export::EXPORT_DIR)));
     };
-    if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-        return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-    }
+    install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
     let session = Session::of(&artifact, options.cwd.as_deref())?;
     if let Some(want) = options.native_id.as_deref()
         && want != session.id
@@ -275,18 +273,13 @@ pub fn prepare(artifacts: Vec<Artifact>, target_dir: &Dir, options: &WriteOption
 /// `cd <cwd> && HOME=<home> openclaw agent --local --agent main --session-id <id> --message "<prompt>" --json`,
 /// the lab's resume line for 2026.9.6.
 pub fn resume_command(id: &str, cwd: Option<&str>, home: Option<&str>) -> String {
-    let mut command = String::new();
-    if let Some(cwd) = cwd {
-        command.push_str(&format!("cd {} && ", shell_quote(cwd)));
-    }
-    if let Some(home) = home {
-        command.push_str(&format!("HOME={} ", shell_quote(home)));
-    }
-    command.push_str(&format!(
-        "openclaw agent --local --agent {AGENT} --session-id {} --message \"<prompt>\" --json",
-        shell_quote(id)
-    ));
-    command
+    ResumeCommand::in_dir(cwd)
+        .env("HOME", home)
+        .program("openclaw agent --local")
+        .arg(&format!("--agent {AGENT}"))
+        .option("--session-id", Some(id))
+        .arg("--message \"<prompt>\" --json")
+        .finish()
 }
 
 fn sqlite_error(db: &str, e: SqliteError) -> CodecError {

@@ -27,7 +27,7 @@
 use serde_json::Value;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CopyArtifact, CreateFile};
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{ArtifactInfo, CodecError, Operation, Plan, WriteOptions};
 use trajhost_opencode_core::ids;
 
@@ -131,13 +131,12 @@ pub fn prepare(
 
 /// `cd <cwd> && [XDG_DATA_HOME=<home>/.local/share] opencode run --session <id>`.
 pub fn resume_command(cwd: &str, options: &WriteOptions, id: &str) -> String {
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = options.home_path.as_deref() {
-        let data = format!("{}/.local/share", home.trim_end_matches('/'));
-        command.push_str(&format!("XDG_DATA_HOME={} ", shell_quote(&data)));
-    }
-    command.push_str(&format!("opencode run --session {id}"));
-    command
+    let data = options.home_path.as_deref().map(|home| format!("{}/.local/share", home.trim_end_matches('/')));
+    ResumeCommand::in_dir(Some(cwd))
+        .env("XDG_DATA_HOME", data.as_deref())
+        .program("opencode run")
+        .arg(&format!("--session {id}"))
+        .finish()
 }
 
 fn load(dir: &Dir, path: &str) -> Result<Value, CodecError> {

@@ -57,6 +57,7 @@ use serde_json::{Value, json};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::parse_rfc3339;
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_opencode_core::ids::{self, Ids};
 
@@ -111,7 +112,7 @@ pub struct Writer {
     meta: Option<Meta>,
     meta_line: Option<String>,
     session: Option<Session>,
-    line_no: usize,
+    input: CanonicalInput,
     chunks: Vec<Artifact>,
     diags: Diagnostics,
 }
@@ -123,7 +124,7 @@ impl Writer {
             meta: None,
             meta_line: None,
             session: None,
-            line_no: 0,
+            input: CanonicalInput::new(),
             chunks: Vec::new(),
             diags: Diagnostics::new(),
         }
@@ -407,10 +408,7 @@ impl Writer {
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
-            self.line_no += 1;
-            let Some(record) = trajhost_codec_sdk::records::canonical_line(line, self.line_no, &mut self.diags)? else {
-                continue;
-            };
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             if self.session.is_none() {
                 if let Body::Meta(m) = &record.body
                     && self.meta.is_none()

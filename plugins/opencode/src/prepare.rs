@@ -25,6 +25,7 @@ use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::sqlite::{Database, Value as Sql};
+use trajhost_codec_sdk::writer::install;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{DB, IMPORT_DIR};
@@ -39,9 +40,7 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
     let (Some(artifact), None) = (docs.next(), docs.next()) else {
         return Err(CodecError::Malformed(format!("expected exactly one import document under {IMPORT_DIR}/")));
     };
-    if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-        return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-    }
+    install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
     let doc: Value = serde_json::from_slice(&artifact.bytes)
         .map_err(|e| CodecError::Malformed(format!("{}: not JSON ({e})", artifact.path)))?;
     let id = doc

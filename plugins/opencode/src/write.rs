@@ -27,8 +27,9 @@
 //! attachments, subagent transcripts, results without their call.
 
 use serde_json::{Value, json};
-use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::writer::CanonicalDocument;
 use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
 
 use crate::HARNESS;
@@ -45,23 +46,14 @@ pub const OPENCODE_VERSION: &str = "1.18.33";
 pub const UNKNOWN: &str = "unknown";
 
 pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
-    if session.len() > MAX_DOCUMENT_BYTES {
-        return Err(CodecError::LimitExceeded(format!(
-            "canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}",
-            session.len()
-        )));
-    }
     let mut diags = Diagnostics::new();
-    let (meta, records) = parse(session, &mut diags)?;
-    let start_ms = meta
-        .as_ref()
-        .and_then(|m| m.started_at.as_deref())
-        .and_then(parse_rfc3339)
-        .or_else(|| records.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)))
-        .unwrap_or_else(|| {
-            diags.add("defaulted", Severity::Warning, "session.time", None, None);
-            0
-        });
+    let document = CanonicalDocument::parse(session, MAX_DOCUMENT_BYTES, &mut diags)?;
+    let start_ms = document.start_ms().unwrap_or_else(|| {
+        diags.add("defaulted", Severity::Warning, "session.time", None, None);
+        0
+    });
+    let same_harness = document.is_from(HARNESS);
+    let CanonicalDocument { meta, records } = document;
     let mut ids = Ids::new(session.as_bytes());
     let native_id = match options.native_id.as_deref() {
         Some(id)
@@ -78,7 +70,6 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         diags.add("defaulted", Severity::Warning, "session.directory", None, None);
         "/".to_string()
     });
-    let same_harness = meta.as_ref().is_some_and(|m| m.harness == HARNESS);
     let mut doc = Document {
         session: native_id.clone(),
         cwd: cwd.clone(),
@@ -124,37 +115,6 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
 /// A readable slug from the id (OpenCode's are random word pairs).
 fn slug(id: &str) -> String {
     format!("imported-{}", id.trim_start_matches("ses_").chars().rev().take(8).collect::<String>().to_ascii_lowercase())
-}
-
-fn parse(session: &str, diags: &mut Diagnostics) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
-    let mut meta = None;
-    let mut records = Vec::new();
-    for (n, line) in session.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", n + 1)))?;
-        let kind = value.get("kind").and_then(Value::as_str).map(str::to_string);
-        let record: Record = match serde_json::from_value(value) {
-            Ok(record) => record,
-            Err(_) => {
-                let detail = format!("unknown-kind/{}", crate::type_name(kind.as_deref().unwrap_or("<missing>")));
-                diags.add("not-carried", Severity::Warning, &detail, None, None);
-                continue;
-            }
-        };
-        if record.agent.is_some() {
-            diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
-            continue;
-        }
-        match record.body {
-            Body::Meta(m) if meta.is_none() => meta = Some(m),
-            Body::Meta(_) => diags.add("not-carried", Severity::Info, "additional-meta", None, None),
-            _ => records.push(record),
-        }
-    }
-    Ok((meta, records))
 }
 
 fn first_model(records: &[Record]) -> Option<String> {

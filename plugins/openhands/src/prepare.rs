@@ -27,7 +27,7 @@
 use serde_json::Value;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{CopyArtifact, CreateFile};
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{ArtifactInfo, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, BASE_STATE, CONVERSATIONS, EVENTS, join};
@@ -232,17 +232,14 @@ pub fn check_conversation(target: &Dir, dir: &str) -> Result<(), CodecError> {
 
 /// The lab's resume line, run from the cwd with the target home.
 pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = home {
-        command.push_str(&format!("HOME={} ", shell_quote(home.trim_end_matches('/'))));
-    }
-    if let Some(model) = model {
-        command.push_str(&format!("LLM_MODEL={} ", shell_quote(model)));
-    }
-    command.push_str(&format!(
-        "openhands --resume {id} --headless --json --override-with-envs --exit-without-confirmation -t \"<prompt>\""
-    ));
-    command
+    ResumeCommand::in_dir(Some(cwd))
+        .env("HOME", home.map(|h| h.trim_end_matches('/')))
+        .env("LLM_MODEL", model)
+        .program("openhands")
+        .arg(&format!(
+            "--resume {id} --headless --json --override-with-envs --exit-without-confirmation -t \"<prompt>\""
+        ))
+        .finish()
 }
 
 #[cfg(test)]

@@ -57,8 +57,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::records::canonical_line;
 use trajhost_codec_sdk::time::{parse_iso8601, rfc3339_ms};
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::layout::{BASE_STATE, CONVERSATIONS, EVENTS, join};
@@ -83,7 +83,7 @@ pub fn imported_system_prompt(harness: &str) -> String {
 pub struct Writer {
     options: WriteOptions,
     diags: Diagnostics,
-    line_no: usize,
+    input: CanonicalInput,
     conv: Option<Conv>,
     source_harness: String,
     cwd: Option<String>,
@@ -142,7 +142,7 @@ impl Writer {
         Writer {
             options,
             diags: Diagnostics::new(),
-            line_no: 0,
+            input: CanonicalInput::new(),
             conv: None,
             source_harness: String::new(),
             cwd: None,
@@ -628,12 +628,7 @@ pub fn naive_utc(ms: i64) -> String {
 
 /// A UUID (version-4 layout) from a digest.
 pub fn uuid_from(seed: [u8; 32]) -> String {
-    let mut b = [0u8; 16];
-    b.copy_from_slice(&seed[..16]);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = trajhost_codec_sdk::hash::to_hex(&b);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    trajhost_codec_sdk::writer::ids::uuid_v4_layout(&seed)
 }
 
 /// The hyphenated lower-case form of a UUID given hyphenated or as 32 hex
@@ -657,8 +652,7 @@ pub fn parse_uuid(id: &str) -> Option<String> {
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
-            self.line_no += 1;
-            let Some(record) = canonical_line(line, self.line_no, &mut self.diags)? else { continue };
+            let Some(record) = self.input.record(line, &mut self.diags)? else { continue };
             if self.conv.is_none() {
                 match &record.body {
                     Body::Meta(meta) if record.agent.is_none() => {

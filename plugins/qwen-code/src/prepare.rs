@@ -34,7 +34,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::shell::shell_quote;
+use trajhost_codec_sdk::writer::install::{self, ResumeCommand};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, CHATS, JSONL, WRITE_ROOT};
@@ -60,9 +60,7 @@ pub fn prepare(
     let [artifact] = <[Artifact; 1]>::try_from(artifacts).map_err(|a| {
         CodecError::Malformed(format!("a Qwen Code export is one transcript, not {} artifacts", a.len()))
     })?;
-    if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-        return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-    }
+    install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
     let stem = transcript_stem(&artifact.path)?;
     let facts = Facts::of(&artifact, &stem)?;
     if let Some(id) = options.native_id.as_deref()
@@ -222,13 +220,7 @@ fn rewrite_cwd(bytes: &[u8], cwd: &str) -> Result<Vec<u8>, CodecError> {
 /// A model name Qwen Code accepts for `-m`: 1–1024 bytes, no surrounding
 /// whitespace, no control characters.
 fn check_model(model: &str) -> Result<(), CodecError> {
-    if model.is_empty() || model.len() > 1024 || model.trim() != model || model.chars().any(char::is_control) {
-        return Err(CodecError::Other(format!(
-            "model {model:?} is not a name Qwen Code accepts (1–1024 bytes, no surrounding space or control \
-             characters)"
-        )));
-    }
-    Ok(())
+    install::check_model_name(model, 1024, "Qwen Code")
 }
 
 /// The provider as Qwen Code's `--auth-type` spells it.
@@ -243,20 +235,14 @@ pub fn check_provider(provider: &str) -> Result<&'static str, CodecError> {
 
 /// `cd <cwd> && [QWEN_HOME=<home>/.qwen] qwen [--auth-type P] [-m M] --resume <id>`.
 pub fn resume_command(cwd: &str, home: Option<&str>, provider: Option<&str>, model: Option<&str>, id: &str) -> String {
-    let mut command = format!("cd {} && ", shell_quote(cwd));
-    if let Some(home) = home {
-        let qwen_home = format!("{}/{}", home.trim_end_matches('/'), layout::QWEN_DIR);
-        command.push_str(&format!("QWEN_HOME={} ", shell_quote(&qwen_home)));
-    }
-    command.push_str("qwen");
-    if let Some(provider) = provider {
-        command.push_str(&format!(" --auth-type {}", shell_quote(provider)));
-    }
-    if let Some(model) = model {
-        command.push_str(&format!(" -m {}", shell_quote(model)));
-    }
-    command.push_str(&format!(" --resume {id}"));
-    command
+    let qwen_home = home.map(|home| format!("{}/{}", home.trim_end_matches('/'), layout::QWEN_DIR));
+    ResumeCommand::in_dir(Some(cwd))
+        .env("QWEN_HOME", qwen_home.as_deref())
+        .program("qwen")
+        .option("--auth-type", provider)
+        .option("-m", model)
+        .arg(&format!("--resume {id}"))
+        .finish()
 }
 
 #[cfg(test)]

@@ -69,6 +69,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{ArtifactChunk, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::head::title_of;
@@ -252,7 +253,7 @@ struct Session {
 pub struct TranscriptWriter {
     options: WriteOptions,
     diags: Diagnostics,
-    line_no: usize,
+    input: CanonicalInput,
     session: Option<Session>,
     agents: BTreeSet<String>,
 }
@@ -269,7 +270,7 @@ impl TranscriptWriter {
         Ok(Box::new(TranscriptWriter {
             options,
             diags: Diagnostics::new(),
-            line_no: 0,
+            input: CanonicalInput::new(),
             session: None,
             agents: BTreeSet::new(),
         }))
@@ -280,21 +281,7 @@ impl TranscriptWriter {
     }
 
     fn line(&mut self, line: &str) -> Result<(), CodecError> {
-        self.line_no += 1;
-        if line.trim().is_empty() {
-            return Ok(());
-        }
-        let record: Record = match serde_json::from_str(line) {
-            Ok(record) => record,
-            Err(e) => {
-                let value: Value = serde_json::from_str(line).map_err(|_| {
-                    CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", self.line_no))
-                })?;
-                let kind = crate::records::type_name(value.get("kind").and_then(Value::as_str));
-                self.not_carried(&format!("unknown-kind/{kind}"), Severity::Warning);
-                return Ok(());
-            }
-        };
+        let Some(record) = self.input.record(line, &mut self.diags)? else { return Ok(()) };
         if let Some(agent) = &record.agent {
             if self.agents.insert(agent.clone()) {
                 self.not_carried("subagent-transcript", Severity::Warning);
@@ -312,7 +299,7 @@ impl TranscriptWriter {
             }
             (_, false) => Err(CodecError::Malformed(format!(
                 "canonical document line {}: the first record must be the session's meta",
-                self.line_no
+                self.input.line_no()
             ))),
             (_, true) => {
                 if let Some(session) = self.session.as_mut() {

@@ -18,7 +18,13 @@
 //! - [`target`]: the user's model / provider / untested-version choices for
 //!   `write` and `prepare`;
 //! - [`time`] (RFC 3339 / ISO 8601 without a date crate) and [`hash::Fnv`]
-//!   (a deterministic hash).
+//!   (a deterministic hash);
+//! - [`writer`], the writer kit: [`writer::CanonicalInput`] (pushed text
+//!   into records), [`writer::ids`] (deterministic ids),
+//!   [`writer::JsonlAssembler`] (native lines into artifact pieces),
+//!   [`writer::HeldRecords`] (records held until the header can be written)
+//!   and [`writer::install`] (the pieces of a `prepare` plan), so a codec's
+//!   `write` is its mapping and nothing else.
 //!
 //! The same codec crate also compiles natively (for benchmarks and tests):
 //! then `fs::Dir` reads the real filesystem through `std::fs`.
@@ -62,6 +68,7 @@ pub mod sqlite;
 pub mod target;
 pub mod text;
 pub mod time;
+pub mod writer;
 
 pub use trajhost_canonical as canonical;
 

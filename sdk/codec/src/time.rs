@@ -2,6 +2,11 @@
 //! always with milliseconds), parsing of RFC 3339 / ISO 8601 timestamps to
 //! Unix milliseconds, and Howard Hinnant's civil-calendar conversions.
 //!
+//! Writers also need the other forms harnesses store or name files by:
+//! epoch milliseconds or seconds checked for plausibility
+//! ([`rfc3339_epoch_ms`], [`rfc3339_epoch_secs`]), file-name stamps
+//! ([`file_safe_rfc3339`], [`file_stamp`]) and day folders ([`ymd`]).
+//!
 //! Pure arithmetic: no clock, no environment (a guest may not read either).
 
 /// A UTC calendar reading of an instant, proleptic Gregorian.
@@ -54,6 +59,51 @@ pub fn rfc3339_secs(secs: f64) -> Option<String> {
         return None;
     }
     Some(rfc3339_ms((secs * 1000.0).round() as i64))
+}
+
+/// RFC 3339 of an epoch-milliseconds time read from a store; `None` for a
+/// value that is not a plausible time (negative, or past year 5000: a value
+/// in microseconds or garbage).
+pub fn rfc3339_epoch_ms(ms: i64) -> Option<String> {
+    (0..100_000_000_000_000).contains(&ms).then(|| rfc3339_ms(ms))
+}
+
+/// RFC 3339 of an epoch-seconds time read from a store (fractional, as
+/// Python's `time.time()` gives); `None` for a value that is not a
+/// plausible time (negative, NaN, or milliseconds by mistake).
+pub fn rfc3339_epoch_secs(secs: f64) -> Option<String> {
+    // NaN is in no range.
+    (0.0..1.0e11).contains(&secs).then(|| rfc3339_secs(secs))?
+}
+
+/// Fractional seconds since the Unix epoch, as harnesses written in Python
+/// store times.
+pub fn epoch_secs(ms: i64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// `2026-11-30T04-05-54-384Z`: [`rfc3339_ms`] with `:` and `.` made `-`,
+/// the file-safe form some harnesses put in file names.
+pub fn file_safe_rfc3339(ms: i64) -> String {
+    rfc3339_ms(ms).replace([':', '.'], "-")
+}
+
+/// `2026-11-30T04-05-54`: the second-precision stamp of a file name.
+pub fn file_stamp(ms: i64) -> String {
+    let Civil { year, month, day, hour, minute, second, .. } = Civil::from_ms(ms);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}-{minute:02}-{second:02}")
+}
+
+/// `(year, month, day)` of an instant, UTC: for `YYYY/MM/DD` day folders.
+pub fn ymd(ms: i64) -> (i64, u32, u32) {
+    civil_from_days(ms.div_euclid(1000).div_euclid(86_400))
+}
+
+/// Milliseconds since the Unix epoch of a timestamp as harnesses record
+/// them: ISO 8601 with or without a zone (none read as UTC), surrounding
+/// whitespace ignored. Use [`parse_rfc3339`] where a zone is required.
+pub fn parse_timestamp(text: &str) -> Option<i64> {
+    parse_iso8601(text.trim()).map(|(ms, _)| ms)
 }
 
 /// An RFC 3339 timestamp in the one form [`rfc3339_ms`] writes
@@ -201,6 +251,16 @@ mod tests {
         assert_eq!(rfc3339_secs(f64::NAN), None);
         assert_eq!(rfc3339_secs(f64::INFINITY), None);
         assert_eq!(rfc3339_secs(2e12), None);
+        assert_eq!(file_safe_rfc3339(1_796_011_851_921), "2026-11-30T04-10-51-921Z");
+        assert_eq!(file_stamp(1_796_011_839_446), "2026-11-30T04-10-39");
+        assert_eq!(ymd(1_796_011_839_446), (2026, 11, 30));
+        assert_eq!(rfc3339_epoch_ms(1_796_012_773_244).as_deref(), Some("2026-11-30T04:26:13.244Z"));
+        assert_eq!(rfc3339_epoch_ms(-5), None);
+        assert_eq!(rfc3339_epoch_secs(1_796_012_343.709_91).as_deref(), Some("2026-11-30T04:19:03.710Z"));
+        assert_eq!(rfc3339_epoch_secs(f64::NAN), None);
+        assert_eq!(rfc3339_epoch_secs(-5.0), None);
+        assert_eq!(parse_timestamp(" 2000-02-29 00:00:00 "), Some(951_782_400_000));
+        assert_eq!(epoch_secs(1_500), 1.5);
         let c = Civil::from_ms(1_796_011_554_384);
         assert_eq!((c.year, c.month, c.day, c.hour, c.minute, c.second, c.millis), (2026, 11, 30, 4, 5, 54, 384));
     }

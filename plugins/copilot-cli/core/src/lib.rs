@@ -25,6 +25,7 @@
 //! This crate exports no component: the codec crates do, so both can link it.
 
 pub mod discover;
+pub mod events;
 pub mod head;
 pub mod layout;
 pub mod native;

@@ -8,3 +8,4 @@
 //! and their mapping).
 
 pub mod message;
+pub mod written;

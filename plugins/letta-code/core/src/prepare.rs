@@ -47,11 +47,9 @@
 use serde_json::{Value, json};
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::shell::shell_quote;
 use trajhost_codec_sdk::target::TargetChoice;
-use trajhost_codec_sdk::{
-    AddJsonEntry, ArtifactInfo, CodecError, CopyArtifact, CreateFile, Operation, Plan, WriteOptions,
-};
+use trajhost_codec_sdk::writer::install::{IndexEntry, ResumeCommand};
+use trajhost_codec_sdk::{ArtifactInfo, CodecError, CopyArtifact, CreateFile, Operation, Plan, WriteOptions};
 
 use crate::head::Head;
 use crate::layout::{self, AGENTS, CONVERSATION, CONVERSATIONS, MANIFEST, MESSAGES, PROVIDER_STACK, SETTINGS, STORE};
@@ -180,25 +178,13 @@ pub fn prepare(
             "systemPromptPreset": "default",
         });
         let has_agents = settings.as_ref().is_some_and(|s| s.get("agents").is_some());
-        operations.push(Operation::AddJsonEntry(if settings.is_none() || has_agents {
-            AddJsonEntry {
-                path: SETTINGS.to_string(),
-                pointer: "/agents".to_string(),
-                key: None,
-                match_member: Some("agentId".to_string()),
-                value: entry.to_string(),
-                initial: Some(json!({ "agents": [] }).to_string()),
-            }
+        operations.push(if settings.is_none() || has_agents {
+            IndexEntry::appended(SETTINGS, "/agents", Some("agentId"), &entry)
+                .initial(&json!({ "agents": [] }))
+                .operation()
         } else {
-            AddJsonEntry {
-                path: SETTINGS.to_string(),
-                pointer: String::new(),
-                key: Some("agents".to_string()),
-                match_member: None,
-                value: json!([entry]).to_string(),
-                initial: None,
-            }
-        }));
+            IndexEntry::member(SETTINGS, "", "agents", &json!([entry])).operation()
+        });
     }
     Ok(Plan { native_id: id.clone(), operations, resume_command: Some(resume_command(&id, options)) })
 }
@@ -206,18 +192,12 @@ pub fn prepare(
 /// `cd <cwd> && HOME=<home> LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local --conversation <id>
 /// --output-format json -p "<prompt>"`, the lab's headless resume of Letta Code 0.25.9 and 0.32.18.
 pub fn resume_command(id: &str, options: &WriteOptions) -> String {
-    let mut command = String::new();
-    if let Some(cwd) = options.cwd.as_deref() {
-        command.push_str(&format!("cd {} && ", shell_quote(cwd)));
-    }
-    if let Some(home) = options.home_path.as_deref() {
-        command.push_str(&format!("HOME={} ", shell_quote(home)));
-    }
-    command.push_str(&format!(
-        "LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local --conversation {} --output-format json -p \"<prompt>\"",
-        shell_quote(id)
-    ));
-    command
+    ResumeCommand::in_dir(options.cwd.as_deref())
+        .env("HOME", options.home_path.as_deref())
+        .program("LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local")
+        .option("--conversation", Some(id))
+        .arg("--output-format json -p \"<prompt>\"")
+        .finish()
 }
 
 /// The conversation id of `conversations/<base64url("conversation:<id>")>/messages.jsonl`.

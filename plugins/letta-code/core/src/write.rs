@@ -66,10 +66,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
+use trajhost_codec_sdk::writer::{CanonicalInput, JsonlAssembler, ids, json_line};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::discover::TITLE_CHARS;
@@ -91,7 +91,7 @@ const STOP_REASONS: &[&str] = &["stop", "length", "toolUse"];
 /// The agent a written conversation belongs to: `agent-local-<uuid>` derived
 /// from the conversation id, so `prepare` finds it from the artifact alone.
 pub fn agent_id_for(conversation_id: &str) -> String {
-    format!("{AGENT_ID_PREFIX}{}", uuid_of(conversation_id.as_bytes(), "agent"))
+    format!("{AGENT_ID_PREFIX}{}", ids::salted_uuid_v4("agent", conversation_id.as_bytes()))
 }
 
 /// The id of the `n`th message (from 1) of conversation `id`.
@@ -131,27 +131,12 @@ impl ConversationRecord<'_> {
     }
 }
 
-/// A UUID (version-4 layout) from SHA-256 of `salt` and `content`.
-pub fn uuid_of(content: &[u8], salt: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(salt.as_bytes());
-    hasher.update([0]);
-    hasher.update(content);
-    let h = hasher.finalize();
-    let mut b = [0u8; 16];
-    b.copy_from_slice(&h[..16]);
-    b[6] = 0x40 | (b[6] & 0x0f);
-    b[8] = 0x80 | (b[8] & 0x3f);
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
-}
-
 /// Streams a canonical session into `messages.jsonl`, a message at a time:
 /// memory follows the longest model response, not the session.
 pub struct ConversationWriter {
     options: WriteOptions,
     format: Format,
-    line_no: usize,
+    input: CanonicalInput,
     /// Set by the first record (`meta`, normally).
     conversation: Option<Conversation>,
     diags: Diagnostics,
@@ -167,13 +152,19 @@ impl ConversationWriter {
                  or `_` (at most 128), and not `default`"
             )));
         }
-        Ok(Box::new(ConversationWriter { options, format, line_no: 0, conversation: None, diags: Diagnostics::new() }))
+        Ok(Box::new(ConversationWriter {
+            options,
+            format,
+            input: CanonicalInput::new(),
+            conversation: None,
+            diags: Diagnostics::new(),
+        }))
     }
 
     fn open(&mut self, meta: Option<&Meta>, seed: &[u8]) -> &mut Conversation {
         let id = match self.options.native_id.clone() {
             Some(id) => id,
-            None => format!("{CONVERSATION_ID_PREFIX}{}", uuid_of(seed, "conversation")),
+            None => format!("{CONVERSATION_ID_PREFIX}{}", ids::salted_uuid_v4("conversation", seed)),
         };
         let start_ms = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339);
         let conversation = Conversation {
@@ -183,11 +174,10 @@ impl ConversationWriter {
             header_ms: None,
             entry_ids: BTreeSet::new(),
             last_entry: None,
-            path: layout::conversation_file(&id, MESSAGES),
+            out: JsonlAssembler::new(layout::conversation_file(&id, MESSAGES)),
             agent_id: agent_id_for(&id),
             id,
             same_harness: meta.is_some_and(|m| m.harness == HARNESS),
-            lines: Vec::new(),
             count: 0,
             last_ms: start_ms,
             timed: start_ms.is_some(),
@@ -208,14 +198,11 @@ impl ConversationWriter {
 impl SessionWriter for ConversationWriter {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
         for line in records.lines() {
-            self.line_no += 1;
             let diags = match self.conversation.as_mut() {
                 Some(c) => &mut c.diags,
                 None => &mut self.diags,
             };
-            let Some(record) = trajhost_codec_sdk::records::canonical_line(line, self.line_no, diags)? else {
-                continue;
-            };
+            let Some(record) = self.input.record(line, diags)? else { continue };
             if let Body::Meta(meta) = &record.body {
                 match self.conversation.as_mut() {
                     None => {
@@ -251,7 +238,7 @@ impl SessionWriter for ConversationWriter {
         let mut chunks = conversation.take_chunk();
         if chunks.is_empty() && conversation.count == 0 {
             // An empty conversation is still a file Letta Code can open.
-            chunks.push(Artifact { path: conversation.path.clone(), bytes: Vec::new() });
+            chunks.push(Artifact { path: conversation.out.path().to_string(), bytes: Vec::new() });
         }
         let c = &*conversation;
         let at = |ms: Option<i64>| ms.map(rfc3339_ms);
@@ -297,9 +284,9 @@ struct Conversation {
     last_entry: Option<String>,
     id: String,
     agent_id: String,
-    path: String,
+    /// `messages.jsonl`.
+    out: JsonlAssembler,
     same_harness: bool,
-    lines: Vec<String>,
     /// Messages written.
     count: u64,
     last_ms: Option<i64>,
@@ -400,7 +387,7 @@ impl Conversation {
                     Format::Messages => self.push_line(&message),
                     Format::Entries => {
                         let line = self.entry(ms, |id, parent, timestamp| {
-                            to_line(&out::CompactionEntry {
+                            json_line(&out::CompactionEntry {
                                 kind: "compaction",
                                 id,
                                 parent_id: parent,
@@ -412,7 +399,7 @@ impl Conversation {
                                 message: &message,
                             })
                         });
-                        self.lines.push(line);
+                        self.out.push_line(&line);
                     }
                 }
             }
@@ -492,7 +479,7 @@ impl Conversation {
         let ms = self.stamp(ms);
         let id = self.next_id();
         // Schema 2 keeps the client's id of a message the person sent (`otid`).
-        let otid = (self.format == Format::Entries).then(|| uuid_of(id.as_bytes(), "otid"));
+        let otid = (self.format == Format::Entries).then(|| ids::salted_uuid_v4("otid", id.as_bytes()));
         let message = out::User {
             id: &id,
             role: "user",
@@ -605,15 +592,15 @@ impl Conversation {
             Format::Messages => self.push_line(message),
             Format::Entries => {
                 let line = self.entry(ms, |id, parent, timestamp| {
-                    to_line(&out::MessageEntry { kind: "message", id, parent_id: parent, timestamp, message })
+                    json_line(&out::MessageEntry { kind: "message", id, parent_id: parent, timestamp, message })
                 });
-                self.lines.push(line);
+                self.out.push_line(&line);
             }
         }
     }
 
     fn push_line<T: Serialize>(&mut self, value: &T) {
-        self.lines.push(to_line(value));
+        self.out.push(value);
     }
 
     /// The line of the next entry (after the `session` header, written
@@ -640,20 +627,16 @@ impl Conversation {
             timestamp: &rfc3339_ms(ms),
             cwd: self.cwd.as_deref(),
         };
-        let line = to_line(&header);
-        self.lines.push(line);
+        self.out.push(&header);
     }
 
     /// 8 hex digits, new in the file, from the conversation and the number
     /// of the message the entry wraps.
     fn next_entry_id(&mut self) -> String {
         for attempt in 0u32.. {
-            let mut hasher = Sha256::new();
-            hasher.update(b"entry\0");
-            hasher.update(self.id.as_bytes());
-            hasher.update(self.count.to_le_bytes());
-            hasher.update(attempt.to_le_bytes());
-            let id: String = hasher.finalize()[..4].iter().map(|b| format!("{b:02x}")).collect();
+            let digest =
+                ids::sha256_of(&[b"entry\0", self.id.as_bytes(), &self.count.to_le_bytes(), &attempt.to_le_bytes()]);
+            let id = ids::hex_prefix(&digest, 8);
             if self.entry_ids.insert(id.clone()) {
                 return id;
             }
@@ -662,25 +645,12 @@ impl Conversation {
     }
 
     fn take_chunk(&mut self) -> Vec<Artifact> {
-        if self.lines.is_empty() {
-            return Vec::new();
-        }
-        let mut bytes = Vec::with_capacity(self.lines.iter().map(|l| l.len() + 1).sum());
-        for line in self.lines.drain(..) {
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.push(b'\n');
-        }
-        vec![Artifact { path: self.path.clone(), bytes }]
+        self.out.take_chunks()
     }
 }
 
 /// `version` of the `session` header Letta Code writes (Pi's session format 3).
 pub const SESSION_VERSION: u32 = 3;
-
-fn to_line<T: Serialize>(value: &T) -> String {
-    // These shapes have string keys only: serializing cannot fail.
-    serde_json::to_string(value).expect("line serializes")
-}
 
 /// The native message shapes, fields in the order Letta Code writes them.
 mod out {

@@ -13,6 +13,8 @@ use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
+use trajhost_codec_sdk::writer::install;
+
 use crate::Flavor;
 use crate::layout;
 use crate::native::{str_of, string_of};
@@ -36,9 +38,7 @@ pub fn prepare(
             flavor.sessions_dir
         )));
     };
-    if artifact.bytes.len() > MAX_ARTIFACT_BYTES {
-        return Err(CodecError::LimitExceeded(format!("{}: more than {MAX_ARTIFACT_BYTES} bytes", artifact.path)));
-    }
+    install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
     let (header_at, header) = header(&artifact)?;
     let id = string_of(&header, "id")
         .ok_or_else(|| CodecError::Malformed(format!("{}: the session header has no id", artifact.path)))?;
@@ -50,7 +50,7 @@ pub fn prepare(
             artifact.path
         )));
     }
-    let name = artifact.path.rsplit('/').next().unwrap_or_default().to_string();
+    let name = install::file_name(&artifact.path).to_string();
     if layout::id_of_file_name(&name) != Some(id.as_str()) {
         return Err(CodecError::Malformed(format!(
             "{}: the file name does not end in the header id {id}",

@@ -35,9 +35,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
-use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::writer::{CanonicalDocument, ids, join_lines, json_line};
 use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
 
 use crate::Flavor;
@@ -55,23 +55,14 @@ pub const UNKNOWN: &str = "unknown";
 
 /// Writes `session` (canonical JSON lines) as one session file.
 pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<Written, CodecError> {
-    if session.len() > MAX_DOCUMENT_BYTES {
-        return Err(CodecError::LimitExceeded(format!(
-            "canonical document of {} bytes, more than {MAX_DOCUMENT_BYTES}",
-            session.len()
-        )));
-    }
     let mut diags = Diagnostics::new();
-    let (meta, records) = parse(session, &mut diags)?;
-    let start_ms = meta
-        .as_ref()
-        .and_then(|m| m.started_at.as_deref())
-        .and_then(parse_rfc3339)
-        .or_else(|| records.iter().find_map(|r| r.ts.as_deref().and_then(parse_rfc3339)))
-        .unwrap_or_else(|| {
-            diags.add("defaulted", Severity::Warning, "session.timestamp", None, None);
-            0
-        });
+    let document = CanonicalDocument::parse(session, MAX_DOCUMENT_BYTES, &mut diags)?;
+    let start_ms = document.start_ms().unwrap_or_else(|| {
+        diags.add("defaulted", Severity::Warning, "session.timestamp", None, None);
+        0
+    });
+    let same_harness = document.is_from(flavor.harness);
+    let CanonicalDocument { meta, records } = document;
     let native_id = match options.native_id.as_deref() {
         Some(id) if layout::is_uuid(id) => id.to_ascii_lowercase(),
         Some(_) => {
@@ -80,16 +71,15 @@ pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<W
                 flavor.harness
             )));
         }
-        None => derive_uuid_v7(start_ms, session.as_bytes(), "session"),
+        None => ids::uuid_v7(start_ms, session.as_bytes(), "session"),
     };
     let cwd = options.cwd.clone().or_else(|| meta.as_ref().and_then(|m| m.cwd.clone())).unwrap_or_else(|| {
         diags.add("defaulted", Severity::Warning, "session.cwd", None, None);
         "/".to_string()
     });
-    let same_harness = meta.as_ref().is_some_and(|m| m.harness == flavor.harness);
     let mut file = File {
         flavor,
-        seed: Sha256::digest(session.as_bytes()).into(),
+        seed: ids::sha256_of(&[session.as_bytes()]),
         same_harness,
         lines: Vec::new(),
         used: BTreeSet::new(),
@@ -107,17 +97,13 @@ pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<W
         file.lines.push(title_slot(title, &start));
     }
     let header = out::Header { kind: "session", version: FORMAT_VERSION, id: &native_id, timestamp: &start, cwd: &cwd };
-    file.lines.push(to_line(&header));
+    file.lines.push(json_line(&header));
     for record in &records {
         file.record(record);
     }
     file.flush_response();
     let File { lines, mut diags, .. } = file;
-    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for line in lines {
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-    }
+    let bytes = join_lines(lines);
     let path = format!(
         "{}/{}",
         layout::session_dir(flavor, &cwd, options.home_path.as_deref()),
@@ -126,64 +112,12 @@ pub fn write(flavor: &Flavor, session: &str, options: &WriteOptions) -> Result<W
     Ok(Written { native_id, chunks: vec![Artifact { path, bytes }], diagnostics: diags.drain() })
 }
 
-/// The document's `meta` and the records to write (subagent records and
-/// unknown kinds are left out and reported).
-fn parse(session: &str, diags: &mut Diagnostics) -> Result<(Option<Meta>, Vec<Record>), CodecError> {
-    let mut meta = None;
-    let mut records = Vec::new();
-    for (n, line) in session.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| CodecError::Malformed(format!("canonical document line {}: not JSON ({e})", n + 1)))?;
-        let kind = value.get("kind").and_then(Value::as_str).map(str::to_string);
-        let record: Record = match serde_json::from_value(value) {
-            Ok(record) => record,
-            Err(_) => {
-                let detail = format!("unknown-kind/{}", crate::native::type_name(kind.as_deref()));
-                diags.add("not-carried", Severity::Warning, &detail, None, None);
-                continue;
-            }
-        };
-        if record.agent.is_some() {
-            diags.add("not-carried", Severity::Warning, "subagent-transcript", None, None);
-            continue;
-        }
-        match record.body {
-            Body::Meta(m) if meta.is_none() => meta = Some(m),
-            Body::Meta(_) => diags.add("not-carried", Severity::Info, "additional-meta", None, None),
-            _ => records.push(record),
-        }
-    }
-    Ok((meta, records))
-}
-
-/// A UUIDv7 for instant `ms` whose 74 random bits come from SHA-256 of
-/// `content` and `salt`.
-pub fn derive_uuid_v7(ms: i64, content: &[u8], salt: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(salt.as_bytes());
-    hasher.update([0]);
-    hasher.update(content);
-    let h = hasher.finalize();
-    let ms = (ms.max(0) as u64) & 0xffff_ffff_ffff;
-    let mut b = [0u8; 16];
-    b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
-    b[6] = 0x70 | (h[0] & 0x0f);
-    b[7] = h[1];
-    b[8] = 0x80 | (h[2] & 0x3f);
-    b[9..].copy_from_slice(&h[3..10]);
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
-}
-
 /// Oh My Pi's title slot: exactly [`TITLE_SLOT_BYTES`] bytes with its `\n`
 /// (the title cut at a character boundary to fit), so the harness can
 /// rewrite it in place.
 pub fn title_slot(title: &str, updated_at: &str) -> String {
     let line = |title: &str, pad: usize| {
-        to_line(&out::TitleSlot { kind: "title", v: 1, title, updated_at, pad: &" ".repeat(pad) })
+        json_line(&out::TitleSlot { kind: "title", v: 1, title, updated_at, pad: &" ".repeat(pad) })
     };
     let mut title: String = title.chars().filter(|c| *c != '\n').collect();
     // The line without padding, `\n` included, must fit.
@@ -192,11 +126,6 @@ pub fn title_slot(title: &str, updated_at: &str) -> String {
     }
     let pad = TITLE_SLOT_BYTES - (line(&title, 0).len() + 1);
     line(&title, pad)
-}
-
-fn to_line<T: Serialize>(value: &T) -> String {
-    // These shapes have string keys only: serializing cannot fail.
-    serde_json::to_string(value).expect("session line serializes")
 }
 
 /// The native line shapes written, fields in the order the harness writes them.
@@ -419,12 +348,8 @@ impl File<'_> {
         }
         let mut attempt = 0u32;
         loop {
-            let mut hasher = Sha256::new();
-            hasher.update(self.seed);
-            hasher.update(self.count.to_be_bytes());
-            hasher.update(attempt.to_be_bytes());
-            let h = hasher.finalize();
-            let id: String = h[..4].iter().map(|b| format!("{b:02x}")).collect();
+            let h = ids::sha256_of(&[&self.seed, &self.count.to_be_bytes(), &attempt.to_be_bytes()]);
+            let id = ids::hex_prefix(&h, 8);
             if self.used.insert(id.clone()) {
                 return id;
             }
@@ -441,7 +366,7 @@ impl File<'_> {
     fn entry_with_id<T: Serialize>(&mut self, id: String, kind: &str, ms: i64, fields: T) -> String {
         let timestamp = rfc3339_utc(ms);
         let line =
-            to_line(&out::Entry { kind, id: &id, parent_id: self.last_id.as_deref(), timestamp: &timestamp, fields });
+            json_line(&out::Entry { kind, id: &id, parent_id: self.last_id.as_deref(), timestamp: &timestamp, fields });
         self.lines.push(line);
         self.last_id = Some(id.clone());
         self.count += 1;
