@@ -35,6 +35,8 @@ use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, 
 
 pub use trajhost_codec_sdk as sdk;
 
+pub mod suite;
+
 // ------------------------------------------------------------------ paths
 
 /// The repository's `fixtures/` directory: found from the crate under test
