@@ -132,11 +132,23 @@ impl Text {
 }
 
 /// A tool call: its name, and a JSON object its arguments hold (every
-/// member of it, equal; other members may be there too).
+/// member of it, equal; others may be there too unless `whole`).
 #[derive(Debug, Clone, Copy)]
 pub struct Call {
     pub name: &'static str,
     pub args: &'static str,
+    pub whole: bool,
+}
+
+impl Call {
+    /// A call whose arguments hold (at least) the members of `args`.
+    pub const fn with(name: &'static str, args: &'static str) -> Call {
+        Call { name, args, whole: false }
+    }
+    /// A call whose arguments are exactly `args`.
+    pub const fn exactly(name: &'static str, args: &'static str) -> Call {
+        Call { name, args, whole: true }
+    }
 }
 
 /// A tool result: its content and its `ok` flag as the store recorded it.
@@ -155,7 +167,7 @@ pub struct Expect {
     pub calls: &'static [Call],
     /// Every tool result, in order; each answers a call of the session.
     pub results: &'static [Outcome],
-    /// The last non-empty assistant texts (as many as given), in order.
+    /// Every non-empty assistant text, in order.
     pub answers: &'static [Text],
     /// The kind of every record after `meta`, in order; empty: not pinned
     /// (the counts above still are).
@@ -270,6 +282,8 @@ pub struct Writes {
     pub lossless: bool,
     /// The plan names a resume command holding the session id.
     pub resumes: bool,
+    /// What the refusal of a second prepare of one export says.
+    pub refusal_says: &'static str,
     /// Prepare beside other sessions.
     pub beside: Check<Beside>,
 }
@@ -294,6 +308,7 @@ impl Writes {
         meta_kept: &["cwd", "title", "started_at"],
         lossless: true,
         resumes: true,
+        refusal_says: "",
         beside: Check::Run(Beside { scenarios: &["simple", "parallel"], may_change: &[] }),
     };
 }
@@ -471,6 +486,9 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
     assert_eq!(names, expected, "{name}: tool calls");
     for ((_, call_name, arguments), call) in calls.iter().zip(expect.calls) {
         let want: Value = serde_json::from_str(call.args).unwrap_or_else(|e| panic!("{name}: {}: {e}", call.args));
+        if call.whole {
+            assert_eq!(*arguments, &want, "{name}: {call_name}'s arguments");
+        }
         for (key, value) in want.as_object().unwrap_or_else(|| panic!("{name}: {} is no object", call.args)) {
             assert_eq!(arguments.get(key), Some(value), "{name}: {call_name}.{key} in {arguments}");
         }
@@ -486,10 +504,9 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
     }
 
     let answers = crate::assistant_texts(records);
-    assert!(answers.len() >= expect.answers.len(), "{name}: answers {answers:?}");
-    let last = &answers[answers.len() - expect.answers.len()..];
-    for (i, (text, want)) in last.iter().zip(expect.answers).enumerate() {
-        want.check(&format!("{name}: answer {i} of the last {}", expect.answers.len()), text, &home);
+    assert_eq!(answers.len(), expect.answers.len(), "{name}: answers {answers:?}");
+    for (i, (text, want)) in answers.iter().zip(expect.answers).enumerate() {
+        want.check(&format!("{name}: answer {i}"), text, &home);
     }
     if !expect.kinds.is_empty() {
         assert_eq!(&crate::kinds(records)[1..], expect.kinds, "{name}: record kinds");
@@ -776,8 +793,10 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     assert_eq!(found.sessions[0].native_id, plan.native_id);
     let back = crate::read::<C>(target.path(), &found.sessions[0].locator);
     assert_eq!(kept(writes.compare, &back.records), kept(writes.compare, &source.records));
-    let again = prepare::<C>(&written, target.path(), options());
-    assert!(again.is_err(), "a second prepare of the same export: {again:?}");
+    match prepare::<C>(&written, target.path(), options()) {
+        Ok(plan) => panic!("a second prepare of the same export: {plan:?}"),
+        Err(e) => assert!(format!("{e:?}").contains(writes.refusal_says), "{e:?}"),
+    }
 }
 
 /// Prepare beside other sessions: every file already there is
