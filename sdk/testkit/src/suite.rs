@@ -243,6 +243,8 @@ pub enum Compare {
     /// Every record body but `meta`, with these members removed, and its
     /// `ts` when `ts` is set.
     Bodies { ignore: &'static [&'static str], ts: bool },
+    /// Every record but `meta` whole (ids, parents, times), but its `src`.
+    Records,
 }
 
 /// How a written export is installed in a test home.
@@ -738,6 +740,12 @@ pub fn kept(compare: Compare, records: &[Record]) -> Value {
                 }
                 if ts { serde_json::json!({"ts": r.ts, "body": body}) } else { body }
             })
+            .collect(),
+        Compare::Records => records
+            .iter()
+            .filter(|r| !matches!(r.body, Body::Meta(_)))
+            .map(|r| Record { src: None, ..r.clone() })
+            .map(|r| serde_json::to_value(r).unwrap())
             .collect(),
     }
 }
