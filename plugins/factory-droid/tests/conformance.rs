@@ -24,6 +24,7 @@ const SUITE: Suite = Suite {
                     r#"{"command": "cat hello.txt", "summary": "", "riskLevelReason": "", "riskLevel": "low"}"#,
                 )],
                 results: &[Outcome {
+                    call: 0,
                     text: Text::is(
                         "Hello from the lab workspace. The secret word is PAPAYA-42.\n\n\n[Process exited with code 0]",
                     ),
@@ -57,8 +58,8 @@ const SUITE: Suite = Suite {
                     Call::exactly("Read", r#"{"file_path": "/home/user/project/second.txt"}"#),
                 ],
                 results: &[
-                    Outcome { text: Text::has(&[lab::SECRET]), ok: OK },
-                    Outcome { text: Text::is("The second word is KIWI-58.\n"), ok: OK },
+                    Outcome { call: 0, text: Text::has(&[lab::SECRET]), ok: OK },
+                    Outcome { call: 1, text: Text::is("The second word is KIWI-58.\n"), ok: OK },
                 ],
                 answers: &[Text::has(&[lab::SECOND_SECRET, lab::SECRET])],
                 ..Expect::NOTHING
@@ -72,6 +73,7 @@ const SUITE: Suite = Suite {
                 calls: &[Call::with("Execute", r#"{"command": "cat missing.txt; exit 3"}"#)],
                 // is_error: true
                 results: &[Outcome {
+                    call: 0,
                     text: Text::is(
                         "Error: Command failed (exit code: 3)\ncat: missing.txt: No such file or directory\n\n\n[Process exited with code 3]",
                     ),
@@ -87,7 +89,7 @@ const SUITE: Suite = Suite {
             expect: Expect {
                 users: &[lab::MULTIBYTE_PROMPT],
                 calls: &[Call::with("Execute", "{}")],
-                results: &[Outcome { text: Text::has(lab::MULTIBYTE_PIECES), ok: OK }],
+                results: &[Outcome { call: 0, text: Text::has(lab::MULTIBYTE_PIECES), ok: OK }],
                 answers: &[Text::has(&[lab::MULTIBYTE_SENTINEL])],
                 title: Some(lab::MULTIBYTE_PROMPT),
                 ..Expect::NOTHING
@@ -102,6 +104,7 @@ const SUITE: Suite = Suite {
                 // Droid keeps head and tail in the session and the full log
                 // under /tmp, outside the home.
                 results: &[Outcome {
+                    call: 0,
                     text: Text::starts("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:")
                         .and_has(&[lab::LONG_END, "Full command output saved to: /tmp/"]),
                     ok: OK,
@@ -148,6 +151,7 @@ const SUITE: Suite = Suite {
         path: ".factory/sessions/-home-user-project/copy.jsonl",
         discovered: true,
         sniffed: false,
+        folder: false,
     }),
 };
 

@@ -39,6 +39,7 @@ const SUITE: Suite = Suite {
                     r#"{"command": "cat hello.txt", "description": "Run cat hello.txt"}"#,
                 )],
                 results: &[Outcome {
+                    call: 0,
                     text: Text::has(&["Output: Hello from the lab workspace. The secret word is PAPAYA-42."]),
                     ok: OK,
                 }],
@@ -60,8 +61,8 @@ const SUITE: Suite = Suite {
                     Call::exactly("read_file", r#"{"file_path": "/home/user/project/second.txt"}"#),
                 ],
                 results: &[
-                    Outcome { text: Text::has(&[lab::SECRET]), ok: OK },
-                    Outcome { text: Text::is("The second word is KIWI-58.\n"), ok: OK },
+                    Outcome { call: 0, text: Text::has(&[lab::SECRET]), ok: OK },
+                    Outcome { call: 1, text: Text::is("The second word is KIWI-58.\n"), ok: OK },
                 ],
                 answers: &[Text::has(&[lab::SECOND_SECRET, lab::SECRET])],
                 ..Expect::NOTHING
@@ -74,7 +75,11 @@ const SUITE: Suite = Suite {
                 users: &[lab::FAILING_PROMPT],
                 calls: &[Call::with("run_shell_command", r#"{"command": "cat missing.txt; exit 3"}"#)],
                 // Qwen Code records the shell call as `success` despite the exit code.
-                results: &[Outcome { text: Text::has(&["No such file or directory", "Exit Code: 3"]), ok: OK }],
+                results: &[Outcome {
+                    call: 0,
+                    text: Text::has(&["No such file or directory", "Exit Code: 3"]),
+                    ok: OK,
+                }],
                 answers: &[Text::has(&["No such file or directory"])],
                 ..Expect::NOTHING
             },
@@ -85,7 +90,7 @@ const SUITE: Suite = Suite {
             expect: Expect {
                 users: &[lab::MULTIBYTE_PROMPT],
                 calls: &[Call::with("run_shell_command", "{}")],
-                results: &[Outcome { text: Text::has(lab::MULTIBYTE_PIECES), ok: OK }],
+                results: &[Outcome { call: 0, text: Text::has(lab::MULTIBYTE_PIECES), ok: OK }],
                 answers: &[Text::has(&[lab::MULTIBYTE_SENTINEL])],
                 ..Expect::NOTHING
             },
@@ -97,7 +102,11 @@ const SUITE: Suite = Suite {
                 users: &[lab::LONG_PROMPT],
                 calls: &[Call::with("run_shell_command", "{}")],
                 // Read in full from its spill file.
-                results: &[Outcome { text: Text::has(&[lab::LONG_BEGIN]).and_file(SPILL).and_min_len(90_001), ok: OK }],
+                results: &[Outcome {
+                    call: 0,
+                    text: Text::has(&[lab::LONG_BEGIN]).and_file(SPILL).and_min_len(90_001),
+                    ok: OK,
+                }],
                 // The scripted model cut its echo of the result short.
                 answers: &[Text::starts("FINAL ANSWER: the tool returned: Tool output was too large")],
                 ..Expect::NOTHING
@@ -146,6 +155,7 @@ const SUITE: Suite = Suite {
         path: ".qwen/projects/-home-user-project/chats/copy.jsonl",
         discovered: true,
         sniffed: false,
+        folder: false,
     }),
 };
 

@@ -151,9 +151,11 @@ impl Call {
     }
 }
 
-/// A tool result: its content and its `ok` flag as the store recorded it.
+/// A tool result: the call it answers (its index among the calls), its
+/// content and its `ok` flag as the store recorded it.
 #[derive(Debug, Clone, Copy)]
 pub struct Outcome {
+    pub call: usize,
     pub text: Text,
     pub ok: Option<bool>,
 }
@@ -324,6 +326,9 @@ pub struct Loose {
     pub discovered: bool,
     /// `sniff` claims it.
     pub sniffed: bool,
+    /// The session's whole folder moves (to `path`'s folder), not its file
+    /// alone: a session of several files.
+    pub folder: bool,
 }
 
 /// The table that drives the suite for one codec.
@@ -500,7 +505,8 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
     assert_eq!(results.len(), expect.results.len(), "{name}: tool results {results:?}");
     for (i, ((call_id, content, ok), outcome)) in results.iter().zip(expect.results).enumerate() {
         let what = format!("{name}: result {i}");
-        assert!(calls.iter().any(|c| c.0 == *call_id), "{what} answers no call: {call_id}");
+        let call = calls.get(outcome.call).unwrap_or_else(|| panic!("{what}: no call {}", outcome.call));
+        assert_eq!(*call_id, call.0, "{what} answers call {} ({})", outcome.call, call.1);
         outcome.text.check(&what, content, &home);
         assert_eq!(*ok, outcome.ok, "{what}: ok");
     }
@@ -650,7 +656,7 @@ pub fn torn_tail<C: Codec>(suite: &Suite) {
 }
 
 /// A corrupt middle line is one `malformed-line` error, and the tool
-/// results and the last answer are still read.
+/// calls, their results and the last answer are still read.
 pub fn corrupt_line<C: Codec>(suite: &Suite) {
     let Some(damage) = suite.damage.run("corrupt_line") else { return };
     let (name, index) = damage.corrupt;
@@ -660,6 +666,7 @@ pub fn corrupt_line<C: Codec>(suite: &Suite) {
     let offset = crate::corrupt_line(&dir.path().join(&locator), index, 40);
     let read = crate::read::<C>(dir.path(), &locator);
     crate::check_corrupt_line(&read, offset);
+    assert_eq!(crate::tool_calls(&read.records), crate::tool_calls(&whole.records), "{name}: calls");
     assert_eq!(crate::tool_results(&read.records), crate::tool_results(&whole.records), "{name}: results");
     assert_eq!(
         crate::assistant_texts(&read.records).last(),
@@ -849,8 +856,14 @@ pub fn loose_file<C: Codec>(suite: &Suite) {
     let whole = suite.read::<C>("simple");
     let dir = crate::copy_of(&suite.home("simple"));
     let to = dir.path().join(loose.path);
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    std::fs::rename(dir.path().join(suite.locator_of("simple")), &to).unwrap();
+    let from = dir.path().join(suite.locator_of("simple"));
+    if loose.folder {
+        assert_eq!(from.file_name(), to.file_name(), "a moved folder keeps its file's name");
+        std::fs::rename(from.parent().unwrap(), to.parent().unwrap()).unwrap();
+    } else {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::rename(from, &to).unwrap();
+    }
     let found = crate::discover::<C>(dir.path());
     if loose.discovered {
         assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
