@@ -7,12 +7,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_copilot_cli::{CopilotCli, rfc3339_utc};
+use trajhost_codec_copilot_cli::CopilotCli;
 use trajhost_codec_sdk::Codec;
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users,
+    self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
 
 const STATE: &str = ".copilot/session-state";
@@ -68,34 +68,21 @@ fn systems(records: &[Record]) -> Vec<&str> {
 
 // ---------------------------------------------------------------- info
 
-#[test]
-fn workspace_yaml_is_no_session() {
-    let globs = CopilotCli::info().session_globs;
-    assert!(!globs.iter().any(|g| glob_matches(g, ".copilot/session-state/x/workspace.yaml")), "{globs:?}");
-}
-
 // ---------------------------------------------------------------- discover
 
-/// What discover takes from where (the suite checks it agrees with read).
+/// The title is the workspace's name (here the first prompt).
 #[test]
-fn discover_takes_the_start_from_session_start_and_the_title_from_the_workspace() {
+fn the_title_is_the_workspace_name() {
     for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let session = kit::discover::<CopilotCli>(&home).sessions.remove(0);
-        let path = home.join(&session.locator);
-        let raw = raw_lines(&path);
-        assert_eq!(raw[0]["type"], "session.start");
-        assert_eq!(session.started_at.as_deref(), raw[0]["data"]["startTime"].as_str(), "{scenario}");
-        let events = std::fs::metadata(&path).unwrap();
-        let workspace = std::fs::metadata(home.join(STATE).join(id).join("workspace.yaml")).unwrap();
-        let mtime = events.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
-        assert_eq!(session.size, events.len() + workspace.len(), "{scenario}");
-        // The workspace's name: here the first prompt.
-        let yaml = std::fs::read_to_string(home.join(STATE).join(id).join("workspace.yaml")).unwrap();
+        let session = kit::discover::<CopilotCli>(&home(scenario)).sessions.remove(0);
+        let yaml = std::fs::read_to_string(home(scenario).join(STATE).join(id).join("workspace.yaml")).unwrap();
         let name = yaml.lines().find_map(|l| l.strip_prefix("name: ")).unwrap();
         let name = name.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')).unwrap_or(name);
         assert_eq!(session.title.as_deref(), Some(name));
+        // One usage record per model call.
+        let raw = raw_lines(&home(scenario).join(locator(id)));
+        let usage_records = raw.iter().filter(|l| l["type"] == "session.usage_record").count();
+        assert_eq!(assistants(&read_scenario(scenario).records).len(), usage_records, "{scenario}");
     }
 }
 
@@ -149,51 +136,18 @@ fn discover_uses_the_workspace_and_reports_oddities() {
 // ---------------------------------------------------------------- read
 
 #[test]
-fn the_system_prompt_resume_and_parents_of_a_session() {
+fn the_system_prompt_resume_and_message_ids_of_a_session() {
     let read = read_scenario("simple");
     let records = &read.records;
     let system = systems(records);
     assert_eq!(system.len(), 1);
     assert!(system[0].starts_with("You are the GitHub Copilot CLI"));
-    let call_id = tool_calls(records)[0].0;
-    assert_eq!(call_id, "call_lab_bee85d4a98434268");
     assert_eq!(assistants(records)[0].message_id.as_deref(), Some("d0e529b3-fc8b-496c-8090-5af3a54f20a7"));
     assert_eq!(observations(records), [("session.resume", None)]);
-
-    // Parents point at records: lifecycle and usage events resolve away.
-    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
-    // The first prompt follows session.start, which is the meta record.
-    assert_eq!(
-        by_id("2625031c-8a62-4fad-9553-18fd4d5017a1").parent.as_deref(),
-        Some("3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d")
-    );
+    // The system prompt stands between prompt and answer, lifecycle and usage events resolved away.
     let system_id = records.iter().find(|r| matches!(r.body, Body::System { .. })).unwrap().id.clone();
-    assert_eq!(by_id("1eef003f-0682-4acb-a122-f822e66f5ead").parent.as_deref(), Some(system_id.as_str()));
-    assert_eq!(by_id(call_id).parent.as_deref(), Some("1eef003f-0682-4acb-a122-f822e66f5ead"));
-    assert_eq!(by_id("a502bba4-3fef-4a1b-b57b-a645c1f0852e").parent.as_deref(), Some(call_id));
-}
-
-/// Model and usage are the suite's; here, one usage record per model call,
-/// and times and ids from the lines.
-#[test]
-fn each_model_call_has_its_usage_record_and_records_their_lines_time() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
-        let raw = raw_lines(&home(scenario).join(locator(id)));
-        let usage_records = raw.iter().filter(|l| l["type"] == "session.usage_record").count();
-        assert_eq!(assistants(&read.records).len(), usage_records, "{scenario}: one usage record per model call");
-        for record in &read.records {
-            let ts = record.ts.as_deref().unwrap();
-            assert!(ts.starts_with("2026-11-30T04:") && ts.ends_with('Z'), "{ts}");
-            assert_eq!(record.agent, None);
-            if let Some(line) = raw.iter().find(|l| l["id"] == record.id.as_str()) {
-                assert_eq!(record.ts.as_deref(), line["timestamp"].as_str());
-            }
-            if let Body::ToolCall { call_id, .. } = &record.body {
-                assert_eq!(&record.id, call_id);
-            }
-        }
-    }
+    let answer = records.iter().find(|r| r.id == "1eef003f-0682-4acb-a122-f822e66f5ead").unwrap();
+    assert_eq!(answer.parent.as_deref(), Some(system_id.as_str()));
 }
 
 #[test]
@@ -205,15 +159,6 @@ fn a_failing_shell_is_logged_as_a_success_with_its_exit_code() {
     let complete = raw.iter().find(|l| l["type"] == "tool.execution_complete").unwrap();
     assert_eq!(complete["data"]["success"], true);
     assert_eq!(complete["data"]["shellExecution"]["exitCode"], 3);
-}
-
-#[test]
-fn a_result_is_the_content_the_log_recorded() {
-    let read = read_scenario("multibyte");
-    let (s, id) = scenario("multibyte");
-    let raw = raw_lines(&home(s).join(locator(id)));
-    let recorded = raw.iter().find_map(|l| l["data"]["result"]["content"].as_str()).unwrap();
-    assert_eq!(tool_results(&read.records)[0].1, recorded);
 }
 
 // ---------------------------------------------------------------- damage

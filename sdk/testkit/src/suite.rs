@@ -1,12 +1,19 @@
 //! The conformance suite: the checks every codec's lab fixtures go through,
-//! driven by a table of what the codec's fixtures hold ([`Suite`]).
+//! driven by a table of what the codec's fixtures hold.
 //!
-//! [`conformance_suite!`](crate::conformance_suite) turns the table into one
-//! named `#[test]` per check; each check is also a plain function here, for
-//! a codec that wants to call one by hand.
+//! The table is JSON (`tests/conformance.json` beside the codec's tests,
+//! see [`Table`]): the values particular to the codec (ids, tool names,
+//! result texts, flags). What JSON cannot say, the codec passes in a
+//! [`Suite`]: its table of native types and how to tell a raw record's
+//! type, and how to apply a plan that is more than files.
+//! [`conformance_suite!`](crate::conformance_suite) turns both into one
+//! named `#[test]` per check; each check is also a plain function here.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
+use serde::Deserialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Body, Record, Usage};
 use trajhost_codec_sdk::fs::Dir;
@@ -16,25 +23,19 @@ use trajhost_codec_sdk::{Codec, Diagnostic, Operation, Plan, WriteOptions, Writt
 
 use crate::{Read, Spans};
 
-/// What the lab's scripted sessions say, the same in every harness: a codec
-/// table quotes these rather than copying them.
+/// What the lab's scripted sessions say, the same in every harness.
 pub mod lab {
-    /// The two prompts of `simple`.
-    pub const SIMPLE_PROMPTS: &[&str] =
-        &["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"];
-    /// The prompt of `parallel`.
-    pub const PARALLEL_PROMPT: &str = "Read hello.txt and second.txt and tell me both words.";
-    /// The prompt of `failing-tool`.
-    pub const FAILING_PROMPT: &str = "Run cat missing.txt and tell me what happened.";
-    /// The prompt of `multibyte`.
+    /// The prompts of each lab scenario: a table's `users` default.
+    pub const PROMPTS: &[(&str, &[&str])] = &[
+        ("simple", &["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]),
+        ("parallel", &["Read hello.txt and second.txt and tell me both words."]),
+        ("failing-tool", &["Run cat missing.txt and tell me what happened."]),
+        ("multibyte", &[MULTIBYTE_PROMPT]),
+        ("long-output", &["Print long.txt with cat and tell me how it begins."]),
+    ];
     pub const MULTIBYTE_PROMPT: &str = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
-    /// The prompt of `long-output`.
-    pub const LONG_PROMPT: &str = "Print long.txt with cat and tell me how it begins.";
-    /// The secret word of hello.txt.
-    pub const SECRET: &str = "PAPAYA-42";
-    /// The secret word of second.txt.
-    pub const SECOND_SECRET: &str = "KIWI-58";
-    /// What `multibyte`'s tool result holds, every piece intact.
+    /// What `multibyte`'s tool result holds, every piece intact: a table
+    /// says `"@multibyte"` among the parts a text `has`.
     pub const MULTIBYTE_PIECES: &[&str] = &[
         "秘密の言葉は「桃」",
         "안녕하세요",
@@ -43,178 +44,38 @@ pub mod lab {
         "o\u{302}\u{323}",
         "Sentinel: CHERRY-本-91 ✓",
     ];
-    /// The sentinel `multibyte`'s answer repeats.
-    pub const MULTIBYTE_SENTINEL: &str = "CHERRY-本-91 ✓";
-    /// The first and last lines `long-output`'s command printed.
-    pub const LONG_BEGIN: &str = "LONG-OUTPUT-BEGIN LEMON-512";
-    pub const LONG_END: &str = "LONG-OUTPUT-END LIME-1024";
 }
 
-/// A check the codec runs, or skips saying why (the skip is printed).
+/// What the codec passes besides its JSON table: what JSON cannot say.
 #[derive(Debug, Clone, Copy)]
-pub enum Check<T> {
-    Run(T),
-    Skip(&'static str),
-}
-
-impl<T> Check<T> {
-    /// The value to run with; `None` after printing why the check is skipped.
-    pub fn run(&self, what: &str) -> Option<&T> {
-        match self {
-            Check::Run(t) => Some(t),
-            Check::Skip(why) => {
-                eprintln!("skipped {what}: {why}");
-                None
-            }
-        }
-    }
-}
-
-/// What a text must be: every part that is set must hold.
-#[derive(Debug, Clone, Copy)]
-pub struct Text {
-    pub is: Option<&'static str>,
-    pub starts: &'static str,
-    pub has: &'static [&'static str],
-    /// The text is the whole of this file under the home (a spill file).
-    pub file: Option<&'static str>,
-    pub min_len: usize,
-}
-
-impl Text {
-    /// Any text.
-    pub const ANY: Text = Text { is: None, starts: "", has: &[], file: None, min_len: 0 };
-    /// Exactly `text`.
-    pub const fn is(text: &'static str) -> Text {
-        Text { is: Some(text), ..Text::ANY }
-    }
-    /// Holding each of `parts`.
-    pub const fn has(parts: &'static [&'static str]) -> Text {
-        Text { has: parts, ..Text::ANY }
-    }
-    /// Starting with `prefix`.
-    pub const fn starts(prefix: &'static str) -> Text {
-        Text { starts: prefix, ..Text::ANY }
-    }
-    /// And holding each of `parts`.
-    pub const fn and_has(self, parts: &'static [&'static str]) -> Text {
-        Text { has: parts, ..self }
-    }
-    /// And the whole of the file at `path` under the home.
-    pub const fn and_file(self, path: &'static str) -> Text {
-        Text { file: Some(path), ..self }
-    }
-    /// And at least `len` bytes long.
-    pub const fn and_min_len(self, len: usize) -> Text {
-        Text { min_len: len, ..self }
-    }
-
-    /// Asserts `actual` is such a text; `home` holds `file`.
-    pub fn check(&self, what: &str, actual: &str, home: &Path) {
-        if let Some(is) = self.is {
-            assert_eq!(actual, is, "{what}");
-        }
-        assert!(actual.starts_with(self.starts), "{what}: does not start with {:?}: {actual:?}", self.starts);
-        for part in self.has {
-            assert!(actual.contains(part), "{what}: {part:?} missing from {actual:?}");
-        }
-        if let Some(file) = self.file {
-            let whole = std::fs::read_to_string(home.join(file)).unwrap_or_else(|e| panic!("{what}: {file}: {e}"));
-            assert!(
-                actual == whole,
-                "{what}: not the whole of {file} ({} bytes, the file {})",
-                actual.len(),
-                whole.len()
-            );
-        }
-        assert!(actual.len() >= self.min_len, "{what}: {} bytes, fewer than {}", actual.len(), self.min_len);
-    }
-}
-
-/// A tool call: its name, and a JSON object its arguments hold (every
-/// member of it, equal; others may be there too unless `whole`).
-#[derive(Debug, Clone, Copy)]
-pub struct Call {
-    pub name: &'static str,
-    pub args: &'static str,
-    pub whole: bool,
-}
-
-impl Call {
-    /// A call whose arguments hold (at least) the members of `args`.
-    pub const fn with(name: &'static str, args: &'static str) -> Call {
-        Call { name, args, whole: false }
-    }
-    /// A call whose arguments are exactly `args`.
-    pub const fn exactly(name: &'static str, args: &'static str) -> Call {
-        Call { name, args, whole: true }
-    }
-}
-
-/// A tool result: the call it answers (its index among the calls), its
-/// content and its `ok` flag as the store recorded it.
-#[derive(Debug, Clone, Copy)]
-pub struct Outcome {
-    pub call: usize,
-    pub text: Text,
-    pub ok: Option<bool>,
-}
-
-/// What one lab scenario's session must hold.
-#[derive(Debug, Clone, Copy)]
-pub struct Expect {
-    /// Every user text, in order.
-    pub users: &'static [&'static str],
-    /// Every tool call, in order.
-    pub calls: &'static [Call],
-    /// Every tool result, in order; each answers a call of the session.
-    pub results: &'static [Outcome],
-    /// Every non-empty assistant text, in order.
-    pub answers: &'static [Text],
-    /// The kind of every record after `meta`, in order; empty: not pinned
-    /// (the counts above still are).
-    pub kinds: &'static [&'static str],
-    /// The session's title, when the store keeps one.
-    pub title: Option<&'static str>,
-}
-
-impl Expect {
-    pub const NOTHING: Expect = Expect { users: &[], calls: &[], results: &[], answers: &[], kinds: &[], title: None };
-}
-
-/// One lab scenario: `fixtures/<harness>/<version>/<name>/` is its home.
-#[derive(Debug, Clone, Copy)]
-pub struct Scenario {
-    pub name: &'static str,
-    pub native_id: &'static str,
-    pub expect: Expect,
-}
-
-/// What the codec's info says.
-#[derive(Debug, Clone, Copy)]
-pub struct Info {
-    pub native_versions: &'static str,
-    /// The words of `native_version_source` hold this.
-    pub version_source: &'static str,
-    pub reads: &'static [&'static str],
-    pub writes: &'static [&'static str],
-}
-
-/// The native types of the format: the codec's table (`KNOWN_RECORD_TYPES`)
-/// and how to tell a raw record's type, classified here independently of
-/// the codec.
-#[derive(Debug, Clone, Copy)]
-pub struct NativeTypes {
-    pub table: &'static [(&'static str, Handling)],
-    /// The raw records of a session (default: [`crate::raw_lines`] of the
-    /// session file).
-    pub raw: fn(home: &Path, locator: &str) -> Vec<Value>,
-    /// The native type of a raw record, as the table names it.
+pub struct Suite {
+    /// The JSON table, `include_str!("conformance.json")`.
+    pub table: &'static str,
+    /// The codec's table of native types (`KNOWN_RECORD_TYPES`); empty:
+    /// the JSON table says why the types are not checked.
+    pub types: &'static [(&'static str, Handling)],
+    /// The native type of a raw record, classified here independently of
+    /// the codec (default: its `type` member).
     pub kind_of: fn(&Value) -> String,
-    /// Types the fixtures hold between them (all of them, or at least these).
-    pub seen: &'static [&'static str],
-    /// `seen` is every type the fixtures hold, not only some.
-    pub seen_exactly: bool,
+    /// The raw records of a session (default: the session file's lines).
+    pub raw: fn(home: &Path, locator: &str) -> Vec<Value>,
+    /// Applies a plan to a native home as the host does (default: files).
+    pub apply: fn(&Plan, &Path),
+}
+
+impl Suite {
+    pub const DEFAULT: Suite =
+        Suite { table: "", types: &[], kind_of: type_member, raw: raw_session_lines, apply: apply_files };
+
+    /// The parsed table (parsed once a test binary).
+    pub fn table(&self) -> &'static Table {
+        static TABLES: OnceLock<std::sync::Mutex<BTreeMap<usize, &'static Table>>> = OnceLock::new();
+        let mut tables = TABLES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        tables.entry(self.table.as_ptr() as usize).or_insert_with(|| {
+            let table: Table = serde_json::from_str(self.table).unwrap_or_else(|e| panic!("conformance table: {e}"));
+            Box::leak(Box::new(table))
+        })
+    }
 }
 
 /// The raw records of a JSON-lines session file.
@@ -227,211 +88,469 @@ pub fn type_member(line: &Value) -> String {
     line["type"].as_str().unwrap_or("(no type)").to_string()
 }
 
+// ------------------------------------------------------------------ the table
+
+/// A part of the table that runs, or says why it is skipped (the reason is
+/// printed when the check is).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Part<T> {
+    Skip { skip: String },
+    Run(T),
+}
+
+impl<T> Part<T> {
+    /// The part to run with; `None` after printing why it is skipped.
+    pub fn run(&self, what: &str) -> Option<&T> {
+        match self {
+            Part::Run(t) => Some(t),
+            Part::Skip { skip } => {
+                eprintln!("skipped {what}: {skip}");
+                None
+            }
+        }
+    }
+}
+
+/// A codec's conformance table (`tests/conformance.json`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    /// `fixtures/<harness>/<version>`; the harness is the one `info` and
+    /// `meta` name.
+    pub harness: String,
+    pub version: String,
+    /// A session's locator, `{id}` standing for its native id.
+    pub locator: String,
+    pub spans: SpanKind,
+    pub info: Info,
+    /// Every session's cwd and native version, as discover and meta say.
+    pub cwd: Option<String>,
+    pub native_version: Option<String>,
+    /// What discover takes from the files.
+    #[serde(default)]
+    pub discover: Discover,
+    /// The model of every assistant record.
+    pub model: Option<String>,
+    /// The usage of every assistant record (`null`: none recorded).
+    pub usage: Part<Option<Usage>>,
+    /// Every record has a time, and times never go back.
+    pub timestamps: bool,
+    /// The member of a record's native line (a JSON pointer) that holds its
+    /// time, when the line has it.
+    pub ts_member: Option<String>,
+    /// Each tool call's record id is its call id.
+    #[serde(default)]
+    pub call_ids_are_record_ids: bool,
+    /// Diagnostic codes no fixture read may carry.
+    #[serde(default)]
+    pub clean_of: Vec<String>,
+    pub native_types: Part<NativeTypes>,
+    pub damage: Part<Damage>,
+    pub writes: Part<Writes>,
+    pub loose: Part<Loose>,
+    /// The lab scenarios, by name: `fixtures/<harness>/<version>/<name>/`.
+    pub scenarios: BTreeMap<String, Scenario>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SpanKind {
+    Lines,
+    Bytes,
+    Rows,
+}
+
+impl From<SpanKind> for Spans {
+    fn from(kind: SpanKind) -> Spans {
+        match kind {
+            SpanKind::Lines => Spans::Lines,
+            SpanKind::Bytes => Spans::Bytes,
+            SpanKind::Rows => Spans::Rows,
+        }
+    }
+}
+
+/// What the codec's info says.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Info {
+    pub native_versions: String,
+    /// The words of `native_version_source` hold this.
+    pub version_source: String,
+    pub reads: Vec<String>,
+    pub writes: Vec<String>,
+    /// Paths no session glob may match (files beside a session).
+    #[serde(default)]
+    pub not_sessions: Vec<String>,
+}
+
+/// What discover takes from the session's files.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Discover {
+    /// `updated_at` is the session file's modification time.
+    #[serde(default)]
+    pub updated_is_mtime: bool,
+    /// `size` is the bytes of the session file and of these (relative to
+    /// its folder, `{id}` standing for the id); `None`: not pinned.
+    pub size_of: Option<Vec<String>>,
+    /// `started_at` is this member (a JSON pointer) of the line at index 0
+    /// of the session file, or of the line the number says.
+    pub started_at: Option<(usize, String)>,
+    /// `title` is this member (a JSON pointer) of the line at this index.
+    pub title: Option<(usize, String)>,
+    /// The title is a prefix of the first prompt (at most 80 characters,
+    /// an ellipsis marking a cut).
+    #[serde(default)]
+    pub title_from_prompt: bool,
+}
+
+/// The native types the fixtures hold (the codec's table is in [`Suite`]).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NativeTypes {
+    /// Types the fixtures hold between them: at least these, or exactly.
+    pub seen: Vec<String>,
+    #[serde(default)]
+    pub exactly: bool,
+}
+
 /// Damage to a JSON-lines session: a torn last line, a corrupt middle one.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Damage {
-    /// The scenario whose session is torn, and the text of the line torn
-    /// (cut just before it).
-    pub tear: (&'static str, &'static str),
-    /// The scenario whose line (by index) is cut to 40 bytes.
-    pub corrupt: (&'static str, usize),
+    /// The scenario whose session is torn, and the text of the line cut
+    /// (just before that text).
+    pub tear: (String, String),
+    /// The scenario whose line (0-based) is cut to 40 bytes.
+    pub corrupt: (String, usize),
 }
 
 /// How a written session is compared with its source.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Compare {
     /// User texts, tool calls (name, arguments), results, assistant texts.
     Conversation,
-    /// Every record body but `meta`, with these members removed, and its
-    /// `ts` when `ts` is set.
-    Bodies { ignore: &'static [&'static str], ts: bool },
-    /// Every record but `meta` whole (ids, parents, times), but its `src`.
+    /// Every record body but `meta`, these members removed, with its `ts`
+    /// when `ts` is set.
+    Bodies { ignore: Vec<String>, ts: bool },
+    /// Every record but `meta` whole (ids, parents, times) but its `src`.
     Records,
 }
 
 /// How a written export is installed in a test home.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
 pub enum Install {
     /// Its artifacts are the files, at their paths.
     Files,
-    /// `prepare` into the home, its plan applied with `Writes::apply`.
+    /// `prepare` into the home, the plan applied with [`Suite::apply`].
     Prepare,
 }
 
-/// Prepare into a home that already holds sessions.
-#[derive(Debug, Clone, Copy)]
-pub struct Beside {
-    /// The scenarios whose homes, merged, are the target.
-    pub scenarios: &'static [&'static str],
-    /// Files of the target the plan may change (a database that takes rows).
-    pub may_change: &'static [&'static str],
-}
-
 /// What the codec writes, and how the suite checks it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Writes {
     pub compare: Compare,
     pub install: Install,
-    /// Where the written session is read: from what was written.
-    pub locator: fn(&WrittenFiles) -> String,
-    /// Applies a plan to a native home, as the host does.
-    pub apply: fn(&Plan, &Path),
-    /// The options of every write (the home path is set for prepare).
-    pub options: fn() -> WriteOptions,
+    /// The written session is read at the artifact whose path ends so
+    /// (default: the first artifact).
+    pub session_file: Option<String>,
     /// `meta` members the written session keeps from its source.
-    pub meta_kept: &'static [&'static str],
-    /// Writing the codec's own sessions carries everything: no `not-carried`
-    /// or `untranslated-reasoning` diagnostic, and the session reads back
-    /// without one.
+    pub meta_kept: Vec<String>,
+    /// Writing the codec's own sessions carries everything: no
+    /// `not-carried` or `untranslated-reasoning`, and no diagnostic when
+    /// read back.
     pub lossless: bool,
     /// The plan names a resume command holding the session id.
     pub resumes: bool,
     /// What the refusal of a second prepare of one export says.
-    pub refusal_says: &'static str,
+    #[serde(default)]
+    pub refusal_says: String,
     /// Prepare beside other sessions.
-    pub beside: Check<Beside>,
+    pub beside: Part<Beside>,
 }
 
-/// The first artifact's path: the session file of a one-file export.
-pub fn first_artifact(written: &WrittenFiles) -> String {
-    written.artifacts[0].path.clone()
+/// Prepare into a home that already holds sessions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Beside {
+    /// The scenarios whose homes, merged, are the target.
+    pub scenarios: Vec<String>,
+    /// Files the plan may change (a database that takes rows).
+    #[serde(default)]
+    pub may_change: Vec<String>,
 }
 
-/// Options with nothing chosen.
-pub fn no_options() -> WriteOptions {
-    WriteOptions { cwd: None, native_id: None, home_path: None }
-}
-
-impl Writes {
-    pub const DEFAULT: Writes = Writes {
-        compare: Compare::Conversation,
-        install: Install::Files,
-        locator: first_artifact,
-        apply: apply_files,
-        options: no_options,
-        meta_kept: &["cwd", "title", "started_at"],
-        lossless: true,
-        resumes: true,
-        refusal_says: "",
-        beside: Check::Run(Beside { scenarios: &["simple", "parallel"], may_change: &[] }),
-    };
-}
-
-/// A session file read by a path outside the store's layout.
-#[derive(Debug, Clone, Copy)]
+/// `simple`'s session file read by a path outside the store's layout.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Loose {
-    /// The path (under a copy of the home) the session file is moved to.
-    pub path: &'static str,
+    /// The path (under a copy of the home) the session file moves to.
+    pub path: String,
     /// `discover` still lists it (by the id its content holds).
     pub discovered: bool,
     /// `sniff` claims it.
     pub sniffed: bool,
-    /// The session's whole folder moves (to `path`'s folder), not its file
-    /// alone: a session of several files.
+    /// The session's whole folder moves (to `path`'s folder, the file's
+    /// name kept): a session of several files.
+    #[serde(default)]
     pub folder: bool,
 }
 
-/// The table that drives the suite for one codec.
-#[derive(Debug, Clone)]
-pub struct Suite {
-    /// `fixtures/<harness>/<version>`, and the harness `info` and `meta` name.
-    pub harness: &'static str,
-    pub version: &'static str,
-    pub scenarios: &'static [Scenario],
-    /// The locator of a scenario's session, from its id.
-    pub locator: fn(native_id: &str) -> String,
-    pub spans: Spans,
-    pub info: Info,
-    /// Every session's cwd and native version, as discover and meta say.
-    pub cwd: Option<&'static str>,
-    pub native_version: Option<&'static str>,
-    /// The model of every assistant record.
-    pub model: Option<&'static str>,
-    /// The usage of every assistant record (`None`: none recorded).
-    pub usage: Check<Option<Usage>>,
-    /// Every record has a timestamp, and they never go back.
-    pub timestamps: bool,
-    /// Diagnostic codes no fixture read may carry.
-    pub clean_of: &'static [&'static str],
-    pub native_types: Check<NativeTypes>,
-    pub damage: Check<Damage>,
-    pub writes: Check<Writes>,
-    pub loose: Check<Loose>,
+/// What a text must be: every part that is set must hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    pub is: Option<String>,
+    #[serde(default)]
+    pub starts: String,
+    /// Parts it holds; `"@multibyte"` stands for [`lab::MULTIBYTE_PIECES`].
+    #[serde(default)]
+    pub has: Vec<String>,
+    /// It is the whole of this file under the home (a spill file).
+    pub file: Option<String>,
+    #[serde(default)]
+    pub min_len: usize,
+    /// It is the first string at this JSON pointer among the raw records.
+    pub raw: Option<String>,
 }
 
-impl Suite {
+impl Text {
+    /// Asserts `actual` is such a text, `raw` being the session's records.
+    pub fn check(&self, what: &str, actual: &str, home: &Path, raw: &dyn Fn() -> Vec<Value>) {
+        if let Some(is) = &self.is {
+            assert_eq!(actual, is, "{what}");
+        }
+        assert!(actual.starts_with(&self.starts), "{what}: does not start with {:?}: {actual:?}", self.starts);
+        let mut parts: Vec<&str> = Vec::new();
+        for part in &self.has {
+            match part.as_str() {
+                "@multibyte" => parts.extend(lab::MULTIBYTE_PIECES),
+                part => parts.push(part),
+            }
+        }
+        for part in parts {
+            assert!(actual.contains(part), "{what}: {part:?} missing from {actual:?}");
+        }
+        if let Some(file) = &self.file {
+            let whole = std::fs::read_to_string(home.join(file)).unwrap_or_else(|e| panic!("{what}: {file}: {e}"));
+            assert!(
+                actual == whole,
+                "{what}: not the whole of {file} ({} bytes, the file {})",
+                actual.len(),
+                whole.len()
+            );
+        }
+        assert!(actual.len() >= self.min_len, "{what}: {} bytes, fewer than {}", actual.len(), self.min_len);
+        if let Some(pointer) = &self.raw {
+            let records = raw();
+            let recorded = records.iter().find_map(|r| r.pointer(pointer).and_then(Value::as_str));
+            assert_eq!(Some(actual), recorded, "{what}: the raw {pointer}");
+        }
+    }
+}
+
+/// A tool call: its name, and members its arguments hold (others may be
+/// there too, unless `whole`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    pub name: String,
+    #[serde(default)]
+    pub args: serde_json::Map<String, Value>,
+    #[serde(default)]
+    pub whole: bool,
+}
+
+/// A tool result: the call it answers (its index), its content, its `ok`.
+#[derive(Debug, Deserialize)]
+pub struct Outcome {
+    #[serde(default)]
+    pub call: usize,
+    #[serde(flatten)]
+    pub text: OutcomeText,
+    pub ok: Option<bool>,
+}
+
+/// The content of a result ([`Text`] with `ok` beside it).
+#[derive(Debug, Default, Deserialize)]
+pub struct OutcomeText {
+    pub is: Option<String>,
+    #[serde(default)]
+    pub starts: String,
+    #[serde(default)]
+    pub has: Vec<String>,
+    pub file: Option<String>,
+    #[serde(default)]
+    pub min_len: usize,
+    pub raw: Option<String>,
+}
+
+impl OutcomeText {
+    fn text(&self) -> Text {
+        Text {
+            is: self.is.clone(),
+            starts: self.starts.clone(),
+            has: self.has.clone(),
+            file: self.file.clone(),
+            min_len: self.min_len,
+            raw: self.raw.clone(),
+        }
+    }
+}
+
+/// What one lab scenario's session must hold.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub id: String,
+    /// Every user text, in order (default: the lab's prompts).
+    pub users: Option<Vec<String>>,
+    /// Every tool call, in order.
+    pub calls: Vec<Call>,
+    /// Every tool result, in order.
+    pub results: Vec<Outcome>,
+    /// Every non-empty assistant text, in order.
+    pub answers: Vec<Text>,
+    /// The kind of every record after `meta`, in order (default: not
+    /// pinned; the counts above still are).
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// The session's title.
+    pub title: Option<String>,
+    /// Record id → the id of its parent (`null`: none).
+    #[serde(default)]
+    pub parents: BTreeMap<String, Option<String>>,
+}
+
+// ------------------------------------------------------------------ helpers
+
+impl Table {
     pub fn home(&self, scenario: &str) -> PathBuf {
-        crate::fixtures(self.harness, self.version).join(scenario)
+        crate::fixtures(&self.harness, &self.version).join(scenario)
+    }
+
+    pub fn locator(&self, native_id: &str) -> String {
+        self.locator.replace("{id}", native_id)
+    }
+
+    pub fn locator_of(&self, scenario: &str) -> String {
+        self.locator(&self.scenario(scenario).id)
     }
 
     pub fn scenario(&self, name: &str) -> &Scenario {
-        self.scenarios.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no scenario {name}"))
-    }
-
-    pub fn locator_of(&self, name: &str) -> String {
-        (self.locator)(self.scenario(name).native_id)
+        self.scenarios.get(name).unwrap_or_else(|| panic!("no scenario {name}"))
     }
 
     /// Reads a scenario's session (in one batch).
     pub fn read<C: Codec>(&self, name: &str) -> Read {
         crate::read::<C>(&self.home(name), &self.locator_of(name))
     }
+
+    /// `(name, scenario, home, locator)` of every scenario.
+    fn each(&self) -> impl Iterator<Item = (&str, &Scenario, PathBuf, String)> {
+        self.scenarios.iter().map(|(name, s)| (name.as_str(), s, self.home(name), self.locator(&s.id)))
+    }
 }
 
-// ------------------------------------------------------------------ the checks
+/// A file's modification time as codecs give `updated_at`: RFC 3339 in UTC
+/// with milliseconds.
+pub fn mtime_rfc3339(path: &Path) -> String {
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let millis = modified.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let (days, ms) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
+}
 
-/// `info` names the harness, versions and formats, and its globs match
-/// every scenario's session.
+// ------------------------------------------------------------------ reading
+
+/// `info` names the harness, versions and formats; its globs match every
+/// scenario's session and none of the files the table says are none.
 pub fn info<C: Codec>(suite: &Suite, codec_version: &str) {
+    let table = suite.table();
     let info = C::info();
-    assert_eq!(info.harness, suite.harness);
+    assert_eq!(info.harness, table.harness);
     assert_eq!(info.codec_version, codec_version);
-    assert_eq!(info.native_versions, suite.info.native_versions);
-    assert!(
-        info.native_version_source.contains(suite.info.version_source),
-        "{:?} does not say {:?}",
-        info.native_version_source,
-        suite.info.version_source
-    );
-    assert_eq!(info.reads, suite.info.reads);
-    assert_eq!(info.writes, suite.info.writes);
+    assert_eq!(info.native_versions, table.info.native_versions);
+    let source = &table.info.version_source;
+    assert!(info.native_version_source.contains(source), "{:?} does not say {source:?}", info.native_version_source);
+    assert_eq!(info.reads, table.info.reads);
+    assert_eq!(info.writes, table.info.writes);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
-    for s in suite.scenarios {
-        let locator = (suite.locator)(s.native_id);
-        assert!(
-            info.session_globs.iter().any(|g| crate::glob_matches(g, &locator)),
-            "{}: {locator} matches none of {:?}",
-            s.name,
-            info.session_globs
-        );
+    let globs = &info.session_globs;
+    for (name, _, _, locator) in table.each() {
+        assert!(globs.iter().any(|g| crate::glob_matches(g, &locator)), "{name}: {locator} matches none of {globs:?}");
+    }
+    for (_, s, _, _) in table.each() {
+        for path in &table.info.not_sessions {
+            let path = path.replace("{id}", &s.id);
+            assert!(!globs.iter().any(|g| crate::glob_matches(g, &path)), "{path} is no session: {globs:?}");
+        }
     }
 }
 
 /// `discover` lists each scenario's session, alone in its home and without
 /// a diagnostic; `inspect` says the same; `read` agrees on id, cwd, title,
-/// start and version.
+/// start and version; times and size come from the files as the table says.
 pub fn discover<C: Codec>(suite: &Suite) {
-    for s in suite.scenarios {
-        let home = suite.home(s.name);
+    let table = suite.table();
+    for (name, s, home, locator) in table.each() {
         let found = crate::discover::<C>(&home);
-        assert!(found.diagnostics.is_empty(), "{}: {:?}", s.name, found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{}: {:?}", s.name, found.sessions);
+        assert!(found.diagnostics.is_empty(), "{name}: {:?}", found.diagnostics);
+        assert_eq!(found.sessions.len(), 1, "{name}: {:?}", found.sessions);
         let session = &found.sessions[0];
-        assert_eq!(session.native_id, s.native_id, "{}", s.name);
-        assert_eq!(session.locator, (suite.locator)(s.native_id), "{}", s.name);
-        assert_eq!(session.cwd.as_deref(), suite.cwd, "{}", s.name);
-        assert_eq!(session.native_version.as_deref(), suite.native_version, "{}", s.name);
-        assert!(session.size > 0, "{}: no size", s.name);
-        let inspected =
-            C::inspect(&Dir::native(&home), &session.locator).unwrap_or_else(|e| panic!("{}: inspect: {e:?}", s.name));
-        assert_eq!(format!("{inspected:?}"), format!("{session:?}"), "{}: inspect differs from discover", s.name);
-        let read = suite.read::<C>(s.name);
+        assert_eq!((session.native_id.as_str(), session.locator.as_str()), (s.id.as_str(), locator.as_str()));
+        assert_eq!(session.cwd, table.cwd, "{name}");
+        assert_eq!(session.native_version, table.native_version, "{name}");
+        let inspected = C::inspect(&Dir::native(&home), &locator).unwrap_or_else(|e| panic!("{name}: inspect: {e:?}"));
+        assert_eq!(format!("{inspected:?}"), format!("{session:?}"), "{name}: inspect differs from discover");
+        let read = table.read::<C>(name);
         let meta = read.meta();
-        assert_eq!(meta.native_id, session.native_id, "{}", s.name);
-        assert_eq!(meta.cwd, session.cwd, "{}", s.name);
-        assert_eq!(meta.title, session.title, "{}", s.name);
-        assert_eq!(meta.started_at, session.started_at, "{}", s.name);
-        assert_eq!(meta.native_version, session.native_version, "{}", s.name);
+        assert_eq!((&meta.native_id, &meta.cwd, &meta.title), (&session.native_id, &session.cwd, &session.title));
+        assert_eq!((&meta.started_at, &meta.native_version), (&session.started_at, &session.native_version));
+
+        let path = home.join(&locator);
+        let rules = &table.discover;
+        if rules.updated_is_mtime {
+            assert_eq!(session.updated_at.as_deref(), Some(mtime_rfc3339(&path).as_str()), "{name}: updated_at");
+        }
+        if let Some(others) = &rules.size_of {
+            let folder = path.parent().unwrap();
+            let len = |p: &Path| std::fs::metadata(p).unwrap_or_else(|e| panic!("{p:?}: {e}")).len();
+            let size = len(&path) + others.iter().map(|o| len(&folder.join(o.replace("{id}", &s.id)))).sum::<u64>();
+            assert_eq!(session.size, size, "{name}: size");
+        }
+        let member = |(index, pointer): &(usize, String)| {
+            let raw = (suite.raw)(&home, &locator);
+            raw[*index].pointer(pointer).and_then(Value::as_str).map(str::to_string)
+        };
+        if let Some(started_at) = &rules.started_at {
+            assert_eq!(session.started_at, member(started_at), "{name}: started_at");
+        }
+        if let Some(title) = &rules.title {
+            assert_eq!(session.title, member(title), "{name}: title");
+        }
+        if rules.title_from_prompt {
+            let title = session.title.as_deref().unwrap_or_else(|| panic!("{name}: no title"));
+            let prompt = crate::users(&read.records)[0];
+            assert!(title.chars().count() <= 80, "{title}");
+            assert!(prompt.starts_with(title.trim_end_matches('…')), "{name}: {title:?} vs {prompt:?}");
+        }
     }
 }
 
@@ -443,13 +562,15 @@ pub fn empty_home<C: Codec>() {
     assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
 }
 
-/// Every scenario passes [`crate::conformance`]: store untouched, `meta`
-/// first, spans, stable and unique ids, batching.
+/// Every scenario passes [`crate::conformance`] (store untouched, `meta`
+/// first, spans, stable and unique ids, batching) and carries none of the
+/// diagnostics the table rules out.
 pub fn kit_checks<C: Codec>(suite: &Suite) {
-    for s in suite.scenarios {
-        let read = crate::conformance::<C>(&suite.home(s.name), &(suite.locator)(s.native_id), suite.spans);
-        for code in suite.clean_of {
-            assert!(read.diag(code).is_none(), "{}: {code}: {:?}", s.name, read.diagnostics);
+    let table = suite.table();
+    for (name, _, home, locator) in table.each() {
+        let read = crate::conformance::<C>(&home, &locator, table.spans.into());
+        for code in &table.clean_of {
+            assert!(read.diag(code).is_none(), "{name}: {code}: {:?}", read.diagnostics);
         }
     }
 }
@@ -457,104 +578,119 @@ pub fn kit_checks<C: Codec>(suite: &Suite) {
 /// `meta` names the harness, the session, its cwd, version and codec; the
 /// first record's time is the session's start.
 pub fn meta<C: Codec>(suite: &Suite, codec_version: &str) {
-    for s in suite.scenarios {
-        let read = suite.read::<C>(s.name);
+    let table = suite.table();
+    for (name, s, _, _) in table.each() {
+        let read = table.read::<C>(name);
         let meta = read.meta();
-        assert_eq!(meta.harness, suite.harness, "{}", s.name);
-        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA, "{}", s.name);
-        assert_eq!(meta.native_id, s.native_id, "{}", s.name);
-        assert_eq!(meta.cwd.as_deref(), suite.cwd, "{}", s.name);
-        assert_eq!(meta.native_version.as_deref(), suite.native_version, "{}", s.name);
-        assert_eq!(meta.codec, Some(format!("{}@{codec_version}", suite.harness)), "{}", s.name);
-        assert_eq!(read.records[0].ts, meta.started_at, "{}", s.name);
-        if let Some(title) = s.expect.title {
-            assert_eq!(meta.title.as_deref(), Some(title), "{}", s.name);
+        assert_eq!((meta.harness.as_str(), meta.schema.as_str()), (table.harness.as_str(), sdk_schema()));
+        assert_eq!((&meta.native_id, &meta.cwd), (&s.id, &table.cwd), "{name}");
+        assert_eq!(meta.native_version, table.native_version, "{name}");
+        assert_eq!(meta.codec, Some(format!("{}@{codec_version}", table.harness)), "{name}");
+        assert_eq!(read.records[0].ts, meta.started_at, "{name}");
+        if let Some(title) = &s.title {
+            assert_eq!(meta.title.as_ref(), Some(title), "{name}");
         }
     }
 }
 
+fn sdk_schema() -> &'static str {
+    trajhost_codec_sdk::canonical::SCHEMA
+}
+
 /// One scenario's session holds what its table says: prompts, calls with
 /// their arguments, results answering them (content and `ok`), answers,
-/// record kinds; every assistant record the model and usage of the suite.
+/// record kinds and parents; every assistant record the model and usage of
+/// the table.
 pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
-    let Some(s) = suite.scenarios.iter().find(|s| s.name == name) else {
-        eprintln!("skipped {name}: the {} {} fixtures have no {name} scenario", suite.harness, suite.version);
+    let table = suite.table();
+    let Some(s) = table.scenarios.get(name) else {
+        eprintln!("skipped {name}: the {} {} fixtures have no {name} scenario", table.harness, table.version);
         return;
     };
-    let home = suite.home(name);
-    let read = suite.read::<C>(name);
+    let (home, locator) = (table.home(name), table.locator(&s.id));
+    let raw = || (suite.raw)(&home, &locator);
+    let read = table.read::<C>(name);
     let records = &read.records;
-    let expect = &s.expect;
-    assert_eq!(crate::users(records), expect.users, "{name}: user texts");
+    let lab = lab::PROMPTS.iter().find(|(n, _)| *n == name).map(|(_, p)| p.iter().map(|p| p.to_string()).collect());
+    let users = s.users.clone().or(lab).unwrap_or_default();
+    assert_eq!(crate::users(records), users, "{name}: user texts");
 
     let calls = crate::tool_calls(records);
     let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
-    let expected: Vec<&str> = expect.calls.iter().map(|c| c.name).collect();
-    assert_eq!(names, expected, "{name}: tool calls");
-    for ((_, call_name, arguments), call) in calls.iter().zip(expect.calls) {
-        let want: Value = serde_json::from_str(call.args).unwrap_or_else(|e| panic!("{name}: {}: {e}", call.args));
+    assert_eq!(names, s.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), "{name}: tool calls");
+    for ((_, call_name, arguments), call) in calls.iter().zip(&s.calls) {
         if call.whole {
-            assert_eq!(*arguments, &want, "{name}: {call_name}'s arguments");
+            assert_eq!(arguments.as_object(), Some(&call.args), "{name}: {call_name}'s arguments");
         }
-        for (key, value) in want.as_object().unwrap_or_else(|| panic!("{name}: {} is no object", call.args)) {
+        for (key, value) in &call.args {
             assert_eq!(arguments.get(key), Some(value), "{name}: {call_name}.{key} in {arguments}");
         }
     }
 
     let results = crate::tool_results(records);
-    assert_eq!(results.len(), expect.results.len(), "{name}: tool results {results:?}");
-    for (i, ((call_id, content, ok), outcome)) in results.iter().zip(expect.results).enumerate() {
+    assert_eq!(results.len(), s.results.len(), "{name}: tool results {results:?}");
+    for (i, ((call_id, content, ok), outcome)) in results.iter().zip(&s.results).enumerate() {
         let what = format!("{name}: result {i}");
         let call = calls.get(outcome.call).unwrap_or_else(|| panic!("{what}: no call {}", outcome.call));
         assert_eq!(*call_id, call.0, "{what} answers call {} ({})", outcome.call, call.1);
-        outcome.text.check(&what, content, &home);
+        outcome.text.text().check(&what, content, &home, &raw);
         assert_eq!(*ok, outcome.ok, "{what}: ok");
     }
 
     let answers = crate::assistant_texts(records);
-    assert_eq!(answers.len(), expect.answers.len(), "{name}: answers {answers:?}");
-    for (i, (text, want)) in answers.iter().zip(expect.answers).enumerate() {
-        want.check(&format!("{name}: answer {i}"), text, &home);
+    assert_eq!(answers.len(), s.answers.len(), "{name}: answers {answers:?}");
+    for (i, (text, want)) in answers.iter().zip(&s.answers).enumerate() {
+        want.check(&format!("{name}: answer {i}"), text, &home, &raw);
     }
-    if !expect.kinds.is_empty() {
-        assert_eq!(&crate::kinds(records)[1..], expect.kinds, "{name}: record kinds");
+    if !s.kinds.is_empty() {
+        assert_eq!(&crate::kinds(records)[1..], s.kinds, "{name}: record kinds");
     }
-    if let Some(model) = suite.model {
-        for a in crate::assistants(records) {
-            assert_eq!(a.model.as_deref(), Some(model), "{name}: model");
-        }
+    for (id, parent) in &s.parents {
+        let record = records.iter().find(|r| r.id == *id).unwrap_or_else(|| panic!("{name}: no record {id}"));
+        assert_eq!(&record.parent, parent, "{name}: the parent of {id}");
     }
-    if let Some(usage) = suite.usage.run("usage") {
-        for a in crate::assistants(records) {
+    for a in crate::assistants(records) {
+        assert_eq!(a.model, table.model, "{name}: model");
+        if let Some(usage) = table.usage.run("usage") {
             assert_eq!(&a.usage, usage, "{name}: usage of {:?}", a.text);
         }
     }
 }
 
 /// Records come in the order the store holds them: times never go back
-/// (and every record has one, where the suite says so), spans never go
-/// back within a JSON-lines file.
+/// (every record has one, where the table says so), spans never go back
+/// within a JSON-lines file. A record's time is its line's, and a call's
+/// record id its call id, where the table says so.
 pub fn order<C: Codec>(suite: &Suite) {
-    for s in suite.scenarios {
-        let read = suite.read::<C>(s.name);
+    let table = suite.table();
+    for (name, _, home, _) in table.each() {
+        let read = table.read::<C>(name);
         let mut last: Option<&str> = None;
+        let mut at: BTreeMap<&str, u64> = BTreeMap::new();
         for r in &read.records {
-            let Some(ts) = r.ts.as_deref() else {
-                assert!(!suite.timestamps, "{}: {} ({}) has no ts", s.name, r.id, r.body.kind());
-                continue;
-            };
-            if suite.timestamps {
+            let what = format!("{name}: {} ({})", r.id, r.body.kind());
+            match r.ts.as_deref() {
                 // RFC 3339 in UTC with one precision sorts as text.
-                assert!(last.is_none_or(|l| l <= ts), "{}: {} at {ts} comes after {last:?}", s.name, r.id);
-                last = Some(ts);
+                Some(ts) if table.timestamps => {
+                    assert!(last.is_none_or(|l| l <= ts), "{what} at {ts} comes after {last:?}");
+                    last = Some(ts);
+                }
+                None => assert!(!table.timestamps, "{what} has no ts"),
+                Some(_) => {}
             }
-        }
-        if suite.spans == Spans::Lines {
-            let mut at: std::collections::BTreeMap<&str, u64> = Default::default();
-            for r in read.records.iter().skip(1) {
-                let Some(src) = &r.src else { continue };
+            // `meta`'s time is the session's start, checked with `meta`.
+            if let (Some(src), SpanKind::Lines, false) = (&r.src, table.spans, matches!(r.body, Body::Meta(_))) {
                 let before = at.insert(&src.file, src.offset).unwrap_or(0);
-                assert!(before <= src.offset, "{}: {} ({}) goes back in {}", s.name, r.id, r.body.kind(), src.file);
+                assert!(before <= src.offset, "{what} goes back in {}", src.file);
+                if let Some(pointer) = &table.ts_member {
+                    let line = crate::span_json(&home, src);
+                    if let Some(ts) = line.pointer(pointer).and_then(Value::as_str) {
+                        assert_eq!(r.ts.as_deref(), Some(ts), "{what}: its line's time");
+                    }
+                }
+            }
+            if let (Body::ToolCall { call_id, .. }, true) = (&r.body, table.call_ids_are_record_ids) {
+                assert_eq!(&r.id, call_id, "{what}");
             }
         }
     }
@@ -583,21 +719,20 @@ pub fn holds_string(value: &Value, needle: &str) -> bool {
 /// Every record's span slices back to the native record that names it (a
 /// JSON value holding the record's native key).
 pub fn spans_name_records<C: Codec>(suite: &Suite) {
-    if suite.spans == Spans::Rows {
+    let table = suite.table();
+    if table.spans == SpanKind::Rows {
         eprintln!("skipped spans_name_records: row spans point at rows, not JSON");
         return;
     }
-    for s in suite.scenarios {
-        let home = suite.home(s.name);
-        let read = suite.read::<C>(s.name);
+    for (name, _, home, _) in table.each() {
+        let read = table.read::<C>(name);
         for r in &read.records {
-            let src = r.src.as_ref().unwrap_or_else(|| panic!("{}: {} has no src", s.name, r.id));
-            let value = crate::span_json(&home, src);
+            let src = r.src.as_ref().unwrap_or_else(|| panic!("{name}: {} has no src", r.id));
             let key = native_key(r);
+            let spanned = crate::span_json(&home, src);
             assert!(
-                holds_string(&value, key),
-                "{}: {} ({}): its span does not name {key:?}",
-                s.name,
+                holds_string(&spanned, key),
+                "{name}: {} ({}): its span does not name {key:?}",
                 r.id,
                 r.body.kind()
             );
@@ -606,31 +741,30 @@ pub fn spans_name_records<C: Codec>(suite: &Suite) {
 }
 
 /// Every native type of the fixtures is in the codec's table, handled as
-/// the table says, and the fixtures hold the types the suite names.
+/// the table says, and the fixtures hold the types the JSON table names.
 pub fn native_types<C: Codec>(suite: &Suite) {
-    let Some(types) = suite.native_types.run("native_types") else { return };
+    let table = suite.table();
+    let Some(types) = table.native_types.run("native_types") else { return };
+    assert!(!suite.types.is_empty(), "the suite names no table of native types");
     let mut seen = std::collections::BTreeSet::new();
-    for s in suite.scenarios {
-        let home = suite.home(s.name);
-        let locator = (suite.locator)(s.native_id);
-        let raw = (types.raw)(&home, &locator);
+    for (name, _, home, locator) in table.each() {
+        let raw = (suite.raw)(&home, &locator);
         for line in &raw {
-            let kind = (types.kind_of)(line);
-            assert!(types.table.iter().any(|(k, _)| *k == kind), "{}: type {kind:?} is not in the table", s.name);
+            let kind = (suite.kind_of)(line);
+            assert!(suite.types.iter().any(|(k, _)| *k == kind), "{name}: type {kind:?} is not in the table");
             seen.insert(kind);
         }
-        let read = suite.read::<C>(s.name);
-        crate::check_handling(&read, types.table, |kind| {
-            raw.iter().filter(|l| (types.kind_of)(l) == kind).count() as u32
+        let read = table.read::<C>(name);
+        crate::check_handling(&read, suite.types, |kind| {
+            raw.iter().filter(|l| (suite.kind_of)(l) == kind).count() as u32
         });
     }
-    let seen: Vec<&str> = seen.iter().map(String::as_str).collect();
-    if types.seen_exactly {
-        let mut want = types.seen.to_vec();
+    if types.exactly {
+        let mut want = types.seen.clone();
         want.sort();
-        assert_eq!(seen, want, "the fixtures' types");
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), want, "the fixtures' types");
     } else {
-        for kind in types.seen {
+        for kind in &types.seen {
             assert!(seen.contains(kind), "no fixture holds {kind}: {seen:?}");
         }
     }
@@ -639,11 +773,12 @@ pub fn native_types<C: Codec>(suite: &Suite) {
 /// A torn last line is one `torn-tail` warning, and every record of the
 /// lines before it is read as before.
 pub fn torn_tail<C: Codec>(suite: &Suite) {
-    let Some(damage) = suite.damage.run("torn_tail") else { return };
-    let (name, needle) = damage.tear;
-    let whole = suite.read::<C>(name);
-    let dir = crate::copy_of(&suite.home(name));
-    let locator = suite.locator_of(name);
+    let table = suite.table();
+    let Some(damage) = table.damage.run("torn_tail") else { return };
+    let (name, needle) = (&damage.tear.0, &damage.tear.1);
+    let whole = table.read::<C>(name);
+    let dir = crate::copy_of(&table.home(name));
+    let locator = table.locator_of(name);
     let line_start = crate::tear_at(&dir.path().join(&locator), needle);
     let torn = crate::read::<C>(dir.path(), &locator);
     crate::check_torn_tail(&torn, line_start, needle);
@@ -655,24 +790,22 @@ pub fn torn_tail<C: Codec>(suite: &Suite) {
     assert_eq!(torn.records[1..].iter().collect::<Vec<_>>(), before, "{name}: the records before the torn line");
 }
 
-/// A corrupt middle line is one `malformed-line` error, and the tool
-/// calls, their results and the last answer are still read.
+/// A corrupt middle line is one `malformed-line` error, and the tool calls,
+/// their results and the last answer are still read.
 pub fn corrupt_line<C: Codec>(suite: &Suite) {
-    let Some(damage) = suite.damage.run("corrupt_line") else { return };
-    let (name, index) = damage.corrupt;
-    let whole = suite.read::<C>(name);
-    let dir = crate::copy_of(&suite.home(name));
-    let locator = suite.locator_of(name);
+    let table = suite.table();
+    let Some(damage) = table.damage.run("corrupt_line") else { return };
+    let (name, index) = (&damage.corrupt.0, damage.corrupt.1);
+    let whole = table.read::<C>(name);
+    let dir = crate::copy_of(&table.home(name));
+    let locator = table.locator_of(name);
     let offset = crate::corrupt_line(&dir.path().join(&locator), index, 40);
     let read = crate::read::<C>(dir.path(), &locator);
     crate::check_corrupt_line(&read, offset);
     assert_eq!(crate::tool_calls(&read.records), crate::tool_calls(&whole.records), "{name}: calls");
     assert_eq!(crate::tool_results(&read.records), crate::tool_results(&whole.records), "{name}: results");
-    assert_eq!(
-        crate::assistant_texts(&read.records).last(),
-        crate::assistant_texts(&whole.records).last(),
-        "{name}: the last answer"
-    );
+    let last = |r: &Read| crate::assistant_texts(&r.records).last().map(|t| t.to_string());
+    assert_eq!(last(&read), last(&whole), "{name}: the last answer");
 }
 
 // ------------------------------------------------------------------ writing
@@ -682,14 +815,16 @@ pub fn write<C: Codec>(document: &str, options: WriteOptions) -> WrittenFiles {
     trajhost_codec_sdk::write_document::<C>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
 }
 
+/// Options with nothing chosen but the home a plan is for.
+pub fn options_for(home: Option<&Path>) -> WriteOptions {
+    WriteOptions { cwd: None, native_id: None, home_path: home.map(|h| h.display().to_string()) }
+}
+
 /// Runs `prepare` of `written` into `home`, with the default target choice.
-pub fn prepare<C: Codec>(
-    written: &WrittenFiles,
-    home: &Path,
-    options: WriteOptions,
-) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+pub fn prepare<C: Codec>(written: &WrittenFiles, home: &Path) -> Result<Plan, trajhost_codec_sdk::CodecError> {
     target::set_for_tests(TargetChoice::default());
-    trajhost_codec_sdk::prepare_artifacts::<C>(written.artifacts.clone(), &Dir::native(home), options)
+    let artifacts = written.artifacts.clone();
+    trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options_for(Some(home)))
 }
 
 /// Applies a plan of `create-file`s as the host does, never over an
@@ -705,13 +840,20 @@ pub fn apply_files(plan: &Plan, home: &Path) {
     }
 }
 
-/// The codes of `diagnostics` with `code`: their details.
+/// The details of the diagnostics with `code`.
 pub fn details<'a>(diagnostics: &'a [Diagnostic], code: &str) -> Vec<&'a str> {
     diagnostics.iter().filter(|d| d.code == code).map(|d| d.detail.as_str()).collect()
 }
 
-/// Installs `written` into a fresh home as the suite says, and reads it back.
-pub fn install_and_read<C: Codec>(writes: &Writes, written: &WrittenFiles) -> (tempfile::TempDir, Read) {
+/// Where the written session is read: the artifact the table names.
+fn session_file(writes: &Writes, written: &WrittenFiles) -> String {
+    let suffix = writes.session_file.as_deref().unwrap_or("");
+    let artifact = written.artifacts.iter().find(|a| a.path.ends_with(suffix)).expect("the session's artifact");
+    artifact.path.clone()
+}
+
+/// Installs `written` into a fresh home as the table says, and reads it.
+pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &WrittenFiles) -> (tempfile::TempDir, Read) {
     let dir = tempfile::tempdir().unwrap();
     match writes.install {
         Install::Files => {
@@ -722,121 +864,113 @@ pub fn install_and_read<C: Codec>(writes: &Writes, written: &WrittenFiles) -> (t
             }
         }
         Install::Prepare => {
-            let options = WriteOptions { home_path: Some(dir.path().display().to_string()), ..(writes.options)() };
-            let plan = prepare::<C>(written, dir.path(), options).unwrap_or_else(|e| panic!("prepare: {e:?}"));
-            (writes.apply)(&plan, dir.path());
+            let plan = prepare::<C>(written, dir.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+            (suite.apply)(&plan, dir.path());
         }
     }
-    let read = crate::read::<C>(dir.path(), &(writes.locator)(written));
+    let read = crate::read::<C>(dir.path(), &session_file(writes, written));
     (dir, read)
 }
 
-/// What a round trip must keep of `records`, as the suite compares them.
-pub fn kept(compare: Compare, records: &[Record]) -> Value {
+/// What a round trip must keep of `records`, as the table compares them.
+pub fn kept(compare: &Compare, records: &[Record]) -> Value {
+    let records = records.iter().filter(|r| !matches!(r.body, Body::Meta(_)));
     match compare {
-        Compare::Conversation => serde_json::to_value(format!("{:?}", crate::conversation(records))).unwrap(),
+        Compare::Conversation => {
+            let all: Vec<Record> = records.cloned().collect();
+            Value::String(format!("{:?}", crate::conversation(&all)))
+        }
         Compare::Bodies { ignore, ts } => records
-            .iter()
-            .filter(|r| !matches!(r.body, Body::Meta(_)))
             .map(|r| {
                 let mut body = serde_json::to_value(&r.body).unwrap();
                 if let Some(o) = body.as_object_mut() {
-                    for member in ignore {
-                        o.remove(*member);
-                    }
+                    o.retain(|k, _| !ignore.contains(k));
                 }
-                if ts { serde_json::json!({"ts": r.ts, "body": body}) } else { body }
+                if *ts { serde_json::json!({"ts": r.ts, "body": body}) } else { body }
             })
             .collect(),
-        Compare::Records => records
-            .iter()
-            .filter(|r| !matches!(r.body, Body::Meta(_)))
-            .map(|r| Record { src: None, ..r.clone() })
-            .map(|r| serde_json::to_value(r).unwrap())
-            .collect(),
+        Compare::Records => records.map(|r| serde_json::to_value(Record { src: None, ..r.clone() }).unwrap()).collect(),
     }
 }
 
-/// Every scenario written and read back keeps what the suite compares, the
+/// Every scenario written and read back keeps what the table compares, the
 /// `meta` members it names, a new session id; the same document gives the
 /// same bytes.
 pub fn round_trip<C: Codec>(suite: &Suite) {
-    let Some(writes) = suite.writes.run("round_trip") else { return };
-    for s in suite.scenarios {
-        let source = suite.read::<C>(s.name);
-        let written = write::<C>(&source.document, (writes.options)());
+    let table = suite.table();
+    let Some(writes) = table.writes.run("round_trip") else { return };
+    for (name, s, _, _) in table.each() {
+        let source = table.read::<C>(name);
+        let written = write::<C>(&source.document, options_for(None));
         if writes.lossless {
-            assert!(details(&written.diagnostics, "not-carried").is_empty(), "{}: {:?}", s.name, written.diagnostics);
-            assert!(details(&written.diagnostics, "untranslated-reasoning").is_empty(), "{}", s.name);
+            assert!(details(&written.diagnostics, "not-carried").is_empty(), "{name}: {:?}", written.diagnostics);
+            assert!(details(&written.diagnostics, "untranslated-reasoning").is_empty(), "{name}");
         }
-        let (_home, back) = install_and_read::<C>(writes, &written);
-        assert_eq!(kept(writes.compare, &back.records), kept(writes.compare, &source.records), "{}", s.name);
+        let (_home, back) = install_and_read::<C>(suite, writes, &written);
+        assert_eq!(kept(&writes.compare, &back.records), kept(&writes.compare, &source.records), "{name}");
         let (m, o) = (serde_json::to_value(back.meta()).unwrap(), serde_json::to_value(source.meta()).unwrap());
-        for member in writes.meta_kept {
-            assert_eq!(m[member], o[member], "{}: meta.{member}", s.name);
+        for member in &writes.meta_kept {
+            assert_eq!(m[member], o[member], "{name}: meta.{member}");
         }
-        assert_eq!(back.meta().native_id, written.native_id, "{}", s.name);
-        assert_ne!(back.meta().native_id, s.native_id, "{}: a new id, so the original can stay beside it", s.name);
+        assert_eq!(back.meta().native_id, written.native_id, "{name}");
+        assert_ne!(back.meta().native_id, s.id, "{name}: a new id, so the original can stay beside it");
         if writes.lossless {
-            assert!(back.diagnostics.is_empty(), "{}: {:?}", s.name, back.diagnostics);
+            assert!(back.diagnostics.is_empty(), "{name}: {:?}", back.diagnostics);
         }
-        let again = write::<C>(&source.document, (writes.options)());
         let files =
             |w: &WrittenFiles| w.artifacts.iter().map(|a| (a.path.clone(), a.bytes.clone())).collect::<Vec<_>>();
-        assert!(files(&again) == files(&written), "{}: the same document, other bytes", s.name);
+        let again = write::<C>(&source.document, options_for(None));
+        assert!(files(&again) == files(&written), "{name}: the same document gave other bytes");
     }
 }
 
-/// Prepare of `simple`'s export into an empty home: its files (and only
-/// them), found by discover and read back as written; a second prepare of
-/// the same export is refused.
+/// Prepare of `simple`'s export into an empty home: found by discover and
+/// read back as written; a second prepare of the same export is refused.
 pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
-    let Some(writes) = suite.writes.run("prepare_into_an_empty_home") else { return };
-    let source = suite.read::<C>("simple");
-    let written = write::<C>(&source.document, (writes.options)());
+    let table = suite.table();
+    let Some(writes) = table.writes.run("prepare_into_an_empty_home") else { return };
+    let source = table.read::<C>("simple");
+    let written = write::<C>(&source.document, options_for(None));
     let target = tempfile::tempdir().unwrap();
-    let options = || WriteOptions { home_path: Some(target.path().display().to_string()), ..(writes.options)() };
-    let plan = prepare::<C>(&written, target.path(), options()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
     assert_eq!(plan.native_id, written.native_id);
     if writes.resumes {
         let resume = plan.resume_command.as_deref().expect("a resume command");
         assert!(resume.contains(&plan.native_id), "{resume}");
     }
-    (writes.apply)(&plan, target.path());
+    (suite.apply)(&plan, target.path());
     let found = crate::discover::<C>(target.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].native_id, plan.native_id);
     let back = crate::read::<C>(target.path(), &found.sessions[0].locator);
-    assert_eq!(kept(writes.compare, &back.records), kept(writes.compare, &source.records));
-    match prepare::<C>(&written, target.path(), options()) {
+    assert_eq!(kept(&writes.compare, &back.records), kept(&writes.compare, &source.records));
+    match prepare::<C>(&written, target.path()) {
         Ok(plan) => panic!("a second prepare of the same export: {plan:?}"),
-        Err(e) => assert!(format!("{e:?}").contains(writes.refusal_says), "{e:?}"),
+        Err(e) => assert!(format!("{e:?}").contains(&writes.refusal_says), "{e:?}"),
     }
 }
 
 /// Prepare beside other sessions: every file already there is
-/// byte-identical afterwards (but those the suite lets change), the
-/// others are still listed, and the new one too.
+/// byte-identical afterwards (but those the table lets change), the others
+/// are still listed, and the new one too.
 pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
-    let Some(writes) = suite.writes.run("prepare_beside_sessions") else { return };
+    let table = suite.table();
+    let Some(writes) = table.writes.run("prepare_beside_sessions") else { return };
     let Some(beside) = writes.beside.run("prepare_beside_sessions") else { return };
-    let source = suite.read::<C>("simple");
-    let written = write::<C>(&source.document, (writes.options)());
+    let source = table.read::<C>("simple");
+    let written = write::<C>(&source.document, options_for(None));
     let target = tempfile::tempdir().unwrap();
-    for name in beside.scenarios {
-        crate::copy_dir(&suite.home(name), target.path());
+    for name in &beside.scenarios {
+        crate::copy_dir(&table.home(name), target.path());
     }
     let listed = crate::discover::<C>(target.path()).sessions;
     assert_eq!(listed.len(), beside.scenarios.len(), "{listed:?}");
     let before = crate::tree_digest(target.path());
-    let options = WriteOptions { home_path: Some(target.path().display().to_string()), ..(writes.options)() };
-    let plan = prepare::<C>(&written, target.path(), options).unwrap_or_else(|e| panic!("prepare: {e:?}"));
-    (writes.apply)(&plan, target.path());
+    let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    (suite.apply)(&plan, target.path());
     let after = crate::tree_digest(target.path());
-    for (path, digest) in &before {
-        if !beside.may_change.contains(&path.as_str()) {
-            assert_eq!(after.get(path), Some(digest), "{path} changed");
-        }
+    for (path, digest) in before.iter().filter(|(p, _)| !beside.may_change.contains(p)) {
+        assert_eq!(after.get(path), Some(digest), "{path} changed");
     }
     let found = crate::discover::<C>(target.path()).sessions;
     assert_eq!(found.len(), listed.len() + 1, "{found:?}");
@@ -845,18 +979,19 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     }
     let new = found.iter().find(|s| s.native_id == plan.native_id).expect("the new session is listed");
     let back = crate::read::<C>(target.path(), &new.locator);
-    assert_eq!(kept(writes.compare, &back.records), kept(writes.compare, &source.records));
+    assert_eq!(kept(&writes.compare, &back.records), kept(&writes.compare, &source.records));
 }
 
-/// `simple`'s session file moved to a path outside the layout reads the
-/// same records (but its `meta`, which may tell the move); `sniff` claims
-/// it where the codec sniffs, and discover lists it where the suite says.
+/// `simple`'s session moved outside the layout reads the same conversation
+/// and passes the kit's checks; `sniff` claims it where the table says, and
+/// discover lists it where the table says.
 pub fn loose_file<C: Codec>(suite: &Suite) {
-    let Some(loose) = suite.loose.run("loose_file") else { return };
-    let whole = suite.read::<C>("simple");
-    let dir = crate::copy_of(&suite.home("simple"));
-    let to = dir.path().join(loose.path);
-    let from = dir.path().join(suite.locator_of("simple"));
+    let table = suite.table();
+    let Some(loose) = table.loose.run("loose_file") else { return };
+    let whole = table.read::<C>("simple");
+    let dir = crate::copy_of(&table.home("simple"));
+    let to = dir.path().join(&loose.path);
+    let from = dir.path().join(table.locator_of("simple"));
     if loose.folder {
         assert_eq!(from.file_name(), to.file_name(), "a moved folder keeps its file's name");
         std::fs::rename(from.parent().unwrap(), to.parent().unwrap()).unwrap();
@@ -867,13 +1002,13 @@ pub fn loose_file<C: Codec>(suite: &Suite) {
     let found = crate::discover::<C>(dir.path());
     if loose.discovered {
         assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
-        assert_eq!(found.sessions[0].native_id, suite.scenario("simple").native_id);
+        assert_eq!(found.sessions[0].native_id, table.scenario("simple").id);
         assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
     }
     let head = std::fs::read(&to).unwrap();
-    let sniffed = C::sniff(loose.path, &head[..head.len().min(64 << 10)]);
+    let sniffed = C::sniff(&loose.path, &head[..head.len().min(64 << 10)]);
     assert_eq!(sniffed.is_some(), loose.sniffed, "sniff of {}: {sniffed:?}", loose.path);
-    let read = crate::conformance::<C>(dir.path(), loose.path, suite.spans);
+    let read = crate::conformance::<C>(dir.path(), &loose.path, table.spans.into());
     assert_eq!(read.meta().native_id, whole.meta().native_id);
     assert_eq!(crate::conversation(&read.records), crate::conversation(&whole.records));
 }
@@ -882,11 +1017,13 @@ pub fn loose_file<C: Codec>(suite: &Suite) {
 /// of the test crate that calls it:
 ///
 /// ```ignore
-/// trajhost_codec_testkit::conformance_suite!(QwenCode, SUITE);
+/// use trajhost_codec_testkit::suite::Suite;
+/// const SUITE: Suite = Suite { table: include_str!("conformance.json"), ..Suite::DEFAULT };
+/// trajhost_codec_testkit::conformance_suite!(MyCodec, SUITE);
 /// ```
 ///
-/// `SUITE` is a `const` (or `static`) [`Suite`]; the codec crate's own
-/// version (`CARGO_PKG_VERSION`) is the one `info` and `meta` must name.
+/// The codec crate's own version (`CARGO_PKG_VERSION`) is the one `info`
+/// and `meta` must name.
 #[macro_export]
 macro_rules! conformance_suite {
     ($codec:ty, $suite:expr) => {
@@ -936,7 +1073,7 @@ macro_rules! conformance_suite {
                 s::scenario::<$codec>(&$suite, "long-output")
             }
             #[test]
-            fn records_come_in_store_order() {
+            fn records_come_in_store_order_with_their_lines_times() {
                 s::order::<$codec>(&$suite)
             }
             #[test]
