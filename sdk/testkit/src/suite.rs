@@ -555,7 +555,7 @@ pub fn discover<C: Codec>(suite: &Suite) {
 }
 
 /// A home without the harness holds no sessions and no diagnostics.
-pub fn empty_home<C: Codec>() {
+pub fn empty_home<C: Codec>(_suite: &Suite) {
     let dir = tempfile::tempdir().unwrap();
     let found = crate::discover::<C>(dir.path());
     assert!(found.sessions.is_empty(), "{:?}", found.sessions);
@@ -1027,87 +1027,29 @@ pub fn loose_file<C: Codec>(suite: &Suite) {
 #[macro_export]
 macro_rules! conformance_suite {
     ($codec:ty, $suite:expr) => {
+        $crate::conformance_suite!(@tests $codec, $suite;
+            info_names_the_codec_and_its_globs_match_every_scenario: info(env!("CARGO_PKG_VERSION"));
+            discover_lists_every_scenario_as_inspect_and_read_do: discover(); an_empty_home_has_no_sessions: empty_home();
+            every_scenario_passes_the_kit_checks: kit_checks(); meta_names_the_session: meta(env!("CARGO_PKG_VERSION"));
+            simple_scenario: scenario("simple"); parallel_scenario: scenario("parallel");
+            failing_tool_scenario: scenario("failing-tool"); multibyte_scenario: scenario("multibyte");
+            long_output_scenario: scenario("long-output"); records_come_in_store_order_with_their_lines_times: order();
+            spans_name_their_records: spans_name_records(); native_types_are_mapped_or_reported: native_types();
+            a_torn_tail_is_a_warning: torn_tail(); a_corrupt_line_is_an_error: corrupt_line();
+            round_trip_keeps_every_scenario: round_trip(); prepare_into_an_empty_home: prepare_into_an_empty_home();
+            prepare_beside_sessions_leaves_them_byte_identical: prepare_beside_sessions();
+            a_loose_session_file_is_read: loose_file();
+        );
+    };
+    (@tests $codec:ty, $suite:expr; $($name:ident: $check:ident($($arg:expr),*);)*) => {
         mod conformance {
             use super::*;
-            use $crate::suite as s;
-            const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-            #[test]
-            fn info_names_the_codec_and_its_globs_match_every_scenario() {
-                s::info::<$codec>(&$suite, VERSION)
-            }
-            #[test]
-            fn discover_lists_every_scenario_as_inspect_and_read_do() {
-                s::discover::<$codec>(&$suite)
-            }
-            #[test]
-            fn an_empty_home_has_no_sessions() {
-                s::empty_home::<$codec>()
-            }
-            #[test]
-            fn every_scenario_passes_the_kit_checks() {
-                s::kit_checks::<$codec>(&$suite)
-            }
-            #[test]
-            fn meta_names_the_session() {
-                s::meta::<$codec>(&$suite, VERSION)
-            }
-            #[test]
-            fn simple_scenario() {
-                s::scenario::<$codec>(&$suite, "simple")
-            }
-            #[test]
-            fn parallel_scenario() {
-                s::scenario::<$codec>(&$suite, "parallel")
-            }
-            #[test]
-            fn failing_tool_scenario() {
-                s::scenario::<$codec>(&$suite, "failing-tool")
-            }
-            #[test]
-            fn multibyte_scenario() {
-                s::scenario::<$codec>(&$suite, "multibyte")
-            }
-            #[test]
-            fn long_output_scenario() {
-                s::scenario::<$codec>(&$suite, "long-output")
-            }
-            #[test]
-            fn records_come_in_store_order_with_their_lines_times() {
-                s::order::<$codec>(&$suite)
-            }
-            #[test]
-            fn spans_name_their_records() {
-                s::spans_name_records::<$codec>(&$suite)
-            }
-            #[test]
-            fn native_types_are_mapped_or_reported() {
-                s::native_types::<$codec>(&$suite)
-            }
-            #[test]
-            fn a_torn_tail_is_a_warning() {
-                s::torn_tail::<$codec>(&$suite)
-            }
-            #[test]
-            fn a_corrupt_line_is_an_error() {
-                s::corrupt_line::<$codec>(&$suite)
-            }
-            #[test]
-            fn round_trip_keeps_every_scenario() {
-                s::round_trip::<$codec>(&$suite)
-            }
-            #[test]
-            fn prepare_into_an_empty_home() {
-                s::prepare_into_an_empty_home::<$codec>(&$suite)
-            }
-            #[test]
-            fn prepare_beside_sessions_leaves_them_byte_identical() {
-                s::prepare_beside_sessions::<$codec>(&$suite)
-            }
-            #[test]
-            fn a_loose_session_file_is_read() {
-                s::loose_file::<$codec>(&$suite)
-            }
+            $(
+                #[test]
+                fn $name() {
+                    $crate::suite::$check::<$codec>(&$suite, $($arg),*)
+                }
+            )*
         }
     };
 }
