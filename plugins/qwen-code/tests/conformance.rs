@@ -6,12 +6,12 @@ use trajhost_codec_qwen_code::{KNOWN_RECORD_TYPES, QwenCode};
 use trajhost_codec_testkit::suite::Suite;
 
 /// A raw line's record type: `system` lines by their subtype.
-fn raw_kind(line: &Value) -> String {
+fn raw_kind(line: &Value) -> Vec<String> {
     let kind = line["type"].as_str().unwrap_or("(no type)");
-    match line["subtype"].as_str() {
+    vec![match line["subtype"].as_str() {
         Some(subtype) if kind == "system" => format!("system/{subtype}"),
         _ => kind.to_string(),
-    }
+    }]
 }
 
 const SUITE: Suite =

@@ -54,9 +54,9 @@ pub struct Suite {
     /// The codec's table of native types (`KNOWN_RECORD_TYPES`); empty:
     /// the JSON table says why the types are not checked.
     pub types: &'static [(&'static str, Handling)],
-    /// The native type of a raw record, classified here independently of
-    /// the codec (default: its `type` member).
-    pub kind_of: fn(&Value) -> String,
+    /// The native types a raw record holds (one, mostly), classified here
+    /// independently of the codec (default: its `type` member).
+    pub kind_of: fn(&Value) -> Vec<String>,
     /// The raw records of a session (default: the session file's lines).
     pub raw: fn(home: &Path, locator: &str) -> Vec<Value>,
     /// Applies a plan to a native home as the host does (default: files).
@@ -67,14 +67,9 @@ impl Suite {
     pub const DEFAULT: Suite =
         Suite { table: "", types: &[], kind_of: type_member, raw: raw_session_lines, apply: apply_files };
 
-    /// The parsed table (parsed once a test binary).
+    /// The parsed table.
     pub fn table(&self) -> &'static Table {
-        static TABLES: OnceLock<std::sync::Mutex<BTreeMap<usize, &'static Table>>> = OnceLock::new();
-        let mut tables = TABLES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-        tables.entry(self.table.as_ptr() as usize).or_insert_with(|| {
-            let table: Table = serde_json::from_str(self.table).unwrap_or_else(|e| panic!("conformance table: {e}"));
-            Box::leak(Box::new(table))
-        })
+        Table::load(self.table)
     }
 }
 
@@ -84,8 +79,8 @@ pub fn raw_session_lines(home: &Path, locator: &str) -> Vec<Value> {
 }
 
 /// The `type` member of a raw record.
-pub fn type_member(line: &Value) -> String {
-    line["type"].as_str().unwrap_or("(no type)").to_string()
+pub fn type_member(line: &Value) -> Vec<String> {
+    vec![line["type"].as_str().unwrap_or("(no type)").to_string()]
 }
 
 // ------------------------------------------------------------------ the table
@@ -120,7 +115,8 @@ pub struct Table {
     /// `meta` name.
     pub harness: String,
     pub version: String,
-    /// A session's locator, `{id}` standing for its native id.
+    /// A session's locator, `{id}` standing for its native id and `{file}`
+    /// for its scenario's `file`.
     pub locator: String,
     pub spans: SpanKind,
     pub info: Info,
@@ -238,6 +234,9 @@ pub enum Compare {
     Bodies { ignore: Vec<String>, ts: bool },
     /// Every record but `meta` whole (ids, parents, times) but its `src`.
     Records,
+    /// As `records`, but for the ids holding this text (records named by
+    /// their place in the file, which a rewrite moves).
+    RecordsBut { ids_holding: String },
 }
 
 /// How a written export is installed in a test home.
@@ -262,8 +261,8 @@ pub struct Writes {
     /// `meta` members the written session keeps from its source.
     pub meta_kept: Vec<String>,
     /// Writing the codec's own sessions carries everything: no
-    /// `not-carried` or `untranslated-reasoning`, and no diagnostic when
-    /// read back.
+    /// `not-carried` or `untranslated-reasoning`, and read back it gives
+    /// no diagnostic the source did not give.
     pub lossless: bool,
     /// The plan names a resume command holding the session id.
     pub resumes: bool,
@@ -408,6 +407,8 @@ impl OutcomeText {
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub id: String,
+    /// The session's file name, where the id does not give it.
+    pub file: Option<String>,
     /// Every user text, in order (default: the lab's prompts).
     pub users: Option<Vec<String>>,
     /// Every tool call, in order.
@@ -430,16 +431,28 @@ pub struct Scenario {
 // ------------------------------------------------------------------ helpers
 
 impl Table {
+    /// Parses a table (once a test binary): a codec's own tests use the
+    /// ids and paths of its `conformance.json` too.
+    pub fn load(json: &'static str) -> &'static Table {
+        static TABLES: OnceLock<std::sync::Mutex<BTreeMap<usize, &'static Table>>> = OnceLock::new();
+        let mut tables = TABLES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        tables.entry(json.as_ptr() as usize).or_insert_with(|| {
+            let table: Table = serde_json::from_str(json).unwrap_or_else(|e| panic!("conformance table: {e}"));
+            Box::leak(Box::new(table))
+        })
+    }
+
     pub fn home(&self, scenario: &str) -> PathBuf {
         crate::fixtures(&self.harness, &self.version).join(scenario)
     }
 
-    pub fn locator(&self, native_id: &str) -> String {
-        self.locator.replace("{id}", native_id)
+    /// A scenario's locator: the table's, `{id}` and `{file}` filled in.
+    pub fn locator(&self, s: &Scenario) -> String {
+        self.locator.replace("{id}", &s.id).replace("{file}", s.file.as_deref().unwrap_or("{file}"))
     }
 
     pub fn locator_of(&self, scenario: &str) -> String {
-        self.locator(&self.scenario(scenario).id)
+        self.locator(self.scenario(scenario))
     }
 
     pub fn scenario(&self, name: &str) -> &Scenario {
@@ -452,8 +465,8 @@ impl Table {
     }
 
     /// `(name, scenario, home, locator)` of every scenario.
-    fn each(&self) -> impl Iterator<Item = (&str, &Scenario, PathBuf, String)> {
-        self.scenarios.iter().map(|(name, s)| (name.as_str(), s, self.home(name), self.locator(&s.id)))
+    pub fn each(&self) -> impl Iterator<Item = (&str, &Scenario, PathBuf, String)> {
+        self.scenarios.iter().map(|(name, s)| (name.as_str(), s, self.home(name), self.locator(s)))
     }
 }
 
@@ -607,7 +620,7 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
         eprintln!("skipped {name}: the {} {} fixtures have no {name} scenario", table.harness, table.version);
         return;
     };
-    let (home, locator) = (table.home(name), table.locator(&s.id));
+    let (home, locator) = (table.home(name), table.locator(s));
     let raw = || (suite.raw)(&home, &locator);
     let read = table.read::<C>(name);
     let records = &read.records;
@@ -728,6 +741,9 @@ pub fn spans_name_records<C: Codec>(suite: &Suite) {
         let read = table.read::<C>(name);
         for r in &read.records {
             let src = r.src.as_ref().unwrap_or_else(|| panic!("{name}: {} has no src", r.id));
+            if r.id == format!("{}@{}", src.file, src.offset) {
+                continue; // Named by its place: its span is that place.
+            }
             let key = native_key(r);
             let spanned = crate::span_json(&home, src);
             assert!(
@@ -749,14 +765,13 @@ pub fn native_types<C: Codec>(suite: &Suite) {
     let mut seen = std::collections::BTreeSet::new();
     for (name, _, home, locator) in table.each() {
         let raw = (suite.raw)(&home, &locator);
-        for line in &raw {
-            let kind = (suite.kind_of)(line);
+        for kind in raw.iter().flat_map(suite.kind_of) {
             assert!(suite.types.iter().any(|(k, _)| *k == kind), "{name}: type {kind:?} is not in the table");
             seen.insert(kind);
         }
         let read = table.read::<C>(name);
         crate::check_handling(&read, suite.types, |kind| {
-            raw.iter().filter(|l| (suite.kind_of)(l) == kind).count() as u32
+            raw.iter().filter(|l| (suite.kind_of)(l).iter().any(|k| k == kind)).count() as u32
         });
     }
     if types.exactly {
@@ -827,17 +842,56 @@ pub fn prepare<C: Codec>(written: &WrittenFiles, home: &Path) -> Result<Plan, tr
     trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options_for(Some(home)))
 }
 
-/// Applies a plan of `create-file`s as the host does, never over an
-/// existing file (any other operation fails the test: a codec whose plans
-/// hold others passes its own `apply`).
+/// Applies a plan of files as the host does: `create-file` never over an
+/// existing file, `add-json-entry` never changing an entry there. Any other
+/// operation fails the test: a codec whose plans hold others (databases)
+/// passes its own `apply`.
 pub fn apply_files(plan: &Plan, home: &Path) {
     for op in &plan.operations {
-        let Operation::CreateFile(create) = op else { panic!("only create-file: {op:?}") };
-        let path = home.join(&create.path);
-        assert!(!path.exists(), "the plan overwrites {}", create.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &create.bytes).unwrap();
+        match op {
+            Operation::CreateFile(create) => {
+                let path = home.join(&create.path);
+                assert!(!path.exists(), "the plan overwrites {}", create.path);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &create.bytes).unwrap();
+            }
+            Operation::AddJsonEntry(entry) => add_json_entry(entry, home),
+            other => panic!("a plan of files, not {other:?}"),
+        }
     }
+}
+
+/// `add-json-entry`: the entry under `pointer` (objects on the way
+/// created), by `key` in an object or appended to an array unless an
+/// element has the same `match_member`.
+fn add_json_entry(entry: &trajhost_codec_sdk::AddJsonEntry, home: &Path) {
+    let path = home.join(&entry.path);
+    let mut doc: Value = match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", entry.path)),
+        Err(_) => serde_json::from_str(entry.initial.as_deref().expect("the file exists or an initial document"))
+            .expect("the initial document is JSON"),
+    };
+    let value: Value = serde_json::from_str(&entry.value).expect("the entry is JSON");
+    let mut at = &mut doc;
+    for step in entry.pointer.split('/').skip(1) {
+        let step = step.replace("~1", "/").replace("~0", "~");
+        at = at.as_object_mut().expect("the pointer goes through objects").entry(step).or_insert(serde_json::json!({}));
+    }
+    match (at, &entry.key) {
+        (Value::Object(o), Some(key)) => {
+            assert!(o.get(key).is_none_or(|v| *v == value), "the plan changes the entry {key} of {}", entry.path);
+            o.insert(key.clone(), value);
+        }
+        (Value::Array(a), None) => {
+            let member = entry.match_member.as_deref();
+            if !member.is_some_and(|m| a.iter().any(|e| e.get(m).is_some() && e.get(m) == value.get(m))) {
+                a.push(value);
+            }
+        }
+        (other, key) => panic!("{}: cannot add at {} by {key:?}: {other}", entry.path, entry.pointer),
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
 }
 
 /// The details of the diagnostics with `code`.
@@ -890,6 +944,15 @@ pub fn kept(compare: &Compare, records: &[Record]) -> Value {
             })
             .collect(),
         Compare::Records => records.map(|r| serde_json::to_value(Record { src: None, ..r.clone() }).unwrap()).collect(),
+        Compare::RecordsBut { ids_holding } => records
+            .map(|r| {
+                let mut v = serde_json::to_value(Record { src: None, ..r.clone() }).unwrap();
+                if r.id.contains(ids_holding.as_str()) {
+                    v.as_object_mut().unwrap().remove("id");
+                }
+                v
+            })
+            .collect(),
     }
 }
 
@@ -915,7 +978,11 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
         assert_eq!(back.meta().native_id, written.native_id, "{name}");
         assert_ne!(back.meta().native_id, s.id, "{name}: a new id, so the original can stay beside it");
         if writes.lossless {
-            assert!(back.diagnostics.is_empty(), "{name}: {:?}", back.diagnostics);
+            // Read back, it says nothing the source did not say.
+            for d in &back.diagnostics {
+                let said = source.diagnostics.iter().any(|s| (&s.code, &s.detail) == (&d.code, &d.detail));
+                assert!(said, "{name}: read back, {d:?}");
+            }
         }
         let files =
             |w: &WrittenFiles| w.artifacts.iter().map(|a| (a.path.clone(), a.bytes.clone())).collect::<Vec<_>>();
