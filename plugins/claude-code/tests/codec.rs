@@ -10,25 +10,14 @@ use trajhost_codec_claude_code::ClaudeCode;
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, CodecError, Operation, Severity, WriteOptions};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
 const PROJECT: &str = ".claude/projects/-home-user-project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("claude-code", "2.1.197")
-}
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "61ec73f4-b0bb-4d28-a8cc-bfda17c07ec0"),
-    ("parallel", "605c6e97-8077-4cab-a11d-92c937911abd"),
-    ("failing-tool", "e9e7624b-797b-4890-a191-5194ee4907db"),
-    ("multibyte", "5aa6be0f-8931-4cda-9266-c415647bf0f8"),
-    ("long-output", "30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<ClaudeCode> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
@@ -39,25 +28,15 @@ fn read(home: &Path, locator: &str) -> Read {
     kit::read::<ClaudeCode>(home, locator)
 }
 
-fn read_scenario(scenario: &str) -> Read {
-    let (_, id) = SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap();
-    read(&home(scenario), &locator(id))
-}
-
-/// A writable copy of a fixture home.
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
-}
-
 // ---------------------------------------------------------------- info
 
 // ---------------------------------------------------------------- discover
 
 #[test]
 fn discover_prefers_titles_and_reports_oddities() {
-    let dir = copy_of("simple");
+    let dir = lab().copy("simple");
     let project = dir.path().join(PROJECT);
-    let (_, id) = SCENARIOS[0];
+    let id = lab().id("simple");
     let main = project.join(format!("{id}.jsonl"));
     let mut text = std::fs::read_to_string(&main).unwrap();
     text.push_str(&format!("{}\n", json!({"type": "ai-title", "aiTitle": "Secret word lookup", "sessionId": id})));
@@ -105,19 +84,22 @@ fn discover_prefers_titles_and_reports_oddities() {
 /// is read through the same locator rules.
 #[test]
 fn sibling_config_dirs_are_searched() {
-    let dir = copy_of("simple");
-    kit::copy_dir(&home("parallel").join(".claude"), &dir.path().join(".claude-work"));
+    let dir = lab().copy("simple");
+    kit::copy_dir(&lab().home("parallel").join(".claude"), &dir.path().join(".claude-work"));
     std::fs::create_dir_all(dir.path().join(".claude-squad")).unwrap(); // another tool's folder: no projects/
     let found = kit::discover::<ClaudeCode>(dir.path());
     let mut locators: Vec<&str> = found.sessions.iter().map(|s| s.locator.as_str()).collect();
     locators.sort();
     assert_eq!(
         locators,
-        [format!(".claude-work/projects/-home-user-project/{}.jsonl", SCENARIOS[1].1), locator(SCENARIOS[0].1)]
+        [
+            format!(".claude-work/projects/-home-user-project/{}.jsonl", lab().id("parallel")),
+            locator(lab().id("simple"))
+        ]
     );
     assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
     let read = read(dir.path(), locators[0]);
-    assert_eq!(read.meta().native_id, SCENARIOS[1].1);
+    assert_eq!(read.meta().native_id, lab().id("parallel"));
     assert_eq!(tool_calls(&read.records).len(), 2);
     assert!(ClaudeCode::info().session_globs.iter().any(|g| g == ".claude-*/projects/*/*.jsonl"));
 }
@@ -126,8 +108,8 @@ fn sibling_config_dirs_are_searched() {
 /// id still wins over a content that disagrees.
 #[test]
 fn a_session_id_name_wins_over_the_content() {
-    let dir = copy_of("simple");
-    let (_, id) = SCENARIOS[0];
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let project = dir.path().join(PROJECT);
     let other = "99999999-0000-0000-0000-000000000000";
     std::fs::rename(project.join(format!("{id}.jsonl")), project.join(format!("{other}.jsonl"))).unwrap();
@@ -142,8 +124,8 @@ fn a_session_id_name_wins_over_the_content() {
 /// message id it came with; the branch is `HEAD`.
 #[test]
 fn responses_keep_their_stop_reason_and_message_id() {
-    for (scenario, _) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
         assert_eq!(read.meta().git_branch.as_deref(), Some("HEAD"));
         for r in &read.records {
             if let Body::Assistant(x) = &r.body {
@@ -152,14 +134,14 @@ fn responses_keep_their_stop_reason_and_message_id() {
             }
         }
     }
-    let simple = read_scenario("simple");
+    let simple = lab().read("simple");
     let stops: Vec<Option<&str>> = assistants(&simple.records).iter().map(|a| a.stop_reason.as_deref()).collect();
     assert_eq!(stops, [Some("tool_use"), Some("end_turn"), Some("end_turn")]);
 }
 
 #[test]
 fn parallel_calls_merge_into_one_response() {
-    let read = read_scenario("parallel");
+    let read = lab().read("parallel");
     let answers = assistants(&read.records);
     assert_eq!(answers.len(), 2, "two API responses, the first split over two lines");
     assert_eq!(answers[0].message_id.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
@@ -167,7 +149,7 @@ fn parallel_calls_merge_into_one_response() {
 
 #[test]
 fn long_output_without_its_spill_file_keeps_the_preview() {
-    let dir = copy_of("long-output");
+    let dir = lab().copy("long-output");
     std::fs::remove_dir_all(dir.path().join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3")).unwrap();
     let read = read(dir.path(), &locator("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"));
     let results = tool_results(&read.records);
@@ -180,8 +162,8 @@ fn long_output_without_its_spill_file_keeps_the_preview() {
 /// The bookkeeping lines that are mapped show up as observations.
 #[test]
 fn bookkeeping_lines_are_observations() {
-    for (scenario, _) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
         let subtypes: Vec<&str> = kit::observations(&read.records).into_iter().map(|(s, _)| s).collect();
         assert!(subtypes.contains(&"queue-operation/enqueue"), "{subtypes:?}");
         assert!(subtypes.contains(&"attachment/skill_listing"), "{subtypes:?}");
@@ -192,8 +174,8 @@ fn bookkeeping_lines_are_observations() {
 
 #[test]
 fn a_torn_tail_names_its_file() {
-    let dir = copy_of("simple");
-    let (_, id) = SCENARIOS[0];
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
     assert_eq!(read.diag("torn-tail").unwrap().file.as_deref(), Some(locator(id).as_str()));
@@ -718,8 +700,8 @@ fn assert_resumable(written: &trajhost_codec_sdk::WrittenFiles) {
 
 #[test]
 fn write_read_round_trip_keeps_every_fixture_conversation() {
-    for (scenario, id) in SCENARIOS {
-        let first = read_scenario(scenario);
+    for (scenario, id) in lab().ids() {
+        let first = lab().read(scenario);
         let written = write(&document(&first.records), write_options(None, None));
         assert_ne!(written.native_id, id, "{scenario}: a new id, derived from the content");
         assert_eq!(written.artifacts[0].path, format!("{PROJECT}/{}.jsonl", written.native_id), "{scenario}");
@@ -767,7 +749,7 @@ fn write_read_round_trip_keeps_every_fixture_conversation() {
 
 #[test]
 fn written_lines_look_like_claude_codes_own() {
-    let first = read_scenario("parallel");
+    let first = lab().read("parallel");
     let written = write(&document(&first.records), write_options(None, None));
     let lines = written_lines(&written);
     let kinds: Vec<String> = lines
@@ -794,7 +776,7 @@ fn written_lines_look_like_claude_codes_own() {
     assert_eq!(lines[5]["message"]["stop_reason"], "end_turn");
     assert_ne!(lines[1]["message"]["id"], lines[5]["message"]["id"]);
     // The fixture's envelope, field for field.
-    let native = raw_lines(&home("parallel").join(locator(SCENARIOS[1].1)));
+    let native = raw_lines(&lab().home("parallel").join(locator(lab().id("parallel"))));
     let native_call = native.iter().find(|l| l["type"] == "assistant").unwrap();
     let envelope_keys = |l: &Value| -> BTreeSet<String> {
         l.as_object().unwrap().keys().filter(|k| *k != "entrypoint").cloned().collect()
@@ -821,13 +803,13 @@ fn written_lines_look_like_claude_codes_own() {
     assert!(read_result["message"]["content"][0].get("is_error").is_none(), "outcome not recorded");
     // The prompt and its tool results share a prompt id.
     assert_eq!(lines[0]["promptId"], lines[3]["promptId"]);
-    let simple = written_lines(&write(&document(&read_scenario("simple").records), write_options(None, None)));
+    let simple = written_lines(&write(&document(&lab().read("simple").records), write_options(None, None)));
     let prompts: Vec<&Value> =
         simple.iter().filter(|l| l["message"]["content"].is_string()).map(|l| &l["promptId"]).collect();
     assert_eq!(prompts.len(), 2);
     assert_ne!(prompts[0], prompts[1]);
 
-    let failing = write(&document(&read_scenario("failing-tool").records), write_options(None, None));
+    let failing = write(&document(&lab().read("failing-tool").records), write_options(None, None));
     let result = written_lines(&failing).into_iter().find(|l| l["toolUseResult"].is_string()).unwrap();
     assert_eq!(result["message"]["content"][0]["is_error"], true);
     assert!(result["toolUseResult"].as_str().unwrap().starts_with("Error: Exit code 3"));
@@ -835,7 +817,7 @@ fn written_lines_look_like_claude_codes_own() {
 
 #[test]
 fn write_is_deterministic_and_honours_the_options() {
-    let doc = document(&read_scenario("simple").records);
+    let doc = document(&lab().read("simple").records);
     let a = write(&doc, write_options(None, None));
     let b = write(&doc, write_options(None, None));
     assert_eq!(a.native_id, b.native_id);
@@ -849,7 +831,7 @@ fn write_is_deterministic_and_honours_the_options() {
     // … another gets others.
     let meta_line = doc.lines().next().unwrap();
     assert!(meta_line.contains(r#""kind":"meta""#), "{meta_line}");
-    let (_, source_id) = SCENARIOS[0];
+    let source_id = lab().id("simple");
     let renamed = meta_line.replace(source_id, "another-session");
     assert_ne!(renamed, meta_line);
     let another = write(&doc.replacen(meta_line, &renamed, 1), write_options(None, None));
@@ -896,7 +878,7 @@ fn project_directory_names_follow_claude_code() {
     assert_eq!(name, format!("-{}-feo44x", "a".repeat(199)));
     assert_eq!(project_dir_name(&format!("/{}", "a".repeat(199))).len(), 200, "200 is not cut");
 
-    let doc = document(&read_scenario("simple").records);
+    let doc = document(&lab().read("simple").records);
     let written = write(&doc, write_options(Some(&long), None));
     assert_eq!(
         written.artifacts[0].path,
@@ -1263,7 +1245,7 @@ fn cut(doc: &str, sizes: &[usize]) -> Vec<String> {
 /// A response with no model before the first that names one, a title line,
 /// compaction, thinking from Claude Code.
 fn streaming_documents() -> Vec<String> {
-    let mut docs: Vec<String> = SCENARIOS.iter().map(|(s, _)| document(&read_scenario(s).records)).collect();
+    let mut docs: Vec<String> = lab().ids().iter().map(|(s, _)| document(&lab().read(s).records)).collect();
     docs.push(document(&foreign_session()));
     docs.push(document(&read_of(&shapes_home(), &shapes_locators().0).records));
     let late_model = [
@@ -1411,7 +1393,7 @@ fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
 
 #[test]
 fn prepare_plans_the_file_in_the_project_of_the_cwd() {
-    let doc = document(&read_scenario("simple").records);
+    let doc = document(&lab().read("simple").records);
     let written = write(&doc, write_options(None, None));
     let target = tempfile::tempdir().unwrap();
     let plan = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
@@ -1474,7 +1456,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
 
 #[test]
 fn prepare_moves_a_session_to_another_cwd() {
-    let doc = document(&read_scenario("parallel").records);
+    let doc = document(&lab().read("parallel").records);
     let written = write(&doc, write_options(None, None));
     let target = tempfile::tempdir().unwrap();
     let cwd = "/home/someone/my_app";
@@ -1503,7 +1485,7 @@ fn prepare_moves_a_session_to_another_cwd() {
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(cwd));
     let back = read(target.path(), &file.path);
-    assert_eq!(said(&back.records), said(&read_scenario("parallel").records));
+    assert_eq!(said(&back.records), said(&lab().read("parallel").records));
 }
 
 #[test]
@@ -1533,14 +1515,14 @@ fn read_of(home: &Path, locator: &str) -> Read {
 
 #[test]
 fn a_rewound_prompt_leaves_an_unchosen_branch_and_the_lab_sessions_have_none() {
-    for (scenario, _) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
         assert!(read.diag("unchosen-branch").is_none(), "{scenario}: {:?}", read.diagnostics);
     }
     // Rewind: a new prompt hangs off the first prompt's parent, so the old
     // continuation (up to its last assistant line) is a second leaf.
-    let home = copy_of("simple");
-    let file = home.path().join(locator(SCENARIOS[0].1));
+    let home = lab().copy("simple");
+    let file = home.path().join(locator(lab().id("simple")));
     let lines: Vec<Value> = raw_lines(&file);
     let first_prompt = lines.iter().find(|l| l["type"] == "user" && l["message"]["content"].is_string()).unwrap();
     let mut rewound = first_prompt.clone();
@@ -1549,7 +1531,7 @@ fn a_rewound_prompt_leaves_an_unchosen_branch_and_the_lab_sessions_have_none() {
     let mut text: String = std::fs::read_to_string(&file).unwrap();
     text.push_str(&format!("{rewound}\n"));
     std::fs::write(&file, text).unwrap();
-    let read = read(home.path(), &locator(SCENARIOS[0].1));
+    let read = read(home.path(), &locator(lab().id("simple")));
     let branch = read.diag("unchosen-branch").expect("an unchosen-branch diagnostic");
     assert_eq!(branch.severity, Severity::Warning);
     let last_answer = lines.iter().rposition(|l| l["type"] == "assistant").unwrap();

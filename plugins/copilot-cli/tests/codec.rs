@@ -11,6 +11,7 @@ use trajhost_codec_copilot_cli::CopilotCli;
 use trajhost_codec_sdk::Codec;
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
     self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
@@ -18,25 +19,9 @@ use trajhost_codec_testkit::{
 const STATE: &str = ".copilot/session-state";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("copilot-cli", "1.0.102")
-}
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d"),
-    ("parallel", "1b7d41dd-f8c5-4d43-ad11-53446c20bf32"),
-    ("failing-tool", "45e1cd3f-9288-4b56-8c2b-0302a0d9c0fe"),
-    ("multibyte", "426540d6-111e-44e3-8326-9b2053a62c92"),
-    ("long-output", "3caf83fe-7e44-4425-8bbb-f897f10067d9"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn scenario(name: &str) -> (&'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<CopilotCli> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
@@ -45,15 +30,6 @@ fn locator(id: &str) -> String {
 
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<CopilotCli>(home, locator)
-}
-
-fn read_scenario(name: &str) -> Read {
-    let (s, id) = scenario(name);
-    read(&home(s), &locator(id))
-}
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
 }
 
 fn systems(records: &[Record]) -> Vec<&str> {
@@ -73,23 +49,23 @@ fn systems(records: &[Record]) -> Vec<&str> {
 /// The title is the workspace's name (here the first prompt).
 #[test]
 fn the_title_is_the_workspace_name() {
-    for (scenario, id) in SCENARIOS {
-        let session = kit::discover::<CopilotCli>(&home(scenario)).sessions.remove(0);
-        let yaml = std::fs::read_to_string(home(scenario).join(STATE).join(id).join("workspace.yaml")).unwrap();
+    for (scenario, id) in lab().ids() {
+        let session = kit::discover::<CopilotCli>(&lab().home(scenario)).sessions.remove(0);
+        let yaml = std::fs::read_to_string(lab().home(scenario).join(STATE).join(id).join("workspace.yaml")).unwrap();
         let name = yaml.lines().find_map(|l| l.strip_prefix("name: ")).unwrap();
         let name = name.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')).unwrap_or(name);
         assert_eq!(session.title.as_deref(), Some(name));
         // One usage record per model call.
-        let raw = raw_lines(&home(scenario).join(locator(id)));
+        let raw = raw_lines(&lab().home(scenario).join(locator(id)));
         let usage_records = raw.iter().filter(|l| l["type"] == "session.usage_record").count();
-        assert_eq!(assistants(&read_scenario(scenario).records).len(), usage_records, "{scenario}");
+        assert_eq!(assistants(&lab().read(scenario).records).len(), usage_records, "{scenario}");
     }
 }
 
 #[test]
 fn discover_uses_the_workspace_and_reports_oddities() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let state = dir.path().join(STATE);
     let yaml = state.join(id).join("workspace.yaml");
     let text = std::fs::read_to_string(&yaml)
@@ -137,7 +113,7 @@ fn discover_uses_the_workspace_and_reports_oddities() {
 
 #[test]
 fn the_system_prompt_resume_and_message_ids_of_a_session() {
-    let read = read_scenario("simple");
+    let read = lab().read("simple");
     let records = &read.records;
     let system = systems(records);
     assert_eq!(system.len(), 1);
@@ -154,8 +130,7 @@ fn the_system_prompt_resume_and_message_ids_of_a_session() {
 fn a_failing_shell_is_logged_as_a_success_with_its_exit_code() {
     // The suite's table expects `ok`: Copilot CLI records `success: true`
     // for a shell that ran, whatever its exit code.
-    let (s, id) = scenario("failing-tool");
-    let raw = raw_lines(&home(s).join(locator(id)));
+    let raw = raw_lines(&lab().path("failing-tool"));
     let complete = raw.iter().find(|l| l["type"] == "tool.execution_complete").unwrap();
     assert_eq!(complete["data"]["success"], true);
     assert_eq!(complete["data"]["shellExecution"]["exitCode"], 3);
@@ -167,8 +142,8 @@ fn a_failing_shell_is_logged_as_a_success_with_its_exit_code() {
 /// finds no message.
 #[test]
 fn a_torn_message_leaves_its_usage_record_unmatched() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
     assert_eq!(read.diag("unmatched-usage-record").unwrap().count, 1);
@@ -540,8 +515,8 @@ fn check_events(bytes: &[u8]) -> Vec<Value> {
 
 #[test]
 fn round_trip_of_every_lab_scenario_keeps_the_records() {
-    for (name, id) in SCENARIOS {
-        let first = read_scenario(name);
+    for (name, id) in lab().ids() {
+        let first = lab().read(name);
         let written = write_doc(&kit::document(&first.records), write_options(None));
         assert_eq!(written.artifacts.len(), 2, "{name}");
         let events = &written.artifacts[0];
@@ -600,7 +575,7 @@ fn round_trip_of_every_lab_scenario_keeps_the_records() {
 
 #[test]
 fn write_streams_is_deterministic_and_repairs_what_copilot_requires() {
-    let first = read_scenario("parallel");
+    let first = lab().read("parallel");
     let doc = kit::document(&first.records);
     let a = write_doc(&doc, write_options(None));
     let b = write_doc(&doc, write_options(None));
@@ -735,7 +710,7 @@ fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
 
 #[test]
 fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
-    let first = read_scenario("simple");
+    let first = lab().read("simple");
     let written = write_doc(&kit::document(&first.records), write_options(None));
     let target_dir = tempfile::tempdir().unwrap();
     let home_path = target_dir.path().display().to_string();
@@ -774,12 +749,12 @@ fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
 
 #[test]
 fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_else() {
-    let target_dir = copy_of("parallel");
+    let target_dir = lab().copy("parallel");
     std::fs::write(target_dir.path().join(".copilot/settings.json"), "// managed\n{\"model\": \"claude-opus-5\"}\n")
         .unwrap();
     let before = snapshot(target_dir.path());
     target::set_for_tests(TargetChoice::default());
-    let first = read_scenario("multibyte");
+    let first = lab().read("multibyte");
     let written = write_doc(&kit::document(&first.records), write_options(None));
     let options = WriteOptions { cwd: Some("/srv/other dir".into()), native_id: None, home_path: None };
     let plan = prepare(&written, target_dir.path(), options).unwrap();
@@ -853,7 +828,7 @@ fn a_copilot_session_with_reasoning_compaction_and_notes_round_trips() {
 
 #[test]
 fn write_streams_the_event_log_and_ends_with_workspace_yaml() {
-    let first = read_scenario("long-output");
+    let first = lab().read("long-output");
     let doc = kit::document(&first.records);
     let mut writer = CopilotCli::write(write_options(None)).unwrap();
     let mut lines = doc.lines();

@@ -11,6 +11,7 @@ use trajhost_codec_factory_droid::FactoryDroid;
 use trajhost_codec_sdk::Codec;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
     self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
@@ -18,25 +19,9 @@ use trajhost_codec_testkit::{
 const PROJECT: &str = ".factory/sessions/-home-user-project";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("factory-droid", "0.225.1")
-}
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "0a734e8d-dba5-4efd-8e2f-0375c7a0848e"),
-    ("parallel", "ac9df1b9-45eb-4194-a260-27bd01dcd378"),
-    ("failing-tool", "033b71a8-e6d0-4c41-8d7c-ab5429954932"),
-    ("multibyte", "81431c73-9f6e-417e-97d2-f0445cddc1fc"),
-    ("long-output", "a81f4717-9da8-4e74-832c-02c10f33e707"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn scenario(name: &str) -> (&'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<FactoryDroid> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
@@ -47,22 +32,13 @@ fn read(home: &Path, locator: &str) -> Read {
     kit::read::<FactoryDroid>(home, locator)
 }
 
-fn read_scenario(name: &str) -> Read {
-    let (s, id) = scenario(name);
-    read(&home(s), &locator(id))
-}
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
-}
-
 // ---------------------------------------------------------------- info
 
 // ---------------------------------------------------------------- discover
 
 #[test]
 fn discover_reports_oddities() {
-    let dir = copy_of("simple");
+    let dir = lab().copy("simple");
     let project = dir.path().join(PROJECT);
     std::fs::write(project.join("00000000-0000-0000-0000-000000000000.jsonl"), "").unwrap();
     std::fs::write(project.join("11111111-0000-0000-0000-000000000000.jsonl"), "{\"type\":\"todo_state\"}\n").unwrap();
@@ -88,7 +64,7 @@ fn discover_reports_oddities() {
 
 #[test]
 fn a_reminder_before_the_prompt_is_context() {
-    let read = read_scenario("simple");
+    let read = lab().read("simple");
     let obs = observations(&read.records);
     assert_eq!(obs.len(), 1);
     assert_eq!(obs[0].0, "context");
@@ -100,7 +76,7 @@ fn a_reminder_before_the_prompt_is_context() {
 
 #[test]
 fn two_results_in_one_message_are_two_records_with_their_own_ids() {
-    let read = read_scenario("parallel");
+    let read = lab().read("parallel");
     let ids: Vec<&str> =
         read.records.iter().filter(|r| matches!(r.body, Body::ToolResult { .. })).map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["00a7feea-0829-4698-8ca4-a361db5c1cee", "00a7feea-0829-4698-8ca4-a361db5c1cee#1"]);
@@ -110,8 +86,8 @@ fn two_results_in_one_message_are_two_records_with_their_own_ids() {
 #[test]
 fn fixture_content_blocks_are_the_four_the_codec_maps() {
     let mut blocks = BTreeSet::new();
-    for (scenario, id) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(id))) {
+    for (scenario, id) in lab().ids() {
+        for line in raw_lines(&lab().home(scenario).join(locator(id))) {
             for block in line["message"]["content"].as_array().into_iter().flatten() {
                 blocks.insert(format!(
                     "{}/{}",
@@ -380,8 +356,8 @@ fn without_src(records: &[Record]) -> Vec<Record> {
 /// The suite round-trips every record; here, the files it goes in.
 #[test]
 fn a_written_session_is_a_transcript_and_a_settings_file_with_its_model() {
-    for (scenario, _) in SCENARIOS {
-        let written = write(&read_scenario(scenario).document, no_options());
+    for (scenario, _) in lab().ids() {
+        let written = write(&lab().read(scenario).document, no_options());
         assert_eq!(transcript(&written).path, format!("{PROJECT}/{}.jsonl", written.native_id));
         assert!(written.diagnostics.is_empty(), "{scenario}: nothing lost: {:?}", written.diagnostics);
         assert_eq!(settings_of(&written)["model"], "custom:Fake-0", "{scenario}");
@@ -390,7 +366,7 @@ fn a_written_session_is_a_transcript_and_a_settings_file_with_its_model() {
 
 #[test]
 fn write_names_the_chosen_id_and_cwd_and_refuses_a_bad_id() {
-    let source = read_scenario("simple");
+    let source = lab().read("simple");
     let chosen = "7f000000-0000-4000-8000-000000000001";
     let w = write(
         &source.document,
@@ -553,7 +529,8 @@ const HOME_PATH: &str = "/home/user";
 fn fresh_home() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(tmp.path().join(".factory")).unwrap();
-    std::fs::copy(home("simple").join(".factory/settings.json"), tmp.path().join(".factory/settings.json")).unwrap();
+    std::fs::copy(lab().home("simple").join(".factory/settings.json"), tmp.path().join(".factory/settings.json"))
+        .unwrap();
     tmp
 }
 
@@ -627,10 +604,10 @@ fn prepare_into_a_fresh_home_uses_its_model_and_resumes_by_id() {
 /// where it already is, naming it.
 #[test]
 fn prepare_refuses_a_session_already_in_the_home() {
-    for (scenario, other_id) in SCENARIOS {
-        let target = copy_of(scenario);
+    for (scenario, other_id) in lab().ids() {
+        let target = lab().copy(scenario);
         let own = WriteOptions { native_id: Some(other_id.into()), ..no_options() };
-        let again = write(&read_scenario(scenario).document, own);
+        let again = write(&lab().read(scenario).document, own);
         let err = prepare_in(&again, target.path(), TargetChoice::default()).unwrap_err();
         assert!(matches!(&err, CodecError::Other(m) if m.contains(other_id)), "{scenario}: {err:?}");
     }

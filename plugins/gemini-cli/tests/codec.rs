@@ -10,6 +10,7 @@ use trajhost_codec_gemini_cli::{GeminiCli, KNOWN_RECORD_TYPES};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
     self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
@@ -17,42 +18,13 @@ use trajhost_codec_testkit::{
 const CHATS: &str = ".gemini/tmp/project/chats";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("gemini-cli", "0.61.0")
-}
-
-/// (scenario, session file, session id)
-const SCENARIOS: [(&str, &str, &str); 5] = [
-    ("simple", "session-2026-11-30T04-15-d6e3a419.jsonl", "d6e3a419-2521-468c-85a2-92b3b324d649"),
-    ("parallel", "session-2026-11-30T04-18-1dc4f716.jsonl", "1dc4f716-26ad-4e64-b1f0-6a78d2743a56"),
-    ("failing-tool", "session-2026-11-30T04-18-45d9dd19.jsonl", "45d9dd19-e3ac-4c7d-bcdd-0bb10e52a38c"),
-    ("multibyte", "session-2026-11-30T04-18-b764569e.jsonl", "b764569e-3c55-4c71-9370-54d2f9a900e6"),
-    ("long-output", "session-2026-11-30T04-18-01e94a3b.jsonl", "01e94a3b-25a7-4175-87ff-ae0836ed0500"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn scenario(name: &str) -> (&'static str, &'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _, _)| *s == name).unwrap()
-}
-
-fn locator(file: &str) -> String {
-    format!("{CHATS}/{file}")
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<GeminiCli> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<GeminiCli>(home, locator)
-}
-
-fn read_scenario(name: &str) -> Read {
-    let (s, file, _) = scenario(name);
-    read(&home(s), &locator(file))
-}
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
 }
 
 // ---------------------------------------------------------------- info
@@ -61,8 +33,8 @@ fn copy_of(scenario: &str) -> tempfile::TempDir {
 
 #[test]
 fn discover_takes_summaries_the_registry_and_reports_oddities() {
-    let dir = copy_of("simple");
-    let (_, file, _) = scenario("simple");
+    let dir = lab().copy("simple");
+    let file = lab().table.scenario("simple").file.clone().unwrap();
     let chats = dir.path().join(CHATS);
     let main = chats.join(file);
     let mut text = std::fs::read_to_string(&main).unwrap();
@@ -96,8 +68,8 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
 
 #[test]
 fn a_renamed_session_file_is_read_by_its_header() {
-    let dir = copy_of("simple");
-    let (_, file, id) = scenario("simple");
+    let dir = lab().copy("simple");
+    let (file, id) = (lab().table.scenario("simple").file.clone().unwrap(), lab().id("simple"));
     let chats = dir.path().join(CHATS);
     std::fs::rename(chats.join(file), chats.join("copy.jsonl")).unwrap();
     std::fs::create_dir(chats.join("not-a-session")).unwrap();
@@ -117,14 +89,10 @@ fn a_renamed_session_file_is_read_by_its_header() {
 /// finds one of each; the repeats are counted.
 #[test]
 fn repeats_are_counted_and_the_session_context_kept_once() {
-    let read = read_scenario("simple");
+    let read = lab().read("simple");
     let dup = read.diag("duplicate-tool-response").expect("repeats are counted");
     assert_eq!((dup.count, dup.severity), (3, Severity::Info));
-    assert_eq!(
-        read_scenario("parallel").diag("duplicate-tool-response").unwrap().count,
-        2,
-        "one message, two responses"
-    );
+    assert_eq!(lab().read("parallel").diag("duplicate-tool-response").unwrap().count, 2, "one message, two responses");
     let obs = observations(&read.records);
     let contexts: Vec<_> = obs.iter().filter(|(s, _)| *s == "session_context").collect();
     assert_eq!(contexts.len(), 1, "{obs:?}");
@@ -138,18 +106,16 @@ fn repeats_are_counted_and_the_session_context_kept_once() {
 fn a_failing_shell_call_is_recorded_as_a_success() {
     // The suite's table expects `ok`: Gemini CLI records the shell call's
     // status as `success` despite the exit code.
-    let (_, file, _) = scenario("failing-tool");
-    let raw = raw_lines(&home("failing-tool").join(locator(file)));
+    let raw = raw_lines(&lab().path("failing-tool"));
     let status = raw.iter().find_map(|l| l["toolCalls"][0]["status"].as_str()).unwrap();
     assert_eq!(status, "success");
 }
 
 #[test]
 fn long_output_without_its_spill_file_keeps_the_truncated_text() {
-    let dir = copy_of("long-output");
+    let dir = lab().copy("long-output");
     std::fs::remove_dir_all(dir.path().join(".gemini/tmp/project/tool-outputs")).unwrap();
-    let (_, file, _) = scenario("long-output");
-    let read = read(dir.path(), &locator(file));
+    let read = read(dir.path(), &lab().locator("long-output"));
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("Output too large. Showing first 8,000"));
     assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
@@ -158,8 +124,8 @@ fn long_output_without_its_spill_file_keeps_the_truncated_text() {
 
 #[test]
 fn message_ids_name_records_and_results_their_calls() {
-    for (scenario, _, _) in SCENARIOS {
-        for r in &read_scenario(scenario).records {
+    for (scenario, _) in lab().ids() {
+        for r in &lab().read(scenario).records {
             match &r.body {
                 Body::Assistant(x) => {
                     assert_eq!(Some(r.id.as_str()), x.message_id.as_deref());
@@ -177,8 +143,8 @@ fn message_ids_name_records_and_results_their_calls() {
 #[test]
 fn messages_inside_checkpoints_have_known_types() {
     let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
-    for (scenario, file, _) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(file))) {
+    for (scenario, _) in lab().ids() {
+        for line in raw_lines(&lab().path(scenario)) {
             for message in line["$set"]["messages"].as_array().into_iter().flatten() {
                 let kind = message["type"].as_str().unwrap();
                 assert!(known.contains(kind), "{scenario}: message type {kind:?} in a checkpoint");
@@ -466,15 +432,15 @@ fn comparable(record: &Record) -> Value {
 /// The suite round-trips every record; the session goes with its marker.
 #[test]
 fn a_written_session_is_its_file_and_the_project_root_marker() {
-    for (name, _, _) in SCENARIOS {
-        let written = write(&read_scenario(name).document, no_options());
+    for (name, _) in lab().ids() {
+        let written = write(&lab().read(name).document, no_options());
         assert_eq!(written.artifacts.len(), 2, "{name}: the session file and its .project_root");
     }
 }
 
 #[test]
 fn write_produces_the_file_gemini_cli_names_and_loads() {
-    let source = read_scenario("simple");
+    let source = lab().read("simple");
     let written = write(&source.document, no_options());
     let id = &written.native_id;
     assert_eq!(id.len(), 36);
@@ -661,7 +627,7 @@ fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn prepare_into_a_fresh_home_registers_the_project() {
-    let written = write(&read_scenario("parallel").document, no_options());
+    let written = write(&lab().read("parallel").document, no_options());
     let target = tempfile::tempdir().unwrap();
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
@@ -700,8 +666,8 @@ fn prepare_into_a_fresh_home_registers_the_project() {
 
 #[test]
 fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
-    let written = write(&read_scenario("simple").document, no_options());
-    let target = copy_of("failing-tool");
+    let written = write(&lab().read("simple").document, no_options());
+    let target = lab().copy("failing-tool");
     let before = snapshot(target.path());
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
@@ -721,8 +687,8 @@ fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
 
 #[test]
 fn prepare_claims_a_new_slug_beside_another_project() {
-    let written = write(&read_scenario("simple").document, no_options());
-    let target = copy_of("simple");
+    let written = write(&lab().read("simple").document, no_options());
+    let target = lab().copy("simple");
     let other = "/srv/other/project";
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let options = WriteOptions { cwd: Some(other.into()), ..target_options(target.path()) };
@@ -751,7 +717,7 @@ fn prepare_claims_a_new_slug_beside_another_project() {
 
 #[test]
 fn prepare_takes_the_model_and_refuses_other_providers() {
-    let written = write(&read_scenario("simple").document, no_options());
+    let written = write(&lab().read("simple").document, no_options());
     let target = tempfile::tempdir().unwrap();
     trajhost_codec_sdk::target::set_for_tests(trajhost_codec_sdk::target::TargetChoice {
         model: Some("gemini-2.5-pro".into()),
@@ -797,7 +763,7 @@ fn prepare_takes_the_model_and_refuses_other_providers() {
 
 #[test]
 fn prepare_reuses_a_project_directory_whose_marker_names_the_cwd() {
-    let written = write(&read_scenario("simple").document, no_options());
+    let written = write(&lab().read("simple").document, no_options());
     let target = tempfile::tempdir().unwrap();
     let dir = target.path().join(".gemini/tmp/older");
     std::fs::create_dir_all(&dir).unwrap();

@@ -3,13 +3,14 @@
 //! every codec must do is the testkit's suite, in tests/conformance.rs.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 use trajhost_codec_qwen_code::QwenCode;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
     self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
@@ -17,21 +18,9 @@ use trajhost_codec_testkit::{
 const CHATS: &str = ".qwen/projects/-home-user-project/chats";
 const CWD: &str = "/home/user/project";
 
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "7fa53858-ad16-462e-8b1e-2640d3637bc1"),
-    ("parallel", "eec2ce2c-b5be-4bcb-965c-986095fb1304"),
-    ("failing-tool", "daa3378f-645b-457e-a8ed-4cc17e9e2351"),
-    ("multibyte", "8fa97795-2a49-4318-8e58-068f023ab812"),
-    ("long-output", "0788181a-5d0f-4bb5-aa5b-a3de653622f2"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    kit::fixtures("qwen-code", "0.15.10").join(scenario)
-}
-
-fn scenario(name: &str) -> (&'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<QwenCode> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
@@ -42,19 +31,9 @@ fn read(home: &Path, locator: &str) -> Read {
     kit::read::<QwenCode>(home, locator)
 }
 
-fn read_scenario(name: &str) -> Read {
-    let (s, id) = scenario(name);
-    read(&home(s), &locator(id))
-}
-
 /// The raw lines of a scenario's transcript.
 fn raw_scenario(name: &str) -> Vec<Value> {
-    let (s, id) = scenario(name);
-    raw_lines(&home(s).join(locator(id)))
-}
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
+    raw_lines(&lab().path(name))
 }
 
 #[test]
@@ -67,8 +46,8 @@ fn globs_cover_the_temporary_chats_folder_too() {
 
 #[test]
 fn discover_prefers_custom_titles_and_reports_oddities() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let chats = dir.path().join(CHATS);
     let main = chats.join(format!("{id}.jsonl"));
     let mut text = std::fs::read_to_string(&main).unwrap();
@@ -108,15 +87,15 @@ fn discover_prefers_custom_titles_and_reports_oddities() {
 /// each session in several batches.
 #[test]
 fn message_ids_are_record_ids_and_small_caps_cut_sessions() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, id) in lab().ids() {
+        let read = lab().read(scenario);
         for r in &read.records {
             if let Body::Assistant(x) = &r.body {
                 assert_eq!(Some(r.id.as_str()), x.message_id.as_deref());
             }
             assert_eq!(r.agent, None);
         }
-        let small = kit::read_with::<QwenCode>(&home(scenario), &locator(id), kit::options(2, 512));
+        let small = kit::read_with::<QwenCode>(&lab().home(scenario), &locator(id), kit::options(2, 512));
         assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
     }
 }
@@ -135,9 +114,9 @@ const SPILL: &str =
 
 #[test]
 fn long_output_without_its_spill_file_keeps_the_truncated_text() {
-    let dir = copy_of("long-output");
+    let dir = lab().copy("long-output");
     std::fs::remove_file(dir.path().join(SPILL)).unwrap();
-    let (_, id) = scenario("long-output");
+    let id = lab().id("long-output");
     let read = read(dir.path(), &locator(id));
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("Tool output was too large and has been truncated."));
@@ -148,7 +127,7 @@ fn long_output_without_its_spill_file_keeps_the_truncated_text() {
 /// The suite checks the types; each line also names the CLI's version.
 #[test]
 fn every_fixture_line_carries_the_version() {
-    for (scenario, _) in SCENARIOS {
+    for (scenario, _) in lab().ids() {
         for line in raw_scenario(scenario) {
             assert_eq!(line["version"], "0.15.10", "{scenario}");
         }
@@ -381,7 +360,7 @@ fn codes<'a>(diagnostics: &'a [Diagnostic], code: &str) -> Vec<&'a str> {
 
 #[test]
 fn written_lines_form_one_chain_with_the_envelope_qwen_code_checks() {
-    let source = read_scenario("parallel");
+    let source = lab().read("parallel");
     let written = write_doc(&source.document, write_options());
     let artifact = &written.artifacts[0];
     let stem = written.native_id.as_str();
@@ -419,7 +398,7 @@ fn written_lines_form_one_chain_with_the_envelope_qwen_code_checks() {
 
 #[test]
 fn the_writer_streams() {
-    let source = read_scenario("long-output");
+    let source = lab().read("long-output");
     let mut writer = QwenCode::write(write_options()).unwrap();
     let mut pieces = 0;
     for line in source.document.split_inclusive('\n') {
@@ -589,7 +568,7 @@ fn apply(plan: &Plan, target: &Path) {
 }
 
 fn simple_written() -> WrittenFiles {
-    write_doc(&read_scenario("simple").document, write_options())
+    write_doc(&lab().read("simple").document, write_options())
 }
 
 fn home_options(home: &Path) -> WriteOptions {
@@ -620,7 +599,7 @@ fn prepare_plans_the_written_file_and_resumes_by_id_under_the_home() {
 fn an_installed_session_is_the_newest_of_its_project() {
     target::set_for_tests(TargetChoice::default());
     let written = simple_written();
-    let target = copy_of("simple");
+    let target = lab().copy("simple");
     let plan = prepare(&written.artifacts, target.path(), write_options()).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     apply(&plan, target.path());
@@ -674,7 +653,7 @@ fn prepare_moves_the_session_to_another_cwd() {
     apply(&plan, target.path());
     let back = read(target.path(), &create.path);
     assert_eq!(back.meta().cwd.as_deref(), Some("/srv/other"));
-    assert_eq!(said(&back.records), said(&read_scenario("simple").records));
+    assert_eq!(said(&back.records), said(&lab().read("simple").records));
     // Anything but one transcript is refused.
     let mut two = written.artifacts.clone();
     two.push(written.artifacts[0].clone());

@@ -433,6 +433,54 @@ pub struct Scenario {
 
 // ------------------------------------------------------------------ helpers
 
+/// A codec's lab fixtures as its conformance table names them, for the
+/// codec's own tests: `fn lab() -> Lab<MyCodec> { Lab::new(include_str!("conformance.json")) }`.
+pub struct Lab<C> {
+    pub table: &'static Table,
+    codec: std::marker::PhantomData<C>,
+}
+
+impl<C: Codec> Lab<C> {
+    pub fn new(json: &'static str) -> Lab<C> {
+        Lab { table: Table::load(json), codec: std::marker::PhantomData }
+    }
+
+    /// `(scenario, native id)` of every scenario, by name.
+    pub fn ids(&self) -> Vec<(&'static str, &'static str)> {
+        self.table.scenarios.iter().map(|(name, s)| (name.as_str(), s.id.as_str())).collect()
+    }
+
+    /// A scenario's native id.
+    pub fn id(&self, scenario: &str) -> &'static str {
+        &self.table.scenario(scenario).id
+    }
+
+    /// A scenario's home, `fixtures/<harness>/<version>/<scenario>`.
+    pub fn home(&self, scenario: &str) -> PathBuf {
+        self.table.home(scenario)
+    }
+
+    /// A scenario's locator.
+    pub fn locator(&self, scenario: &str) -> String {
+        self.table.locator_of(scenario)
+    }
+
+    /// A scenario's session file.
+    pub fn path(&self, scenario: &str) -> PathBuf {
+        self.home(scenario).join(self.locator(scenario))
+    }
+
+    /// A scenario's session, read in one batch.
+    pub fn read(&self, scenario: &str) -> Read {
+        self.table.read::<C>(scenario)
+    }
+
+    /// A writable copy of a scenario's home.
+    pub fn copy(&self, scenario: &str) -> tempfile::TempDir {
+        crate::copy_of(&self.home(scenario))
+    }
+}
+
 impl Table {
     /// Parses a table (once a test binary): a codec's own tests use the
     /// ids and paths of its `conformance.json` too.
