@@ -59,8 +59,9 @@ pub struct Suite {
     pub kind_of: fn(&Value) -> Vec<String>,
     /// The raw records of a session (default: the session file's lines).
     pub raw: fn(home: &Path, locator: &str) -> Vec<Value>,
-    /// Applies a plan to a native home as the host does (default: files).
-    pub apply: fn(&Plan, &Path),
+    /// Applies a plan to a native home as the host does, the export's
+    /// artifacts at hand (default: files).
+    pub apply: fn(&Plan, &WrittenFiles, &Path),
 }
 
 impl Suite {
@@ -182,6 +183,8 @@ pub struct Info {
     /// Paths no session glob may match (files beside a session).
     #[serde(default)]
     pub not_sessions: Vec<String>,
+    /// The session globs, exactly (default: only that they match).
+    pub globs: Option<Vec<String>>,
 }
 
 /// What discover takes from the session's files.
@@ -192,7 +195,8 @@ pub struct Discover {
     #[serde(default)]
     pub updated_is_mtime: bool,
     /// `size` is the bytes of the session file and of these (relative to
-    /// its folder, `{id}` standing for the id); `None`: not pinned.
+    /// its folder, `{id}` standing for the id; `"*"`: every file of the
+    /// folder, the session file among them); `None`: not pinned.
     pub size_of: Option<Vec<String>>,
     /// `started_at` is this member (a JSON pointer) of the line at index 0
     /// of the session file, or of the line the number says.
@@ -450,6 +454,11 @@ impl<C: Codec> Lab<C> {
         self.table.scenarios.iter().map(|(name, s)| (name.as_str(), s.id.as_str())).collect()
     }
 
+    /// A scenario's user texts (the table's, else the lab's prompts).
+    pub fn users(&self, scenario: &str) -> Vec<String> {
+        self.table.users(scenario)
+    }
+
     /// A scenario's native id.
     pub fn id(&self, scenario: &str) -> &'static str {
         &self.table.scenario(scenario).id
@@ -510,6 +519,12 @@ impl Table {
         self.scenarios.get(name).unwrap_or_else(|| panic!("no scenario {name}"))
     }
 
+    /// A scenario's user texts: the table's, else the lab's prompts.
+    pub fn users(&self, name: &str) -> Vec<String> {
+        let lab = lab::PROMPTS.iter().find(|(n, _)| *n == name).map(|(_, p)| p.iter().map(|p| p.to_string()).collect());
+        self.scenario(name).users.clone().or(lab).unwrap_or_default()
+    }
+
     /// Reads a scenario's session (in one batch).
     pub fn read<C: Codec>(&self, name: &str) -> Read {
         crate::read::<C>(&self.home(name), &self.locator_of(name))
@@ -557,6 +572,9 @@ pub fn info<C: Codec>(suite: &Suite, codec_version: &str) {
     assert_eq!(info.writes, table.info.writes);
     assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
     let globs = &info.session_globs;
+    if let Some(exactly) = &table.info.globs {
+        assert_eq!(globs, exactly, "the session globs");
+    }
     for (name, _, _, locator) in table.each() {
         assert!(globs.iter().any(|g| crate::glob_matches(g, &locator)), "{name}: {locator} matches none of {globs:?}");
     }
@@ -596,7 +614,12 @@ pub fn discover<C: Codec>(suite: &Suite) {
         if let Some(others) = &rules.size_of {
             let folder = path.parent().unwrap();
             let len = |p: &Path| std::fs::metadata(p).unwrap_or_else(|e| panic!("{p:?}: {e}")).len();
-            let size = len(&path) + others.iter().map(|o| len(&folder.join(o.replace("{id}", &s.id)))).sum::<u64>();
+            let size = if others.iter().any(|o| o == "*") {
+                let files = std::fs::read_dir(folder).unwrap().map(|e| e.unwrap().metadata().unwrap());
+                files.filter(|m| m.is_file()).map(|m| m.len()).sum()
+            } else {
+                len(&path) + others.iter().map(|o| len(&folder.join(o.replace("{id}", &s.id)))).sum::<u64>()
+            };
             assert_eq!(session.size, size, "{name}: size");
         }
         let member = |(index, pointer): &(usize, String)| {
@@ -675,9 +698,7 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
     let raw = || (suite.raw)(&home, &locator);
     let read = table.read::<C>(name);
     let records = &read.records;
-    let lab = lab::PROMPTS.iter().find(|(n, _)| *n == name).map(|(_, p)| p.iter().map(|p| p.to_string()).collect());
-    let users = s.users.clone().or(lab).unwrap_or_default();
-    assert_eq!(crate::users(records), users, "{name}: user texts");
+    assert_eq!(crate::users(records), table.users(name), "{name}: user texts");
 
     let calls = crate::tool_calls(records);
     let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
@@ -802,9 +823,14 @@ pub fn spans_name_records<C: Codec>(suite: &Suite) {
     for (name, _, home, _) in table.each() {
         let read = table.read::<C>(name);
         for r in &read.records {
-            let src = r.src.as_ref().unwrap_or_else(|| panic!("{name}: {} has no src", r.id));
-            if r.id == format!("{}@{}", src.file, src.offset) {
-                continue; // Named by its place: its span is that place.
+            let Some(src) = r.src.as_ref() else {
+                assert!(matches!(r.body, Body::Meta(_)), "{name}: {} has no src", r.id);
+                continue;
+            };
+            // Named by its place (`<file>@<offset>`): its span is that place.
+            let place = r.id.split('#').next().and_then(|id| id.rsplit_once('@'));
+            if place.is_some_and(|(file, at)| src.file.ends_with(file) && at == src.offset.to_string()) {
+                continue;
             }
             let key = native_key(r);
             let named = span_values(&home, src, table.spans).iter().any(|v| holds_string(v, key));
@@ -854,12 +880,14 @@ pub fn torn_tail<C: Codec>(suite: &Suite) {
     let line_start = crate::tear_at(&dir.path().join(&locator), needle);
     let torn = crate::read::<C>(dir.path(), &locator);
     crate::check_torn_tail(&torn, line_start, needle);
-    let before: Vec<&Record> = whole.records[1..]
-        .iter()
-        .filter(|r| r.src.as_ref().is_some_and(|src| src.file != locator || src.offset < line_start))
-        .collect();
-    assert!(before.len() < whole.records.len() - 1, "{name}: tearing at {needle:?} lost nothing");
-    assert_eq!(torn.records[1..].iter().collect::<Vec<_>>(), before, "{name}: the records before the torn line");
+    // The records of the session file's lines before the tear are read as
+    // before (records of other files, a journal, may change with the turns
+    // the tear cut).
+    let of_file = |r: &&Record| r.src.as_ref().is_some_and(|s| s.file == locator);
+    let before: Vec<&Record> =
+        whole.records.iter().filter(of_file).filter(|r| r.src.as_ref().unwrap().offset < line_start).collect();
+    assert!(before.len() < whole.records.iter().filter(of_file).count(), "{name}: tearing at {needle:?} lost nothing");
+    assert_eq!(torn.records.iter().filter(of_file).collect::<Vec<_>>(), before, "{name}: the records before the tear");
 }
 
 /// A corrupt middle line is one `malformed-line` error, and the tool calls,
@@ -899,19 +927,25 @@ pub fn prepare<C: Codec>(written: &WrittenFiles, home: &Path) -> Result<Plan, tr
     trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options_for(Some(home)))
 }
 
-/// Applies a plan of files as the host does: `create-file` never over an
-/// existing file, `add-json-entry` never changing an entry there. Any other
+/// Applies a plan of files as the host does: `create-file` and
+/// `copy-artifact` never over an existing file, `add-json-entry` never
+/// changing an entry there. Any other
 /// operation fails the test: a codec whose plans hold others (databases)
 /// passes its own `apply`.
-pub fn apply_files(plan: &Plan, home: &Path) {
+pub fn apply_files(plan: &Plan, written: &WrittenFiles, home: &Path) {
+    let create = |path: &str, bytes: &[u8]| {
+        let at = home.join(path);
+        assert!(!at.exists(), "the plan overwrites {path}");
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(&at, bytes).unwrap();
+    };
     for op in &plan.operations {
         match op {
-            Operation::CreateFile(create) => {
-                let path = home.join(&create.path);
-                assert!(!path.exists(), "the plan overwrites {}", create.path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &create.bytes).unwrap();
+            Operation::CopyArtifact(copy) => {
+                let artifact = written.artifacts.iter().find(|a| a.path == copy.artifact);
+                create(&copy.path, &artifact.unwrap_or_else(|| panic!("no artifact {}", copy.artifact)).bytes);
             }
+            Operation::CreateFile(file) => create(&file.path, &file.bytes),
             Operation::AddJsonEntry(entry) => add_json_entry(entry, home),
             other => panic!("a plan of files, not {other:?}"),
         }
@@ -976,7 +1010,7 @@ pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &Writ
         }
         Install::Prepare => {
             let plan = prepare::<C>(written, dir.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
-            (suite.apply)(&plan, dir.path());
+            (suite.apply)(&plan, written, dir.path());
         }
     }
     let read = crate::read::<C>(dir.path(), &session_file(writes, written));
@@ -1062,7 +1096,7 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
         let resume = plan.resume_command.as_deref().expect("a resume command");
         assert!(resume.contains(&plan.native_id), "{resume}");
     }
-    (suite.apply)(&plan, target.path());
+    (suite.apply)(&plan, &written, target.path());
     let found = crate::discover::<C>(target.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].native_id, plan.native_id);
@@ -1091,7 +1125,7 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     assert_eq!(listed.len(), beside.scenarios.len(), "{listed:?}");
     let before = crate::tree_digest(target.path());
     let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
-    (suite.apply)(&plan, target.path());
+    (suite.apply)(&plan, &written, target.path());
     let after = crate::tree_digest(target.path());
     for (path, digest) in before.iter().filter(|(p, _)| !beside.may_change.contains(p)) {
         assert_eq!(after.get(path), Some(digest), "{path} changed");
