@@ -371,6 +371,8 @@ impl Text {
 #[serde(deny_unknown_fields)]
 pub struct Call {
     pub name: String,
+    /// Its call id, where the table pins it.
+    pub id: Option<String>,
     #[serde(default)]
     pub args: serde_json::Map<String, Value>,
     #[serde(default)]
@@ -714,7 +716,10 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
     let calls = crate::tool_calls(records);
     let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
     assert_eq!(names, s.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), "{name}: tool calls");
-    for ((_, call_name, arguments), call) in calls.iter().zip(&s.calls) {
+    for ((call_id, call_name, arguments), call) in calls.iter().zip(&s.calls) {
+        if let Some(id) = &call.id {
+            assert_eq!(call_id, id, "{name}: {call_name}'s call id");
+        }
         if call.whole {
             assert_eq!(arguments.as_object(), Some(&call.args), "{name}: {call_name}'s arguments");
         }
