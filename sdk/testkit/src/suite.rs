@@ -222,6 +222,9 @@ pub struct NativeTypes {
     pub seen: Vec<String>,
     #[serde(default)]
     pub exactly: bool,
+    /// Why the handling of the types is not checked against the codec's
+    /// table (it reports some by a finer name); `None`: it is.
+    pub handling_unchecked: Option<String>,
 }
 
 /// Damage to a JSON-lines session: a torn last line, a corrupt middle one.
@@ -867,6 +870,10 @@ pub fn native_types<C: Codec>(suite: &Suite) {
         for kind in raw.iter().flat_map(suite.kind_of) {
             assert!(suite.types.iter().any(|(k, _)| *k == kind), "{name}: type {kind:?} is not in the table");
             seen.insert(kind);
+        }
+        if let Some(why) = &types.handling_unchecked {
+            eprintln!("skipped the handling of {name}'s types: {why}");
+            continue;
         }
         let read = table.read::<C>(name);
         crate::check_handling(&read, suite.types, |kind| {
