@@ -1,33 +1,23 @@
-//! The Claude Code codec against sessions written by the real Claude Code
-//! CLI (fixtures/claude-code/2.1.197), run natively through `Dir::native`.
+//! What is particular to Claude Code's transcripts, against sessions
+//! written by the real CLI (fixtures/claude-code) and synthetic lines. What
+//! every codec must do is the testkit's suite, in tests/conformance.rs.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_claude_code::{ClaudeCode, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_claude_code::ClaudeCode;
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, CodecError, Operation, Severity, WriteOptions};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
 
 const PROJECT: &str = ".claude/projects/-home-user-project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("claude-code", "2.1.197")
-}
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "61ec73f4-b0bb-4d28-a8cc-bfda17c07ec0"),
-    ("parallel", "605c6e97-8077-4cab-a11d-92c937911abd"),
-    ("failing-tool", "e9e7624b-797b-4890-a191-5194ee4907db"),
-    ("multibyte", "5aa6be0f-8931-4cda-9266-c415647bf0f8"),
-    ("long-output", "30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<ClaudeCode> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
@@ -38,85 +28,15 @@ fn read(home: &Path, locator: &str) -> Read {
     kit::read::<ClaudeCode>(home, locator)
 }
 
-fn read_scenario(scenario: &str) -> Read {
-    let (_, id) = SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap();
-    read(&home(scenario), &locator(id))
-}
-
-/// A writable copy of a fixture home.
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
-}
-
 // ---------------------------------------------------------------- info
-
-#[test]
-fn info_describes_the_codec() {
-    let info = ClaudeCode::info();
-    assert_eq!(info.harness, "claude-code");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=1.0.0, <3.0.0");
-    assert_eq!(info.reads, vec!["claude-code-jsonl".to_string()]);
-    assert_eq!(info.writes, vec!["claude-code-jsonl".to_string()]);
-    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
-    assert!(info.native_version_source.contains("version"));
-}
 
 // ---------------------------------------------------------------- discover
 
 #[test]
-fn discover_finds_each_fixture_session() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let found = ClaudeCode::discover(&Dir::native(&home)).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let session = &found.sessions[0];
-        assert_eq!(session.native_id, id, "{scenario}");
-        assert_eq!(session.locator, locator(id));
-        assert_eq!(session.cwd.as_deref(), Some("/home/user/project"));
-        assert_eq!(session.native_version.as_deref(), Some("2.1.197"));
-
-        let path = home.join(&session.locator);
-        let first_ts = raw_lines(&path).iter().find_map(|l| l["timestamp"].as_str().map(str::to_string));
-        assert_eq!(session.started_at, first_ts, "{scenario}");
-        assert!(session.started_at.as_deref().unwrap().starts_with("2026-11-30T04:0"));
-
-        let meta = std::fs::metadata(&path).unwrap();
-        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
-        assert_eq!(session.size, meta.len(), "{scenario}");
-
-        // No title line in these sessions: the first prompt is the title.
-        let prompt =
-            raw_lines(&path).iter().find_map(|l| l["message"]["content"].as_str().map(str::to_string)).unwrap();
-        let title = session.title.as_deref().unwrap();
-        assert!(title.chars().count() <= 80, "{title}");
-        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
-
-        // `inspect` says the same as `discover`.
-        let one = ClaudeCode::inspect(&Dir::native(&home), &session.locator).unwrap();
-        assert_eq!(one.native_id, session.native_id);
-        assert_eq!(one.started_at, session.started_at);
-        assert_eq!(one.updated_at, session.updated_at);
-        assert_eq!(one.size, session.size);
-        assert_eq!(one.title, session.title);
-    }
-}
-
-#[test]
-fn discover_of_a_home_without_claude_is_empty() {
-    let dir = tempfile::tempdir().unwrap();
-    let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
-    assert!(found.sessions.is_empty());
-    assert!(found.diagnostics.is_empty());
-}
-
-#[test]
 fn discover_prefers_titles_and_reports_oddities() {
-    let dir = copy_of("simple");
+    let dir = lab().copy("simple");
     let project = dir.path().join(PROJECT);
-    let (_, id) = SCENARIOS[0];
+    let id = lab().id("simple");
     let main = project.join(format!("{id}.jsonl"));
     let mut text = std::fs::read_to_string(&main).unwrap();
     text.push_str(&format!("{}\n", json!({"type": "ai-title", "aiTitle": "Secret word lookup", "sessionId": id})));
@@ -164,228 +84,72 @@ fn discover_prefers_titles_and_reports_oddities() {
 /// is read through the same locator rules.
 #[test]
 fn sibling_config_dirs_are_searched() {
-    let dir = copy_of("simple");
-    kit::copy_dir(&home("parallel").join(".claude"), &dir.path().join(".claude-work"));
+    let dir = lab().copy("simple");
+    kit::copy_dir(&lab().home("parallel").join(".claude"), &dir.path().join(".claude-work"));
     std::fs::create_dir_all(dir.path().join(".claude-squad")).unwrap(); // another tool's folder: no projects/
     let found = kit::discover::<ClaudeCode>(dir.path());
     let mut locators: Vec<&str> = found.sessions.iter().map(|s| s.locator.as_str()).collect();
     locators.sort();
     assert_eq!(
         locators,
-        [format!(".claude-work/projects/-home-user-project/{}.jsonl", SCENARIOS[1].1), locator(SCENARIOS[0].1)]
+        [
+            format!(".claude-work/projects/-home-user-project/{}.jsonl", lab().id("parallel")),
+            locator(lab().id("simple"))
+        ]
     );
     assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
     let read = read(dir.path(), locators[0]);
-    assert_eq!(read.meta().native_id, SCENARIOS[1].1);
+    assert_eq!(read.meta().native_id, lab().id("parallel"));
     assert_eq!(tool_calls(&read.records).len(), 2);
     assert!(ClaudeCode::info().session_globs.iter().any(|g| g == ".claude-*/projects/*/*.jsonl"));
 }
 
+/// The suite reads a renamed copy by its content; a name that is a session
+/// id still wins over a content that disagrees.
 #[test]
-fn a_renamed_transcript_is_identified_by_its_session_id() {
-    let dir = copy_of("simple");
-    let (_, id) = SCENARIOS[0];
+fn a_session_id_name_wins_over_the_content() {
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let project = dir.path().join(PROJECT);
-    std::fs::rename(project.join(format!("{id}.jsonl")), project.join("backup-copy.jsonl")).unwrap();
-    let found = kit::discover::<ClaudeCode>(dir.path());
-    assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
-    assert_eq!(found.sessions[0].native_id, id);
-    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
-    let locator = format!("{PROJECT}/backup-copy.jsonl");
-    let read = kit::conformance::<ClaudeCode>(dir.path(), &locator, Spans::Lines);
-    assert_eq!(read.meta().native_id, id);
-    assert!(read.diag("session-id-mismatch").is_none());
-    // A name that is a session id still wins over a content that disagrees.
     let other = "99999999-0000-0000-0000-000000000000";
-    std::fs::rename(project.join("backup-copy.jsonl"), project.join(format!("{other}.jsonl"))).unwrap();
+    std::fs::rename(project.join(format!("{id}.jsonl")), project.join(format!("{other}.jsonl"))).unwrap();
     let found = kit::discover::<ClaudeCode>(dir.path());
     assert_eq!(found.sessions[0].native_id, other);
-    assert!(
-        kit::file_diag(&found.diagnostics, "session-id-mismatch", &locator.replace("backup-copy", other)).is_some()
-    );
-}
-
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (scenario, id) in SCENARIOS {
-        kit::conformance::<ClaudeCode>(&home(scenario), &locator(id), Spans::Lines);
-    }
+    assert!(kit::file_diag(&found.diagnostics, "session-id-mismatch", &locator(other)).is_some());
 }
 
 // ---------------------------------------------------------------- read
 
+/// One assistant record per API response, with its stop reason and the
+/// message id it came with; the branch is `HEAD`.
 #[test]
-fn read_starts_with_meta() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
-        let first = &read.records[0];
-        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
-        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
-        assert_eq!(meta.harness, "claude-code");
-        assert_eq!(meta.native_id, id);
-        assert_eq!(meta.native_version.as_deref(), Some("2.1.197"));
-        assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
-        assert_eq!(meta.git_branch.as_deref(), Some("HEAD"));
-        assert_eq!(meta.codec.as_deref(), Some(concat!("claude-code@", env!("CARGO_PKG_VERSION"))));
-        assert!(meta.title.is_some());
-        assert_eq!(first.ts, meta.started_at);
-        assert!(meta.started_at.is_some());
-        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
-    }
-}
-
-#[test]
-fn simple_session_has_prompt_call_result_and_answer() {
-    let read = read_scenario("simple");
-    let records = &read.records;
-    assert_eq!(
-        users(records),
-        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
-    );
-    let calls = tool_calls(records);
-    assert_eq!(calls.len(), 1);
-    let (call_id, name, arguments) = calls[0];
-    assert_eq!(name, "Bash");
-    assert_eq!(arguments["command"], "cat hello.txt");
-    assert!(call_id.starts_with("toolu_"));
-
-    let results = tool_results(records);
-    assert_eq!(results, vec![(call_id, "Hello from the lab workspace. The secret word is PAPAYA-42.", Some(true))]);
-
-    let answers = assistants(records);
-    assert_eq!(answers.len(), 3, "one per API response");
-    assert_eq!(answers[0].text, "", "the first response only calls a tool");
-    assert_eq!(answers[0].stop_reason.as_deref(), Some("tool_use"));
-    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
-    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
-    assert_eq!(answers[2].stop_reason.as_deref(), Some("end_turn"));
-
-    // Order: prompt, response (call), result, answer, prompt, answer.
-    let kinds: Vec<&str> = records
-        .iter()
-        .map(|r| r.body.kind())
-        .filter(|k| matches!(*k, "user" | "assistant" | "tool_call" | "tool_result"))
-        .collect();
-    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
-}
-
-#[test]
-fn assistant_records_carry_model_usage_and_timestamps() {
-    for (scenario, _) in SCENARIOS {
-        let read = read_scenario(scenario);
-        let answers = assistants(&read.records);
-        assert!(!answers.is_empty());
-        for a in answers {
-            assert_eq!(a.model.as_deref(), Some("claude-sonnet-4-5"), "{scenario}");
-            assert!(a.message_id.as_deref().unwrap().starts_with("msg_"));
-            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
-            assert_eq!(usage.input, Some(100));
-            assert_eq!(usage.output, Some(20));
-            assert_eq!(usage.cache_read, Some(0));
-            assert_eq!(usage.cache_write, Some(0));
-            assert_eq!(usage.reasoning, None);
+fn responses_keep_their_stop_reason_and_message_id() {
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
+        assert_eq!(read.meta().git_branch.as_deref(), Some("HEAD"));
+        for r in &read.records {
+            if let Body::Assistant(x) = &r.body {
+                assert_eq!(Some(r.id.as_str()), x.message_id.as_deref());
+                assert!(r.id.starts_with("msg_"), "{}", r.id);
+            }
         }
-        for record in &read.records {
-            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
-            assert!(ts.starts_with("2026-11-30T04:0") && ts.ends_with('Z'), "{ts}");
-            assert_eq!(record.agent, None);
-        }
-        // Timestamps are the native ones: the first prompt's is its line's.
-        let home = home(scenario);
-        let prompt = read.records.iter().find(|r| matches!(r.body, Body::User { .. })).unwrap();
-        let raw = raw_lines(&home.join(&prompt.src.as_ref().unwrap().file));
-        let line = raw.iter().find(|l| l["uuid"] == prompt.id.as_str()).unwrap();
-        assert_eq!(prompt.ts.as_deref(), line["timestamp"].as_str());
     }
+    let simple = lab().read("simple");
+    let stops: Vec<Option<&str>> = assistants(&simple.records).iter().map(|a| a.stop_reason.as_deref()).collect();
+    assert_eq!(stops, [Some("tool_use"), Some("end_turn"), Some("end_turn")]);
 }
 
 #[test]
 fn parallel_calls_merge_into_one_response() {
-    let read = read_scenario("parallel");
+    let read = lab().read("parallel");
     let answers = assistants(&read.records);
     assert_eq!(answers.len(), 2, "two API responses, the first split over two lines");
     assert_eq!(answers[0].message_id.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
-
-    let calls = tool_calls(&read.records);
-    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
-    assert_eq!(names, ["Bash", "Read"]);
-    assert_eq!(calls[0].2["command"], "cat hello.txt");
-    assert_eq!(calls[1].2["file_path"], "/home/user/project/second.txt");
-    // The calls belong to their response.
-    for call in read.records.iter().filter(|r| matches!(r.body, Body::ToolCall { .. })) {
-        assert_eq!(call.parent.as_deref(), Some("msg_lab_a9b62d6cf70c4961a7ab"));
-    }
-
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 2);
-    let read_result = results.iter().find(|r| r.0 == calls[1].0).unwrap();
-    assert!(read_result.1.contains("The second word is KIWI-58."));
-    assert_eq!(read_result.2, None, "Read's result records no is_error");
-    let bash_result = results.iter().find(|r| r.0 == calls[0].0).unwrap();
-    assert!(bash_result.1.contains("PAPAYA-42"));
-    assert_eq!(bash_result.2, Some(true));
-    assert!(answers[1].text.contains("KIWI-58") && answers[1].text.contains("PAPAYA-42"));
-}
-
-#[test]
-fn failing_tool_result_is_not_ok() {
-    let read = read_scenario("failing-tool");
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0].1, "Bash");
-    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].0, calls[0].0);
-    assert_eq!(results[0].1, "Exit code 3\ncat: missing.txt: No such file or directory");
-    assert_eq!(results[0].2, Some(false));
-    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
-}
-
-#[test]
-fn multibyte_text_is_intact() {
-    let read = read_scenario("multibyte");
-    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
-    assert_eq!(users(&read.records), vec![prompt]);
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    // Decomposed marks stay decomposed: nothing is normalized.
-    for needle in [
-        "秘密の言葉は「桃」",
-        "안녕하세요",
-        "👩\u{200d}💻",
-        "🏳\u{fe0f}\u{200d}🌈",
-        "o\u{302}\u{323}",
-        "Sentinel: CHERRY-本-91 ✓",
-    ] {
-        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
-    }
-    let raw = raw_lines(&home("multibyte").join(locator("5aa6be0f-8931-4cda-9266-c415647bf0f8")));
-    let recorded = raw.iter().find_map(|l| l["message"]["content"][0]["content"].as_str()).unwrap();
-    assert_eq!(results[0].1, recorded);
-    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
-}
-
-#[test]
-fn long_output_result_is_read_in_full_from_its_spill_file() {
-    let read = read_scenario("long-output");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    let spilled = std::fs::read_to_string(
-        home("long-output").join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3/tool-results/b0x5nfbcz.txt"),
-    )
-    .unwrap();
-    assert!(spilled.len() >= 100_000);
-    assert_eq!(results[0].1.len(), 106_252);
-    assert_eq!(results[0].1, spilled);
-    assert!(results[0].1.starts_with("LONG-OUTPUT-BEGIN LEMON-512\nline 0001:"));
-    assert_eq!(results[0].2, Some(true));
-    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
 }
 
 #[test]
 fn long_output_without_its_spill_file_keeps_the_preview() {
-    let dir = copy_of("long-output");
+    let dir = lab().copy("long-output");
     std::fs::remove_dir_all(dir.path().join(PROJECT).join("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3")).unwrap();
     let read = read(dir.path(), &locator("30ef65df-f2ce-4de2-81b3-d0f4bb3cc0c3"));
     let results = tool_results(&read.records);
@@ -395,134 +159,26 @@ fn long_output_without_its_spill_file_keeps_the_preview() {
     assert_eq!(d.severity, Severity::Info);
 }
 
+/// The bookkeeping lines that are mapped show up as observations.
 #[test]
-fn ids_are_stable_and_unique() {
-    for (scenario, _) in SCENARIOS {
-        let a = read_scenario(scenario);
-        let b = read_scenario(scenario);
-        let ids_a: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        let ids_b: Vec<&str> = b.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids_a, ids_b, "{scenario}");
-        assert_eq!(a.records, b.records, "{scenario}");
-        let unique: BTreeSet<&str> = ids_a.iter().copied().collect();
-        assert_eq!(unique.len(), ids_a.len(), "{scenario}: duplicate ids {ids_a:?}");
-        // Native ids where they exist.
-        for r in &a.records {
-            match &r.body {
-                Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
-                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
-                _ => {}
-            }
-        }
-    }
-}
-
-#[test]
-fn src_spans_slice_back_to_the_raw_lines() {
-    for (scenario, _) in SCENARIOS {
-        let home = home(scenario);
-        let read = read_scenario(scenario);
-        for record in &read.records {
-            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
-            let bytes = std::fs::read(home.join(&src.file)).unwrap();
-            let span = &bytes[src.offset as usize..(src.offset + src.len) as usize];
-            assert!(src.offset == 0 || bytes[src.offset as usize - 1] == b'\n', "span starts a line");
-            assert_eq!(span.last(), Some(&b'\n'), "span ends a line");
-            let lines: Vec<Value> = span
-                .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
-                .map(|l| serde_json::from_slice(l).expect("each spanned line is JSON"))
-                .collect();
-            match &record.body {
-                // A merged response spans its lines, all of that message.
-                Body::Assistant(a) => {
-                    assert!(lines.iter().all(|l| l["message"]["id"].as_str() == a.message_id.as_deref()));
-                }
-                _ => assert_eq!(lines.len(), 1, "{scenario}: {}", record.id),
-            }
-            match &record.body {
-                Body::User { .. } | Body::ToolResult { .. } => {
-                    assert_eq!(lines[0]["type"], "user");
-                    assert_eq!(lines[0]["uuid"].as_str(), Some(record.id.split('#').next().unwrap()));
-                }
-                Body::ToolCall { call_id, .. } => {
-                    let blocks = lines[0]["message"]["content"].as_array().unwrap();
-                    assert!(blocks.iter().any(|b| b["id"] == call_id.as_str()));
-                }
-                Body::Meta(m) => {
-                    assert_eq!(lines[0]["sessionId"].as_str(), Some(m.native_id.as_str()))
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-#[test]
-fn fixture_record_types_are_all_known() {
-    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
-    let mut seen = BTreeSet::new();
-    for (scenario, id) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(id))) {
-            let kind = line["type"].as_str().unwrap().to_string();
-            assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
-            seen.insert(kind);
-        }
-    }
-    // The fixtures exercise these at least.
-    for kind in ["user", "assistant", "attachment", "queue-operation", "last-prompt", "mode"] {
-        assert!(seen.contains(kind), "{kind}");
-    }
-}
-
-#[test]
-fn every_record_type_is_mapped_or_reported() {
-    for (scenario, id) in SCENARIOS {
-        let raw = raw_lines(&home(scenario).join(locator(id)));
-        let read = read_scenario(scenario);
-        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| raw.iter().filter(|l| l["type"] == kind).count() as u32);
-        // The bookkeeping lines that are mapped show up as observations.
-        let observations: Vec<&str> = read
-            .records
-            .iter()
-            .filter_map(|r| match &r.body {
-                Body::Observation { subtype, .. } => Some(subtype.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert!(observations.contains(&"queue-operation/enqueue"), "{observations:?}");
-        assert!(observations.contains(&"attachment/skill_listing"), "{observations:?}");
+fn bookkeeping_lines_are_observations() {
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
+        let subtypes: Vec<&str> = kit::observations(&read.records).into_iter().map(|(s, _)| s).collect();
+        assert!(subtypes.contains(&"queue-operation/enqueue"), "{subtypes:?}");
+        assert!(subtypes.contains(&"attachment/skill_listing"), "{subtypes:?}");
     }
 }
 
 // ---------------------------------------------------------------- damage
 
 #[test]
-fn torn_tail_is_a_warning_and_the_rest_is_read() {
-    let dir = copy_of("simple");
-    let (_, id) = SCENARIOS[0];
-    // Cut the last assistant line (the NOTOOL answer) in the middle.
-    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
+fn a_torn_tail_names_its_file() {
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
+    kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
-    kit::check_torn_tail(&read, line_start, "NOTOOL");
     assert_eq!(read.diag("torn-tail").unwrap().file.as_deref(), Some(locator(id).as_str()));
-    assert_eq!(users(&read.records).len(), 2, "everything before the tear is read");
-    let answers = assistants(&read.records);
-    assert_eq!(answers.len(), 2);
-    assert!(answers[1].text.contains("FINAL ANSWER"));
-}
-
-#[test]
-fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
-    let dir = copy_of("failing-tool");
-    let (_, id) = SCENARIOS[2];
-    let path = dir.path().join(locator(id));
-    // Line 4 (an attachment) loses its end; line 5 gets a stray byte.
-    let offset = kit::corrupt_line(&path, 3, 40);
-    let read = read(dir.path(), &locator(id));
-    kit::check_corrupt_line(&read, offset);
-    assert_eq!(tool_results(&read.records).len(), 1);
-    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
 }
 
 // ---------------------------------------------------------------- synthetic shapes
@@ -1044,8 +700,8 @@ fn assert_resumable(written: &trajhost_codec_sdk::WrittenFiles) {
 
 #[test]
 fn write_read_round_trip_keeps_every_fixture_conversation() {
-    for (scenario, id) in SCENARIOS {
-        let first = read_scenario(scenario);
+    for (scenario, id) in lab().ids() {
+        let first = lab().read(scenario);
         let written = write(&document(&first.records), write_options(None, None));
         assert_ne!(written.native_id, id, "{scenario}: a new id, derived from the content");
         assert_eq!(written.artifacts[0].path, format!("{PROJECT}/{}.jsonl", written.native_id), "{scenario}");
@@ -1093,7 +749,7 @@ fn write_read_round_trip_keeps_every_fixture_conversation() {
 
 #[test]
 fn written_lines_look_like_claude_codes_own() {
-    let first = read_scenario("parallel");
+    let first = lab().read("parallel");
     let written = write(&document(&first.records), write_options(None, None));
     let lines = written_lines(&written);
     let kinds: Vec<String> = lines
@@ -1120,7 +776,7 @@ fn written_lines_look_like_claude_codes_own() {
     assert_eq!(lines[5]["message"]["stop_reason"], "end_turn");
     assert_ne!(lines[1]["message"]["id"], lines[5]["message"]["id"]);
     // The fixture's envelope, field for field.
-    let native = raw_lines(&home("parallel").join(locator(SCENARIOS[1].1)));
+    let native = raw_lines(&lab().home("parallel").join(locator(lab().id("parallel"))));
     let native_call = native.iter().find(|l| l["type"] == "assistant").unwrap();
     let envelope_keys = |l: &Value| -> BTreeSet<String> {
         l.as_object().unwrap().keys().filter(|k| *k != "entrypoint").cloned().collect()
@@ -1147,13 +803,13 @@ fn written_lines_look_like_claude_codes_own() {
     assert!(read_result["message"]["content"][0].get("is_error").is_none(), "outcome not recorded");
     // The prompt and its tool results share a prompt id.
     assert_eq!(lines[0]["promptId"], lines[3]["promptId"]);
-    let simple = written_lines(&write(&document(&read_scenario("simple").records), write_options(None, None)));
+    let simple = written_lines(&write(&document(&lab().read("simple").records), write_options(None, None)));
     let prompts: Vec<&Value> =
         simple.iter().filter(|l| l["message"]["content"].is_string()).map(|l| &l["promptId"]).collect();
     assert_eq!(prompts.len(), 2);
     assert_ne!(prompts[0], prompts[1]);
 
-    let failing = write(&document(&read_scenario("failing-tool").records), write_options(None, None));
+    let failing = write(&document(&lab().read("failing-tool").records), write_options(None, None));
     let result = written_lines(&failing).into_iter().find(|l| l["toolUseResult"].is_string()).unwrap();
     assert_eq!(result["message"]["content"][0]["is_error"], true);
     assert!(result["toolUseResult"].as_str().unwrap().starts_with("Error: Exit code 3"));
@@ -1161,7 +817,7 @@ fn written_lines_look_like_claude_codes_own() {
 
 #[test]
 fn write_is_deterministic_and_honours_the_options() {
-    let doc = document(&read_scenario("simple").records);
+    let doc = document(&lab().read("simple").records);
     let a = write(&doc, write_options(None, None));
     let b = write(&doc, write_options(None, None));
     assert_eq!(a.native_id, b.native_id);
@@ -1175,7 +831,7 @@ fn write_is_deterministic_and_honours_the_options() {
     // … another gets others.
     let meta_line = doc.lines().next().unwrap();
     assert!(meta_line.contains(r#""kind":"meta""#), "{meta_line}");
-    let (_, source_id) = SCENARIOS[0];
+    let source_id = lab().id("simple");
     let renamed = meta_line.replace(source_id, "another-session");
     assert_ne!(renamed, meta_line);
     let another = write(&doc.replacen(meta_line, &renamed, 1), write_options(None, None));
@@ -1222,7 +878,7 @@ fn project_directory_names_follow_claude_code() {
     assert_eq!(name, format!("-{}-feo44x", "a".repeat(199)));
     assert_eq!(project_dir_name(&format!("/{}", "a".repeat(199))).len(), 200, "200 is not cut");
 
-    let doc = document(&read_scenario("simple").records);
+    let doc = document(&lab().read("simple").records);
     let written = write(&doc, write_options(Some(&long), None));
     assert_eq!(
         written.artifacts[0].path,
@@ -1589,7 +1245,7 @@ fn cut(doc: &str, sizes: &[usize]) -> Vec<String> {
 /// A response with no model before the first that names one, a title line,
 /// compaction, thinking from Claude Code.
 fn streaming_documents() -> Vec<String> {
-    let mut docs: Vec<String> = SCENARIOS.iter().map(|(s, _)| document(&read_scenario(s).records)).collect();
+    let mut docs: Vec<String> = lab().ids().iter().map(|(s, _)| document(&lab().read(s).records)).collect();
     docs.push(document(&foreign_session()));
     docs.push(document(&read_of(&shapes_home(), &shapes_locators().0).records));
     let late_model = [
@@ -1737,7 +1393,7 @@ fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
 
 #[test]
 fn prepare_plans_the_file_in_the_project_of_the_cwd() {
-    let doc = document(&read_scenario("simple").records);
+    let doc = document(&lab().read("simple").records);
     let written = write(&doc, write_options(None, None));
     let target = tempfile::tempdir().unwrap();
     let plan = trajhost_codec_sdk::prepare_artifacts::<ClaudeCode>(
@@ -1800,7 +1456,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
 
 #[test]
 fn prepare_moves_a_session_to_another_cwd() {
-    let doc = document(&read_scenario("parallel").records);
+    let doc = document(&lab().read("parallel").records);
     let written = write(&doc, write_options(None, None));
     let target = tempfile::tempdir().unwrap();
     let cwd = "/home/someone/my_app";
@@ -1829,7 +1485,7 @@ fn prepare_moves_a_session_to_another_cwd() {
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(cwd));
     let back = read(target.path(), &file.path);
-    assert_eq!(said(&back.records), said(&read_scenario("parallel").records));
+    assert_eq!(said(&back.records), said(&lab().read("parallel").records));
 }
 
 #[test]
@@ -1859,14 +1515,14 @@ fn read_of(home: &Path, locator: &str) -> Read {
 
 #[test]
 fn a_rewound_prompt_leaves_an_unchosen_branch_and_the_lab_sessions_have_none() {
-    for (scenario, _) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
         assert!(read.diag("unchosen-branch").is_none(), "{scenario}: {:?}", read.diagnostics);
     }
     // Rewind: a new prompt hangs off the first prompt's parent, so the old
     // continuation (up to its last assistant line) is a second leaf.
-    let home = copy_of("simple");
-    let file = home.path().join(locator(SCENARIOS[0].1));
+    let home = lab().copy("simple");
+    let file = home.path().join(locator(lab().id("simple")));
     let lines: Vec<Value> = raw_lines(&file);
     let first_prompt = lines.iter().find(|l| l["type"] == "user" && l["message"]["content"].is_string()).unwrap();
     let mut rewound = first_prompt.clone();
@@ -1875,7 +1531,7 @@ fn a_rewound_prompt_leaves_an_unchosen_branch_and_the_lab_sessions_have_none() {
     let mut text: String = std::fs::read_to_string(&file).unwrap();
     text.push_str(&format!("{rewound}\n"));
     std::fs::write(&file, text).unwrap();
-    let read = read(home.path(), &locator(SCENARIOS[0].1));
+    let read = read(home.path(), &locator(lab().id("simple")));
     let branch = read.diag("unchosen-branch").expect("an unchosen-branch diagnostic");
     assert_eq!(branch.severity, Severity::Warning);
     let last_answer = lines.iter().rposition(|l| l["type"] == "assistant").unwrap();

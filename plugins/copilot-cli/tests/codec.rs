@@ -1,41 +1,27 @@
-//! The Copilot CLI codec against sessions written by the real GitHub
-//! Copilot CLI (fixtures/copilot-cli/1.0.102), run natively through
-//! `Dir::native`.
+//! What is particular to Copilot CLI's event logs, against sessions written
+//! by the real GitHub Copilot CLI (fixtures/copilot-cli) and synthetic
+//! events. What every codec must do is the testkit's suite, in
+//! tests/conformance.rs.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_copilot_cli::{CopilotCli, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_copilot_cli::CopilotCli;
 use trajhost_codec_sdk::Codec;
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users,
+    self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
 
 const STATE: &str = ".copilot/session-state";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("copilot-cli", "1.0.102")
-}
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d"),
-    ("parallel", "1b7d41dd-f8c5-4d43-ad11-53446c20bf32"),
-    ("failing-tool", "45e1cd3f-9288-4b56-8c2b-0302a0d9c0fe"),
-    ("multibyte", "426540d6-111e-44e3-8326-9b2053a62c92"),
-    ("long-output", "3caf83fe-7e44-4425-8bbb-f897f10067d9"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn scenario(name: &str) -> (&'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<CopilotCli> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
@@ -44,15 +30,6 @@ fn locator(id: &str) -> String {
 
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<CopilotCli>(home, locator)
-}
-
-fn read_scenario(name: &str) -> Read {
-    let (s, id) = scenario(name);
-    read(&home(s), &locator(id))
-}
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
 }
 
 fn systems(records: &[Record]) -> Vec<&str> {
@@ -67,76 +44,28 @@ fn systems(records: &[Record]) -> Vec<&str> {
 
 // ---------------------------------------------------------------- info
 
-#[test]
-fn info_describes_the_codec() {
-    let info = CopilotCli::info();
-    assert_eq!(info.harness, "copilot-cli");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.0.1, <2.0.0");
-    assert!(info.native_version_source.contains("copilotVersion"));
-    assert_eq!(info.reads, vec!["copilot-cli-events-jsonl".to_string()]);
-    assert_eq!(info.writes, vec!["copilot-cli-events-jsonl".to_string()]);
-    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
-    for (_, id) in SCENARIOS {
-        assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
-    }
-    assert!(!info.session_globs.iter().any(|g| glob_matches(g, ".copilot/session-state/x/workspace.yaml")));
-}
-
 // ---------------------------------------------------------------- discover
 
+/// The title is the workspace's name (here the first prompt).
 #[test]
-fn discover_finds_each_fixture_session() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let found = CopilotCli::discover(&Dir::native(&home)).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let session = &found.sessions[0];
-        assert_eq!(session.native_id, id, "{scenario}");
-        assert_eq!(session.locator, locator(id));
-        assert_eq!(session.cwd.as_deref(), Some(CWD));
-        assert_eq!(session.native_version.as_deref(), Some("1.0.102"));
-
-        let path = home.join(&session.locator);
-        let raw = raw_lines(&path);
-        assert_eq!(raw[0]["type"], "session.start");
-        assert_eq!(session.started_at.as_deref(), raw[0]["data"]["startTime"].as_str(), "{scenario}");
-        let events = std::fs::metadata(&path).unwrap();
-        let workspace = std::fs::metadata(home.join(STATE).join(id).join("workspace.yaml")).unwrap();
-        let mtime = events.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
-        assert_eq!(session.size, events.len() + workspace.len(), "{scenario}");
-
-        // The workspace's name: here the first prompt.
-        let yaml = std::fs::read_to_string(home.join(STATE).join(id).join("workspace.yaml")).unwrap();
+fn the_title_is_the_workspace_name() {
+    for (scenario, id) in lab().ids() {
+        let session = kit::discover::<CopilotCli>(&lab().home(scenario)).sessions.remove(0);
+        let yaml = std::fs::read_to_string(lab().home(scenario).join(STATE).join(id).join("workspace.yaml")).unwrap();
         let name = yaml.lines().find_map(|l| l.strip_prefix("name: ")).unwrap();
         let name = name.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')).unwrap_or(name);
         assert_eq!(session.title.as_deref(), Some(name));
-
-        let one = CopilotCli::inspect(&Dir::native(&home), &session.locator).unwrap();
-        assert_eq!(one.native_id, session.native_id);
-        assert_eq!(one.cwd, session.cwd);
-        assert_eq!(one.started_at, session.started_at);
-        assert_eq!(one.updated_at, session.updated_at);
-        assert_eq!(one.size, session.size);
-        assert_eq!(one.title, session.title);
-        assert_eq!(one.native_version, session.native_version);
+        // One usage record per model call.
+        let raw = raw_lines(&lab().home(scenario).join(locator(id)));
+        let usage_records = raw.iter().filter(|l| l["type"] == "session.usage_record").count();
+        assert_eq!(assistants(&lab().read(scenario).records).len(), usage_records, "{scenario}");
     }
-}
-
-#[test]
-fn discover_of_a_home_without_copilot_is_empty() {
-    let dir = tempfile::tempdir().unwrap();
-    let found = CopilotCli::discover(&Dir::native(dir.path())).unwrap();
-    assert!(found.sessions.is_empty());
-    assert!(found.diagnostics.is_empty());
 }
 
 #[test]
 fn discover_uses_the_workspace_and_reports_oddities() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let state = dir.path().join(STATE);
     let yaml = state.join(id).join("workspace.yaml");
     let text = std::fs::read_to_string(&yaml)
@@ -183,295 +112,41 @@ fn discover_uses_the_workspace_and_reports_oddities() {
 // ---------------------------------------------------------------- read
 
 #[test]
-fn read_starts_with_meta() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
-        let first = &read.records[0];
-        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
-        assert_eq!(first.id, id);
-        assert_eq!(meta.harness, "copilot-cli");
-        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
-        assert_eq!(meta.native_id, id);
-        assert_eq!(meta.native_version.as_deref(), Some("1.0.102"));
-        assert_eq!(meta.cwd.as_deref(), Some(CWD));
-        assert_eq!(meta.codec.as_deref(), Some(concat!("copilot-cli@", env!("CARGO_PKG_VERSION"))));
-        assert!(meta.title.is_some());
-        assert!(meta.started_at.is_some());
-        assert_eq!(first.ts, meta.started_at);
-        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
-    }
-}
-
-#[test]
-fn simple_session_has_prompt_call_result_and_answer() {
-    let read = read_scenario("simple");
+fn the_system_prompt_resume_and_message_ids_of_a_session() {
+    let read = lab().read("simple");
     let records = &read.records;
-    assert_eq!(
-        users(records),
-        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
-    );
     let system = systems(records);
     assert_eq!(system.len(), 1);
     assert!(system[0].starts_with("You are the GitHub Copilot CLI"));
-
-    // The call is logged in the message's toolRequests and again by
-    // tool.execution_start: one record.
-    let calls = tool_calls(records);
-    assert_eq!(calls.len(), 1);
-    let (call_id, name, arguments) = calls[0];
-    assert_eq!((call_id, name), ("call_lab_bee85d4a98434268", "bash"));
-    assert_eq!(arguments, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
-    let results = tool_results(records);
-    assert_eq!(
-        results,
-        vec![(
-            call_id,
-            "Hello from the lab workspace. The secret word is PAPAYA-42.\n<shellId: 0 completed with exit code 0>",
-            Some(true)
-        )]
-    );
-
-    let answers = assistants(records);
-    assert_eq!(answers.len(), 3);
-    assert_eq!(answers[0].text, "");
-    assert_eq!(answers[0].message_id.as_deref(), Some("d0e529b3-fc8b-496c-8090-5af3a54f20a7"));
-    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
-    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
+    assert_eq!(assistants(records)[0].message_id.as_deref(), Some("d0e529b3-fc8b-496c-8090-5af3a54f20a7"));
     assert_eq!(observations(records), [("session.resume", None)]);
-
-    let kinds: Vec<&str> = records.iter().skip(1).map(|r| r.body.kind()).collect();
-    assert_eq!(
-        kinds,
-        ["user", "system", "assistant", "tool_call", "tool_result", "assistant", "observation", "user", "assistant"]
-    );
-
-    // Parents point at records: lifecycle and usage events resolve away.
-    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
-    // The first prompt follows session.start, which is the meta record.
-    assert_eq!(
-        by_id("2625031c-8a62-4fad-9553-18fd4d5017a1").parent.as_deref(),
-        Some("3bd5aa99-2a3b-4c83-b3c5-c4b94a54e40d")
-    );
+    // The system prompt stands between prompt and answer, lifecycle and usage events resolved away.
     let system_id = records.iter().find(|r| matches!(r.body, Body::System { .. })).unwrap().id.clone();
-    assert_eq!(by_id("1eef003f-0682-4acb-a122-f822e66f5ead").parent.as_deref(), Some(system_id.as_str()));
-    assert_eq!(by_id(call_id).parent.as_deref(), Some("1eef003f-0682-4acb-a122-f822e66f5ead"));
-    assert_eq!(by_id("a502bba4-3fef-4a1b-b57b-a645c1f0852e").parent.as_deref(), Some(call_id));
+    let answer = records.iter().find(|r| r.id == "1eef003f-0682-4acb-a122-f822e66f5ead").unwrap();
+    assert_eq!(answer.parent.as_deref(), Some(system_id.as_str()));
 }
 
 #[test]
-fn assistant_records_carry_model_and_the_usage_record_of_their_call() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
-        let raw = raw_lines(&home(scenario).join(locator(id)));
-        let usage_records = raw.iter().filter(|l| l["type"] == "session.usage_record").count();
-        let answers = assistants(&read.records);
-        assert_eq!(answers.len(), usage_records, "{scenario}: one usage record per model call");
-        for a in answers {
-            assert_eq!(a.model.as_deref(), Some("gpt-4o"), "{scenario}");
-            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
-            assert_eq!(
-                (usage.input, usage.output, usage.cache_read, usage.cache_write),
-                (Some(100), Some(20), Some(0), Some(0))
-            );
-            assert_eq!(usage.reasoning, None);
-        }
-        assert!(read.diag("unmatched-usage-record").is_none(), "{scenario}");
-        for record in &read.records {
-            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
-            assert!(ts.starts_with("2026-11-30T04:") && ts.ends_with('Z'), "{ts}");
-            assert_eq!(record.agent, None);
-            if let Some(line) = raw.iter().find(|l| l["id"] == record.id.as_str()) {
-                assert_eq!(record.ts.as_deref(), line["timestamp"].as_str());
-            }
-        }
-    }
-}
-
-#[test]
-fn parallel_calls_have_their_results() {
-    let read = read_scenario("parallel");
-    let calls = tool_calls(&read.records);
-    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
-    assert_eq!(names, ["bash", "view"]);
-    assert_eq!(calls[0].2["command"], "cat hello.txt");
-    assert_eq!(calls[1].2, &json!({"path": "/home/user/project/second.txt"}));
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 2);
-    let by_call = |id: &str| results.iter().find(|r| r.0 == id).unwrap();
-    assert!(by_call(calls[0].0).1.contains("PAPAYA-42"));
-    assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n", "what the model saw, not the UI diff");
-    assert!(results.iter().all(|r| r.2 == Some(true)));
-    let answer = &assistants(&read.records).last().unwrap().text;
-    assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
-}
-
-#[test]
-fn failing_tool_keeps_the_status_the_store_recorded() {
-    let read = read_scenario("failing-tool");
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].0, calls[0].0);
-    assert_eq!(results[0].1, "cat: missing.txt: No such file or directory\n<shellId: 0 completed with exit code 3>");
-    // Copilot CLI records `success: true` for a shell that ran, whatever its exit code.
-    let (s, id) = scenario("failing-tool");
-    let raw = raw_lines(&home(s).join(locator(id)));
+fn a_failing_shell_is_logged_as_a_success_with_its_exit_code() {
+    // The suite's table expects `ok`: Copilot CLI records `success: true`
+    // for a shell that ran, whatever its exit code.
+    let raw = raw_lines(&lab().path("failing-tool"));
     let complete = raw.iter().find(|l| l["type"] == "tool.execution_complete").unwrap();
     assert_eq!(complete["data"]["success"], true);
     assert_eq!(complete["data"]["shellExecution"]["exitCode"], 3);
-    assert_eq!(results[0].2, Some(true));
-    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
-}
-
-#[test]
-fn multibyte_text_is_intact() {
-    let read = read_scenario("multibyte");
-    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
-    assert_eq!(users(&read.records), vec![prompt]);
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    for needle in [
-        "秘密の言葉は「桃」",
-        "안녕하세요",
-        "👩\u{200d}💻",
-        "🏳\u{fe0f}\u{200d}🌈",
-        "o\u{302}\u{323}",
-        "Sentinel: CHERRY-本-91 ✓",
-    ] {
-        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
-    }
-    let (s, id) = scenario("multibyte");
-    let raw = raw_lines(&home(s).join(locator(id)));
-    let recorded = raw.iter().find_map(|l| l["data"]["result"]["content"].as_str()).unwrap();
-    assert_eq!(results[0].1, recorded);
-    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
-}
-
-#[test]
-fn long_output_result_is_the_preview_the_model_saw() {
-    // Copilot CLI saved the full output under /tmp, outside the home: the
-    // preview in the log is all there is.
-    let read = read_scenario("long-output");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert!(results[0].1.starts_with("Output too large to read at once (103.8 KB). Saved to: /tmp/"));
-    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
-    assert_eq!(results[0].2, Some(true));
-    assert!(assistants(&read.records).last().unwrap().text.contains("LONG-OUTPUT-BEGIN LEMON-512"));
-}
-
-#[test]
-fn ids_are_stable_and_unique() {
-    for (scenario, _) in SCENARIOS {
-        // Stable across reads: kit::check_stable_ids, in conformance.
-        let a = read_scenario(scenario);
-        kit::check_unique_ids(&a);
-        for r in &a.records {
-            if let Body::ToolCall { call_id, .. } = &r.body {
-                assert_eq!(&r.id, call_id);
-            }
-        }
-    }
-}
-
-#[test]
-fn src_spans_slice_back_to_the_raw_lines() {
-    for (scenario, _) in SCENARIOS {
-        let home = home(scenario);
-        let read = read_scenario(scenario);
-        for record in &read.records {
-            // On line boundaries (kit::check_spans, in conformance): one JSON line each.
-            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
-            let line = kit::span_json(&home, src);
-            match &record.body {
-                Body::Meta(m) => {
-                    assert_eq!(line["type"], "session.start");
-                    assert_eq!(line["data"]["sessionId"].as_str(), Some(m.native_id.as_str()));
-                }
-                Body::ToolCall { call_id, .. } => {
-                    assert_eq!(line["type"], "assistant.message");
-                    assert!(
-                        line["data"]["toolRequests"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .any(|r| r["toolCallId"] == call_id.as_str())
-                    );
-                }
-                Body::ToolResult { call_id, .. } => {
-                    assert_eq!(line["type"], "tool.execution_complete");
-                    assert_eq!(line["data"]["toolCallId"].as_str(), Some(call_id.as_str()));
-                    assert_eq!(line["id"].as_str(), Some(record.id.as_str()));
-                }
-                _ => assert_eq!(line["id"].as_str(), Some(record.id.as_str())),
-            }
-        }
-    }
-}
-
-#[test]
-fn fixture_record_types_are_all_known() {
-    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
-    let mut seen = BTreeSet::new();
-    for (scenario, id) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(id))) {
-            let kind = line["type"].as_str().unwrap().to_string();
-            assert!(known.contains(kind.as_str()), "{scenario}: event type {kind:?} is not in KNOWN_RECORD_TYPES");
-            seen.insert(kind);
-        }
-    }
-    for kind in [
-        "session.start",
-        "user.message",
-        "system.message",
-        "assistant.message",
-        "session.usage_record",
-        "tool.execution_start",
-        "tool.execution_complete",
-        "session.shutdown",
-        "session.resume",
-    ] {
-        assert!(seen.contains(kind), "{kind}");
-    }
-}
-
-#[test]
-fn every_record_type_is_mapped_or_reported() {
-    for (scenario, id) in SCENARIOS {
-        let raw = raw_lines(&home(scenario).join(locator(id)));
-        let read = read_scenario(scenario);
-        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| raw.iter().filter(|l| l["type"] == kind).count() as u32);
-    }
 }
 
 // ---------------------------------------------------------------- damage
 
+/// The suite checks the torn tail; the torn message's usage record then
+/// finds no message.
 #[test]
-fn torn_tail_is_a_warning_and_the_rest_is_read() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
-    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
+fn a_torn_message_leaves_its_usage_record_unmatched() {
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
+    kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
     let read = read(dir.path(), &locator(id));
-    kit::check_torn_tail(&read, line_start, "NOTOOL");
-    assert_eq!(users(&read.records).len(), 2);
-    assert_eq!(assistants(&read.records).len(), 2);
-    // The torn message's usage record found no message.
     assert_eq!(read.diag("unmatched-usage-record").unwrap().count, 1);
-}
-
-#[test]
-fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
-    let dir = copy_of("failing-tool");
-    let (_, id) = scenario("failing-tool");
-    let path = dir.path().join(locator(id));
-    let offset = kit::corrupt_line(&path, kit::line_with(&path, "\"tool.execution_start\""), 40);
-    let read = read(dir.path(), &locator(id));
-    kit::check_corrupt_line(&read, offset);
-    assert_eq!(tool_calls(&read.records).len(), 1, "the call is still in the message");
-    assert_eq!(tool_results(&read.records).len(), 1);
-    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
 }
 
 // ---------------------------------------------------------------- synthetic shapes
@@ -635,27 +310,6 @@ fn reasoning_usage_errors_compaction_and_unknown_events() {
     assert_eq!(details("unknown-record-type"), [("brand.new_event".to_string(), 1)]);
     assert_eq!(details("unmapped-record-type"), [("hook.end".to_string(), 1)]);
     assert_eq!(details("unmatched-usage-record"), [("apiCallId".to_string(), 1)]);
-}
-
-#[test]
-fn a_renamed_session_directory_is_identified_by_session_start() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
-    let state = dir.path().join(STATE);
-    std::fs::rename(state.join(id), state.join("copy")).unwrap();
-    let found = kit::discover::<CopilotCli>(dir.path());
-    assert_eq!(found.sessions.len(), 1);
-    assert_eq!(found.sessions[0].native_id, id);
-    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
-    let read = kit::conformance::<CopilotCli>(dir.path(), &format!("{STATE}/copy/events.jsonl"), Spans::Lines);
-    assert_eq!(read.meta().native_id, id);
-}
-
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (scenario, id) in SCENARIOS {
-        kit::conformance::<CopilotCli>(&home(scenario), &locator(id), Spans::Lines);
-    }
 }
 
 // ---------------------------------------------------------------- 1.0.45
@@ -861,8 +515,8 @@ fn check_events(bytes: &[u8]) -> Vec<Value> {
 
 #[test]
 fn round_trip_of_every_lab_scenario_keeps_the_records() {
-    for (name, id) in SCENARIOS {
-        let first = read_scenario(name);
+    for (name, id) in lab().ids() {
+        let first = lab().read(name);
         let written = write_doc(&kit::document(&first.records), write_options(None));
         assert_eq!(written.artifacts.len(), 2, "{name}");
         let events = &written.artifacts[0];
@@ -921,7 +575,7 @@ fn round_trip_of_every_lab_scenario_keeps_the_records() {
 
 #[test]
 fn write_streams_is_deterministic_and_repairs_what_copilot_requires() {
-    let first = read_scenario("parallel");
+    let first = lab().read("parallel");
     let doc = kit::document(&first.records);
     let a = write_doc(&doc, write_options(None));
     let b = write_doc(&doc, write_options(None));
@@ -1056,7 +710,7 @@ fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
 
 #[test]
 fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
-    let first = read_scenario("simple");
+    let first = lab().read("simple");
     let written = write_doc(&kit::document(&first.records), write_options(None));
     let target_dir = tempfile::tempdir().unwrap();
     let home_path = target_dir.path().display().to_string();
@@ -1095,12 +749,12 @@ fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
 
 #[test]
 fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_else() {
-    let target_dir = copy_of("parallel");
+    let target_dir = lab().copy("parallel");
     std::fs::write(target_dir.path().join(".copilot/settings.json"), "// managed\n{\"model\": \"claude-opus-5\"}\n")
         .unwrap();
     let before = snapshot(target_dir.path());
     target::set_for_tests(TargetChoice::default());
-    let first = read_scenario("multibyte");
+    let first = lab().read("multibyte");
     let written = write_doc(&kit::document(&first.records), write_options(None));
     let options = WriteOptions { cwd: Some("/srv/other dir".into()), native_id: None, home_path: None };
     let plan = prepare(&written, target_dir.path(), options).unwrap();
@@ -1174,7 +828,7 @@ fn a_copilot_session_with_reasoning_compaction_and_notes_round_trips() {
 
 #[test]
 fn write_streams_the_event_log_and_ends_with_workspace_yaml() {
-    let first = read_scenario("long-output");
+    let first = lab().read("long-output");
     let doc = kit::document(&first.records);
     let mut writer = CopilotCli::write(write_options(None)).unwrap();
     let mut lines = doc.lines();

@@ -1,149 +1,40 @@
-//! The Gemini CLI codec against sessions written by the real Gemini CLI
-//! (fixtures/gemini-cli/0.61.0), run natively through `Dir::native`.
+//! What is particular to Gemini CLI's sessions, against sessions written by
+//! the real Gemini CLI (fixtures/gemini-cli) and synthetic lines. What every
+//! codec must do is the testkit's suite, in tests/conformance.rs.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_gemini_cli::{GeminiCli, KNOWN_RECORD_TYPES, rfc3339_utc};
+use trajhost_codec_gemini_cli::{GeminiCli, KNOWN_RECORD_TYPES};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, glob_matches, observations, raw_lines, tool_calls, tool_results, users,
+    self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
 
 const CHATS: &str = ".gemini/tmp/project/chats";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("gemini-cli", "0.61.0")
-}
-
-/// (scenario, session file, session id)
-const SCENARIOS: [(&str, &str, &str); 5] = [
-    ("simple", "session-2026-11-30T04-15-d6e3a419.jsonl", "d6e3a419-2521-468c-85a2-92b3b324d649"),
-    ("parallel", "session-2026-11-30T04-18-1dc4f716.jsonl", "1dc4f716-26ad-4e64-b1f0-6a78d2743a56"),
-    ("failing-tool", "session-2026-11-30T04-18-45d9dd19.jsonl", "45d9dd19-e3ac-4c7d-bcdd-0bb10e52a38c"),
-    ("multibyte", "session-2026-11-30T04-18-b764569e.jsonl", "b764569e-3c55-4c71-9370-54d2f9a900e6"),
-    ("long-output", "session-2026-11-30T04-18-01e94a3b.jsonl", "01e94a3b-25a7-4175-87ff-ae0836ed0500"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn scenario(name: &str) -> (&'static str, &'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _, _)| *s == name).unwrap()
-}
-
-fn locator(file: &str) -> String {
-    format!("{CHATS}/{file}")
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<GeminiCli> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<GeminiCli>(home, locator)
 }
 
-fn read_scenario(name: &str) -> Read {
-    let (s, file, _) = scenario(name);
-    read(&home(s), &locator(file))
-}
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
-}
-
-/// The record kind of a raw line, classified here independently of the codec.
-fn raw_kinds(line: &Value) -> Vec<String> {
-    if let Some(set) = line.get("$set").and_then(Value::as_object) {
-        return set.keys().map(|k| format!("$set.{k}")).collect();
-    }
-    if line.get("$rewindTo").is_some() {
-        return vec!["$rewindTo".into()];
-    }
-    if let (Some(_), Some(kind)) = (line.get("id"), line.get("type").and_then(Value::as_str)) {
-        return vec![kind.to_string()];
-    }
-    if line.get("sessionId").is_some() {
-        return vec!["session-header".into()];
-    }
-    vec!["(unrecognized line)".into()]
-}
-
 // ---------------------------------------------------------------- info
-
-#[test]
-fn info_describes_the_codec() {
-    let info = GeminiCli::info();
-    assert_eq!(info.harness, "gemini-cli");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.39.0, <1.0.0");
-    assert!(info.native_version_source.contains("no CLI or format version"));
-    assert_eq!(info.reads, vec!["gemini-cli-jsonl".to_string()]);
-    assert_eq!(info.writes, vec!["gemini-cli-jsonl".to_string()]);
-    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
-    for (_, file, _) in SCENARIOS {
-        assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(file))), "{:?}", info.session_globs);
-    }
-    assert!(!info.session_globs.iter().any(|g| glob_matches(g, ".gemini/tmp/project/chats/session-x.json")));
-}
 
 // ---------------------------------------------------------------- discover
 
 #[test]
-fn discover_finds_each_fixture_session() {
-    for (scenario, file, id) in SCENARIOS {
-        let home = home(scenario);
-        let found = GeminiCli::discover(&Dir::native(&home)).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let session = &found.sessions[0];
-        assert_eq!(session.native_id, id, "{scenario}");
-        assert_eq!(session.locator, locator(file));
-        assert_eq!(session.cwd.as_deref(), Some(CWD));
-        assert_eq!(session.native_version, None, "the store records no version");
-
-        let path = home.join(&session.locator);
-        let raw = raw_lines(&path);
-        assert_eq!(session.started_at.as_deref(), raw[0]["startTime"].as_str(), "{scenario}");
-        let meta = std::fs::metadata(&path).unwrap();
-        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
-        assert_eq!(session.size, meta.len(), "{scenario}");
-
-        // No summary: the first prompt (not the session context) is the title.
-        let prompt = raw
-            .iter()
-            .find(|l| l["type"] == "user" && l["content"][0]["text"].is_string())
-            .and_then(|l| l["content"][0]["text"].as_str())
-            .unwrap();
-        let title = session.title.as_deref().unwrap();
-        assert!(title.chars().count() <= 80, "{title}");
-        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
-
-        let one = GeminiCli::inspect(&Dir::native(&home), &session.locator).unwrap();
-        assert_eq!(one.native_id, session.native_id);
-        assert_eq!(one.cwd, session.cwd);
-        assert_eq!(one.started_at, session.started_at);
-        assert_eq!(one.updated_at, session.updated_at);
-        assert_eq!(one.size, session.size);
-        assert_eq!(one.title, session.title);
-    }
-}
-
-#[test]
-fn discover_of_a_home_without_gemini_is_empty() {
-    let dir = tempfile::tempdir().unwrap();
-    let found = GeminiCli::discover(&Dir::native(dir.path())).unwrap();
-    assert!(found.sessions.is_empty());
-    assert!(found.diagnostics.is_empty());
-}
-
-#[test]
 fn discover_takes_summaries_the_registry_and_reports_oddities() {
-    let dir = copy_of("simple");
-    let (_, file, _) = scenario("simple");
+    let dir = lab().copy("simple");
+    let file = lab().table.scenario("simple").file.clone().unwrap();
     let chats = dir.path().join(CHATS);
     let main = chats.join(file);
     let mut text = std::fs::read_to_string(&main).unwrap();
@@ -177,8 +68,8 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
 
 #[test]
 fn a_renamed_session_file_is_read_by_its_header() {
-    let dir = copy_of("simple");
-    let (_, file, id) = scenario("simple");
+    let dir = lab().copy("simple");
+    let (file, id) = (lab().table.scenario("simple").file.clone().unwrap(), lab().id("simple"));
     let chats = dir.path().join(CHATS);
     std::fs::rename(chats.join(file), chats.join("copy.jsonl")).unwrap();
     std::fs::create_dir(chats.join("not-a-session")).unwrap();
@@ -191,201 +82,40 @@ fn a_renamed_session_file_is_read_by_its_header() {
     assert_eq!(read.meta().native_id, id);
 }
 
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (scenario, file, _) in SCENARIOS {
-        kit::conformance::<GeminiCli>(&home(scenario), &locator(file), Spans::Lines);
-    }
-}
-
 // ---------------------------------------------------------------- read
 
+/// The call is re-emitted and checkpointed, its response stored in the
+/// call, a user message and twice in the resume checkpoint: the suite
+/// finds one of each; the repeats are counted.
 #[test]
-fn read_starts_with_meta() {
-    for (scenario, file, id) in SCENARIOS {
-        let read = read(&home(scenario), &locator(file));
-        let first = &read.records[0];
-        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
-        assert_eq!(first.id, id);
-        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
-        assert_eq!(meta.harness, "gemini-cli");
-        assert_eq!(meta.native_id, id);
-        assert_eq!(meta.native_version, None);
-        assert_eq!(meta.cwd.as_deref(), Some(CWD));
-        assert_eq!(meta.codec.as_deref(), Some(concat!("gemini-cli@", env!("CARGO_PKG_VERSION"))));
-        assert!(meta.title.is_some());
-        assert!(meta.started_at.is_some());
-        assert_eq!(first.ts, meta.started_at);
-        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
-    }
-}
-
-#[test]
-fn simple_session_has_prompt_call_result_and_answer_once() {
-    let read = read_scenario("simple");
-    let records = &read.records;
-    assert_eq!(
-        users(records),
-        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
-    );
-
-    let calls = tool_calls(records);
-    assert_eq!(calls.len(), 1, "the call is re-emitted and checkpointed, read once");
-    let (call_id, name, arguments) = calls[0];
-    assert_eq!(name, "run_shell_command");
-    assert_eq!(arguments, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
-    assert_eq!(call_id, "run_shell_command__run_shell_command_1796012148746_0");
-
-    // The response is stored in the call, in a user message, and twice more
-    // in the resume checkpoint: one result.
-    let results = tool_results(records);
-    assert_eq!(results.len(), 1, "{results:?}");
-    assert_eq!(results[0].0, call_id);
-    assert!(results[0].1.contains("The secret word is PAPAYA-42."));
-    assert_eq!(results[0].2, Some(true), "status: success");
+fn repeats_are_counted_and_the_session_context_kept_once() {
+    let read = lab().read("simple");
     let dup = read.diag("duplicate-tool-response").expect("repeats are counted");
     assert_eq!((dup.count, dup.severity), (3, Severity::Info));
-
-    let answers = assistants(records);
-    assert_eq!(answers.len(), 3, "one per model response");
-    assert_eq!(answers[0].text, "", "the first response only calls a tool");
-    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
-    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
-
-    // The harness's session context is kept, once, apart from what the person said.
-    let obs = observations(records);
+    assert_eq!(lab().read("parallel").diag("duplicate-tool-response").unwrap().count, 2, "one message, two responses");
+    let obs = observations(&read.records);
     let contexts: Vec<_> = obs.iter().filter(|(s, _)| *s == "session_context").collect();
     assert_eq!(contexts.len(), 1, "{obs:?}");
     assert!(contexts[0].1.unwrap().starts_with("<session_context>"));
     assert_eq!(obs.iter().filter(|(s, _)| *s == "resume").count(), 1, "the resume wrote a second header");
-
-    let kinds: Vec<&str> = records
-        .iter()
-        .map(|r| r.body.kind())
-        .filter(|k| matches!(*k, "user" | "assistant" | "tool_call" | "tool_result"))
-        .collect();
-    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
-
-    // Results answer their calls; calls belong to their response.
-    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
-    assert_eq!(by_id(call_id).parent.as_deref(), Some("0a5a7a1a-2df0-421a-9db2-3a870f7f3de5"));
-    let result = records.iter().find(|r| matches!(r.body, Body::ToolResult { .. })).unwrap();
-    assert_eq!(result.parent.as_deref(), Some(call_id));
+    let result = read.records.iter().find(|r| matches!(r.body, Body::ToolResult { .. })).unwrap();
+    assert_eq!(result.parent.as_deref(), Some(tool_calls(&read.records)[0].0));
 }
 
 #[test]
-fn assistant_records_carry_model_usage_and_timestamps() {
-    for (scenario, _, _) in SCENARIOS {
-        let read = read_scenario(scenario);
-        let answers = assistants(&read.records);
-        assert!(!answers.is_empty());
-        for a in answers {
-            assert_eq!(a.model.as_deref(), Some("gemini-2.5-flash"), "{scenario}");
-            assert!(a.message_id.is_some());
-            assert_eq!(a.stop_reason, None, "not recorded");
-            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
-            assert_eq!(usage.input, Some(100), "input 100, of which 0 cached");
-            assert_eq!(usage.output, Some(20));
-            assert_eq!(usage.cache_read, Some(0));
-            assert_eq!(usage.cache_write, None, "not recorded");
-            assert_eq!(usage.reasoning, Some(0));
-        }
-        for record in &read.records {
-            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
-            assert!(ts.starts_with("2026-11-30T04:1") && ts.ends_with('Z'), "{ts}");
-            assert_eq!(record.agent, None);
-        }
-    }
-}
-
-#[test]
-fn parallel_calls_have_their_results() {
-    let read = read_scenario("parallel");
-    let calls = tool_calls(&read.records);
-    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
-    assert_eq!(names, ["run_shell_command", "read_file"]);
-    assert_eq!(calls[0].2["command"], "cat hello.txt");
-    assert_eq!(calls[1].2, &json!({"file_path": "/home/user/project/second.txt"}));
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 2);
-    let by_call = |id: &str| results.iter().find(|r| r.0 == id).unwrap();
-    assert!(by_call(calls[0].0).1.contains("PAPAYA-42"));
-    assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n");
-    assert!(results.iter().all(|r| r.2 == Some(true)));
-    let answer = &assistants(&read.records).last().unwrap().text;
-    assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
-    assert_eq!(read.diag("duplicate-tool-response").unwrap().count, 2, "one user message, two responses");
-}
-
-#[test]
-fn failing_tool_keeps_the_status_the_store_recorded() {
-    let read = read_scenario("failing-tool");
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].0, calls[0].0);
-    assert!(results[0].1.contains("No such file or directory") && results[0].1.contains("Exit Code: 3"));
-    // Gemini CLI records the shell call's status as `success` despite the
-    // exit code: ok says what the store says.
-    let (_, file, _) = scenario("failing-tool");
-    let raw = raw_lines(&home("failing-tool").join(locator(file)));
+fn a_failing_shell_call_is_recorded_as_a_success() {
+    // The suite's table expects `ok`: Gemini CLI records the shell call's
+    // status as `success` despite the exit code.
+    let raw = raw_lines(&lab().path("failing-tool"));
     let status = raw.iter().find_map(|l| l["toolCalls"][0]["status"].as_str()).unwrap();
     assert_eq!(status, "success");
-    assert_eq!(results[0].2, Some(true));
-    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
-}
-
-#[test]
-fn multibyte_text_is_intact() {
-    let read = read_scenario("multibyte");
-    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
-    assert_eq!(users(&read.records), vec![prompt]);
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    for needle in [
-        "秘密の言葉は「桃」",
-        "안녕하세요",
-        "👩\u{200d}💻",
-        "🏳\u{fe0f}\u{200d}🌈",
-        "o\u{302}\u{323}",
-        "Sentinel: CHERRY-本-91 ✓",
-    ] {
-        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
-    }
-    let (_, file, _) = scenario("multibyte");
-    let raw = raw_lines(&home("multibyte").join(locator(file)));
-    let recorded = raw
-        .iter()
-        .find_map(|l| l["toolCalls"][0]["result"][0]["functionResponse"]["response"]["output"].as_str())
-        .unwrap();
-    assert_eq!(results[0].1, recorded);
-    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
-}
-
-#[test]
-fn long_output_result_is_read_in_full_from_its_spill_file() {
-    let read = read_scenario("long-output");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    let spilled = std::fs::read_to_string(home("long-output").join(
-        ".gemini/tmp/project/tool-outputs/session-01e94a3b-25a7-4175-87ff-ae0836ed0500/run_shell_command__run_shell_command_1796012313241_0.txt",
-    ))
-    .unwrap();
-    assert!(spilled.len() > 100_000);
-    assert_eq!(results[0].1, spilled);
-    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512") && results[0].1.contains("LONG-OUTPUT-END LIME-1024"));
-    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
-    assert!(assistants(&read.records).last().unwrap().text.contains("LONG-OUTPUT-BEGIN LEMON-512"));
 }
 
 #[test]
 fn long_output_without_its_spill_file_keeps_the_truncated_text() {
-    let dir = copy_of("long-output");
+    let dir = lab().copy("long-output");
     std::fs::remove_dir_all(dir.path().join(".gemini/tmp/project/tool-outputs")).unwrap();
-    let (_, file, _) = scenario("long-output");
-    let read = read(dir.path(), &locator(file));
+    let read = read(dir.path(), &lab().locator("long-output"));
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("Output too large. Showing first 8,000"));
     assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
@@ -393,111 +123,37 @@ fn long_output_without_its_spill_file_keeps_the_truncated_text() {
 }
 
 #[test]
-fn ids_are_stable_and_unique() {
-    for (scenario, _, _) in SCENARIOS {
-        // Stable across reads: kit::check_stable_ids, in conformance.
-        let a = read_scenario(scenario);
-        kit::check_unique_ids(&a);
-        for r in &a.records {
+fn message_ids_name_records_and_results_their_calls() {
+    for (scenario, _) in lab().ids() {
+        for r in &lab().read(scenario).records {
             match &r.body {
-                Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
-                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
+                Body::Assistant(x) => {
+                    assert_eq!(Some(r.id.as_str()), x.message_id.as_deref());
+                    assert_eq!(x.stop_reason, None, "not recorded");
+                }
                 Body::ToolResult { call_id, .. } => assert_eq!(r.id, format!("{call_id}#result")),
                 _ => {}
             }
+            assert_eq!(r.agent, None);
         }
     }
 }
 
+/// The suite checks the lines' types; messages inside checkpoints too.
 #[test]
-fn src_spans_slice_back_to_the_raw_lines() {
-    for (scenario, _, _) in SCENARIOS {
-        let home = home(scenario);
-        let read = read_scenario(scenario);
-        for record in &read.records {
-            // On line boundaries (kit::check_spans, in conformance): one JSON line each.
-            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
-            let line = kit::span_json(&home, src);
-            let span = kit::span_bytes(&home, src);
-            let text = std::str::from_utf8(&span).unwrap();
-            match &record.body {
-                Body::Meta(m) => assert_eq!(line["sessionId"].as_str(), Some(m.native_id.as_str())),
-                // A message's records come from the line that holds it (or
-                // the checkpoint that introduced it).
-                Body::Assistant(_) | Body::User { .. } => {
-                    assert!(line["id"] == record.id.as_str() || text.contains(&format!("\"id\":\"{}\"", record.id)));
-                }
-                Body::ToolCall { call_id, .. } => assert!(text.contains(call_id.as_str())),
-                Body::ToolResult { call_id, .. } => {
-                    assert!(text.contains(&format!("\"functionResponse\":{{\"id\":\"{call_id}\"")));
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-#[test]
-fn fixture_record_types_are_all_known() {
+fn messages_inside_checkpoints_have_known_types() {
     let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
-    let mut seen = BTreeSet::new();
-    for (scenario, file, _) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(file))) {
-            for kind in raw_kinds(&line) {
-                assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
-                seen.insert(kind);
-            }
-            // Messages inside checkpoints too.
+    for (scenario, _) in lab().ids() {
+        for line in raw_lines(&lab().path(scenario)) {
             for message in line["$set"]["messages"].as_array().into_iter().flatten() {
                 let kind = message["type"].as_str().unwrap();
                 assert!(known.contains(kind), "{scenario}: message type {kind:?} in a checkpoint");
             }
         }
     }
-    for kind in ["session-header", "user", "gemini", "$set.messages", "$set.lastUpdated", "$set.sessionId"] {
-        assert!(seen.contains(kind), "{kind}");
-    }
-}
-
-#[test]
-fn every_record_type_is_mapped_or_reported() {
-    for (scenario, file, _) in SCENARIOS {
-        let raw = raw_lines(&home(scenario).join(locator(file)));
-        let read = read_scenario(scenario);
-        assert!(read.diag("unknown-content-part").is_none(), "{scenario}");
-        let count = |kind: &str| raw.iter().filter(|l| raw_kinds(l).iter().any(|k| k == kind)).count() as u32;
-        kit::check_handling(&read, KNOWN_RECORD_TYPES, count);
-    }
 }
 
 // ---------------------------------------------------------------- damage
-
-#[test]
-fn torn_tail_is_a_warning_and_the_rest_is_read() {
-    let dir = copy_of("simple");
-    let (_, file, _) = scenario("simple");
-    let line_start = kit::tear_at(&dir.path().join(locator(file)), "NOTOOL ANSWER");
-    let read = read(dir.path(), &locator(file));
-    kit::check_torn_tail(&read, line_start, "NOTOOL");
-    assert_eq!(users(&read.records).len(), 2);
-    let answers = assistants(&read.records);
-    assert_eq!(answers.len(), 2);
-    assert!(answers[1].text.contains("FINAL ANSWER"));
-}
-
-#[test]
-fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
-    let dir = copy_of("failing-tool");
-    let (_, file, _) = scenario("failing-tool");
-    let path = dir.path().join(locator(file));
-    // The first version of the tool-calling message loses its end: the
-    // second version still carries the call.
-    let offset = kit::corrupt_line(&path, 4, 40);
-    let read = read(dir.path(), &locator(file));
-    kit::check_corrupt_line(&read, offset);
-    assert_eq!(tool_results(&read.records).len(), 1);
-    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
-}
 
 // ---------------------------------------------------------------- synthetic shapes
 
@@ -773,34 +429,18 @@ fn comparable(record: &Record) -> Value {
     v
 }
 
+/// The suite round-trips every record; the session goes with its marker.
 #[test]
-fn write_then_read_is_value_lossless_on_every_fixture() {
-    for (name, _, source_id) in SCENARIOS {
-        let source = read_scenario(name);
-        let written = write(&source.document, no_options());
+fn a_written_session_is_its_file_and_the_project_root_marker() {
+    for (name, _) in lab().ids() {
+        let written = write(&lab().read(name).document, no_options());
         assert_eq!(written.artifacts.len(), 2, "{name}: the session file and its .project_root");
-        assert_ne!(written.native_id, source_id, "{name}: a fresh session id");
-        let (_tmp, back) = read_back(&written);
-        assert_eq!(back.meta().native_id, written.native_id, "{name}");
-        let a: Vec<Value> = source.records.iter().map(comparable).collect();
-        let b: Vec<Value> = back.records.iter().map(comparable).collect();
-        assert_eq!(a.len(), b.len(), "{name}: record count");
-        for (x, y) in a.iter().zip(&b) {
-            assert_eq!(x, y, "{name}");
-        }
-        // Nothing of a Gemini CLI session is left out.
-        assert!(written.diagnostics.iter().all(|d| d.code != "not-carried"), "{name}: {:?}", written.diagnostics);
-        assert!(
-            back.diagnostics.iter().all(|d| d.severity != Severity::Warning && d.severity != Severity::Error),
-            "{name}: {:?}",
-            back.diagnostics
-        );
     }
 }
 
 #[test]
 fn write_produces_the_file_gemini_cli_names_and_loads() {
-    let source = read_scenario("simple");
+    let source = lab().read("simple");
     let written = write(&source.document, no_options());
     let id = &written.native_id;
     assert_eq!(id.len(), 36);
@@ -987,7 +627,7 @@ fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn prepare_into_a_fresh_home_registers_the_project() {
-    let written = write(&read_scenario("parallel").document, no_options());
+    let written = write(&lab().read("parallel").document, no_options());
     let target = tempfile::tempdir().unwrap();
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
@@ -1026,8 +666,8 @@ fn prepare_into_a_fresh_home_registers_the_project() {
 
 #[test]
 fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
-    let written = write(&read_scenario("simple").document, no_options());
-    let target = copy_of("failing-tool");
+    let written = write(&lab().read("simple").document, no_options());
+    let target = lab().copy("failing-tool");
     let before = snapshot(target.path());
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
@@ -1047,8 +687,8 @@ fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
 
 #[test]
 fn prepare_claims_a_new_slug_beside_another_project() {
-    let written = write(&read_scenario("simple").document, no_options());
-    let target = copy_of("simple");
+    let written = write(&lab().read("simple").document, no_options());
+    let target = lab().copy("simple");
     let other = "/srv/other/project";
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let options = WriteOptions { cwd: Some(other.into()), ..target_options(target.path()) };
@@ -1077,7 +717,7 @@ fn prepare_claims_a_new_slug_beside_another_project() {
 
 #[test]
 fn prepare_takes_the_model_and_refuses_other_providers() {
-    let written = write(&read_scenario("simple").document, no_options());
+    let written = write(&lab().read("simple").document, no_options());
     let target = tempfile::tempdir().unwrap();
     trajhost_codec_sdk::target::set_for_tests(trajhost_codec_sdk::target::TargetChoice {
         model: Some("gemini-2.5-pro".into()),
@@ -1123,7 +763,7 @@ fn prepare_takes_the_model_and_refuses_other_providers() {
 
 #[test]
 fn prepare_reuses_a_project_directory_whose_marker_names_the_cwd() {
-    let written = write(&read_scenario("simple").document, no_options());
+    let written = write(&lab().read("simple").document, no_options());
     let target = tempfile::tempdir().unwrap();
     let dir = target.path().join(".gemini/tmp/older");
     std::fs::create_dir_all(&dir).unwrap();

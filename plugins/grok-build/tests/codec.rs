@@ -1,37 +1,27 @@
-//! The Grok Build codec against sessions written by the real `grok` CLI
-//! (fixtures/grok-build/1.0.41), run natively through `Dir::native`, plus
-//! synthetic variations of them.
+//! What is particular to Grok Build's sessions, against sessions written by
+//! the real `grok` CLI (fixtures/grok-build/1.0.41) and synthetic
+//! variations of them. What every codec must do is the testkit's suite, in
+//! tests/conformance.rs.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
-use trajhost_codec_grok_build::{GrokBuild, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
+use trajhost_codec_grok_build::{GrokBuild, KNOWN_UPDATE_TYPES};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, ReadOptions};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
     self as kit, Read, Spans, assistants, observations_of, raw_lines, tool_calls, tool_results, users,
 };
 
 const CWD_DIR: &str = ".grok/sessions/%2Fhome%2Fuser%2Fproject";
 
-/// (scenario, session id, first prompt)
-const SCENARIOS: [(&str, &str, &str); 5] = [
-    ("simple", "01a22aac-c9d9-7231-a42a-cac10291970f", "Read hello.txt and tell me the secret word."),
-    ("parallel", "01a22aaf-16fa-7c43-accc-377ba380de5a", "Read hello.txt and second.txt and tell me both words."),
-    ("failing-tool", "01a22aaf-2222-7cf0-bdd9-17c5949302f9", "Run cat missing.txt and tell me what happened."),
-    (
-        "multibyte",
-        "01a22aaf-331c-73b3-987c-25057e160901",
-        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).",
-    ),
-    ("long-output", "01a22aaf-3dbd-7c51-95c2-e8f6f0d17e32", "Print long.txt with cat and tell me how it begins."),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    kit::fixtures("grok-build", "1.0.41").join(scenario)
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<GrokBuild> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn session_dir(id: &str) -> String {
@@ -42,25 +32,8 @@ fn locator(id: &str) -> String {
     format!("{CWD_DIR}/{id}/chat_history.jsonl")
 }
 
-fn scenario(name: &str) -> (&'static str, &'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _, _)| *s == name).unwrap()
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<GrokBuild>(home, locator, options)
-}
-
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<GrokBuild>(home, locator)
-}
-
-fn read_scenario(name: &str) -> Read {
-    let (_, id, _) = scenario(name);
-    read(&home(name), &locator(id))
-}
-
-fn copy_of(name: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(name))
 }
 
 fn append(path: &Path, lines: &[Value]) {
@@ -71,55 +44,24 @@ fn append(path: &Path, lines: &[Value]) {
     }
 }
 
+/// The suite checks discover against read; start, update and title come
+/// from the session's summary.json.
 #[test]
-fn info_describes_the_codec() {
-    let info = GrokBuild::info();
-    assert_eq!(info.harness, "grok-build");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.0.0, <2.0.0");
-    assert!(info.native_version_source.contains("chat_format_version"));
-    assert_eq!(info.writes, vec!["grok-build-chat-history-jsonl".to_string()]);
-    assert_eq!(info.session_globs, vec![".grok/sessions/*/*/chat_history.jsonl".to_string()]);
-    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
-}
-
-#[test]
-fn discover_finds_each_fixture_session() {
-    for (name, id, _) in SCENARIOS {
-        let home = home(name);
-        let found = GrokBuild::discover(&Dir::native(&home)).unwrap();
-        assert!(found.diagnostics.is_empty(), "{name}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{name}: prompt_history.jsonl and session_search.sqlite are not sessions");
-        let s = &found.sessions[0];
-        let dir = home.join(session_dir(id));
+fn discover_takes_times_and_title_from_the_summary() {
+    for (name, id) in lab().ids() {
+        let s = kit::discover::<GrokBuild>(&lab().home(name)).sessions.remove(0);
+        let dir = lab().home(name).join(session_dir(id));
         let summary: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
-        assert_eq!(s.native_id, id);
-        assert_eq!(s.locator, locator(id));
-        assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
-        assert_eq!(s.native_version.as_deref(), Some("1"));
         assert_eq!(s.started_at.as_deref(), summary["created_at"].as_str());
         assert_eq!(s.updated_at.as_deref(), summary["last_active_at"].as_str());
         assert_eq!(s.title.as_deref(), summary["generated_title"].as_str());
-        assert!(s.started_at.as_deref().unwrap().starts_with("2026-11-30T04:"));
-        let size: u64 = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().metadata().unwrap())
-            .filter(|m| m.is_file())
-            .map(|m| m.len())
-            .sum();
-        assert_eq!(s.size, size);
-        let one = GrokBuild::inspect(&Dir::native(&home), &s.locator).unwrap();
-        assert_eq!(
-            (one.native_id, one.started_at, one.updated_at, one.size),
-            (s.native_id.clone(), s.started_at.clone(), s.updated_at.clone(), s.size)
-        );
     }
 }
 
 #[test]
 fn discover_names_what_is_no_session_and_identifies_renamed_folders_by_their_summary() {
-    let dir = copy_of("simple");
-    let (_, id, _) = scenario("simple");
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let cwd = dir.path().join(CWD_DIR);
     std::fs::rename(cwd.join(id), cwd.join("copy")).unwrap();
     std::fs::create_dir(cwd.join("empty-session")).unwrap();
@@ -144,16 +86,9 @@ fn discover_names_what_is_no_session_and_identifies_renamed_folders_by_their_sum
 }
 
 #[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (name, id, _) in SCENARIOS {
-        kit::conformance::<GrokBuild>(&home(name), &locator(id), Spans::Lines);
-    }
-}
-
-#[test]
 fn discover_without_summary_decodes_the_cwd_folder() {
-    let home = copy_of("simple");
-    let (_, id, _) = scenario("simple");
+    let home = lab().copy("simple");
+    let id = lab().id("simple");
     let dir = home.path().join(session_dir(id));
     std::fs::remove_file(dir.join("summary.json")).unwrap();
     let found = GrokBuild::discover(&Dir::native(home.path())).unwrap();
@@ -179,65 +114,35 @@ fn discover_without_summary_decodes_the_cwd_folder() {
     assert!(meta.started_at.as_deref().unwrap().starts_with("2026-11-30T04:18:16"));
 }
 
+/// The injected context is not said by the person; the system prompt comes
+/// first; conversation records come from the chat history, call ids from
+/// the lab's model.
 #[test]
-fn every_scenario_reads_prompt_tool_call_result_and_answer() {
-    for (name, id, prompt) in SCENARIOS {
-        let read = read_scenario(name);
+fn context_and_reminders_are_observations_and_the_system_prompt_leads() {
+    for (name, id) in lab().ids() {
+        let read = lab().read(name);
         let records = &read.records;
-        let Body::Meta(meta) = &records[0].body else { panic!("{name}: meta first") };
-        assert_eq!((meta.native_id.as_str(), meta.harness.as_str()), (id, "grok-build"));
-        assert_eq!(meta.native_version.as_deref(), Some("1"));
-        assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
-        assert_eq!(users(records).first().copied(), Some(prompt), "{name}: <user_query> unwrapped");
-        let calls = tool_calls(records);
-        assert!(!calls.is_empty(), "{name}");
-        for (call_id, tool, args) in &calls {
-            assert!(call_id.starts_with("call_lab_"));
-            assert!(["run_terminal_command", "read_file"].contains(tool), "{name}: {tool}");
-            assert!(args.is_object());
-        }
-        let results = tool_results(records);
-        assert_eq!(results.len(), calls.len());
-        let ids: BTreeSet<&str> = calls.iter().map(|c| c.0).collect();
-        assert!(results.iter().all(|r| ids.contains(r.0) && r.2.is_some()), "{name}: {results:?}");
-        let answers = assistants(records);
-        assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER: the tool returned:")), "{name}");
-        assert!(answers.iter().all(|a| a.model.as_deref() == Some("fake-model")));
+        assert_eq!(records[0].id, id);
+        assert!(matches!(records[1].body, Body::System { .. }));
+        assert_eq!(observations_of(records, "user-context").len(), 1, "{name}");
+        assert!(observations_of(records, "user-context")[0].starts_with("<user_info>"));
+        assert_eq!(observations_of(records, "synthetic/system_reminder").len(), 1, "{name}");
+        assert!(tool_calls(records).iter().all(|c| c.0.starts_with("call_lab_")), "{name}");
         for r in records {
             if matches!(
                 r.body,
                 Body::User { .. } | Body::Assistant(_) | Body::ToolCall { .. } | Body::ToolResult { .. }
             ) {
-                assert!(r.ts.as_deref().is_some_and(|t| t.starts_with("2026-11-30T04:")), "{name}: {r:?}");
                 assert_eq!(r.src.as_ref().unwrap().file, locator(id));
             }
         }
-        // The injected context is not said by the person.
-        assert_eq!(observations_of(records, "user-context").len(), 1, "{name}");
-        assert!(observations_of(records, "user-context")[0].starts_with("<user_info>"));
-        assert_eq!(observations_of(records, "synthetic/system_reminder").len(), 1, "{name}");
-        assert!(matches!(records[1].body, Body::System { .. }));
-        assert!(read.diagnostics.iter().all(|d| d.code != "unknown-record-type"), "{name}: {:?}", read.diagnostics);
     }
 }
 
 #[test]
-fn simple_has_both_turns_and_turn_usage() {
-    let records = read_scenario("simple").records;
-    assert_eq!(
-        users(&records),
-        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
-    );
-    let calls = tool_calls(&records);
-    assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0].2, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
-    let results = tool_results(&records);
-    assert_eq!(
-        results,
-        [(calls[0].0, "exit: 0\nHello from the lab workspace. The secret word is PAPAYA-42.\n", Some(true))]
-    );
+fn a_turn_of_one_model_call_has_its_usage_on_the_answer_else_an_observation() {
+    let records = lab().read("simple").records;
     let answers = assistants(&records);
-    assert_eq!(answers.len(), 3);
     // Turn 1 made two model calls: its usage is a turn-usage observation;
     // turn 2 made one: its usage is the answer's.
     assert_eq!(answers[0].usage, None);
@@ -248,24 +153,6 @@ fn simple_has_both_turns_and_turn_usage() {
     assert_eq!(turn.len(), 1);
     let turn: Value = serde_json::from_str(turn[0]).unwrap();
     assert_eq!((turn["inputTokens"].as_u64(), turn["modelCalls"].as_u64()), (Some(200), Some(2)));
-    let kinds: Vec<&str> = records.iter().map(|r| r.body.kind()).collect();
-    assert_eq!(
-        kinds,
-        [
-            "meta",
-            "system",
-            "observation",
-            "observation",
-            "user",
-            "assistant",
-            "tool_call",
-            "tool_result",
-            "assistant",
-            "observation",
-            "user",
-            "assistant"
-        ]
-    );
     // Times from the journal: prompt, tool call, result, answer text.
     let ts: Vec<Option<&str>> = records[4..9].iter().map(|r| r.ts.as_deref()).collect();
     assert_eq!(
@@ -280,68 +167,13 @@ fn simple_has_both_turns_and_turn_usage() {
     );
 }
 
+/// The suite checks the chat history's item types; the journal's updates
+/// are known too.
 #[test]
-fn parallel_results_link_to_their_calls() {
-    let records = read_scenario("parallel").records;
-    let calls = tool_calls(&records);
-    assert_eq!(calls.iter().map(|c| c.1).collect::<Vec<_>>(), ["run_terminal_command", "read_file"]);
-    assert_eq!(calls[1].2, &json!({"target_file": "/home/user/project/second.txt"}));
-    let results = tool_results(&records);
-    // Stored in completion order: the read finished first.
-    assert_eq!(results[0].0, calls[1].0);
-    assert!(results[0].1.contains("KIWI-58"));
-    assert_eq!(results[1].0, calls[0].0);
-    assert!(results[1].1.contains("PAPAYA-42"));
-}
-
-#[test]
-fn failing_tool_is_not_ok() {
-    let records = read_scenario("failing-tool").records;
-    let results = tool_results(&records);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].2, Some(false), "status completed, rawOutput.exit_code 3");
-    assert!(results[0].1.starts_with("exit: 3\n"));
-}
-
-#[test]
-fn multibyte_and_long_output_are_intact() {
-    let records = read_scenario("multibyte").records;
-    let (_, _, prompt) = scenario("multibyte");
-    assert_eq!(users(&records), [prompt]);
-    let result = tool_results(&records)[0].1;
-    assert!(result.contains("日本語のテキスト：秘密の言葉は「桃」。"));
-    assert!(result.contains("Emoji: 🍍🥭🎉 👩\u{200d}💻 🏳\u{fe0f}\u{200d}🌈"));
-    assert!(result.contains("Combining marks: e\u{301} a\u{308} n\u{303} o\u{302}\u{323}\n"));
-    assert!(result.contains("Sentinel: CHERRY-本-91 ✓"));
-    let records = read_scenario("long-output").records;
-    let result = tool_results(&records)[0].1;
-    assert!(result.contains("LONG-OUTPUT-BEGIN LEMON-512"));
-    assert!(assistants(&records).iter().any(|a| a.text.contains("LEMON-512")));
-}
-
-#[test]
-fn ids_are_unique_and_stable_across_reads_and_batch_sizes() {
-    for (name, id, _) in SCENARIOS {
-        let a = read_scenario(name);
-        let b = read_with(&home(name), &locator(id), ReadOptions { max_batch_records: 1, max_batch_bytes: 1 });
-        assert_eq!(a.records, b.records, "{name}");
-        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids.len(), a.records.len(), "{name}");
-        assert_eq!(a.records[0].id, id);
-    }
-}
-
-#[test]
-fn fixtures_hold_only_known_record_types() {
-    let items: BTreeSet<&str> = KNOWN_ITEM_TYPES.iter().map(|(t, _)| *t).collect();
+fn fixture_journals_hold_only_known_update_types() {
     let updates: BTreeSet<&str> = KNOWN_UPDATE_TYPES.iter().map(|(t, _)| *t).collect();
-    for (name, id, _) in SCENARIOS {
-        let dir = home(name).join(session_dir(id));
-        for line in raw_lines(&dir.join("chat_history.jsonl")) {
-            let kind = line["type"].as_str().unwrap();
-            assert!(items.contains(kind), "{name}: chat_history type {kind} is new to the codec");
-        }
-        for line in raw_lines(&dir.join("updates.jsonl")) {
+    for (name, id) in lab().ids() {
+        for line in raw_lines(&lab().home(name).join(session_dir(id)).join("updates.jsonl")) {
             let kind = line["params"]["update"]["sessionUpdate"].as_str().unwrap();
             assert!(updates.contains(kind), "{name}: sessionUpdate {kind} is new to the codec");
         }
@@ -350,8 +182,8 @@ fn fixtures_hold_only_known_record_types() {
 
 #[test]
 fn unknown_types_are_diagnosed_by_name() {
-    let home = copy_of("simple");
-    let (_, id, _) = scenario("simple");
+    let home = lab().copy("simple");
+    let id = lab().id("simple");
     let dir = home.path().join(session_dir(id));
     append(&dir.join("chat_history.jsonl"), &[json!({"type": "hologram", "content": "x"})]);
     append(
@@ -372,8 +204,8 @@ fn unknown_types_are_diagnosed_by_name() {
 
 #[test]
 fn reasoning_backend_calls_compaction_and_synthetic_items() {
-    let home = copy_of("simple");
-    let (_, id, _) = scenario("simple");
+    let home = lab().copy("simple");
+    let id = lab().id("simple");
     let dir = home.path().join(session_dir(id));
     append(
         &dir.join("chat_history.jsonl"),
@@ -408,8 +240,8 @@ fn reasoning_backend_calls_compaction_and_synthetic_items() {
 
 #[test]
 fn a_missing_journal_leaves_times_and_ok_unset() {
-    let home = copy_of("failing-tool");
-    let (_, id, _) = scenario("failing-tool");
+    let home = lab().copy("failing-tool");
+    let id = lab().id("failing-tool");
     std::fs::remove_file(home.path().join(session_dir(id)).join("updates.jsonl")).unwrap();
     let read = read(home.path(), &locator(id));
     assert_eq!(tool_results(&read.records)[0].2, None);
@@ -420,8 +252,8 @@ fn a_missing_journal_leaves_times_and_ok_unset() {
 
 #[test]
 fn a_torn_last_line_is_a_torn_tail() {
-    let home = copy_of("simple");
-    let (_, id, _) = scenario("simple");
+    let home = lab().copy("simple");
+    let id = lab().id("simple");
     let path = home.path().join(session_dir(id)).join("chat_history.jsonl");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("{\"type\":\"assistant\",\"content\":\"hal");
@@ -433,7 +265,7 @@ fn a_torn_last_line_is_a_torn_tail() {
 
 #[test]
 fn a_locator_outside_the_layout_is_refused() {
-    let home = home("simple");
+    let home = lab().home("simple");
     for bad in [
         "../x/chat_history.jsonl",
         ".grok/sessions/x/updates.jsonl",
@@ -547,8 +379,9 @@ fn not_carried(written: &WrittenFiles) -> BTreeSet<String> {
 
 #[test]
 fn every_scenario_round_trips_value_lossless_but_for_what_is_declared() {
-    for (name, id, prompt) in SCENARIOS {
-        let source = read_scenario(name);
+    for (name, id) in lab().ids() {
+        let prompt = lab().users(name)[0].clone();
+        let source = lab().read(name);
         let written = write(&source.document, write_options());
         let paths: Vec<&str> = written.artifacts.iter().map(|a| a.path.as_str()).collect();
         assert_eq!(paths.len(), 3, "{name}: {paths:?}");
@@ -557,7 +390,7 @@ fn every_scenario_round_trips_value_lossless_but_for_what_is_declared() {
         assert_eq!(values(&back.records), values(&source.records), "{name}");
         assert_eq!(users(&back.records)[0], prompt, "{name}");
         // The same source's chat_history bytes, line for line.
-        let original = std::fs::read_to_string(home(name).join(locator(id))).unwrap();
+        let original = std::fs::read_to_string(lab().home(name).join(locator(id))).unwrap();
         let ours = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
         assert_eq!(original.lines().count(), ours.lines().count(), "{name}");
         for (a, b) in original.lines().zip(ours.lines()) {
@@ -590,7 +423,7 @@ fn every_scenario_round_trips_value_lossless_but_for_what_is_declared() {
 
 #[test]
 fn write_is_deterministic_and_streams() {
-    let source = read_scenario("simple");
+    let source = lab().read("simple");
     let a = write(&source.document, write_options());
     let b = write(&source.document, write_options());
     assert_eq!(a.native_id, b.native_id);
@@ -753,7 +586,7 @@ fn hash_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn prepare_into_a_fresh_home() {
     set_for_tests(TargetChoice::default());
-    let source = read_scenario("simple");
+    let source = lab().read("simple");
     let written = write(&source.document, write_options());
     let target = tempfile::tempdir().unwrap();
     let options = WriteOptions { home_path: Some("/home/someone".into()), ..write_options() };
@@ -779,7 +612,7 @@ fn prepare_into_a_fresh_home() {
 
 #[test]
 fn prepare_takes_the_chosen_or_configured_model_and_moves_to_the_cwd() {
-    let source = read_scenario("simple");
+    let source = lab().read("simple");
     let written = write(&source.document, write_options());
     let target = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(target.path().join(".grok")).unwrap();
@@ -827,9 +660,9 @@ fn prepare_takes_the_chosen_or_configured_model_and_moves_to_the_cwd() {
 #[test]
 fn prepare_into_a_home_with_other_sessions_leaves_them_byte_identical() {
     set_for_tests(TargetChoice::default());
-    let target = copy_of("simple");
+    let target = lab().copy("simple");
     // The source is another scenario, so its id is new to the target.
-    let source = read_scenario("parallel");
+    let source = lab().read("parallel");
     let written = write(&source.document, write_options());
     let before = hash_tree(target.path());
     let plan = prepare(&written, target.path(), write_options()).unwrap();
@@ -843,11 +676,11 @@ fn prepare_into_a_home_with_other_sessions_leaves_them_byte_identical() {
     let mut ids: Vec<String> =
         kit::discover::<GrokBuild>(target.path()).sessions.into_iter().map(|s| s.native_id).collect();
     ids.sort();
-    let mut expected = vec![scenario("simple").1.to_string(), written.native_id.clone()];
+    let mut expected = vec![lab().id("simple").to_string(), written.native_id.clone()];
     expected.sort();
     assert_eq!(ids, expected);
     // The target's own session, written again under its id, is refused.
-    let own = read_scenario("simple");
-    let again = write(&own.document, WriteOptions { native_id: Some(scenario("simple").1.into()), ..write_options() });
+    let own = lab().read("simple");
+    let again = write(&own.document, WriteOptions { native_id: Some(lab().id("simple").into()), ..write_options() });
     assert!(prepare(&again, target.path(), write_options()).is_err());
 }

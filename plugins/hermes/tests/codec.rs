@@ -80,19 +80,6 @@ fn text(v: &rusqlite::types::Value) -> String {
 
 // ---------------------------------------------------------------- info
 
-#[test]
-fn info_describes_the_codec() {
-    let info = Hermes::info();
-    assert_eq!(info.harness, "hermes");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=1.0.0, <31.0.0");
-    assert!(info.native_version_source.contains("schema_version"));
-    assert_eq!(info.reads, vec!["hermes-state-db".to_string()]);
-    assert_eq!(info.writes, vec!["hermes-state-db".to_string()]);
-    assert_eq!(info.session_globs, vec![".hermes/state.db".to_string(), ".hermes/profiles/*/state.db".to_string()]);
-    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
-}
-
 // ---------------------------------------------------------------- discover
 
 #[test]
@@ -143,13 +130,6 @@ fn discover_finds_each_fixture_session() {
             );
         }
     }
-}
-
-#[test]
-fn discover_of_a_home_without_hermes_is_empty() {
-    let dir = tempfile::tempdir().unwrap();
-    let found = Hermes::discover(&Dir::native(dir.path())).unwrap();
-    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
 }
 
 // ---------------------------------------------------------------- read
@@ -215,56 +195,6 @@ fn simple_session_has_prompt_call_result_and_answer() {
     // Timestamps are RFC 3339 and ascend.
     let ts: Vec<&str> = read.records[2..].iter().map(|r| r.ts.as_deref().unwrap()).collect();
     assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
-}
-
-#[test]
-fn parallel_calls_are_both_kept_with_their_results() {
-    let read = read_scenario("parallel");
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls.len(), 2);
-    assert_eq!((calls[0].1, calls[0].2), ("terminal", &json!({"command": "cat hello.txt"})));
-    assert_eq!((calls[1].1, calls[1].2), ("read_file", &json!({"path": "/home/user/project/second.txt"})));
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 2);
-    assert_eq!(results[0].0, calls[0].0);
-    assert_eq!(results[1].0, calls[1].0);
-    assert!(results[0].1.contains("PAPAYA-42"));
-    assert!(results[1].1.contains("KIWI-58"));
-    let answer = assistants(&read.records).last().unwrap().text.clone();
-    assert!(answer.starts_with("FINAL ANSWER") && answer.contains("PAPAYA-42") && answer.contains("KIWI-58"));
-}
-
-#[test]
-fn failing_tool_result_keeps_its_output_and_no_ok_flag() {
-    let read = read_scenario("failing-tool");
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls[0].2, &json!({"command": "cat missing.txt; exit 3"}));
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert!(results[0].1.contains("No such file or directory"));
-    assert!(results[0].1.contains("\"exit_code\": 3"));
-    assert_eq!(results[0].2, None);
-    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER"));
-}
-
-#[test]
-fn multibyte_text_is_intact() {
-    let read = read_scenario("multibyte");
-    assert_eq!(
-        users(&read.records)[0],
-        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301})."
-    );
-    let results = tool_results(&read.records);
-    for needle in [
-        "日本語のテキスト",
-        "👩\u{200d}💻",
-        "🏳️\u{200d}🌈",
-        "CHERRY-本-91 ✓",
-        "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}",
-    ] {
-        assert!(results[0].1.contains(needle), "{needle}");
-        assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
-    }
 }
 
 #[test]
@@ -519,14 +449,6 @@ fn a_database_that_cannot_be_read_is_named_and_the_others_are_still_listed() {
         .unwrap_or_else(|| panic!("{:?}", found.diagnostics));
     assert_eq!(d.detail, "sqlite");
     assert_eq!(found.diagnostics.len(), 1, "a profile without a database is no problem: {:?}", found.diagnostics);
-}
-
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        kit::conformance::<Hermes>(home.path(), &locator(id), Spans::Rows);
-    }
 }
 
 #[test]

@@ -9,15 +9,12 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use trajhost_codec_omp::core::testkit::check_chain;
-use trajhost_codec_omp::{KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Omp};
+use trajhost_codec_omp::{KNOWN_MESSAGE_ROLES, Omp};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
-use trajhost_codec_sdk::canonical::{Body, Usage};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
-use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, conversation, copy_dir, document, kinds, options, raw_lines, read, read_with,
-    tool_calls, tool_results, users,
-};
+use trajhost_codec_testkit::{self as kit, Read, copy_dir, document, kinds, raw_lines, read};
 
 const DIR: &str = ".omp/agent/sessions/-project";
 const CWD: &str = "/home/user/project";
@@ -48,62 +45,13 @@ fn read_scenario(scenario: &str) -> Read {
     read::<Omp>(&home(scenario), &locator(scenario))
 }
 
+/// The header follows the title slot; `custom` entries (extension state)
+/// are counted, not emitted.
 #[test]
-fn info_describes_the_codec() {
-    let info = Omp::info();
-    assert_eq!(info.harness, "oh-my-pi");
-    assert_eq!(info.reads, vec!["omp-session-jsonl".to_string()]);
-    assert_eq!(info.writes, info.reads);
-    assert_eq!(info.session_globs, vec![".omp/agent/sessions/*/*.jsonl".to_string()]);
-    assert!(info.native_version_source.contains("does not record"));
-}
-
-#[test]
-fn discover_finds_each_fixture_session_and_skips_artifact_folders() {
-    for (scenario, id, _) in SCENARIOS {
-        let found = Omp::discover(&Dir::native(home(scenario))).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let s = &found.sessions[0];
-        assert_eq!((s.native_id.as_str(), s.locator.clone()), (id, locator(scenario)));
-        assert_eq!(s.cwd.as_deref(), Some(CWD));
-        assert_eq!(s.native_version.as_deref(), Some("3"));
-        // The title slot is empty (--no-title): the first prompt stands in.
-        assert!(s.title.as_deref().is_some_and(|t| !t.is_empty()));
-    }
-}
-
-#[test]
-fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
-    for (scenario, id, _) in SCENARIOS {
+fn the_title_slot_comes_first_and_custom_entries_are_counted() {
+    for (scenario, _, _) in SCENARIOS {
         let read = read_scenario(scenario);
-        let Body::Meta(meta) = &read.records[0].body else { panic!("{scenario}") };
-        assert_eq!((meta.harness.as_str(), meta.native_id.as_str()), ("oh-my-pi", id));
         assert_eq!(read.records[0].src.as_ref().unwrap().offset, 256, "the header follows the title slot");
-        assert!(!users(&read.records).is_empty());
-        let calls = tool_calls(&read.records);
-        let results = tool_results(&read.records);
-        assert_eq!(calls.len(), results.len(), "{scenario}");
-        for (call_id, _, _) in &results {
-            assert!(calls.iter().any(|(c, _, _)| c == call_id));
-        }
-        assert!(calls.iter().all(|(_, _, a)| a["i"] == ""), "{scenario}: arguments kept as recorded");
-        let answers = assistants(&read.records);
-        assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER")));
-        for a in answers {
-            assert_eq!(a.model.as_deref(), Some("fake-model"));
-            let want = Usage {
-                input: Some(100),
-                output: Some(20),
-                cache_read: Some(0),
-                cache_write: Some(0),
-                reasoning: None,
-                cost_usd: Some(0.0),
-            };
-            assert_eq!(a.usage.as_ref(), Some(&want));
-        }
-        // `custom` entries (tool_execution_start, session_exit) are extension
-        // state: counted, not emitted.
         let unmapped: Vec<&str> =
             read.diagnostics.iter().filter(|d| d.code == "unmapped-record-type").map(|d| d.detail.as_str()).collect();
         assert!(
@@ -115,65 +63,34 @@ fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
             "{:?}",
             read.diagnostics
         );
-        let ids: BTreeSet<&str> = read.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids.len(), read.records.len());
-        assert_eq!(read_with::<Omp>(&home(scenario), &locator(scenario), options(1, 1)).records, read.records);
     }
 }
 
 #[test]
-fn simple_session_details() {
+fn setting_changes_are_observations_and_a_result_skips_the_execution_entry() {
     let read = read_scenario("simple");
-    assert_eq!(
-        kinds(&read.records),
-        [
-            "meta",
-            "observation",
-            "observation",
-            "user",
-            "assistant",
-            "tool_call",
-            "tool_result",
-            "assistant",
-            "user",
-            "assistant"
-        ]
-    );
     let Body::Observation { subtype, text } = &read.records[1].body else { panic!() };
     assert_eq!((subtype.as_str(), text.as_deref()), ("model_change", Some("fake/fake-model")));
     let Body::Observation { subtype, text } = &read.records[2].body else { panic!() };
     assert_eq!((subtype.as_str(), text.as_deref()), ("thinking_level_change", None));
-    assert_eq!(tool_calls(&read.records)[0].2, &json!({"command": "cat hello.txt", "i": ""}));
-    let result = tool_results(&read.records)[0];
-    assert!(result.1.contains("PAPAYA-42") && result.2 == Some(true));
     // The result's parent skips the tool_execution_start entry.
     assert_eq!(read.records[6].parent.as_deref(), Some("b0e7c127"));
     let counted = read.diagnostics.iter().find(|d| d.detail == "custom/session_exit").unwrap();
     assert_eq!(counted.count, 2);
-
-    let failing = read_scenario("failing-tool");
-    assert_eq!(tool_results(&failing.records)[0].2, Some(false));
-    let multibyte = read_scenario("multibyte");
-    assert!(tool_results(&multibyte.records)[0].1.contains("CHERRY-本-91 ✓"));
+    // The long result is what the model saw (head and tail); the full
+    // output is in the artifacts folder, and the cut is said.
     let long = read_scenario("long-output");
-    let result = tool_results(&long.records)[0].1;
-    assert!(result.starts_with("LONG-OUTPUT-BEGIN LEMON-512") && result.contains("LONG-OUTPUT-END LIME-1024"));
-    // The result is what the model saw (head and tail); the full output is
-    // in the artifacts folder, and the cut is said.
-    assert!(result.contains("Read artifact://0 for full output"));
     let cut = long.diagnostics.iter().find(|d| d.code == "tool-output-truncated").unwrap();
     assert_eq!((cut.detail.as_str(), cut.severity), ("tool/bash", Severity::Info));
 }
 
+/// The suite checks the entry types; here, the message roles.
 #[test]
-fn fixture_entry_types_and_roles_are_all_known() {
-    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+fn fixture_message_roles_are_all_known() {
     let roles: BTreeSet<&str> = KNOWN_MESSAGE_ROLES.iter().map(|(k, _)| *k).collect();
     for (scenario, _, _) in SCENARIOS {
         for line in raw_lines(&home(scenario).join(locator(scenario))) {
-            let kind = line["type"].as_str().unwrap();
-            assert!(known.contains(kind), "{scenario}: entry type {kind:?} was never seen: map or report it");
-            if kind == "message" {
+            if line["type"] == "message" {
                 let role = line["message"]["role"].as_str().unwrap();
                 assert!(roles.contains(role), "{scenario}: role {role:?} was never seen");
             }
@@ -221,16 +138,14 @@ fn oh_my_pi_entry_types_map_to_records() {
     assert!(read.diagnostics.iter().all(|d| d.code == "unmapped-record-type" && d.severity == Severity::Info));
 }
 
+/// The suite round-trips the records; a written session has Oh My Pi's
+/// title slot, folder, model change, attribution and provider.
 #[test]
-fn round_trip_keeps_the_conversation_and_writes_a_title_slot() {
+fn a_written_session_has_a_title_slot_and_oh_my_pis_fields() {
     for (scenario, _, _) in SCENARIOS {
         let first = read_scenario(scenario);
         let options = WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None };
-        let written = trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options.clone()).unwrap();
-        assert_eq!(
-            trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options).unwrap().artifacts[0].bytes,
-            written.artifacts[0].bytes
-        );
+        let written = trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options).unwrap();
         let artifact = &written.artifacts[0];
         let header = check_chain(&artifact.bytes);
         assert_eq!(header["id"], written.native_id.as_str());
@@ -246,17 +161,6 @@ fn round_trip_keeps_the_conversation_and_writes_a_title_slot() {
         assert!(
             lines.iter().filter(|l| l["message"]["role"] == "assistant").all(|l| l["message"]["provider"] == "fake")
         );
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &artifact.bytes).unwrap();
-        let second = read::<Omp>(dir.path(), &artifact.path);
-        assert_eq!(conversation(&first.records), conversation(&second.records), "{scenario}");
-        let strip = |r: &trajhost_codec_sdk::canonical::Record| (r.id.clone(), r.body.clone());
-        let a: Vec<_> = first.records.iter().skip(1).map(strip).collect();
-        let b: Vec<_> = second.records.iter().skip(1).map(strip).collect();
-        assert_eq!(a, b, "{scenario}");
     }
 }
 
@@ -311,13 +215,6 @@ fn subagent_transcripts_in_the_artifacts_folder_are_reported() {
     assert_eq!(d.count, 1);
     // Discovery lists the session only, not the nested transcript.
     assert_eq!(Omp::discover(&Dir::native(dir.path())).unwrap().sessions.len(), 1);
-}
-
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (scenario, _, _) in SCENARIOS {
-        kit::conformance::<Omp>(&home(scenario), &locator(scenario), Spans::Lines);
-    }
 }
 
 #[test]

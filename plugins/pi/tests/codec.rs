@@ -1,5 +1,6 @@
-//! The Pi codec against sessions written by the real Pi CLI
-//! (fixtures/pi/0.73.1), run natively through `Dir::native`.
+//! What is particular to Pi's sessions, against sessions written by the
+//! real Pi CLI (fixtures/pi/0.73.1) and synthetic entries. What every codec
+//! must do is the testkit's suite, in tests/conformance.rs.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -8,12 +9,12 @@ use serde_json::{Value, json};
 use trajhost_codec_pi::core::testkit::check_chain;
 use trajhost_codec_pi::{Handling, KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Pi};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
-use trajhost_codec_sdk::canonical::{Body, Usage};
+use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
 use trajhost_codec_testkit::{
-    self as kit, Conversation, Read, Spans, assistants, conversation, document, kinds, options, raw_lines, read,
-    read_with, tool_calls, tool_results, users,
+    self as kit, Read, Spans, assistants, document, kinds, options, raw_lines, read, read_with, tool_calls,
+    tool_results, users,
 };
 
 const DIR: &str = ".pi/agent/sessions/--home-user-project--";
@@ -97,38 +98,9 @@ fn answer(id: &str, parent: &str, text: &str) -> Value {
 // ---------------------------------------------------------------- info, discover
 
 #[test]
-fn info_describes_the_codec() {
-    let info = Pi::info();
-    assert_eq!(info.harness, "pi");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.reads, vec!["pi-session-jsonl".to_string()]);
-    assert_eq!(info.writes, info.reads);
-    assert_eq!(info.session_globs, vec![".pi/agent/sessions/*/*.jsonl".to_string()]);
-    assert!(info.native_version_source.contains("header"), "{}", info.native_version_source);
-    assert!(info.native_version_source.contains("does not record"));
-}
-
-#[test]
-fn discover_finds_each_fixture_session() {
-    for (scenario, id, _) in SCENARIOS {
-        let found = Pi::discover(&Dir::native(home(scenario))).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let s = &found.sessions[0];
-        assert_eq!(s.native_id, id);
-        assert_eq!(s.locator, locator(scenario));
-        assert_eq!(s.cwd.as_deref(), Some(CWD));
-        assert_eq!(s.native_version.as_deref(), Some("3"));
-        let header = &raw_lines(&home(scenario).join(&s.locator))[0];
-        assert_eq!(s.started_at.as_deref(), header["timestamp"].as_str());
-        assert!(s.title.as_deref().is_some_and(|t| !t.is_empty()));
-        assert_eq!(s.size, std::fs::metadata(home(scenario).join(&s.locator)).unwrap().len());
-        let inspected = Pi::inspect(&Dir::native(home(scenario)), &s.locator).unwrap();
-        assert_eq!(inspected.native_id, s.native_id);
-    }
-    let empty = tempfile::tempdir().unwrap();
-    let found = Pi::discover(&Dir::native(empty.path())).unwrap();
-    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
+fn the_version_is_the_headers_format_version() {
+    let source = Pi::info().native_version_source;
+    assert!(source.contains("header") && source.contains("does not record"), "{source}");
 }
 
 #[test]
@@ -160,171 +132,62 @@ fn discover_names_every_file_that_is_no_session_and_reads_renamed_ones_by_their_
     assert_eq!(read.meta().native_id, id);
 }
 
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (scenario, _, _) in SCENARIOS {
-        kit::conformance::<Pi>(&home(scenario), &locator(scenario), Spans::Lines);
-    }
-}
-
 // ---------------------------------------------------------------- read
 
 #[test]
-fn every_scenario_has_prompt_call_result_answer_model_and_usage() {
-    for (scenario, id, _) in SCENARIOS {
+fn responses_keep_the_providers_id_and_nothing_reads_as_an_error() {
+    for (scenario, _, _) in SCENARIOS {
         let read = read_scenario(scenario);
-        let first = &read.records[0];
-        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is not meta") };
-        assert_eq!((meta.harness.as_str(), meta.native_id.as_str()), ("pi", id));
-        assert_eq!(meta.native_version.as_deref(), Some("3"));
-        assert_eq!(meta.cwd.as_deref(), Some(CWD));
-        assert!(!users(&read.records).is_empty(), "{scenario}");
-        let calls = tool_calls(&read.records);
-        let results = tool_results(&read.records);
-        assert!(!calls.is_empty(), "{scenario}");
-        assert_eq!(calls.len(), results.len(), "{scenario}");
-        for (call_id, content, _) in &results {
-            assert!(calls.iter().any(|(c, _, _)| c == call_id), "{scenario}: result {call_id} has no call");
-            assert!(!content.is_empty());
-        }
-        assert!(calls.iter().all(|(_, _, args)| args.is_object()));
-        let answers = assistants(&read.records);
-        assert!(answers.iter().any(|a| a.text.starts_with("FINAL ANSWER")), "{scenario}");
-        for a in &answers {
-            assert_eq!(a.model.as_deref(), Some("fake-model"));
+        for a in assistants(&read.records) {
             assert!(a.message_id.as_deref().is_some_and(|m| m.starts_with("chatcmpl-")));
-            let usage = a.usage.as_ref().unwrap();
-            let want = Usage {
-                input: Some(100),
-                output: Some(20),
-                cache_read: Some(0),
-                cache_write: Some(0),
-                reasoning: None,
-                cost_usd: Some(0.0),
-            };
-            assert_eq!(usage, &want);
         }
         assert!(read.diagnostics.iter().all(|d| d.severity != Severity::Error), "{scenario}: {:?}", read.diagnostics);
     }
 }
 
+/// Model and thinking-level changes are observations; parents follow the
+/// native parentId chain.
 #[test]
-fn simple_session_reads_in_order() {
+fn setting_changes_are_observations_and_parents_follow_the_chain() {
     let read = read_scenario("simple");
-    assert_eq!(
-        kinds(&read.records),
-        [
-            "meta",
-            "observation",
-            "observation",
-            "user",
-            "assistant",
-            "tool_call",
-            "tool_result",
-            "assistant",
-            "user",
-            "assistant"
-        ]
-    );
-    assert_eq!(
-        users(&read.records),
-        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
-    );
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls, [("call_lab_81ff91670c56432e", "bash", &json!({"command": "cat hello.txt"}))]);
-    let results = tool_results(&read.records);
-    assert_eq!(results[0].0, "call_lab_81ff91670c56432e");
-    assert!(results[0].1.contains("PAPAYA-42"));
-    assert_eq!(results[0].2, Some(true));
-    let answers = assistants(&read.records);
-    assert_eq!(answers[0].stop_reason.as_deref(), Some("toolUse"));
-    assert!(answers[1].text.starts_with("FINAL ANSWER: the tool returned: Hello from the lab workspace."));
+    assert_eq!(assistants(&read.records)[0].stop_reason.as_deref(), Some("toolUse"));
     let Body::Observation { subtype, text } = &read.records[1].body else { panic!() };
     assert_eq!((subtype.as_str(), text.as_deref()), ("model_change", Some("fake/fake-model")));
     let Body::Observation { subtype, text } = &read.records[2].body else { panic!() };
     assert_eq!((subtype.as_str(), text.as_deref()), ("thinking_level_change", Some("off")));
-    // Parents follow the native parentId chain.
     assert_eq!(read.records[3].id, "4c24691d");
-    assert_eq!(read.records[3].parent.as_deref(), Some("8079d639"));
     assert_eq!(read.records[5].parent.as_deref(), Some("0b0b76ff"));
     assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
 }
 
 #[test]
-fn failing_tool_result_is_not_ok_and_parallel_results_link_to_their_calls() {
-    let read = read_scenario("failing-tool");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].2, Some(false));
-    assert!(results[0].1.contains("Command exited with code 3"));
-
-    let read = read_scenario("parallel");
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls.len(), 2);
-    assert_eq!(calls[1], ("call_lab_9c44f9eac3244220", "read", &json!({"path": "/home/user/project/second.txt"})));
-    let results = tool_results(&read.records);
-    assert!(results.iter().any(|r| r.0 == "call_lab_4b57403879d44dee" && r.1.contains("PAPAYA-42")));
-    assert!(results.iter().any(|r| r.0 == "call_lab_9c44f9eac3244220" && r.1.contains("KIWI-58")));
-}
-
-#[test]
-fn multibyte_and_long_output_are_intact() {
-    let read = read_scenario("multibyte");
-    assert!(users(&read.records)[0].contains("読んでください 🍍") && users(&read.records)[0].contains("café"));
-    assert!(tool_results(&read.records)[0].1.contains("CHERRY-本-91 ✓"));
-    assert!(tool_results(&read.records)[0].1.contains("👩‍💻 🏳️‍🌈"));
-
+fn a_long_output_keeps_the_tail_pi_kept() {
     let read = read_scenario("long-output");
     let result = tool_results(&read.records)[0].1;
     // Pi kept the tail (its full output went to a file under /tmp, outside the home).
-    assert!(result.contains("LONG-OUTPUT-END LIME-1024"));
     assert_eq!(result.chars().count(), 51_277);
     let cut = read.diag("tool-output-truncated").unwrap();
     assert_eq!((cut.detail.as_str(), cut.count), ("tool/bash", 1));
 }
 
 #[test]
-fn ids_are_stable_unique_and_batching_does_not_change_records() {
+fn one_record_caps_give_a_batch_a_record() {
     for (scenario, _, _) in SCENARIOS {
         let a = read_scenario(scenario);
         let b = read_with::<Pi>(&home(scenario), &locator(scenario), options(1, 1));
-        assert_eq!(a.records, b.records, "{scenario}");
         assert!(b.batches > a.records.len() / 2, "{scenario}: {} batches", b.batches);
-        let ids: BTreeSet<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids.len(), a.records.len(), "{scenario}: duplicate ids");
-    }
-}
-
-#[test]
-fn src_spans_slice_back_to_the_raw_lines() {
-    let read = read_scenario("parallel");
-    let bytes = std::fs::read(home("parallel").join(locator("parallel"))).unwrap();
-    for record in &read.records {
-        let src = record.src.as_ref().unwrap();
-        assert_eq!(src.file, locator("parallel"));
-        let line = &bytes[src.offset as usize..(src.offset + src.len) as usize];
-        assert_eq!(*line.last().unwrap(), b'\n');
-        let v: Value = serde_json::from_slice(line).unwrap();
-        let own = record.id.split('#').next().unwrap();
-        if record.body.kind() != "meta" {
-            assert_eq!(v["id"], own, "{record:?}");
-        } else {
-            assert_eq!(v["type"], "session");
-        }
     }
 }
 
 // ---------------------------------------------------------------- types
 
+/// The suite checks the entry types; here, the message roles.
 #[test]
-fn fixture_entry_types_and_roles_are_all_known() {
-    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
+fn fixture_message_roles_are_all_known() {
     let roles: BTreeSet<&str> = KNOWN_MESSAGE_ROLES.iter().map(|(k, _)| *k).collect();
     for (scenario, _, _) in SCENARIOS {
         for line in raw_lines(&home(scenario).join(locator(scenario))) {
-            let kind = line["type"].as_str().unwrap();
-            assert!(known.contains(kind), "{scenario}: entry type {kind:?} was never seen: map or report it");
-            if kind == "message" {
+            if line["type"] == "message" {
                 let role = line["message"]["role"].as_str().unwrap();
                 assert!(roles.contains(role), "{scenario}: message role {role:?} was never seen");
             }
@@ -422,8 +285,9 @@ fn write_options(cwd: &str) -> WriteOptions {
     WriteOptions { cwd: Some(cwd.into()), native_id: None, home_path: None }
 }
 
+/// The suite round-trips every record; the file is named from its header.
 #[test]
-fn round_trip_keeps_the_conversation() {
+fn a_written_session_is_named_from_its_header() {
     for (scenario, _, _) in SCENARIOS {
         let first = read_scenario(scenario);
         let written = trajhost_codec_sdk::write_document::<Pi>(&document(&first.records), write_options(CWD)).unwrap();
@@ -436,20 +300,6 @@ fn round_trip_keeps_the_conversation() {
         let ts = header["timestamp"].as_str().unwrap().replace([':', '.'], "-");
         assert_eq!(name, format!("{ts}_{}.jsonl", written.native_id), "file name agrees with the header");
         assert!(artifact.path.starts_with(&format!("{DIR}/")), "{}", artifact.path);
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &artifact.bytes).unwrap();
-        let second = read::<Pi>(dir.path(), &artifact.path);
-        let (a, b): (Conversation, Conversation) = (conversation(&first.records), conversation(&second.records));
-        assert_eq!(a, b, "{scenario}");
-        // Same harness: model, usage, ok flags, entry ids and observations survive.
-        let strip = |r: &trajhost_codec_sdk::canonical::Record| (r.id.clone(), r.body.clone(), r.parent.clone());
-        let a: Vec<_> = first.records.iter().skip(1).map(strip).collect();
-        let b: Vec<_> = second.records.iter().skip(1).map(strip).collect();
-        assert_eq!(a, b, "{scenario}");
-        assert!(second.diagnostics.is_empty(), "{scenario}: {:?}", second.diagnostics);
     }
 }
 

@@ -1,142 +1,53 @@
-//! The Qwen Code codec against sessions written by the real Qwen Code CLI
-//! (fixtures/qwen-code/0.15.10), run natively through `Dir::native`.
+//! What is particular to Qwen Code's transcripts, against sessions written
+//! by the real CLI (fixtures/qwen-code/0.15.10) and synthetic lines. What
+//! every codec must do is the testkit's suite, in tests/conformance.rs.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
-use trajhost_codec_qwen_code::{KNOWN_RECORD_TYPES, QwenCode, rfc3339_utc};
+use trajhost_codec_qwen_code::QwenCode;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, ReadOptions, Severity};
+use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, glob_matches, observations, options, raw_lines, tool_calls, tool_results,
-    users,
+    self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
 
 const CHATS: &str = ".qwen/projects/-home-user-project/chats";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("qwen-code", "0.15.10")
-}
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "7fa53858-ad16-462e-8b1e-2640d3637bc1"),
-    ("parallel", "eec2ce2c-b5be-4bcb-965c-986095fb1304"),
-    ("failing-tool", "daa3378f-645b-457e-a8ed-4cc17e9e2351"),
-    ("multibyte", "8fa97795-2a49-4318-8e58-068f023ab812"),
-    ("long-output", "0788181a-5d0f-4bb5-aa5b-a3de653622f2"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn scenario(name: &str) -> (&'static str, &'static str) {
-    *SCENARIOS.iter().find(|(s, _)| *s == name).unwrap()
+/// The lab fixtures, as tests/conformance.json names them.
+fn lab() -> Lab<QwenCode> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
     format!("{CHATS}/{id}.jsonl")
 }
 
-/// The record kind of a raw line, classified here independently of the codec.
-fn raw_kind(line: &Value) -> String {
-    let kind = line["type"].as_str().unwrap_or("(no type)");
-    match line["subtype"].as_str() {
-        Some(subtype) if kind == "system" => format!("system/{subtype}"),
-        _ => kind.to_string(),
-    }
-}
-
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<QwenCode>(home, locator, options)
-}
-
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<QwenCode>(home, locator)
 }
 
-fn read_scenario(name: &str) -> Read {
-    let (s, id) = scenario(name);
-    read(&home(s), &locator(id))
+/// The raw lines of a scenario's transcript.
+fn raw_scenario(name: &str) -> Vec<Value> {
+    raw_lines(&lab().path(name))
 }
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
-}
-
-// ---------------------------------------------------------------- info
 
 #[test]
-fn info_describes_the_codec() {
-    let info = QwenCode::info();
-    assert_eq!(info.harness, "qwen-code");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.1.0, <1.0.0");
-    assert!(info.native_version_source.contains("version"));
-    assert_eq!(info.reads, vec!["qwen-code-jsonl".to_string()]);
-    assert_eq!(info.writes, vec!["qwen-code-jsonl".to_string()]);
-    assert_eq!(info.canonical_schema, trajhost_codec_sdk::canonical::SCHEMA);
-    for (_, id) in SCENARIOS {
-        assert!(info.session_globs.iter().any(|g| glob_matches(g, &locator(id))), "{:?}", info.session_globs);
-    }
-    assert!(info.session_globs.iter().any(|g| glob_matches(g, ".qwen/tmp/abc/chats/x.jsonl")));
+fn globs_cover_the_temporary_chats_folder_too() {
+    let globs = QwenCode::info().session_globs;
+    assert!(globs.iter().any(|g| kit::glob_matches(g, ".qwen/tmp/abc/chats/x.jsonl")), "{globs:?}");
 }
 
 // ---------------------------------------------------------------- discover
 
 #[test]
-fn discover_finds_each_fixture_session() {
-    for (scenario, id) in SCENARIOS {
-        let home = home(scenario);
-        let found = QwenCode::discover(&Dir::native(&home)).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let session = &found.sessions[0];
-        assert_eq!(session.native_id, id, "{scenario}");
-        assert_eq!(session.locator, locator(id));
-        assert_eq!(session.cwd.as_deref(), Some(CWD));
-        assert_eq!(session.native_version.as_deref(), Some("0.15.10"));
-
-        let path = home.join(&session.locator);
-        let raw = raw_lines(&path);
-        assert_eq!(session.started_at.as_deref(), raw[0]["timestamp"].as_str(), "{scenario}");
-        let meta = std::fs::metadata(&path).unwrap();
-        let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-        assert_eq!(session.updated_at.as_deref(), Some(rfc3339_utc(mtime).as_str()), "{scenario}");
-        assert_eq!(session.size, meta.len(), "{scenario}");
-
-        let prompt = raw[0]["message"]["parts"][0]["text"].as_str().unwrap();
-        let title = session.title.as_deref().unwrap();
-        assert!(title.chars().count() <= 80, "{title}");
-        assert!(prompt.starts_with(title.trim_end_matches('…')), "{scenario}: {title:?} vs {prompt:?}");
-
-        let one = QwenCode::inspect(&Dir::native(&home), &session.locator).unwrap();
-        assert_eq!(one.native_id, session.native_id);
-        assert_eq!(one.cwd, session.cwd);
-        assert_eq!(one.started_at, session.started_at);
-        assert_eq!(one.updated_at, session.updated_at);
-        assert_eq!(one.size, session.size);
-        assert_eq!(one.title, session.title);
-        assert_eq!(one.native_version, session.native_version);
-    }
-}
-
-#[test]
-fn discover_of_a_home_without_qwen_is_empty() {
-    let dir = tempfile::tempdir().unwrap();
-    let found = QwenCode::discover(&Dir::native(dir.path())).unwrap();
-    assert!(found.sessions.is_empty());
-    assert!(found.diagnostics.is_empty());
-}
-
-#[test]
 fn discover_prefers_custom_titles_and_reports_oddities() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let chats = dir.path().join(CHATS);
     let main = chats.join(format!("{id}.jsonl"));
     let mut text = std::fs::read_to_string(&main).unwrap();
@@ -170,209 +81,42 @@ fn discover_prefers_custom_titles_and_reports_oddities() {
     assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
 }
 
-#[test]
-fn a_renamed_transcript_is_identified_by_its_session_id() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
-    let chats = dir.path().join(CHATS);
-    std::fs::rename(chats.join(format!("{id}.jsonl")), chats.join("copy.jsonl")).unwrap();
-    let found = kit::discover::<QwenCode>(dir.path());
-    assert_eq!(found.sessions.len(), 1);
-    assert_eq!(found.sessions[0].native_id, id);
-    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
-    let read = kit::conformance::<QwenCode>(dir.path(), &format!("{CHATS}/copy.jsonl"), Spans::Lines);
-    assert_eq!(read.meta().native_id, id);
-}
-
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for (scenario, id) in SCENARIOS {
-        kit::conformance::<QwenCode>(&home(scenario), &locator(id), Spans::Lines);
-    }
-}
-
 // ---------------------------------------------------------------- read
 
+/// An assistant record's id is its message id; a small batch cap cuts
+/// each session in several batches.
 #[test]
-fn read_starts_with_meta() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
-        let first = &read.records[0];
-        let Body::Meta(meta) = &first.body else { panic!("{scenario}: first record is {:?}", first.body) };
-        assert_eq!(first.id, id);
-        assert_eq!(meta.harness, "qwen-code");
-        assert_eq!(meta.schema, trajhost_codec_sdk::canonical::SCHEMA);
-        assert_eq!(meta.native_id, id);
-        assert_eq!(meta.native_version.as_deref(), Some("0.15.10"));
-        assert_eq!(meta.cwd.as_deref(), Some(CWD));
-        assert_eq!(meta.git_branch, None, "the workspace is no git repository");
-        assert_eq!(meta.codec.as_deref(), Some(concat!("qwen-code@", env!("CARGO_PKG_VERSION"))));
-        assert!(meta.title.is_some());
-        assert_eq!(first.ts, meta.started_at);
-        assert_eq!(read.records.iter().filter(|r| matches!(r.body, Body::Meta(_))).count(), 1);
-    }
-}
-
-#[test]
-fn simple_session_has_prompt_call_result_and_answer() {
-    let read = read_scenario("simple");
-    let records = &read.records;
-    assert_eq!(
-        users(records),
-        vec!["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
-    );
-    let calls = tool_calls(records);
-    assert_eq!(calls.len(), 1);
-    let (call_id, name, arguments) = calls[0];
-    assert_eq!((call_id, name), ("call_lab_14229cc13bf549e7", "run_shell_command"));
-    assert_eq!(arguments, &json!({"command": "cat hello.txt", "description": "Run cat hello.txt"}));
-    let results = tool_results(records);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].0, call_id);
-    assert!(results[0].1.contains("Output: Hello from the lab workspace. The secret word is PAPAYA-42."));
-    assert_eq!(results[0].2, Some(true));
-
-    let answers = assistants(records);
-    assert_eq!(answers.len(), 3);
-    assert_eq!(answers[0].text, "");
-    assert!(answers[1].text.starts_with("FINAL ANSWER") && answers[1].text.contains("PAPAYA-42"));
-    assert!(answers[2].text.starts_with("NOTOOL ANSWER") && answers[2].text.contains("PAPAYA-42"));
-
-    let kinds: Vec<&str> = records.iter().skip(1).map(|r| r.body.kind()).collect();
-    assert_eq!(kinds, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]);
-
-    // Parents point at records: telemetry and snapshots in between resolve away.
-    let by_id = |id: &str| records.iter().find(|r| r.id == id).unwrap();
-    assert_eq!(by_id("a3d7bdf6-6f83-4cda-a82a-dd3aefa2f37f").parent, None);
-    assert_eq!(
-        by_id("f04cbb0e-b78d-4e8f-817f-e347107b12b7").parent.as_deref(),
-        Some("a3d7bdf6-6f83-4cda-a82a-dd3aefa2f37f")
-    );
-    assert_eq!(by_id(call_id).parent.as_deref(), Some("f04cbb0e-b78d-4e8f-817f-e347107b12b7"));
-    assert_eq!(by_id("8b582fc3-d7a7-4558-81ed-de2170465876").parent.as_deref(), Some(call_id));
-    assert_eq!(
-        by_id("80690a9e-0c06-4cfe-83ad-7decbb90c3a9").parent.as_deref(),
-        Some("8b582fc3-d7a7-4558-81ed-de2170465876")
-    );
-}
-
-#[test]
-fn assistant_records_carry_model_usage_and_timestamps() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
-        for a in assistants(&read.records) {
-            assert_eq!(a.model.as_deref(), Some("fake-model"), "{scenario}");
-            assert!(a.message_id.is_some());
-            let usage = a.usage.as_ref().unwrap_or_else(|| panic!("{scenario}: no usage"));
-            assert_eq!(usage.input, Some(100));
-            assert_eq!(usage.output, Some(20));
-            assert_eq!(usage.cache_read, Some(0));
-            assert_eq!(usage.cache_write, None, "not recorded");
-            assert_eq!(usage.reasoning, Some(0));
-        }
-        let raw = raw_lines(&home(scenario).join(locator(id)));
-        for record in &read.records {
-            let ts = record.ts.as_deref().unwrap_or_else(|| panic!("{scenario}: {} has no ts", record.id));
-            assert!(ts.starts_with("2026-11-30T04:") && ts.ends_with('Z'), "{ts}");
-            assert_eq!(record.agent, None);
-            let uuid = record.id.split('#').next().unwrap();
-            if let Some(line) = raw.iter().find(|l| l["uuid"] == uuid) {
-                assert_eq!(record.ts.as_deref(), line["timestamp"].as_str());
+fn message_ids_are_record_ids_and_small_caps_cut_sessions() {
+    for (scenario, id) in lab().ids() {
+        let read = lab().read(scenario);
+        for r in &read.records {
+            if let Body::Assistant(x) = &r.body {
+                assert_eq!(Some(r.id.as_str()), x.message_id.as_deref());
             }
+            assert_eq!(r.agent, None);
         }
+        let small = kit::read_with::<QwenCode>(&lab().home(scenario), &locator(id), kit::options(2, 512));
+        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
     }
 }
 
 #[test]
-fn parallel_calls_have_their_results() {
-    let read = read_scenario("parallel");
-    let calls = tool_calls(&read.records);
-    let names: Vec<&str> = calls.iter().map(|c| c.1).collect();
-    assert_eq!(names, ["run_shell_command", "read_file"]);
-    assert_eq!(calls[0].2["command"], "cat hello.txt");
-    assert_eq!(calls[1].2, &json!({"file_path": "/home/user/project/second.txt"}));
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 2);
-    let by_call = |id: &str| results.iter().find(|r| r.0 == id).unwrap();
-    assert!(by_call(calls[0].0).1.contains("PAPAYA-42"));
-    assert_eq!(by_call(calls[1].0).1, "The second word is KIWI-58.\n");
-    assert!(results.iter().all(|r| r.2 == Some(true)));
-    let answer = &assistants(&read.records).last().unwrap().text;
-    assert!(answer.contains("KIWI-58") && answer.contains("PAPAYA-42"));
-}
-
-#[test]
-fn failing_tool_keeps_the_status_the_store_recorded() {
-    let read = read_scenario("failing-tool");
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0].2["command"], "cat missing.txt; exit 3");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0].0, calls[0].0);
-    assert!(results[0].1.contains("No such file or directory") && results[0].1.contains("Exit Code: 3"));
-    // Qwen Code records the shell call as `success` despite the exit code.
-    let (s, id) = scenario("failing-tool");
-    let raw = raw_lines(&home(s).join(locator(id)));
-    let status = raw.iter().find_map(|l| l["toolCallResult"]["status"].as_str()).unwrap();
-    assert_eq!(status, "success");
-    assert_eq!(results[0].2, Some(true));
-    assert!(assistants(&read.records).last().unwrap().text.contains("No such file or directory"));
-}
-
-#[test]
-fn multibyte_text_is_intact() {
-    let read = read_scenario("multibyte");
-    let prompt = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
-    assert_eq!(users(&read.records), vec![prompt]);
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    for needle in [
-        "秘密の言葉は「桃」",
-        "안녕하세요",
-        "👩\u{200d}💻",
-        "🏳\u{fe0f}\u{200d}🌈",
-        "o\u{302}\u{323}",
-        "Sentinel: CHERRY-本-91 ✓",
-    ] {
-        assert!(results[0].1.contains(needle), "{needle} missing from {:?}", results[0].1);
-    }
-    let (s, id) = scenario("multibyte");
-    let raw = raw_lines(&home(s).join(locator(id)));
-    let recorded =
-        raw.iter().find_map(|l| l["message"]["parts"][0]["functionResponse"]["response"]["output"].as_str()).unwrap();
-    assert_eq!(results[0].1, recorded);
-    assert!(assistants(&read.records).last().unwrap().text.contains("CHERRY-本-91 ✓"));
+fn a_failing_shell_call_keeps_the_status_the_store_recorded() {
+    // Qwen Code records the shell call as `success` despite the exit code;
+    // the suite's table expects `ok`.
+    let status =
+        raw_scenario("failing-tool").iter().find_map(|l| l["toolCallResult"]["status"].as_str().map(String::from));
+    assert_eq!(status.as_deref(), Some("success"));
 }
 
 const SPILL: &str =
     ".qwen/tmp/9dad1e4e08b0b11cbcd860257e8bdfa6b8e5f01790e10a6a0b1f4870c13e686b/run_shell_command_4942b8236de5.output";
 
 #[test]
-fn long_output_result_is_read_in_full_from_its_spill_file() {
-    let read = read_scenario("long-output");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    let spilled = std::fs::read_to_string(home("long-output").join(SPILL)).unwrap();
-    assert!(spilled.len() > 90_000);
-    assert_eq!(results[0].1, spilled);
-    assert!(results[0].1.contains("LONG-OUTPUT-BEGIN LEMON-512"));
-    assert!(read.diagnostics.iter().all(|d| !d.code.starts_with("persisted-output")), "{:?}", read.diagnostics);
-    // The scripted model cut its echo of the result short.
-    assert!(
-        assistants(&read.records)
-            .last()
-            .unwrap()
-            .text
-            .starts_with("FINAL ANSWER: the tool returned: Tool output was too large")
-    );
-}
-
-#[test]
 fn long_output_without_its_spill_file_keeps_the_truncated_text() {
-    let dir = copy_of("long-output");
+    let dir = lab().copy("long-output");
     std::fs::remove_file(dir.path().join(SPILL)).unwrap();
-    let (_, id) = scenario("long-output");
+    let id = lab().id("long-output");
     let read = read(dir.path(), &locator(id));
     let results = tool_results(&read.records);
     assert!(results[0].1.starts_with("Tool output was too large and has been truncated."));
@@ -380,122 +124,14 @@ fn long_output_without_its_spill_file_keeps_the_truncated_text() {
     assert_eq!(read.diag("persisted-output-missing").unwrap().severity, Severity::Info);
 }
 
+/// The suite checks the types; each line also names the CLI's version.
 #[test]
-fn ids_are_stable_and_unique() {
-    for (scenario, _) in SCENARIOS {
-        // Stable across reads: kit::check_stable_ids, in conformance.
-        let a = read_scenario(scenario);
-        kit::check_unique_ids(&a);
-        for r in &a.records {
-            match &r.body {
-                Body::Assistant(x) => assert_eq!(Some(r.id.as_str()), x.message_id.as_deref()),
-                Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
-                _ => {}
-            }
+fn every_fixture_line_carries_the_version() {
+    for (scenario, _) in lab().ids() {
+        for line in raw_scenario(scenario) {
+            assert_eq!(line["version"], "0.15.10", "{scenario}");
         }
     }
-}
-
-#[test]
-fn batching_does_not_change_the_records() {
-    for (scenario, id) in SCENARIOS {
-        let whole = read(&home(scenario), &locator(id));
-        assert_eq!(whole.batches, 1, "{scenario}");
-        let small = read_with(&home(scenario), &locator(id), options(2, 512));
-        assert!(small.batches > 3, "{scenario}: {} batches", small.batches);
-        assert_eq!(small.records, whole.records, "{scenario}");
-        assert_eq!(format!("{:?}", small.diagnostics), format!("{:?}", whole.diagnostics), "{scenario}");
-        assert_eq!(small.early_diagnostics, 0, "diagnostics go out with the last batch");
-        let zero = read_with(&home(scenario), &locator(id), options(0, 0));
-        assert_eq!(zero.records, whole.records, "{scenario}");
-    }
-}
-
-#[test]
-fn src_spans_slice_back_to_the_raw_lines() {
-    for (scenario, _) in SCENARIOS {
-        let home = home(scenario);
-        let read = read_scenario(scenario);
-        for record in &read.records {
-            // On line boundaries (kit::check_spans, in conformance): one JSON line each.
-            let src = record.src.as_ref().unwrap_or_else(|| panic!("{scenario}: {} has no src", record.id));
-            let line = kit::span_json(&home, src);
-            match &record.body {
-                Body::Meta(m) => assert_eq!(line["sessionId"].as_str(), Some(m.native_id.as_str())),
-                Body::ToolCall { call_id, .. } => {
-                    assert_eq!(line["type"], "assistant");
-                    assert!(
-                        line["message"]["parts"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .any(|p| p["functionCall"]["id"] == call_id.as_str())
-                    );
-                }
-                Body::ToolResult { call_id, .. } => {
-                    assert_eq!(line["type"], "tool_result");
-                    assert_eq!(line["toolCallResult"]["callId"].as_str(), Some(call_id.as_str()));
-                }
-                _ => assert_eq!(line["uuid"].as_str(), Some(record.id.as_str())),
-            }
-        }
-    }
-}
-
-#[test]
-fn fixture_record_types_are_all_known() {
-    let known: BTreeSet<&str> = KNOWN_RECORD_TYPES.iter().map(|(k, _)| *k).collect();
-    let mut seen = BTreeSet::new();
-    for (scenario, id) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(id))) {
-            let kind = raw_kind(&line);
-            assert!(known.contains(kind.as_str()), "{scenario}: record type {kind:?} is not in KNOWN_RECORD_TYPES");
-            seen.insert(kind);
-            assert_eq!(line["version"], "0.15.10", "every record carries the version");
-        }
-    }
-    for kind in ["user", "assistant", "tool_result", "system/ui_telemetry", "system/attribution_snapshot"] {
-        assert!(seen.contains(kind), "{kind}");
-    }
-}
-
-#[test]
-fn every_record_type_is_mapped_or_reported() {
-    for (scenario, id) in SCENARIOS {
-        let raw = raw_lines(&home(scenario).join(locator(id)));
-        let read = read_scenario(scenario);
-        assert!(read.diag("unknown-content-part").is_none(), "{scenario}");
-        kit::check_handling(&read, KNOWN_RECORD_TYPES, |kind| {
-            raw.iter().filter(|l| raw_kind(l) == kind).count() as u32
-        });
-    }
-}
-
-// ---------------------------------------------------------------- damage
-
-#[test]
-fn torn_tail_is_a_warning_and_the_rest_is_read() {
-    let dir = copy_of("simple");
-    let (_, id) = scenario("simple");
-    let line_start = kit::tear_at(&dir.path().join(locator(id)), "NOTOOL ANSWER");
-    let read = read(dir.path(), &locator(id));
-    kit::check_torn_tail(&read, line_start, "NOTOOL");
-    assert_eq!(users(&read.records).len(), 2);
-    let answers = assistants(&read.records);
-    assert_eq!(answers.len(), 2);
-    assert!(answers[1].text.contains("FINAL ANSWER"));
-}
-
-#[test]
-fn corrupt_middle_line_is_an_error_and_the_rest_is_read() {
-    let dir = copy_of("failing-tool");
-    let (_, id) = scenario("failing-tool");
-    let path = dir.path().join(locator(id));
-    let offset = kit::corrupt_line(&path, 1, 40);
-    let read = read(dir.path(), &locator(id));
-    kit::check_corrupt_line(&read, offset);
-    assert_eq!(tool_results(&read.records).len(), 1);
-    assert!(assistants(&read.records).last().unwrap().text.contains("FINAL ANSWER"));
 }
 
 // ---------------------------------------------------------------- synthetic shapes
@@ -723,29 +359,8 @@ fn codes<'a>(diagnostics: &'a [Diagnostic], code: &str) -> Vec<&'a str> {
 }
 
 #[test]
-fn every_lab_scenario_round_trips_value_lossless() {
-    for (name, _) in SCENARIOS {
-        let source = read_scenario(name);
-        let written = write_doc(&source.document, write_options());
-        assert!(codes(&written.diagnostics, "not-carried").is_empty(), "{name}: {:?}", written.diagnostics);
-        assert!(codes(&written.diagnostics, "untranslated-reasoning").is_empty(), "{name}");
-        let (_home, back) = read_back(&written);
-        assert_eq!(said(&back.records), said(&source.records), "{name}");
-        let (m, s) = (back.meta(), source.meta());
-        assert_eq!((&m.cwd, &m.title, &m.git_branch, &m.started_at), (&s.cwd, &s.title, &s.git_branch, &s.started_at));
-        assert_eq!(m.native_id, written.native_id);
-        assert_ne!(m.native_id, s.native_id, "{name}: a new session id, so the original can stay beside it");
-        assert_eq!(m.native_version.as_deref(), Some("0.15.10"));
-        // The written transcript reads without a warning of its own.
-        let warnings: Vec<_> = back.diagnostics.iter().filter(|d| d.severity != Severity::Info).collect();
-        assert!(warnings.is_empty(), "{name}: {warnings:?}");
-        assert!(back.diagnostics.is_empty(), "{name}: {:?}", back.diagnostics);
-    }
-}
-
-#[test]
 fn written_lines_form_one_chain_with_the_envelope_qwen_code_checks() {
-    let source = read_scenario("parallel");
+    let source = lab().read("parallel");
     let written = write_doc(&source.document, write_options());
     let artifact = &written.artifacts[0];
     let stem = written.native_id.as_str();
@@ -783,7 +398,7 @@ fn written_lines_form_one_chain_with_the_envelope_qwen_code_checks() {
 
 #[test]
 fn the_writer_streams() {
-    let source = read_scenario("long-output");
+    let source = lab().read("long-output");
     let mut writer = QwenCode::write(write_options()).unwrap();
     let mut pieces = 0;
     for line in source.document.split_inclusive('\n') {
@@ -953,20 +568,20 @@ fn apply(plan: &Plan, target: &Path) {
 }
 
 fn simple_written() -> WrittenFiles {
-    write_doc(&read_scenario("simple").document, write_options())
+    write_doc(&lab().read("simple").document, write_options())
 }
 
 fn home_options(home: &Path) -> WriteOptions {
     WriteOptions { home_path: Some(home.display().to_string()), ..write_options() }
 }
 
+/// The suite installs and reads back; here, what the plan is.
 #[test]
-fn prepare_into_a_fresh_home_installs_one_file_and_resumes_by_id() {
+fn prepare_plans_the_written_file_and_resumes_by_id_under_the_home() {
     target::set_for_tests(TargetChoice::default());
     let written = simple_written();
     let target = tempfile::tempdir().unwrap();
     let plan = prepare(&written.artifacts, target.path(), home_options(target.path())).unwrap();
-    assert_eq!(plan.native_id, written.native_id);
     let [Operation::CreateFile(create)] = plan.operations.as_slice() else { panic!("{:?}", plan.operations) };
     assert_eq!(create.path, written.artifacts[0].path);
     assert_eq!(create.bytes, written.artifacts[0].bytes);
@@ -978,61 +593,23 @@ fn prepare_into_a_fresh_home_installs_one_file_and_resumes_by_id() {
             plan.native_id
         )
     );
-    apply(&plan, target.path());
-    let found = kit::discover::<QwenCode>(target.path());
-    assert_eq!(found.sessions.len(), 1);
-    assert_eq!(found.sessions[0].native_id, plan.native_id);
-    // A second prepare of the same export is refused.
-    let err = prepare(&written.artifacts, target.path(), write_options()).unwrap_err();
-    assert!(format!("{err:?}").contains("already"), "{err:?}");
-}
-
-fn tree_digest(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push((path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]
-fn prepare_beside_other_sessions_leaves_them_alone_and_is_the_newest() {
+fn an_installed_session_is_the_newest_of_its_project() {
     target::set_for_tests(TargetChoice::default());
     let written = simple_written();
-    let target = copy_of("simple");
-    // Another session of the same project, modified "earlier" than the install.
-    let other = copy_of("parallel");
-    let (_, parallel_id) = scenario("parallel");
-    std::fs::copy(other.path().join(locator(parallel_id)), target.path().join(locator(parallel_id))).unwrap();
-    let before = tree_digest(target.path());
+    let target = lab().copy("simple");
     let plan = prepare(&written.artifacts, target.path(), write_options()).unwrap();
-    assert_eq!(plan.operations.len(), 1);
     std::thread::sleep(std::time::Duration::from_millis(20));
     apply(&plan, target.path());
-    let after = tree_digest(target.path());
-    let new_path = PathBuf::from(&written.artifacts[0].path);
-    let unchanged: Vec<_> = after.iter().filter(|(p, _)| *p != new_path).cloned().collect();
-    assert_eq!(unchanged, before, "every file already there is byte-identical");
     // `qwen --continue` picks the project's transcript with the newest mtime.
-    let chats = target.path().join(CHATS);
-    let newest = std::fs::read_dir(&chats)
+    let newest = std::fs::read_dir(target.path().join(CHATS))
         .unwrap()
         .map(|e| e.unwrap())
         .max_by_key(|e| e.metadata().unwrap().modified().unwrap())
         .unwrap();
     assert_eq!(newest.file_name().to_string_lossy(), format!("{}.jsonl", plan.native_id));
-    assert_eq!(kit::discover::<QwenCode>(target.path()).sessions.len(), 3);
-    // The original's own export cannot go in twice either.
-    assert!(prepare(&written.artifacts, target.path(), write_options()).is_err());
 }
 
 #[test]
@@ -1076,7 +653,7 @@ fn prepare_moves_the_session_to_another_cwd() {
     apply(&plan, target.path());
     let back = read(target.path(), &create.path);
     assert_eq!(back.meta().cwd.as_deref(), Some("/srv/other"));
-    assert_eq!(said(&back.records), said(&read_scenario("simple").records));
+    assert_eq!(said(&back.records), said(&lab().read("simple").records));
     // Anything but one transcript is refused.
     let mut two = written.artifacts.clone();
     two.push(written.artifacts[0].clone());

@@ -22,6 +22,42 @@
 //! let read = kit::conformance::<Codex>(&home, locator, kit::Spans::Lines);
 //! assert_eq!(kit::users(&read.records), ["Read hello.txt and tell me the secret word."]);
 //! ```
+//!
+//! ## The conformance suite
+//!
+//! [`suite`] runs every check a codec's lab fixtures must pass, from a
+//! table of what they hold: `tests/conformance.json` beside the codec's
+//! tests (see [`suite::Table`]: fixture harness and version, the scenarios
+//! with their session ids, what each holds: user texts, tool calls and
+//! their arguments, results with their `ok` flag, answers, record kinds,
+//! parents; the span kind; what discover takes from the files; whether and
+//! how the codec writes and prepares; how a loose session file reads). A
+//! codec adds `trajhost-codec-testkit` as a dev-dependency and writes one
+//! file, `tests/conformance.rs`:
+//!
+//! ```ignore
+//! use trajhost_codec_testkit::suite::Suite;
+//! use my_codec::{KNOWN_RECORD_TYPES, MyCodec};
+//!
+//! const SUITE: Suite =
+//!     Suite { table: include_str!("conformance.json"), types: KNOWN_RECORD_TYPES, ..Suite::DEFAULT };
+//! trajhost_codec_testkit::conformance_suite!(MyCodec, SUITE);
+//! ```
+//!
+//! [`conformance_suite!`] makes one named `#[test]` per check, so
+//! `cargo test` lists each: info and globs; discover (as inspect and read
+//! say); an empty home; the kit checks above; meta; each of the five lab
+//! scenarios (`simple`, `parallel`, `failing-tool`, `multibyte`,
+//! `long-output`); store order and times; spans naming their records;
+//! native types mapped or reported; a torn tail and a corrupt line; the
+//! round trip read → write → read; prepare into an empty home and beside
+//! other sessions (every file there byte-identical); a loose session file.
+//! A part a codec cannot take says why in its table (`{"skip": "…"}`), and
+//! the test prints it. What JSON cannot say the codec passes in the
+//! [`suite::Suite`]: its type table, how to tell a raw record's type, how
+//! to read raw records of a store that is not JSON lines, how to apply a
+//! plan of databases (`suite::apply_plan`, feature `sqlite`). Its own
+//! tests reach the same fixtures through [`suite::Lab`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -34,6 +70,8 @@ use trajhost_codec_sdk::known::{Handling, UNKNOWN_RECORD_TYPE, UNMAPPED_RECORD_T
 use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, Severity};
 
 pub use trajhost_codec_sdk as sdk;
+
+pub mod suite;
 
 // ------------------------------------------------------------------ paths
 
