@@ -9,16 +9,16 @@
 //! draws the arrows); this crate is the command line over them. Its library
 //! names them under one roof for the integration tests and the bench:
 //!
-//! - [`wit`], [`capabilities`], [`limits`]: `trajhost-capabilities`;
-//! - [`runtime`], [`error`]: `trajhost-runtime`;
-//! - [`registry`], [`catalog`], [`ledger`], [`conformance`], [`scaffold`]:
+//! - `wit`, `capabilities`, `limits`: `trajhost-capabilities`;
+//! - `runtime`, `error`: `trajhost-runtime`;
+//! - `registry`, `catalog`, `ledger`, `conformance`, `scaffold`:
 //!   `trajhost-registry`;
-//! - [`inventory`], [`homes`], [`packed`], [`redaction`], [`digest`],
-//!   [`target_version`]: `trajhost-inventory`;
-//! - [`convert`], [`trajectory`], [`resume`]: `trajhost-convert`;
-//! - [`install`]: `trajhost-install`;
-//! - [`archive`]: `trajhost-archive`;
-//! - [`view`], [`browse`]: `trajhost-view`.
+//! - `inventory`, `homes`, `packed`, `redaction`, `digest`,
+//!   `target_version`: `trajhost-inventory`;
+//! - `convert`, `trajectory`, `resume`: `trajhost-convert`;
+//! - `install`: `trajhost-install`;
+//! - `archive`: `trajhost-archive`;
+//! - `view`, `browse`: `trajhost-view`.
 
 pub use trajhost_archive as archive;
 pub use trajhost_archive::fuzzing;

@@ -489,6 +489,17 @@ pub fn parse_native_version(text: &str) -> Option<semver::Version> {
     Some(semver::Version::new(major, minor, patch))
 }
 
+/// "no codec for harness …", naming the plugin file to install when the
+/// harness has one that is not built in.
+pub fn no_codec_message(catalog: &Catalog<'_>, harness: &str) -> String {
+    match crate::builtin::PLUGIN_FILE_ONLY.iter().find(|(h, _)| *h == harness) {
+        Some((_, file)) => format!(
+            "no codec for harness {harness:?} is installed: it ships as the plugin file {file} (trajhost plugin install {file})"
+        ),
+        None => format!("no codec for harness {harness:?} (known: {})", catalog.harnesses().join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_native_version;
@@ -519,16 +530,5 @@ mod tests {
         assert!(covers(">=1.0.0, <2.0.0", "1"));
         assert!(!covers(">=2.0.0, <3.0.0", "1"));
         assert!(covers(">=0.0.330, <2.0.0", "1.0.102"));
-    }
-}
-
-/// "no codec for harness …", naming the plugin file to install when the
-/// harness has one that is not built in.
-pub fn no_codec_message(catalog: &Catalog<'_>, harness: &str) -> String {
-    match crate::builtin::PLUGIN_FILE_ONLY.iter().find(|(h, _)| *h == harness) {
-        Some((_, file)) => format!(
-            "no codec for harness {harness:?} is installed: it ships as the plugin file {file} (trajhost plugin install {file})"
-        ),
-        None => format!("no codec for harness {harness:?} (known: {})", catalog.harnesses().join(", ")),
     }
 }
