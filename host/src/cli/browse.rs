@@ -752,8 +752,9 @@ fn resolve(
     catalog: &trajhost::catalog::Catalog<'_>,
     row: &Row,
 ) -> anyhow::Result<super::given::Session> {
-    let home = super::given::open_home(ctx, catalog, Some(&row.home))?;
-    super::given::resolve_session(ctx, catalog, &home, Some(&row.home), &row.native_id, Some(&row.harness), None)
+    let lookup = super::given::Lookup { harness: Some(row.harness.clone()), home: Some(row.home.clone()) };
+    let home = lookup.open_home(ctx, catalog)?;
+    lookup.resolve(ctx, catalog, &home, &row.native_id, &Default::default())
 }
 
 /// The first `limit` records of a session, as items.

@@ -18,16 +18,12 @@ pub struct Args {
     session: String,
     /// The harness to continue in; `HARNESS@VERSION` targets that version of it.
     #[arg(long = "in", value_name = "HARNESS[@VERSION]")]
-    target: String,
-    /// Where the session is found (default: $HOME), as for `read`.
-    #[arg(long, value_name = "DIR")]
-    home: Option<PathBuf>,
+    target: super::given::TargetHarness,
+    #[command(flatten)]
+    lookup: super::given::Lookup,
     /// The home of the harness that continues it (default: $HOME).
     #[arg(long, value_name = "DIR")]
     target_home: Option<PathBuf>,
-    /// The source harness, when the session is ambiguous.
-    #[arg(long)]
-    harness: Option<String>,
     /// The folder to continue in (default: the session's recorded cwd when it exists here, else the current
     /// directory).
     #[arg(long, value_name = "DIR")]
@@ -59,34 +55,21 @@ pub struct Args {
     /// Print what convert and prepare report, and the command, as JSON (implies --print).
     #[arg(long)]
     json: bool,
-    /// Mask secrets as [REDACTED:<rule>] in the continued session (docs/redaction.md; off by default).
-    #[arg(long)]
-    redact: bool,
+    #[command(flatten)]
+    redact: super::redact::HandoffRedact,
 }
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
-    let (to, target_version) = match args.target.split_once('@') {
-        Some((harness, version)) if !version.is_empty() => (harness, Some(version.to_string())),
-        _ => (args.target.as_str(), None),
-    };
-    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
-    let session = super::given::resolve_session(
-        ctx,
-        &catalog,
-        &home,
-        args.home.as_deref(),
-        &args.session,
-        args.harness.as_deref(),
-        None,
-    )?;
+    let home = args.lookup.open_home(ctx, &catalog)?;
+    let session = args.lookup.resolve(ctx, &catalog, &home, &args.session, &Default::default())?;
     let continued = continue_into(
         ctx,
         &catalog,
         &session.found,
         &Target {
-            harness: to,
-            version: target_version,
+            harness: &args.target.harness,
+            version: args.target.version.clone(),
             home: args.target_home.clone().unwrap_or_else(default_home),
             cwd: args.cwd.clone(),
             choice: TargetChoice {
@@ -98,7 +81,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             target_version: args.target_version.clone(),
             probe_cli: !args.no_probe,
             keep_export: args.keep_export.clone(),
-            redaction: super::convert::handoff_redactor(ctx, args.redact)?,
+            redaction: args.redact.redactor(&ctx.data_dir)?,
         },
     )?;
     let Continued { manifest, installed, cwd, cwd_from, notes, interactive, .. } = &continued;

@@ -7,7 +7,7 @@ use trajhost::HostError;
 use trajhost::capabilities::target::TargetChoice;
 use trajhost::convert::{self, ExportManifest, Tier};
 use trajhost::install::{self, InstallOp, RecoveryOutcome};
-use trajhost::inventory::{self, FoundSession};
+use trajhost::inventory::FoundSession;
 
 use super::terminal::SafeWriter;
 use super::{Context, default_home, exit};
@@ -19,7 +19,7 @@ pub struct ConvertArgs {
     /// The harness to convert to (e.g. codex, claude-code); `HARNESS@VERSION` writes for that native version of
     /// it (the codec whose writer covers it; `prepare` then targets that version).
     #[arg(long, value_name = "HARNESS[@VERSION]")]
-    to: String,
+    to: super::given::TargetHarness,
     /// The writing codec to use (`HARNESS@CODEC_VERSION`, as `plugin list` shows), whatever the target's version.
     #[arg(long, value_name = "CODEC")]
     codec: Option<String>,
@@ -29,12 +29,8 @@ pub struct ConvertArgs {
     /// The working directory the session should belong to in the target.
     #[arg(long, value_name = "DIR")]
     cwd: Option<String>,
-    /// The source harness, when ambiguous.
-    #[arg(long)]
-    harness: Option<String>,
-    /// Where to look for an id (default: $HOME).
-    #[arg(long, value_name = "DIR")]
-    home: Option<PathBuf>,
+    #[command(flatten)]
+    lookup: super::given::Lookup,
     /// The model the session should use in the target (for targets that record one per session).
     #[arg(long, value_name = "MODEL")]
     model: Option<String>,
@@ -47,9 +43,8 @@ pub struct ConvertArgs {
     /// Print the export manifest as JSON.
     #[arg(long)]
     json: bool,
-    /// Mask secrets as [REDACTED:<rule>] in what is written (docs/redaction.md; off by default: your own handoff).
-    #[arg(long)]
-    redact: bool,
+    #[command(flatten)]
+    redact: super::redact::HandoffRedact,
 }
 
 #[derive(clap::Args)]
@@ -85,38 +80,25 @@ pub struct PrepareArgs {
     codec: Option<String>,
     #[arg(long)]
     json: bool,
-    /// Mask secrets as [REDACTED:<rule>] in what is written (docs/redaction.md; off by default: your own handoff).
-    #[arg(long)]
-    redact: bool,
+    #[command(flatten)]
+    redact: super::redact::HandoffRedact,
 }
 
 pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
-    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
-    let (target, _packed) = super::given::open_target(ctx, &catalog, &args.target)?;
-    let store_home = home.store_key(args.home.as_deref());
-    let archived =
-        super::archive::resolve_archived(ctx, &catalog, &target, args.harness.as_deref(), store_home.as_deref())?;
-    let found = match &archived {
-        Some(resolved) => resolved.found.clone(),
-        None => match super::given::resolve_in_archive(&catalog, &home, &target, args.harness.as_deref())? {
-            Some(found) => found,
-            None => inventory::resolve(&catalog, &target, &home.dir, args.harness.as_deref())?,
-        },
-    };
-    let (to, target_version) = match args.to.split_once('@') {
-        Some((harness, version)) if !version.is_empty() => (harness, Some(version.to_string())),
-        _ => (args.to.as_str(), None),
-    };
+    let home = args.lookup.open_home(ctx, &catalog)?;
+    let session = args.lookup.resolve(ctx, &catalog, &home, &args.target, &Default::default())?;
+    let found = session.found.clone();
+    let to = args.to.harness.as_str();
     let out =
         args.out.clone().unwrap_or_else(|| PathBuf::from(format!("trajhost-export-{to}-{}", found.session.native_id)));
     let options = convert::ConvertOptions {
         cwd: args.cwd.clone(),
         choice: TargetChoice { model: args.model.clone(), provider: args.provider.clone(), allow_untested: false },
         lossy: args.lossy,
-        target_version,
+        target_version: args.to.version.clone(),
         writer: args.codec.clone(),
-        redaction: handoff_redactor(ctx, args.redact)?,
+        redaction: args.redact.redactor(&ctx.data_dir)?,
     };
     let manifest = match convert::convert(&catalog, &found, to, &out, &options) {
         Ok(manifest) => manifest,
@@ -177,11 +159,6 @@ fn print_report(m: &ExportManifest, out: &std::path::Path) -> std::io::Result<()
     Ok(())
 }
 
-/// `--redact` of convert, prepare and continue (off by default).
-pub fn handoff_redactor(ctx: &Context, redact: bool) -> anyhow::Result<Option<trajhost::redaction::Redactor>> {
-    super::redact::RedactFlags { redact, no_redact: false }.redactor(&ctx.data_dir, trajhost::redaction::Sink::Handoff)
-}
-
 pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
@@ -194,7 +171,7 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
         target_version: args.target_version.clone(),
         probe_cli: !args.no_probe,
         writer: args.codec.clone(),
-        redaction: handoff_redactor(ctx, args.redact)?,
+        redaction: args.redact.redactor(&ctx.data_dir)?,
     };
     let installed = install_export(ctx, &catalog, &args.export, &home, &request, args.dry_run)?;
     if args.json {

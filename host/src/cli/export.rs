@@ -22,15 +22,10 @@ pub struct Args {
     /// Every session found under --home (discovery as in `trajhost sessions`).
     #[arg(long, conflicts_with = "targets")]
     all: bool,
-    /// The harness, when a path or id is ambiguous (with --all: only this harness).
-    #[arg(long)]
-    harness: Option<String>,
-    /// Use this codec (HARNESS@VERSION) instead of the one the session's native version selects.
-    #[arg(long, value_name = "HARNESS@VERSION")]
-    codec: Option<String>,
-    /// Where to look (default: $HOME).
-    #[arg(long, value_name = "DIR")]
-    home: Option<PathBuf>,
+    #[command(flatten)]
+    lookup: super::given::Lookup,
+    #[command(flatten)]
+    reading: super::given::ReadingCodec,
     /// Output format (default: otlp-proto to an endpoint, otlp-json otherwise).
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -84,14 +79,14 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         anyhow::bail!("otlp-proto is binary: give --out FILE, or pipe stdout");
     }
     let catalog = ctx.catalog()?;
-    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
+    let home = args.lookup.open_home(ctx, &catalog)?;
     let mut kept = Vec::new();
     let mut sessions = Vec::new();
     let mut code = exit::OK;
     if args.all {
-        let query = SessionQuery { home: home.dir.clone(), harness: args.harness.clone(), cwd: None };
+        let query = SessionQuery { home: home.dir.clone(), harness: args.lookup.harness.clone(), cwd: None };
         let found = match &home.packed {
-            Some(p) => trajhost::packed::discover(&catalog, p, args.harness.as_deref(), None)?,
+            Some(p) => trajhost::packed::discover(&catalog, p, args.lookup.harness.as_deref(), None)?,
             None => inventory::discover(&catalog, &query)?,
         };
         for (harness, error) in &found.failures {
@@ -101,15 +96,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         sessions = found.sessions;
     } else {
         for given in &args.targets {
-            let session = super::given::resolve_session(
-                ctx,
-                &catalog,
-                &home,
-                args.home.as_deref(),
-                given,
-                args.harness.as_deref(),
-                args.codec.as_deref(),
-            )?;
+            let session = args.lookup.resolve(ctx, &catalog, &home, given, &args.reading)?;
             sessions.push(session.found.clone());
             // Keeps an unpacked archive or a restored home until the sessions are read.
             kept.push(session);
@@ -187,7 +174,7 @@ fn export_one(
     sink: &mut Sink,
 ) -> anyhow::Result<()> {
     let (codec, mut stream) =
-        inventory::open(catalog, found, args.codec.as_deref(), inventory::default_read_options())?;
+        inventory::open(catalog, found, args.reading.codec.as_deref(), inventory::default_read_options())?;
     tracing::info!(codec = %codec.id(), session = %found.session.native_id, "exporting");
     enum Target {
         Spans(SessionEncoder),

@@ -9,6 +9,78 @@ use trajhost::packed::{self, PackedHome};
 
 use super::{Context, default_home};
 
+/// `--harness` and `--home`: how a session named on the command line is
+/// looked up (read, view, export, convert, continue).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Lookup {
+    /// The session's harness, when a path or id is ambiguous (export --all: only this harness).
+    #[arg(long)]
+    pub harness: Option<String>,
+    /// Where to look for an id: a home directory or an archive of one (default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+}
+
+/// `--codec`: the codec that reads the session (read, view, export).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ReadingCodec {
+    /// Use this codec (HARNESS@VERSION) instead of the one the session's native version selects.
+    #[arg(long = "codec", value_name = "HARNESS@VERSION")]
+    pub codec: Option<String>,
+}
+
+/// `HARNESS[@VERSION]`: the harness a session goes to (`convert --to`,
+/// `continue --in`), and the native version to write for, if named.
+#[derive(Clone, Debug)]
+pub struct TargetHarness {
+    pub harness: String,
+    pub version: Option<String>,
+}
+
+impl std::str::FromStr for TargetHarness {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<TargetHarness, String> {
+        let (harness, version) = match text.split_once('@') {
+            Some((harness, version)) if !version.is_empty() => (harness, Some(version.to_string())),
+            Some((harness, _)) => (harness, None),
+            None => (text, None),
+        };
+        if harness.is_empty() {
+            return Err(format!("{text:?} names no harness: give HARNESS or HARNESS@VERSION"));
+        }
+        Ok(TargetHarness { harness: harness.to_string(), version })
+    }
+}
+
+impl Lookup {
+    /// `--home`, opened.
+    pub fn open_home(&self, ctx: &Context, catalog: &Catalog<'_>) -> anyhow::Result<Home> {
+        open_home(ctx, catalog, self.home.as_deref())
+    }
+
+    /// The session `given` names under `home` (opened from this lookup),
+    /// read with `codec` if one is forced.
+    pub fn resolve(
+        &self,
+        ctx: &Context,
+        catalog: &Catalog<'_>,
+        home: &Home,
+        given: &str,
+        codec: &ReadingCodec,
+    ) -> anyhow::Result<Session> {
+        resolve_session(
+            ctx,
+            catalog,
+            home,
+            self.home.as_deref(),
+            given,
+            self.harness.as_deref(),
+            codec.codec.as_deref(),
+        )
+    }
+}
+
 /// A home to look in.
 pub struct Home {
     pub dir: PathBuf,
@@ -128,7 +200,7 @@ pub struct Session {
 
 /// Resolves `given` under `home` (`home_arg` is `--home` as given, the
 /// archive store's key for it). `codec` (`--codec`) skips the archive.
-pub fn resolve_session(
+fn resolve_session(
     ctx: &Context,
     catalog: &Catalog<'_>,
     home: &Home,

@@ -1,7 +1,6 @@
 //! `trajhost read`
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use trajhost::inventory;
 
@@ -13,16 +12,10 @@ use super::{Context, diagnostic_json, exit, severity_name};
 pub struct Args {
     /// A session file, or a session id (or unique prefix) under --home.
     target: String,
-    /// The harness, when the path or id is ambiguous.
-    #[arg(long)]
-    harness: Option<String>,
-    /// Use this codec (HARNESS@VERSION) instead of the one the session's
-    /// native version selects.
-    #[arg(long, value_name = "HARNESS@VERSION")]
-    codec: Option<String>,
-    /// Where to look for an id (default: $HOME).
-    #[arg(long, value_name = "DIR")]
-    home: Option<PathBuf>,
+    #[command(flatten)]
+    lookup: super::given::Lookup,
+    #[command(flatten)]
+    reading: super::given::ReadingCodec,
     /// Canonical records as JSON lines (then one `summary` line);
     /// the same as `--format canonical`.
     #[arg(long)]
@@ -57,16 +50,8 @@ pub enum Format {
 
 pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
-    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
-    let session = super::given::resolve_session(
-        ctx,
-        &catalog,
-        &home,
-        args.home.as_deref(),
-        &args.target,
-        args.harness.as_deref(),
-        args.codec.as_deref(),
-    )?;
+    let home = args.lookup.open_home(ctx, &catalog)?;
+    let session = args.lookup.resolve(ctx, &catalog, &home, &args.target, &args.reading)?;
     let found = session.found.clone();
     let sessions = if args.follow { inventory::conversation(&catalog, &found)? } else { vec![found.clone()] };
     if sessions.len() > 1 {
@@ -94,7 +79,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
     let mut redactions = trajhost::redaction::Counts::default();
     for (index, found) in sessions.iter().enumerate() {
         let (codec, stream) =
-            inventory::open(&catalog, found, args.codec.as_deref(), inventory::default_read_options())?;
+            inventory::open(&catalog, found, args.reading.codec.as_deref(), inventory::default_read_options())?;
         // The codec parses the next batch while this thread writes and digests this one (and
         // with --redact, a third masks the one in between).
         let mut stream = Batches::new(stream.prefetched(), redactor.clone());

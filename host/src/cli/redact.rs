@@ -39,6 +39,21 @@ impl RedactFlags {
     }
 }
 
+/// `--redact` of convert, prepare and continue: off by default, since the
+/// session stays the user's own (a handoff between their harnesses).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct HandoffRedact {
+    /// Mask secrets as [REDACTED:<rule>] in what is written (docs/redaction.md; off by default: your own handoff).
+    #[arg(long)]
+    pub redact: bool,
+}
+
+impl HandoffRedact {
+    pub fn redactor(&self, data_dir: &Path) -> anyhow::Result<Option<Redactor>> {
+        RedactFlags { redact: self.redact, no_redact: false }.redactor(data_dir, Sink::Handoff)
+    }
+}
+
 /// `redacted 3 secrets: aws-access-token ×2, …` on stderr, when any were.
 pub fn report(counts: &Counts) {
     if let Some(line) = trajhost::redaction::summary(counts) {

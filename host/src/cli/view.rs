@@ -14,15 +14,10 @@ use super::{Context, exit};
 pub struct Args {
     /// A session file, or a session id (or unique prefix) under --home.
     target: String,
-    /// The harness, when the path or id is ambiguous.
-    #[arg(long)]
-    harness: Option<String>,
-    /// Use this codec (HARNESS@VERSION) instead of the one the session's native version selects.
-    #[arg(long, value_name = "HARNESS@VERSION")]
-    codec: Option<String>,
-    /// Where to look for an id (default: $HOME).
-    #[arg(long, value_name = "DIR")]
-    home: Option<PathBuf>,
+    #[command(flatten)]
+    lookup: super::given::Lookup,
+    #[command(flatten)]
+    reading: super::given::ReadingCodec,
     /// Write the page here (`-`: stdout). Default: `<session id>.html` in the current directory.
     #[arg(long, value_name = "FILE.html")]
     out: Option<PathBuf>,
@@ -39,22 +34,14 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         anyhow::bail!("--open opens a file: give --out FILE.html (or no --out) instead of --out -");
     }
     let catalog = ctx.catalog()?;
-    let home = super::given::open_home(ctx, &catalog, args.home.as_deref())?;
-    let session = super::given::resolve_session(
-        ctx,
-        &catalog,
-        &home,
-        args.home.as_deref(),
-        &args.target,
-        args.harness.as_deref(),
-        args.codec.as_deref(),
-    )?;
+    let home = args.lookup.open_home(ctx, &catalog)?;
+    let session = args.lookup.resolve(ctx, &catalog, &home, &args.target, &args.reading)?;
     let found = &session.found;
     let redactor = args.redact.redactor(&ctx.data_dir, trajhost::redaction::Sink::View)?;
 
     if to_stdout {
         let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        let rendered = view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out)
+        let rendered = view::render(&catalog, found, args.reading.codec.as_deref(), redactor.as_ref(), out)
             .map_err(|e| error(e, "stdout"))?;
         report(&rendered);
         return Ok(exit::OK);
@@ -74,7 +61,7 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
         .tempfile_in(&dir)
         .with_context(|| format!("creating a file in {}", dir.display()))?;
     let out = std::io::BufWriter::with_capacity(1 << 16, temp.as_file());
-    let rendered = view::render(&catalog, found, args.codec.as_deref(), redactor.as_ref(), out)
+    let rendered = view::render(&catalog, found, args.reading.codec.as_deref(), redactor.as_ref(), out)
         .map_err(|e| error(e, &path.display().to_string()))?;
     temp.as_file().sync_all().with_context(|| format!("writing {}", path.display()))?;
     temp.persist(&path).map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error))?;
