@@ -28,14 +28,14 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn opened_file(&mut self, path: PathBuf, size: u64) {
+    pub(crate) fn opened_file(&mut self, path: PathBuf, size: u64) {
         match self.files.iter_mut().find(|(p, _)| *p == path) {
             Some((_, s)) => *s = (*s).max(size),
             None => self.files.push((path, size)),
         }
     }
 
-    pub fn ran_query(&mut self, database: &std::path::Path, query: RecordedQuery) {
+    pub(crate) fn ran_query(&mut self, database: &std::path::Path, query: RecordedQuery) {
         self.row_bytes += query.rows.iter().flatten().map(TapeValue::size).sum::<usize>() as u64;
         match self.databases.iter_mut().find(|(p, _)| p == database) {
             Some((_, queries)) => queries.push(query),

@@ -15,14 +15,14 @@ pub fn unique_id() -> String {
 
 /// `.<name>.trajhost-<id>.tmp` beside `target` (the name shortened so the
 /// temporary name stays under the 255-byte limit).
-pub fn temp_path(target: &Path, id: &str) -> PathBuf {
+pub(crate) fn temp_path(target: &Path, id: &str) -> PathBuf {
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let short: String = name.chars().take(96).collect();
     target.with_file_name(format!(".{short}.trajhost-{id}.tmp"))
 }
 
 /// Whether a file name is a trajhost temporary name (of any id).
-pub fn is_temp_name(name: &str) -> bool {
+pub(crate) fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".tmp") && name.contains(".trajhost-")
 }
 
@@ -40,7 +40,7 @@ pub fn write_new(temp: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Resul
 }
 
 /// Creates `temp` with the bytes of `source`, streamed, and fsyncs it.
-pub fn copy_new(temp: &Path, source: &Path) -> std::io::Result<std::fs::Metadata> {
+pub(crate) fn copy_new(temp: &Path, source: &Path) -> std::io::Result<std::fs::Metadata> {
     let mut input = std::fs::File::open(source)?;
     let size = input.metadata()?.len();
     let mut file = create_new(temp, None)?;
@@ -62,20 +62,20 @@ fn create_new(path: &Path, mode: Option<u32>) -> std::io::Result<std::fs::File> 
 }
 
 /// fsyncs a file written by someone else (SQLite).
-pub fn sync_file(path: &Path) -> std::io::Result<std::fs::Metadata> {
+pub(crate) fn sync_file(path: &Path) -> std::io::Result<std::fs::Metadata> {
     let file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
     file.sync_all()?;
     file.metadata()
 }
 
 /// fsyncs a directory, so names created or removed in it are durable.
-pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
 /// Why a no-replace move did not happen.
 #[derive(Debug)]
-pub enum PlaceError {
+pub(crate) enum PlaceError {
     /// The target exists.
     Exists,
     Io(std::io::Error),
@@ -85,7 +85,7 @@ pub enum PlaceError {
 /// `renameat2(RENAME_NOREPLACE)` where the file system supports it, else
 /// `link` then `unlink` (between the two, both names are the same inode,
 /// which recovery recognizes).
-pub fn place_noreplace(temp: &Path, target: &Path) -> Result<(), PlaceError> {
+pub(crate) fn place_noreplace(temp: &Path, target: &Path) -> Result<(), PlaceError> {
     #[cfg(target_os = "linux")]
     match rename_noreplace(temp, target) {
         Ok(()) => return Ok(()),
@@ -122,13 +122,13 @@ fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 /// Whether two metadata describe the same file (device and inode).
-pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+pub(crate) fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     a.dev() == b.dev() && a.ino() == b.ino()
 }
 
 /// Removes a file; a file that is already gone is fine.
-pub fn remove_if_exists(path: &Path) -> std::io::Result<bool> {
+pub(crate) fn remove_if_exists(path: &Path) -> std::io::Result<bool> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),

@@ -40,13 +40,13 @@ pub struct Journal {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FileStep {
+pub(crate) struct FileStep {
     pub temp: PathBuf,
     pub target: PathBuf,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DatabaseStep {
+pub(crate) struct DatabaseStep {
     pub path: PathBuf,
     /// Filled in `committing`: what a roll-forward inserts again.
     #[serde(default)]
@@ -57,7 +57,7 @@ pub struct DatabaseStep {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct InsertStep {
+pub(crate) struct InsertStep {
     pub table: String,
     pub columns: Vec<String>,
     pub rows: Vec<Vec<StoredValue>>,
@@ -74,7 +74,7 @@ pub enum Probe {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct JsonStep {
+pub(crate) struct JsonStep {
     pub temp: PathBuf,
     pub target: PathBuf,
     /// sha256 of the bytes the staged content was computed from; None: the
@@ -94,7 +94,7 @@ pub struct JsonStep {
 /// A SQLite value in JSON without loss (reals by their bits, blobs in hex).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StoredValue {
+pub(crate) enum StoredValue {
     Null,
     Integer(i64),
     RealBits(u64),
@@ -127,7 +127,7 @@ impl StoredValue {
 }
 
 /// A live install's journal and lock.
-pub struct JournalFile {
+pub(crate) struct JournalFile {
     dir: PathBuf,
     id: String,
     _lock: File,
@@ -179,21 +179,21 @@ impl JournalFile {
     }
 }
 
-pub fn journal_path(dir: &Path, id: &str) -> PathBuf {
+pub(crate) fn journal_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}.json"))
 }
 
-pub fn lock_path(dir: &Path, id: &str) -> PathBuf {
+pub(crate) fn lock_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}.lock"))
 }
 
-pub fn journal_error(path: &Path, error: impl std::fmt::Display) -> InstallError {
+pub(crate) fn journal_error(path: &Path, error: impl std::fmt::Display) -> InstallError {
     InstallError::Journal { path: path.to_path_buf(), message: error.to_string() }
 }
 
 /// Removes `<id>.json` (durably), a temporary journal a kill left while
 /// rewriting it, and then `<id>.lock`.
-pub fn remove_journal(dir: &Path, id: &str) -> Result<()> {
+pub(crate) fn remove_journal(dir: &Path, id: &str) -> Result<()> {
     let temp_prefix = format!(".{id}.json.trajhost-");
     for entry in std::fs::read_dir(dir).map_err(|e| journal_error(dir, e))?.flatten() {
         if entry.file_name().to_string_lossy().starts_with(&temp_prefix) {
@@ -241,7 +241,7 @@ pub fn pending(dir: &Path) -> Result<Vec<String>> {
 
 /// Locks `<id>.lock` unless a live install holds it. The lock is only
 /// valid while the path still names the locked file.
-pub fn try_lock(dir: &Path, id: &str) -> Result<Option<File>> {
+pub(crate) fn try_lock(dir: &Path, id: &str) -> Result<Option<File>> {
     let path = lock_path(dir, id);
     let file = match std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(&path) {
         Ok(file) => file,

@@ -25,7 +25,7 @@ pub struct Entry {
 
 /// The document after adding `entry`, or None when an equal entry is
 /// already there.
-pub fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option<String>> {
+pub(crate) fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option<String>> {
     let mut document: Value = serde_json::from_str(text).map_err(|e| InstallError::JsonInvalid {
         path: path.to_path_buf(),
         what: "the file",
@@ -160,7 +160,7 @@ pub fn add_entry(path: &Path, text: &str, entry: &Entry) -> Result<Option<String
 }
 
 /// Checks a document given as JSON text (the file or `initial`).
-pub fn check_document(path: &Path, text: &str, what: &'static str) -> Result<()> {
+pub(crate) fn check_document(path: &Path, text: &str, what: &'static str) -> Result<()> {
     serde_json::from_str::<Value>(text).map(|_| ()).map_err(|e| InstallError::JsonInvalid {
         path: path.to_path_buf(),
         what,

@@ -87,7 +87,7 @@ pub fn resolve(home: &Path, rel: &str) -> Result<Resolved> {
 }
 
 /// A path for a new file: nothing may exist there.
-pub fn for_create(home: &Path, rel: &str) -> Result<Resolved> {
+pub(crate) fn for_create(home: &Path, rel: &str) -> Result<Resolved> {
     let resolved = resolve(home, rel)?;
     if resolved.existing.is_some() {
         return Err(InstallError::AlreadyExists(resolved.abs));
@@ -96,7 +96,7 @@ pub fn for_create(home: &Path, rel: &str) -> Result<Resolved> {
 }
 
 /// A path of an existing regular file (not a link), or of nothing.
-pub fn for_file(home: &Path, rel: &str) -> Result<Resolved> {
+pub(crate) fn for_file(home: &Path, rel: &str) -> Result<Resolved> {
     let resolved = resolve(home, rel)?;
     match &resolved.existing {
         Some(meta) if meta.file_type().is_symlink() => Err(InstallError::Symlink(resolved.abs)),

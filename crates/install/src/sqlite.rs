@@ -217,7 +217,7 @@ pub fn check_new(
 /// Builds the database into `temp`, an empty file this install created.
 /// No SQLite journal: a kill leaves only the temporary file, which is
 /// discarded.
-pub fn build_file(
+pub(crate) fn build_file(
     temp: &Path,
     target: &Path,
     schema: &[String],
@@ -350,7 +350,7 @@ impl<'c> StoredAsGiven<'c> {
 /// database, and has the table and the columns. Read without changing
 /// anything (immutable); with a live WAL the columns are checked by the
 /// transaction itself instead.
-pub fn check_existing(path: &Path, table: &str, columns: &[String]) -> Result<()> {
+pub(crate) fn check_existing(path: &Path, table: &str, columns: &[String]) -> Result<()> {
     let mut header = [0u8; 16];
     let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header));
     if read.is_err() || &header != b"SQLite format 3\0" {
@@ -391,7 +391,7 @@ fn uri_escape(path: &Path) -> String {
 }
 
 /// Rows for one table of an existing database.
-pub struct Insert<'a> {
+pub(crate) struct Insert<'a> {
     pub table: &'a str,
     pub columns: &'a [String],
     pub rows: &'a [Vec<SqlValue>],
@@ -407,7 +407,7 @@ pub fn open(path: &Path) -> Result<Connection> {
 
 /// Opens a transaction and inserts every row, without committing. Returns
 /// the probe that later tells whether this transaction committed.
-pub fn begin_inserts(conn: &Connection, path: &Path, inserts: &[Insert<'_>]) -> Result<Probe> {
+pub(crate) fn begin_inserts(conn: &Connection, path: &Path, inserts: &[Insert<'_>]) -> Result<Probe> {
     conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| InstallError::sqlite(path, e))?;
     let first = inserts.iter().find(|i| !i.rows.is_empty()).unwrap_or(&inserts[0]);
     let count = |table: &str| -> Result<i64> {
@@ -473,7 +473,7 @@ pub fn committed(conn: &Connection, path: &Path, probe: &Probe) -> Result<bool> 
 
 /// Opens the database once, so SQLite rolls back a transaction a killed
 /// install left open (hot journal) and removes its WAL files on close.
-pub fn settle(path: &Path) -> Result<()> {
+pub(crate) fn settle(path: &Path) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }

@@ -230,7 +230,7 @@ fn undo_placed(placed: &[(PathBuf, std::fs::Metadata)]) {
 /// Undoes a journal in `staging`: temporary files, open transactions (by
 /// opening each database once), created directories that are empty.
 /// Returns what could not be undone.
-pub fn roll_back(journal: &Journal) -> Vec<String> {
+pub(crate) fn roll_back(journal: &Journal) -> Vec<String> {
     let mut problems = Vec::new();
     let temps = journal.files.iter().map(|f| &f.temp).chain(journal.json.iter().map(|j| &j.temp));
     for temp in temps {
@@ -265,14 +265,14 @@ pub fn roll_back(journal: &Journal) -> Vec<String> {
 }
 
 /// How a new file's roll-forward went.
-pub enum Placement {
+pub(crate) enum Placement {
     Placed,
     /// The target exists and is not this install's file.
     Conflict(String),
 }
 
 /// Moves a staged new file into place, idempotently.
-pub fn place_file(step: &FileStep) -> Result<Placement> {
+pub(crate) fn place_file(step: &FileStep) -> Result<Placement> {
     let io = |path: &Path, e: std::io::Error| InstallError::io(path, e);
     let temp = files::stat(&step.temp).map_err(|e| io(&step.temp, e))?;
     let target = files::stat(&step.target).map_err(|e| io(&step.target, e))?;
@@ -304,7 +304,7 @@ pub fn place_file(step: &FileStep) -> Result<Placement> {
 }
 
 /// Commits a database's rows unless the probe shows they are there.
-pub fn finish_database(step: &DatabaseStep) -> Result<()> {
+pub(crate) fn finish_database(step: &DatabaseStep) -> Result<()> {
     let conn = sqlite::open(&step.path)?;
     let probe = step.probe.as_ref().ok_or_else(|| InstallError::Journal {
         path: step.path.clone(),
@@ -339,7 +339,7 @@ pub fn finish_database(step: &DatabaseStep) -> Result<()> {
 
 /// Puts a JSON file's staged content in place, idempotently: when the file
 /// changed since staging, the entries are added again to what it holds now.
-pub fn commit_json(step: &JsonStep) -> Result<()> {
+pub(crate) fn commit_json(step: &JsonStep) -> Result<()> {
     let io = |path: &Path, e: std::io::Error| InstallError::io(path, e);
     if files::stat(&step.temp).map_err(|e| io(&step.temp, e))?.is_none() {
         // The rename consumed it: done.
@@ -398,7 +398,7 @@ pub fn commit_json(step: &JsonStep) -> Result<()> {
 }
 
 /// fsyncs the directories holding `paths` (each once).
-pub fn sync_parents<'a>(paths: impl Iterator<Item = &'a PathBuf>) {
+pub(crate) fn sync_parents<'a>(paths: impl Iterator<Item = &'a PathBuf>) {
     let mut done = std::collections::BTreeSet::new();
     for path in paths {
         if let Some(parent) = path.parent()

@@ -10,7 +10,7 @@ use super::{
 };
 
 /// A new file and where its bytes come from.
-pub struct NewFile<'p> {
+pub(crate) struct NewFile<'p> {
     pub target: PathBuf,
     pub content: Content<'p>,
 }
@@ -22,13 +22,13 @@ pub enum Content<'p> {
 }
 
 /// Rows for an existing database (one transaction).
-pub struct DatabaseInserts<'p> {
+pub(crate) struct DatabaseInserts<'p> {
     pub path: PathBuf,
     pub inserts: Vec<sqlite::Insert<'p>>,
 }
 
 /// A JSON file that changes.
-pub struct JsonFile {
+pub(crate) struct JsonFile {
     pub target: PathBuf,
     /// The bytes the new content was computed from; None: no file yet.
     pub base: Option<Vec<u8>>,
@@ -39,7 +39,7 @@ pub struct JsonFile {
 }
 
 /// A validated plan, resolved against the home.
-pub struct Checked<'p> {
+pub(crate) struct Checked<'p> {
     pub home: PathBuf,
     /// Directories to create, parents first.
     pub dirs: Vec<PathBuf>,

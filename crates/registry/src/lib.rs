@@ -120,7 +120,7 @@ impl CodecRecord {
         self.writes_for.as_deref().unwrap_or(&self.native_versions)
     }
 
-    pub fn from_info(
+    pub(crate) fn from_info(
         info: CodecInfo,
         api: String,
         sections: Sections,

@@ -247,25 +247,18 @@ fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_r
     assert_eq!(std::fs::read(crate_dir.join("Cargo.toml")).unwrap(), manifest);
 
     let target_dir = work.path().join("target");
-    let mut cargo = std::process::Command::new("cargo");
-    cargo
-        .current_dir(&crate_dir)
-        .args(["build", "--target", "wasm32-wasip2", "--release", "--offline"])
-        .env("CARGO_TARGET_DIR", &target_dir);
-    // The outer test build's settings are not the scaffold's.
-    for var in [
-        "CARGO_BUILD_TARGET",
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_BUILD_RUSTFLAGS",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_LLVM_COV",
-        "LLVM_PROFILE_FILE",
-    ] {
-        cargo.env_remove(var);
-    }
-    let built = cargo.output().expect("running cargo");
+    let built = cargo_in(&crate_dir, &target_dir, &["build", "--target", "wasm32-wasip2", "--release", "--offline"]);
     assert!(built.status.success(), "the unchanged scaffold does not build:\n{}", stderr(&built));
+    // Its own tests: the SDK's conformance suite over its fixture, natively.
+    let tested = cargo_in(&crate_dir, &target_dir, &["test-native", "--offline"]);
+    let log = format!("{}{}", stdout(&tested), stderr(&tested));
+    assert!(tested.status.success(), "the unchanged scaffold fails its tests:\n{log}");
+    for check in [
+        "conformance::round_trip_keeps_every_scenario",
+        "conformance::prepare_beside_sessions_leaves_them_byte_identical",
+    ] {
+        assert!(log.contains(&format!("{check} ... ok")), "{check} did not run:\n{log}");
+    }
     let wasm = target_dir.join("wasm32-wasip2/release/acme_codec.wasm");
     assert!(wasm.is_file(), "{} missing", wasm.display());
 
@@ -283,21 +276,40 @@ fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_r
         stdout(&out)
     };
     let wasm = wasm.to_str().unwrap();
-    let tested = run(&["plugin", "test", wasm, "fixtures/home", "--expect", "expect.toml"]);
+    let tested = run(&["plugin", "test", wasm, "fixtures/simple", "--expect", "expect.toml"]);
     assert!(tested.contains("records=5") && !tested.contains("FAIL") && !tested.contains("UNMET"), "{tested}");
     assert!(run(&["plugin", "install", wasm]).contains("installed acme@0.1.0"));
     let sessions: Vec<serde_json::Value> =
-        serde_json::from_str(&run(&["sessions", "--home", "fixtures/home", "--json"])).unwrap();
+        serde_json::from_str(&run(&["sessions", "--home", "fixtures/simple", "--json"])).unwrap();
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     assert_eq!((sessions[0]["harness"].as_str(), sessions[0]["native_id"].as_str()), (Some("acme"), Some("s-0001")));
-    let read = run(&["read", "s-0001", "--home", "fixtures/home", "--json", "--strict"]);
+    let read = run(&["read", "s-0001", "--home", "fixtures/simple", "--json", "--strict"]);
     assert!(read.contains("What files are in this project?") && read.contains("\"codec\":\"acme@0.1.0\""), "{read}");
     // A renamed copy outside the session globs, without `--harness`: the scaffold's `sniff` claims it
     // (and no built-in codec does), its `inspect` takes the id from the content.
     let copy = work.path().join("sent-to-me.jsonl");
-    std::fs::copy(crate_dir.join("fixtures/home/.acme/sessions/s-0001.jsonl"), &copy).unwrap();
+    std::fs::copy(crate_dir.join("fixtures/simple/.acme/sessions/s-0001.jsonl"), &copy).unwrap();
     let loose = run(&["read", copy.to_str().unwrap(), "--json", "--strict"]);
     assert!(loose.contains("What files are in this project?") && loose.contains("\"native_id\":\"s-0001\""), "{loose}");
+}
+
+/// `cargo ARGS` in a scaffolded crate, with its own target dir and none of
+/// the outer test build's settings.
+fn cargo_in(crate_dir: &std::path::Path, target_dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut cargo = std::process::Command::new("cargo");
+    cargo.current_dir(crate_dir).args(args).env("CARGO_TARGET_DIR", target_dir);
+    for var in [
+        "CARGO_BUILD_TARGET",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_LLVM_COV",
+        "LLVM_PROFILE_FILE",
+    ] {
+        cargo.env_remove(var);
+    }
+    cargo.output().expect("running cargo")
 }
 
 /// The record checks `read --strict` runs (order among them: a tool result

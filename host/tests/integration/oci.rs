@@ -450,7 +450,7 @@ fn a_scaffolded_codec_is_published_signed_and_used_by_a_second_data_dir() {
     ok(&trajhost(&user, &["plugin", "trust", "add", "acme", &public]));
     let installed = ok(&trajhost(&user, &["plugin", "install", &reference]));
     assert!(installed.contains("installed acme@0.1.0") && installed.contains("signed by acme"), "{installed}");
-    let home = crate_dir.join("fixtures/home");
+    let home = crate_dir.join("fixtures/simple");
     let home = home.to_str().unwrap();
     let sessions: Vec<Value> =
         serde_json::from_str(&ok(&trajhost(&user, &["sessions", "--home", home, "--json"]))).unwrap();

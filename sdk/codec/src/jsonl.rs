@@ -40,6 +40,16 @@ impl BadLine {
             BadLine::Corrupt => "malformed-line",
         }
     }
+
+    /// How bad it is: a torn tail is a warning (a live file mid-write: the
+    /// next read may find the line whole), a corrupt line an error (the
+    /// record it held is lost).
+    pub fn severity(self) -> crate::Severity {
+        match self {
+            BadLine::TornTail => crate::Severity::Warning,
+            BadLine::Corrupt => crate::Severity::Error,
+        }
+    }
 }
 
 /// Streams the lines of one file.

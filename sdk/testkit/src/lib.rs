@@ -89,6 +89,12 @@ pub fn fixtures_root() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures"))
 }
 
+/// The directory of the crate whose tests run (cargo sets
+/// `CARGO_MANIFEST_DIR` for them).
+pub fn crate_under_test() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."))
+}
+
 /// `fixtures/<harness>/<version>`, e.g. `fixtures("codex", "0.171.0")`.
 pub fn fixtures(harness: &str, version: &str) -> PathBuf {
     fixtures_root().join(harness).join(version)

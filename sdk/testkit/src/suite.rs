@@ -116,6 +116,11 @@ pub struct Table {
     /// `meta` name.
     pub harness: String,
     pub version: String,
+    /// Where the scenario homes are, relative to the crate under test
+    /// (a codec outside this repository: `"fixtures"` holds
+    /// `fixtures/<scenario>/`); default: the repository's
+    /// `fixtures/<harness>/<version>/`.
+    pub fixtures: Option<String>,
     /// A session's locator, `{id}` standing for its native id and `{file}`
     /// for its scenario's `file`.
     pub locator: String,
@@ -518,7 +523,10 @@ impl Table {
     }
 
     pub fn home(&self, scenario: &str) -> PathBuf {
-        crate::fixtures(&self.harness, &self.version).join(scenario)
+        match &self.fixtures {
+            Some(dir) => crate::crate_under_test().join(dir).join(scenario),
+            None => crate::fixtures(&self.harness, &self.version).join(scenario),
+        }
     }
 
     /// A scenario's locator: the table's, `{id}` and `{file}` filled in.

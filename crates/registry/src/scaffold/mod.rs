@@ -31,6 +31,18 @@ impl SdkSource {
         }
     }
 
+    /// The testkit's (the conformance suite's) dependency: beside the SDK
+    /// in a checkout (`sdk/testkit`), or in the same git repository.
+    fn testkit_dependency(&self) -> String {
+        match self {
+            SdkSource::Path(path) => {
+                let testkit = path.parent().map(|sdk| sdk.join("testkit")).unwrap_or_else(|| PathBuf::from("testkit"));
+                format!("{{ path = {} }}", toml_string(&testkit.display().to_string()))
+            }
+            SdkSource::Git { url } => format!("{{ git = {} }}", toml_string(url)),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             SdkSource::Path(path) => format!("path {}", path.display()),
@@ -94,9 +106,12 @@ const TEMPLATES: &[(&str, &str)] = &[
     (".gitignore", include_str!("templates/gitignore")),
     ("README.md", include_str!("templates/README.md.tmpl")),
     ("src/lib.rs", include_str!("templates/lib.rs.tmpl")),
+    ("src/write.rs", include_str!("templates/write.rs.tmpl")),
     ("tests/codec.rs", include_str!("templates/codec_test.rs.tmpl")),
+    ("tests/conformance.rs", include_str!("templates/conformance.rs.tmpl")),
+    ("tests/conformance.json", include_str!("templates/conformance.json.tmpl")),
     ("expect.toml", include_str!("templates/expect.toml")),
-    ("fixtures/home/.{{name}}/sessions/s-0001.jsonl", include_str!("templates/fixture/session.jsonl")),
+    ("fixtures/simple/.{{name}}/sessions/s-0001.jsonl", include_str!("templates/fixture/session.jsonl")),
 ];
 
 /// Checks `name` can be a harness id and part of a crate name.
@@ -162,6 +177,7 @@ pub fn create(options: &Options) -> Result<Scaffolded, ScaffoldError> {
     let fill = |text: &str| {
         text.replace("{{sdk_comment}}", sdk_comment)
             .replace("{{sdk_dependency}}", &options.sdk.dependency())
+            .replace("{{testkit_dependency}}", &options.sdk.testkit_dependency())
             .replace("{{sdk_description}}", &options.sdk.describe())
             .replace("{{crate_ident}}", &crate_ident)
             .replace("{{crate}}", &crate_name)
@@ -205,7 +221,7 @@ pub fn create(options: &Options) -> Result<Scaffolded, ScaffoldError> {
         dir: dir.clone(),
         files: TEMPLATES.iter().map(|(path, _)| PathBuf::from(fill(path))).collect(),
         wasm: PathBuf::from("wasm32-wasip2/release").join(format!("{crate_ident}.wasm")),
-        fixture: PathBuf::from("fixtures/home"),
+        fixture: PathBuf::from("fixtures/simple"),
         session_id: "s-0001",
         crate_name,
     })
@@ -241,7 +257,12 @@ mod tests {
         let manifest = std::fs::read_to_string(made.dir.join("Cargo.toml")).unwrap();
         let parsed: toml::Table = toml::from_str(&manifest).unwrap();
         assert_eq!(parsed["dependencies"]["trajhost-codec-sdk"]["path"].as_str(), Some(sdk.to_str().unwrap()));
-        assert!(made.dir.join("fixtures/home/.acme-cli/sessions/s-0001.jsonl").is_file());
+        assert!(made.dir.join("fixtures/simple/.acme-cli/sessions/s-0001.jsonl").is_file());
+        let testkit = sdk.parent().unwrap().join("testkit");
+        assert_eq!(
+            parsed["dev-dependencies"]["trajhost-codec-testkit"]["path"].as_str(),
+            Some(testkit.to_str().unwrap())
+        );
         let lib = std::fs::read_to_string(made.dir.join("src/lib.rs")).unwrap();
         assert!(lib.contains("pub struct AcmeCli;") && lib.contains("export_codec!(AcmeCli)"));
 
