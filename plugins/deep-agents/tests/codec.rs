@@ -1,21 +1,19 @@
-//! The Deep Agents codec against threads written by the real
-//! deepagents-code 0.1.57 (fixtures/deep-agents/0.1.57), run natively
-//! through `Dir::native`. Reads work on a copy of the fixture's database,
+//! What is particular to Deep Agents' store, against threads written by the
+//! real deepagents-code 0.1.57 (fixtures/deep-agents/0.1.57) and synthetic
+//! ones. What every codec must do is the testkit's suite, in
+//! tests/conformance.rs. Reads work on a copy of the fixture's database,
 //! so the tests that write to it (a live WAL, synthetic threads) never
 //! touch the fixture.
-//!
-//! Tests named after a scenario check it exactly; the others run over
-//! every scenario directory the lab has produced.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use trajhost_codec_deep_agents::{DeepAgents, KNOWN_BLOCKS, KNOWN_MESSAGE_TYPES, msgpack};
+use trajhost_codec_deep_agents::{DeepAgents, KNOWN_BLOCKS, msgpack};
+use trajhost_codec_sdk::Codec;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, ReadOptions};
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, options, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
 
 #[path = "support/writing.rs"]
 mod writing;
@@ -61,10 +59,6 @@ pub(crate) fn home(scenario: &str) -> tempfile::TempDir {
     dir
 }
 
-fn read_with(home: &Path, locator: &str, options: ReadOptions) -> Read {
-    kit::read_with::<DeepAgents>(home, locator, options)
-}
-
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<DeepAgents>(home, locator)
 }
@@ -97,234 +91,69 @@ fn raw_messages(scenario: &str) -> Vec<Value> {
 
 // ---------------------------------------------------------------- info
 
-#[test]
-fn info_describes_the_codec() {
-    let info = DeepAgents::info();
-    assert_eq!(info.harness, "deep-agents");
-    assert_eq!(info.codec_version, env!("CARGO_PKG_VERSION"));
-    assert_eq!(info.native_versions, ">=0.0.0, <1.0.0");
-    assert!(info.native_version_source.contains("lc_versions"));
-    assert_eq!(info.writes, ["langgraph-sqlite-checkpoints"]);
-    assert_eq!(info.session_globs, vec![DB.to_string(), ".deepagents/sessions.db".to_string()]);
-}
-
 // ---------------------------------------------------------------- discover
 
+/// The suite checks discover against read and inspect; the size is the
+/// database's and its WAL's, the update the latest checkpoint's, and the
+/// bare database path inspects its one thread.
 #[test]
-fn discover_finds_each_fixture_thread() {
-    assert!(scenarios().len() >= 2, "{:?}", scenarios());
+fn discover_sizes_the_store_and_inspects_a_bare_database_path() {
     for scenario in scenarios() {
         let home = home(&scenario);
-        let found = DeepAgents::discover(&Dir::native(home.path())).unwrap();
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let s = &found.sessions[0];
-        assert_eq!(s.native_id, id_of(&scenario));
-        assert_eq!(s.locator, locator(&s.native_id));
-        assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
-        assert_eq!(s.native_version.as_deref(), Some("0.1.57"));
+        let s = kit::discover::<DeepAgents>(home.path()).sessions.remove(0);
         let wal = std::fs::metadata(home.path().join(format!("{DB}-wal"))).map(|m| m.len()).unwrap_or(0);
         assert_eq!(s.size, std::fs::metadata(home.path().join(DB)).unwrap().len() + wal);
-        assert!(s.started_at.as_deref().unwrap().starts_with("2026-11-30T0"), "{scenario}: {:?}", s.started_at);
-        assert!(s.updated_at.as_deref().unwrap().starts_with("2026-11-30T0"));
-        // `updated_at` is the latest checkpoint's time: after the start.
         assert!(s.updated_at.as_deref().unwrap()[..19] >= s.started_at.as_deref().unwrap()[..19]);
-        let first_prompt = raw_messages(&scenario)[0]["value"]["content"].as_str().unwrap().to_string();
-        assert!(first_prompt.starts_with(s.title.as_deref().unwrap().trim_end_matches('…')));
-        for loc in [s.locator.clone(), DB.to_string()] {
-            let one = DeepAgents::inspect(&Dir::native(home.path()), &loc).unwrap();
-            assert_eq!(
-                (&one.native_id, &one.locator, &one.title, &one.updated_at),
-                (&s.native_id, &s.locator, &s.title, &s.updated_at)
-            );
-        }
+        let one = DeepAgents::inspect(&Dir::native(home.path()), DB).unwrap();
+        assert_eq!(
+            (&one.native_id, &one.locator, &one.title, &one.updated_at),
+            (&s.native_id, &s.locator, &s.title, &s.updated_at)
+        );
     }
-}
-
-#[test]
-fn discover_of_a_home_without_deep_agents_is_empty() {
-    let dir = tempfile::tempdir().unwrap();
-    let found = DeepAgents::discover(&Dir::native(dir.path())).unwrap();
-    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
 }
 
 // ---------------------------------------------------------------- read
 
+/// The suite checks what each scenario holds; ids are LangChain message
+/// ids, and every record a row of the database.
 #[test]
-fn every_scenario_reads_prompt_calls_results_and_answer() {
-    for scenario in scenarios() {
-        let (id, read) = read_scenario(&scenario);
-        let Body::Meta(meta) = &read.records[0].body else { panic!("{scenario}: first record is not meta") };
-        assert_eq!((meta.harness.as_str(), meta.native_id.as_str()), ("deep-agents", id.as_str()));
-        assert_eq!(meta.native_version.as_deref(), Some("0.1.57"));
-        assert_eq!(meta.cwd.as_deref(), Some("/home/user/project"));
-        assert!(read.diag("unknown-record-type").is_none(), "{scenario}: {:?}", read.diagnostics);
-        assert!(read.diag("unknown-content-block").is_none(), "{scenario}: {:?}", read.diagnostics);
-        assert!(read.diag("malformed-blob").is_none() && read.diag("malformed-message").is_none());
-        assert!(!users(&read.records).is_empty(), "{scenario}");
-        let calls = tool_calls(&read.records);
-        let results = tool_results(&read.records);
-        assert!(
-            !calls.is_empty() && calls.iter().all(|(_, name, args)| !name.is_empty() && args.is_object()),
-            "{scenario}"
-        );
-        for (call_id, _, _) in &results {
-            assert!(calls.iter().any(|(c, _, _)| c == call_id), "{scenario}: result for an unknown call {call_id}");
-        }
-        assert!(assistants(&read.records).iter().any(|a| a.text.starts_with("FINAL ANSWER")), "{scenario}");
-        // Each message of the writes appears once.
-        let ids: Vec<&str> = read.records.iter().map(|r| r.id.as_str()).collect();
-        let unique: BTreeSet<&str> = ids.iter().copied().collect();
-        assert_eq!(unique.len(), ids.len(), "{scenario}: {ids:?}");
-        let again = read_scenario(&scenario).1;
-        assert_eq!(again.records, read.records, "{scenario}: stable");
-        let small = {
-            let home = home(&scenario);
-            read_with(home.path(), &locator(&id), options(2, 256))
-        };
-        assert!(small.batches > 3);
-        assert_eq!(small.records, read.records, "{scenario}: batching");
-    }
-}
-
-#[test]
-fn simple_thread_has_prompt_call_result_and_answer() {
+fn records_are_rows_named_by_their_langchain_ids() {
     let (_, read) = read_scenario("simple");
-    assert_eq!(
-        kinds(&read.records),
-        ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
-    );
-    assert_eq!(
-        users(&read.records),
-        ["Read hello.txt and tell me the secret word.", "What was the secret word again? [notool]"]
-    );
-    let calls = tool_calls(&read.records);
-    assert_eq!(calls.len(), 1);
-    assert!(calls[0].0.starts_with("call_lab"), "{calls:?}");
-    assert_eq!((calls[0].1, calls[0].2), ("execute", &json!({"command": "cat hello.txt"})));
-    let results = tool_results(&read.records);
-    assert_eq!(
-        results,
-        [(
-            calls[0].0,
-            "Hello from the lab workspace. The secret word is PAPAYA-42.\n\n[Command succeeded with exit code 0]",
-            Some(true)
-        )]
-    );
-    let result = read.records.iter().find(|r| r.body.kind() == "tool_result").unwrap();
-    assert_eq!(result.parent.as_deref(), Some(calls[0].0));
-    let answers = assistants(&read.records);
-    assert_eq!(answers[0].text, "", "the function_call block is the tool call, emitted once");
-    assert!(
-        answers[1].text.starts_with(
-            "FINAL ANSWER: the tool returned: Hello from the lab workspace. The secret word is PAPAYA-42."
-        )
-    );
-    assert!(answers[2].text.starts_with("NOTOOL ANSWER:"));
-    for a in &answers {
-        assert_eq!(a.model.as_deref(), Some("fake-model"));
+    for a in assistants(&read.records) {
         assert!(a.message_id.as_deref().unwrap().starts_with("resp_lab"));
-        let u = a.usage.as_ref().unwrap();
-        assert_eq!(
-            (u.input, u.output, u.cache_read, u.cache_write, u.reasoning),
-            (Some(100), Some(20), Some(0), None, Some(0))
-        );
     }
-    for r in &read.records[1..] {
-        let src = r.src.as_ref().unwrap();
-        assert_eq!((src.file.as_str(), src.len), (DB, 0));
-        assert!(r.ts.as_deref().unwrap().starts_with("2026-11-30T0"), "{:?}", r.ts);
-    }
-    let ts: Vec<&str> = read.records[1..].iter().map(|r| r.ts.as_deref().unwrap()).collect();
-    assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
-    // Ids: LangChain message ids, tool calls by call id.
     let message_ids: BTreeSet<String> =
         raw_messages("simple").iter().filter_map(|m| m["value"]["id"].as_str().map(String::from)).collect();
     for r in &read.records[1..] {
-        match &r.body {
-            Body::ToolCall { call_id, .. } => assert_eq!(&r.id, call_id),
-            _ => assert!(message_ids.contains(r.id.split('#').next().unwrap()), "{}", r.id),
+        let src = r.src.as_ref().unwrap();
+        assert_eq!((src.file.as_str(), src.len), (DB, 0));
+        if !matches!(r.body, Body::ToolCall { .. }) {
+            assert!(message_ids.contains(r.id.split('#').next().unwrap()), "{}", r.id);
         }
     }
 }
 
+/// The suite checks the message types; these are their content blocks.
 #[test]
-fn failing_tool_result_is_not_ok_when_the_store_says_error() {
-    let (_, read) = read_scenario("failing-tool");
-    let results = tool_results(&read.records);
-    assert_eq!(results.len(), 1);
-    assert!(results[0].1.contains("not in the allow-list"));
-    let status = raw_messages("failing-tool")
-        .iter()
-        .find(|m| m["value"]["type"] == "tool")
-        .and_then(|m| m["value"]["status"].as_str().map(String::from))
-        .unwrap();
-    assert_eq!(results[0].2, Some(status == "success"));
-    assert_eq!(tool_calls(&read.records)[0].2, &json!({"command": "cat missing.txt; exit 3"}));
-}
-
-#[test]
-fn multibyte_text_is_intact() {
-    let (id, read) = read_scenario("multibyte");
-    assert_eq!(id, id_of("multibyte"));
-    assert!(users(&read.records)[0].contains("読んでください 🍍") && users(&read.records)[0].contains("cafe\u{301}"));
-    let results = tool_results(&read.records);
-    for needle in [
-        "日本語のテキスト",
-        "👩\u{200d}💻",
-        "🏳️\u{200d}🌈",
-        "CHERRY-本-91 ✓",
-        "e\u{301} a\u{308} n\u{303} o\u{302}\u{323}",
-    ] {
-        assert!(results[0].1.contains(needle), "{needle}");
-        assert!(assistants(&read.records).last().unwrap().text.contains(needle), "{needle}");
-    }
-}
-
-#[test]
-fn long_output_keeps_what_the_store_holds() {
-    // dcode spills a large result to /tmp (outside the home) and stores a
-    // pointer message in the thread: that message is the result.
-    let (_, read) = read_scenario("long-output");
-    let calls = tool_calls(&read.records);
-    let results = tool_results(&read.records);
-    assert_eq!(results[0].0, calls[0].0);
-    assert!(results[0].1.starts_with("Tool result too large"), "{}", results[0].1);
-    assert!(results[0].1.contains(calls[0].0));
-    assert!(assistants(&read.records).last().unwrap().text.starts_with("FINAL ANSWER"));
-}
-
-#[test]
-fn fixture_message_types_and_blocks_are_all_known() {
-    let types: BTreeSet<&str> = KNOWN_MESSAGE_TYPES.iter().map(|(k, _)| *k).collect();
+fn fixture_blocks_are_all_known() {
     let blocks: BTreeSet<&str> = KNOWN_BLOCKS.iter().copied().collect();
-    let mut seen = BTreeSet::new();
     for scenario in scenarios() {
         for m in raw_messages(&scenario) {
-            let kind = m["value"]["type"].as_str().unwrap().to_string();
-            assert!(types.contains(kind.as_str()), "{scenario}: message type {kind:?} is not in KNOWN_MESSAGE_TYPES");
-            if let Some(content) = m["value"]["content"].as_array() {
-                for b in content {
-                    let b = b["type"].as_str().unwrap();
-                    assert!(blocks.contains(b), "{scenario}: block {b:?} is not in KNOWN_BLOCKS");
-                }
+            for b in m["value"]["content"].as_array().into_iter().flatten() {
+                let b = b["type"].as_str().unwrap();
+                assert!(blocks.contains(b), "{scenario}: block {b:?} is not in KNOWN_BLOCKS");
             }
-            seen.insert(kind);
         }
-    }
-    for kind in ["human", "ai", "tool"] {
-        assert!(seen.contains(kind), "{kind}");
     }
 }
 
 #[test]
-fn reading_leaves_the_database_byte_identical() {
+fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
+    // The suite checks a read leaves the store byte-identical; here with a
+    // live WAL.
     let home = home("simple");
     let db = home.path().join(DB);
     let wal = home.path().join(format!("{DB}-wal"));
-    assert!(db.is_file());
-    // Every file byte-identical, none added (no `-wal`/`-shm` beside it).
-    kit::check_store_untouched::<DeepAgents>(home.path(), &locator(&id_of("simple")));
     assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0);
 
     // A live WAL (a running dcode): a later checkpoint with a pending
@@ -358,14 +187,6 @@ fn a_database_that_cannot_be_read_is_named_and_the_other_is_still_listed() {
     let d = kit::file_diag(&found.diagnostics, "unreadable-database", trajhost_codec_deep_agents::layout::LEGACY_DB)
         .unwrap_or_else(|| panic!("{:?}", found.diagnostics));
     assert_eq!(d.detail, "sqlite");
-}
-
-#[test]
-fn every_fixture_session_passes_the_testkit_checks() {
-    for scenario in scenarios() {
-        let home = home(&scenario);
-        kit::conformance::<DeepAgents>(home.path(), &locator(&id_of(&scenario)), Spans::Rows);
-    }
 }
 
 // ---------------------------------------------------------------- synthetic threads

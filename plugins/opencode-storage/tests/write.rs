@@ -75,20 +75,6 @@ fn export_home(written: &WrittenFiles) -> tempfile::TempDir {
     dir
 }
 
-/// Applies a plan as the host would.
-fn install(plan: &Plan, written: &WrittenFiles, target: &Path) {
-    for op in &plan.operations {
-        match op {
-            Operation::CopyArtifact(c) => {
-                let artifact = written.artifacts.iter().find(|a| a.path == c.artifact).unwrap();
-                put(target, &c.path, &artifact.bytes);
-            }
-            Operation::CreateFile(f) => put(target, &f.path, &f.bytes),
-            other => panic!("unexpected operation {other:?}"),
-        }
-    }
-}
-
 fn prepare(written: &WrittenFiles, target: &Path, options: WriteOptions) -> Result<Plan, CodecError> {
     trajhost_codec_sdk::prepare_artifacts::<OpenCodeStorage>(written.artifacts.clone(), &Dir::native(target), options)
 }
@@ -99,33 +85,16 @@ fn json_file(path: &Path) -> Value {
 
 // ---------------------------------------------------------------- order
 
+/// The suite checks what each lab scenario holds; the first step of its
+/// OpenCode message only called, the answer is the second's.
 #[test]
-fn real_0_5_29_sessions_read_call_result_then_answer() {
+fn real_0_5_29_sessions_answer_in_the_second_step_of_one_message() {
     for scenario in SCENARIOS {
-        let home = real(scenario);
-        let found = kit::discover::<OpenCodeStorage>(&home);
-        assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
-        let s = &found.sessions[0];
-        assert_eq!(s.native_version.as_deref(), Some("0.5.29"));
-        assert_eq!(s.cwd.as_deref(), Some(CWD), "an assistant's path.cwd (0.5 session files have no directory)");
-        assert!(s.locator.starts_with(&format!("{TREE}/info/ses_")), "{}", s.locator);
-        let read = kit::conformance::<OpenCodeStorage>(&home, &s.locator, Spans::Bytes);
-        assert!(read.diagnostics.iter().all(|d| d.severity == Severity::Info), "{scenario}: {:?}", read.diagnostics);
-        let calls = if scenario == "parallel" { 2 } else { 1 };
-        let mut want = vec!["meta", "user", "assistant"];
-        want.extend(std::iter::repeat_n("tool_call", calls));
-        want.extend(std::iter::repeat_n("tool_result", calls));
-        want.push("assistant");
-        if scenario == "simple" {
-            want.extend(["user", "assistant"]);
-        }
-        assert_eq!(kinds(&read.records), want, "{scenario}");
-        // The answer is the second step's: after the result it read.
+        let (_, read) = only_session(&real(scenario));
         let answers = assistants(&read.records);
         assert_eq!(answers[0].text, "", "{scenario}: the first step only called");
         assert!(answers[1].text.starts_with("FINAL ANSWER: the tool returned: "), "{scenario}");
         assert_eq!(answers[0].message_id, answers[1].message_id, "one OpenCode message");
-        assert!(answers.iter().all(|a| a.model.as_deref() == Some("fake-model")));
     }
 }
 
@@ -231,11 +200,10 @@ fn info_names_what_it_writes_and_for_which_versions() {
     }
 }
 
-/// Every source: the real sessions and the hand-written trees whose records
-/// the format holds.
+/// The hand-written trees whose records the format holds (the suite
+/// round-trips the real sessions).
 fn sources() -> Vec<(String, PathBuf, String)> {
-    let mut out: Vec<(String, PathBuf, String)> =
-        SCENARIOS.iter().map(|s| (s.to_string(), real(s), only_session(&real(s)).0)).collect();
+    let mut out: Vec<(String, PathBuf, String)> = Vec::new();
     let storage = fixtures().join("storage/home");
     for (name, locator) in [
         ("compaction", ".local/share/opencode/storage/session/4b1e0c2d9a7f/ses_s_orders_child.json"),
@@ -449,8 +417,10 @@ fn a_prompt_goes_out_before_the_session_ends() {
 
 // ---------------------------------------------------------------- prepare
 
+/// The suite installs into an empty home and reads back; the plan copies
+/// the export as it is, and marks the project tree as 0.5.29 does.
 #[test]
-fn prepare_into_an_empty_home() {
+fn prepare_into_an_empty_home_marks_the_project_tree() {
     let (_, first) = only_session(&real("simple"));
     let written = write(&first.records, options());
     let target = tempfile::tempdir().unwrap();
@@ -475,10 +445,6 @@ fn prepare_into_an_empty_home() {
         plan.resume_command.as_deref().unwrap(),
         format!("cd {CWD} && XDG_DATA_HOME={home_path}/.local/share opencode run --session {}", written.native_id)
     );
-    install(&plan, &written, target.path());
-    let (_, back) = only_session(target.path());
-    assert_eq!(back.meta().native_id, written.native_id);
-    assert_eq!(conversation(&back.records), conversation(&first.records));
 }
 
 #[test]
@@ -518,33 +484,19 @@ fn prepare_files_the_session_under_its_git_root() {
     assert!(c.path.starts_with(".local/share/opencode/project/srv-repo/storage/session/"), "{}", c.path);
 }
 
+/// The suite installs beside other sessions; into a project tree that
+/// exists, the plan is the session's files and no marker.
 #[test]
-fn prepare_into_a_home_holding_a_session() {
+fn prepare_into_an_existing_project_tree_adds_only_the_sessions_files() {
     let source = kit::read::<OpenCodeStorage>(
         &fixtures().join("storage/home"),
         ".local/share/opencode/storage/session/global/ses_tiny.json",
     );
     let written = write(&source.records, options());
     let target = kit::copy_of(&real("parallel"));
-    let before = kit::tree_digest(target.path());
     let plan = prepare(&written, target.path(), options()).unwrap();
-    // The project tree exists: no marker, only the session's files.
     assert_eq!(plan.operations.len(), written.artifacts.len());
-    install(&plan, &written, target.path());
-    let after = kit::tree_digest(target.path());
-    for (path, digest) in &before {
-        assert_eq!(after.get(path), Some(digest), "{path} changed");
-    }
-    let new_files = after.iter().filter(|(p, d)| d.starts_with("sha256:") && !before.contains_key(*p)).count();
-    assert_eq!(new_files, written.artifacts.len());
-    let found = kit::discover::<OpenCodeStorage>(target.path());
-    assert_eq!(found.sessions.len(), 2);
-    let new = found.sessions.iter().find(|s| s.native_id == written.native_id).unwrap();
-    let back = kit::read::<OpenCodeStorage>(target.path(), &new.locator);
-    assert_eq!(conversation(&back.records), conversation(&source.records));
-    // Never overwritten.
-    let err = prepare(&written, target.path(), options()).unwrap_err();
-    assert!(format!("{err:?}").contains("never overwrites"), "{err:?}");
+    assert!(plan.operations.iter().all(|op| matches!(op, Operation::CopyArtifact(_))), "{:?}", plan.operations);
 }
 
 #[test]

@@ -64,6 +64,9 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
     if path != artifact.path {
         return Err(CodecError::Malformed(format!("{}: the file name does not match info.id {id}", artifact.path)));
     }
+    if install::exists(target, &path)? {
+        return Err(CodecError::Other(format!("{path} already exists; trajhost never overwrites a session")));
+    }
     match target.stat(DB) {
         Ok(_) => {
             let db = Database::open(target, DB).map_err(|e| sqlite_error(DB, e))?;

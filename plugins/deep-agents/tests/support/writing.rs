@@ -1,18 +1,18 @@
-//! `write` and `prepare`: every lab scenario read → written → read back,
-//! and installed into a fresh home and into one whose `sessions.db` holds
-//! other threads (their rows stay byte-identical), with the schema checks.
+//! `write` and `prepare` beyond the suite's round trips: what the written
+//! thread holds, the store a fresh home gets (dcode's own schema), one row
+//! added beside other threads (their rows as they were), the schema checks.
 
 use std::path::Path;
 
 use trajhost_codec_deep_agents::{DeepAgents, export, prepare as prep};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::sqlite::Value as V;
 use trajhost_codec_sdk::target::{self, TargetChoice};
 use trajhost_codec_sdk::{Operation, Plan, WriteOptions, WrittenFiles};
+use trajhost_codec_testkit::suite::apply_plan;
 use trajhost_codec_testkit::{self as kit, Read};
 
-use super::{DB, read_scenario, scenarios};
+use super::{DB, read_scenario};
 
 const CWD: &str = "/home/user/project";
 
@@ -39,77 +39,8 @@ fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
     (home, read)
 }
 
-/// Users, non-empty assistant texts, tool calls, tool results, reasoning texts.
-type Values = (Vec<String>, Vec<String>, Vec<String>, Vec<String>, Vec<Option<String>>);
-
-fn values(records: &[Record]) -> Values {
-    let users = kit::users(records).into_iter().map(str::to_string).collect();
-    let texts = kit::assistant_texts(records).into_iter().filter(|t| !t.is_empty()).map(str::to_string).collect();
-    let calls = kit::tool_calls(records).into_iter().map(|(id, n, a)| format!("{id} {n} {a}")).collect();
-    let results = kit::tool_results(records).into_iter().map(|(id, c, _)| format!("{id} {c}")).collect();
-    let reasoning = kit::reasonings(records).into_iter().map(|r| r.text.clone()).collect();
-    (users, texts, calls, results, reasoning)
-}
-
-fn apply(plan: &Plan, home: &Path) {
-    let to_sql = |v: &V| match v {
-        V::Null => rusqlite::types::Value::Null,
-        V::Integer(i) => rusqlite::types::Value::Integer(*i),
-        V::Real(f) => rusqlite::types::Value::Real(*f),
-        V::Text(s) => rusqlite::types::Value::Text(s.clone()),
-        V::Blob(b) => rusqlite::types::Value::Blob(b.clone()),
-    };
-    let insert = |c: &rusqlite::Connection, table: &str, columns: &[String], rows: &[Vec<V>]| {
-        let sql =
-            format!("INSERT INTO {table} ({}) VALUES ({})", columns.join(","), vec!["?"; columns.len()].join(","));
-        for row in rows {
-            c.execute(&sql, rusqlite::params_from_iter(row.iter().map(to_sql))).unwrap();
-        }
-    };
-    for op in &plan.operations {
-        match op {
-            Operation::CreateDatabase(d) => {
-                let p = home.join(&d.path);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                assert!(!p.exists());
-                let c = rusqlite::Connection::open(&p).unwrap();
-                for s in &d.schema {
-                    c.execute_batch(s).unwrap();
-                }
-                c.execute_batch(&format!("PRAGMA user_version = {}", d.user_version.unwrap())).unwrap();
-                for t in &d.tables {
-                    insert(&c, &t.table, &t.columns, &t.rows);
-                }
-            }
-            Operation::InsertRows(r) => {
-                let c = rusqlite::Connection::open(home.join(&r.database)).unwrap();
-                insert(&c, &r.table, &r.columns, &r.rows);
-            }
-            other => panic!("unexpected operation {other:?}"),
-        }
-    }
-}
-
 fn prepare(written: &WrittenFiles, target: &Path) -> Result<Plan, trajhost_codec_sdk::CodecError> {
     trajhost_codec_sdk::prepare_artifacts::<DeepAgents>(written.artifacts.clone(), &Dir::native(target), options())
-}
-
-#[test]
-fn every_scenario_survives_write_and_read_back() {
-    let all = scenarios();
-    assert!(all.len() >= 5, "{all:?}");
-    for scenario in all {
-        let (_, first) = read_scenario(&scenario);
-        let written = write(&first.records);
-        assert_eq!(written.artifacts.len(), 1);
-        assert_eq!(written.artifacts[0].path, export::FILE);
-        let (_, back) = read_back(&written);
-        let (u, t, c, r, z) = values(&first.records);
-        assert!(!u.is_empty() && !t.is_empty(), "{scenario}");
-        assert_eq!(values(&back.records), (u, t, c, r, z), "{scenario}");
-        assert_eq!(back.meta().cwd.as_deref(), Some(CWD));
-        kit::check_unique_ids(&back);
-    }
 }
 
 #[test]
@@ -178,13 +109,12 @@ fn prepare_creates_a_fresh_store_that_reads_back() {
         plan.resume_command.as_deref(),
         Some(format!("cd {CWD} && HOME=/home/user dcode -M openai:gpt-5 -r {}", plan.native_id).as_str())
     );
-    apply(&plan, target.path());
+    apply_plan(&plan, &written, target.path());
     let found = kit::discover::<DeepAgents>(target.path());
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(CWD));
     assert_eq!(found.sessions[0].native_version.as_deref(), Some("0.1.57"));
     let back = kit::read::<DeepAgents>(target.path(), &found.sessions[0].locator);
-    assert_eq!(values(&back.records), values(&first.records));
     // The installed thread has the schema of a store dcode made itself.
     let made = rusqlite::Connection::open(target.path().join(DB)).unwrap();
     let sql = |c: &rusqlite::Connection| -> Vec<String> {
@@ -200,9 +130,8 @@ fn prepare_creates_a_fresh_store_that_reads_back() {
 }
 
 #[test]
-fn prepare_adds_beside_other_threads_and_leaves_them_byte_identical() {
+fn prepare_adds_one_checkpoint_row_and_leaves_the_other_rows_as_they_were() {
     let (_, first) = read_scenario("simple");
-    let (_, second) = read_scenario("parallel");
     let written = write(&first.records);
     let target = super::home("parallel");
     let db = target.path().join(DB);
@@ -211,20 +140,11 @@ fn prepare_adds_beside_other_threads_and_leaves_them_byte_identical() {
     assert!(
         matches!(&plan.operations[..], [Operation::InsertRows(r)] if r.table == "checkpoints" && r.rows.len() == 1)
     );
-    apply(&plan, target.path());
+    apply_plan(&plan, &written, target.path());
     let after = dump(&db);
     assert_eq!(after.len(), before.len() + 1);
     let others: Vec<String> = after.iter().filter(|l| !l.contains(&plan.native_id)).cloned().collect();
     assert_eq!(others, before, "the other threads' rows changed");
-    let found = kit::discover::<DeepAgents>(target.path());
-    assert_eq!(found.sessions.len(), 2);
-    let new = found.sessions.iter().find(|s| s.native_id == plan.native_id).unwrap();
-    let old = found.sessions.iter().find(|s| s.native_id != plan.native_id).unwrap();
-    assert_eq!(values(&kit::read::<DeepAgents>(target.path(), &new.locator).records), values(&first.records));
-    assert_eq!(values(&kit::read::<DeepAgents>(target.path(), &old.locator).records), values(&second.records));
-    // Installing the same thread again is refused.
-    let again = prepare(&written, target.path()).unwrap_err();
-    assert!(format!("{again:?}").contains("never overwritten"), "{again:?}");
 }
 
 #[test]
