@@ -74,6 +74,20 @@ impl Suite {
     }
 }
 
+/// Several type tables as one, each name behind its table's prefix (`""`:
+/// none), for a codec that reports a type by its table's prefix
+/// (`event_msg/token_count`, `wire:TurnBegin`): a [`Suite::types`] built
+/// in a `fn suite() -> Suite` that the macro is given.
+pub fn prefixed_types(tables: &[(&str, &'static [(&'static str, Handling)])]) -> &'static [(&'static str, Handling)] {
+    let all = tables.iter().flat_map(|(prefix, table)| {
+        table.iter().map(move |(kind, handling)| {
+            let name: &'static str = if prefix.is_empty() { kind } else { format!("{prefix}{kind}").leak() };
+            (name, *handling)
+        })
+    });
+    all.collect::<Vec<_>>().leak()
+}
+
 /// The raw records of a JSON-lines session file.
 pub fn raw_session_lines(home: &Path, locator: &str) -> Vec<Value> {
     crate::raw_lines(&home.join(locator))
@@ -291,6 +305,13 @@ pub struct Writes {
     pub refusal_says: String,
     /// Prepare beside other sessions.
     pub beside: Part<Beside>,
+    /// The scenario prepared into a home (default: `simple`).
+    pub source: Option<String>,
+    /// A second prepare of one export into a home without the store's
+    /// index is not refused by the codec but by the host: its plan creates
+    /// a file that exists, which the host never overwrites.
+    #[serde(default)]
+    pub refused_on_apply: bool,
 }
 
 /// Prepare into a home that already holds sessions.
@@ -318,6 +339,8 @@ pub struct Loose {
     /// name kept): a session of several files.
     #[serde(default)]
     pub folder: bool,
+    /// The scenario whose session moves (default: `simple`).
+    pub scenario: Option<String>,
 }
 
 /// What a text must be: every part that is set must hold.
@@ -448,6 +471,24 @@ pub struct Scenario {
     /// Record id → the id of its parent (`null`: none).
     #[serde(default)]
     pub parents: BTreeMap<String, Option<String>>,
+    /// The session's home, relative to `fixtures/<harness>/<version>`
+    /// (default: the scenario's name), for hand-written fixtures (an older
+    /// sibling format without lab sessions). Scenarios may share a home:
+    /// discover then lists each of them there.
+    pub home: Option<String>,
+    /// The session's cwd, native version and model where they are not the
+    /// table's (`null`: none).
+    #[serde(default, deserialize_with = "present")]
+    pub cwd: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub native_version: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub model: Option<Option<String>>,
+}
+
+/// A member that is there, `null` included.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 // ------------------------------------------------------------------ helpers
@@ -518,7 +559,26 @@ impl Table {
     }
 
     pub fn home(&self, scenario: &str) -> PathBuf {
-        crate::fixtures(&self.harness, &self.version).join(scenario)
+        let s = self.scenario(scenario);
+        crate::fixtures(&self.harness, &self.version).join(s.home.as_deref().unwrap_or(scenario))
+    }
+
+    /// A scenario's cwd, native version and model: its own, else the table's.
+    pub fn cwd_of(&self, scenario: &str) -> Option<String> {
+        self.scenario(scenario).cwd.clone().unwrap_or_else(|| self.cwd.clone())
+    }
+
+    pub fn native_version_of(&self, scenario: &str) -> Option<String> {
+        self.scenario(scenario).native_version.clone().unwrap_or_else(|| self.native_version.clone())
+    }
+
+    pub fn model_of(&self, scenario: &str) -> Option<String> {
+        self.scenario(scenario).model.clone().unwrap_or_else(|| self.model.clone())
+    }
+
+    /// How many scenarios live in `home` (one, for lab fixtures).
+    pub fn sharing(&self, home: &Path) -> usize {
+        self.each().filter(|(_, _, h, _)| h == home).count()
     }
 
     /// A scenario's locator: the table's, `{id}` and `{file}` filled in.
@@ -548,6 +608,12 @@ impl Table {
     /// `(name, scenario, home, locator)` of every scenario.
     pub fn each(&self) -> impl Iterator<Item = (&str, &Scenario, PathBuf, String)> {
         self.scenarios.iter().map(|(name, s)| (name.as_str(), s, self.home(name), self.locator(s)))
+    }
+
+    /// The scenario a check that needs one session starts from: `simple`,
+    /// else the one the table names.
+    pub fn first_scenario<'a>(&self, named: Option<&'a String>) -> &'a str {
+        named.map(String::as_str).unwrap_or("simple")
     }
 }
 
@@ -612,11 +678,11 @@ pub fn discover<C: Codec>(suite: &Suite) {
         let found = crate::discover::<C>(&home);
         let unexpected = found.diagnostics.iter().filter(|d| !table.discover_may_say.contains(&d.code));
         assert_eq!(unexpected.count(), 0, "{name}: {:?}", found.diagnostics);
-        assert_eq!(found.sessions.len(), 1, "{name}: {:?}", found.sessions);
-        let session = &found.sessions[0];
+        assert_eq!(found.sessions.len(), table.sharing(&home), "{name}: {:?}", found.sessions);
+        let session = found.sessions.iter().find(|f| f.locator == locator).unwrap_or(&found.sessions[0]);
         assert_eq!((session.native_id.as_str(), session.locator.as_str()), (s.id.as_str(), locator.as_str()));
-        assert_eq!(session.cwd, table.cwd, "{name}");
-        assert_eq!(session.native_version, table.native_version, "{name}");
+        assert_eq!(session.cwd, table.cwd_of(name), "{name}");
+        assert_eq!(session.native_version, table.native_version_of(name), "{name}");
         let inspected = C::inspect(&Dir::native(&home), &locator).unwrap_or_else(|e| panic!("{name}: inspect: {e:?}"));
         assert_eq!(format!("{inspected:?}"), format!("{session:?}"), "{name}: inspect differs from discover");
         let read = table.read::<C>(name);
@@ -698,8 +764,8 @@ pub fn meta<C: Codec>(suite: &Suite, codec_version: &str) {
         let read = table.read::<C>(name);
         let meta = read.meta();
         assert_eq!((meta.harness.as_str(), meta.schema.as_str()), (table.harness.as_str(), sdk_schema()));
-        assert_eq!((&meta.native_id, &meta.cwd), (&s.id, &table.cwd), "{name}");
-        assert_eq!(meta.native_version, table.native_version, "{name}");
+        assert_eq!((&meta.native_id, &meta.cwd), (&s.id, &table.cwd_of(name)), "{name}");
+        assert_eq!(meta.native_version, table.native_version_of(name), "{name}");
         assert_eq!(meta.codec, Some(format!("{}@{codec_version}", table.harness)), "{name}");
         assert_eq!(read.records[0].ts, meta.started_at, "{name}");
         if let Some(title) = &s.title {
@@ -766,10 +832,25 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
         assert_eq!(&record.parent, parent, "{name}: the parent of {id}");
     }
     for a in crate::assistants(records) {
-        assert_eq!(a.model, table.model, "{name}: model");
+        assert_eq!(a.model, table.model_of(name), "{name}: model");
         if let Some(usage) = table.usage.run("usage") {
             assert_eq!(&a.usage, usage, "{name}: usage of {:?}", a.text);
         }
+    }
+}
+
+/// Every scenario of the table that is none of the lab's (the sessions of
+/// hand-written fixtures) holds what its table says, as [`scenario`]
+/// checks a lab scenario.
+pub fn scenarios_beyond_the_lab<C: Codec>(suite: &Suite) {
+    let table = suite.table();
+    let lab = |name: &str| lab::PROMPTS.iter().any(|(n, _)| *n == name);
+    let others: Vec<&String> = table.scenarios.keys().filter(|n| !lab(n)).collect();
+    if others.is_empty() {
+        eprintln!("skipped scenarios_beyond_the_lab: every scenario is a lab scenario");
+    }
+    for name in others {
+        scenario::<C>(suite, name);
     }
 }
 
@@ -1184,7 +1265,7 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
 pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     let table = suite.table();
     let Some(writes) = table.writes.run("prepare_into_an_empty_home") else { return };
-    let source = table.read::<C>("simple");
+    let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
     let written = write::<C>(&source.document, options_for(None));
     let target = tempfile::tempdir().unwrap();
     let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
@@ -1200,6 +1281,15 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     let back = crate::read::<C>(target.path(), &found.sessions[0].locator);
     assert_eq!(kept(&writes.compare, &back.records), kept(&writes.compare, &source.records));
     match prepare::<C>(&written, target.path()) {
+        Ok(plan) if writes.refused_on_apply => {
+            let exists = |path: &str| target.path().join(path).exists();
+            let collides = plan.operations.iter().any(|op| match op {
+                Operation::CreateFile(file) => exists(&file.path),
+                Operation::CopyArtifact(copy) => exists(&copy.path),
+                _ => false,
+            });
+            assert!(collides, "a second prepare of the same export creates nothing that exists: {plan:?}");
+        }
         Ok(plan) => panic!("a second prepare of the same export: {plan:?}"),
         Err(e) => assert!(format!("{e:?}").contains(&writes.refusal_says), "{e:?}"),
     }
@@ -1212,7 +1302,7 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     let table = suite.table();
     let Some(writes) = table.writes.run("prepare_beside_sessions") else { return };
     let Some(beside) = writes.beside.run("prepare_beside_sessions") else { return };
-    let source = table.read::<C>("simple");
+    let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
     let written = write::<C>(&source.document, options_for(None));
     let target = tempfile::tempdir().unwrap();
     for name in &beside.scenarios {
@@ -1243,10 +1333,11 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
 pub fn loose_file<C: Codec>(suite: &Suite) {
     let table = suite.table();
     let Some(loose) = table.loose.run("loose_file") else { return };
-    let whole = table.read::<C>("simple");
-    let dir = crate::copy_of(&table.home("simple"));
+    let name = table.first_scenario(loose.scenario.as_ref());
+    let whole = table.read::<C>(name);
+    let dir = crate::copy_of(&table.home(name));
     let to = dir.path().join(&loose.path);
-    let from = dir.path().join(table.locator_of("simple"));
+    let from = dir.path().join(table.locator_of(name));
     if loose.folder {
         assert_eq!(from.file_name(), to.file_name(), "a moved folder keeps its file's name");
         std::fs::rename(from.parent().unwrap(), to.parent().unwrap()).unwrap();
@@ -1256,8 +1347,9 @@ pub fn loose_file<C: Codec>(suite: &Suite) {
     }
     let found = crate::discover::<C>(dir.path());
     if loose.discovered {
-        assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
-        assert_eq!(found.sessions[0].native_id, table.scenario("simple").id);
+        assert_eq!(found.sessions.len(), table.sharing(&table.home(name)), "{:?}", found.sessions);
+        let id = &table.scenario(name).id;
+        assert!(found.sessions.iter().any(|s| s.native_id == *id), "{:?}", found.sessions);
         let unexpected = found.diagnostics.iter().filter(|d| !table.discover_may_say.contains(&d.code));
         assert_eq!(unexpected.count(), 0, "{:?}", found.diagnostics);
     }
@@ -1295,6 +1387,7 @@ macro_rules! conformance_suite {
             round_trip_keeps_every_scenario: round_trip(); prepare_into_an_empty_home: prepare_into_an_empty_home();
             prepare_beside_sessions_leaves_them_byte_identical: prepare_beside_sessions();
             a_loose_session_file_is_read: loose_file();
+            scenarios_beyond_the_lab_hold_their_tables: scenarios_beyond_the_lab();
         );
     };
     (@tests $codec:ty, $suite:expr; $($name:ident: $check:ident($($arg:expr),*);)*) => {
