@@ -307,6 +307,8 @@ pub struct Writes {
     pub beside: Part<Beside>,
     /// The scenario prepared into a home (default: `simple`).
     pub source: Option<String>,
+    /// The cwd prepare is given (default: none, the export's).
+    pub prepare_cwd: Option<String>,
     /// A second prepare of one export into a home without the store's
     /// index is not refused by the codec but by the host: its plan creates
     /// a file that exists, which the host never overwrites.
@@ -1038,9 +1040,20 @@ pub fn options_for(home: Option<&Path>) -> WriteOptions {
 
 /// Runs `prepare` of `written` into `home`, with the default target choice.
 pub fn prepare<C: Codec>(written: &WrittenFiles, home: &Path) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+    prepare_in::<C>(written, home, None)
+}
+
+/// [`prepare`] with the cwd the session is to resume in (a store that
+/// files sessions by their work directory needs one).
+pub fn prepare_in<C: Codec>(
+    written: &WrittenFiles,
+    home: &Path,
+    cwd: Option<&str>,
+) -> Result<Plan, trajhost_codec_sdk::CodecError> {
     target::set_for_tests(TargetChoice::default());
     let artifacts = written.artifacts.clone();
-    trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options_for(Some(home)))
+    let options = WriteOptions { cwd: cwd.map(str::to_string), ..options_for(Some(home)) };
+    trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options)
 }
 
 /// Applies a plan of files as the host does: `create-file` and
@@ -1127,6 +1140,7 @@ pub fn apply_plan(plan: &Plan, written: &WrittenFiles, home: &Path) {
 /// element has the same `match_member`.
 fn add_json_entry(entry: &trajhost_codec_sdk::AddJsonEntry, home: &Path) {
     let path = home.join(&entry.path);
+    let existed = path.exists();
     let mut doc: Value = match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", entry.path)),
         Err(_) => serde_json::from_str(entry.initial.as_deref().expect("the file exists or an initial document"))
@@ -1138,18 +1152,24 @@ fn add_json_entry(entry: &trajhost_codec_sdk::AddJsonEntry, home: &Path) {
         let step = step.replace("~1", "/").replace("~0", "~");
         at = at.as_object_mut().expect("the pointer goes through objects").entry(step).or_insert(serde_json::json!({}));
     }
-    match (at, &entry.key) {
+    let added = match (at, &entry.key) {
         (Value::Object(o), Some(key)) => {
             assert!(o.get(key).is_none_or(|v| *v == value), "the plan changes the entry {key} of {}", entry.path);
-            o.insert(key.clone(), value);
+            o.insert(key.clone(), value).is_none()
         }
         (Value::Array(a), None) => {
             let member = entry.match_member.as_deref();
-            if !member.is_some_and(|m| a.iter().any(|e| e.get(m).is_some() && e.get(m) == value.get(m))) {
+            let there = member.is_some_and(|m| a.iter().any(|e| e.get(m).is_some() && e.get(m) == value.get(m)));
+            if !there {
                 a.push(value);
             }
+            !there
         }
         (other, key) => panic!("{}: cannot add at {} by {key:?}: {other}", entry.path, entry.pointer),
+    };
+    // An entry already there leaves the file as it is, as the host does.
+    if existed && !added {
+        return;
     }
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
@@ -1179,7 +1199,8 @@ pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &Writ
             }
         }
         Install::Prepare => {
-            let plan = prepare::<C>(written, dir.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+            let plan = prepare_in::<C>(written, dir.path(), writes.prepare_cwd.as_deref())
+                .unwrap_or_else(|e| panic!("prepare: {e:?}"));
             (suite.apply)(&plan, written, dir.path());
         }
     }
@@ -1268,7 +1289,8 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
     let written = write::<C>(&source.document, options_for(None));
     let target = tempfile::tempdir().unwrap();
-    let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    let plan = prepare_in::<C>(&written, target.path(), writes.prepare_cwd.as_deref())
+        .unwrap_or_else(|e| panic!("prepare: {e:?}"));
     assert_eq!(plan.native_id, written.native_id);
     if writes.resumes {
         let resume = plan.resume_command.as_deref().expect("a resume command");
@@ -1280,7 +1302,7 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     assert_eq!(found.sessions[0].native_id, plan.native_id);
     let back = crate::read::<C>(target.path(), &found.sessions[0].locator);
     assert_eq!(kept(&writes.compare, &back.records), kept(&writes.compare, &source.records));
-    match prepare::<C>(&written, target.path()) {
+    match prepare_in::<C>(&written, target.path(), writes.prepare_cwd.as_deref()) {
         Ok(plan) if writes.refused_on_apply => {
             let exists = |path: &str| target.path().join(path).exists();
             let collides = plan.operations.iter().any(|op| match op {
@@ -1311,7 +1333,8 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     let listed = crate::discover::<C>(target.path()).sessions;
     assert_eq!(listed.len(), beside.scenarios.len(), "{listed:?}");
     let before = crate::tree_digest(target.path());
-    let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    let plan = prepare_in::<C>(&written, target.path(), writes.prepare_cwd.as_deref())
+        .unwrap_or_else(|e| panic!("prepare: {e:?}"));
     (suite.apply)(&plan, &written, target.path());
     let after = crate::tree_digest(target.path());
     for (path, digest) in before.iter().filter(|(p, _)| !beside.may_change.contains(p)) {
