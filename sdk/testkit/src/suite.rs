@@ -307,8 +307,10 @@ pub struct Writes {
     pub beside: Part<Beside>,
     /// The scenario prepared into a home (default: `simple`).
     pub source: Option<String>,
-    /// The cwd prepare is given (default: none, the export's).
-    pub prepare_cwd: Option<String>,
+    /// The cwd write and prepare are given (default: none, the
+    /// session's): a store that files sessions by their work directory
+    /// needs one where the session names none.
+    pub cwd: Option<String>,
     /// A second prepare of one export into a home without the store's
     /// index is not refused by the codec but by the host: its plan creates
     /// a file that exists, which the host never overwrites.
@@ -941,6 +943,10 @@ pub fn spans_name_records<C: Codec>(suite: &Suite) {
                 assert!(matches!(r.body, Body::Meta(_)), "{name}: {} has no src", r.id);
                 continue;
             };
+            // An empty span of `meta` names the session's file, no record.
+            if matches!(r.body, Body::Meta(_)) && src.len == 0 {
+                continue;
+            }
             // Named by its place (`<file>@<offset>`): its span is that place.
             let place = r.id.split('#').next().and_then(|id| id.rsplit_once('@'));
             if place.is_some_and(|(file, at)| src.file.ends_with(file) && at == src.offset.to_string()) {
@@ -1031,6 +1037,11 @@ pub fn corrupt_line<C: Codec>(suite: &Suite) {
 /// Writes a canonical document natively, as the host pushes it.
 pub fn write<C: Codec>(document: &str, options: WriteOptions) -> WrittenFiles {
     trajhost_codec_sdk::write_document::<C>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+}
+
+/// The options a table's writes are made with: its cwd, if any.
+pub fn write_options(writes: &Writes) -> WriteOptions {
+    WriteOptions { cwd: writes.cwd.clone(), ..options_for(None) }
 }
 
 /// Options with nothing chosen but the home a plan is for.
@@ -1199,7 +1210,7 @@ pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &Writ
             }
         }
         Install::Prepare => {
-            let plan = prepare_in::<C>(written, dir.path(), writes.prepare_cwd.as_deref())
+            let plan = prepare_in::<C>(written, dir.path(), writes.cwd.as_deref())
                 .unwrap_or_else(|e| panic!("prepare: {e:?}"));
             (suite.apply)(&plan, written, dir.path());
         }
@@ -1254,7 +1265,7 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
     let Some(writes) = table.writes.run("round_trip") else { return };
     for (name, s, _, _) in table.each() {
         let source = table.read::<C>(name);
-        let written = write::<C>(&source.document, options_for(None));
+        let written = write::<C>(&source.document, write_options(writes));
         if writes.lossless {
             assert!(details(&written.diagnostics, "not-carried").is_empty(), "{name}: {:?}", written.diagnostics);
             assert!(details(&written.diagnostics, "untranslated-reasoning").is_empty(), "{name}");
@@ -1276,7 +1287,7 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
         }
         let files =
             |w: &WrittenFiles| w.artifacts.iter().map(|a| (a.path.clone(), a.bytes.clone())).collect::<Vec<_>>();
-        let again = write::<C>(&source.document, options_for(None));
+        let again = write::<C>(&source.document, write_options(writes));
         assert!(files(&again) == files(&written), "{name}: the same document gave other bytes");
     }
 }
@@ -1287,10 +1298,10 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     let table = suite.table();
     let Some(writes) = table.writes.run("prepare_into_an_empty_home") else { return };
     let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
-    let written = write::<C>(&source.document, options_for(None));
+    let written = write::<C>(&source.document, write_options(writes));
     let target = tempfile::tempdir().unwrap();
-    let plan = prepare_in::<C>(&written, target.path(), writes.prepare_cwd.as_deref())
-        .unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    let plan =
+        prepare_in::<C>(&written, target.path(), writes.cwd.as_deref()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
     assert_eq!(plan.native_id, written.native_id);
     if writes.resumes {
         let resume = plan.resume_command.as_deref().expect("a resume command");
@@ -1302,7 +1313,7 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     assert_eq!(found.sessions[0].native_id, plan.native_id);
     let back = crate::read::<C>(target.path(), &found.sessions[0].locator);
     assert_eq!(kept(&writes.compare, &back.records), kept(&writes.compare, &source.records));
-    match prepare_in::<C>(&written, target.path(), writes.prepare_cwd.as_deref()) {
+    match prepare_in::<C>(&written, target.path(), writes.cwd.as_deref()) {
         Ok(plan) if writes.refused_on_apply => {
             let exists = |path: &str| target.path().join(path).exists();
             let collides = plan.operations.iter().any(|op| match op {
@@ -1325,7 +1336,7 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     let Some(writes) = table.writes.run("prepare_beside_sessions") else { return };
     let Some(beside) = writes.beside.run("prepare_beside_sessions") else { return };
     let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
-    let written = write::<C>(&source.document, options_for(None));
+    let written = write::<C>(&source.document, write_options(writes));
     let target = tempfile::tempdir().unwrap();
     for name in &beside.scenarios {
         crate::copy_dir(&table.home(name), target.path());
@@ -1333,8 +1344,8 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     let listed = crate::discover::<C>(target.path()).sessions;
     assert_eq!(listed.len(), beside.scenarios.len(), "{listed:?}");
     let before = crate::tree_digest(target.path());
-    let plan = prepare_in::<C>(&written, target.path(), writes.prepare_cwd.as_deref())
-        .unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    let plan =
+        prepare_in::<C>(&written, target.path(), writes.cwd.as_deref()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
     (suite.apply)(&plan, &written, target.path());
     let after = crate::tree_digest(target.path());
     for (path, digest) in before.iter().filter(|(p, _)| !beside.may_change.contains(p)) {
