@@ -53,7 +53,10 @@
 //! round trip read → write → read; prepare into an empty home and beside
 //! other sessions (every file there byte-identical); a loose session file.
 //! A part a codec cannot take says why in its table (`{"skip": "…"}`), and
-//! the test prints it. What JSON cannot say the codec passes in the
+//! the test prints it. A codec without lab sessions of its own (an older
+//! sibling format) names sessions of its hand-written fixtures as
+//! scenarios (a scenario's `home`, shared by several, and its own `cwd`,
+//! `native_version`, `model`), checked like the lab's. What JSON cannot say the codec passes in the
 //! [`suite::Suite`]: its type table, how to tell a raw record's type, how
 //! to read raw records of a store that is not JSON lines, how to apply a
 //! plan of databases (`suite::apply_plan`, feature `sqlite`). Its own

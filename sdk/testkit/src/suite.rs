@@ -74,6 +74,20 @@ impl Suite {
     }
 }
 
+/// Several type tables as one, each name behind its table's prefix (`""`:
+/// none), for a codec that reports a type by its table's prefix
+/// (`event_msg/token_count`, `wire:TurnBegin`): a [`Suite::types`] built
+/// in a `fn suite() -> Suite` that the macro is given.
+pub fn prefixed_types(tables: &[(&str, &'static [(&'static str, Handling)])]) -> &'static [(&'static str, Handling)] {
+    let all = tables.iter().flat_map(|(prefix, table)| {
+        table.iter().map(move |(kind, handling)| {
+            let name: &'static str = if prefix.is_empty() { kind } else { format!("{prefix}{kind}").leak() };
+            (name, *handling)
+        })
+    });
+    all.collect::<Vec<_>>().leak()
+}
+
 /// The raw records of a JSON-lines session file.
 pub fn raw_session_lines(home: &Path, locator: &str) -> Vec<Value> {
     crate::raw_lines(&home.join(locator))
@@ -296,6 +310,17 @@ pub struct Writes {
     pub refusal_says: String,
     /// Prepare beside other sessions.
     pub beside: Part<Beside>,
+    /// The scenario prepared into a home (default: `simple`).
+    pub source: Option<String>,
+    /// The cwd write and prepare are given (default: none, the
+    /// session's): a store that files sessions by their work directory
+    /// needs one where the session names none.
+    pub cwd: Option<String>,
+    /// A second prepare of one export into a home without the store's
+    /// index is not refused by the codec but by the host: its plan creates
+    /// a file that exists, which the host never overwrites.
+    #[serde(default)]
+    pub refused_on_apply: bool,
 }
 
 /// Prepare into a home that already holds sessions.
@@ -462,6 +487,19 @@ pub struct Scenario {
     /// Record id → the id of its parent (`null`: none).
     #[serde(default)]
     pub parents: BTreeMap<String, Option<String>>,
+    /// The session's cwd, native version and model where they are not the
+    /// table's (`null`: none).
+    #[serde(default, deserialize_with = "present")]
+    pub cwd: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub native_version: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub model: Option<Option<String>>,
+}
+
+/// A member that is there, `null` included.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 // ------------------------------------------------------------------ helpers
@@ -539,6 +577,19 @@ impl Table {
         }
     }
 
+    /// A scenario's cwd, native version and model: its own, else the table's.
+    pub fn cwd_of(&self, scenario: &str) -> Option<String> {
+        self.scenario(scenario).cwd.clone().unwrap_or_else(|| self.cwd.clone())
+    }
+
+    pub fn native_version_of(&self, scenario: &str) -> Option<String> {
+        self.scenario(scenario).native_version.clone().unwrap_or_else(|| self.native_version.clone())
+    }
+
+    pub fn model_of(&self, scenario: &str) -> Option<String> {
+        self.scenario(scenario).model.clone().unwrap_or_else(|| self.model.clone())
+    }
+
     /// A scenario's locator: the table's, `{id}` and `{file}` filled in.
     pub fn locator(&self, s: &Scenario) -> String {
         self.locator.replace("{id}", &s.id).replace("{file}", s.file.as_deref().unwrap_or("{file}"))
@@ -566,6 +617,12 @@ impl Table {
     /// `(name, scenario, home, locator)` of every scenario.
     pub fn each(&self) -> impl Iterator<Item = (&str, &Scenario, PathBuf, String)> {
         self.scenarios.iter().map(|(name, s)| (name.as_str(), s, self.home(name), self.locator(s)))
+    }
+
+    /// The scenario a check that needs one session starts from: `simple`,
+    /// else the one the table names.
+    pub fn first_scenario<'a>(&self, named: Option<&'a String>) -> &'a str {
+        named.map(String::as_str).unwrap_or("simple")
     }
 }
 
@@ -632,8 +689,8 @@ pub fn discover<C: Codec>(suite: &Suite) {
         assert_eq!(unexpected.count(), 0, "{name}: {:?}", found.diagnostics);
         let session = listed(name, s, &found.sessions);
         assert_eq!((session.native_id.as_str(), session.locator.as_str()), (s.id.as_str(), locator.as_str()));
-        assert_eq!(session.cwd, table.cwd, "{name}");
-        assert_eq!(session.native_version, table.native_version, "{name}");
+        assert_eq!(session.cwd, table.cwd_of(name), "{name}");
+        assert_eq!(session.native_version, table.native_version_of(name), "{name}");
         let inspected = C::inspect(&Dir::native(&home), &locator).unwrap_or_else(|e| panic!("{name}: inspect: {e:?}"));
         assert_eq!(format!("{inspected:?}"), format!("{session:?}"), "{name}: inspect differs from discover");
         let read = table.read::<C>(name);
@@ -732,8 +789,8 @@ pub fn meta<C: Codec>(suite: &Suite, codec_version: &str) {
         let read = table.read::<C>(name);
         let meta = read.meta();
         assert_eq!((meta.harness.as_str(), meta.schema.as_str()), (table.harness.as_str(), sdk_schema()));
-        assert_eq!((&meta.native_id, &meta.cwd), (&s.id, &table.cwd), "{name}");
-        assert_eq!(meta.native_version, table.native_version, "{name}");
+        assert_eq!((&meta.native_id, &meta.cwd), (&s.id, &table.cwd_of(name)), "{name}");
+        assert_eq!(meta.native_version, table.native_version_of(name), "{name}");
         assert_eq!(meta.codec, Some(format!("{}@{codec_version}", table.harness)), "{name}");
         assert_eq!(read.records[0].ts, meta.started_at, "{name}");
         if let Some(title) = &s.title {
@@ -806,7 +863,7 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
     }
     for a in assistants {
         if s.models.is_none() {
-            assert_eq!(a.model, table.model, "{name}: model");
+            assert_eq!(a.model, table.model_of(name), "{name}: model");
         }
         if let Some(usage) = table.usage.run("usage") {
             assert_eq!(&a.usage, usage, "{name}: usage of {:?}", a.text);
@@ -1006,6 +1063,11 @@ pub fn write<C: Codec>(document: &str, options: WriteOptions) -> WrittenFiles {
     trajhost_codec_sdk::write_document::<C>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
 }
 
+/// The options a table's writes are made with: its cwd, if any.
+pub fn write_options(writes: &Writes) -> WriteOptions {
+    WriteOptions { cwd: writes.cwd.clone(), ..options_for(None) }
+}
+
 /// Options with nothing chosen but the home a plan is for.
 pub fn options_for(home: Option<&Path>) -> WriteOptions {
     WriteOptions { cwd: None, native_id: None, home_path: home.map(|h| h.display().to_string()) }
@@ -1013,9 +1075,20 @@ pub fn options_for(home: Option<&Path>) -> WriteOptions {
 
 /// Runs `prepare` of `written` into `home`, with the default target choice.
 pub fn prepare<C: Codec>(written: &WrittenFiles, home: &Path) -> Result<Plan, trajhost_codec_sdk::CodecError> {
+    prepare_in::<C>(written, home, None)
+}
+
+/// [`prepare`] with the cwd the session is to resume in (a store that
+/// files sessions by their work directory needs one).
+pub fn prepare_in<C: Codec>(
+    written: &WrittenFiles,
+    home: &Path,
+    cwd: Option<&str>,
+) -> Result<Plan, trajhost_codec_sdk::CodecError> {
     target::set_for_tests(TargetChoice::default());
     let artifacts = written.artifacts.clone();
-    trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options_for(Some(home)))
+    let options = WriteOptions { cwd: cwd.map(str::to_string), ..options_for(Some(home)) };
+    trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options)
 }
 
 /// Applies a plan of files as the host does: `create-file` and
@@ -1102,6 +1175,7 @@ pub fn apply_plan(plan: &Plan, written: &WrittenFiles, home: &Path) {
 /// element has the same `match_member`.
 fn add_json_entry(entry: &trajhost_codec_sdk::AddJsonEntry, home: &Path) {
     let path = home.join(&entry.path);
+    let existed = path.exists();
     let mut doc: Value = match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", entry.path)),
         Err(_) => serde_json::from_str(entry.initial.as_deref().expect("the file exists or an initial document"))
@@ -1113,18 +1187,24 @@ fn add_json_entry(entry: &trajhost_codec_sdk::AddJsonEntry, home: &Path) {
         let step = step.replace("~1", "/").replace("~0", "~");
         at = at.as_object_mut().expect("the pointer goes through objects").entry(step).or_insert(serde_json::json!({}));
     }
-    match (at, &entry.key) {
+    let added = match (at, &entry.key) {
         (Value::Object(o), Some(key)) => {
             assert!(o.get(key).is_none_or(|v| *v == value), "the plan changes the entry {key} of {}", entry.path);
-            o.insert(key.clone(), value);
+            o.insert(key.clone(), value).is_none()
         }
         (Value::Array(a), None) => {
             let member = entry.match_member.as_deref();
-            if !member.is_some_and(|m| a.iter().any(|e| e.get(m).is_some() && e.get(m) == value.get(m))) {
+            let there = member.is_some_and(|m| a.iter().any(|e| e.get(m).is_some() && e.get(m) == value.get(m)));
+            if !there {
                 a.push(value);
             }
+            !there
         }
         (other, key) => panic!("{}: cannot add at {} by {key:?}: {other}", entry.path, entry.pointer),
+    };
+    // An entry already there leaves the file as it is, as the host does.
+    if existed && !added {
+        return;
     }
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
@@ -1154,7 +1234,8 @@ pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &Writ
             }
         }
         Install::Prepare => {
-            let plan = prepare::<C>(written, dir.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+            let plan = prepare_in::<C>(written, dir.path(), writes.cwd.as_deref())
+                .unwrap_or_else(|e| panic!("prepare: {e:?}"));
             (suite.apply)(&plan, written, dir.path());
         }
     }
@@ -1208,7 +1289,7 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
     let Some(writes) = table.writes.run("round_trip") else { return };
     for (name, s, _, _) in table.each() {
         let source = table.read::<C>(name);
-        let written = write::<C>(&source.document, options_for(None));
+        let written = write::<C>(&source.document, write_options(writes));
         if writes.lossless {
             assert!(details(&written.diagnostics, "not-carried").is_empty(), "{name}: {:?}", written.diagnostics);
             assert!(details(&written.diagnostics, "untranslated-reasoning").is_empty(), "{name}");
@@ -1230,7 +1311,7 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
         }
         let files =
             |w: &WrittenFiles| w.artifacts.iter().map(|a| (a.path.clone(), a.bytes.clone())).collect::<Vec<_>>();
-        let again = write::<C>(&source.document, options_for(None));
+        let again = write::<C>(&source.document, write_options(writes));
         assert!(files(&again) == files(&written), "{name}: the same document gave other bytes");
     }
 }
@@ -1240,10 +1321,11 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
 pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     let table = suite.table();
     let Some(writes) = table.writes.run("prepare_into_an_empty_home") else { return };
-    let source = table.read::<C>("simple");
-    let written = write::<C>(&source.document, options_for(None));
+    let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
+    let written = write::<C>(&source.document, write_options(writes));
     let target = tempfile::tempdir().unwrap();
-    let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    let plan =
+        prepare_in::<C>(&written, target.path(), writes.cwd.as_deref()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
     assert_eq!(plan.native_id, written.native_id);
     if writes.resumes {
         let resume = plan.resume_command.as_deref().expect("a resume command");
@@ -1255,7 +1337,16 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     assert_eq!(found.sessions[0].native_id, plan.native_id);
     let back = crate::read::<C>(target.path(), &found.sessions[0].locator);
     assert_eq!(kept(&writes.compare, &back.records), kept(&writes.compare, &source.records));
-    match prepare::<C>(&written, target.path()) {
+    match prepare_in::<C>(&written, target.path(), writes.cwd.as_deref()) {
+        Ok(plan) if writes.refused_on_apply => {
+            let exists = |path: &str| target.path().join(path).exists();
+            let collides = plan.operations.iter().any(|op| match op {
+                Operation::CreateFile(file) => exists(&file.path),
+                Operation::CopyArtifact(copy) => exists(&copy.path),
+                _ => false,
+            });
+            assert!(collides, "a second prepare of the same export creates nothing that exists: {plan:?}");
+        }
         Ok(plan) => panic!("a second prepare of the same export: {plan:?}"),
         Err(e) => assert!(format!("{e:?}").contains(&writes.refusal_says), "{e:?}"),
     }
@@ -1268,8 +1359,8 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     let table = suite.table();
     let Some(writes) = table.writes.run("prepare_beside_sessions") else { return };
     let Some(beside) = writes.beside.run("prepare_beside_sessions") else { return };
-    let source = table.read::<C>("simple");
-    let written = write::<C>(&source.document, options_for(None));
+    let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
+    let written = write::<C>(&source.document, write_options(writes));
     let target = tempfile::tempdir().unwrap();
     for name in &beside.scenarios {
         crate::copy_dir(&table.home(name), target.path());
@@ -1277,7 +1368,8 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     let listed = crate::discover::<C>(target.path()).sessions;
     assert_eq!(listed.len(), beside.scenarios.len(), "{listed:?}");
     let before = crate::tree_digest(target.path());
-    let plan = prepare::<C>(&written, target.path()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    let plan =
+        prepare_in::<C>(&written, target.path(), writes.cwd.as_deref()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
     (suite.apply)(&plan, &written, target.path());
     let after = crate::tree_digest(target.path());
     for (path, digest) in before.iter().filter(|(p, _)| !beside.may_change.contains(p)) {

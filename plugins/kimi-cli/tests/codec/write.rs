@@ -54,32 +54,19 @@ fn values(records: &[Record]) -> Vec<(Body, Option<String>)> {
     records.iter().filter(|r| !matches!(r.body, Body::Meta(_))).map(|r| (r.body.clone(), r.ts.clone())).collect()
 }
 
+/// The suite's round trip keeps every record value for value; the session
+/// is written as Kimi writes one (wire, context, state), and written again
+/// from its read-back gives the same bytes.
 #[test]
-fn every_scenario_round_trips_value_for_value() {
+fn every_scenario_is_written_as_kimi_writes_it_and_again_the_same() {
     for (name, _) in SCENARIOS {
         let first = read_scenario(name);
         let written = write(&kit::document(&first.records), options(None, None));
-        assert_eq!(not_carried(&written), [], "{name}: a Kimi session loses nothing");
-        assert!(written.diagnostics.iter().all(|d| d.code != "untranslated-reasoning"), "{name}");
         let paths: Vec<&str> = written.artifacts.iter().map(|a| a.path.rsplit('/').next().unwrap()).collect();
         assert_eq!(paths, ["wire.jsonl", "context.jsonl", "state.json"], "{name}");
-        assert_ne!(written.native_id, id_of(name), "{name}: a new id");
         let home = home_with(&written, CWD);
         let second = read(home.path(), &written_locator(&written, CWD));
         assert_eq!(values(&second.records), values(&first.records), "{name}");
-        let (m1, m2) = (first.meta(), second.meta());
-        assert_eq!(
-            (&m2.cwd, &m2.title, &m2.started_at, &m2.native_version),
-            (&m1.cwd, &m1.title, &m1.started_at, &m1.native_version),
-            "{name}"
-        );
-        assert_eq!(m2.native_id, written.native_id);
-        // The installed session reads as a session of its own, under its
-        // work directory.
-        let found = kit::discover::<KimiCli>(home.path());
-        assert_eq!(found.sessions.len(), 1, "{name}");
-        assert_eq!(found.sessions[0].native_id, written.native_id);
-        // Written again from the read-back: the same bytes but the id.
         let again = write(&kit::document(&second.records), options(None, Some(&written.native_id)));
         for (a, b) in written.artifacts.iter().zip(&again.artifacts) {
             assert_eq!(a.path, b.path);
@@ -400,39 +387,15 @@ fn prepare_into_a_fresh_home() {
     assert!(matches!(prepare(&written, tempfile::tempdir().unwrap().path(), None), Err(CodecError::Malformed(_))));
 }
 
+/// The suite prepares beside sessions of the same work directory; into a
+/// home of another one, the files go under its md5 and one entry is
+/// appended to `kimi.json`.
 #[test]
-fn prepare_into_a_home_with_other_sessions_adds_only_its_own() {
+fn prepare_into_another_work_directory_adds_its_entry() {
     let written = written_simple();
     let target = kit::copy_of(&home("parallel"));
-    // Another work directory too.
-    let kimi_path = target.path().join(".kimi/kimi.json");
-    let mut kimi: Value = serde_json::from_slice(&std::fs::read(&kimi_path).unwrap()).unwrap();
-    kimi["work_dirs"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"path": "/srv/other", "kaos": "local", "last_session_id": null}));
-    std::fs::write(&kimi_path, serde_json::to_vec_pretty(&kimi).unwrap()).unwrap();
-    let before = snapshot(target.path());
-
-    // Into an existing work directory: its entry is matched (a no-op), the
-    // session folder is new.
-    let plan = prepare(&written, target.path(), Some(CWD)).unwrap();
-    apply(&plan, &written.artifacts, target.path());
-    let after = snapshot(target.path());
-    let dir = format!("{WORK_DIR}/{}/", written.native_id);
-    let added: Vec<&String> = after.keys().filter(|p| !before.contains_key(*p)).collect();
-    assert!(added.iter().all(|p| p.starts_with(&dir)), "{added:?}");
-    assert_eq!(added.len(), 3);
-    for (path, bytes) in &before {
-        assert_eq!(after.get(path), Some(bytes), "{path} untouched");
-    }
-    let found = kit::discover::<KimiCli>(target.path());
-    assert_eq!(found.sessions.len(), 2);
-
-    // Into a third work directory: files under its md5, one entry appended.
-    let target2 = kit::copy_of(&home("parallel"));
     let other = "/srv/new project";
-    let plan = prepare(&written, target2.path(), Some(other)).unwrap();
+    let plan = prepare(&written, target.path(), Some(other)).unwrap();
     let folder = trajhost_codec_sdk::hash::md5_hex(other.as_bytes());
     for op in &plan.operations {
         if let Operation::CopyArtifact(c) = op {
@@ -440,29 +403,12 @@ fn prepare_into_a_home_with_other_sessions_adds_only_its_own() {
         }
     }
     assert!(plan.resume_command.as_deref().unwrap().starts_with("cd '/srv/new project' && "));
-    apply(&plan, &written.artifacts, target2.path());
-    let kimi: Value = serde_json::from_slice(&std::fs::read(target2.path().join(".kimi/kimi.json")).unwrap()).unwrap();
+    apply(&plan, &written.artifacts, target.path());
+    let kimi: Value = serde_json::from_slice(&std::fs::read(target.path().join(".kimi/kimi.json")).unwrap()).unwrap();
     let dirs: Vec<&str> = kimi["work_dirs"].as_array().unwrap().iter().map(|w| w["path"].as_str().unwrap()).collect();
     assert_eq!(dirs, [CWD, other]);
-    let found = kit::discover::<KimiCli>(target2.path());
+    let found = kit::discover::<KimiCli>(target.path());
     assert!(found.sessions.iter().any(|s| s.native_id == written.native_id && s.cwd.as_deref() == Some(other)));
-}
-
-fn snapshot(home: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut stack = vec![home.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(home).unwrap().to_string_lossy().into_owned();
-                files.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
 }
 
 #[test]
