@@ -28,24 +28,13 @@ pub struct Args {
     /// directory).
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
-    /// The model the session should use in the target.
-    #[arg(long, value_name = "MODEL")]
-    model: Option<String>,
-    /// The provider the session should use in the target.
-    #[arg(long, value_name = "PROVIDER")]
-    provider: Option<String>,
+    #[command(flatten)]
+    model: super::convert::ModelChoice,
     /// Continue a session that is not portable anyway (docs/portability.md); what is dropped is listed.
     #[arg(long)]
     lossy: bool,
-    /// The version of the target harness (default: found as `prepare` finds it).
-    #[arg(long, value_name = "VERSION")]
-    target_version: Option<String>,
-    /// Do not run the target harness's CLI to learn its version.
-    #[arg(long)]
-    no_probe: bool,
-    /// Install even if a codec pinned to a tested version meets another one.
-    #[arg(long)]
-    allow_untested: bool,
+    #[command(flatten)]
+    version: super::convert::TargetVersion,
     /// Keep the export here (default: a temporary directory, removed afterwards).
     #[arg(long, value_name = "DIR")]
     keep_export: Option<PathBuf>,
@@ -72,14 +61,10 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             version: args.target.version.clone(),
             home: args.target_home.clone().unwrap_or_else(default_home),
             cwd: args.cwd.clone(),
-            choice: TargetChoice {
-                model: args.model.clone(),
-                provider: args.provider.clone(),
-                allow_untested: args.allow_untested,
-            },
+            choice: args.model.choice(args.version.allow_untested),
             lossy: args.lossy,
-            target_version: args.target_version.clone(),
-            probe_cli: !args.no_probe,
+            target_version: args.version.target_version.clone(),
+            probe_cli: !args.version.no_probe,
             keep_export: args.keep_export.clone(),
             redaction: args.redact.redactor(&ctx.data_dir)?,
         },

@@ -12,6 +12,41 @@ use trajhost::inventory::FoundSession;
 use super::terminal::SafeWriter;
 use super::{Context, default_home, exit};
 
+/// `--model` and `--provider`: what the session uses in the target
+/// (convert, prepare, continue).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ModelChoice {
+    /// The model the session should use in the target (default: the one chosen at convert, else the target's own;
+    /// for targets that record one per session).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// The provider the session should use in the target; a target without a provider selector refuses it.
+    #[arg(long, value_name = "PROVIDER")]
+    pub provider: Option<String>,
+}
+
+impl ModelChoice {
+    pub fn choice(&self, allow_untested: bool) -> TargetChoice {
+        TargetChoice { model: self.model.clone(), provider: self.provider.clone(), allow_untested }
+    }
+}
+
+/// Which version of the target harness an install is for (prepare, continue).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TargetVersion {
+    /// Install even if the target runs a harness version the codec was not tested with. The install is then
+    /// reported as not verified.
+    #[arg(long)]
+    pub allow_untested: bool,
+    /// The version of the target harness that will resume the session (default: the version `convert --to H@V`
+    /// recorded, else the newest session in the target home, else the harness's CLI on PATH).
+    #[arg(long, value_name = "VERSION")]
+    pub target_version: Option<String>,
+    /// Do not run the target harness's CLI (`<cli> --version`) to learn its version.
+    #[arg(long)]
+    pub no_probe: bool,
+}
+
 #[derive(clap::Args)]
 pub struct ConvertArgs {
     /// A session file, or a session id (or unique prefix) under --home.
@@ -31,12 +66,8 @@ pub struct ConvertArgs {
     cwd: Option<String>,
     #[command(flatten)]
     lookup: super::given::Lookup,
-    /// The model the session should use in the target (for targets that record one per session).
-    #[arg(long, value_name = "MODEL")]
-    model: Option<String>,
-    /// The provider the session should use in the target; a target without a provider selector refuses it.
-    #[arg(long, value_name = "PROVIDER")]
-    provider: Option<String>,
+    #[command(flatten)]
+    model: ModelChoice,
     /// Convert a session that is not portable (see docs/portability.md) anyway; the report lists what is dropped.
     #[arg(long)]
     lossy: bool,
@@ -57,23 +88,10 @@ pub struct PrepareArgs {
     /// Show the plan without changing anything.
     #[arg(long)]
     dry_run: bool,
-    /// The model the installed session should use (default: the one chosen at convert, else the target's own).
-    #[arg(long, value_name = "MODEL")]
-    model: Option<String>,
-    /// The provider the installed session should use (default: the one chosen at convert, else the target's own).
-    #[arg(long, value_name = "PROVIDER")]
-    provider: Option<String>,
-    /// Install even if the target runs a harness version the codec was not tested with. The install is then
-    /// reported as not verified.
-    #[arg(long)]
-    allow_untested: bool,
-    /// The version of the target harness that will resume the session (default: the version `convert --to H@V`
-    /// recorded, else the newest session in the target home, else the harness's CLI on PATH).
-    #[arg(long, value_name = "VERSION")]
-    target_version: Option<String>,
-    /// Do not run the target harness's CLI (`<cli> --version`) to learn its version.
-    #[arg(long)]
-    no_probe: bool,
+    #[command(flatten)]
+    model: ModelChoice,
+    #[command(flatten)]
+    version: TargetVersion,
     /// The writing codec to use (`HARNESS@CODEC_VERSION`), whatever the target's version; the install is then
     /// verified only if the ledger lists that codec with the target's version.
     #[arg(long, value_name = "CODEC")]
@@ -94,7 +112,7 @@ pub fn run_convert(ctx: &Context, args: &ConvertArgs) -> anyhow::Result<u8> {
         args.out.clone().unwrap_or_else(|| PathBuf::from(format!("trajhost-export-{to}-{}", found.session.native_id)));
     let options = convert::ConvertOptions {
         cwd: args.cwd.clone(),
-        choice: TargetChoice { model: args.model.clone(), provider: args.provider.clone(), allow_untested: false },
+        choice: args.model.choice(false),
         lossy: args.lossy,
         target_version: args.to.version.clone(),
         writer: args.codec.clone(),
@@ -163,13 +181,9 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
     let catalog = ctx.catalog()?;
     let home = args.home.clone().unwrap_or_else(default_home);
     let request = convert::PrepareRequest {
-        choice: TargetChoice {
-            model: args.model.clone(),
-            provider: args.provider.clone(),
-            allow_untested: args.allow_untested,
-        },
-        target_version: args.target_version.clone(),
-        probe_cli: !args.no_probe,
+        choice: args.model.choice(args.version.allow_untested),
+        target_version: args.version.target_version.clone(),
+        probe_cli: !args.version.no_probe,
         writer: args.codec.clone(),
         redaction: args.redact.redactor(&ctx.data_dir)?,
     };
