@@ -1,13 +1,16 @@
 //! The testkit's conformance suite over the hand-built Cursor home
 //! (fixtures/cursor/2026.10.01, see tests/support/fixture.rs), as
 //! conformance.json says: two chats and an ACP session kept as AgentKv
-//! stores (SQLite databases of content-addressed blobs, spans the bytes of
-//! a blob) and an agent transcript mirror, each a scenario of the one home.
+//! stores (SQLite databases of content-addressed blobs, spans their rows)
+//! and an agent transcript mirror (spans its lines), each a scenario of the
+//! one home.
+//! A written chat keeps its id; prepare creates its stores (databases) in a
+//! home where cursor-agent is installed.
 
 use trajhost_codec_cursor::Cursor;
-use trajhost_codec_testkit::suite::Suite;
+use trajhost_codec_testkit::suite::{Suite, apply_plan};
 
-const SUITE: Suite = Suite { table: include_str!("conformance.json"), ..Suite::DEFAULT };
+const SUITE: Suite = Suite { table: include_str!("conformance.json"), apply: apply_plan, ..Suite::DEFAULT };
 
 trajhost_codec_testkit::conformance_suite!(
     Cursor,

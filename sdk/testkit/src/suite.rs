@@ -324,6 +324,18 @@ pub struct Writes {
     /// a file that exists, which the host never overwrites.
     #[serde(default)]
     pub refused_on_apply: bool,
+    /// The written session keeps its source's id (a store that files a
+    /// session by its id); default: a new id, so the original can stay
+    /// beside it.
+    #[serde(default)]
+    pub keeps_id: bool,
+    /// The scenarios the round trip writes (default: every one), where the
+    /// writer refuses some (say why in the codec's tests).
+    pub round_trips: Option<Vec<String>>,
+    /// Folders every target home holds before `prepare` (an installed
+    /// harness the plan checks for), relative to the home.
+    #[serde(default)]
+    pub target_dirs: Vec<String>,
 }
 
 /// Prepare into a home that already holds sessions.
@@ -1238,9 +1250,18 @@ fn session_file(writes: &Writes, written: &WrittenFiles) -> String {
     artifact.path.clone()
 }
 
+/// A fresh target home holding the folders the table names.
+pub fn target_home(writes: &Writes) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for folder in &writes.target_dirs {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+    }
+    dir
+}
+
 /// Installs `written` into a fresh home as the table says, and reads it.
 pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = target_home(writes);
     match writes.install {
         Install::Files => {
             for artifact in &written.artifacts {
@@ -1303,7 +1324,9 @@ pub fn kept(compare: &Compare, records: &[Record]) -> Value {
 pub fn round_trip<C: Codec>(suite: &Suite) {
     let table = suite.table();
     let Some(writes) = table.writes.run("round_trip") else { return };
-    for (name, s, _, _) in table.each() {
+    let written_ones =
+        table.each().filter(|(name, ..)| writes.round_trips.as_ref().is_none_or(|w| w.iter().any(|n| n == name)));
+    for (name, s, _, _) in written_ones {
         let source = table.read::<C>(name);
         let written = write::<C>(&source.document, write_options(writes));
         if writes.lossless {
@@ -1317,7 +1340,11 @@ pub fn round_trip<C: Codec>(suite: &Suite) {
             assert_eq!(m[member], o[member], "{name}: meta.{member}");
         }
         assert_eq!(back.meta().native_id, written.native_id, "{name}");
-        assert_ne!(back.meta().native_id, s.id, "{name}: a new id, so the original can stay beside it");
+        if writes.keeps_id {
+            assert_eq!(back.meta().native_id, s.id, "{name}: the written session keeps its id");
+        } else {
+            assert_ne!(back.meta().native_id, s.id, "{name}: a new id, so the original can stay beside it");
+        }
         if writes.lossless {
             // Read back, it says nothing the source did not say.
             for d in &back.diagnostics {
@@ -1339,7 +1366,7 @@ pub fn prepare_into_an_empty_home<C: Codec>(suite: &Suite) {
     let Some(writes) = table.writes.run("prepare_into_an_empty_home") else { return };
     let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
     let written = write::<C>(&source.document, write_options(writes));
-    let target = tempfile::tempdir().unwrap();
+    let target = target_home(writes);
     let plan =
         prepare_in::<C>(&written, target.path(), writes.cwd.as_deref()).unwrap_or_else(|e| panic!("prepare: {e:?}"));
     assert_eq!(plan.native_id, written.native_id);
@@ -1377,7 +1404,7 @@ pub fn prepare_beside_sessions<C: Codec>(suite: &Suite) {
     let Some(beside) = writes.beside.run("prepare_beside_sessions") else { return };
     let source = table.read::<C>(table.first_scenario(writes.source.as_ref()));
     let written = write::<C>(&source.document, write_options(writes));
-    let target = tempfile::tempdir().unwrap();
+    let target = target_home(writes);
     for name in &beside.scenarios {
         crate::copy_dir(&table.home(name), target.path());
     }
