@@ -1,6 +1,8 @@
 //! The Copilot CLI flat-file codec against a hand-written home
 //! (fixtures/copilot-cli/flat) that holds one flat event log beside one
-//! session directory of the current layout.
+//! session directory of the current layout, and what its writer makes of
+//! real sessions: the events Copilot CLI 0.0.354 loads. The conformance
+//! suite (tests/conformance.rs) runs over the real 0.0.354 sessions.
 
 use std::path::{Path, PathBuf};
 
@@ -20,17 +22,6 @@ fn home() -> PathBuf {
 
 fn locator() -> String {
     format!(".copilot/session-state/{SID}.jsonl")
-}
-
-#[test]
-fn info_names_the_flat_layout_beside_the_main_codec() {
-    let info = CopilotCliFlat::info();
-    assert_eq!(info.harness, "copilot-cli");
-    assert_eq!(info.codec_version, "0.1.0-flat");
-    assert_eq!(info.native_versions, NATIVE_VERSIONS);
-    assert_eq!(info.session_globs, [".copilot/session-state/*.jsonl"]);
-    assert!(kit::glob_matches(&info.session_globs[0], &locator()));
-    assert!(!kit::glob_matches(&info.session_globs[0], ".copilot/session-state/x/events.jsonl"));
 }
 
 #[test]
@@ -78,8 +69,8 @@ fn the_range_is_the_session_directory_codecs() {
 use std::collections::BTreeSet;
 
 use serde_json::Value;
+use trajhost_codec_copilot_cli_flat::WRITES_FOR;
 use trajhost_codec_copilot_cli_flat::write::{CLI_VERSION, NO_RESULT};
-use trajhost_codec_copilot_cli_flat::{FORMAT, WRITES_FOR};
 use trajhost_codec_sdk::canonical::Record;
 use trajhost_codec_sdk::target::{self, TargetChoice};
 use trajhost_codec_sdk::{Operation, WriteOptions};
@@ -230,9 +221,7 @@ fn copilot_1_0_as_flat(scenario: &str) -> (tempfile::TempDir, String) {
 const LAB: [&str; 5] = ["simple", "parallel", "failing-tool", "multibyte", "long-output"];
 
 #[test]
-fn info_names_the_written_format_and_the_versions_before_session_folders() {
-    let info = CopilotCliFlat::info();
-    assert_eq!(info.writes, [FORMAT]);
+fn it_writes_for_the_versions_before_session_folders() {
     assert_eq!(<CopilotCliFlat as Codec>::WRITES_FOR, WRITES_FOR);
     assert_eq!(WRITES_FOR, ">=0.0.1, <0.0.380");
     // The session-folder codec writes the complement: the two never overlap.
@@ -621,26 +610,19 @@ fn real_0_0_354_sessions_are_written_back_event_by_event() {
                 _ => assert_eq!((&o["id"], &o["timestamp"]), (&t["id"], &t["timestamp"]), "{scenario}: {t}"),
             }
         }
-        // And read back, the same conversation.
-        let back = read(install(&written).path(), &locator);
-        assert_eq!(kit::conversation(&back.records), kit::conversation(&first.records), "{scenario}");
     }
 }
 
+/// What a home real Copilot CLI 0.0.354 used holds besides its session
+/// (the suite's prepare checks leave it byte-identical): a config without a
+/// model, so the log is installed as written.
 #[test]
-fn prepare_into_a_home_real_copilot_0_0_354_used() {
+fn prepare_into_a_home_real_copilot_0_0_354_used_installs_the_log_as_written() {
     let target_dir = kit::copy_of(&kit::fixtures("copilot-cli", "0.0.354").join("simple"));
-    let before = kit::tree_digest(target_dir.path());
     target::set_for_tests(TargetChoice::default());
     let written = lab_session();
     let plan = prepare(&written, target_dir.path(), write_options()).unwrap();
     apply(&plan, target_dir.path());
-    let mut after = kit::tree_digest(target_dir.path());
-    assert!(after.remove(&written.artifacts[0].path).is_some());
-    kit::assert_same_tree(&before, &after, "the CLI's own session and config byte-identical");
     let installed = std::fs::read(target_dir.path().join(&written.artifacts[0].path)).unwrap();
     assert_eq!(installed, written.artifacts[0].bytes, "no model configured: the log as written");
-    let found = kit::discover::<CopilotCliFlat>(target_dir.path());
-    let ids: BTreeSet<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
-    assert_eq!(ids, BTreeSet::from([V0354[0].1, written.native_id.as_str()]));
 }
