@@ -1146,7 +1146,8 @@ pub fn apply_files(plan: &Plan, written: &WrittenFiles, home: &Path) {
 
 /// Applies any plan as the host does: files as [`apply_files`], and each
 /// database created (its schema statements, user version, rows) or added to
-/// (rows, in one transaction).
+/// (rows, in one transaction); rows are stored as the plan gives them (a
+/// given column that a trigger changed on insert is set back).
 #[cfg(feature = "sqlite")]
 pub fn apply_plan(plan: &Plan, written: &WrittenFiles, home: &Path) {
     use trajhost_codec_sdk::sqlite::Value as Sql;
@@ -1161,10 +1162,21 @@ pub fn apply_plan(plan: &Plan, written: &WrittenFiles, home: &Path) {
         let names: Vec<String> = columns.iter().map(|c| format!("\"{c}\"")).collect();
         let marks = vec!["?"; columns.len()].join(", ");
         let sql = format!("INSERT INTO \"{table}\" ({}) VALUES ({marks})", names.join(", "));
+        let triggers: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1", [table], |r| {
+                r.get(0)
+            })
+            .unwrap();
         for row in rows {
             assert_eq!(row.len(), columns.len(), "{table}: row width");
             conn.execute(&sql, rusqlite::params_from_iter(row.iter().map(to_sql)))
                 .unwrap_or_else(|e| panic!("{table}: {e}"));
+            // As the host does: a given column a trigger changed is set back.
+            let rowid = conn.last_insert_rowid();
+            for (column, value) in names.iter().zip(row).filter(|_| triggers > 0) {
+                let sql = format!("UPDATE \"{table}\" SET {column} = ?1 WHERE rowid = ?2 AND {column} IS NOT ?1");
+                conn.execute(&sql, rusqlite::params![to_sql(value), rowid]).unwrap_or_else(|e| panic!("{table}: {e}"));
+            }
         }
     };
     let mut files = plan.clone();
