@@ -5,10 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use trajhost_codec_openclaw_jsonl::{OpenClawJsonl, sniff};
+use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::Body;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Severity};
-use trajhost_codec_testkit::{self as kit, Spans, assistants, kinds, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{self as kit, assistants, kinds};
 
 const SESSIONS: &str = ".openclaw/agents/main/sessions";
 const A: &str = "5e55a0a1-1111-4aaa-8aaa-000000000001";
@@ -27,105 +26,35 @@ fn loc(name: &str) -> String {
 }
 
 #[test]
-fn info_names_the_layout() {
-    let info = OpenClawJsonl::info();
-    assert_eq!(info.harness, "openclaw");
-    assert_eq!(info.codec_version, "0.1.0-jsonl");
-    assert!(info.writes.is_empty());
-    for path in [
-        ".openclaw/agents/main/sessions/x.jsonl",
-        ".clawdbot/sessions/x.jsonl",
-        ".moltbot/agents/a/sessions/x.jsonl.reset.2026-01-01T00-00-00.000Z",
-    ] {
-        assert!(info.session_globs.iter().any(|g| kit::glob_matches(g, path)), "{path}");
-    }
-    assert!(
-        !info.session_globs.iter().any(|g| kit::glob_matches(g, ".openclaw/agents/main/agent/openclaw-agent.sqlite"))
-    );
-}
-
-#[test]
 fn discover_lists_transcripts_and_archives_not_checkpoints() {
+    // Ids, locators, titles, cwd and inspect are the conformance suite's.
     let home = fixture("jsonl");
     let found = kit::discover::<OpenClawJsonl>(&home);
     let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
     assert_eq!(ids, [A, B, C], "live transcripts first, then the archive; no checkpoint copy");
     let a = &found.sessions[0];
-    assert_eq!(a.locator, loc(&format!("{A}.jsonl")));
-    assert_eq!(a.title.as_deref(), Some("Crate count"), "the index's label");
     assert_eq!(a.updated_at.as_deref(), Some("2026-05-10T09:00:06.000Z"), "the index's updatedAt");
     assert_eq!(a.started_at.as_deref(), Some("2026-05-10T09:00:00.000Z"));
-    assert_eq!(a.cwd.as_deref(), Some("/home/u/orchard"));
-    assert_eq!(a.native_version, None);
-    let b = &found.sessions[1];
-    assert_eq!(b.locator, loc(&format!("{B}-topic-7.jsonl")));
-    assert_eq!(b.title.as_deref(), Some("list the PLUM-5 rows"), "no label: the first prompt");
-    assert_eq!(found.sessions[2].locator, loc(&format!("{C}.jsonl.reset.2026-05-09T08-00-00.000Z")));
     // The stray file is named; the index and the checkpoint are not problems.
     assert_eq!(found.diagnostics.len(), 1, "{:?}", found.diagnostics);
     let d = kit::file_diag(&found.diagnostics, "unrecognized-file", &loc("notes.txt")).expect("notes.txt");
     assert_eq!(d.severity, Severity::Warning);
-    for s in &found.sessions {
-        let one = OpenClawJsonl::inspect(&Dir::native(&home), &s.locator).unwrap();
-        assert_eq!(format!("{one:?}"), format!("{s:?}"));
-    }
 }
 
 #[test]
 fn the_active_branch_is_read_with_the_shared_entry_mapping() {
+    // The conversation, kinds and parents are the conformance suite's.
     let home = fixture("jsonl");
     let read = kit::read::<OpenClawJsonl>(&home, &loc(&format!("{A}.jsonl")));
-    assert_eq!(
-        kinds(&read.records),
-        [
-            "meta",
-            "observation", // model_change
-            "observation", // custom_message (runtime context, not a prompt)
-            "user",
-            "reasoning",
-            "assistant",
-            "tool_call",
-            "tool_result",
-            "compaction",
-            "assistant"
-        ]
-    );
-    let meta = read.meta();
-    assert_eq!((meta.native_id.as_str(), meta.harness.as_str()), (A, "openclaw"));
-    assert_eq!(meta.codec.as_deref(), Some("openclaw@0.1.0-jsonl"));
-    assert_eq!(meta.title.as_deref(), Some("Crate count"));
-    assert_eq!(users(&read.records), ["count the APPLE-23 crates"]);
-    let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
-    assert_eq!(texts, ["Reading the ledger.", "There are 41 APPLE-23 crates."]);
     let usage = assistants(&read.records)[0].usage.clone().expect("usage");
     assert_eq!((usage.input, usage.output, usage.cache_read), (Some(30), Some(12), Some(5)));
-    assert_eq!(tool_calls(&read.records), [("call_ledger", "read", &serde_json::json!({"path": "ledger.csv"}))]);
-    assert_eq!(tool_results(&read.records), [("call_ledger", "APPLE-23,41 crates", Some(true))]);
     // The abandoned reply is counted, not read; `custom` is reported.
     assert_eq!(read.diag_with("off-branch-entry", "message").map(|d| d.count), Some(1));
     assert_eq!(read.diag_with("unmapped-record-type", "custom").map(|d| d.count), Some(1));
     assert!(!read.document.contains("PEAR-0") && !read.document.contains("CHECKPOINT-ONLY"));
-    // Records point at their lines, the tool result at its call.
-    let result = read.records.iter().find(|r| r.body.kind() == "tool_result").unwrap();
-    assert_eq!(result.parent.as_deref(), Some("call_ledger"));
-    assert_eq!(result.ts.as_deref(), Some("2026-05-10T09:00:04.000Z"));
-    kit::conformance::<OpenClawJsonl>(&home, &loc(&format!("{A}.jsonl")), Spans::Lines);
-}
-
-#[test]
-fn parents_naming_the_header_or_a_tool_call_are_followed() {
-    let home = fixture("jsonl");
-    let locator = loc(&format!("{B}-topic-7.jsonl"));
-    let read = kit::read::<OpenClawJsonl>(&home, &locator);
-    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "tool_call", "tool_result", "assistant"]);
-    assert_eq!(tool_results(&read.records), [("tc_rows", "PLUM-5 row 12", Some(false))]);
+    // Parents naming the header or a tool call are followed: one branch.
+    let read = kit::read::<OpenClawJsonl>(&home, &loc(&format!("{B}-topic-7.jsonl")));
     assert!(read.diag("off-branch-entry").is_none() && read.diag("broken-parent-chain").is_none());
-    kit::conformance::<OpenClawJsonl>(&home, &locator, Spans::Lines);
-
-    let locator = loc(&format!("{C}.jsonl.reset.2026-05-09T08-00-00.000Z"));
-    let read = kit::read::<OpenClawJsonl>(&home, &locator);
-    assert_eq!(users(&read.records), ["before the reset: FIG-8"]);
-    assert_eq!(read.meta().native_id, C);
 }
 
 #[test]
@@ -158,6 +87,7 @@ fn a_dangling_parent_reads_every_entry_in_file_order() {
 
 #[test]
 fn flat_clawdbot_lines_and_moltbot_agents_are_read() {
+    // Their conversations are the conformance suite's.
     let home = fixture("clawdbot");
     let found = kit::discover::<OpenClawJsonl>(&home);
     assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
@@ -167,22 +97,9 @@ fn flat_clawdbot_lines_and_moltbot_agents_are_read() {
     assert_eq!(locators, [flat, molt.as_str()]);
     let s = &found.sessions[0];
     assert_eq!(s.native_id, "main", "no header: the file name");
-    assert_eq!(s.started_at.as_deref(), Some("2025-01-27T03:30:00.000Z"));
-    assert_eq!(s.title.as_deref(), Some("what rhymes with KIWI-3?"));
-
+    assert_eq!(s.started_at.as_deref(), Some("2025-01-27T03:30:00.000Z"), "no header: the first line's time");
     let read = kit::read::<OpenClawJsonl>(&home, flat);
-    assert_eq!(kinds(&read.records), ["meta", "user", "assistant", "user", "assistant"]);
-    assert_eq!(users(&read.records), ["what rhymes with KIWI-3?", "try harder"]);
-    let texts: Vec<&str> = assistants(&read.records).iter().map(|a| a.text.as_str()).collect();
-    assert_eq!(texts, ["Not much rhymes with KIWI-3.", "Wiki, maybe."]);
-    assert_eq!(read.records[1].ts.as_deref(), Some("2025-01-27T03:30:00.000Z"));
     assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
-    kit::conformance::<OpenClawJsonl>(&home, flat, Spans::Lines);
-
-    let read = kit::read::<OpenClawJsonl>(&home, &molt);
-    assert_eq!(read.meta().cwd.as_deref(), Some("/srv/molt"));
-    assert_eq!(users(&read.records), ["molt the LOBSTER-9 shell"]);
-    kit::conformance::<OpenClawJsonl>(&home, &molt, Spans::Lines);
 }
 
 #[test]
@@ -209,11 +126,4 @@ fn sniff_claims_openclaw_paths_only() {
     assert!(sniff("/home/u/.pi/agent/sessions/--x--/a.jsonl", header).is_none(), "Pi writes the same header");
     assert!(sniff("/backup/.openclaw/x.jsonl", b"{\"type\":\"message\"}\n").is_none());
     assert!(sniff("/backup/.openclaw/x.jsonl", b"not json").is_none());
-}
-
-#[test]
-fn an_empty_home_has_nothing() {
-    let home = tempfile::tempdir().unwrap();
-    let found = kit::discover::<OpenClawJsonl>(home.path());
-    assert!(found.sessions.is_empty() && found.diagnostics.is_empty());
 }
