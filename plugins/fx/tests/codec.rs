@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use trajhost_codec_claude_code::ClaudeCode;
 use trajhost_codec_fx::prepare::{self, Choice};
-use trajhost_codec_fx::{Fx, NATIVE_VERSIONS, layout};
+use trajhost_codec_fx::{Fx, layout};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, CodecError, Operation, Severity, WriteOptions};
@@ -53,14 +53,11 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[test]
 fn discovery_lists_sessions_and_names_every_stray_file() {
+    // Ids, locators, versions, cwd, titles and inspect are the conformance suite's.
     let found = kit::discover::<Fx>(&home("schema-1"));
     let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
     assert_eq!(ids, [S1]);
     let s = &found.sessions[0];
-    assert_eq!(s.locator, locator(S1));
-    assert_eq!(s.native_version.as_deref(), Some("1"));
-    assert_eq!(s.cwd.as_deref(), Some(CWD));
-    assert_eq!(s.title.as_deref(), Some("Read notes.txt and tell me the code word."));
     assert_eq!(s.started_at.as_deref(), Some("2025-12-02T01:46:40.000Z"));
     assert_eq!(s.updated_at.as_deref(), Some("2025-12-02T01:48:10.000Z"));
     let problems: Vec<(&str, &str)> =
@@ -74,39 +71,19 @@ fn discovery_lists_sessions_and_names_every_stray_file() {
         ],
         "v2/ and .resume-catalog are passed over; everything else is named"
     );
-    let inspected = Fx::inspect(&Dir::native(home("schema-1")), &locator(S1)).unwrap();
-    assert_eq!(inspected.native_id, S1);
     assert!(Fx::inspect(&Dir::native(home("schema-1")), ".fx/sessions/broken/session.json").is_err());
 }
 
 #[test]
 fn legacy_schema_1_turns_steps_compaction_and_interruption() {
-    let read = kit::conformance::<Fx>(&home("schema-1"), &locator(S1), Spans::Bytes);
-    let meta = read.meta();
-    assert_eq!((meta.native_id.as_str(), meta.native_version.as_deref()), (S1, Some("1")));
-    assert_eq!(meta.cwd.as_deref(), Some(CWD));
-    assert_eq!(
-        transcript(&read.records),
-        pairs(&[
-            ("user", "Read notes.txt and tell me the code word."),
-            ("assistant", "I will read the file."),
-            ("tool_call", r#"read_file {"path":"notes.txt"}"#),
-            ("tool_result", "Some(true) code word: MANGO-7\n"),
-            ("user", "only the word, please"),
-            ("assistant", "The code word is MANGO-7."),
-            ("compaction", "Earlier: the user asked for the code word in notes.txt; it is MANGO-7."),
-            ("user", "Now run the test suite."),
-            ("assistant", "Running the tests now."),
-            ("tool_call", r#"run_command {"command":"zig build test"}"#),
-            ("observation", "interrupt cancelled"),
-        ])
-    );
+    // The conversation and kinds are the conformance suite's.
+    let read = kit::read::<Fx>(&home("schema-1"), &locator(S1));
+    assert_eq!(kit::observations(&read.records), [("interrupt", Some("cancelled"))]);
     let Body::User { attachments, .. } = &read.records[8].body else { panic!() };
     assert_eq!(attachments.len(), 1);
     assert_eq!(attachments[0].media_type.as_deref(), Some("image/png"));
     let result = read.records.iter().find(|r| r.body.kind() == "tool_result").unwrap();
     assert_eq!(result.ts.as_deref(), Some("2025-12-02T01:46:50.000Z"));
-    assert_eq!(kit::tool_calls(&read.records)[0].0, "call_read_1");
     assert!(read.diag_with("unmapped-record-type", "execution.files").is_some(), "{:?}", read.diagnostics);
     // The result's span is its own object in session.json.
     let span = kit::span_json(&home("schema-1"), result.src.as_ref().unwrap());
@@ -115,31 +92,8 @@ fn legacy_schema_1_turns_steps_compaction_and_interruption() {
 
 #[test]
 fn legacy_schema_2_parallel_calls_failure_steering_background() {
-    let read = kit::conformance::<Fx>(&home("schema-2"), &locator(S2), Spans::Bytes);
-    assert_eq!(read.meta().native_version.as_deref(), Some("2"));
-    let calls: Vec<(&str, &str)> = kit::tool_calls(&read.records).iter().map(|(id, name, _)| (*id, *name)).collect();
-    assert_eq!(calls, [("call_a", "read_file"), ("call_b", "read_file"), ("call_c", "delete_file")]);
-    let results = kit::tool_results(&read.records);
-    assert_eq!(
-        results,
-        [
-            ("call_b", "BETA\n", Some(true)),
-            ("call_a", "ALPHA\n", Some(true)),
-            ("call_c", "permission denied: c.txt", Some(false))
-        ]
-    );
-    assert_eq!(
-        kit::users(&read.records),
-        ["Compare a.txt and b.txt, then delete c.txt.", "and be brief", "Start the dev server."]
-    );
-    assert_eq!(
-        kit::assistant_texts(&read.records),
-        [
-            "Reading both files at once.",
-            "a.txt says ALPHA, b.txt says BETA; c.txt could not be deleted.",
-            "Started it."
-        ]
-    );
+    // The calls, results (in the order they finished) and texts are the suite's.
+    let read = kit::read::<Fx>(&home("schema-2"), &locator(S2));
     assert_eq!(
         kit::observations(&read.records),
         [("background-command", Some("log=/tmp/fx-dev.log; url=http://localhost:3000"))]
@@ -148,49 +102,21 @@ fn legacy_schema_2_parallel_calls_failure_steering_background() {
 
 #[test]
 fn schema_4_events_with_artifacts() {
+    // The conversation, kinds, title and version are the conformance suite's.
     let home = home("schema-4");
     let read = kit::conformance::<Fx>(&home, &locator(S4), Spans::Lines);
-    let meta = read.meta();
-    assert_eq!(meta.native_version.as_deref(), Some("4"));
-    assert_eq!(meta.title.as_deref(), Some("Summarize the log"));
-    assert_eq!(meta.started_at.as_deref(), Some("2025-12-02T07:20:00.000Z"));
-    let kinds = kit::kinds(&read.records);
-    assert_eq!(
-        kinds,
-        [
-            "meta",
-            "user",
-            "assistant",
-            "tool_call",
-            "tool_result",
-            "user",
-            "tool_call",
-            "tool_result",
-            "assistant",
-            "compaction",
-            "user",
-            "tool_call",
-            "assistant",
-            "observation"
-        ]
-    );
-    assert_eq!(kit::users(&read.records), ["Summarize the build log.", "mention the last line", "Run the tests."]);
+    assert_eq!(read.meta().started_at.as_deref(), Some("2025-12-02T07:20:00.000Z"));
     // The body comes from the artifact, not from the 4 KiB preview.
-    let results = kit::tool_results(&read.records);
-    let body = results[0].1;
-    assert!(body.len() > 8000 && body.ends_with("FINAL-LINE: 300 steps passed\n"), "{}", body.len());
+    let body = kit::tool_results(&read.records)[0].1;
     let events = std::fs::read_to_string(home.join(format!(".fx/sessions/{S4}/events.jsonl"))).unwrap();
     let frame: Value = serde_json::from_str(events.lines().nth(3).unwrap()).unwrap();
     let preview = frame["event"]["tool_result"]["preview"].as_str().unwrap();
     assert_eq!(preview.len(), 4096);
     assert_ne!(preview, body);
-    assert_eq!(results[1], ("call_rm", "rm: build.log: permission denied", Some(false)));
     assert_eq!(read.records[1].ts.as_deref(), Some("2025-12-02T07:20:01.000Z"));
     assert_eq!(read.records[1].id, "seq1");
     assert!(read.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", read.diagnostics);
-    let found = kit::discover::<Fx>(&home);
-    assert_eq!(found.sessions.len(), 1);
-    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    assert!(kit::discover::<Fx>(&home).diagnostics.is_empty());
 }
 
 fn read_error(home: &Path, id: &str) -> CodecError {
@@ -290,11 +216,7 @@ fn schema_3_is_listed_with_a_warning_and_refused() {
 }
 
 #[test]
-fn info_and_sniff() {
-    let info = Fx::info();
-    assert_eq!(info.harness, "fx");
-    assert_eq!(info.native_versions, NATIVE_VERSIONS);
-    assert!(kit::glob_matches(&info.session_globs[0], &locator(S1)));
+fn sniff_claims_session_json_of_the_schemas_it_reads() {
     let head = std::fs::read(home("schema-1").join(locator(S1))).unwrap();
     let sniffed = Fx::sniff("copy/session.json", &head[..200]).expect("claimed");
     assert_eq!((sniffed.native_version.as_deref(), sniffed.native_id.as_deref()), (Some("1"), Some(S1)));
@@ -621,15 +543,6 @@ fn prepare_takes_the_hosts_target_choice() {
     let refused = run(trajhost_codec_sdk::target::TargetChoice { provider: Some("nope".into()), ..Default::default() });
     assert!(matches!(refused, Err(CodecError::Other(m)) if m.contains("nope")));
     trajhost_codec_sdk::target::set_for_tests(Default::default());
-}
-
-#[test]
-fn prepare_refuses_an_existing_session_dir() {
-    let written = written_simple();
-    let target = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(target.path().join(format!(".fx/sessions/{}", written.native_id))).unwrap();
-    let CodecError::Other(m) = plan(&written, target.path(), None, Choice::default()).unwrap_err() else { panic!() };
-    assert!(m.contains("already exists"), "{m}");
 }
 
 #[test]
