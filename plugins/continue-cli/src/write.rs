@@ -285,7 +285,7 @@ impl Writer {
             (i, o) => Some(i.unwrap_or(0) + o.unwrap_or(0)),
         };
         let details = (usage.cache_read.is_some() || usage.cache_write.is_some())
-            .then(|| UsageDetailsOut { cached_tokens: usage.cache_read, cache_write_tokens: usage.cache_write });
+            .then_some(UsageDetailsOut { cached_tokens: usage.cache_read, cache_write_tokens: usage.cache_write });
         UsageOut {
             prompt_tokens: usage.input,
             completion_tokens: usage.output,
