@@ -26,6 +26,8 @@ pub fn interactive(harness: &str, id: &str) -> Option<Vec<String>> {
         "hermes" => &["hermes", "chat", "--resume", id],
         "cline" => &["cline", "--id", id],
         "deep-agents" => &["dcode", "-r", id],
+        // `cn --resume` takes the newest session file; `--fork ID` names one (into a new session id).
+        "continue-cli" => &["cn", "--fork", id],
         // OpenClaw resumes a session only as `openclaw agent --session-id ID --message …`
         // (the codec's headless command); it has no interactive resume.
         "cursor" => &["cursor-agent", "--resume", id],
@@ -78,6 +80,7 @@ mod tests {
             "hermes",
             "cline",
             "deep-agents",
+            "continue-cli",
         ] {
             let argv = interactive(harness, "abc").unwrap();
             assert!(argv.last().is_some_and(|a| a == "abc"), "{harness}: {argv:?}");

@@ -1,0 +1,122 @@
+//! trajhost codec for Continue CLI (`cn`, npm `@continuedev/cli`) sessions:
+//! one JSON document per session, `~/.continue/sessions/<sessionId>.json`,
+//! rewritten whole after each turn, beside an index
+//! `~/.continue/sessions/sessions.json` (`CONTINUE_GLOBAL_DIR` replaces
+//! `~/.continue`).
+//!
+//! The document: `{sessionId, title, workspaceDirectory, history:
+//! ChatHistoryItem[], usage}`, where a `ChatHistoryItem` is `{message:
+//! {role, content, toolCalls?, usage?}, contextItems, editorState?,
+//! toolCallStates?}`. A tool's result has no message of its own: it sits in
+//! the `toolCallStates[].output` of the assistant item that made the call.
+//! The index is `[{sessionId, title, dateCreated (epoch ms, a string),
+//! workspaceDirectory, messageCount}]`; a resume does not update it.
+//!
+//! Module map:
+//! - [`layout`]: where the files live, the index;
+//! - [`session`]: the document (history items kept raw, with their byte spans);
+//! - [`history`]: `ChatHistoryItem` → canonical records;
+//! - [`discover`]: `discover` and `inspect`; [`read`]: the batch reader;
+//! - [`sniff`]: a loose file that is such a document;
+//! - [`write`]: canonical records → one such document (and its index entry);
+//! - [`prepare`]: the plan that files it under `~/.continue/sessions/`.
+//!
+//! No CLI version is recorded in the store: sessions report none.
+
+pub mod discover;
+pub mod history;
+pub mod layout;
+pub mod prepare;
+pub mod read;
+pub mod session;
+pub mod sniff;
+pub mod write;
+
+use trajhost_codec_sdk::canonical::SCHEMA;
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::{
+    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
+    WriteOptions,
+};
+
+pub use trajhost_codec_sdk::known::Handling;
+
+/// The harness id.
+pub const HARNESS: &str = "continue-cli";
+/// This codec's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// `harness@version`, as `meta.codec` says it.
+pub const CODEC: &str = concat!("continue-cli@", env!("CARGO_PKG_VERSION"));
+/// Continue CLI versions whose sessions this codec reads (the files record
+/// no version, so this only documents it: the 1.x `cn` releases).
+pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
+/// The format read and written.
+pub const FORMAT: &str = "continue-cli-session-json";
+
+/// Every `message.role` of a history item this codec knows.
+pub const KNOWN_ROLES: &[(&str, Handling)] = &[
+    ("user", Handling::Mapped("user (text, images as attachments), observation context_item per contextItems entry")),
+    ("assistant", Handling::Mapped("assistant, tool_call per toolCalls entry, tool_result per toolCallStates output")),
+    ("thinking", Handling::Mapped("reasoning")),
+    ("system", Handling::Mapped("system")),
+    ("tool", Handling::Mapped("tool_result (a result sent as a message of its own)")),
+];
+
+/// How `role` is handled; `None` for a role never seen.
+pub fn handling(role: &str) -> Option<Handling> {
+    trajhost_codec_sdk::known::lookup(KNOWN_ROLES, role)
+}
+
+/// The Continue CLI codec.
+pub struct ContinueCli;
+
+impl Codec for ContinueCli {
+    type Reader = read::Reader;
+
+    fn info() -> CodecInfo {
+        CodecInfo {
+            harness: HARNESS.into(),
+            codec_version: VERSION.into(),
+            native_versions: NATIVE_VERSIONS.into(),
+            native_version_source: "none: Continue CLI sessions record no CLI or format version".into(),
+            reads: vec![FORMAT.into()],
+            writes: vec![FORMAT.into()],
+            session_globs: vec![format!("{}/*{}", layout::SESSIONS, layout::JSON)],
+            canonical_schema: SCHEMA.into(),
+        }
+    }
+
+    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+        discover::discover(home)
+    }
+
+    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+        discover::inspect(home, locator)
+    }
+
+    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+        sniff::sniff(path, head)
+    }
+
+    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+        read::Reader::open(home, locator, &options)
+    }
+
+    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+        Ok(Box::new(write::Writer::new(options)))
+    }
+
+    fn prepare(
+        artifacts: Vec<ArtifactInfo>,
+        export: &Dir,
+        target: &Dir,
+        options: WriteOptions,
+    ) -> Result<Plan, CodecError> {
+        // Asked first, so a choice is never ignored.
+        let choice = prepare::target_choice();
+        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+        prepare::prepare(artifacts, target, &options, &choice)
+    }
+}
+
+trajhost_codec_sdk::export_codec!(ContinueCli);
