@@ -349,6 +349,18 @@ def decide(items, tools, scenario):
     return ("text", "Hello from the scripted lab model.")
 
 
+def final_calls(kind, tools, scenario):
+    """The scenario's `final_call` (a shell command, e.g. mini-swe-agent's submit command) as calls to add beside a
+    final text answer, for harnesses that need a tool call in every reply; none for other harnesses."""
+    cmd = scenario.get("final_call")
+    if kind != "text" or not tools or not cmd:
+        return []
+    tool = find_tool(tools, "shell", scenario.get("tool_overrides") or {})
+    if tool is None:
+        return []
+    return [(tool["name"], build_args(tool, {"kind": "shell", "command": cmd}, scenario.get("workspace", "")))]
+
+
 def quote(t):
     t = t.strip()
     if len(t) > PREVIEW:
@@ -571,14 +583,15 @@ class Handler(BaseHTTPRequestHandler):
             val = json.dumps(schema_sample((rf.get("json_schema") or {}).get("schema") or {}))
         elif kind == "text" and not tools and rf.get("type") == "json_object":
             val = json.dumps({"title": "Lab session"})
-        self.log(body, [kind, val])
+        extra = final_calls(kind, tools, scenario)
+        self.log(body, [kind, val] + ([extra] if extra else []))
         cid = "chatcmpl-lab" + uuid.uuid4().hex[:16]
         model = body.get("model", "fake-model")
         created = int(time.time())
         usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
         calls = []
-        if kind == "calls":
-            for name, args in val:
+        if kind == "calls" or extra:
+            for name, args in (val if kind == "calls" else extra):
                 calls.append({"id": "call_lab_" + uuid.uuid4().hex[:16], "type": "function",
                               "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}})
         finish = "tool_calls" if calls else "stop"

@@ -1,0 +1,182 @@
+//! The trajectory document and what `discover` needs from it.
+//!
+//! Messages stay borrowed raw JSON: each one's byte span in the file is
+//! where its records point (`src`), and a message that does not parse is
+//! reported alone while the others are read.
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use trajhost_codec_sdk::CodecError;
+use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::time::rfc3339_epoch_secs;
+
+use crate::TRAJ_SUFFIX;
+
+/// Largest trajectory read (mini writes the whole document at once).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+/// Characters of the task used as a title.
+const TITLE_CHARS: usize = 80;
+
+/// `{info, messages, trajectory_format}` as `mini` saves it.
+#[derive(Debug, Deserialize)]
+pub struct Document<'a> {
+    #[serde(default)]
+    pub info: Value,
+    #[serde(default, borrow)]
+    pub messages: Option<Vec<&'a RawValue>>,
+    #[serde(default)]
+    pub trajectory_format: Option<String>,
+}
+
+impl<'a> Document<'a> {
+    /// Parses a trajectory's bytes; an error says why it is not one.
+    pub fn parse(bytes: &'a [u8]) -> Result<Document<'a>, String> {
+        let doc: Document<'a> = serde_json::from_slice(bytes).map_err(|e| format!("not a JSON object ({e})"))?;
+        if doc.messages.is_none() {
+            return Err("no `messages` array".into());
+        }
+        match doc.trajectory_format.as_deref() {
+            Some(f) if f.starts_with("mini-swe-agent") => {}
+            Some(f) => return Err(format!("trajectory_format {f:?} is not mini-swe-agent's")),
+            None if str_of(&doc.info, "mini_version").is_some() => {}
+            None => return Err("neither `trajectory_format` nor `info.mini_version`".into()),
+        }
+        Ok(doc)
+    }
+
+    /// `info.mini_version`: the mini-swe-agent release that wrote the file.
+    pub fn native_version(&self) -> Option<String> {
+        str_of(&self.info, "mini_version").filter(|v| !v.is_empty()).map(str::to_string)
+    }
+
+    /// The agent's work directory, when the config names one (`""`: the
+    /// process's, not recorded).
+    pub fn cwd(&self) -> Option<String> {
+        self.info.pointer("/config/environment/cwd").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string)
+    }
+
+    /// The model the run was configured with (`openai/fake-model`).
+    pub fn configured_model(&self) -> Option<String> {
+        self.info.pointer("/config/model/model_name").and_then(Value::as_str).map(str::to_string)
+    }
+
+    /// The raw messages with their byte spans (offset, length) in `bytes`.
+    pub fn messages(&self, bytes: &[u8]) -> Vec<(&'a RawValue, u64, u64)> {
+        let base = bytes.as_ptr() as usize;
+        self.messages
+            .iter()
+            .flatten()
+            .map(|raw| {
+                let text = raw.get();
+                (*raw, (text.as_ptr() as usize).saturating_sub(base) as u64, text.len() as u64)
+            })
+            .collect()
+    }
+
+    /// The time of the first message that has one (`extra.timestamp`,
+    /// seconds since the epoch).
+    pub fn started_at(&self) -> Option<String> {
+        self.messages.iter().flatten().find_map(|raw| {
+            let m: Value = serde_json::from_str(raw.get()).ok()?;
+            timestamp_of(&m)
+        })
+    }
+
+    /// The task of the first user message (the instance template's
+    /// `{{task}}`, the template's literal text around it taken off) as a
+    /// title.
+    pub fn title(&self) -> Option<String> {
+        let first = self.messages.iter().flatten().find_map(|raw| {
+            let m: Value = serde_json::from_str(raw.get()).ok()?;
+            (str_of(&m, "role") == Some("user")).then(|| content_text(m.get("content").unwrap_or(&Value::Null)))
+        })?;
+        let template = self.info.pointer("/config/agent/instance_template").and_then(Value::as_str);
+        let task = template.map_or(first.as_str(), |t| task_of(&first, t));
+        trajhost_codec_sdk::text::title_of(task, TITLE_CHARS)
+    }
+}
+
+/// The `{{task}}` part of a rendered instance template: the literal text
+/// before the placeholder taken off the front, the text cut at the
+/// template's next literal line after it. The whole text when the template
+/// does not render it so.
+pub fn task_of<'t>(rendered: &'t str, template: &str) -> &'t str {
+    let Some((before, after)) = template.split_once("{{task}}").or_else(|| template.split_once("{{ task }}")) else {
+        return rendered;
+    };
+    let prefix = before.trim_start();
+    let rest = if prefix.contains("{{") || prefix.contains("{%") {
+        rendered
+    } else {
+        rendered.trim_start().strip_prefix(prefix).unwrap_or(rendered)
+    };
+    // The first literal piece after the placeholder ends the task.
+    let literal = after.split(['{']).next().unwrap_or("").trim_matches(|c: char| c == '\n');
+    let end = literal.lines().find(|l| !l.trim().is_empty()).and_then(|l| rest.find(l.trim_end()));
+    rest[..end.unwrap_or(rest.len())].trim()
+}
+
+/// A message's `extra.timestamp` as RFC 3339.
+pub fn timestamp_of(message: &Value) -> Option<String> {
+    message.pointer("/extra/timestamp").and_then(Value::as_f64).and_then(rfc3339_epoch_secs)
+}
+
+/// Text of a message's `content`: a string, or the text parts of a list.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| match p {
+                Value::String(s) => Some(s.as_str()),
+                _ => str_of(p, "text"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The session id: the file name without `.traj.json` (mini records none).
+pub fn native_id(locator: &str) -> String {
+    let name = locator.rsplit('/').next().unwrap_or(locator);
+    let stem = name.strip_suffix(TRAJ_SUFFIX).or_else(|| name.strip_suffix(".json")).unwrap_or(name);
+    if stem.is_empty() { name.to_string() } else { stem.to_string() }
+}
+
+/// The bytes of a trajectory file.
+pub fn load(home: &Dir, locator: &str) -> Result<Vec<u8>, CodecError> {
+    home.read_to_end(locator, MAX_FILE_BYTES).map_err(|e| match e {
+        FsError::NotFound(_) => CodecError::NotFound(locator.to_string()),
+        FsError::LimitExceeded(_) => {
+            CodecError::Unsupported(format!("{locator}: larger than {MAX_FILE_BYTES} bytes, not read"))
+        }
+        other => trajhost_codec_sdk::errors::fs_error(locator, other),
+    })
+}
+
+/// A locator names a file below the home.
+pub fn check_locator(locator: &str) -> Result<(), CodecError> {
+    if trajhost_codec_sdk::paths::is_relative_below(locator) {
+        Ok(())
+    } else {
+        Err(CodecError::NotFound(format!("locator {locator:?}: not a relative path below the home")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_out_of_a_template() {
+        let t = "Please solve this issue: {{task}}\n\nYou can execute bash commands.\n{{system}}";
+        let r = "Please solve this issue: Read hello.txt\n\nYou can execute bash commands.\nLinux";
+        assert_eq!(task_of(r, t), "Read hello.txt");
+        assert_eq!(task_of("plain", "no placeholder"), "plain");
+        assert_eq!(native_id(".config/mini-swe-agent/last_mini_run.traj.json"), "last_mini_run");
+        assert_eq!(native_id("x/run.json"), "run");
+    }
+}
