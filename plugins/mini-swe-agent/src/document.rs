@@ -11,8 +11,7 @@ use trajhost_codec_sdk::CodecError;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::time::rfc3339_epoch_secs;
-
-use crate::TRAJ_SUFFIX;
+use trajhost_codec_sdk::writer::ids::{hex_prefix, sha256_of};
 
 /// Largest trajectory read (mini writes the whole document at once).
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
@@ -54,7 +53,11 @@ impl<'a> Document<'a> {
     /// The agent's work directory, when the config names one (`""`: the
     /// process's, not recorded).
     pub fn cwd(&self) -> Option<String> {
-        self.info.pointer("/config/environment/cwd").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string)
+        self.info
+            .pointer("/config/environment/cwd")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
     }
 
     /// The model the run was configured with (`openai/fake-model`).
@@ -73,6 +76,33 @@ impl<'a> Document<'a> {
                 (*raw, (text.as_ptr() as usize).saturating_sub(base) as u64, text.len() as u64)
             })
             .collect()
+    }
+
+    /// The session id. mini records none and reuses one file name for
+    /// every run (`last_mini_run`), so the id comes from the content: the
+    /// first 16 hex digits of the SHA-256 of the raw messages up to the
+    /// first assistant message (system prompt, task, the first reply with
+    /// its response id and time), which later steps of a run never change
+    /// and a renamed copy keeps. A trajectory without a reply: of its bytes.
+    pub fn native_id(&self, bytes: &[u8]) -> String {
+        let mut parts: Vec<&[u8]> = Vec::new();
+        let mut replied = false;
+        for raw in self.messages.iter().flatten() {
+            parts.push(raw.get().as_bytes());
+            #[derive(Deserialize)]
+            struct Role<'r> {
+                #[serde(borrow)]
+                role: Option<&'r str>,
+            }
+            if serde_json::from_str::<Role<'_>>(raw.get()).is_ok_and(|m| m.role == Some("assistant")) {
+                replied = true;
+                break;
+            }
+        }
+        if !replied {
+            parts = vec![bytes];
+        }
+        hex_prefix(&sha256_of(&parts), 16)
     }
 
     /// The time of the first message that has one (`extra.timestamp`,
@@ -139,13 +169,6 @@ pub fn content_text(content: &Value) -> String {
     }
 }
 
-/// The session id: the file name without `.traj.json` (mini records none).
-pub fn native_id(locator: &str) -> String {
-    let name = locator.rsplit('/').next().unwrap_or(locator);
-    let stem = name.strip_suffix(TRAJ_SUFFIX).or_else(|| name.strip_suffix(".json")).unwrap_or(name);
-    if stem.is_empty() { name.to_string() } else { stem.to_string() }
-}
-
 /// The bytes of a trajectory file.
 pub fn load(home: &Dir, locator: &str) -> Result<Vec<u8>, CodecError> {
     home.read_to_end(locator, MAX_FILE_BYTES).map_err(|e| match e {
@@ -176,7 +199,5 @@ mod tests {
         let r = "Please solve this issue: Read hello.txt\n\nYou can execute bash commands.\nLinux";
         assert_eq!(task_of(r, t), "Read hello.txt");
         assert_eq!(task_of("plain", "no placeholder"), "plain");
-        assert_eq!(native_id(".config/mini-swe-agent/last_mini_run.traj.json"), "last_mini_run");
-        assert_eq!(native_id("x/run.json"), "run");
     }
 }

@@ -38,7 +38,7 @@ impl Reader {
         let bytes = document::load(&home, locator)?;
         let doc = Document::parse(&bytes)
             .map_err(|why| CodecError::Malformed(format!("{locator}: not a mini-swe-agent trajectory: {why}")))?;
-        let native_id = document::native_id(locator);
+        let native_id = doc.native_id(&bytes);
         let started_at = doc.started_at();
         let meta = Record {
             id: native_id.clone(),
@@ -190,10 +190,9 @@ impl Mapper {
                 Some(other) => other.clone(),
                 None => Value::Object(Default::default()),
             };
-            let call_id = str_of(call, "id").filter(|i| !i.is_empty()).map_or_else(
-                || location_id(&self.file, offset, k + 1),
-                str::to_string,
-            );
+            let call_id = str_of(call, "id")
+                .filter(|i| !i.is_empty())
+                .map_or_else(|| location_id(&self.file, offset, k + 1), str::to_string);
             let body = Body::ToolCall { call_id: call_id.clone(), name, arguments };
             let id = self.push(offset, len, k + 1, body, Some(assistant_id.clone()));
             self.calls.insert(call_id, id);
@@ -202,13 +201,8 @@ impl Mapper {
 
     fn tool(&mut self, message: &Value, text: String, offset: u64, len: u64) {
         let extra = message.get("extra").unwrap_or(&Value::Null);
-        // The observation template renders `{"returncode": …, "output": …}`:
-        // the output is what the command printed.
         let rendered: Option<Value> = serde_json::from_str(&text).ok();
-        let content = match rendered.as_ref().and_then(|r| str_of(r, "output")) {
-            Some(output) => output.to_string(),
-            None => text,
-        };
+        let content = rendered.as_ref().and_then(observation_text).unwrap_or(text);
         let returncode = extra
             .get("returncode")
             .and_then(Value::as_i64)
@@ -222,6 +216,31 @@ impl Mapper {
         }
         self.push(offset, len, 0, Body::ToolResult { call_id, content, ok }, parent);
     }
+}
+
+/// What the model was shown of a command, out of the observation template's
+/// JSON (`{returncode, output, exception_info?}`, or for long output
+/// `{returncode, output_head, output_tail, elided_chars, warning}`): the
+/// output, the elision marked, the exception (the submit command's "action
+/// was not executed") after it. `None` for another shape (a custom
+/// template): the content is then taken as it is.
+fn observation_text(rendered: &Value) -> Option<String> {
+    let mut text = match (str_of(rendered, "output"), str_of(rendered, "output_head")) {
+        (Some(output), _) => output.to_string(),
+        (None, Some(head)) => {
+            let elided = rendered.get("elided_chars").and_then(Value::as_u64).unwrap_or(0);
+            let tail = str_of(rendered, "output_tail").unwrap_or("");
+            format!("{head}\n[… {elided} characters elided …]\n{tail}")
+        }
+        (None, None) => return None,
+    };
+    if let Some(exception) = str_of(rendered, "exception_info").filter(|e| !e.is_empty()) {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(exception);
+    }
+    Some(text)
 }
 
 /// The usage of a chat completion (`prompt_tokens` counts cache reads,

@@ -8,9 +8,9 @@
 
 use trajhost_codec_sdk::Sniffed;
 
-use crate::document::native_id;
+use crate::document::Document;
 
-pub fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
+pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
     let text = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])).ok()?;
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     let body = trimmed.strip_prefix('{')?.trim_start();
@@ -20,7 +20,9 @@ pub fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
     if !(tagged || info_first && version.is_some()) {
         return None;
     }
-    Some(Sniffed { native_version: version, native_id: Some(native_id(path)) })
+    // The id needs the messages: known when the head holds the whole file.
+    let native_id = Document::parse(trimmed.as_bytes()).ok().map(|doc| doc.native_id(trimmed.as_bytes()));
+    Some(Sniffed { native_version: version, native_id })
 }
 
 /// The string value of the first `"key": "value"` (no escapes in it).
@@ -51,7 +53,7 @@ mod tests {
     "mini_version": "2.4.6","#;
         let s = sniff("runs/a.traj.json", head).unwrap();
         assert_eq!(s.native_version.as_deref(), Some("2.4.6"));
-        assert_eq!(s.native_id.as_deref(), Some("a"));
+        assert_eq!(s.native_id, None);
         let tail = br#"{"messages": [], "trajectory_format": "mini-swe-agent-1.1"}"#;
         assert!(sniff("b.json", tail).is_some());
         assert!(sniff("c.json", br#"{"info": {"model_stats": {}}, "messages": []}"#).is_none());
