@@ -64,7 +64,7 @@ fn session_ref(home: &Dir, locator: &str, meta: &Metadata) -> Result<SessionRef,
     let doc = Document::parse(&bytes)
         .map_err(|why| CodecError::Malformed(format!("not a mini-swe-agent trajectory: {why}")))?;
     Ok(SessionRef {
-        native_id: doc.native_id(&bytes),
+        native_id: doc.native_id(),
         locator: locator.to_string(),
         cwd: doc.cwd(),
         started_at: doc.started_at(),

@@ -80,28 +80,29 @@ impl<'a> Document<'a> {
 
     /// The session id. mini records none and reuses one file name for
     /// every run (`last_mini_run`), so the id comes from the content: the
-    /// first 16 hex digits of the SHA-256 of the raw messages up to the
-    /// first assistant message (system prompt, task, the first reply with
-    /// its response id and time), which later steps of a run never change
-    /// and a renamed copy keeps. A trajectory without a reply: of its bytes.
-    pub fn native_id(&self, bytes: &[u8]) -> String {
-        let mut parts: Vec<&[u8]> = Vec::new();
-        let mut replied = false;
+    /// first 16 hex digits of the SHA-256 of the system prompt, the first
+    /// task, and the first reply's time and response id, which later steps
+    /// of a run never change and a renamed or reformatted copy keeps. A
+    /// trajectory without a reply is named by its prompts alone.
+    pub fn native_id(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let (mut system, mut user) = (false, false);
         for raw in self.messages.iter().flatten() {
-            parts.push(raw.get().as_bytes());
-            #[derive(Deserialize)]
-            struct Role<'r> {
-                #[serde(borrow)]
-                role: Option<&'r str>,
+            let Ok(m) = serde_json::from_str::<Value>(raw.get()) else { continue };
+            match str_of(&m, "role") {
+                Some("system") if !system => system = true,
+                Some("user") if !user => user = true,
+                Some("assistant") => {
+                    let ts = m.pointer("/extra/timestamp").and_then(Value::as_f64).map(|t| t.to_string());
+                    parts.push(ts.unwrap_or_default());
+                    parts.push(m.pointer("/extra/response/id").and_then(Value::as_str).unwrap_or("").to_string());
+                    break;
+                }
+                _ => continue,
             }
-            if serde_json::from_str::<Role<'_>>(raw.get()).is_ok_and(|m| m.role == Some("assistant")) {
-                replied = true;
-                break;
-            }
+            parts.push(content_text(m.get("content").unwrap_or(&Value::Null)));
         }
-        if !replied {
-            parts = vec![bytes];
-        }
+        let parts: Vec<&[u8]> = parts.iter().flat_map(|p| [p.as_bytes(), b"\0"]).collect();
         hex_prefix(&sha256_of(&parts), 16)
     }
 

@@ -38,7 +38,7 @@ impl Reader {
         let bytes = document::load(&home, locator)?;
         let doc = Document::parse(&bytes)
             .map_err(|why| CodecError::Malformed(format!("{locator}: not a mini-swe-agent trajectory: {why}")))?;
-        let native_id = doc.native_id(&bytes);
+        let native_id = doc.native_id();
         let started_at = doc.started_at();
         let meta = Record {
             id: native_id.clone(),

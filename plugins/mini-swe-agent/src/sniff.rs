@@ -21,7 +21,7 @@ pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
         return None;
     }
     // The id needs the messages: known when the head holds the whole file.
-    let native_id = Document::parse(trimmed.as_bytes()).ok().map(|doc| doc.native_id(trimmed.as_bytes()));
+    let native_id = Document::parse(trimmed.as_bytes()).ok().map(|doc| doc.native_id());
     Some(Sniffed { native_version: version, native_id })
 }
 
