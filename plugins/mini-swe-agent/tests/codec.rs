@@ -273,3 +273,20 @@ fn fixtures_hold_only_the_dummy_key() {
         assert_eq!(text.matches("api_key").count(), 1, "{scenario}");
     }
 }
+
+/// The host declares every built-in's `info` (crates/registry/src/builtin-info.json, checked against the
+/// components by the host's integration tests): this codec's entry says what `info` says.
+#[test]
+fn the_declared_info_is_current() {
+    let declared: Value = serde_json::from_str(include_str!("../../../crates/registry/src/builtin-info.json")).unwrap();
+    let info = MiniSweAgent::info();
+    let entry = &declared["trajhost-codec-mini-swe-agent"];
+    assert_eq!(entry["harness"], info.harness.as_str());
+    assert_eq!(entry["codec_version"], info.codec_version.as_str());
+    assert_eq!(entry["native_versions"], info.native_versions.as_str());
+    assert_eq!(entry["native_version_source"], info.native_version_source.as_str());
+    assert_eq!(entry["reads"], json!(info.reads));
+    assert_eq!(entry["writes"], json!(info.writes));
+    assert_eq!(entry["session_globs"], json!(info.session_globs));
+    assert_eq!(entry["canonical_schema"], info.canonical_schema.as_str());
+}
