@@ -21,7 +21,7 @@ include!(concat!(env!("OUT_DIR"), "/builtin_codecs.rs"));
 /// format). The integration test `catalog::declared_info_matches_every_builtin`
 /// checks this file against every component's own `info` (and rewrites it
 /// with `TRAJHOST_BLESS=1`).
-pub const DECLARED_INFO_FILE: &str = "src/registry/builtin-info.json";
+pub const DECLARED_INFO_FILE: &str = "crates/registry/src/builtin-info.json";
 static DECLARED_INFO_JSON: &str = include_str!("builtin-info.json");
 
 /// A codec's `info`, as data.

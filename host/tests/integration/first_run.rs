@@ -1,5 +1,5 @@
 //! A fresh install compiles only the codecs a command needs: the built-ins'
-//! `info` is declared in `host/src/registry/builtin-info.json` (checked here
+//! `info` is declared in `crates/registry/src/builtin-info.json` (checked here
 //! against every component), and discovery runs no codec whose stores are
 //! not under the home.
 
