@@ -32,6 +32,31 @@ pub fn shared_cache() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trajhost-cache")
 }
 
+/// The target dir of every codec crate `plugin new` scaffolds in the tests:
+/// one, so the SDK is built once per run for all of them (cargo locks it).
+pub fn scaffold_target_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("scaffold-target")
+}
+
+/// `cargo ARGS` in a scaffolded crate, in [`scaffold_target_dir`], with none
+/// of the outer test build's settings.
+pub fn scaffold_cargo(crate_dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut cargo = std::process::Command::new("cargo");
+    cargo.current_dir(crate_dir).args(args).env("CARGO_TARGET_DIR", scaffold_target_dir());
+    for var in [
+        "CARGO_BUILD_TARGET",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_LLVM_COV",
+        "LLVM_PROFILE_FILE",
+    ] {
+        cargo.env_remove(var);
+    }
+    cargo.output().expect("running cargo")
+}
+
 /// Limits small enough that hostile guests fail fast.
 pub fn test_limits() -> Limits {
     Limits {

@@ -246,11 +246,12 @@ fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_r
     assert!(stderr(&again).contains("already exists and is not empty"), "{}", stderr(&again));
     assert_eq!(std::fs::read(crate_dir.join("Cargo.toml")).unwrap(), manifest);
 
-    let target_dir = work.path().join("target");
-    let built = cargo_in(&crate_dir, &target_dir, &["build", "--target", "wasm32-wasip2", "--release", "--offline"]);
+    let target_dir = crate::common::scaffold_target_dir();
+    let built =
+        crate::common::scaffold_cargo(&crate_dir, &["build", "--target", "wasm32-wasip2", "--release", "--offline"]);
     assert!(built.status.success(), "the unchanged scaffold does not build:\n{}", stderr(&built));
     // Its own tests: the SDK's conformance suite over its fixture, natively.
-    let tested = cargo_in(&crate_dir, &target_dir, &["test-native", "--offline"]);
+    let tested = crate::common::scaffold_cargo(&crate_dir, &["test-native", "--offline"]);
     let log = format!("{}{}", stdout(&tested), stderr(&tested));
     assert!(tested.status.success(), "the unchanged scaffold fails its tests:\n{log}");
     for check in [
@@ -291,25 +292,6 @@ fn a_scaffolded_codec_builds_passes_plugin_test_installs_and_reads_outside_the_r
     std::fs::copy(crate_dir.join("fixtures/simple/.acme/sessions/s-0001.jsonl"), &copy).unwrap();
     let loose = run(&["read", copy.to_str().unwrap(), "--json", "--strict"]);
     assert!(loose.contains("What files are in this project?") && loose.contains("\"native_id\":\"s-0001\""), "{loose}");
-}
-
-/// `cargo ARGS` in a scaffolded crate, with its own target dir and none of
-/// the outer test build's settings.
-fn cargo_in(crate_dir: &std::path::Path, target_dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    let mut cargo = std::process::Command::new("cargo");
-    cargo.current_dir(crate_dir).args(args).env("CARGO_TARGET_DIR", target_dir);
-    for var in [
-        "CARGO_BUILD_TARGET",
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_BUILD_RUSTFLAGS",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_LLVM_COV",
-        "LLVM_PROFILE_FILE",
-    ] {
-        cargo.env_remove(var);
-    }
-    cargo.output().expect("running cargo")
 }
 
 /// The record checks `read --strict` runs (order among them: a tool result

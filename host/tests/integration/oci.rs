@@ -392,7 +392,7 @@ fn an_artifact_pushed_as_wkg_and_oras_do_installs() {
 /// with `plugin new` outside the repository is built, signed with a key from
 /// `plugin keygen` and published; a second data dir that trusts the key
 /// installs it by reference and reads the scaffold's session with it. Slow
-/// (it builds the SDK for wasm32-wasip2 in its own target directory).
+/// (it builds the SDK for wasm32-wasip2 in the scaffolds' shared target directory).
 #[test]
 fn a_scaffolded_codec_is_published_signed_and_used_by_a_second_data_dir() {
     let Some(registry) = registry("a_scaffolded_codec_is_published_signed_and_used_by_a_second_data_dir") else {
@@ -405,22 +405,9 @@ fn a_scaffolded_codec_is_published_signed_and_used_by_a_second_data_dir() {
     ok(&trajhost(&publisher, &["plugin", "new", "acme", "--dir", crate_dir.to_str().unwrap()]));
 
     // 1. Build it, as the scaffold's README says.
-    let target_dir = work.path().join("target");
-    let mut cargo = std::process::Command::new("cargo");
-    cargo
-        .current_dir(&crate_dir)
-        .args(["build", "--target", "wasm32-wasip2", "--release", "--offline"])
-        .env("CARGO_TARGET_DIR", &target_dir);
-    for var in [
-        "CARGO_BUILD_TARGET",
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_BUILD_RUSTFLAGS",
-        "RUSTC_WORKSPACE_WRAPPER",
-    ] {
-        cargo.env_remove(var);
-    }
-    let built = cargo.output().expect("running cargo");
+    let target_dir = crate::common::scaffold_target_dir();
+    let built =
+        crate::common::scaffold_cargo(&crate_dir, &["build", "--target", "wasm32-wasip2", "--release", "--offline"]);
     assert!(built.status.success(), "the scaffold does not build:\n{}", stderr(&built));
     let wasm = target_dir.join("wasm32-wasip2/release/acme_codec.wasm");
 
