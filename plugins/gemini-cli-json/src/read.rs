@@ -5,85 +5,53 @@
 //! records are then handed out in batches. Order: `meta`, then each
 //! message's records in the document's order.
 
-use std::collections::VecDeque;
-
 use trajhost_codec_sdk::canonical::{self, Body, Meta, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::BatchWriter;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::records::WholeSessionReader;
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::conversation::{self, Document};
 use crate::message::Mapper;
 use crate::{CODEC, HARNESS, layout};
 
-/// A session being read.
-pub struct Reader {
-    records: VecDeque<Record>,
-    writer: BatchWriter,
-    diags: Diagnostics,
-    done: bool,
-}
+/// A session being read: its records, made at once, handed out in batches.
+pub type Reader = WholeSessionReader;
 
-impl Reader {
-    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        layout::check_locator(locator)?;
-        let bytes = conversation::load(&home, locator)?;
-        let doc = Document::parse(&bytes)
-            .map_err(|why| CodecError::Malformed(format!("{locator}: not a Gemini CLI session: {why}")))?;
-        let cwd = layout::project_dir(locator).and_then(|dir| layout::project_root(&home, &dir, &mut None));
-        let (native_id, named) = doc.native_id(locator);
-        let started_at = doc.started_at();
-        let meta = Record {
-            id: native_id.clone(),
-            body: Body::Meta(Meta {
-                schema: canonical::SCHEMA.into(),
-                harness: HARNESS.into(),
-                native_id,
-                native_version: None,
-                cwd,
-                title: doc.title(),
-                git_branch: None,
-                started_at: started_at.clone(),
-                parent_session: None,
-                parent_call: None,
-                codec: Some(CODEC.into()),
-            }),
-            parent: None,
-            ts: started_at,
-            agent: None,
-            src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
-        };
-        let mut mapper = Mapper::new(locator);
-        if !named {
-            mapper.diags.add(crate::discover::NO_SESSION_ID, Severity::Warning, "sessionId", Some(locator), None);
-        }
-        for (raw, offset, len) in doc.messages(&bytes) {
-            mapper.message(raw.get(), offset, len);
-        }
-        let mut records = VecDeque::with_capacity(mapper.records.len() + 1);
-        records.push_back(meta);
-        records.extend(mapper.records);
-        Ok(Reader { records, writer: BatchWriter::new(options), diags: mapper.diags, done: false })
+/// Reads the session at `locator` whole.
+pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+    layout::check_locator(locator)?;
+    let bytes = conversation::load(&home, locator)?;
+    let doc = Document::parse(&bytes)
+        .map_err(|why| CodecError::Malformed(format!("{locator}: not a Gemini CLI session: {why}")))?;
+    let cwd = layout::project_dir(locator).and_then(|dir| layout::project_root(&home, &dir, &mut None));
+    let (native_id, named) = doc.native_id(locator);
+    let started_at = doc.started_at();
+    let meta = Record {
+        id: native_id.clone(),
+        body: Body::Meta(Meta {
+            schema: canonical::SCHEMA.into(),
+            harness: HARNESS.into(),
+            native_id,
+            native_version: None,
+            cwd,
+            title: doc.title(),
+            git_branch: None,
+            started_at: started_at.clone(),
+            parent_session: None,
+            parent_call: None,
+            codec: Some(CODEC.into()),
+        }),
+        parent: None,
+        ts: started_at,
+        agent: None,
+        src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
+    };
+    let mut mapper = Mapper::new(locator);
+    if !named {
+        mapper.diags.add(crate::discover::NO_SESSION_ID, Severity::Warning, "sessionId", Some(locator), None);
     }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            let Some(record) = self.records.pop_front() else {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            };
-            self.writer.push(&record);
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+    for (raw, offset, len) in doc.messages(&bytes) {
+        mapper.message(raw.get(), offset, len);
     }
+    Ok(WholeSessionReader::new(std::iter::once(meta).chain(mapper.records), mapper.diags, options))
 }

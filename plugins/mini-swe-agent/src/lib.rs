@@ -94,7 +94,7 @@ impl Codec for MiniSweAgent {
     }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
+        read::open(home, locator, &options)
     }
 }
 

@@ -10,85 +10,56 @@
 //! the call ids the model gave (`tool_calls[].id`), which the `tool`
 //! messages answer by `tool_call_id`.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{self, Assistant, Body, Meta, Record, SourceSpan, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::{WholeSessionReader, location_id};
 use trajhost_codec_sdk::text::type_name;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::document::{self, Document, content_text, timestamp_of};
 use crate::{CODEC, HARNESS, handling};
 
-/// A session being read.
-pub struct Reader {
-    records: VecDeque<Record>,
-    writer: BatchWriter,
-    diags: Diagnostics,
-    done: bool,
-}
+/// A session being read: its records, made at once, handed out in batches.
+pub type Reader = WholeSessionReader;
 
-impl Reader {
-    pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        document::check_locator(locator)?;
-        let bytes = document::load(&home, locator)?;
-        let doc = Document::parse(&bytes)
-            .map_err(|why| CodecError::Malformed(format!("{locator}: not a mini-swe-agent trajectory: {why}")))?;
-        let native_id = doc.native_id();
-        let started_at = doc.started_at();
-        let meta = Record {
-            id: native_id.clone(),
-            body: Body::Meta(Meta {
-                schema: canonical::SCHEMA.into(),
-                harness: HARNESS.into(),
-                native_id,
-                native_version: doc.native_version(),
-                cwd: doc.cwd(),
-                title: doc.title(),
-                git_branch: None,
-                started_at: started_at.clone(),
-                parent_session: None,
-                parent_call: None,
-                codec: Some(CODEC.into()),
-            }),
-            parent: None,
-            ts: started_at,
-            agent: None,
-            src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
-        };
-        let mut mapper = Mapper::new(locator, doc.configured_model());
-        for (raw, offset, len) in doc.messages(&bytes) {
-            mapper.message(raw.get(), offset, len);
-        }
-        let mut records = VecDeque::with_capacity(mapper.records.len() + 1);
-        records.push_back(meta);
-        records.extend(mapper.records);
-        Ok(Reader { records, writer: BatchWriter::new(options), diags: mapper.diags, done: false })
+/// Reads the session at `locator` whole.
+pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+    document::check_locator(locator)?;
+    let bytes = document::load(&home, locator)?;
+    let doc = Document::parse(&bytes)
+        .map_err(|why| CodecError::Malformed(format!("{locator}: not a mini-swe-agent trajectory: {why}")))?;
+    let native_id = doc.native_id();
+    let started_at = doc.started_at();
+    let meta = Record {
+        id: native_id.clone(),
+        body: Body::Meta(Meta {
+            schema: canonical::SCHEMA.into(),
+            harness: HARNESS.into(),
+            native_id,
+            native_version: doc.native_version(),
+            cwd: doc.cwd(),
+            title: doc.title(),
+            git_branch: None,
+            started_at: started_at.clone(),
+            parent_session: None,
+            parent_call: None,
+            codec: Some(CODEC.into()),
+        }),
+        parent: None,
+        ts: started_at,
+        agent: None,
+        src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
+    };
+    let mut mapper = Mapper::new(locator, doc.configured_model());
+    for (raw, offset, len) in doc.messages(&bytes) {
+        mapper.message(raw.get(), offset, len);
     }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            let Some(record) = self.records.pop_front() else {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            };
-            self.writer.push(&record);
-        }
-        Ok(Some(self.writer.take(Vec::new())))
-    }
+    Ok(WholeSessionReader::new(std::iter::once(meta).chain(mapper.records), mapper.diags, options))
 }
 
 /// Messages → records.

@@ -131,6 +131,52 @@ pub fn canonical_line(line: &str, line_no: usize, diags: &mut Diagnostics) -> Re
     }
 }
 
+/// The reader of a session made into records all at once (a store that is
+/// one JSON document, parsed whole): hands the records out a batch at a
+/// time, the diagnostics with the last batch.
+pub struct WholeSessionReader {
+    records: std::collections::VecDeque<Record>,
+    writer: BatchWriter,
+    diagnostics: Diagnostics,
+    done: bool,
+}
+
+impl WholeSessionReader {
+    /// `records` in order (`meta` first), and what reading them found.
+    pub fn new(
+        records: impl IntoIterator<Item = Record>,
+        diagnostics: Diagnostics,
+        options: &ReadOptions,
+    ) -> WholeSessionReader {
+        WholeSessionReader {
+            records: records.into_iter().collect(),
+            writer: BatchWriter::new(options),
+            diagnostics,
+            done: false,
+        }
+    }
+}
+
+impl crate::SessionReader for WholeSessionReader {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        if self.done {
+            return Ok(None);
+        }
+        while !self.writer.is_full() {
+            let Some(record) = self.records.pop_front() else {
+                self.done = true;
+                let diagnostics = self.diagnostics.drain();
+                if self.writer.is_empty() && diagnostics.is_empty() {
+                    return Ok(None);
+                }
+                return Ok(Some(self.writer.take(diagnostics)));
+            };
+            self.writer.push(&record);
+        }
+        Ok(Some(self.writer.take(Vec::new())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
