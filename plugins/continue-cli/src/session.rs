@@ -48,10 +48,7 @@ impl<'a> Document<'a> {
     pub fn native_id(&self, locator: &str) -> (String, bool) {
         match self.session_id.as_deref().filter(|s| !s.is_empty()) {
             Some(id) => (id.to_string(), true),
-            None => {
-                let name = locator.rsplit('/').next().unwrap_or(locator);
-                (name.strip_suffix(layout::JSON).unwrap_or(name).to_string(), false)
-            }
+            None => (trajhost_codec_sdk::paths::file_stem(locator, layout::JSON).to_string(), false),
         }
     }
 

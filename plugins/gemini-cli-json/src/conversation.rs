@@ -52,10 +52,7 @@ impl<'a> Document<'a> {
     pub fn native_id(&self, locator: &str) -> (String, bool) {
         match self.session_id.as_deref().filter(|s| !s.is_empty()) {
             Some(id) => (id.to_string(), true),
-            None => {
-                let name = locator.rsplit('/').next().unwrap_or(locator);
-                (name.strip_suffix(crate::layout::JSON).unwrap_or(name).to_string(), false)
-            }
+            None => (trajhost_codec_sdk::paths::file_stem(locator, crate::layout::JSON).to_string(), false),
         }
     }
 

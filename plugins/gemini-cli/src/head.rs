@@ -49,8 +49,7 @@ impl Head {
         if let Some(id) = &self.message_session_id {
             return (id.clone(), false);
         }
-        let name = locator.rsplit('/').next().unwrap_or(locator);
-        (name.strip_suffix(crate::layout::JSONL).unwrap_or(name).to_string(), false)
+        (trajhost_codec_sdk::paths::file_stem(locator, crate::layout::JSONL).to_string(), false)
     }
 
     /// When the session started: the header's `startTime`, else the first

@@ -19,6 +19,14 @@ pub fn plain_name(name: &str) -> bool {
     !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
 }
 
+/// The file name of `locator` without `suffix`: the id of a session whose
+/// store names it nowhere else (a file that lost its header, a document
+/// without its id).
+pub fn file_stem<'a>(locator: &'a str, suffix: &str) -> &'a str {
+    let name = locator.rsplit('/').next().unwrap_or(locator);
+    name.strip_suffix(suffix).unwrap_or(name)
+}
+
 /// Whether `s` is a hyphenated UUID (`8-4-4-4-12` hex digits, either case).
 pub fn is_uuid(s: &str) -> bool {
     let b = s.as_bytes();
