@@ -62,6 +62,10 @@ pub enum ArchiveError {
     PostgresConnect { database: String, message: String },
     #[error("archive {database}: {message}")]
     Postgres { database: String, message: String },
+    /// Another machine's transaction conflicted with this one (a
+    /// serialization failure or a deadlock): worth another attempt.
+    #[error("archive {database}: {message}")]
+    Conflict { database: String, message: String },
     #[error("archive {database}: schema: {message}")]
     PostgresSchema { database: String, message: String },
     #[error("{path}: {message}")]

@@ -22,7 +22,7 @@
 //! [`ArchiveStore::location`] and in every error.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Mutex;
@@ -102,12 +102,10 @@ pub const MIGRATIONS: &[Migration] = &[
 /// is a home's id, or 0 for migrations.
 const LOCK_CLASS: i32 = 0x7472_616a;
 
-/// Attempts of a transaction that fails to serialize or deadlocks.
-const ATTEMPTS: usize = 5;
-
 /// The statements a sync runs per session, prepared once per connection.
 struct Statements {
     upsert_session: Statement,
+    finish_session: Statement,
     old_records: Statement,
     delete_records: Statement,
     insert_records: Statement,
@@ -314,16 +312,16 @@ impl PostgresArchive {
         let c = self.client.get_mut().unwrap_or_else(|p| p.into_inner());
         let mut p = |sql: &str| c.prepare(sql).map_err(&err);
         Ok(Statements {
-            upsert_session: p(
-                "INSERT INTO sessions (home_id, harness, native_id, locator, codec, native_version, cwd, title,
+            upsert_session: p("INSERT INTO sessions (home_id, harness, native_id, locator, codec, native_version,
                      started_at, updated_at, updated_ms, records, snapshot_id, archived_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, '', $10)
                  ON CONFLICT (home_id, harness, native_id) DO UPDATE SET locator = EXCLUDED.locator,
-                     codec = EXCLUDED.codec, native_version = EXCLUDED.native_version, cwd = EXCLUDED.cwd,
-                     title = EXCLUDED.title, started_at = EXCLUDED.started_at, updated_at = EXCLUDED.updated_at,
-                     updated_ms = EXCLUDED.updated_ms, records = EXCLUDED.records,
-                     snapshot_id = EXCLUDED.snapshot_id, archived_at = EXCLUDED.archived_at
-                 RETURNING id, (xmax = 0) AS inserted",
+                     codec = EXCLUDED.codec, native_version = EXCLUDED.native_version,
+                     started_at = EXCLUDED.started_at, updated_at = EXCLUDED.updated_at,
+                     updated_ms = EXCLUDED.updated_ms, archived_at = EXCLUDED.archived_at
+                 RETURNING id, (xmax = 0) AS inserted")?,
+            finish_session: p(
+                "UPDATE sessions SET cwd = $2, title = $3, records = $4, snapshot_id = $5 WHERE id = $1",
             )?,
             old_records: p("SELECT seq, id, sha256 FROM records WHERE session_id = $1")?,
             delete_records: p("DELETE FROM records WHERE id = ANY($1)")?,
@@ -406,128 +404,137 @@ const SESSION_COLUMNS: &str = "s.id, h.path, s.harness, s.native_id, s.locator, 
      s.title, s.started_at, s.updated_at, s.records, s.snapshot_id, s.archived_at, h.machine";
 
 /// Keeps one session in `tx` (see [`ArchiveStore::put_session`]).
-fn put_session_tx(tx: &mut Transaction<'_>, st: &Statements, put: &SessionPut) -> Result<PutOutcome, postgres::Error> {
+fn put_session_tx(
+    tx: &mut Transaction<'_>,
+    st: &Statements,
+    head: &SessionHead,
+    parts: &mut dyn SessionParts,
+    err: &dyn Fn(postgres::Error) -> ArchiveError,
+) -> Result<PutOutcome, ArchiveError> {
     let now = trajhost_canonical::time::now_rfc3339();
     let mut outcome = PutOutcome::default();
-    let updated_ms = put.updated_at.as_deref().and_then(trajhost_canonical::time::unix_ms_from_rfc3339);
-    let row = tx.query_one(
-        &st.upsert_session,
-        &[
-            &put.home,
-            &put.harness,
-            &put.native_id,
-            &put.locator,
-            &put.codec,
-            &put.native_version,
-            &pg_opt(&put.cwd),
-            &pg_opt(&put.title),
-            &put.started_at,
-            &put.updated_at,
-            &updated_ms,
-            &(put.records.len() as i64),
-            &put.snapshot_id,
-            &now,
-        ],
-    )?;
-    let session: i64 = row.try_get(0)?;
-    outcome.new_session = row.try_get(1)?;
-    // Records: keep the ones whose hash did not change.
-    let old: HashMap<i64, (i64, String)> = tx
-        .query(&st.old_records, &[&session])?
-        .iter()
-        .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
-        .collect::<Result<_, postgres::Error>>()?;
-    let mut stale: Vec<i64> = Vec::new();
-    let (mut seqs, mut ids, mut kinds, mut times, mut jsons, mut shas, mut texts) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (seq, record) in put.records.iter().enumerate() {
-        let seq = seq as i64;
-        let sha = sha256_hex(record.json.as_bytes());
-        match old.get(&seq) {
-            Some((_, old_sha)) if *old_sha == sha => continue,
-            Some((id, _)) => {
-                stale.push(*id);
-                outcome.records_changed += 1;
-            }
-            None => outcome.records_added += 1,
-        }
-        seqs.push(seq);
-        ids.push(record.record_id.as_str());
-        kinds.push(record.kind.as_str());
-        times.push(record.ts_ms);
-        jsons.push(record.json.as_str());
-        shas.push(sha);
-        texts.push(record.text.as_deref().map(pg_text));
-    }
-    for (seq, (id, _)) in &old {
-        if *seq >= put.records.len() as i64 {
-            stale.push(*id);
-            outcome.records_removed += 1;
-        }
-    }
-    if !stale.is_empty() {
-        tx.execute(&st.delete_records, &[&stale])?;
-    }
-    if !seqs.is_empty() {
-        tx.execute(&st.insert_records, &[&session, &seqs, &ids, &kinds, &times, &jsons, &shas, &texts])?;
-    }
-    // Evidence: the blobs first, in digest order, sending only bytes the
-    // database does not hold yet (another machine may have kept them).
-    let mut blobs: BTreeMap<String, &[u8]> = BTreeMap::new();
-    let mut file_blobs = Vec::with_capacity(put.files.len());
-    for file in &put.files {
-        file_blobs.push(file.generation.as_ref().map(|g| {
-            let sha = sha256_hex(&g.bytes);
-            blobs.insert(sha.clone(), &g.bytes);
-            sha
-        }));
-    }
-    let mut tape_blobs = Vec::with_capacity(put.tapes.len());
-    for tape in &put.tapes {
-        let sha = sha256_hex(&tape.tape);
-        blobs.insert(sha.clone(), &tape.tape);
-        tape_blobs.push(sha);
-    }
-    if !blobs.is_empty() {
-        let wanted: Vec<&str> = blobs.keys().map(String::as_str).collect();
-        let present: Vec<String> =
-            tx.query(&st.present_blobs, &[&wanted])?.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
-        for (sha, bytes) in &blobs {
-            if !present.contains(sha) {
-                tx.execute(&st.insert_blob, &[sha, bytes])?;
-            }
-        }
-    }
-    tx.execute(&st.clear_session_files, &[&session])?;
-    for (file, sha) in put.files.iter().zip(&file_blobs) {
-        let id: i64 = tx.query_one(&st.upsert_file, &[&put.home, &file.path])?.try_get(0)?;
-        if let (Some(generation), Some(sha)) = (&file.generation, sha) {
-            tx.execute(
-                &st.insert_generation,
-                &[&id, &(generation.offset as i64), &(generation.bytes.len() as i64), &generation.base, sha, &now],
-            )?;
-            outcome.evidence_bytes += generation.bytes.len() as u64;
-        }
-        tx.execute(
-            &st.keep_file,
+    let updated_ms = head.updated_at.as_deref().and_then(trajhost_canonical::time::unix_ms_from_rfc3339);
+    // The row first (the records point at it); what is known only once
+    // every record was read is set at the end.
+    let row = tx
+        .query_one(
+            &st.upsert_session,
             &[
-                &id,
-                &(file.kept.size as i64),
-                &file.kept.tail_sha256,
-                &(file.seen.size as i64),
-                &file.seen.mtime_ns,
-                &(file.seen.inode as i64),
+                &head.home,
+                &head.harness,
+                &head.native_id,
+                &head.locator,
+                &head.codec,
+                &head.native_version,
+                &head.started_at,
+                &head.updated_at,
+                &updated_ms,
+                &now,
             ],
-        )?;
-        tx.execute(&st.link_file, &[&session, &id])?;
+        )
+        .map_err(err)?;
+    let session: i64 = row.try_get(0).map_err(err)?;
+    outcome.new_session = row.try_get(1).map_err(err)?;
+    let mut diff = RecordDiff::new(
+        tx.query(&st.old_records, &[&session])
+            .map_err(err)?
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
+            .collect::<Result<_, postgres::Error>>()
+            .map_err(err)?,
+    );
+    tx.execute(&st.clear_session_files, &[&session]).map_err(err)?;
+    // Each part in one round trip or a few: records as arrays, a blob only
+    // when the database does not hold it yet (another machine may have kept it).
+    let put_blob = |tx: &mut Transaction<'_>, bytes: &[u8]| -> Result<String, ArchiveError> {
+        let sha = sha256_hex(bytes);
+        if tx.query(&st.present_blobs, &[&vec![sha.as_str()]]).map_err(err)?.is_empty() {
+            tx.execute(&st.insert_blob, &[&sha, &bytes]).map_err(err)?;
+        }
+        Ok(sha)
+    };
+    let tail = loop {
+        match parts.next_part()? {
+            SessionPart::Records(records) => {
+                let mut stale: Vec<i64> = Vec::new();
+                let (mut seqs, mut ids, mut kinds, mut times, mut jsons, mut shas, mut texts) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                for record in &records {
+                    let (seq, sha, change) = diff.next(record, &mut outcome);
+                    match change {
+                        RecordChange::Unchanged => continue,
+                        RecordChange::Changed(id) => stale.push(id),
+                        RecordChange::Added => {}
+                    }
+                    seqs.push(seq);
+                    ids.push(record.record_id.as_str());
+                    kinds.push(record.kind.as_str());
+                    times.push(record.ts_ms);
+                    jsons.push(record.json.as_str());
+                    shas.push(sha);
+                    texts.push(record.text.as_deref().map(pg_text));
+                }
+                if !stale.is_empty() {
+                    tx.execute(&st.delete_records, &[&stale]).map_err(err)?;
+                }
+                if !seqs.is_empty() {
+                    tx.execute(&st.insert_records, &[&session, &seqs, &ids, &kinds, &times, &jsons, &shas, &texts])
+                        .map_err(err)?;
+                }
+            }
+            SessionPart::Evidence { path, generation } => {
+                let sha = put_blob(tx, &generation.bytes)?;
+                let id: i64 =
+                    tx.query_one(&st.upsert_file, &[&head.home, &path]).and_then(|r| r.try_get(0)).map_err(err)?;
+                tx.execute(
+                    &st.insert_generation,
+                    &[&id, &(generation.offset as i64), &(generation.bytes.len() as i64), &generation.base, &sha, &now],
+                )
+                .map_err(err)?;
+                outcome.evidence_bytes += generation.bytes.len() as u64;
+            }
+            SessionPart::File(file) => {
+                let id: i64 =
+                    tx.query_one(&st.upsert_file, &[&head.home, &file.path]).and_then(|r| r.try_get(0)).map_err(err)?;
+                tx.execute(
+                    &st.keep_file,
+                    &[
+                        &id,
+                        &(file.kept.size as i64),
+                        &file.kept.tail_sha256,
+                        &(file.seen.size as i64),
+                        &file.seen.mtime_ns,
+                        &(file.seen.inode as i64),
+                    ],
+                )
+                .map_err(err)?;
+                tx.execute(&st.link_file, &[&session, &id]).map_err(err)?;
+            }
+            SessionPart::Tape(tape) => {
+                let sha = put_blob(tx, &tape.tape)?;
+                let id: i64 =
+                    tx.query_one(&st.upsert_file, &[&head.home, &tape.path]).and_then(|r| r.try_get(0)).map_err(err)?;
+                tx.execute(
+                    &st.seen_file,
+                    &[&id, &(tape.seen.size as i64), &tape.seen.mtime_ns, &(tape.seen.inode as i64)],
+                )
+                .map_err(err)?;
+                tx.execute(&st.link_tape, &[&session, &id, &sha]).map_err(err)?;
+                outcome.evidence_bytes += tape.tape.len() as u64;
+            }
+            SessionPart::End(tail) => break tail,
+        }
+    };
+    let removed = diff.removed(&mut outcome);
+    if !removed.is_empty() {
+        tx.execute(&st.delete_records, &[&removed]).map_err(err)?;
     }
-    for (tape, sha) in put.tapes.iter().zip(&tape_blobs) {
-        let id: i64 = tx.query_one(&st.upsert_file, &[&put.home, &tape.path])?.try_get(0)?;
-        tx.execute(&st.seen_file, &[&id, &(tape.seen.size as i64), &tape.seen.mtime_ns, &(tape.seen.inode as i64)])?;
-        tx.execute(&st.link_tape, &[&session, &id, sha])?;
-        outcome.evidence_bytes += tape.tape.len() as u64;
-    }
-    tx.execute(&st.clear_failure, &[&put.home, &put.harness, &put.native_id])?;
+    tx.execute(
+        &st.finish_session,
+        &[&session, &pg_opt(&tail.cwd), &pg_opt(&tail.title), &(tail.records as i64), &tail.snapshot_id],
+    )
+    .map_err(err)?;
+    tx.execute(&st.clear_failure, &[&head.home, &head.harness, &head.native_id]).map_err(err)?;
     Ok(outcome)
 }
 
@@ -731,30 +738,29 @@ impl ArchiveStore for PostgresArchive {
             .map_err(err)
     }
 
-    fn put_session(&mut self, put: &SessionPut) -> Result<PutOutcome, ArchiveError> {
-        let err = self.err_owned();
+    fn put_session(&mut self, head: &SessionHead, parts: &mut dyn SessionParts) -> Result<PutOutcome, ArchiveError> {
         let Some(statements) = self.statements.as_ref() else {
             return Err(ArchiveError::Postgres { database: self.database.clone(), message: "not prepared".into() });
         };
-        let client = self.client.get_mut().unwrap_or_else(|p| p.into_inner());
-        let mut attempt = 1;
-        loop {
-            let result = (|| {
-                let mut tx = client.transaction()?;
-                let outcome = put_session_tx(&mut tx, statements, put)?;
-                tx.commit()?;
-                Ok(outcome)
-            })();
-            match result {
-                Ok(outcome) => return Ok(outcome),
-                Err(e) if attempt < ATTEMPTS && is_transient(&e) => {
-                    tracing::debug!(session = %put.native_id, attempt, "retrying: {}", describe(&e));
-                    std::thread::sleep(Duration::from_millis(10 << attempt));
-                    attempt += 1;
-                }
-                Err(e) => return Err(err(e)),
+        let (database, password) = (self.database.clone(), self.password.clone());
+        // A conflict with another machine's transaction is said as such:
+        // sync reads the session again and retries it (its parts are gone).
+        let err = |e: postgres::Error| {
+            let message = match &password {
+                Some(p) => describe(&e).replace(p.as_str(), "***"),
+                None => describe(&e),
+            };
+            if is_transient(&e) {
+                ArchiveError::Conflict { database: database.clone(), message }
+            } else {
+                ArchiveError::Postgres { database: database.clone(), message }
             }
-        }
+        };
+        let client = self.client.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut tx = client.transaction().map_err(err)?;
+        let outcome = put_session_tx(&mut tx, statements, head, parts, &err)?;
+        tx.commit().map_err(err)?;
+        Ok(outcome)
     }
 
     fn sessions(&self, filter: &SessionFilter) -> Result<Vec<ArchivedSession>, ArchiveError> {

@@ -12,7 +12,6 @@
 //! older archive to the current one in a transaction, keeping every record
 //! and its hash.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -334,7 +333,7 @@ impl ArchiveStore for SqliteArchive {
             .map_err(self.err())
     }
 
-    fn put_session(&mut self, put: &SessionPut) -> Result<PutOutcome, ArchiveError> {
+    fn put_session(&mut self, head: &SessionHead, parts: &mut dyn SessionParts) -> Result<PutOutcome, ArchiveError> {
         let path = self.path.clone();
         let err = db_error(&path);
         let now = trajhost_canonical::time::now_rfc3339();
@@ -343,30 +342,27 @@ impl ArchiveStore for SqliteArchive {
         let existing: Option<i64> = tx
             .query_row(
                 "SELECT id FROM sessions WHERE home_id = ?1 AND harness = ?2 AND native_id = ?3",
-                params![put.home, put.harness, put.native_id],
+                params![head.home, head.harness, head.native_id],
                 |r| r.get(0),
             )
             .optional()
             .map_err(&err)?;
-        let updated_ms = put.updated_at.as_deref().and_then(trajhost_canonical::time::unix_ms_from_rfc3339);
+        let updated_ms = head.updated_at.as_deref().and_then(trajhost_canonical::time::unix_ms_from_rfc3339);
+        // The row first (the records point at it); what is known only once
+        // every record was read is set at the end.
         let session = match existing {
             Some(id) => {
                 tx.execute(
-                    "UPDATE sessions SET locator = ?2, codec = ?3, native_version = ?4, cwd = ?5, title = ?6,
-                     started_at = ?7, updated_at = ?8, updated_ms = ?9, records = ?10, snapshot_id = ?11,
-                     archived_at = ?12 WHERE id = ?1",
+                    "UPDATE sessions SET locator = ?2, codec = ?3, native_version = ?4, started_at = ?5,
+                     updated_at = ?6, updated_ms = ?7, archived_at = ?8 WHERE id = ?1",
                     params![
                         id,
-                        put.locator,
-                        put.codec,
-                        put.native_version,
-                        put.cwd,
-                        put.title,
-                        put.started_at,
-                        put.updated_at,
+                        head.locator,
+                        head.codec,
+                        head.native_version,
+                        head.started_at,
+                        head.updated_at,
                         updated_ms,
-                        put.records.len() as i64,
-                        put.snapshot_id,
                         now
                     ],
                 )
@@ -376,23 +372,19 @@ impl ArchiveStore for SqliteArchive {
             None => {
                 outcome.new_session = true;
                 tx.execute(
-                    "INSERT INTO sessions (home_id, harness, native_id, locator, codec, native_version, cwd, title,
+                    "INSERT INTO sessions (home_id, harness, native_id, locator, codec, native_version,
                      started_at, updated_at, updated_ms, records, snapshot_id, archived_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, '', ?10)",
                     params![
-                        put.home,
-                        put.harness,
-                        put.native_id,
-                        put.locator,
-                        put.codec,
-                        put.native_version,
-                        put.cwd,
-                        put.title,
-                        put.started_at,
-                        put.updated_at,
+                        head.home,
+                        head.harness,
+                        head.native_id,
+                        head.locator,
+                        head.codec,
+                        head.native_version,
+                        head.started_at,
+                        head.updated_at,
                         updated_ms,
-                        put.records.len() as i64,
-                        put.snapshot_id,
                         now
                     ],
                 )
@@ -400,15 +392,16 @@ impl ArchiveStore for SqliteArchive {
                 tx.last_insert_rowid()
             }
         };
-        // Records are stable across re-reads of the same bytes: keep the ones
-        // whose hash did not change, so that an append costs only its records.
-        let old: HashMap<i64, (i64, String)> = {
+        let mut diff = {
             let mut stmt = tx.prepare("SELECT seq, id, sha256 FROM records WHERE session_id = ?1").map_err(&err)?;
-            stmt.query_map([session], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+            let old = stmt
+                .query_map([session], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
                 .map_err(&err)?
                 .collect::<rusqlite::Result<_>>()
-                .map_err(&err)?
+                .map_err(&err)?;
+            RecordDiff::new(old)
         };
+        tx.execute("DELETE FROM session_files WHERE session_id = ?1", [session]).map_err(&err)?;
         {
             let mut unindex = tx
                 .prepare("INSERT INTO records_fts (records_fts, rowid, text) SELECT 'delete', id, text FROM records WHERE id = ?1 AND text IS NOT NULL")
@@ -421,97 +414,97 @@ impl ArchiveStore for SqliteArchive {
                 )
                 .map_err(&err)?;
             let mut index = tx.prepare("INSERT INTO records_fts (rowid, text) VALUES (?1, ?2)").map_err(&err)?;
-            for (seq, record) in put.records.iter().enumerate() {
-                let seq = seq as i64;
-                let sha = sha256_hex(record.json.as_bytes());
-                match old.get(&seq) {
-                    Some((_, old_sha)) if *old_sha == sha => continue,
-                    Some((id, _)) => {
-                        unindex.execute([id]).map_err(&err)?;
-                        delete.execute([id]).map_err(&err)?;
-                        outcome.records_changed += 1;
+            let mut drop_record = |id: i64| -> Result<(), ArchiveError> {
+                unindex.execute([id]).map_err(&err)?;
+                delete.execute([id]).map_err(&err)?;
+                Ok(())
+            };
+            let tail = loop {
+                match parts.next_part()? {
+                    SessionPart::Records(records) => {
+                        for record in &records {
+                            let (seq, sha, change) = diff.next(record, &mut outcome);
+                            match change {
+                                RecordChange::Unchanged => continue,
+                                RecordChange::Changed(id) => drop_record(id)?,
+                                RecordChange::Added => {}
+                            }
+                            insert
+                                .execute(params![
+                                    session,
+                                    seq,
+                                    record.record_id,
+                                    record.kind,
+                                    record.ts_ms,
+                                    record.json,
+                                    sha,
+                                    record.text
+                                ])
+                                .map_err(&err)?;
+                            if let Some(text) = &record.text {
+                                index.execute(params![tx.last_insert_rowid(), text]).map_err(&err)?;
+                            }
+                        }
                     }
-                    None => outcome.records_added += 1,
+                    SessionPart::Evidence { path, generation } => {
+                        let id = file_id(&tx, head.home, &path).map_err(&err)?;
+                        let sha = put_blob(&tx, &generation.bytes).map_err(&err)?;
+                        tx.execute(
+                            "INSERT INTO generations (file_id, generation, offset, length, base, sha256, archived_at)
+                             VALUES (?1, (SELECT coalesce(max(generation), -1) + 1 FROM generations WHERE file_id = ?1),
+                                     ?2, ?3, ?4, ?5, ?6)",
+                            params![
+                                id,
+                                generation.offset as i64,
+                                generation.bytes.len() as i64,
+                                generation.base,
+                                sha,
+                                now
+                            ],
+                        )
+                        .map_err(&err)?;
+                        outcome.evidence_bytes += generation.bytes.len() as u64;
+                    }
+                    SessionPart::File(file) => {
+                        let id = file_id(&tx, head.home, &file.path).map_err(&err)?;
+                        tx.execute(
+                            "UPDATE files SET kept_size = ?2, kept_tail_sha256 = ?3 WHERE id = ?1",
+                            params![id, file.kept.size as i64, file.kept.tail_sha256],
+                        )
+                        .map_err(&err)?;
+                        set_seen(&tx, id, &file.seen).map_err(&err)?;
+                        tx.execute(
+                            "INSERT OR IGNORE INTO session_files (session_id, file_id) VALUES (?1, ?2)",
+                            params![session, id],
+                        )
+                        .map_err(&err)?;
+                    }
+                    SessionPart::Tape(tape) => {
+                        let id = file_id(&tx, head.home, &tape.path).map_err(&err)?;
+                        let sha = put_blob(&tx, &tape.tape).map_err(&err)?;
+                        set_seen(&tx, id, &tape.seen).map_err(&err)?;
+                        tx.execute(
+                            "INSERT OR REPLACE INTO session_files (session_id, file_id, tape_sha256) VALUES (?1, ?2, ?3)",
+                            params![session, id, sha],
+                        )
+                        .map_err(&err)?;
+                        outcome.evidence_bytes += tape.tape.len() as u64;
+                    }
+                    SessionPart::End(tail) => break tail,
                 }
-                insert
-                    .execute(params![
-                        session,
-                        seq,
-                        record.record_id,
-                        record.kind,
-                        record.ts_ms,
-                        record.json,
-                        sha,
-                        record.text
-                    ])
-                    .map_err(&err)?;
-                if let Some(text) = &record.text {
-                    index.execute(params![tx.last_insert_rowid(), text]).map_err(&err)?;
-                }
-            }
-            for (seq, (id, _)) in &old {
-                if *seq >= put.records.len() as i64 {
-                    unindex.execute([id]).map_err(&err)?;
-                    delete.execute([id]).map_err(&err)?;
-                    outcome.records_removed += 1;
-                }
-            }
-        }
-        // Evidence: new byte ranges of files, and the tapes of databases.
-        tx.execute("DELETE FROM session_files WHERE session_id = ?1", [session]).map_err(&err)?;
-        for file in &put.files {
-            let id = file_id(&tx, put.home, &file.path).map_err(&err)?;
-            if let Some(generation) = &file.generation {
-                let sha = put_blob(&tx, &generation.bytes).map_err(&err)?;
-                let next: i64 = tx
-                    .query_row(
-                        "SELECT coalesce(max(generation), -1) + 1 FROM generations WHERE file_id = ?1",
-                        [id],
-                        |r| r.get(0),
-                    )
-                    .map_err(&err)?;
-                tx.execute(
-                    "INSERT INTO generations (file_id, generation, offset, length, base, sha256, archived_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    params![
-                        id,
-                        next,
-                        generation.offset as i64,
-                        generation.bytes.len() as i64,
-                        generation.base,
-                        sha,
-                        now
-                    ],
-                )
-                .map_err(&err)?;
-                outcome.evidence_bytes += generation.bytes.len() as u64;
+            };
+            for id in diff.removed(&mut outcome) {
+                drop_record(id)?;
             }
             tx.execute(
-                "UPDATE files SET kept_size = ?2, kept_tail_sha256 = ?3 WHERE id = ?1",
-                params![id, file.kept.size as i64, file.kept.tail_sha256],
+                "UPDATE sessions SET cwd = ?2, title = ?3, records = ?4, snapshot_id = ?5 WHERE id = ?1",
+                params![session, tail.cwd, tail.title, tail.records as i64, tail.snapshot_id],
             )
             .map_err(&err)?;
-            set_seen(&tx, id, &file.seen).map_err(&err)?;
-            tx.execute(
-                "INSERT OR IGNORE INTO session_files (session_id, file_id) VALUES (?1, ?2)",
-                params![session, id],
-            )
-            .map_err(&err)?;
-        }
-        for tape in &put.tapes {
-            let id = file_id(&tx, put.home, &tape.path).map_err(&err)?;
-            let sha = put_blob(&tx, &tape.tape).map_err(&err)?;
-            set_seen(&tx, id, &tape.seen).map_err(&err)?;
-            tx.execute(
-                "INSERT OR REPLACE INTO session_files (session_id, file_id, tape_sha256) VALUES (?1, ?2, ?3)",
-                params![session, id, sha],
-            )
-            .map_err(&err)?;
-            outcome.evidence_bytes += tape.tape.len() as u64;
         }
         tx.execute(
             "DELETE FROM failures WHERE home_id = ?1 AND harness = ?2 AND key = ?3",
-            params![put.home, put.harness, put.native_id],
+            params![head.home, head.harness, head.native_id],
         )
         .map_err(&err)?;
         tx.commit().map_err(&err)?;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sha2::Digest;
 
 use super::ArchiveError;
 use trajhost_capabilities::evidence::RecordedQuery;
@@ -88,6 +89,8 @@ pub struct PutRecord {
 
 /// New evidence bytes of one file: `bytes` start at `offset`; `base` says
 /// they start a new generation chain (the file is new, or was rewritten).
+/// A long range comes as several generations, each at most
+/// [`EVIDENCE_CHUNK`] bytes, the later ones continuing the first.
 #[derive(Debug, Clone)]
 pub struct Generation {
     pub offset: u64,
@@ -95,13 +98,15 @@ pub struct Generation {
     pub base: bool,
 }
 
-/// A file a session was read from.
+/// The most evidence bytes one [`SessionPart::Evidence`] holds: what sync
+/// keeps in memory of a file at a time.
+pub const EVIDENCE_CHUNK: usize = 4 << 20;
+
+/// A file a session was read from, once its evidence bytes were handed over.
 #[derive(Debug, Clone)]
 pub struct PutFile {
     pub path: String,
     pub seen: FileState,
-    /// `None` when the archive already holds every byte (nothing appended).
-    pub generation: Option<Generation>,
     pub kept: KeptFile,
 }
 
@@ -114,23 +119,106 @@ pub struct PutTape {
     pub tape: Vec<u8>,
 }
 
-/// One session, as sync hands it to the store (one transaction).
+/// A session's row as sync knows it before reading its records.
 #[derive(Debug, Clone)]
-pub struct SessionPut {
+pub struct SessionHead {
     pub home: i64,
     pub harness: String,
     pub native_id: String,
     pub locator: String,
     pub codec: String,
     pub native_version: Option<String>,
-    pub cwd: Option<String>,
-    pub title: Option<String>,
     pub started_at: Option<String>,
     pub updated_at: Option<String>,
+}
+
+/// What sync knows of a session once every record was read.
+#[derive(Debug, Clone)]
+pub struct SessionTail {
+    pub records: u64,
     pub snapshot_id: String,
-    pub records: Vec<PutRecord>,
-    pub files: Vec<PutFile>,
-    pub tapes: Vec<PutTape>,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+}
+
+/// One bounded part of a session on its way into the store: a session is
+/// never held whole, so sync's memory stays flat in the session's size.
+#[derive(Debug, Clone)]
+pub enum SessionPart {
+    /// The next records, in order.
+    Records(Vec<PutRecord>),
+    /// New evidence bytes of the file at `path` (relative to the home). A
+    /// file's chunks come in order, before its [`SessionPart::File`].
+    Evidence {
+        path: String,
+        generation: Generation,
+    },
+    /// A file is read: what the archive now keeps of it.
+    File(PutFile),
+    Tape(PutTape),
+    /// The last part.
+    End(SessionTail),
+}
+
+/// The parts of one session, pulled by the store inside its transaction.
+pub trait SessionParts {
+    /// The next part; after [`SessionPart::End`] it is not called again. An
+    /// error (the codec failed mid-session) rolls the session back.
+    fn next_part(&mut self) -> Result<SessionPart, ArchiveError>;
+}
+
+/// Which stored records an incoming session keeps, replaces or drops:
+/// records are stable across re-reads of the same bytes, so an append
+/// costs only its new records.
+#[derive(Debug, Default)]
+pub struct RecordDiff {
+    /// By position: the stored record's row id and digest.
+    old: HashMap<i64, (i64, String)>,
+    next_seq: i64,
+}
+
+/// What to do with one incoming record.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RecordChange {
+    /// The stored record at this position is the same.
+    Unchanged,
+    /// New at this position.
+    Added,
+    /// The stored record (this row id) differs: delete it, insert the new.
+    Changed(i64),
+}
+
+impl RecordDiff {
+    pub fn new(old: HashMap<i64, (i64, String)>) -> RecordDiff {
+        RecordDiff { old, next_seq: 0 }
+    }
+
+    /// The next record's position, its digest and what to do with it.
+    pub fn next(&mut self, record: &PutRecord, outcome: &mut PutOutcome) -> (i64, String, RecordChange) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let sha = hex::encode(sha2::Sha256::digest(record.json.as_bytes()));
+        let change = match self.old.get(&seq) {
+            Some((_, old_sha)) if *old_sha == sha => RecordChange::Unchanged,
+            Some((id, _)) => {
+                outcome.records_changed += 1;
+                RecordChange::Changed(*id)
+            }
+            None => {
+                outcome.records_added += 1;
+                RecordChange::Added
+            }
+        };
+        (seq, sha, change)
+    }
+
+    /// The row ids of stored records past the session's new end.
+    pub fn removed(&self, outcome: &mut PutOutcome) -> Vec<i64> {
+        let gone: Vec<i64> =
+            self.old.iter().filter(|(seq, _)| **seq >= self.next_seq).map(|(_, (id, _))| *id).collect();
+        outcome.records_removed += gone.len() as u64;
+        gone
+    }
 }
 
 /// What [`ArchiveStore::put_session`] changed.
@@ -252,9 +340,9 @@ pub trait ArchiveStore: Send {
     /// Remembers a session (or a file) that failed, so that it is retried
     /// only once it changes.
     fn put_failure(&mut self, home: i64, harness: &str, key: &str, failure: &Failure) -> Result<(), ArchiveError>;
-    /// Keeps one session: its row, its records and their index, its new
-    /// evidence; all or nothing.
-    fn put_session(&mut self, put: &SessionPut) -> Result<PutOutcome, ArchiveError>;
+    /// Keeps one session: its row, then its parts as `parts` hands them
+    /// over (records and their index, new evidence), all or nothing.
+    fn put_session(&mut self, head: &SessionHead, parts: &mut dyn SessionParts) -> Result<PutOutcome, ArchiveError>;
     fn sessions(&self, filter: &SessionFilter) -> Result<Vec<ArchivedSession>, ArchiveError>;
     /// Sessions whose native id is `id` or, if none is, starts with it.
     fn find(&self, id: &str, harness: Option<&str>) -> Result<Vec<ArchivedSession>, ArchiveError>;

@@ -15,7 +15,6 @@
 //!    new generation (a rewrite or a truncation); a database's recorded rows.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -25,7 +24,7 @@ use sha2::{Digest, Sha256};
 use super::CURSOR_BYTES;
 use super::search::record_text;
 use super::store::*;
-use crate::Result;
+use crate::{ArchiveError, Result};
 use trajhost_inventory::{self as inventory, FoundSession, SessionQuery};
 use trajhost_registry::catalog::Catalog;
 use trajhost_runtime::error::HostError;
@@ -257,50 +256,56 @@ fn sync_home(
         to_read.push((found, main_state));
     }
     on_event(SyncEvent::Planned { home, sessions: to_read.len() });
-    // Reading (the codecs) and keeping (SQLite and its index) overlap: the
-    // reader hands each session to a writer thread, a few at a time so
-    // that memory stays flat.
-    let kept = std::thread::scope(|scope| {
-        let (hand_over, receive) = std::sync::mpsc::sync_channel::<Keep>(PIPELINE_DEPTH);
-        let writer = scope.spawn(|| keep_all(&mut *store, known.id, receive));
-        for (found, main_state) in to_read {
-            let native_id = found.session.native_id.clone();
-            let keep = match read_session(catalog, &known, home, &found, options, report) {
-                Ok(put) => {
-                    on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: true });
-                    Keep::Session { put: Box::new(put), main_state }
+    // A session that conflicted with another machine's transaction (a
+    // shared archive) is read again, a few times.
+    let mut pending: Vec<usize> = (0..to_read.len()).collect();
+    for attempt in 1..=PUT_ATTEMPTS {
+        let kept = keep_sessions(catalog, &mut *store, &known, home, &to_read, &pending, options, report, on_event)?;
+        pending.clear();
+        for kept in kept {
+            match kept {
+                Kept::Session(outcome) => {
+                    if outcome.new_session {
+                        report.sessions_added += 1;
+                    } else {
+                        report.sessions_updated += 1;
+                    }
+                    report.records_added += outcome.records_added;
+                    report.records_changed += outcome.records_changed;
+                    report.records_removed += outcome.records_removed;
+                    report.evidence_bytes += outcome.evidence_bytes;
                 }
-                Err(error) => {
-                    on_event(SyncEvent::Read { harness: &found.harness, native_id: &native_id, ok: false });
-                    Keep::Failed { harness: found.harness.clone(), native_id, main_state, error: error.to_string() }
+                Kept::Conflict { index, error } if attempt < PUT_ATTEMPTS => {
+                    tracing::debug!(session = %to_read[index].0.session.native_id, attempt, "retrying: {error}");
+                    pending.push(index);
                 }
-            };
-            if hand_over.send(keep).is_err() {
-                break; // The writer stopped on an error, which join returns.
+                Kept::Conflict { index, error } => {
+                    let found = &to_read[index].0;
+                    let (harness, native_id) = (found.harness.clone(), found.session.native_id.clone());
+                    report.sessions_failed += 1;
+                    report.failures.push(SyncFailure {
+                        home: home_key.to_path_buf(),
+                        harness,
+                        session: native_id,
+                        error,
+                    });
+                }
+                Kept::Failed { harness, native_id, error } => {
+                    report.sessions_failed += 1;
+                    tracing::warn!(harness = %harness, session = %native_id, "not archived: {error}");
+                    report.failures.push(SyncFailure {
+                        home: home_key.to_path_buf(),
+                        harness,
+                        session: native_id,
+                        error,
+                    });
+                }
             }
         }
-        drop(hand_over);
-        writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })?;
-    for kept in kept {
-        match kept {
-            Kept::Session(outcome) => {
-                if outcome.new_session {
-                    report.sessions_added += 1;
-                } else {
-                    report.sessions_updated += 1;
-                }
-                report.records_added += outcome.records_added;
-                report.records_changed += outcome.records_changed;
-                report.records_removed += outcome.records_removed;
-                report.evidence_bytes += outcome.evidence_bytes;
-            }
-            Kept::Failed { harness, native_id, error } => {
-                report.sessions_failed += 1;
-                tracing::warn!(harness = %harness, session = %native_id, "not archived: {error}");
-                report.failures.push(SyncFailure { home: home_key.to_path_buf(), harness, session: native_id, error });
-            }
+        if pending.is_empty() {
+            break;
         }
+        std::thread::sleep(std::time::Duration::from_millis(10 << attempt));
     }
     // 3. Remember what was seen, so that an unchanged file is one stat next time.
     let seen: Vec<(String, FileState)> = changed.into_values().flatten().collect();
@@ -312,20 +317,129 @@ fn main_file(locator: &str) -> &str {
     locator.split_once('#').map_or(locator, |(file, _)| file)
 }
 
-/// Sessions read and waiting for the writer: enough to keep both threads
-/// busy, few enough that memory does not grow with the home.
+/// Parts read and waiting for the writer: enough to keep both threads
+/// busy; each part is bounded (a codec's batch of records, at most
+/// [`EVIDENCE_CHUNK`] evidence bytes), so memory does not grow with a
+/// session or with the home.
 const PIPELINE_DEPTH: usize = 4;
+
+/// Attempts of a session whose put conflicts with another machine's.
+const PUT_ATTEMPTS: u32 = 5;
 
 /// What the reader hands the writer.
 enum Keep {
-    Session { put: Box<SessionPut>, main_state: Option<FileState> },
-    Failed { harness: String, native_id: String, main_state: Option<FileState>, error: String },
+    /// A session begins; its parts follow, up to its `End` or an `Abort`.
+    Begin {
+        head: Box<SessionHead>,
+        main_state: Option<FileState>,
+        index: usize,
+    },
+    Part(SessionPart),
+    /// Reading failed after `Begin`: the session is rolled back.
+    Abort(ArchiveError),
+    /// Reading failed before `Begin`.
+    Failed {
+        harness: String,
+        native_id: String,
+        main_state: Option<FileState>,
+        error: String,
+    },
 }
 
-/// What the writer did with one [`Keep`].
+/// What the writer did with one session.
 enum Kept {
     Session(PutOutcome),
-    Failed { harness: String, native_id: String, error: String },
+    Failed {
+        harness: String,
+        native_id: String,
+        error: String,
+    },
+    /// Its put conflicted with another machine's: read it again.
+    Conflict {
+        index: usize,
+        error: String,
+    },
+}
+
+/// Reads the sessions `indices` of `to_read` and keeps them. Reading (the
+/// codecs) and keeping (the store and its index) overlap: the reader hands
+/// each session's parts to a writer thread, which puts them in one
+/// transaction per session.
+#[allow(clippy::too_many_arguments)]
+fn keep_sessions(
+    catalog: &Catalog<'_>,
+    store: &mut dyn ArchiveStore,
+    known: &KnownHome,
+    home: &Path,
+    to_read: &[(FoundSession, Option<FileState>)],
+    indices: &[usize],
+    options: &SyncOptions,
+    report: &mut SyncReport,
+    on_event: &mut dyn FnMut(SyncEvent<'_>),
+) -> Result<Vec<Kept>> {
+    std::thread::scope(|scope| {
+        let (hand_over, receive) = std::sync::mpsc::sync_channel::<Keep>(PIPELINE_DEPTH);
+        let writer = scope.spawn(|| keep_all(&mut *store, known.id, home, receive));
+        for &index in indices {
+            let (found, main_state) = &to_read[index];
+            let native_id = &found.session.native_id;
+            let mut begun = false;
+            let mut send = |keep: Keep| {
+                begun |= matches!(keep, Keep::Begin { .. });
+                hand_over.send(keep).map_err(|_| ReadStop::WriterGone)
+            };
+            let read = read_session(catalog, known, home, found, *main_state, index, options, report, &mut send);
+            let stop = match read {
+                Ok(()) => None,
+                Err(ReadStop::WriterGone) => break, // The writer stopped on an error, which join returns.
+                Err(ReadStop::Failed(error)) => Some(error),
+            };
+            on_event(SyncEvent::Read { harness: &found.harness, native_id, ok: stop.is_none() });
+            let handed = match stop {
+                None => Ok(()),
+                Some(error) if begun => hand_over.send(Keep::Abort(error)),
+                Some(error) => hand_over.send(Keep::Failed {
+                    harness: found.harness.clone(),
+                    native_id: native_id.clone(),
+                    main_state: *main_state,
+                    error: error.to_string(),
+                }),
+            };
+            if handed.is_err() {
+                break;
+            }
+        }
+        drop(hand_over);
+        writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// The parts of the session the writer is putting, as the reader hands
+/// them over.
+struct Received<'a> {
+    receive: &'a std::sync::mpsc::Receiver<Keep>,
+    home: &'a Path,
+    /// Its `End` or `Abort` came.
+    ended: bool,
+}
+
+impl SessionParts for Received<'_> {
+    fn next_part(&mut self) -> Result<SessionPart, crate::ArchiveError> {
+        match self.receive.recv() {
+            Ok(Keep::Part(part)) => {
+                self.ended = matches!(part, SessionPart::End(_));
+                Ok(part)
+            }
+            Ok(Keep::Abort(error)) => {
+                self.ended = true;
+                Err(error)
+            }
+            Ok(Keep::Begin { .. } | Keep::Failed { .. }) | Err(_) => {
+                self.ended = true;
+                Err(ArchiveError::Io { path: self.home.to_path_buf(), message: "a session's parts ended early".into() })
+            }
+        }
+    }
 }
 
 /// The writer: keeps each session it is handed, and remembers each failure
@@ -333,38 +447,75 @@ enum Kept {
 /// only once its main file changes.
 fn keep_all(
     store: &mut dyn ArchiveStore,
-    home: i64,
+    home_id: i64,
+    home: &Path,
     receive: std::sync::mpsc::Receiver<Keep>,
 ) -> std::result::Result<Vec<Kept>, crate::ArchiveError> {
     let mut kept = Vec::new();
-    for keep in receive {
+    while let Ok(keep) = receive.recv() {
         let (harness, native_id, main_state, error) = match keep {
-            Keep::Session { put, main_state } => match store.put_session(&put) {
-                Ok(outcome) => {
-                    kept.push(Kept::Session(outcome));
-                    continue;
+            Keep::Begin { head, main_state, index } => {
+                let mut parts = Received { receive: &receive, home, ended: false };
+                let put = store.put_session(&head, &mut parts);
+                // A put that failed midway leaves the session's other parts queued.
+                while !parts.ended && parts.next_part().is_ok() {}
+                match put {
+                    Ok(outcome) => {
+                        kept.push(Kept::Session(outcome));
+                        continue;
+                    }
+                    Err(ArchiveError::Conflict { message, .. }) => {
+                        kept.push(Kept::Conflict { index, error: message });
+                        continue;
+                    }
+                    Err(error) => (head.harness, head.native_id, main_state, error.to_string()),
                 }
-                Err(error) => (put.harness, put.native_id, main_state, error.to_string()),
-            },
+            }
             Keep::Failed { harness, native_id, main_state, error } => (harness, native_id, main_state, error),
+            Keep::Part(_) | Keep::Abort(_) => continue, // Of a session whose put already ended.
         };
         if let Some(state) = main_state {
-            store.put_failure(home, &harness, &native_id, &Failure { state, error: error.clone() })?;
+            store.put_failure(home_id, &harness, &native_id, &Failure { state, error: error.clone() })?;
         }
         kept.push(Kept::Failed { harness, native_id, error });
     }
     Ok(kept)
 }
 
-/// Reads one session with recording on: what the writer keeps of it.
+/// Why the reader stopped handing over a session.
+enum ReadStop {
+    /// The writer stopped (on an error its join returns).
+    WriterGone,
+    Failed(ArchiveError),
+}
+
+impl From<ArchiveError> for ReadStop {
+    fn from(error: ArchiveError) -> ReadStop {
+        ReadStop::Failed(error)
+    }
+}
+
+impl From<HostError> for ReadStop {
+    fn from(error: HostError) -> ReadStop {
+        ReadStop::Failed(error.into())
+    }
+}
+
+/// Reads one session with recording on and hands it to the writer part by
+/// part: its head, its records a codec batch at a time, its evidence a
+/// chunk at a time, its tail.
+#[allow(clippy::too_many_arguments)]
 fn read_session(
     catalog: &Catalog<'_>,
     known: &KnownHome,
     home: &Path,
     found: &FoundSession,
+    main_state: Option<FileState>,
+    index: usize,
     options: &SyncOptions,
     report: &mut SyncReport,
-) -> Result<SessionPut> {
+    send: &mut dyn FnMut(Keep) -> std::result::Result<(), ReadStop>,
+) -> std::result::Result<(), ReadStop> {
     let (codec, note) = catalog.select_for_reading(
         &found.harness,
         found.session.native_version.as_deref(),
@@ -378,15 +529,34 @@ fn read_session(
     let mut instance = catalog.instantiate(&codec)?;
     instance.record_evidence();
     let mut stream = instance.read(home, &found.session.locator, inventory::default_read_options())?;
+    let head = SessionHead {
+        home: known.id,
+        harness: found.harness.clone(),
+        native_id: found.session.native_id.clone(),
+        locator: found.session.locator.clone(),
+        codec: codec.id(),
+        native_version: found.session.native_version.clone(),
+        started_at: found.session.started_at.clone(),
+        updated_at: found.session.updated_at.clone(),
+    };
+    send(Keep::Begin { head: Box::new(head), main_state, index })?;
     let mut digest = trajhost_inventory::digest::SessionDigest::new();
-    let mut records = Vec::new();
+    let mut count = 0u64;
+    let (mut cwd, mut title) = (None, None);
     while let Some(batch) = stream.next_batch()? {
+        let mut records = Vec::new();
         for line in batch.records.lines() {
             let record = digest.push_line(line).map_err(|e| HostError::Codec {
                 plugin: codec.id(),
                 op: trajhost_runtime::error::Operation::Read,
                 message: format!("returned a record that is {e}"),
             })?;
+            if count == 0
+                && let trajhost_canonical::Body::Meta(meta) = &record.body
+            {
+                (cwd, title) = (meta.cwd.clone(), meta.title.clone());
+            }
+            count += 1;
             // The snapshot digest is of what the codec read; what is kept is masked.
             let masked = options.redaction.as_ref().map(|r| r.redact_line(line, &mut report.redactions));
             let (text, json) = match masked {
@@ -409,26 +579,29 @@ fn read_session(
                 json,
             });
         }
+        if !records.is_empty() {
+            send(Keep::Part(SessionPart::Records(records)))?;
+        }
     }
     let usage = stream.usage();
     let recorded = stream.take_evidence().unwrap_or_default();
     report.files_read += recorded.files.len() as u64;
     report.bytes_parsed += usage.capabilities.bytes_read + recorded.row_bytes;
-    let mut files = Vec::new();
     for (host_path, size) in &recorded.files {
         let Some(rel) = relative(home, host_path) else {
             tracing::warn!(file = %host_path.display(), "outside the home: not kept as evidence");
             continue;
         };
-        let mut file = file_evidence(host_path, &rel, *size, known.files.get(&rel).and_then(|f| f.kept.as_ref()))?;
-        if let (Some(redactor), true, Some(generation)) =
-            (&options.redaction, options.redact_evidence, file.generation.as_mut())
-        {
-            trajhost_inventory::redaction::redact_evidence(redactor, &mut generation.bytes, &mut report.redactions);
-        }
-        files.push(file);
+        let kept = known.files.get(&rel).and_then(|f| f.kept.as_ref());
+        let evidence_redactor = options.redaction.as_ref().filter(|_| options.redact_evidence);
+        let file = file_evidence(host_path, &rel, *size, kept, &mut |mut generation| {
+            if let Some(redactor) = evidence_redactor {
+                trajhost_inventory::redaction::redact_evidence(redactor, &mut generation.bytes, &mut report.redactions);
+            }
+            send(Keep::Part(SessionPart::Evidence { path: rel.clone(), generation }))
+        })?;
+        send(Keep::Part(SessionPart::File(file)))?;
     }
-    let mut tapes = Vec::new();
     for (host_path, queries) in &recorded.databases {
         let Some(rel) = relative(home, host_path) else { continue };
         let meta = std::fs::metadata(host_path).map_err(|e| HostError::io(host_path, e))?;
@@ -437,33 +610,18 @@ fn read_session(
             redactor.redact_value(&mut tape, &mut report.redactions);
         }
         let tape = serde_json::to_vec(&tape).map_err(|e| HostError::io(host_path, e))?;
-        tapes.push(PutTape { path: rel, seen: FileState::of(&meta), tape });
+        send(Keep::Part(SessionPart::Tape(PutTape { path: rel, seen: FileState::of(&meta), tape })))?;
     }
-    let meta = records.first().and_then(|r| serde_json::from_str::<trajhost_canonical::Record>(&r.json).ok());
-    let (cwd, title) = match meta.map(|r| r.body) {
-        Some(trajhost_canonical::Body::Meta(m)) => (m.cwd, m.title),
-        _ => (None, None),
-    };
-    let put = SessionPut {
-        home: known.id,
-        harness: found.harness.clone(),
-        native_id: found.session.native_id.clone(),
-        locator: found.session.locator.clone(),
-        codec: codec.id(),
-        native_version: found.session.native_version.clone(),
+    let tail = SessionTail {
+        records: count,
+        snapshot_id: digest.snapshot_id(),
         cwd: found.session.cwd.clone().or(cwd),
         title: found.session.title.clone().or(title).map(|t| match &options.redaction {
             Some(redactor) => redactor.redact_text(&t, &mut report.redactions).into_owned(),
             None => t,
         }),
-        started_at: found.session.started_at.clone(),
-        updated_at: found.session.updated_at.clone(),
-        snapshot_id: digest.snapshot_id(),
-        records,
-        files,
-        tapes,
     };
-    Ok(put)
+    send(Keep::Part(SessionPart::End(tail)))
 }
 
 fn relative(home: &Path, path: &Path) -> Option<String> {
@@ -481,34 +639,47 @@ fn tail_sha256(file: &std::fs::File, upto: u64) -> std::io::Result<String> {
     Ok(hex::encode(Sha256::digest(&buf)))
 }
 
-/// The new evidence of one file the codec read `size` bytes of: its bytes
-/// past the kept cursor when they only were appended, else all of them.
-fn file_evidence(host_path: &Path, rel: &str, size: u64, kept: Option<&KeptFile>) -> Result<PutFile> {
+/// Hands over the new evidence of one file the codec read `size` bytes of,
+/// a chunk at a time: its bytes past the kept cursor when they only were
+/// appended, else all of them. Returns what the archive then keeps of it.
+fn file_evidence(
+    host_path: &Path,
+    rel: &str,
+    size: u64,
+    kept: Option<&KeptFile>,
+    hand_over: &mut dyn FnMut(Generation) -> std::result::Result<(), ReadStop>,
+) -> std::result::Result<PutFile, ReadStop> {
+    use std::os::unix::fs::FileExt;
     let io = |e: std::io::Error| HostError::io(host_path, e);
-    let mut file = std::fs::File::open(host_path).map_err(io)?;
+    let file = std::fs::File::open(host_path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     // What the codec saw: a file that grew since keeps the size it had.
     let size = size.min(meta.len());
     let mut seen = FileState::of(&meta);
-    if seen.size != size {
-        seen.size = size;
-    }
+    seen.size = size;
     let appended_from = match kept {
         Some(k) if k.size <= size && tail_sha256(&file, k.size).map_err(io)? == k.tail_sha256 => Some(k.size),
         _ => None,
     };
-    let offset = appended_from.unwrap_or(0);
-    let generation = if appended_from == Some(size) {
-        None
-    } else {
-        use std::io::Seek;
-        file.seek(std::io::SeekFrom::Start(offset)).map_err(io)?;
-        let mut bytes = Vec::with_capacity((size - offset) as usize);
-        (&mut file).take(size - offset).read_to_end(&mut bytes).map_err(io)?;
-        Some(Generation { offset, bytes, base: appended_from.is_none() })
-    };
+    let mut at = appended_from.unwrap_or(0);
+    let mut base = appended_from.is_none();
+    while at < size || (base && size == 0) {
+        let mut bytes = vec![0u8; (size - at).min(EVIDENCE_CHUNK as u64) as usize];
+        file.read_exact_at(&mut bytes, at).map_err(io)?;
+        // Chunks end at a line's end where one is in reach, so that no line
+        // (nor a secret in it, for redaction) is split between two.
+        if at + (bytes.len() as u64) < size
+            && let Some(newline) = bytes.iter().rposition(|b| *b == b'\n')
+        {
+            bytes.truncate(newline + 1);
+        }
+        let length = bytes.len() as u64;
+        hand_over(Generation { offset: at, bytes, base })?;
+        at += length;
+        base = false;
+    }
     let kept = KeptFile { size, tail_sha256: tail_sha256(&file, size).map_err(io)? };
-    Ok(PutFile { path: rel.to_string(), seen, generation, kept })
+    Ok(PutFile { path: rel.to_string(), seen, kept })
 }
 
 /// Files under `home` that a `session-glob` matches (`*` within one path
