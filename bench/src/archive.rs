@@ -177,7 +177,7 @@ pub fn run(options: &ArchiveOptions, progress: &dyn Fn(&str)) -> Result<Vec<Row>
     progress("appending to 10 sessions");
     let mut appended = 0u64;
     for path in claude.iter().take(10) {
-        appended += append_user_turn(path)?;
+        appended += crate::corpus::append_user_turn(path).map_err(|e| BenchError::io(path, e))?;
     }
     let (after, report) = child(options, &data, &sync_args)?;
     rows.push(Row::new("sync after appending to 10 sessions: wall", secs(after.elapsed)).reference(
@@ -271,19 +271,4 @@ fn postgres_rows(
             Some(idle.elapsed.as_secs_f64() / embedded_idle.as_secs_f64()),
         ),
     ])
-}
-
-/// Appends one user line to a Claude Code transcript (a copy of its last
-/// user line with a new uuid); returns the bytes appended.
-fn append_user_turn(path: &Path) -> Result<u64> {
-    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-    let line = text.lines().rfind(|l| l.contains(r#""type":"user""#)).unwrap_or_default();
-    let mut record: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| BenchError::io(path, std::io::Error::other(e)))?;
-    record["uuid"] = "0b0b0b0b-0000-4000-8000-00000000beef".into();
-    let appended = format!("{}\n", record);
-    use std::io::Write;
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(|e| BenchError::io(path, e))?;
-    file.write_all(appended.as_bytes()).map_err(|e| BenchError::io(path, e))?;
-    Ok(appended.len() as u64)
 }

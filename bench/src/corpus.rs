@@ -532,6 +532,31 @@ fn json(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialize")
 }
 
+/// Appends one user turn to a Claude Code session, a copy of its last user
+/// line with a new uuid (what a live session gains); returns the bytes
+/// appended. Reads only the file's tail.
+pub fn append_user_turn(path: &Path) -> io::Result<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::OpenOptions::new().read(true).append(true).open(path)?;
+    let len = file.metadata()?.len();
+    let start = len.saturating_sub(8 << 20);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let tail = String::from_utf8_lossy(&bytes);
+    // The first line of a tail may be cut.
+    let whole = if start > 0 { tail.split_once('\n').map_or("", |(_, rest)| rest) } else { &tail };
+    let line = whole
+        .lines()
+        .rfind(|l| l.contains(r#""type":"user""#))
+        .ok_or_else(|| io::Error::other("no user line in the session's last 8 MiB"))?;
+    let mut record: serde_json::Value = serde_json::from_str(line).map_err(io::Error::other)?;
+    record["uuid"] = "0b0b0b0b-0000-4000-8000-00000000beef".into();
+    let appended = format!("{record}\n");
+    file.write_all(appended.as_bytes())?;
+    Ok(appended.len() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@ mod error;
 mod exe;
 pub mod goals;
 pub mod redaction;
+pub mod sync;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -211,10 +212,14 @@ pub fn run(options: &Options, progress: &dyn Fn(&str)) -> Result<Report> {
         }
         report.rows.push(row);
         let _ = std::fs::remove_dir_all(&out);
+
         if session.path != claude.path {
             let _ = std::fs::remove_file(&session.path);
         }
     }
+
+    // 3b. Peak RSS of sync into the embedded archive, and an append.
+    report.rows.extend(sync::rows(options, progress)?);
 
     // 4. SQLite through the capability.
     match &options.sqlite_template {

@@ -68,6 +68,10 @@ struct Args {
     /// Claude Code sessions (the goal: within 10 %).
     #[arg(long)]
     redaction: bool,
+    /// Measure sync instead: peak RSS of a first sync of a home holding one Claude Code session of each
+    /// `--rss-mb` size (and 1000 with `--large`), and the bytes parsed after one line is appended.
+    #[arg(long)]
+    sync: bool,
 }
 
 fn main() -> ExitCode {
@@ -134,6 +138,10 @@ fn run(args: &Args) -> anyhow::Result<()> {
     };
     if redaction {
         let rows = bench::redaction::run(&options, &|step| eprintln!("bench: {step}"))?;
+        return print_rows(&rows, args.json);
+    }
+    if args.sync {
+        let rows = bench::sync::rows(&options, &|step| eprintln!("bench: {step}"))?;
         return print_rows(&rows, args.json);
     }
     let report = bench::run(&options, &|step| eprintln!("bench: {step}"))?;

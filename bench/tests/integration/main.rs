@@ -1,6 +1,6 @@
 //! trajhost-bench's integration tests: the performance invariants CI can
-//! check in seconds (docs/performance.md). Peak memory of `trajhost read`
-//! and `trajhost convert` does not grow with the session's size, a warm load
+//! check in seconds (docs/performance.md). Peak memory of `trajhost read`,
+//! `trajhost convert` and `trajhost sync` does not grow with the session's size, a warm load
 //! never recompiles, and a first command compiles only the codecs it needs.
 //! Invariants, not wall-clock times.
 
@@ -83,6 +83,32 @@ fn peak_memory_stays_flat_as_the_session_grows() {
     assert!(
         large_peak <= small_peak + margin,
         "convert's peak RSS grows with input: 1 MB session {} MiB, 20 MB session {} MiB (allowed +48 MiB)",
+        small_peak >> 20,
+        large_peak >> 20
+    );
+}
+
+#[test]
+fn sync_memory_stays_flat_as_the_session_grows() {
+    // A session streams into the archive in bounded parts: records a batch
+    // at a time, evidence in chunks; never whole. Each size into its own archive.
+    let dir = tempfile::tempdir().unwrap();
+    let generate = |mb: u64| {
+        let mut spec = Spec::new(Format::ClaudeCode, mb * 1_000_000);
+        spec.max_line_bytes = 1 << 20;
+        bench::corpus::generate(&dir.path().join(format!("home-{mb}")), &spec).unwrap()
+    };
+    let (small, large) = (generate(1), generate(40));
+    let sync_peak = |session: &bench::corpus::Generated, data: &str| {
+        let data = dir.path().join(data);
+        peak_rss(&data, &["sync".as_ref(), "--home".as_ref(), session.home.as_os_str(), "--json".as_ref()])
+    };
+    sync_peak(&small, "warm-up");
+    let small_peak = sync_peak(&small, "data-small");
+    let large_peak = sync_peak(&large, "data-large");
+    assert!(
+        large_peak <= small_peak + (48 << 20),
+        "sync's peak RSS grows with the session: 1 MB session {} MiB, 40 MB session {} MiB (allowed +48 MiB)",
         small_peak >> 20,
         large_peak >> 20
     );
