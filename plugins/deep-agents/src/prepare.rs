@@ -30,7 +30,7 @@ use crate::export::{self, Export};
 use crate::layout::STATE_DB;
 use crate::msgpack::{EXT_DELTA_SNAPSHOT, encode};
 use crate::threads::sqlite_error;
-use crate::write::{TESTED_VERSION, python_iso};
+use crate::write::python_iso;
 
 /// dcode 0.1.57's `sessions.db` schema, as langgraph-checkpoint-sqlite and
 /// dcode (`_ensure_threads_list_index`) create it.
@@ -63,6 +63,16 @@ pub const SCHEMA: [&str; 3] = [
 ];
 
 pub const USER_VERSION: i64 = 0;
+
+/// The stores this codec adds a thread to: dcode 0.1.57's (the checkpointer's
+/// two tables), and 0.1.88's, which adds the workspace binding of each thread
+/// (`dcode_thread_workspaces`, `dcode_workspace_snapshots`). A prepared thread
+/// has no binding there: dcode binds it when it resumes it, as it does for a
+/// thread of a 0.1.57 store it migrated. Those tables are never written.
+pub const KNOWN_STORES: [(&str, &[&str]); 2] = [
+    ("0.1.57", &["checkpoints", "writes"]),
+    ("0.1.88", &["checkpoints", "dcode_thread_workspaces", "dcode_workspace_snapshots", "writes"]),
+];
 
 pub const CHECKPOINT_COLUMNS: [&str; 7] =
     ["thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint", "metadata"];
@@ -117,11 +127,12 @@ pub fn check_store(db: &Database, file: &str) -> Result<(), CodecError> {
             _ => None,
         })
         .collect();
-    let want: BTreeSet<String> = ["checkpoints", "writes"].iter().map(|s| s.to_string()).collect();
-    if tables != want {
+    if !KNOWN_STORES.iter().any(|(_, known)| known.iter().copied().eq(tables.iter().map(String::as_str))) {
+        let known: Vec<String> =
+            KNOWN_STORES.iter().map(|(version, tables)| format!("{tables:?} (dcode {version})")).collect();
         return Err(CodecError::Unsupported(format!(
-            "{file}: tables {tables:?}, expected {want:?} (dcode {}'s LangGraph checkpointer); not adding to it",
-            TESTED_VERSION
+            "{file}: tables {tables:?}, expected one of {}; not adding to it",
+            known.join(", ")
         )));
     }
     for (table, columns) in [("checkpoints", &CHECKPOINT_COLUMNS[..]), ("writes", &WRITES_COLUMNS[..])] {
@@ -145,7 +156,8 @@ pub fn check_store(db: &Database, file: &str) -> Result<(), CodecError> {
 
 /// The deepagents-code version that wrote the newest checkpoint of an
 /// existing store (its metadata's `lc_versions`): a store last used by
-/// another version is refused unless `--allow-untested`.
+/// a version whose store this codec does not know is refused unless
+/// `--allow-untested`.
 pub fn check_version(db: &Database, file: &str) -> Result<(), CodecError> {
     let err = |e| sqlite_error(file, e);
     let rows = db
@@ -160,16 +172,18 @@ pub fn check_version(db: &Database, file: &str) -> Result<(), CodecError> {
         Some(Value::Text(v)) => v,
         _ => return Ok(()), // an empty store, or no version recorded
     };
-    if found == TESTED_VERSION {
+    if KNOWN_STORES.iter().any(|(version, _)| *version == found) {
         return Ok(());
     }
+    let known: Vec<&str> = KNOWN_STORES.iter().map(|(version, _)| *version).collect();
     if target::choice().allow_untested {
-        target::untested(Some(&found), TESTED_VERSION);
+        target::untested(Some(&found), &known.join(", "));
         return Ok(());
     }
     Err(CodecError::Unsupported(format!(
-        "{file}: its newest thread was written by deepagents-code {found}; this codec is tested with \
-         {TESTED_VERSION} only: pass --allow-untested to install anyway"
+        "{file}: its newest thread was written by deepagents-code {found}; this codec knows the stores of \
+         {} only: pass --allow-untested to install anyway",
+        known.join(" and ")
     )))
 }
 

@@ -228,7 +228,47 @@ fn prepare_refuses_a_store_of_another_version_unless_allowed() {
     target::set_for_tests(TargetChoice::default());
     assert!(plan.is_ok());
     let reported = reported.unwrap();
-    assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("0.2.0"), "0.1.57"));
+    assert_eq!((reported.found.as_deref(), reported.tested.as_str()), (Some("0.2.0"), "0.1.57, 0.1.88"));
+}
+
+#[test]
+fn prepare_adds_a_thread_to_a_store_dcode_0_1_88_used_and_leaves_its_workspace_tables_alone() {
+    let (_, first) = read_scenario("simple");
+    let written = write(&first.records);
+    // The home the real dcode 0.1.88 left: its own thread, bound to a workspace.
+    let target = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(target.path().join(".deepagents/.state")).unwrap();
+    let fixture = kit::fixtures("deep-agents", "0.1.88").join("simple").join(DB);
+    std::fs::copy(&fixture, target.path().join(DB)).unwrap();
+    let db = target.path().join(DB);
+    let workspace_rows = |db: &Path| -> Vec<String> {
+        let c = rusqlite::Connection::open(db).unwrap();
+        let mut out = Vec::new();
+        for table in ["dcode_thread_workspaces", "dcode_workspace_snapshots"] {
+            let mut s = c.prepare(&format!("SELECT * FROM {table}")).unwrap();
+            let n = s.column_count();
+            let rows = s
+                .query_map([], |row| {
+                    (0..n).map(|i| row.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}"))).collect()
+                })
+                .unwrap();
+            out.extend(rows.map(|r: rusqlite::Result<Vec<String>>| r.unwrap().join("|")));
+        }
+        out
+    };
+    let (before, bound) = (dump(&db), workspace_rows(&db));
+    assert_eq!(bound.len(), 2, "the fixture's thread has its workspace binding and snapshot");
+    let plan = prepare(&written, target.path()).unwrap();
+    assert!(
+        matches!(&plan.operations[..], [Operation::InsertRows(r)] if r.table == "checkpoints" && r.rows.len() == 1)
+    );
+    apply_plan(&plan, &written, target.path());
+    assert_eq!(workspace_rows(&db), bound, "the workspace tables are dcode's alone");
+    let after = dump(&db);
+    let others: Vec<String> = after.iter().filter(|l| !l.contains(&plan.native_id)).cloned().collect();
+    assert_eq!(others, before, "dcode's own thread is as it was");
+    let found = kit::discover::<DeepAgents>(target.path());
+    assert!(found.sessions.iter().any(|s| s.native_id == plan.native_id), "{:?}", found.sessions);
 }
 
 /// Opens a fixture's database without touching it: `immutable=1` keeps
