@@ -120,3 +120,17 @@ fn a_written_session_is_an_import_document_kilo_loads() {
     let doc: Value = serde_json::from_slice(&again.artifacts[0].bytes).unwrap();
     assert_eq!(doc["info"]["version"], "7.7.7");
 }
+
+/// The host declares every built-in's `info` (crates/registry/src/builtin-info.json, checked against the
+/// components by the host's integration tests): this codec's entry says what `info` says.
+#[test]
+fn the_declared_info_is_current() {
+    let declared: Value = serde_json::from_str(include_str!("../../../crates/registry/src/builtin-info.json")).unwrap();
+    let info = KiloCode::info();
+    let expected = json!({
+        "harness": info.harness, "codec_version": info.codec_version, "native_versions": info.native_versions,
+        "native_version_source": info.native_version_source, "reads": info.reads, "writes": info.writes,
+        "session_globs": info.session_globs, "canonical_schema": info.canonical_schema,
+    });
+    assert_eq!(declared["trajhost-codec-kilo-code"], expected);
+}
