@@ -14,9 +14,8 @@ use trajhost_codec_codex::Codex;
 use trajhost_codec_kilo_code::KiloCode;
 use trajhost_codec_kilo_code::layout::IMPORT_DIR;
 use trajhost_codec_kilo_code::prepare::CONFIG;
-use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, WriteOptions};
-use trajhost_codec_testkit::suite::apply_files;
+use trajhost_codec_testkit::suite::{self, apply_files, options_for};
 use trajhost_codec_testkit::{self as kit, Spans, conversation};
 
 const CWD: &str = "/home/user/project";
@@ -32,21 +31,15 @@ fn source<C: Codec>(harness: &str, version: &str) -> kit::Read {
 /// Writes `read` as a Kilo Code session, prepares it into a fresh home and
 /// reads the prepared document back; the home is returned with the plan's session id.
 fn convert(read: &kit::Read) -> (tempfile::TempDir, String, kit::Read) {
-    let options = || WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None };
-    let written = trajhost_codec_sdk::write_document::<KiloCode>(&read.document, options()).unwrap();
+    let written = suite::write::<KiloCode>(&read.document, WriteOptions { cwd: Some(CWD.into()), ..options_for(None) });
     let target = tempfile::tempdir().unwrap();
     let config = target.path().join(CONFIG);
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     std::fs::write(&config, r#"{"model": "fake/fake-model"}"#).unwrap();
-    let plan = trajhost_codec_sdk::prepare_artifacts::<KiloCode>(
-        written.artifacts.clone(),
-        &Dir::native(target.path()),
-        options(),
-    )
-    .unwrap();
+    let plan = suite::prepare_in::<KiloCode>(&written, target.path(), Some(CWD)).unwrap();
     apply_files(&plan, &written, target.path());
-    let locator = format!("{IMPORT_DIR}/{}.json", plan.native_id);
-    let back = kit::conformance::<KiloCode>(target.path(), &locator, Spans::Rows);
+    let back =
+        kit::conformance::<KiloCode>(target.path(), &format!("{IMPORT_DIR}/{}.json", plan.native_id), Spans::Rows);
     (target, plan.native_id, back)
 }
 
