@@ -28,6 +28,8 @@ pub fn interactive(harness: &str, id: &str) -> Option<Vec<String>> {
         "deep-agents" => &["dcode", "-r", id],
         // `cn --resume` takes the newest session file; `--fork ID` names one (into a new session id).
         "continue-cli" => &["cn", "--fork", id],
+        // An OpenCode fork: the same `--session` (a prepared session is `kilo import`ed first).
+        "kilo-code" => &["kilo", "--session", id],
         // OpenClaw resumes a session only as `openclaw agent --session-id ID --message …`
         // (the codec's headless command); it has no interactive resume.
         "cursor" => &["cursor-agent", "--resume", id],
@@ -81,6 +83,7 @@ mod tests {
             "cline",
             "deep-agents",
             "continue-cli",
+            "kilo-code",
         ] {
             let argv = interactive(harness, "abc").unwrap();
             assert!(argv.last().is_some_and(|a| a == "abc"), "{harness}: {argv:?}");

@@ -17,10 +17,8 @@
 
 use trajhost_codec_sdk::CodecError;
 
-/// The store, relative to the home.
-pub const DB: &str = ".local/share/opencode/opencode.db";
-/// Where `prepare` puts import documents, relative to the home.
-pub const IMPORT_DIR: &str = ".local/share/trajhost/opencode-import";
+/// The store and where `prepare` puts import documents, relative to the home.
+pub use crate::flavor::{DB, IMPORT_DIR};
 
 /// `<db>#<session id>`.
 pub fn locator(db: &str, session: &str) -> String {

@@ -12,7 +12,10 @@
 //! - [`read`]: the batch reader and the mapping of messages and parts
 //!   (see its table), including what `src` means for rows;
 //! - [`write`]: canonical records → an import document; [`ids`]: OpenCode ids;
-//! - [`prepare`]: the plan (one file) and the resume command.
+//! - [`prepare`]: the plan (one file) and the resume command;
+//! - [`codec`]: the `Codec` implementation; [`flavor`]: what is OpenCode's
+//!   own (paths, CLI, versions), which a fork's codec (`plugins/kilo-code`)
+//!   replaces while compiling these same modules.
 //!
 //! ## Why an import document, not rows in `opencode.db`
 //!
@@ -45,7 +48,9 @@
 //! Natively (tests) the codec runs without the sandbox:
 //! `trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, sink)`.
 
+pub mod codec;
 pub mod discover;
+pub mod flavor;
 pub mod ids;
 pub mod layout;
 pub mod prepare;
@@ -54,13 +59,6 @@ pub mod sniff;
 pub mod store;
 pub mod time;
 pub mod write;
-
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
-    WriteOptions,
-};
 
 /// The harness id (shared with the other OpenCode codec).
 pub use trajhost_opencode_core::HARNESS;
@@ -81,54 +79,5 @@ pub use trajhost_opencode_core::{Handling, KNOWN_RECORD_TYPES, handling, type_na
 
 /// The OpenCode codec.
 pub struct OpenCode;
-
-impl Codec for OpenCode {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`session.version` column (the OpenCode version that created the session)".into(),
-            reads: vec![READS.into()],
-            writes: vec![WRITES.into()],
-            // The import folder holds the documents `prepare` installs (`opencode
-            // import` reads them); discovery lists them beside the database.
-            session_globs: vec![layout::DB.into(), format!("{}/*.json", layout::IMPORT_DIR)],
-            canonical_schema: SCHEMA.into(),
-        }
-    }
-
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::boxed(options, write::write))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
-    }
-}
 
 trajhost_codec_sdk::export_codec!(OpenCode);

@@ -97,7 +97,8 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
         Some(home) => shell_quote(&format!("{}/{path}", home.trim_end_matches('/'))),
         None => format!("\"$HOME\"/{}", shell_quote(&path)),
     };
-    let mut resume = format!("cd {} && opencode import {file} && opencode --session {id}", shell_quote(&cwd));
+    let cli = crate::flavor::CLI;
+    let mut resume = format!("cd {} && {cli} import {file} && {cli} --session {id}", shell_quote(&cwd));
     if default_model.is_none() {
         resume.push_str(" -m '<provider>/<model>'");
     }
@@ -108,8 +109,8 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
     })
 }
 
-/// OpenCode's global config, relative to the home.
-pub const CONFIG: &str = ".config/opencode/opencode.json";
+/// The global config, relative to the home.
+pub use crate::flavor::CONFIG;
 
 /// `(provider, model)` of the target's default `model` ("provider/model").
 fn configured_model(target: &Dir) -> Option<(String, String)> {

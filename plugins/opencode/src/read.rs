@@ -527,7 +527,12 @@ fn meta(path: &str, session: &Session) -> Record {
         parent: session.parent.clone(),
         started: session.created.map(rfc3339_utc),
     };
-    session::meta(CODEC, info, SourceSpan { file: path.to_string(), offset: session.rowid.max(0) as u64, len: 0 })
+    session::meta_of(
+        crate::HARNESS,
+        CODEC,
+        info,
+        SourceSpan { file: path.to_string(), offset: session.rowid.max(0) as u64, len: 0 },
+    )
 }
 
 impl SessionReader for Reader {

@@ -1,15 +1,18 @@
 //! `sniff`: is a loose file an OpenCode store or session document?
 //!
 //! - `opencode.db` (SQLite): the header, and OpenCode's `session`, `message`
-//!   and `part` tables in the schema on the first pages;
+//!   and `part` tables in the schema on the first pages (with the flavor's
+//!   own tables, and none of a fork's: `crate::flavor`), or, where the
+//!   schema lies beyond the head (Kilo's `kilo.db`, whose migrations rebuild
+//!   tables), the store's file name;
 //! - an `opencode export` / import document (JSON): `{"info": {"id": "ses_…"},
-//!   "messages": [...]}`.
+//!   "messages": [...]}` of a version the flavor owns.
 
 use trajhost_codec_sdk::Sniffed;
 
 const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
 
-pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
+pub fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
     if head.starts_with(SQLITE_HEADER) {
         let tables = ["session", "message", "part"];
         let has = |t: &str| {
@@ -17,7 +20,10 @@ pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
                 .iter()
                 .any(|pattern| memchr::memmem::find(head, pattern.as_bytes()).is_some())
         };
-        return tables.iter().all(|t| has(t)).then_some(Sniffed { native_version: None, native_id: None });
+        let named = path.rsplit('/').next() == crate::flavor::DB.rsplit('/').next();
+        let ours = (named || tables.iter().chain(crate::flavor::OWN_TABLES).all(|t| has(t)))
+            && !crate::flavor::FOREIGN_TABLES.iter().any(|t| has(t));
+        return ours.then_some(Sniffed { native_version: None, native_id: None });
     }
     let text = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])).ok()?;
     let trimmed = text.trim_start();
@@ -25,7 +31,8 @@ pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
         return None;
     }
     let id = string_after(trimmed, "\"id\"").filter(|id| id.starts_with("ses_"))?;
-    Some(Sniffed { native_version: string_after(trimmed, "\"version\""), native_id: Some(id) })
+    let version = string_after(trimmed, "\"version\"");
+    crate::flavor::owns_version(version.as_deref()).then_some(Sniffed { native_version: version, native_id: Some(id) })
 }
 
 /// The string value of the first `"key": "value"` in `text`.

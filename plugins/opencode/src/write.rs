@@ -39,9 +39,9 @@ use crate::time::parse_rfc3339;
 
 /// Largest canonical document accepted.
 pub const MAX_DOCUMENT_BYTES: usize = 512 << 20;
-/// The OpenCode version the document claims when the source is another
-/// harness: the one its import was verified against.
-pub const OPENCODE_VERSION: &str = "1.18.33";
+/// The version the document claims when the source is another harness: the
+/// one its import was verified against.
+pub use crate::flavor::WRITTEN_VERSION;
 /// `providerID` of written messages (the canonical record has no provider).
 pub const UNKNOWN: &str = "unknown";
 
@@ -91,7 +91,7 @@ pub fn write(session: &str, options: &WriteOptions) -> Result<Written, CodecErro
         .as_ref()
         .filter(|_| same_harness)
         .and_then(|m| m.native_version.clone())
-        .unwrap_or_else(|| OPENCODE_VERSION.to_string());
+        .unwrap_or_else(|| WRITTEN_VERSION.to_string());
     let info = json!({
         "id": native_id,
         "slug": slug(&native_id),
@@ -275,7 +275,7 @@ impl Document {
             "sessionID": self.session,
             "role": "user",
             "time": {"created": ms},
-            "agent": "build",
+            "agent": crate::flavor::AGENT,
             "model": {"providerID": UNKNOWN, "modelID": model},
         });
         self.messages.push(json!({"info": info, "parts": parts}));
@@ -366,8 +366,8 @@ impl Document {
             "sessionID": self.session,
             "role": "assistant",
             "parentID": self.last_user.clone().unwrap_or_default(),
-            "mode": "build",
-            "agent": "build",
+            "mode": crate::flavor::AGENT,
+            "agent": crate::flavor::AGENT,
             "path": {"cwd": self.cwd, "root": "/"},
             "cost": cost,
             "tokens": tokens,

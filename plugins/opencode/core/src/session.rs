@@ -20,11 +20,17 @@ pub struct Info {
 /// The `meta` record of a session read by `codec` (`harness@version`);
 /// `src` is where the session was read.
 pub fn meta(codec: &str, info: Info, src: SourceSpan) -> Record {
+    meta_of(HARNESS, codec, info, src)
+}
+
+/// [`meta`] for another harness than OpenCode whose store holds the same
+/// sessions (a fork: Kilo Code).
+pub fn meta_of(harness: &str, codec: &str, info: Info, src: SourceSpan) -> Record {
     Record {
         id: info.id.clone(),
         body: Body::Meta(Meta {
             schema: SCHEMA.to_string(),
-            harness: HARNESS.to_string(),
+            harness: harness.to_string(),
             native_id: info.id,
             native_version: info.version,
             cwd: info.cwd,
