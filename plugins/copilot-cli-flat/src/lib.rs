@@ -17,9 +17,7 @@ pub mod prepare;
 pub mod write;
 
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
 
 pub use trajhost_copilot_cli_core::{self as core, Flavor, KNOWN_RECORD_TYPES, Layout, read};
 
@@ -75,21 +73,7 @@ impl Codec for CopilotCliFlat {
         read::Reader::open(&FLAT, home, locator, &options)
     }
 
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first: the host refuses a --model or --provider given to a codec that never asks.
-        let choice = trajhost_codec_sdk::target::choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { writer, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(CopilotCliFlat);

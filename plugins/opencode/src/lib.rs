@@ -56,11 +56,7 @@ pub mod time;
 pub mod write;
 
 use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
-    WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WholeDocument, WriteOptions};
 
 /// The harness id (shared with the other OpenCode codec).
 pub use trajhost_opencode_core::HARNESS;
@@ -100,34 +96,10 @@ impl Codec for OpenCode {
         }
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
-        sniff::sniff(path, head)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff, prepare }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(WholeDocument::boxed(options, write::write))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
     }
 }
 

@@ -35,7 +35,6 @@ mod time;
 pub mod workspace;
 
 use trajhost_codec_sdk::CodecInfo;
-use trajhost_codec_sdk::canonical::SCHEMA;
 
 pub use layout::Layout;
 pub use records::{Handling, KNOWN_RECORD_TYPES};
@@ -64,14 +63,7 @@ pub struct Flavor {
 
 /// `info` of a flavor's codec.
 pub fn info(flavor: &Flavor) -> CodecInfo {
-    CodecInfo {
-        harness: HARNESS.into(),
-        codec_version: flavor.version.into(),
-        native_versions: flavor.native_versions.into(),
-        native_version_source: "`data.copilotVersion` of the `session.start` event".into(),
-        reads: vec!["copilot-cli-events-jsonl".into()],
-        writes: Vec::new(),
-        session_globs: vec![flavor.layout.session_glob()],
-        canonical_schema: SCHEMA.into(),
-    }
+    CodecInfo::of(HARNESS, flavor.version, flavor.native_versions, "`data.copilotVersion` of the `session.start` event")
+        .reads(["copilot-cli-events-jsonl"])
+        .globs([flavor.layout.session_glob()])
 }

@@ -30,7 +30,6 @@ pub mod time;
 pub mod write;
 
 use trajhost_codec_sdk::CodecInfo;
-use trajhost_codec_sdk::canonical::SCHEMA;
 
 pub use records::{Handling, KNOWN_MESSAGE_ROLES, OMP_ENTRY_TYPES, PI_ENTRY_TYPES};
 
@@ -110,16 +109,13 @@ pub static OMP: Flavor = Flavor {
 
 /// `info` of a flavor's codec.
 pub fn info(flavor: &Flavor) -> CodecInfo {
-    CodecInfo {
-        harness: flavor.harness.into(),
-        codec_version: VERSION.into(),
-        native_versions: flavor.native_versions.into(),
-        native_version_source: "`version` of the `session` header line: the session format version \
-             (the CLI does not record its own version in the file)"
-            .into(),
-        reads: vec![flavor.format.into()],
-        writes: vec![flavor.format.into()],
-        session_globs: vec![format!("{}/*/*.jsonl", flavor.sessions_dir)],
-        canonical_schema: SCHEMA.into(),
-    }
+    CodecInfo::of(
+        flavor.harness,
+        VERSION,
+        flavor.native_versions,
+        "`version` of the `session` header line: the session format version \
+             (the CLI does not record its own version in the file)",
+    )
+    .reads_and_writes(flavor.format)
+    .globs([format!("{}/*/*.jsonl", flavor.sessions_dir)])
 }
