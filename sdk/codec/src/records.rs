@@ -1,6 +1,6 @@
 //! Building record batches.
 
-use crate::canonical::Record;
+use crate::canonical::{Body, Meta, Record, SourceSpan};
 use crate::diag::Diagnostics;
 use crate::{Batch, CodecError, Diagnostic, ReadOptions};
 
@@ -102,6 +102,32 @@ pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, Co
         }
     }
     Ok(Some(reader.parts().writer.take(Vec::new())))
+}
+
+/// A session's `meta` as a codec starts it: the canonical schema, the
+/// harness, the codec (`harness@version`) and the native id; the rest is
+/// what the store records, set by the caller (`Meta { cwd, ..meta(…) }`).
+pub fn meta(harness: &str, codec: &str, native_id: &str) -> Meta {
+    Meta {
+        schema: crate::canonical::SCHEMA.into(),
+        harness: harness.into(),
+        native_id: native_id.into(),
+        codec: Some(codec.into()),
+        ..Meta::default()
+    }
+}
+
+/// The `meta` record of a session: its id is the native id and its time
+/// the session's start; `src` is where the store says it.
+pub fn meta_record(meta: Meta, src: Option<SourceSpan>) -> Record {
+    Record {
+        id: meta.native_id.clone(),
+        ts: meta.started_at.clone(),
+        body: Body::Meta(meta),
+        parent: None,
+        agent: None,
+        src,
+    }
 }
 
 /// A record id from a byte location, for records without a native id.
