@@ -4,8 +4,10 @@
 //! shapes inside a message and the way they become canonical records live
 //! here.
 //!
-//! Module map: [`message`] (`ToolCallRecord`, thoughts, `TokensSummary`,
+//! Module map: [`install`] (what both `prepare`s check: the target choice,
+//! the artifacts, the resume command), [`message`] (`ToolCallRecord`, thoughts, `TokensSummary`,
 //! and their mapping).
 
+pub mod install;
 pub mod message;
 pub mod written;
