@@ -20,6 +20,7 @@ pub mod discover;
 pub mod head;
 pub mod layout;
 pub mod native;
+pub mod pi_ai;
 pub mod prepare;
 pub mod read;
 pub mod records;
