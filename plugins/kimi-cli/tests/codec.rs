@@ -14,23 +14,12 @@ use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, assistants, raw_lines, tool_calls, tool_results, users};
+use trajhost_codec_testkit::suite::lab::FIRST_PROMPTS as SCENARIOS;
 
 #[path = "codec/write.rs"]
 mod write;
 
 const WORK_DIR: &str = ".kimi/sessions/90722f2638004be06d790eaac9ac1f8a";
-
-/// (scenario, first prompt)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "Read hello.txt and tell me the secret word."),
-    ("parallel", "Read hello.txt and second.txt and tell me both words."),
-    ("failing-tool", "Run cat missing.txt and tell me what happened."),
-    (
-        "multibyte",
-        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).",
-    ),
-    ("long-output", "Print long.txt with cat and tell me how it begins."),
-];
 
 fn fixtures() -> PathBuf {
     kit::fixtures("kimi-cli", "1.51.0")

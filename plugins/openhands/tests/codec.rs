@@ -13,19 +13,9 @@ use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, tool_calls, tool_results, users};
-
-/// (scenario, first prompt) of the scenarios the lab has generated; every
-/// scenario folder present is also checked generically.
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "Read hello.txt and tell me the secret word."),
-    ("parallel", "Read hello.txt and second.txt and tell me both words."),
-    ("failing-tool", "Run cat missing.txt and tell me what happened."),
-    (
-        "multibyte",
-        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).",
-    ),
-    ("long-output", "Print long.txt with cat and tell me how it begins."),
-];
+// (scenario, first prompt) of the scenarios the lab has generated; every
+// scenario folder present is also checked generically.
+use trajhost_codec_testkit::suite::lab::FIRST_PROMPTS as SCENARIOS;
 
 fn fixtures() -> PathBuf {
     kit::fixtures("openhands", "1.16.0")
