@@ -13,8 +13,8 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
-use trajhost_codec_testkit::{self as kit, Read, assistants, raw_lines, tool_calls, tool_results, users};
 use trajhost_codec_testkit::suite::lab::FIRST_PROMPTS as SCENARIOS;
+use trajhost_codec_testkit::{self as kit, Read, assistants, raw_lines, tool_calls, tool_results, users};
 
 #[path = "codec/write.rs"]
 mod write;
