@@ -42,8 +42,7 @@ pub mod read;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, WriteOptions};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
@@ -69,16 +68,7 @@ impl Codec for Cline {
 .globs(layout::SESSION_GLOBS.iter().copied())
     }
 
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, writer }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        prepare::prepare(artifacts, export, target, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, writer, prepare_from_export }
 }
 
 trajhost_codec_sdk::export_codec!(Cline);

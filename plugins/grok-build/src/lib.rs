@@ -27,8 +27,7 @@ pub mod write;
 
 pub use trajhost_grok_build_core::summary;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, SessionWriter, WriteOptions};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WriteOptions};
 
 pub use records::{Handling, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
 
@@ -51,19 +50,10 @@ impl Codec for GrokBuild {
             .globs([format!("{}/*/*/{}", layout::SESSIONS, layout::CHAT_HISTORY)])
     }
 
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, prepare_from_export }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(Box::new(write::Writer::new(options)?))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        prepare::prepare(artifacts, export, target, &options)
     }
 }
 

@@ -25,8 +25,7 @@ pub mod records;
 pub mod store;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, WriteOptions};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use records::{Handling, KNOWN_EVENT_KINDS};
 
@@ -50,18 +49,7 @@ impl Codec for OpenHands {
             .globs([format!("{}/*/{}", layout::CONVERSATIONS, layout::BASE_STATE)])
     }
 
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, writer }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so a choice is never ignored.
-        let choice = prepare::target_choice();
-        prepare::prepare(artifacts, export, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, writer, prepare_from_export_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(OpenHands);

@@ -60,6 +60,8 @@ impl CodecInfo {
 /// | `writer` | `Ok(Box::new(write::Writer::new(options)))` |
 /// | `prepare` | `prepare::prepare(artifacts, target, &options)`, the artifacts loaded from the export |
 /// | `prepare_with_choice` | the same with `&choice` last: the target choice, asked before anything is read |
+/// | `prepare_from_export` | `prepare::prepare(artifacts, export, target, &options)`: the codec reads the export itself |
+/// | `prepare_from_export_with_choice` | the same with `&choice` last, asked first |
 ///
 /// `discover = f` (and so on) calls `f` instead, with the same arguments.
 ///
@@ -127,6 +129,30 @@ macro_rules! module_methods {
         ) -> Result<$crate::Plan, $crate::CodecError> {
             let artifacts = $crate::load_artifacts(export, &artifacts)?;
             $f(artifacts, target, &options)
+        }
+        $crate::module_methods!($($($rest)*)?);
+    };
+    (prepare_from_export $(, $($rest:tt)*)?) => {
+        fn prepare(
+            artifacts: Vec<$crate::ArtifactInfo>,
+            export: &$crate::fs::Dir,
+            target: &$crate::fs::Dir,
+            options: $crate::WriteOptions,
+        ) -> Result<$crate::Plan, $crate::CodecError> {
+            prepare::prepare(artifacts, export, target, &options)
+        }
+        $crate::module_methods!($($($rest)*)?);
+    };
+    (prepare_from_export_with_choice $(, $($rest:tt)*)?) => {
+        fn prepare(
+            artifacts: Vec<$crate::ArtifactInfo>,
+            export: &$crate::fs::Dir,
+            target: &$crate::fs::Dir,
+            options: $crate::WriteOptions,
+        ) -> Result<$crate::Plan, $crate::CodecError> {
+            // Asked first: the host refuses a --model or --provider given to a codec that never asks.
+            let choice = $crate::target::choice();
+            prepare::prepare(artifacts, export, target, &options, &choice)
         }
         $crate::module_methods!($($($rest)*)?);
     };
