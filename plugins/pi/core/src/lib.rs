@@ -32,6 +32,9 @@ pub mod write;
 
 use trajhost_codec_sdk::CodecInfo;
 
+#[doc(hidden)]
+pub use trajhost_codec_sdk as sdk;
+
 pub use records::{Handling, KNOWN_MESSAGE_ROLES, OMP_ENTRY_TYPES, PI_ENTRY_TYPES};
 
 /// The codec version (the workspace version, shared by both codecs).
@@ -119,4 +122,61 @@ pub fn info(flavor: &Flavor) -> CodecInfo {
     )
     .reads_and_writes(flavor.format)
     .globs([format!("{}/*/*.jsonl", flavor.sessions_dir)])
+}
+
+/// Defines and exports the codec of one [`Flavor`], `$codec`: Pi and Oh My
+/// Pi differ only in it.
+#[macro_export]
+macro_rules! flavor_codec {
+    ($(#[$attr:meta])* $codec:ident, $flavor:expr) => {
+        $(#[$attr])*
+        pub struct $codec;
+
+        impl $crate::sdk::Codec for $codec {
+            type Reader = $crate::read::Reader;
+
+            fn info() -> $crate::sdk::CodecInfo {
+                $crate::info(&$flavor)
+            }
+
+            fn discover(home: &$crate::sdk::fs::Dir) -> Result<$crate::sdk::Discovery, $crate::sdk::CodecError> {
+                $crate::discover::discover(&$flavor, home)
+            }
+
+            fn inspect(
+                home: &$crate::sdk::fs::Dir,
+                locator: &str,
+            ) -> Result<$crate::sdk::SessionRef, $crate::sdk::CodecError> {
+                $crate::discover::inspect(home, locator)
+            }
+
+            fn read(
+                home: $crate::sdk::fs::Dir,
+                locator: &str,
+                options: $crate::sdk::ReadOptions,
+            ) -> Result<Self::Reader, $crate::sdk::CodecError> {
+                $crate::read::Reader::open(&$flavor, home, locator, &options)
+            }
+
+            fn write(
+                options: $crate::sdk::WriteOptions,
+            ) -> Result<Box<dyn $crate::sdk::SessionWriter>, $crate::sdk::CodecError> {
+                Ok($crate::sdk::WholeDocument::boxed(options, |session, options| {
+                    $crate::write::write(&$flavor, session, options)
+                }))
+            }
+
+            fn prepare(
+                artifacts: Vec<$crate::sdk::ArtifactInfo>,
+                export: &$crate::sdk::fs::Dir,
+                target: &$crate::sdk::fs::Dir,
+                options: $crate::sdk::WriteOptions,
+            ) -> Result<$crate::sdk::Plan, $crate::sdk::CodecError> {
+                let artifacts = $crate::sdk::load_artifacts(export, &artifacts)?;
+                $crate::prepare::prepare(&$flavor, artifacts, target, &options)
+            }
+        }
+
+        $crate::sdk::export_codec!($codec);
+    };
 }
