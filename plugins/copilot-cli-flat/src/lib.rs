@@ -16,8 +16,7 @@
 pub mod prepare;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::Codec;
 
 pub use trajhost_copilot_cli_core::{self as core, Flavor, KNOWN_RECORD_TYPES, Layout, read};
 
@@ -55,23 +54,7 @@ impl Codec for CopilotCliFlat {
 
     const WRITES_FOR: &'static str = WRITES_FOR;
 
-    fn info() -> CodecInfo {
-        let mut info = core::info(&FLAT);
-        info.writes = vec![FORMAT.into()];
-        info
-    }
-
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        core::discover::discover(&FLAT, home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        core::discover::inspect(&FLAT, home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(&FLAT, home, locator, &options)
-    }
+    trajhost_copilot_cli_core::flavor_methods!(FLAT, writes: FORMAT);
 
     trajhost_codec_sdk::module_methods! { writer, prepare_with_choice }
 }

@@ -14,8 +14,7 @@
 pub mod prepare;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef};
+use trajhost_codec_sdk::Codec;
 
 pub use trajhost_copilot_cli_core::{
     self as core, Flavor, HARNESS, Handling, KNOWN_RECORD_TYPES, Layout, discover, head, layout, native, read, records,
@@ -48,23 +47,7 @@ impl Codec for CopilotCli {
     /// writes for `>=0.0.1, <0.0.380`): the two writers do not overlap.
     const WRITES_FOR: &'static str = ">=0.0.380, <2.0.0";
 
-    fn info() -> CodecInfo {
-        let mut info = core::info(&DIRS);
-        info.writes = vec![FORMAT.into()];
-        info
-    }
-
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(&DIRS, home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(&DIRS, home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(&DIRS, home, locator, &options)
-    }
+    trajhost_copilot_cli_core::flavor_methods!(DIRS, writes: FORMAT);
 
     trajhost_codec_sdk::module_methods! { writer, prepare_with_choice }
 }
