@@ -11,11 +11,11 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::jsonl::{BadLine, Line};
 use trajhost_codec_sdk::known::Handling;
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+pub use trajhost_codec_sdk::records::Out;
+use trajhost_codec_sdk::records::location_id;
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::time::rfc3339_ms;
 
@@ -61,11 +61,6 @@ pub const KNOWN_OP_TYPES: &[(&str, Handling)] = &[
 
 pub fn op_handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_OP_TYPES, kind)
-}
-
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
 }
 
 /// A record of one journal line: its id, time and span.

@@ -104,6 +104,19 @@ pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, Co
     Ok(Some(reader.parts().writer.take(Vec::new())))
 }
 
+/// Where a reader's records and diagnostics go while it maps native lines.
+pub struct Out<'a> {
+    pub writer: &'a mut BatchWriter,
+    pub diags: &'a mut Diagnostics,
+}
+
+/// The byte span of a native line (or of consecutive lines) in its file.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u64,
+}
+
 /// A session's `meta` as a codec starts it: the canonical schema, the
 /// harness, the codec (`harness@version`) and the native id; the rest is
 /// what the store records, set by the caller (`Meta { cwd, ..meta(…) }`).

@@ -37,6 +37,7 @@ pub use meta::{AgentMeta, session_meta, subagent_meta};
 pub use user::is_interrupt_marker;
 
 pub use trajhost_codec_sdk::known::Handling;
+pub use trajhost_codec_sdk::records::Span;
 
 /// Every top-level `type` Claude Code is known to write (2.1.x session
 /// writer, plus `progress` and `summary` of older builds).
@@ -111,13 +112,6 @@ impl Out<'_> {
     pub fn push(&mut self, record: Record) {
         self.writer.push(&record);
     }
-}
-
-/// Byte span of one line (or of consecutive lines).
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
 }
 
 /// Recent native uuids → the record ids they became, so `parentUuid` links

@@ -97,13 +97,6 @@ pub struct Out<'a> {
     pub home: &'a Dir,
 }
 
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
 /// The reading state of one session file (the main one or a subagent's).
 pub struct Transcript {
     /// The file, relative to the home: what `src.file` says.
@@ -278,4 +271,5 @@ impl Transcript {
     }
 }
 
+pub use trajhost_codec_sdk::records::Span;
 pub use trajhost_codec_sdk::text::type_name;

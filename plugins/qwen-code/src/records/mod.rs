@@ -96,13 +96,6 @@ pub struct Out<'a> {
     pub home: &'a Dir,
 }
 
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
 /// Recent native uuids → the record ids they resolve to, so `parentUuid`
 /// links point at records: a record that produced nothing resolves to its
 /// own parent. Bounded: a parent further back resolves to its raw uuid.
@@ -257,4 +250,5 @@ impl Transcript {
     }
 }
 
+pub use trajhost_codec_sdk::records::Span;
 pub use trajhost_codec_sdk::text::type_name;

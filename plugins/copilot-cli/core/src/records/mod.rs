@@ -26,9 +26,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan, Usage};
-use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::location_id;
 
 use crate::native::{self, Event};
 
@@ -168,19 +167,6 @@ pub const KNOWN_RECORD_TYPES: &[(&str, Handling)] = &[
 /// How `kind` is handled; `None` for a type the codec has never seen.
 pub fn handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
-}
-
-/// Where records and diagnostics go.
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
-}
-
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
 }
 
 /// Usage records waiting for their message, at most this many.
@@ -354,4 +340,5 @@ impl Transcript {
     }
 }
 
+pub use trajhost_codec_sdk::records::{Out, Span};
 pub use trajhost_codec_sdk::text::type_name;
