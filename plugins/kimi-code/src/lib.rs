@@ -52,7 +52,7 @@ impl Codec for KimiCode {
             .globs([format!("{}/*/*/{}/*/{}", layout::SESSIONS, layout::AGENTS, layout::WIRE)])
     }
 
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
 }
 
 trajhost_codec_sdk::export_codec!(KimiCode);

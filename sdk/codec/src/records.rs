@@ -2,7 +2,9 @@
 
 use crate::canonical::{Body, Meta, Record, SourceSpan};
 use crate::diag::Diagnostics;
-use crate::{Batch, CodecError, Diagnostic, ReadOptions};
+use crate::jsonl::{BadLine, JsonLines, Line};
+use crate::known::{Handling, UNMAPPED_RECORD_TYPE};
+use crate::{Batch, CodecError, Diagnostic, ReadOptions, Severity};
 
 /// Accumulates canonical records as JSON lines until a batch is full.
 pub struct BatchWriter {
@@ -108,6 +110,87 @@ pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, Co
 pub struct Out<'a> {
     pub writer: &'a mut BatchWriter,
     pub diags: &'a mut Diagnostics,
+}
+
+impl Out<'_> {
+    /// A line that is not JSON: a torn last line (still being written) is a
+    /// warning, any other an error.
+    pub fn bad_line(&mut self, line: &Line<'_>, what: &str, file: &str) {
+        let bad = BadLine::of(line);
+        let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+        self.diags.add(bad.code(), severity, what, Some(file), Some(line.offset));
+    }
+
+    /// A record kind left out: `unmapped-record-type` when the codec knows
+    /// it (`handling` is `Some`), else `unknown-record-type`.
+    pub fn unmapped(&mut self, handling: Option<Handling>, detail: &str, file: &str, offset: u64) {
+        match handling {
+            Some(_) => self.diags.add(UNMAPPED_RECORD_TYPE, Severity::Info, detail, Some(file), Some(offset)),
+            None => self.diags.add("unknown-record-type", Severity::Warning, detail, Some(file), Some(offset)),
+        }
+    }
+}
+
+/// The reading state of a session's JSONL file, fed line by line.
+pub trait Lines {
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>);
+    /// Ends the file: what is still held back.
+    fn finish(&mut self, out: &mut Out<'_>);
+}
+
+/// A session read from one JSONL file: its `meta` record, then every line
+/// through a [`Lines`] state, in file order, streamed in batches.
+pub struct LineReader<L> {
+    writer: BatchWriter,
+    diags: Diagnostics,
+    meta: Option<Record>,
+    lines: Option<JsonLines>,
+    state: L,
+    done: bool,
+}
+
+impl<L: Lines> LineReader<L> {
+    /// `meta` first, then every line of `lines` through `state`.
+    pub fn new(options: &ReadOptions, diags: Diagnostics, meta: Record, lines: JsonLines, state: L) -> LineReader<L> {
+        LineReader {
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(meta),
+            lines: Some(lines),
+            state,
+            done: false,
+        }
+    }
+}
+
+impl<L: Lines> Steps for LineReader<L> {
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        let Some(lines) = self.lines.as_mut() else { return Ok(false) };
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
+        match lines.next_line() {
+            Some(Ok(line)) => self.state.line(&line, &mut out),
+            Some(Err(e)) => return Err(crate::errors::fs_error(lines.path(), e)),
+            None => {
+                self.state.finish(&mut out);
+                self.lines = None;
+            }
+        }
+        Ok(true)
+    }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+}
+
+impl<L: Lines> crate::SessionReader for LineReader<L> {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        next_batch(self)
+    }
 }
 
 /// The byte span of a native line (or of consecutive lines) in its file.
