@@ -67,7 +67,7 @@ impl Codec for FactoryDroid {
 .globs([format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)])
     }
 
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, write = write::Writer::start, prepare_with_choice }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, write = write::Writer::start, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(FactoryDroid);

@@ -134,8 +134,8 @@ impl Out<'_> {
 /// The reading state of a session's JSONL file, fed line by line.
 pub trait Lines {
     fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>);
-    /// Ends the file: what is still held back.
-    fn finish(&mut self, out: &mut Out<'_>);
+    /// Ends the file: what is still held back (by default, nothing).
+    fn finish(&mut self, _out: &mut Out<'_>) {}
 }
 
 /// A session read from one JSONL file: its `meta` record, then every line

@@ -96,7 +96,7 @@ macro_rules! flavor_methods {
             locator: &str,
             options: $crate::sdk::ReadOptions,
         ) -> Result<Self::Reader, $crate::sdk::CodecError> {
-            $crate::read::Reader::open(&$flavor, home, locator, &options)
+            $crate::read::open(&$flavor, home, locator, &options)
         }
     };
 }

@@ -58,8 +58,51 @@ impl Transcript {
         Transcript { file, links: BTreeMap::new(), link_order: VecDeque::new(), starts: 0, last_ts: None }
     }
 
+    fn alias(&mut self, id: &str, target: Option<String>) {
+        let Some(target) = target else { return };
+        if target == id {
+            return;
+        }
+        if self.links.insert(id.to_string(), target).is_none() {
+            self.link_order.push_back(id.to_string());
+            if self.link_order.len() > LINKS_KEPT
+                && let Some(old) = self.link_order.pop_front()
+            {
+                self.links.remove(&old);
+            }
+        }
+    }
+
+    fn resolve(&self, id: Option<&str>) -> Option<String> {
+        let id = id.filter(|i| !i.is_empty())?;
+        Some(self.links.get(id).cloned().unwrap_or_else(|| id.to_string()))
+    }
+
+    /// The id of the `index`th record a line yields: its native id, else
+    /// its byte location.
+    fn line_id(&self, entry: &Entry, span: Span, index: usize) -> String {
+        match entry.id.as_deref().filter(|i| !i.is_empty()) {
+            Some(id) if index == 0 => id.to_string(),
+            Some(id) => format!("{id}#{index}"),
+            None => location_id(&self.file, span.offset, index),
+        }
+    }
+
+    fn record(&self, entry: &Entry, id: String, body: Body, parent: Option<String>, span: Span) -> Record {
+        Record {
+            id,
+            body,
+            parent,
+            ts: entry.timestamp.clone().or_else(|| self.last_ts.clone()),
+            agent: None,
+            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
+        }
+    }
+}
+
+impl Lines for Transcript {
     /// Maps one line.
-    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let span = Span { offset: line.offset, len: line.len };
         let entry = match native::parse(line.bytes) {
             Ok(entry) => entry,
@@ -113,47 +156,6 @@ impl Transcript {
             self.alias(id, parent);
         }
     }
-
-    fn alias(&mut self, id: &str, target: Option<String>) {
-        let Some(target) = target else { return };
-        if target == id {
-            return;
-        }
-        if self.links.insert(id.to_string(), target).is_none() {
-            self.link_order.push_back(id.to_string());
-            if self.link_order.len() > LINKS_KEPT
-                && let Some(old) = self.link_order.pop_front()
-            {
-                self.links.remove(&old);
-            }
-        }
-    }
-
-    fn resolve(&self, id: Option<&str>) -> Option<String> {
-        let id = id.filter(|i| !i.is_empty())?;
-        Some(self.links.get(id).cloned().unwrap_or_else(|| id.to_string()))
-    }
-
-    /// The id of the `index`th record a line yields: its native id, else
-    /// its byte location.
-    fn line_id(&self, entry: &Entry, span: Span, index: usize) -> String {
-        match entry.id.as_deref().filter(|i| !i.is_empty()) {
-            Some(id) if index == 0 => id.to_string(),
-            Some(id) => format!("{id}#{index}"),
-            None => location_id(&self.file, span.offset, index),
-        }
-    }
-
-    fn record(&self, entry: &Entry, id: String, body: Body, parent: Option<String>, span: Span) -> Record {
-        Record {
-            id,
-            body,
-            parent,
-            ts: entry.timestamp.clone().or_else(|| self.last_ts.clone()),
-            agent: None,
-            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
-        }
-    }
 }
 
 /// `compaction_state`: the summary that replaces the history before it.
@@ -167,5 +169,6 @@ fn compaction(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) 
     out.writer.push(&record);
 }
 
+use trajhost_codec_sdk::records::Lines;
 pub use trajhost_codec_sdk::records::{Out, Span};
 pub use trajhost_codec_sdk::text::type_name;

@@ -228,46 +228,6 @@ impl Transcript {
         }
     }
 
-    /// Maps one line.
-    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
-        let span = Span { offset: line.offset, len: line.len };
-        let event = match native::parse(line.bytes) {
-            Ok(event) => event,
-            Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
-                return;
-            }
-        };
-        if let Some(ts) = &event.timestamp {
-            self.last_ts = Some(ts.clone());
-        }
-        let kind = event.kind.clone().unwrap_or_default();
-        let emitted = match handling(&kind) {
-            Some(Handling::Mapped(_)) => self.map(&kind, &event, span, out),
-            Some(Handling::Reported) => {
-                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
-                None
-            }
-            None => {
-                out.diags.add(
-                    "unknown-record-type",
-                    Severity::Warning,
-                    &type_name(Some(&kind)),
-                    Some(&self.file),
-                    Some(span.offset),
-                );
-                None
-            }
-        };
-        if let Some(id) = event.id.as_deref() {
-            // An event that produced no record: its children follow its parent.
-            let target = emitted.or_else(|| self.resolve(event.parent_id.as_deref()));
-            self.alias(id, target);
-        }
-    }
-
     /// Maps a mapped event; returns the id of its main record.
     fn map(&mut self, kind: &str, event: &Event<'_>, span: Span, out: &mut Out<'_>) -> Option<String> {
         match kind {
@@ -292,13 +252,6 @@ impl Transcript {
             "session.compaction_complete" => session::compaction(self, event, span, out),
             "hook.start" => session::hook(self, event, span, out),
             _ => session::observation(self, kind, event, span, out),
-        }
-    }
-
-    /// End of the log: usage records no message claimed.
-    pub fn finish(&mut self, out: &mut Out<'_>) {
-        for _ in self.usage.drain(..) {
-            out.diags.add("unmatched-usage-record", Severity::Info, "apiCallId", Some(&self.file), None);
         }
     }
 
@@ -340,5 +293,54 @@ impl Transcript {
     }
 }
 
+impl Lines for Transcript {
+    /// Maps one line.
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+        let span = Span { offset: line.offset, len: line.len };
+        let event = match native::parse(line.bytes) {
+            Ok(event) => event,
+            Err(_) => {
+                let bad = BadLine::of(line);
+                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
+                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                return;
+            }
+        };
+        if let Some(ts) = &event.timestamp {
+            self.last_ts = Some(ts.clone());
+        }
+        let kind = event.kind.clone().unwrap_or_default();
+        let emitted = match handling(&kind) {
+            Some(Handling::Mapped(_)) => self.map(&kind, &event, span, out),
+            Some(Handling::Reported) => {
+                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
+                None
+            }
+            None => {
+                out.diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    &type_name(Some(&kind)),
+                    Some(&self.file),
+                    Some(span.offset),
+                );
+                None
+            }
+        };
+        if let Some(id) = event.id.as_deref() {
+            // An event that produced no record: its children follow its parent.
+            let target = emitted.or_else(|| self.resolve(event.parent_id.as_deref()));
+            self.alias(id, target);
+        }
+    }
+    /// End of the log: usage records no message claimed.
+    fn finish(&mut self, out: &mut Out<'_>) {
+        for _ in self.usage.drain(..) {
+            out.diags.add("unmatched-usage-record", Severity::Info, "apiCallId", Some(&self.file), None);
+        }
+    }
+}
+
+use trajhost_codec_sdk::records::Lines;
 pub use trajhost_codec_sdk::records::{Out, Span};
 pub use trajhost_codec_sdk::text::type_name;
