@@ -193,6 +193,46 @@ impl<L: Lines> crate::SessionReader for LineReader<L> {
     }
 }
 
+/// Recent native ids → the record ids they stand for, so parent links
+/// point at records: a native line that produced no record resolves to its
+/// own parent. Bounded to the last [`ParentLinks::KEPT`]: a parent further
+/// back resolves to its raw id.
+#[derive(Debug, Default)]
+pub struct ParentLinks {
+    map: std::collections::BTreeMap<String, String>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl ParentLinks {
+    pub const KEPT: usize = 1024;
+
+    pub fn new() -> ParentLinks {
+        ParentLinks::default()
+    }
+
+    /// `id` stands for `target` (nothing when there is none, or it is `id`).
+    pub fn alias(&mut self, id: &str, target: Option<String>) {
+        let Some(target) = target else { return };
+        if target == id {
+            return;
+        }
+        if self.map.insert(id.to_string(), target).is_none() {
+            self.order.push_back(id.to_string());
+            if self.order.len() > Self::KEPT
+                && let Some(old) = self.order.pop_front()
+            {
+                self.map.remove(&old);
+            }
+        }
+    }
+
+    /// The record a parent id stands for: its alias, else itself.
+    pub fn resolve(&self, id: Option<&str>) -> Option<String> {
+        let id = id.filter(|i| !i.is_empty())?;
+        Some(self.map.get(id).cloned().unwrap_or_else(|| id.to_string()))
+    }
+}
+
 /// The byte span of a native line (or of consecutive lines) in its file.
 #[derive(Debug, Clone, Copy)]
 pub struct Span {

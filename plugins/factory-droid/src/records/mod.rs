@@ -8,12 +8,10 @@
 mod message;
 mod meta;
 
-use std::collections::{BTreeMap, VecDeque};
-
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::location_id;
+use trajhost_codec_sdk::records::{Lines, ParentLinks, location_id};
 
 use crate::native::{self, Entry};
 
@@ -39,15 +37,10 @@ pub fn handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
-/// Recent message ids that produced no record → their parents, so
-/// `parentId` links point at records. Bounded.
-const LINKS_KEPT: usize = 1024;
-
 /// The reading state of one session file.
 pub struct Transcript {
     file: String,
-    links: BTreeMap<String, String>,
-    link_order: VecDeque<String>,
+    links: ParentLinks,
     /// `session_start` lines seen.
     starts: u32,
     last_ts: Option<String>,
@@ -55,27 +48,7 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn new(file: String) -> Transcript {
-        Transcript { file, links: BTreeMap::new(), link_order: VecDeque::new(), starts: 0, last_ts: None }
-    }
-
-    fn alias(&mut self, id: &str, target: Option<String>) {
-        let Some(target) = target else { return };
-        if target == id {
-            return;
-        }
-        if self.links.insert(id.to_string(), target).is_none() {
-            self.link_order.push_back(id.to_string());
-            if self.link_order.len() > LINKS_KEPT
-                && let Some(old) = self.link_order.pop_front()
-            {
-                self.links.remove(&old);
-            }
-        }
-    }
-
-    fn resolve(&self, id: Option<&str>) -> Option<String> {
-        let id = id.filter(|i| !i.is_empty())?;
-        Some(self.links.get(id).cloned().unwrap_or_else(|| id.to_string()))
+        Transcript { file, links: ParentLinks::new(), starts: 0, last_ts: None }
     }
 
     /// The id of the `index`th record a line yields: its native id, else
@@ -152,8 +125,8 @@ impl Lines for Transcript {
             }
         };
         if !emitted && let Some(id) = entry.id.as_deref().filter(|_| kind == "message") {
-            let parent = self.resolve(entry.parent_id.as_deref());
-            self.alias(id, parent);
+            let parent = self.links.resolve(entry.parent_id.as_deref());
+            self.links.alias(id, parent);
         }
     }
 }
@@ -165,10 +138,9 @@ fn compaction(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) 
         Some(summary) => Body::Compaction { summary, trigger: None },
         None => Body::Observation { subtype: "compaction_state".into(), text: None },
     };
-    let record = t.record(entry, t.line_id(entry, span, 0), body, t.resolve(entry.parent_id.as_deref()), span);
+    let record = t.record(entry, t.line_id(entry, span, 0), body, t.links.resolve(entry.parent_id.as_deref()), span);
     out.writer.push(&record);
 }
 
-use trajhost_codec_sdk::records::Lines;
 pub use trajhost_codec_sdk::records::{Out, Span};
 pub use trajhost_codec_sdk::text::type_name;

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan, Usage};
 use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::location_id;
+use trajhost_codec_sdk::records::{Lines, ParentLinks, location_id};
 
 use crate::native::{self, Event};
 
@@ -177,9 +177,6 @@ const PENDING_REASONING_KEPT: usize = 16;
 /// Tool requests without a `toolCallId` waiting for their execution, and
 /// execution ids given to such requests, at most this many.
 const UNSTARTED_KEPT: usize = 256;
-/// Recent event ids → record ids, at most this many.
-const LINKS_KEPT: usize = 1024;
-
 /// The reading state of one event log.
 pub struct Transcript {
     file: String,
@@ -187,8 +184,7 @@ pub struct Transcript {
     native_id: String,
     /// Event ids of events that produced no record → the record id their
     /// children should point at.
-    links: BTreeMap<String, String>,
-    link_order: VecDeque<String>,
+    links: ParentLinks,
     /// Tool call ids emitted so far.
     calls: BTreeSet<String>,
     /// Of those, the ones emitted from a `tool.execution_start` that no
@@ -215,8 +211,7 @@ impl Transcript {
         Transcript {
             file,
             native_id,
-            links: BTreeMap::new(),
-            link_order: VecDeque::new(),
+            links: ParentLinks::new(),
             calls: BTreeSet::new(),
             started: VecDeque::new(),
             unstarted: VecDeque::new(),
@@ -253,27 +248,6 @@ impl Transcript {
             "hook.start" => session::hook(self, event, span, out),
             _ => session::observation(self, kind, event, span, out),
         }
-    }
-
-    fn alias(&mut self, id: &str, target: Option<String>) {
-        let Some(target) = target else { return };
-        if target == id {
-            return;
-        }
-        if self.links.insert(id.to_string(), target).is_none() {
-            self.link_order.push_back(id.to_string());
-            if self.link_order.len() > LINKS_KEPT
-                && let Some(old) = self.link_order.pop_front()
-            {
-                self.links.remove(&old);
-            }
-        }
-    }
-
-    /// The record an event id stands for.
-    fn resolve(&self, id: Option<&str>) -> Option<String> {
-        let id = id.filter(|i| !i.is_empty())?;
-        Some(self.links.get(id).cloned().unwrap_or_else(|| id.to_string()))
     }
 
     /// The id of an event's record: its event id, else its byte location.
@@ -329,8 +303,8 @@ impl Lines for Transcript {
         };
         if let Some(id) = event.id.as_deref() {
             // An event that produced no record: its children follow its parent.
-            let target = emitted.or_else(|| self.resolve(event.parent_id.as_deref()));
-            self.alias(id, target);
+            let target = emitted.or_else(|| self.links.resolve(event.parent_id.as_deref()));
+            self.links.alias(id, target);
         }
     }
     /// End of the log: usage records no message claimed.
@@ -341,6 +315,5 @@ impl Lines for Transcript {
     }
 }
 
-use trajhost_codec_sdk::records::Lines;
 pub use trajhost_codec_sdk::records::{Out, Span};
 pub use trajhost_codec_sdk::text::type_name;
