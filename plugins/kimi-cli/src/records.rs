@@ -12,7 +12,7 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::records::location_id;
 
 use crate::dedup::Dedup;
@@ -133,9 +133,7 @@ impl Transcript {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "context line", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "context line", &self.file);
                 return;
             }
         };

@@ -12,7 +12,7 @@ use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Record, SourceSpan};
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::known::Handling;
 pub use trajhost_codec_sdk::records::Out;
 use trajhost_codec_sdk::records::{Lines, location_id};
@@ -161,9 +161,7 @@ impl Lines for Journal {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "wire line", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "wire line", &self.file);
                 return;
             }
         };

@@ -9,7 +9,7 @@ use trajhost_codec_sdk::canonical::{Meta, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{self, BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
@@ -67,9 +67,7 @@ impl Steps for Reader {
                     return Ok(true);
                 }
                 let Some(entry) = Entry::parse(line.bytes) else {
-                    let bad = BadLine::of(&line);
-                    let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                    self.diags.add(bad.code(), severity, "transcript line", Some(&self.file), Some(line.offset));
+                    report_bad_line(&mut self.diags, &line, "transcript line", &self.file);
                     return Ok(true);
                 };
                 let (offset, len) = (line.offset, line.len);

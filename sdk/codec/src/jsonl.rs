@@ -52,6 +52,13 @@ impl BadLine {
     }
 }
 
+/// Reports a line of `file` that is not the JSON expected (`what`): a torn
+/// tail is a warning, any other an error, at the line's offset.
+pub fn report_bad_line(diags: &mut crate::diag::Diagnostics, line: &Line<'_>, what: &str, file: &str) {
+    let bad = BadLine::of(line);
+    diags.add(bad.code(), bad.severity(), what, Some(file), Some(line.offset));
+}
+
 /// Streams the lines of one file.
 pub struct JsonLines {
     file: File,

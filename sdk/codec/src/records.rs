@@ -2,7 +2,7 @@
 
 use crate::canonical::{Body, Meta, Record, SourceSpan};
 use crate::diag::Diagnostics;
-use crate::jsonl::{BadLine, JsonLines, Line};
+use crate::jsonl::{JsonLines, Line};
 use crate::known::{Handling, UNMAPPED_RECORD_TYPE};
 use crate::{Batch, CodecError, Diagnostic, ReadOptions, Severity};
 
@@ -116,9 +116,7 @@ impl Out<'_> {
     /// A line that is not JSON: a torn last line (still being written) is a
     /// warning, any other an error.
     pub fn bad_line(&mut self, line: &Line<'_>, what: &str, file: &str) {
-        let bad = BadLine::of(line);
-        let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-        self.diags.add(bad.code(), severity, what, Some(file), Some(line.offset));
+        crate::jsonl::report_bad_line(self.diags, line, what, file);
     }
 
     /// A record kind left out: `unmapped-record-type` when the codec knows

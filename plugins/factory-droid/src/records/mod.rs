@@ -10,7 +10,7 @@ mod meta;
 
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::records::{Lines, ParentLinks, location_id};
 
 use crate::native::{self, Entry};
@@ -80,9 +80,7 @@ impl Lines for Transcript {
         let entry = match native::parse(line.bytes) {
             Ok(entry) => entry,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "json", &self.file);
                 return;
             }
         };

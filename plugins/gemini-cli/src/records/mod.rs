@@ -20,7 +20,7 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
 use crate::layout::SessionPaths;
@@ -136,9 +136,7 @@ impl Transcript {
         let parsed = match native::parse(line.bytes) {
             Ok(parsed) => parsed,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "json", &self.file);
                 return;
             }
         };

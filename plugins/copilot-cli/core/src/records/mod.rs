@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan, Usage};
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::records::{Lines, ParentLinks, location_id};
 
 use crate::native::{self, Event};
@@ -274,9 +274,7 @@ impl Lines for Transcript {
         let event = match native::parse(line.bytes) {
             Ok(event) => event,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "json", &self.file);
                 return;
             }
         };
