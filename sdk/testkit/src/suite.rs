@@ -108,6 +108,11 @@ pub fn type_member(line: &Value) -> Vec<String> {
     vec![line["type"].as_str().unwrap_or("(no type)").to_string()]
 }
 
+/// The `role` member of a raw message.
+pub fn role_member(message: &Value) -> Vec<String> {
+    vec![message["role"].as_str().unwrap_or("(no role)").to_string()]
+}
+
 // ------------------------------------------------------------------ the table
 
 /// A part of the table that runs, or says why it is skipped (the reason is
