@@ -5,9 +5,11 @@
 //! here.
 //!
 //! Module map: [`install`] (what both `prepare`s check: the target choice,
-//! the artifacts, the resume command), [`message`] (`ToolCallRecord`, thoughts, `TokensSummary`,
+//! the artifacts, the resume command), [`project`] (a project directory's
+//! working directory), [`message`] (`ToolCallRecord`, thoughts, `TokensSummary`,
 //! and their mapping).
 
 pub mod install;
 pub mod message;
+pub mod project;
 pub mod written;
