@@ -46,7 +46,7 @@
 //! `trajhost_codec_sdk::read_all::<OpenCode>(Dir::native(home), locator, options, sink)`.
 
 pub mod discover;
-pub mod ids;
+pub use trajhost_opencode_core::ids;
 pub mod layout;
 pub mod prepare;
 pub mod read;
