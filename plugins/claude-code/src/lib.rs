@@ -34,11 +34,7 @@ pub mod sniff;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES};
 pub use time::{parse_rfc3339, rfc3339_utc};
@@ -59,51 +55,19 @@ impl Codec for ClaudeCode {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`version` field of user/assistant records".into(),
-            reads: vec!["claude-code-jsonl".into()],
-            writes: vec!["claude-code-jsonl".into()],
-            session_globs: layout::PROJECT_ROOTS
-                .iter()
-                .map(|root| root.to_string())
-                .chain([format!("{}*/projects", layout::SIBLING_PREFIX)])
-                .flat_map(|root| [format!("{root}/*/*.jsonl"), format!("{root}/*/*/subagents/agent-*.jsonl")])
-                .collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`version` field of user/assistant records")
+            .reads_and_writes("claude-code-jsonl")
+            .globs(
+                layout::PROJECT_ROOTS
+                    .iter()
+                    .map(|root| root.to_string())
+                    .chain([format!("{}*/projects", layout::SIBLING_PREFIX)])
+                    .flat_map(|root| [format!("{root}/*/*.jsonl"), format!("{root}/*/*/subagents/agent-*.jsonl")]),
+            )
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        write::TranscriptWriter::start(options)
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
+    trajhost_codec_sdk::module_methods! {
+        discover, inspect, read, sniff, write = write::TranscriptWriter::start, prepare
     }
 }
 

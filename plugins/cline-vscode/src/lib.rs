@@ -37,9 +37,7 @@ pub mod sniff;
 /// The texts Cline writes around typed text and tool output (shared with the CLI codec).
 pub use trajhost_cline_core::texts;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
 
@@ -56,33 +54,17 @@ impl Codec for ClineVscode {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "the last `environment_history[].cline_version` of task_metadata.json".into(),
-            reads: vec!["cline-vscode-task".into()],
-            writes: Vec::new(),
-            session_globs: layout::session_globs(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "the last `environment_history[].cline_version` of task_metadata.json",
+        )
+        .reads(["cline-vscode-task"])
+        .globs(layout::session_globs())
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
 }
 
 trajhost_codec_sdk::export_codec!(ClineVscode);

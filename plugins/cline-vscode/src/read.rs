@@ -15,11 +15,11 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use trajhost_cline_core::message::{self, At, Made, Transcript};
-use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
+use trajhost_codec_sdk::canonical::{Meta, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::records::location_id;
+use trajhost_codec_sdk::records::{self, location_id};
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
@@ -80,26 +80,14 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
     let modified = home.stat(&paths.api).ok().and_then(|m| m.modified_ms);
     let facts = discover::facts(&home, &paths, item, modified, &mut diags);
     let started_at = facts.started_at.clone().or_else(|| ui_times.values().min().copied().map(rfc3339_ms));
-    let meta = Record {
-        id: facts.native_id.clone(),
-        body: Body::Meta(Meta {
-            schema: SCHEMA.into(),
-            harness: HARNESS.into(),
-            native_id: facts.native_id.clone(),
-            native_version: facts.version.clone(),
-            cwd: facts.cwd.clone(),
-            title: facts.title.clone(),
-            git_branch: None,
-            started_at: started_at.clone(),
-            parent_session: None,
-            parent_call: None,
-            codec: Some(CODEC.into()),
-        }),
-        parent: None,
-        ts: started_at,
-        agent: None,
-        src: Some(SourceSpan { file: paths.api.clone(), offset: 0, len: 0 }),
+    let meta = Meta {
+        native_version: facts.version.clone(),
+        cwd: facts.cwd.clone(),
+        title: facts.title.clone(),
+        started_at,
+        ..records::meta(HARNESS, CODEC, &facts.native_id)
     };
+    let meta = records::meta_record(meta, Some(SourceSpan { file: paths.api.clone(), offset: 0, len: 0 }));
     for side in layout::STATE_FILES {
         if home.stat(&paths.file(side)).is_ok() {
             // Context-truncation and settings state: no conversation.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use trajhost_codec_cline_vscode::{ClineVscode, KNOWN_ROLES};
-use trajhost_codec_testkit::suite::Suite;
+use trajhost_codec_testkit::suite::{Suite, role_member};
 
 /// The messages of the task's API history.
 fn messages(home: &Path, locator: &str) -> Vec<Value> {
@@ -16,14 +16,10 @@ fn messages(home: &Path, locator: &str) -> Vec<Value> {
     doc.as_array().expect("an array of messages").clone()
 }
 
-fn role(message: &Value) -> Vec<String> {
-    vec![message["role"].as_str().unwrap_or("(no role)").to_string()]
-}
-
 const SUITE: Suite = Suite {
     table: include_str!("conformance.json"),
     types: KNOWN_ROLES,
-    kind_of: role,
+    kind_of: role_member,
     raw: messages,
     ..Suite::DEFAULT
 };

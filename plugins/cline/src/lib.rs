@@ -42,11 +42,7 @@ pub mod read;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
@@ -67,42 +63,12 @@ impl Codec for Cline {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`metadata.sessionHistoryOrigin.version` (sessions.db / <id>.json), else `origin.version` of <id>.messages.json".into(),
-            reads: vec!["cline-session-json".into()],
-            writes: vec!["cline-session-json".into()],
-            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`metadata.sessionHistoryOrigin.version` (sessions.db / <id>.json), else `origin.version` of <id>.messages.json")
+.reads_and_writes("cline-session-json")
+.globs(layout::SESSION_GLOBS.iter().copied())
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        prepare::prepare(artifacts, export, target, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, writer, prepare_from_export }
 }
 
 trajhost_codec_sdk::export_codec!(Cline);

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use trajhost_codec_cline::{Cline, KNOWN_ROLES};
-use trajhost_codec_testkit::suite::{Suite, apply_plan};
+use trajhost_codec_testkit::suite::{Suite, apply_plan, role_member};
 
 /// The messages of the session's document.
 fn messages(home: &Path, locator: &str) -> Vec<Value> {
@@ -16,14 +16,10 @@ fn messages(home: &Path, locator: &str) -> Vec<Value> {
     doc["messages"].as_array().expect("messages").clone()
 }
 
-fn role(message: &Value) -> Vec<String> {
-    vec![message["role"].as_str().unwrap_or("(no role)").to_string()]
-}
-
 const SUITE: Suite = Suite {
     table: include_str!("conformance.json"),
     types: KNOWN_ROLES,
-    kind_of: role,
+    kind_of: role_member,
     raw: messages,
     apply: apply_plan,
 };

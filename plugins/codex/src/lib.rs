@@ -32,11 +32,7 @@ pub mod sniff;
 pub mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use records::{Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES, KNOWN_RESPONSE_ITEM_TYPES};
 
@@ -60,47 +56,18 @@ impl Codec for Codex {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`session_meta.payload.cli_version` (rollout documents record none)".into(),
-            reads: vec![FORMAT.into(), DOCUMENT_FORMAT.into()],
-            writes: vec![FORMAT.into()],
-            session_globs: layout::session_globs(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "`session_meta.payload.cli_version` (rollout documents record none)",
+        )
+        .reads([FORMAT, DOCUMENT_FORMAT])
+        .writes([FORMAT])
+        .globs(layout::session_globs())
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        write::RolloutWriter::start(options)
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff, write = write::RolloutWriter::start, prepare }
 }
 
 trajhost_codec_sdk::export_codec!(Codex);

@@ -32,12 +32,7 @@ pub mod session;
 pub mod sniff;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
-    WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -74,49 +69,12 @@ impl Codec for ContinueCli {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "none: Continue CLI sessions record no CLI or format version".into(),
-            reads: vec![FORMAT.into()],
-            writes: vec![FORMAT.into()],
-            session_globs: vec![format!("{}/*{}", layout::SESSIONS, layout::JSON)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none: Continue CLI sessions record no CLI or format version")
+            .reads_and_writes(FORMAT)
+            .globs([format!("{}/*{}", layout::SESSIONS, layout::JSON)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so a choice is never ignored.
-        let choice = prepare::target_choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, writer, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(ContinueCli);

@@ -4,9 +4,9 @@
 //! rewrites it whole every turn); the records are then handed out in
 //! batches. Order: `meta`, then each history item's records in order.
 
-use trajhost_codec_sdk::canonical::{self, Body, Meta, Record, SourceSpan};
+use trajhost_codec_sdk::canonical::{Meta, SourceSpan};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::WholeSessionReader;
+use trajhost_codec_sdk::records::{self, WholeSessionReader};
 use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::history::Mapper;
@@ -25,26 +25,8 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
     let (native_id, named) = doc.native_id(locator);
     let index = if layout::in_store(locator) { layout::read_index(&home) } else { Vec::new() };
     let started_at = session::started_at(layout::index_entry(&index, &native_id));
-    let meta = Record {
-        id: native_id.clone(),
-        body: Body::Meta(Meta {
-            schema: canonical::SCHEMA.into(),
-            harness: HARNESS.into(),
-            native_id,
-            native_version: None,
-            cwd: doc.cwd(),
-            title: doc.title(),
-            git_branch: None,
-            started_at: started_at.clone(),
-            parent_session: None,
-            parent_call: None,
-            codec: Some(CODEC.into()),
-        }),
-        parent: None,
-        ts: started_at,
-        agent: None,
-        src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
-    };
+    let meta = Meta { cwd: doc.cwd(), title: doc.title(), started_at, ..records::meta(HARNESS, CODEC, &native_id) };
+    let meta = records::meta_record(meta, Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }));
     let mut mapper = Mapper::new(locator);
     if !named {
         mapper.diags.add(crate::discover::NO_SESSION_ID, Severity::Warning, "sessionId", Some(locator), None);

@@ -48,7 +48,7 @@ use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::parse_rfc3339;
 use trajhost_codec_sdk::writer::ids;
-use trajhost_codec_sdk::writer::{CanonicalInput, json_document};
+use trajhost_codec_sdk::writer::{CanonicalInput, json_document, main_content};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::layout::{self, INDEX, UNTITLED};
@@ -215,18 +215,8 @@ impl Writer {
     }
 
     fn record(&mut self, record: Record) {
-        if let Body::Meta(meta) = &record.body {
-            if self.meta.is_none() && self.history.is_empty() && record.agent.is_none() {
-                self.meta = Some(meta.clone());
-            } else {
-                self.not_carried("subagent-transcript");
-            }
-            return;
-        }
-        if record.agent.is_some() {
-            self.not_carried("subagent-transcript");
-            return;
-        }
+        let started = !self.history.is_empty();
+        let Some(record) = main_content(&mut self.meta, record, started, &mut self.diags) else { return };
         if self.first_ts.is_none() {
             self.first_ts = record.ts.clone();
         }

@@ -16,10 +16,7 @@
 pub mod prepare;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::Codec;
 
 pub use trajhost_copilot_cli_core::{self as core, Flavor, KNOWN_RECORD_TYPES, Layout, read};
 
@@ -57,39 +54,9 @@ impl Codec for CopilotCliFlat {
 
     const WRITES_FOR: &'static str = WRITES_FOR;
 
-    fn info() -> CodecInfo {
-        let mut info = core::info(&FLAT);
-        info.writes = vec![FORMAT.into()];
-        info
-    }
+    trajhost_copilot_cli_core::flavor_methods!(FLAT, writes: FORMAT);
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        core::discover::discover(&FLAT, home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        core::discover::inspect(&FLAT, home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(&FLAT, home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first: the host refuses a --model or --provider given to a codec that never asks.
-        let choice = trajhost_codec_sdk::target::choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { writer, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(CopilotCliFlat);

@@ -29,6 +29,7 @@ use trajhost_codec_sdk::target::TargetChoice;
 use trajhost_codec_sdk::writer::install::{ResumeCommand, exists};
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
+use crate::core::events::{self, StartLine, check_request};
 use crate::core::layout::{self, EVENTS, JSONL, SESSION_STATE};
 
 /// The CLI's configuration (`model` among its keys).
@@ -37,8 +38,6 @@ pub const CONFIG: &str = ".copilot/config.json";
 pub const SESSION_STORE: &str = ".copilot/session-store.db";
 /// The codec that writes the per-session-folder layout.
 pub const FOLDER_CODEC: &str = "copilot-cli@0.1.0";
-/// Largest configuration file read.
-const MAX_CONFIG_BYTES: u64 = 4 << 20;
 
 /// The plan for `artifacts` (what `write` made).
 pub fn prepare(
@@ -65,17 +64,7 @@ pub fn prepare(
         events = Some((id, artifact));
     }
     let (id, events) = events.ok_or_else(|| CodecError::Malformed("the export holds no Copilot session".into()))?;
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| !w.eq_ignore_ascii_case(&id)) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
-    if let Some(provider) = &choice.provider {
-        return Err(CodecError::Other(format!(
-            "provider {provider:?} cannot be set: Copilot CLI records no provider per session (it uses GitHub's, \
-             or the OpenAI environment of the shell that resumes)"
-        )));
-    }
+    check_request(&id, options, choice, "the OpenAI environment")?;
     check_store(target, &id)?;
 
     let model = choice.model.clone().filter(|m| !m.is_empty()).or_else(|| configured_model(target));
@@ -136,36 +125,10 @@ fn other_layout(what: &str) -> CodecError {
 /// The event log with `session.start` (its first line) checked and given the
 /// model; every other line stays byte for byte.
 fn with_model(events: &Artifact, id: &str, model: Option<&str>) -> Result<Vec<u8>, CodecError> {
-    let bytes = &events.bytes;
-    let end = bytes.iter().position(|b| *b == b'\n').unwrap_or(bytes.len());
-    let bad = |why: &str| CodecError::Malformed(format!("{}: {why}", events.path));
-    let mut start: StartLine =
-        serde_json::from_slice(&bytes[..end]).map_err(|_| bad("the first line is not an event"))?;
-    if start.kind != "session.start" {
-        return Err(bad("the first event is not session.start"));
-    }
-    if !start.data.session_id.as_deref().is_some_and(|s| s.eq_ignore_ascii_case(id)) {
-        return Err(bad("session.start names another session than its file"));
-    }
-    let Some(model) = model else { return Ok(bytes.clone()) };
+    let (mut start, end) = StartLine::<StartData>::first_of(events, id, "file", |d| d.session_id.as_deref())?;
+    let Some(model) = model else { return Ok(events.bytes.clone()) };
     start.data.selected_model = Some(Value::String(model.to_string()));
-    let mut out = serde_json::to_vec(&start).map_err(|e| CodecError::Other(e.to_string()))?;
-    out.extend_from_slice(&bytes[end..]);
-    Ok(out)
-}
-
-/// The `session.start` line, its envelope in Copilot's key order.
-#[derive(Deserialize, Serialize)]
-struct StartLine {
-    #[serde(rename = "type")]
-    kind: String,
-    data: StartData,
-    id: Value,
-    timestamp: Value,
-    #[serde(rename = "parentId")]
-    parent_id: Value,
-    #[serde(flatten)]
-    rest: Map<String, Value>,
+    start.replacing_first(&events.bytes, end)
 }
 
 /// `session.start.data` in 0.0.354's key order (`selectedModel` last).
@@ -189,11 +152,7 @@ struct StartData {
 
 /// `model` of the target's `~/.copilot/config.json` (which may hold `//` comments).
 pub fn configured_model(target: &Dir) -> Option<String> {
-    let bytes = target.read_to_end(CONFIG, MAX_CONFIG_BYTES).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    let json: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-    let value: Value = serde_json::from_str(&json).ok()?;
-    value.get("model").and_then(Value::as_str).map(str::trim).filter(|m| !m.is_empty()).map(str::to_string)
+    events::configured_model(target, &[CONFIG])
 }
 
 /// `cd <cwd> && HOME=<home> copilot [--model M] --resume <id>`.

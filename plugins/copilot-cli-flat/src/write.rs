@@ -60,24 +60,18 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
-use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
 use crate::core::HARNESS;
-use crate::core::events::{EventLog, derived_uuid};
+use crate::core::events::{
+    EPOCH, EventLog, ToolStart, assistant_or_placeholder, message_id_or_placeholder, session_id,
+};
+pub use crate::core::events::{EVENTS_SCHEMA, NO_RESULT, PRODUCER};
 use crate::core::layout::{self, JSONL, SESSION_STATE};
 use trajhost_codec_sdk::writer::OpenCalls;
 
 /// The Copilot CLI version the log claims: the one it was checked against.
 pub const CLI_VERSION: &str = "0.0.354";
-/// `session.start.data.version`: the events schema.
-pub const EVENTS_SCHEMA: u64 = 1;
-/// `session.start.data.producer`.
-pub const PRODUCER: &str = "copilot-agent";
-/// The time of an event when the source has none.
-const EPOCH: &str = "1970-01-01T00:00:00.000Z";
-/// What a synthesized result says.
-pub const NO_RESULT: &str = "The tool call was interrupted: no result was recorded.";
 /// `tool.execution_complete.data.error.code` of a failed call, as 0.0.354
 /// writes it (the runtime's `resultType`).
 const FAILURE: &str = "failure";
@@ -132,15 +126,7 @@ impl Writer {
     /// Opens the session: its id, and the `session.start` line.
     fn open(&mut self, seed_line: &str, meta: Option<&Meta>, first_ts: Option<&str>) -> Result<(), CodecError> {
         let seed = sha256(seed_line.as_bytes());
-        let id = match self.options.native_id.as_deref() {
-            Some(id) if is_uuid(id) => id.to_ascii_lowercase(),
-            Some(id) => {
-                return Err(CodecError::Other(format!(
-                    "write-options.native-id {id:?} is not a UUID (Copilot CLI names sessions by UUID)"
-                )));
-            }
-            None => derived_uuid(&seed, "session", 0),
-        };
+        let id = session_id(&self.options, &seed)?;
         let start = meta.and_then(|m| copilot_time(m.started_at.as_deref())).or_else(|| copilot_time(first_ts));
         let start = start.unwrap_or_else(|| {
             self.diags.add("no-timestamp", Severity::Warning, "startTime", None, None);
@@ -283,13 +269,7 @@ impl Session {
         let Some(p) = self.pending.take() else { return Ok(()) };
         // Calls still open before another message: answer them first.
         self.close_calls(diags)?;
-        let assistant = match p.assistant {
-            Some(a) => a,
-            None => {
-                diags.add("placeholder", Severity::Info, "assistant.message", None, None);
-                Assistant::default()
-            }
-        };
+        let assistant = assistant_or_placeholder(p.assistant, diags);
         if assistant.stop_reason.is_some() {
             not_carried(diags, "stop-reason");
         }
@@ -299,13 +279,7 @@ impl Session {
         if assistant.model.as_deref().is_some_and(|m| !m.is_empty()) {
             not_carried(diags, "model");
         }
-        let message_id = match assistant.message_id.clone().filter(|m| !m.is_empty()) {
-            Some(m) => m,
-            None => {
-                diags.add("placeholder", Severity::Info, "messageId", None, None);
-                self.log.derived("message")
-            }
-        };
+        let message_id = message_id_or_placeholder(&assistant, &self.log, diags);
         let data = AssistantMessage {
             message_id: &message_id,
             content: &assistant.text,
@@ -384,14 +358,6 @@ struct AssistantMessage<'a> {
 struct ToolRequest<'a> {
     tool_call_id: &'a str,
     name: &'a str,
-    arguments: &'a Value,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ToolStart<'a> {
-    tool_call_id: &'a str,
-    tool_name: &'a str,
     arguments: &'a Value,
 }
 

@@ -4,6 +4,10 @@
 //! real sessions: the events Copilot CLI 0.0.354 loads. The conformance
 //! suite (tests/conformance.rs) runs over the real 0.0.354 sessions.
 
+#[path = "../../copilot-cli/tests/support/mod.rs"]
+mod support;
+
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -66,47 +70,29 @@ fn the_range_is_the_session_directory_codecs() {
 
 // ---------------------------------------------------------------- write, prepare
 
-use std::collections::BTreeSet;
-
 use serde_json::Value;
 use trajhost_codec_copilot_cli_flat::WRITES_FOR;
 use trajhost_codec_copilot_cli_flat::write::{CLI_VERSION, NO_RESULT};
+use trajhost_codec_sdk::WriteOptions;
 use trajhost_codec_sdk::canonical::Record;
 use trajhost_codec_sdk::target::{self, TargetChoice};
-use trajhost_codec_sdk::{Operation, WriteOptions};
 use trajhost_codec_testkit::Read;
 
-const STATE: &str = ".copilot/session-state";
+use support::*;
+
+/// The codec `support` writes and prepares with.
+type Tested = CopilotCliFlat;
 
 fn write_options() -> WriteOptions {
     WriteOptions { cwd: None, native_id: None, home_path: None }
-}
-
-fn write_doc(doc: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
-    trajhost_codec_sdk::write_document::<CopilotCliFlat>(doc, options).unwrap()
 }
 
 fn doc_of(values: &[Value]) -> String {
     values.iter().map(|v| v.to_string() + "\n").collect()
 }
 
-/// Installs written artifacts under a fresh home, returns it.
-fn install(written: &trajhost_codec_sdk::WrittenFiles) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = dir.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &artifact.bytes).unwrap();
-    }
-    dir
-}
-
 fn read(home: &Path, locator: &str) -> Read {
     kit::conformance::<CopilotCliFlat>(home, locator, Spans::Lines)
-}
-
-fn codes(diags: &[trajhost_codec_sdk::Diagnostic]) -> Vec<(String, String)> {
-    diags.iter().map(|d| (d.code.clone(), d.detail.clone())).collect()
 }
 
 /// What Copilot CLI 0.0.354's loader requires of every line (its bundled
@@ -126,14 +112,8 @@ fn check_events(bytes: &[u8]) -> Vec<Value> {
     for line in text.lines() {
         assert_eq!(keys_in_order(line), ["type", "data", "id", "timestamp", "parentId"], "{line}");
     }
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let mut previous: Option<String> = None;
-    let mut ids = BTreeSet::new();
+    let lines = chained_events(bytes);
     for line in &lines {
-        let id = line["id"].as_str().unwrap().to_string();
-        assert!(trajhost_codec_sdk::paths::is_uuid(&id), "{line}");
-        assert!(ids.insert(id.clone()), "duplicate id {id}");
-        assert_eq!(line["parentId"].as_str().map(str::to_string), previous, "{line}");
         let ts = line["timestamp"].as_str().unwrap();
         assert!(ts.len() == 24 && ts.ends_with('Z') && ts.as_bytes()[19] == b'.', "{line}");
         let kind = line["type"].as_str().unwrap();
@@ -163,9 +143,7 @@ fn check_events(bytes: &[u8]) -> Vec<Value> {
             "abort" => assert!(line["data"]["reason"].is_string(), "{line}"),
             _ => {}
         }
-        previous = Some(id);
     }
-    assert_eq!(lines[0]["type"], "session.start");
     lines
 }
 
@@ -428,24 +406,6 @@ fn write_streams_the_event_log() {
     }
     let whole = write_doc(&doc, write_options());
     assert_eq!(bytes, whole.artifacts[0].bytes, "streamed in pieces = written at once");
-}
-
-fn prepare(
-    written: &trajhost_codec_sdk::WrittenFiles,
-    target: &Path,
-    options: WriteOptions,
-) -> Result<trajhost_codec_sdk::Plan, trajhost_codec_sdk::CodecError> {
-    trajhost_codec_sdk::prepare_artifacts::<CopilotCliFlat>(written.artifacts.clone(), &Dir::native(target), options)
-}
-
-fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(file) = op else { panic!("only create-file: {op:?}") };
-        let path = home.join(&file.path);
-        assert!(!path.exists(), "{}", file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &file.bytes).unwrap();
-    }
 }
 
 fn lab_session() -> trajhost_codec_sdk::WrittenFiles {

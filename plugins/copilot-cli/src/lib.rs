@@ -14,10 +14,7 @@
 pub mod prepare;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::Codec;
 
 pub use trajhost_copilot_cli_core::{
     self as core, Flavor, HARNESS, Handling, KNOWN_RECORD_TYPES, Layout, discover, head, layout, native, read, records,
@@ -50,39 +47,9 @@ impl Codec for CopilotCli {
     /// writes for `>=0.0.1, <0.0.380`): the two writers do not overlap.
     const WRITES_FOR: &'static str = ">=0.0.380, <2.0.0";
 
-    fn info() -> CodecInfo {
-        let mut info = core::info(&DIRS);
-        info.writes = vec![FORMAT.into()];
-        info
-    }
+    trajhost_copilot_cli_core::flavor_methods!(DIRS, writes: FORMAT);
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(&DIRS, home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(&DIRS, home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(&DIRS, home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first: the host refuses a --model or --provider given to a codec that never asks.
-        let choice = trajhost_codec_sdk::target::choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { writer, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(CopilotCli);

@@ -31,6 +31,7 @@ use trajhost_codec_sdk::target::TargetChoice;
 use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
 
+use crate::core::events::{self, StartLine, check_request};
 use crate::core::layout::{EVENTS, SESSION_STATE, WORKSPACE};
 use crate::write::{self, yaml_scalar};
 
@@ -38,8 +39,6 @@ use crate::write::{self, yaml_scalar};
 pub const SETTINGS: &str = ".copilot/settings.json";
 /// The older configuration file, which also held `model`.
 pub const CONFIG: &str = ".copilot/config.json";
-/// Largest settings file read.
-const MAX_SETTINGS_BYTES: u64 = 4 << 20;
 
 /// The plan for `artifacts` (what `write` made).
 pub fn prepare(
@@ -74,17 +73,7 @@ pub fn prepare(
     }
     let id = id.ok_or_else(|| CodecError::Malformed("the export holds no Copilot session".into()))?;
     let events = events.ok_or_else(|| CodecError::Malformed(format!("the export has no {EVENTS} for {id}")))?;
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| !w.eq_ignore_ascii_case(&id)) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
-    if let Some(provider) = &choice.provider {
-        return Err(CodecError::Other(format!(
-            "provider {provider:?} cannot be set: Copilot CLI records no provider per session (it uses GitHub's, \
-             or the COPILOT_PROVIDER_* environment of the shell that resumes)"
-        )));
-    }
+    check_request(&id, options, choice, "the COPILOT_PROVIDER_* environment")?;
 
     let dir = write::session_dir(&id);
     match target.stat(&dir) {
@@ -122,21 +111,11 @@ fn with_start(
     model: Option<&str>,
     cwd: Option<&str>,
 ) -> Result<(Vec<u8>, Option<String>), CodecError> {
-    let bytes = &events.bytes;
-    let end = bytes.iter().position(|b| *b == b'\n').unwrap_or(bytes.len());
-    let bad = |why: &str| CodecError::Malformed(format!("{}: {why}", events.path));
-    let mut start: StartLine =
-        serde_json::from_slice(&bytes[..end]).map_err(|_| bad("the first line is not an event"))?;
-    if start.kind != "session.start" {
-        return Err(bad("the first event is not session.start"));
-    }
+    let (mut start, end) = StartLine::<StartData>::first_of(events, id, "directory", |d| d.session_id.as_deref())?;
     let data = &mut start.data;
-    if !data.session_id.as_deref().is_some_and(|s| s.eq_ignore_ascii_case(id)) {
-        return Err(bad("session.start names another session than its directory"));
-    }
     let cwd_of = |data: &StartData| data.context.get("cwd").and_then(Value::as_str).map(str::to_string);
     if model.is_none() && cwd.is_none() {
-        return Ok((bytes.clone(), cwd_of(data)));
+        return Ok((events.bytes.clone(), cwd_of(data)));
     }
     if let Some(model) = model {
         data.selected_model = Some(Value::String(model.to_string()));
@@ -145,23 +124,7 @@ fn with_start(
         data.context.insert("cwd".into(), Value::String(cwd.to_string()));
     }
     let written = cwd_of(data);
-    let mut out = serde_json::to_vec(&start).map_err(|e| CodecError::Other(e.to_string()))?;
-    out.extend_from_slice(&bytes[end..]);
-    Ok((out, written))
-}
-
-/// The `session.start` line, its envelope in Copilot's key order.
-#[derive(Deserialize, Serialize)]
-struct StartLine {
-    #[serde(rename = "type")]
-    kind: String,
-    data: StartData,
-    id: Value,
-    timestamp: Value,
-    #[serde(rename = "parentId")]
-    parent_id: Value,
-    #[serde(flatten)]
-    rest: Map<String, Value>,
+    Ok((start.replacing_first(&events.bytes, end)?, written))
 }
 
 /// `session.start.data`, the keys `prepare` sets in Copilot's order.
@@ -203,15 +166,9 @@ fn with_workspace_cwd(bytes: &[u8], cwd: &str) -> Vec<u8> {
 }
 
 /// The model the target's Copilot is configured with: `model` of its
-/// settings, else of its older config file. Both may hold `//` comments.
+/// settings, else of its older config file.
 pub fn configured_model(target: &Dir) -> Option<String> {
-    [SETTINGS, CONFIG].iter().find_map(|path| {
-        let bytes = target.read_to_end(path, MAX_SETTINGS_BYTES).ok()?;
-        let text = String::from_utf8_lossy(&bytes);
-        let json: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-        let value: Value = serde_json::from_str(&json).ok()?;
-        value.get("model").and_then(Value::as_str).map(str::trim).filter(|m| !m.is_empty()).map(str::to_string)
-    })
+    events::configured_model(target, &[SETTINGS, CONFIG])
 }
 
 /// `cd <cwd> && HOME=<home> copilot [--model M] --resume=<id>`.

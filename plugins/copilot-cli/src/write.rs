@@ -63,7 +63,10 @@ use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 
-use crate::core::events::{EventLog, derived_uuid};
+use crate::core::events::{
+    EPOCH, EventLog, NO_RESULT, ToolStart, assistant_or_placeholder, message_id_or_placeholder, session_id,
+};
+pub use crate::core::events::{EVENTS_SCHEMA, PRODUCER};
 use crate::core::layout::{self, EVENTS, SESSION_STATE, WORKSPACE};
 use crate::core::{HARNESS, head::title_of};
 use trajhost_codec_sdk::writer::OpenCalls;
@@ -77,14 +80,6 @@ fn copilot_time(ts: &str) -> String {
 
 /// The Copilot CLI version the log claims: the one it was checked against.
 pub const CLI_VERSION: &str = "1.0.102";
-/// `session.start.data.version`: the events schema.
-pub const EVENTS_SCHEMA: u64 = 1;
-/// `session.start.data.producer`.
-pub const PRODUCER: &str = "copilot-agent";
-/// The time of an event when the source has none.
-const EPOCH: &str = "1970-01-01T00:00:00.000Z";
-/// What a synthesized result says.
-const NO_RESULT: &str = "The tool call was interrupted: no result was recorded.";
 
 /// `.copilot/session-state/<id>`.
 pub fn session_dir(id: &str) -> String {
@@ -147,15 +142,7 @@ impl Writer {
     /// Opens the session: its id, and the `session.start` line.
     fn open(&mut self, seed_line: &str, first_ts: Option<&str>) -> Result<(), CodecError> {
         let seed = sha256(seed_line.as_bytes());
-        let id = match self.options.native_id.as_deref() {
-            Some(id) if is_uuid(id) => id.to_ascii_lowercase(),
-            Some(id) => {
-                return Err(CodecError::Other(format!(
-                    "write-options.native-id {id:?} is not a UUID (Copilot CLI names sessions by UUID)"
-                )));
-            }
-            None => derived_uuid(&seed, "session", 0),
-        };
+        let id = session_id(&self.options, &seed)?;
         let meta = self.meta.clone().unwrap_or_default();
         let start = meta.started_at.as_deref().filter(|s| !s.is_empty()).or(first_ts).map(copilot_time);
         let start = start.unwrap_or_else(|| {
@@ -377,23 +364,11 @@ impl Session {
         let Some(p) = self.pending.take() else { return Ok(()) };
         // Calls still open before another message: answer them first.
         self.close_calls(diags)?;
-        let assistant = match p.assistant {
-            Some(a) => a,
-            None => {
-                diags.add("placeholder", Severity::Info, "assistant.message", None, None);
-                Assistant::default()
-            }
-        };
+        let assistant = assistant_or_placeholder(p.assistant, diags);
         if assistant.stop_reason.is_some() {
             Writer::not_carried(diags, "stop-reason");
         }
-        let message_id = match assistant.message_id.clone().filter(|m| !m.is_empty()) {
-            Some(m) => m,
-            None => {
-                diags.add("placeholder", Severity::Info, "messageId", None, None);
-                self.log.derived("message")
-            }
-        };
+        let message_id = message_id_or_placeholder(&assistant, &self.log, diags);
         let mut output_tokens = None;
         let mut api_call_id = None;
         if let Some(usage) = &assistant.usage {
@@ -564,14 +539,6 @@ struct CallUsage<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     cache_write_tokens: Option<u64>,
     api_call_id: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ToolStart<'a> {
-    tool_call_id: &'a str,
-    tool_name: &'a str,
-    arguments: &'a Value,
 }
 
 #[derive(Serialize)]

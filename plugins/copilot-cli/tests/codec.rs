@@ -3,6 +3,8 @@
 //! events. What every codec must do is the testkit's suite, in
 //! tests/conformance.rs.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +18,11 @@ use trajhost_codec_testkit::{
     self as kit, Read, Spans, assistants, observations, raw_lines, tool_calls, tool_results, users,
 };
 
-const STATE: &str = ".copilot/session-state";
+use support::*;
+
+/// The codec `support` writes and prepares with.
+type Tested = CopilotCli;
+
 const CWD: &str = "/home/user/project";
 
 /// The lab fixtures, as tests/conformance.json names them.
@@ -463,53 +469,25 @@ fn a_prompt_hook_is_an_observation_that_carries_the_prompt() {
 
 // ---------------------------------------------------------------- write, prepare
 
+use trajhost_codec_sdk::WriteOptions;
 use trajhost_codec_sdk::target::{self, TargetChoice};
-use trajhost_codec_sdk::{Operation, WriteOptions};
 
 fn write_options(cwd: Option<&str>) -> WriteOptions {
     WriteOptions { cwd: cwd.map(str::to_string), native_id: None, home_path: None }
 }
 
-fn write_doc(doc: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
-    trajhost_codec_sdk::write_document::<CopilotCli>(doc, options).unwrap()
-}
-
-/// Installs written artifacts under a fresh home, returns it.
-fn install(written: &trajhost_codec_sdk::WrittenFiles) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = dir.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &artifact.bytes).unwrap();
-    }
-    dir
-}
-
-fn codes(diags: &[trajhost_codec_sdk::Diagnostic]) -> Vec<(String, String)> {
-    diags.iter().map(|d| (d.code.clone(), d.detail.clone())).collect()
-}
-
 /// What Copilot's own loader requires of every line (lab, 1.0.102): UUID
 /// ids chained by `parentId`, `messageId` and `success` where required.
 fn check_events(bytes: &[u8]) -> Vec<Value> {
-    let lines: Vec<Value> =
-        std::str::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let mut previous: Option<String> = None;
-    let mut ids = BTreeSet::new();
+    let lines = chained_events(bytes);
     for line in &lines {
-        let id = line["id"].as_str().unwrap().to_string();
-        assert!(trajhost_codec_sdk::paths::is_uuid(&id), "{line}");
-        assert!(ids.insert(id.clone()), "duplicate id {id}");
-        assert_eq!(line["parentId"].as_str().map(str::to_string), previous, "{line}");
         assert!(line["timestamp"].is_string());
         match line["type"].as_str().unwrap() {
             "assistant.message" => assert!(line["data"]["messageId"].is_string(), "{line}"),
             "tool.execution_complete" => assert!(line["data"]["success"].is_boolean(), "{line}"),
             _ => {}
         }
-        previous = Some(id);
     }
-    assert_eq!(lines[0]["type"], "session.start");
     lines
 }
 
@@ -673,14 +651,6 @@ fn super_no_result() -> &'static str {
     "The tool call was interrupted: no result was recorded."
 }
 
-fn prepare(
-    written: &trajhost_codec_sdk::WrittenFiles,
-    target: &Path,
-    options: WriteOptions,
-) -> Result<trajhost_codec_sdk::Plan, trajhost_codec_sdk::CodecError> {
-    trajhost_codec_sdk::prepare_artifacts::<CopilotCli>(written.artifacts.clone(), &Dir::native(target), options)
-}
-
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -696,16 +666,6 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
-}
-
-fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(file) = op else { panic!("only create-file: {op:?}") };
-        let path = home.join(&file.path);
-        assert!(!path.exists(), "{}", file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &file.bytes).unwrap();
-    }
 }
 
 #[test]

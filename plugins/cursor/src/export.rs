@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 use trajhost_codec_sdk::CodecError;
+use trajhost_codec_sdk::jsonl::{WholeLine, non_blank_lines};
 
 use crate::store::{AgentMeta, Blob, MemoryStore, base64_encode, from_hex};
 
@@ -35,14 +36,7 @@ pub fn meta_line(meta: &Json) -> Vec<u8> {
 pub fn parse(bytes: &[u8], file: &str) -> Result<(MemoryStore, AgentMeta), CodecError> {
     let mut blobs = BTreeMap::new();
     let mut meta = None;
-    let mut offset = 0usize;
-    for raw in bytes.split_inclusive(|&b| b == b'\n') {
-        let at = offset;
-        offset += raw.len();
-        let line = raw.strip_suffix(b"\n").unwrap_or(raw);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    for WholeLine { offset: at, len, bytes: line } in non_blank_lines(bytes) {
         let bad = |what: &str| CodecError::Malformed(format!("{file}: line at byte {at}: {what}"));
         let v: Json = serde_json::from_slice(line).map_err(|e| bad(&format!("not JSON ({e})")))?;
         if let Some(m) = v.get("meta") {
@@ -58,7 +52,7 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<(MemoryStore, AgentMeta), Codec
         }
         let data = v.get("data").and_then(Json::as_str).ok_or_else(|| bad("no data"))?;
         let data = trajhost_codec_sdk::text::base64_decode(data).ok_or_else(|| bad("data is not base64"))?;
-        blobs.insert(id.to_ascii_lowercase(), Blob { data, offset: at as u64, len: raw.len() as u64 });
+        blobs.insert(id.to_ascii_lowercase(), Blob { data, offset: at, len });
     }
     let meta = meta.ok_or_else(|| CodecError::Malformed(format!("{file}: no meta line")))?;
     Ok((MemoryStore { blobs, file: file.to_string() }, meta))

@@ -30,11 +30,8 @@ pub mod transcript;
 pub mod wire;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, ReadOptions, SessionWriter, WriteOptions};
 
 /// The harness id.
 pub const HARNESS: &str = "cursor";
@@ -53,38 +50,27 @@ impl Codec for Cursor {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "none: the AgentKv store records no CLI version".into(),
-            reads: vec!["cursor-agentkv".into(), "cursor-agent-transcripts".into(), "cursor-agentkv-export".into()],
-            writes: vec!["cursor-agentkv-export".into()],
-            session_globs: discover::CONFIG_ROOTS
-                .iter()
-                .flat_map(|root| {
-                    [
-                        format!("{root}/chats/*/*/store.db"),
-                        format!("{root}/chats/*/*/{}", export::FILE_NAME),
-                        format!("{root}/acp-sessions/*/store.db"),
-                    ]
-                })
-                .chain([
-                    ".cursor/projects/*/agent-transcripts/*.jsonl".into(),
-                    ".cursor/projects/*/agent-transcripts/*/*.jsonl".into(),
-                ])
-                .collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none: the AgentKv store records no CLI version")
+            .reads(["cursor-agentkv", "cursor-agent-transcripts", "cursor-agentkv-export"])
+            .writes(["cursor-agentkv-export"])
+            .globs(
+                discover::CONFIG_ROOTS
+                    .iter()
+                    .flat_map(|root| {
+                        [
+                            format!("{root}/chats/*/*/store.db"),
+                            format!("{root}/chats/*/*/{}", export::FILE_NAME),
+                            format!("{root}/acp-sessions/*/store.db"),
+                        ]
+                    })
+                    .chain([
+                        ".cursor/projects/*/agent-transcripts/*.jsonl".into(),
+                        ".cursor/projects/*/agent-transcripts/*/*.jsonl".into(),
+                    ]),
+            )
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, sniff = transcript::sniff, prepare }
 
     fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
         if locator.ends_with(".jsonl") && !locator.ends_with(export::FILE_NAME) {
@@ -94,22 +80,8 @@ impl Codec for Cursor {
         Ok(read::Reader::Store(Box::new(read::StoreReader::open(&home, locator, &options)?)))
     }
 
-    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
-        transcript::sniff(path, head)
-    }
-
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(Box::new(write::Writer::new(options)?))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
     }
 }
 

@@ -15,6 +15,7 @@
 
 use serde_json::{Value as Json, json};
 use trajhost_codec_sdk::CodecError;
+use trajhost_codec_sdk::jsonl::{WholeLine, non_blank_lines};
 
 use crate::messages::Entry;
 
@@ -83,14 +84,7 @@ impl Export {
 pub fn parse(bytes: &[u8], file: &str) -> Result<Export, CodecError> {
     let mut messages = Vec::new();
     let mut thread = None;
-    let mut offset = 0usize;
-    for raw in bytes.split_inclusive(|&b| b == b'\n') {
-        let at = offset;
-        offset += raw.len();
-        let line = raw.strip_suffix(b"\n").unwrap_or(raw);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    for WholeLine { offset: at, bytes: line, .. } in non_blank_lines(bytes) {
         let bad = |what: &str| CodecError::Malformed(format!("{file}: line at byte {at}: {what}"));
         let v: Json = serde_json::from_slice(line).map_err(|e| bad(&format!("not JSON ({e})")))?;
         if let Some(t) = v.get("thread") {
@@ -99,13 +93,13 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<Export, CodecError> {
             }
             let text =
                 |k: &str| t.get(k).and_then(Json::as_str).map(str::to_string).ok_or_else(|| bad(&format!("no {k}")));
-            thread = Some((text("thread_id")?, text("checkpoint_id")?, t.get("metadata").cloned(), at as u64));
+            thread = Some((text("thread_id")?, text("checkpoint_id")?, t.get("metadata").cloned(), at));
             continue;
         }
         let m = v.get("message").ok_or_else(|| bad("neither a message nor the thread line"))?;
         let text = |k: &str| m.get(k).and_then(Json::as_str).map(str::to_string).ok_or_else(|| bad(&format!("no {k}")));
         let fields = m.get("fields").filter(|f| f.is_object()).cloned().ok_or_else(|| bad("no fields object"))?;
-        messages.push(Message { module: text("module")?, class: text("class")?, fields, offset: at as u64 });
+        messages.push(Message { module: text("module")?, class: text("class")?, fields, offset: at });
     }
     let (thread_id, checkpoint_id, metadata, thread_offset) =
         thread.ok_or_else(|| CodecError::Malformed(format!("{file}: no thread line")))?;

@@ -50,11 +50,7 @@ pub mod threads;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WriteOptions};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_MESSAGE_TYPES};
 pub use time::{rfc3339_utc, uuid6_ms};
@@ -77,45 +73,23 @@ impl Codec for DeepAgents {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`lc_versions.deepagents-code` of the latest checkpoint's metadata".into(),
-            reads: vec!["langgraph-sqlite-checkpoints".into()],
-            writes: vec!["langgraph-sqlite-checkpoints".into()],
-            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "`lc_versions.deepagents-code` of the latest checkpoint's metadata",
+        )
+        .reads_and_writes("langgraph-sqlite-checkpoints")
+        .globs(layout::SESSION_GLOBS.iter().copied())
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        threads::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        threads::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover = threads::discover, inspect = threads::inspect, read, prepare }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         // Asked here too: a model or provider given to `convert` is applied
         // in the resume command `prepare` returns.
         let _ = trajhost_codec_sdk::target::choice();
         Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
     }
 }
 

@@ -39,11 +39,7 @@ pub mod records;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES};
 pub use time::rfc3339_utc;
@@ -66,45 +62,12 @@ impl Codec for FactoryDroid {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`version` of the `session_start` line: the session format version (2), or the CLI version string older builds wrote there".into(),
-            reads: vec!["factory-droid-jsonl".into()],
-            writes: vec!["factory-droid-jsonl".into()],
-            session_globs: vec![format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`version` of the `session_start` line: the session format version (2), or the CLI version string older builds wrote there")
+.reads_and_writes("factory-droid-jsonl")
+.globs([format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        write::Writer::start(options)
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first: the host refuses a --model given to a codec that never asks.
-        let choice = trajhost_codec_sdk::target::choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, write = write::Writer::start, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(FactoryDroid);

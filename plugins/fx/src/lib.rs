@@ -29,12 +29,8 @@ pub mod read;
 pub mod tool_results;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
-    WriteOptions,
-};
+use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, Sniffed, WriteOptions};
 
 /// The harness id.
 pub const HARNESS: &str = "fx";
@@ -53,37 +49,13 @@ impl Codec for Fx {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`schema_version` of session.json (fx records no app version)".into(),
-            reads: vec!["fx-session-json-legacy".into(), "fx-conversation-v4".into()],
-            writes: vec!["fx-session-json-legacy".into()],
-            session_globs: vec![format!("{}/*/{}", layout::SESSIONS, layout::SESSION_JSON)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`schema_version` of session.json (fx records no app version)")
+            .reads(["fx-session-json-legacy", "fx-conversation-v4"])
+            .writes(["fx-session-json-legacy"])
+            .globs([format!("{}/*/{}", layout::SESSIONS, layout::SESSION_JSON)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff = sniff, writer }
 
     fn prepare(
         artifacts: Vec<ArtifactInfo>,

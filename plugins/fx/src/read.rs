@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Record, SCHEMA, SourceSpan};
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
@@ -67,26 +67,14 @@ impl Reader {
         let whole = SourceSpan { file: locator.to_string(), offset: 0, len: bytes.len() as u64 };
         let meta = |native_id: String, cwd: Option<String>, title: Option<String>, created: Option<i64>| {
             let started_at = created.filter(|ms| *ms >= 0).map(trajhost_codec_sdk::time::rfc3339_ms);
-            Record {
-                id: native_id.clone(),
-                body: Body::Meta(Meta {
-                    schema: SCHEMA.into(),
-                    harness: HARNESS.into(),
-                    native_id,
-                    native_version: Some(Probe::version(layout)),
-                    cwd,
-                    title,
-                    git_branch: None,
-                    started_at: started_at.clone(),
-                    parent_session: None,
-                    parent_call: None,
-                    codec: Some(CODEC.into()),
-                }),
-                parent: None,
-                ts: started_at,
-                agent: None,
-                src: Some(whole.clone()),
-            }
+            let meta = Meta {
+                native_version: Some(Probe::version(layout)),
+                cwd,
+                title,
+                started_at,
+                ..records::meta(HARNESS, CODEC, &native_id)
+            };
+            records::meta_record(meta, Some(whole.clone()))
         };
         let (first, source) = match layout {
             Layout::EventLogV1 => return Err(CodecError::Unsupported(metadata::event_log_v1_unsupported(locator))),

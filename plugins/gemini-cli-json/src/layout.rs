@@ -11,15 +11,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
 use trajhost_codec_sdk::CodecError;
 use trajhost_codec_sdk::fs::Dir;
 pub use trajhost_codec_sdk::paths::join;
 
 /// Project directories, relative to the home.
 pub const TMP_ROOT: &str = ".gemini/tmp";
-/// The project registry, relative to the home.
-pub const PROJECTS_JSON: &str = ".gemini/projects.json";
+pub use trajhost_gemini_cli_core::project::PROJECTS_JSON;
 /// Sessions directory inside a project directory.
 pub const CHATS: &str = "chats";
 /// Marker file holding the project root inside a project directory.
@@ -28,9 +26,6 @@ pub const PROJECT_ROOT_FILE: &str = ".project_root";
 pub const SESSION_PREFIX: &str = "session-";
 /// Extension of the files this codec reads.
 pub const JSON: &str = ".json";
-
-/// Largest `.project_root` or `projects.json` read.
-const MAX_SMALL_FILE: u64 = 1 << 20;
 
 /// Whether a file name in `chats/` is a legacy session file.
 pub fn is_session_name(name: &str) -> bool {
@@ -62,27 +57,6 @@ pub fn check_locator(locator: &str) -> Result<(), CodecError> {
 /// The project's working directory: `.project_root`, else the registry's
 /// entry for the slug (hash directories have neither).
 pub fn project_root(home: &Dir, project_dir: &str, registry: &mut Option<BTreeMap<String, String>>) -> Option<String> {
-    if let Ok(bytes) = home.read_to_end(&join(project_dir, PROJECT_ROOT_FILE), MAX_SMALL_FILE) {
-        let text = String::from_utf8_lossy(&bytes).trim().to_string();
-        if !text.is_empty() {
-            return Some(text);
-        }
-    }
     let slug = project_dir.rsplit('/').next().unwrap_or("");
-    let registry = registry.get_or_insert_with(|| read_registry(home));
-    registry.iter().find(|(_, s)| s.as_str() == slug).map(|(root, _)| root.clone())
-}
-
-/// `projects.json`: `{"projects": {<root>: <slug>}}`.
-fn read_registry(home: &Dir) -> BTreeMap<String, String> {
-    #[derive(Deserialize, Default)]
-    struct Registry {
-        #[serde(default)]
-        projects: BTreeMap<String, String>,
-    }
-    home.read_to_end(PROJECTS_JSON, MAX_SMALL_FILE)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Registry>(&bytes).ok())
-        .unwrap_or_default()
-        .projects
+    trajhost_gemini_cli_core::project::project_root(home, project_dir, slug, registry)
 }

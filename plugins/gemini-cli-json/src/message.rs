@@ -15,7 +15,6 @@ use std::collections::BTreeSet;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
@@ -46,7 +45,7 @@ pub struct Message {
 /// The shapes inside a message and their mapping, shared with the JSONL
 /// layout.
 pub use trajhost_gemini_cli_core::message::{Thought, Tokens, ToolCall, harness_context_kind, result_id};
-use trajhost_gemini_cli_core::message::{no_result, result_text, thoughts, usage};
+use trajhost_gemini_cli_core::message::{no_result, part_calls, result_text, thoughts, usage};
 
 /// Maps the messages of one file, in order.
 pub struct Mapper {
@@ -188,26 +187,11 @@ impl Mapper {
         let mut call_ids = Vec::new();
         for (n, call) in calls.iter().enumerate() {
             let call_id = call.id.clone().filter(|c| !c.is_empty()).unwrap_or_else(|| format!("{id}#call{n}"));
-            let body = Body::ToolCall {
-                call_id: call_id.clone(),
-                name: call.name.clone().unwrap_or_default(),
-                arguments: call.args.clone().unwrap_or(Value::Null),
-            };
-            self.push(call_id.clone(), body, Some(id.clone()), ts.clone(), &span);
+            self.push(call_id.clone(), call.body(&call_id), Some(id.clone()), ts.clone(), &span);
             call_ids.push(call_id);
         }
-        for (n, part) in message.content.parts().iter().enumerate() {
-            let Some(fc) = &part.function_call else { continue };
-            let call_id = fc.id.clone().unwrap_or_else(|| format!("{id}#part{n}"));
-            if call_ids.contains(&call_id) {
-                continue;
-            }
-            let body = Body::ToolCall {
-                call_id: call_id.clone(),
-                name: fc.name.clone().unwrap_or_default(),
-                arguments: fc.args.clone().unwrap_or(Value::Null),
-            };
-            self.push(call_id.clone(), body, Some(id.clone()), ts.clone(), &span);
+        for (call_id, body) in part_calls(&message.content, &id, &call_ids) {
+            self.push(call_id, body, Some(id.clone()), ts.clone(), &span);
         }
         for (call, call_id) in calls.iter().zip(&call_ids) {
             if no_result(&call.result) {

@@ -39,22 +39,19 @@ use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::paths::{is_uuid, plain_name};
-use trajhost_codec_sdk::writer::install::ResumeCommand;
-use trajhost_codec_sdk::writer::install::{self, list};
+use trajhost_codec_sdk::writer::install::list;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
+pub use trajhost_gemini_cli_core::install::{PROVIDERS, resume_command};
+use trajhost_gemini_cli_core::install::{check_choice, check_session_id, session_and_marker, session_cwd};
 
 use crate::conversation::Document;
 use crate::layout::{self, CHATS, JSON, PROJECT_ROOT_FILE, PROJECTS_JSON, SESSION_PREFIX, TMP_ROOT};
-use crate::write::{normalize_cwd, project_hash};
+use crate::write::project_hash;
 
-/// Providers Gemini CLI can honour: the Gemini API is the only one.
-pub const PROVIDERS: &[&str] = &["google", "gemini"];
 /// The codec that writes Gemini CLI's JSONL layout (0.39 and later).
 pub const JSONL_CODEC: &str = "gemini-cli@0.1.0";
 /// Extension of the JSONL layout's session files.
 const JSONL: &str = ".jsonl";
-/// Largest artifact accepted.
-const MAX_ARTIFACT_BYTES: usize = 512 << 20;
 /// Largest registry read.
 const MAX_SMALL_FILE: u64 = 4 << 20;
 
@@ -69,36 +66,9 @@ pub fn prepare(
     options: &WriteOptions,
     choice: &Choice,
 ) -> Result<Plan, CodecError> {
-    if let Some(model) = &choice.model {
-        check_model(model)?;
-    }
-    if let Some(provider) = &choice.provider
-        && !PROVIDERS.iter().any(|p| p.eq_ignore_ascii_case(provider))
-    {
-        return Err(CodecError::Other(format!(
-            "provider {provider:?} cannot be used by Gemini CLI: it talks only to Google's Gemini API (its \
-             authentication is chosen in ~/.gemini/settings.json, not per session); leave --provider out or give \
-             `google`"
-        )));
-    }
-    let mut session = None;
-    let mut marker = None;
-    for artifact in artifacts {
-        install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
-        let name = artifact.path.rsplit('/').next().unwrap_or("");
-        if name == PROJECT_ROOT_FILE {
-            marker = Some(artifact);
-        } else if layout::is_session_name(name) && session.is_none() {
-            session = Some(artifact);
-        } else {
-            return Err(CodecError::Malformed(format!(
-                "artifact {:?} is neither a Gemini CLI session document (session-*.json) nor a .project_root",
-                artifact.path
-            )));
-        }
-    }
-    let session =
-        session.ok_or_else(|| CodecError::Malformed("the export holds no Gemini CLI session document".into()))?;
+    check_choice(choice)?;
+    let (session, marker) =
+        session_and_marker(artifacts, layout::is_session_name, "session document (session-*.json)")?;
     let file_name = session.path.rsplit('/').next().unwrap_or("").to_string();
 
     let (id, written_hash) = {
@@ -117,28 +87,9 @@ pub fn prepare(
         }
         (id, doc.project_hash.clone())
     };
+    check_session_id(&session, &id, JSON, "as Gemini CLI names its session files", options)?;
     let short: String = id.chars().take(8).collect();
-    if !file_name.ends_with(&format!("-{short}{JSON}")) {
-        return Err(CodecError::Malformed(format!(
-            "{}: the file name does not end in the session id's first 8 characters ({short}), as Gemini CLI names \
-             its session files",
-            session.path
-        )));
-    }
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
-    let written_cwd =
-        marker.as_ref().map(|m| String::from_utf8_lossy(&m.bytes).trim().to_string()).filter(|c| !c.is_empty());
-    let cwd = options.cwd.clone().filter(|c| !c.is_empty()).or(written_cwd).ok_or_else(|| {
-        CodecError::Malformed("the export names no working directory (.project_root); give one with --cwd".into())
-    })?;
-    let cwd = normalize_cwd(&cwd);
-    if !cwd.starts_with('/') {
-        return Err(CodecError::Other(format!("working directory {cwd:?} is not an absolute path")));
-    }
+    let cwd = session_cwd(options, marker.as_ref())?;
 
     // The document's projectHash follows the cwd.
     let hash = project_hash(&cwd);
@@ -177,12 +128,6 @@ fn is_conversation(raw: &str) -> bool {
 /// `"projectHash": "<hash>"`, as `JSON.stringify(…, null, 2)` writes it.
 fn project_hash_field(hash: &str) -> Vec<u8> {
     format!("\"projectHash\": {}", serde_json::to_string(hash).unwrap_or_default()).into_bytes()
-}
-
-/// A model name Gemini CLI's `-m` takes: 1–256 bytes, no surrounding
-/// space, no control characters.
-fn check_model(model: &str) -> Result<(), CodecError> {
-    install::check_model_name(model, 256, "Gemini CLI")
 }
 
 /// Fails when any project of the home keeps JSONL session files: that home
@@ -259,27 +204,12 @@ fn replace_first(haystack: &[u8], from: &[u8], to: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// `cd <cwd> && GEMINI_CLI_HOME=<home> gemini [-m M] --resume <id>`.
-pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    ResumeCommand::in_dir(Some(cwd))
-        .env("GEMINI_CLI_HOME", home.map(|h| h.trim_end_matches('/')))
-        .program("gemini")
-        .option("-m", model)
-        .arg(&format!("--resume {id}"))
-        .finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn commands_and_replacements() {
-        assert_eq!(
-            resume_command("/w p", Some("/h/"), Some("gemini-2.5-flash"), "abc"),
-            "cd '/w p' && GEMINI_CLI_HOME=/h gemini -m gemini-2.5-flash --resume abc"
-        );
-        assert_eq!(resume_command("/w", None, None, "abc"), "cd /w && gemini --resume abc");
         assert_eq!(replace_first(b"a-xx-b-xx", b"xx", b"y").unwrap(), b"a-y-b-xx");
         assert!(replace_first(b"abc", b"x", b"y").is_none());
         assert!(is_conversation(r#"{"id":"1","type":"gemini","content":""}"#));

@@ -5,9 +5,9 @@
 //! records are then handed out in batches. Order: `meta`, then each
 //! message's records in the document's order.
 
-use trajhost_codec_sdk::canonical::{self, Body, Meta, Record, SourceSpan};
+use trajhost_codec_sdk::canonical::{Meta, SourceSpan};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::WholeSessionReader;
+use trajhost_codec_sdk::records::{self, WholeSessionReader};
 use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::conversation::{self, Document};
@@ -26,26 +26,8 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
     let cwd = layout::project_dir(locator).and_then(|dir| layout::project_root(&home, &dir, &mut None));
     let (native_id, named) = doc.native_id(locator);
     let started_at = doc.started_at();
-    let meta = Record {
-        id: native_id.clone(),
-        body: Body::Meta(Meta {
-            schema: canonical::SCHEMA.into(),
-            harness: HARNESS.into(),
-            native_id,
-            native_version: None,
-            cwd,
-            title: doc.title(),
-            git_branch: None,
-            started_at: started_at.clone(),
-            parent_session: None,
-            parent_call: None,
-            codec: Some(CODEC.into()),
-        }),
-        parent: None,
-        ts: started_at,
-        agent: None,
-        src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
-    };
+    let meta = Meta { cwd, title: doc.title(), started_at, ..records::meta(HARNESS, CODEC, &native_id) };
+    let meta = records::meta_record(meta, Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }));
     let mut mapper = Mapper::new(locator);
     if !named {
         mapper.diags.add(crate::discover::NO_SESSION_ID, Severity::Warning, "sessionId", Some(locator), None);

@@ -66,7 +66,7 @@ use trajhost_codec_sdk::hash::sha256;
 use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::writer::ids::{self, UsedIds};
-use trajhost_codec_sdk::writer::{CanonicalInput, json_document};
+use trajhost_codec_sdk::writer::{CanonicalInput, json_document, main_content};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_gemini_cli_core::message::harness_context_kind;
 use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
@@ -222,18 +222,8 @@ impl Writer {
     }
 
     fn record(&mut self, record: Record) {
-        if let Body::Meta(meta) = &record.body {
-            if self.meta.is_none() && self.messages.is_empty() && record.agent.is_none() {
-                self.meta = Some(meta.clone());
-            } else {
-                self.not_carried("subagent-transcript");
-            }
-            return;
-        }
-        if record.agent.is_some() {
-            self.not_carried("subagent-transcript");
-            return;
-        }
+        let started = !self.messages.is_empty();
+        let Some(record) = main_content(&mut self.meta, record, started, &mut self.diags) else { return };
         if self.first_ts.is_none() {
             self.first_ts = record.ts.clone();
         }

@@ -8,25 +8,20 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::discovery::{self, FileProblems};
 use trajhost_codec_sdk::fs::{Dir, DirEntry, Metadata};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
 pub use trajhost_codec_sdk::errors::{fs_error, fs_kind};
+pub use trajhost_gemini_cli_core::project::project_root;
 
 use crate::head::Head;
-use crate::layout::{
-    self, CHATS, JSONL, LEGACY_JSON, PROJECT_ROOT_FILE, PROJECTS_JSON, SESSION_PREFIX, SessionPaths, TMP_ROOT,
-};
+use crate::layout::{self, CHATS, JSONL, LEGACY_JSON, SESSION_PREFIX, SessionPaths, TMP_ROOT};
 use crate::time::rfc3339_utc;
 
 /// A session file without its header line (the metadata record).
 pub const NO_SESSION_HEADER: &str = "no-session-header";
-
-/// Largest `.project_root` or `projects.json` read.
-const MAX_SMALL_FILE: u64 = 1 << 20;
 
 /// Every main session under `home`. Only each project's `chats/` is looked
 /// into (`.gemini/tmp` and its project directories hold scratch files,
@@ -84,38 +79,6 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     session_ref(home, locator, &meta, entries.as_deref(), cwd, &mut problems).ok_or_else(|| {
         CodecError::Malformed(format!("{locator}: not a Gemini CLI session: {}", problems.first_detail().unwrap_or("")))
     })
-}
-
-/// The project's working directory: `.project_root`, else the project
-/// registry's entry for this slug.
-pub fn project_root(
-    home: &Dir,
-    project_dir: &str,
-    slug: &str,
-    registry: &mut Option<BTreeMap<String, String>>,
-) -> Option<String> {
-    if let Ok(bytes) = home.read_to_end(&layout::join(project_dir, PROJECT_ROOT_FILE), MAX_SMALL_FILE) {
-        let text = String::from_utf8_lossy(&bytes).trim().to_string();
-        if !text.is_empty() {
-            return Some(text);
-        }
-    }
-    let registry = registry.get_or_insert_with(|| read_registry(home));
-    registry.iter().find(|(_, s)| s.as_str() == slug).map(|(root, _)| root.clone())
-}
-
-/// `projects.json`: `{"projects": {<root>: <slug>}}`.
-fn read_registry(home: &Dir) -> BTreeMap<String, String> {
-    #[derive(Deserialize, Default)]
-    struct Registry {
-        #[serde(default)]
-        projects: BTreeMap<String, String>,
-    }
-    home.read_to_end(PROJECTS_JSON, MAX_SMALL_FILE)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Registry>(&bytes).ok())
-        .unwrap_or_default()
-        .projects
 }
 
 fn session_ref(

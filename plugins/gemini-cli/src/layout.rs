@@ -15,8 +15,7 @@ pub use trajhost_codec_sdk::paths::{join, plain_name as plain_file_name};
 
 /// Project directories, relative to the home.
 pub const TMP_ROOT: &str = ".gemini/tmp";
-/// The project registry, relative to the home.
-pub const PROJECTS_JSON: &str = ".gemini/projects.json";
+pub use trajhost_gemini_cli_core::project::PROJECTS_JSON;
 /// Sessions directory inside a project directory.
 pub const CHATS: &str = "chats";
 /// Marker file holding the project root inside a project directory.

@@ -39,11 +39,7 @@ pub mod records;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES, record_types};
 pub use time::rfc3339_utc;
@@ -65,51 +61,24 @@ impl Codec for GeminiCli {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "none: Gemini CLI session files record no CLI or format version".into(),
-            reads: vec!["gemini-cli-jsonl".into()],
-            writes: vec![write::FORMAT.into()],
-            session_globs: vec![format!(
-                "{}/*/{}/{}*{}",
-                layout::TMP_ROOT,
-                layout::CHATS,
-                layout::SESSION_PREFIX,
-                layout::JSONL
-            )],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "none: Gemini CLI session files record no CLI or format version",
+        )
+        .reads(["gemini-cli-jsonl"])
+        .writes([write::FORMAT])
+        .globs([format!(
+            "{}/*/{}/{}*{}",
+            layout::TMP_ROOT,
+            layout::CHATS,
+            layout::SESSION_PREFIX,
+            layout::JSONL
+        )])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so a choice is never ignored.
-        let choice = prepare::target_choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, writer, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(GeminiCli);

@@ -32,19 +32,16 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{AddJsonEntry, CreateFile};
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::writer::install::ResumeCommand;
-use trajhost_codec_sdk::writer::install::{self, exists};
+use trajhost_codec_sdk::writer::install::exists;
 use trajhost_codec_sdk::{Artifact, CodecError, Operation, Plan, WriteOptions};
+pub use trajhost_gemini_cli_core::install::{PROVIDERS, resume_command};
+use trajhost_gemini_cli_core::install::{check_choice, check_session_id, session_and_marker, session_cwd};
 
 use crate::layout::{self, CHATS, JSONL, LEGACY_JSON, PROJECT_ROOT_FILE, PROJECTS_JSON, SESSION_PREFIX, TMP_ROOT};
 use crate::write::{basename, is_uuid, normalize_cwd, project_hash, slugify};
 
 /// Where Gemini CLI keeps the second set of ownership markers.
 pub const HISTORY_ROOT: &str = ".gemini/history";
-/// Providers Gemini CLI can honour: the Gemini API is the only one.
-pub const PROVIDERS: &[&str] = &["google", "gemini"];
-/// Largest artifact accepted.
-const MAX_ARTIFACT_BYTES: usize = 512 << 20;
 /// Largest registry or marker read.
 const MAX_SMALL_FILE: u64 = 4 << 20;
 
@@ -66,35 +63,12 @@ pub fn prepare(
     options: &WriteOptions,
     choice: &Choice,
 ) -> Result<Plan, CodecError> {
-    if let Some(model) = &choice.model {
-        check_model(model)?;
-    }
-    if let Some(provider) = &choice.provider
-        && !PROVIDERS.iter().any(|p| p.eq_ignore_ascii_case(provider))
-    {
-        return Err(CodecError::Other(format!(
-            "provider {provider:?} cannot be used by Gemini CLI: it talks only to Google's Gemini API (its \
-             authentication is chosen in ~/.gemini/settings.json, not per session); leave --provider out or give \
-             `google`"
-        )));
-    }
-    let mut session = None;
-    let mut marker = None;
-    for artifact in artifacts {
-        install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
-        let name = artifact.path.rsplit('/').next().unwrap_or("");
-        if name == PROJECT_ROOT_FILE {
-            marker = Some(artifact);
-        } else if name.starts_with(SESSION_PREFIX) && name.ends_with(JSONL) && session.is_none() {
-            session = Some(artifact);
-        } else {
-            return Err(CodecError::Malformed(format!(
-                "artifact {:?} is neither a Gemini CLI session file nor a .project_root",
-                artifact.path
-            )));
-        }
-    }
-    let session = session.ok_or_else(|| CodecError::Malformed("the export holds no Gemini CLI session file".into()))?;
+    check_choice(choice)?;
+    let (session, marker) = session_and_marker(
+        artifacts,
+        |name| name.starts_with(SESSION_PREFIX) && name.ends_with(JSONL),
+        "session file",
+    )?;
     let file_name = session.path.rsplit('/').next().unwrap_or("").to_string();
 
     let first = session.bytes.split(|b| *b == b'\n').next().unwrap_or(&[]);
@@ -105,28 +79,9 @@ pub fn prepare(
         .session_id
         .filter(|id| is_uuid(id))
         .ok_or_else(|| CodecError::Malformed(format!("{}: the header names no UUID sessionId", session.path)))?;
+    check_session_id(&session, &id, JSONL, "which is how Gemini CLI finds a session", options)?;
     let short: String = id.chars().take(8).collect();
-    if !file_name.ends_with(&format!("-{short}{JSONL}")) {
-        return Err(CodecError::Malformed(format!(
-            "{}: the file name does not end in the session id's first 8 characters ({short}), which is how \
-             Gemini CLI finds a session",
-            session.path
-        )));
-    }
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
-    let written_cwd =
-        marker.as_ref().map(|m| String::from_utf8_lossy(&m.bytes).trim().to_string()).filter(|c| !c.is_empty());
-    let cwd = options.cwd.clone().filter(|c| !c.is_empty()).or(written_cwd).ok_or_else(|| {
-        CodecError::Malformed("the export names no working directory (.project_root); give one with --cwd".into())
-    })?;
-    let cwd = normalize_cwd(&cwd);
-    if !cwd.starts_with('/') {
-        return Err(CodecError::Other(format!("working directory {cwd:?} is not an absolute path")));
-    }
+    let cwd = session_cwd(options, marker.as_ref())?;
 
     // The header's projectHash follows the cwd.
     let mut bytes = session.bytes;
@@ -193,12 +148,6 @@ pub fn prepare(
 
     let command = resume_command(&cwd, options.home_path.as_deref(), choice.model.as_deref(), &id);
     Ok(Plan { native_id: id, operations, resume_command: Some(command) })
-}
-
-/// A model name Gemini CLI's `-m` takes: 1–256 bytes, no surrounding
-/// space, no control characters.
-fn check_model(model: &str) -> Result<(), CodecError> {
-    install::check_model_name(model, 256, "Gemini CLI")
 }
 
 /// The target's registry; empty when it has none. One Gemini CLI cannot
@@ -286,27 +235,12 @@ fn replace_all(haystack: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `cd <cwd> && GEMINI_CLI_HOME=<home> gemini [-m M] --resume <id>`.
-pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, id: &str) -> String {
-    ResumeCommand::in_dir(Some(cwd))
-        .env("GEMINI_CLI_HOME", home.map(|h| h.trim_end_matches('/')))
-        .program("gemini")
-        .option("-m", model)
-        .arg(&format!("--resume {id}"))
-        .finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn commands() {
-        assert_eq!(
-            resume_command("/w p", Some("/h/"), Some("gemini-2.5-flash"), "abc"),
-            "cd '/w p' && GEMINI_CLI_HOME=/h gemini -m gemini-2.5-flash --resume abc"
-        );
-        assert_eq!(resume_command("/w", None, None, "abc"), "cd /w && gemini --resume abc");
         assert_eq!(replace_all(b"a-xx-b-xx", b"xx", b"y"), b"a-y-b-y");
     }
 }

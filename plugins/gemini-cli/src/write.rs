@@ -48,8 +48,8 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
-use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::writer::ids::{self, UsedIds};
+use trajhost_codec_sdk::writer::{CanonicalInput, main_content};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
 
@@ -231,18 +231,8 @@ impl Writer {
     }
 
     fn record(&mut self, record: Record) -> Result<(), CodecError> {
-        if let Body::Meta(meta) = &record.body {
-            if self.meta.is_none() && self.session.is_none() && record.agent.is_none() {
-                self.meta = Some(meta.clone());
-            } else {
-                self.not_carried("subagent-transcript");
-            }
-            return Ok(());
-        }
-        if record.agent.is_some() {
-            self.not_carried("subagent-transcript");
-            return Ok(());
-        }
+        let started = self.session.is_some();
+        let Some(record) = main_content(&mut self.meta, record, started, &mut self.diags) else { return Ok(()) };
         self.open(record.ts.as_deref())?;
         let ts = record.ts.clone().or_else(|| self.last_ts.clone());
         if let Some(t) = &record.ts {

@@ -22,9 +22,7 @@ pub mod updates;
 
 pub use trajhost_grok_build_core::summary;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use trajhost_codec_sdk::known::Handling;
 pub use updates::KNOWN_UPDATE_TYPES;
@@ -44,33 +42,12 @@ impl Codec for GrokBuildUpdates {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: NATIVE_VERSION_SOURCE.into(),
-            reads: vec!["grok-build-updates-jsonl".into()],
-            writes: Vec::new(),
-            session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::UPDATES)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
+            .reads(["grok-build-updates-jsonl"])
+            .globs([format!("{}/*/*/{}", layout::SESSIONS, layout::UPDATES)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
 }
 
 trajhost_codec_sdk::export_codec!(GrokBuildUpdates);

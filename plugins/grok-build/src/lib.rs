@@ -27,11 +27,7 @@ pub mod write;
 
 pub use trajhost_grok_build_core::summary;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WriteOptions};
 
 pub use records::{Handling, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
 
@@ -48,41 +44,16 @@ impl Codec for GrokBuild {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: NATIVE_VERSION_SOURCE.into(),
-            reads: vec!["grok-build-chat-history-jsonl".into(), "grok-build-updates-jsonl".into()],
-            writes: vec!["grok-build-chat-history-jsonl".into()],
-            session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::CHAT_HISTORY)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
+            .reads(["grok-build-chat-history-jsonl", "grok-build-updates-jsonl"])
+            .writes(["grok-build-chat-history-jsonl"])
+            .globs([format!("{}/*/*/{}", layout::SESSIONS, layout::CHAT_HISTORY)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, prepare_from_export }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(Box::new(write::Writer::new(options)?))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        prepare::prepare(artifacts, export, target, &options)
     }
 }
 

@@ -31,9 +31,7 @@ pub mod messages;
 pub mod read;
 mod time;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{Codec, CodecInfo, Sniffed};
 
 pub use messages::{Handling, KNOWN_ROLES};
 
@@ -55,33 +53,12 @@ impl Codec for HermesJson {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "none recorded in session files: the layout decides".into(),
-            reads: vec!["hermes-session-json".into(), "hermes-gateway-jsonl".into()],
-            writes: Vec::new(),
-            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none recorded in session files: the layout decides")
+            .reads(["hermes-session-json", "hermes-gateway-jsonl"])
+            .globs(layout::SESSION_GLOBS.iter().copied())
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff = sniff }
 }
 
 /// A log is a JSON object whose first field is `session_id` and which has

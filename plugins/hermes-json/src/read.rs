@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
@@ -179,9 +179,7 @@ impl Steps for Reader {
                 match serde_json::from_slice::<Value>(line.bytes) {
                     Ok(m @ Value::Object(_)) => (m, line.offset, line.len),
                     _ => {
-                        let bad = BadLine::of(&line);
-                        let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                        self.diags.add(bad.code(), severity, "line", Some(&self.file), Some(line.offset));
+                        report_bad_line(&mut self.diags, &line, "line", &self.file);
                         return Ok(true);
                     }
                 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use trajhost_codec_hermes_json::{HermesJson, KNOWN_ROLES};
-use trajhost_codec_testkit::suite::Suite;
+use trajhost_codec_testkit::suite::{Suite, role_member};
 
 /// A session's messages: a transcript's lines, a log's `messages`, an
 /// export's rows.
@@ -23,14 +23,10 @@ fn messages(home: &Path, locator: &str) -> Vec<Value> {
     }
 }
 
-fn role(message: &Value) -> Vec<String> {
-    vec![message["role"].as_str().unwrap_or("(no role)").to_string()]
-}
-
 const SUITE: Suite = Suite {
     table: include_str!("conformance.json"),
     types: KNOWN_ROLES,
-    kind_of: role,
+    kind_of: role_member,
     raw: messages,
     ..Suite::DEFAULT
 };

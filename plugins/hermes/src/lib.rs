@@ -53,11 +53,8 @@ pub mod sessions;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, SessionWriter, WriteOptions};
 
 pub use messages::{Handling, KNOWN_PARTS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
@@ -85,29 +82,17 @@ impl Codec for Hermes {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`schema_version.version` of state.db (Hermes stores no app version)".into(),
-            reads: vec!["hermes-state-db".into()],
-            writes: vec!["hermes-state-db".into()],
-            session_globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "`schema_version.version` of state.db (Hermes stores no app version)",
+        )
+        .reads_and_writes("hermes-state-db")
+        .globs(layout::SESSION_GLOBS.iter().copied())
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        sessions::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        sessions::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover = sessions::discover, inspect = sessions::inspect, read }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(write::writer(options))

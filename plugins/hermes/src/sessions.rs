@@ -13,9 +13,9 @@
 //! it.
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::discovery::{self, DbFile, FileProblems};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::sql::{self, Row};
+use trajhost_codec_sdk::sql;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
@@ -27,26 +27,14 @@ use crate::time::from_epoch_secs;
 /// Characters of the first prompt used as a title when there is no other.
 const TITLE_CHARS: usize = 80;
 
-/// One database under the home.
-pub struct StateDb {
-    pub path: String,
-    /// Bytes of the database and its `-wal`.
-    pub size: u64,
-}
-
 /// Every session under `home`. The store is the `state.db` of the home and
 /// of each profile; the other files beside them (config, skills, logs, the
 /// database's `-wal`/`-shm`) are Hermes' own and not looked at. A database
 /// that cannot be read is named in a diagnostic; the others are still read.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut problems = FileProblems::new();
-    let mut sessions = Vec::new();
-    for db in databases(home, &mut problems) {
-        match list(home, &db, None, &mut problems) {
-            Ok(found) => sessions.extend(found),
-            Err(e) => problems.add("unreadable-database", Severity::Warning, &db.path, sqlite_kind(&e)),
-        }
-    }
+    let dbs = databases(home, &mut problems);
+    let mut sessions = discovery::sessions_of(&dbs, &mut problems, |db, problems| list(home, db, None, problems));
     sessions.extend(crate::export::discover(home, &mut problems));
     Ok(problems.finish(sessions, Diagnostics::new()))
 }
@@ -57,35 +45,18 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
         return crate::export::inspect(home, id);
     }
     let parsed = Locator::parse(locator)?;
-    let db = state_db(home, &parsed.db)?;
-    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
+    let db = DbFile::stat(home, &parsed.db)?;
+    let found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
         .map_err(|e| sqlite_error(&parsed.db, e))?;
-    match (found.len(), &parsed.session) {
-        (1, _) => Ok(found.remove(0)),
-        (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no session {id} with messages", parsed.db))),
-        (n, _) => Err(CodecError::NotFound(format!(
-            "{}: holds {n} sessions; name one as {}#<session-id>",
-            parsed.db, parsed.db
-        ))),
-    }
-}
-
-/// The database at `path`, with its size.
-pub fn state_db(home: &Dir, path: &str) -> Result<StateDb, CodecError> {
-    let meta = home.stat(path).map_err(|e| fs_error(path, e))?;
-    let wal = home.stat(&layout::wal_of(path)).map(|m| m.size).unwrap_or(0);
-    Ok(StateDb { path: path.to_string(), size: meta.size + wal })
+    discovery::one_session(found, &parsed.db, parsed.session.as_deref(), "with messages")
 }
 
 /// `.hermes/state.db` and each profile's `state.db`, from directory listings.
 /// A profile directory without one has never run and holds no sessions.
-fn databases(home: &Dir, problems: &mut FileProblems) -> Vec<StateDb> {
+fn databases(home: &Dir, problems: &mut FileProblems) -> Vec<DbFile> {
     let mut out = Vec::new();
     let mut add = |dir: &str, entries: &[trajhost_codec_sdk::fs::DirEntry]| {
-        let Some(db) = entries.iter().find(|e| e.is_file() && e.name == layout::DB_NAME) else { return };
-        let wal_name = format!("{}-wal", layout::DB_NAME);
-        let wal = entries.iter().find(|e| e.is_file() && e.name == wal_name).map_or(0, |e| e.meta.size);
-        out.push(StateDb { path: format!("{dir}/{}", layout::DB_NAME), size: db.meta.size + wal });
+        out.extend(DbFile::in_listing(dir, entries, layout::DB_NAME));
     };
     let hermes = layout::STATE_DB.rsplit_once('/').map_or(".hermes", |(d, _)| d);
     if let Some(entries) = discovery::list(home, hermes, problems) {
@@ -115,7 +86,7 @@ pub fn schema_version(db: &Database) -> Option<String> {
 /// The sessions of one database (only `only`, when given).
 fn list(
     home: &Dir,
-    db: &StateDb,
+    db: &DbFile,
     only: Option<&str>,
     problems: &mut FileProblems,
 ) -> Result<Vec<SessionRef>, SqliteError> {
@@ -139,39 +110,27 @@ fn list(
         filter = if only.is_some() { "WHERE s.id = ?" } else { "" },
     );
     let params: Vec<Value> = only.map(|id| Value::Text(id.to_string())).into_iter().collect();
-    let rows = conn.query(&sql, &params)?;
-    let columns = rows.columns();
     let mut out = Vec::new();
-    loop {
-        let page = rows.next_page(256)?;
-        for values in &page.rows {
-            let row = Row { columns: &columns, values };
-            let Some(id) = row.text("id") else { continue };
-            let Some(last) = row.real("last_message_at") else {
-                problems.add("empty-session", Severity::Info, &db.path, "sessions without messages");
-                continue;
-            };
-            let started = row.real("started_at").and_then(from_epoch_secs);
-            let updated =
-                [Some(last), row.real("ended_at")].into_iter().flatten().reduce(f64::max).and_then(from_epoch_secs);
-            out.push(SessionRef {
-                native_id: id.to_string(),
-                locator: Locator::of(&db.path, id),
-                cwd: row.text("cwd").map(str::to_string),
-                started_at: started,
-                updated_at: updated,
-                size: db.size,
-                native_version: version.clone(),
-                title: row
-                    .text("title")
-                    .map(str::to_string)
-                    .or_else(|| row.text("first_prompt").and_then(prompt_title)),
-            });
-        }
-        if page.done {
-            break;
-        }
-    }
+    sql::each_row(&conn, &sql, &params, |row| {
+        let Some(id) = row.text("id") else { return };
+        let Some(last) = row.real("last_message_at") else {
+            problems.add("empty-session", Severity::Info, &db.path, "sessions without messages");
+            return;
+        };
+        let started = row.real("started_at").and_then(from_epoch_secs);
+        let updated =
+            [Some(last), row.real("ended_at")].into_iter().flatten().reduce(f64::max).and_then(from_epoch_secs);
+        out.push(SessionRef {
+            native_id: id.to_string(),
+            locator: Locator::of(&db.path, id),
+            cwd: row.text("cwd").map(str::to_string),
+            started_at: started,
+            updated_at: updated,
+            size: db.size,
+            native_version: version.clone(),
+            title: row.text("title").map(str::to_string).or_else(|| row.text("first_prompt").and_then(prompt_title)),
+        });
+    })?;
     Ok(out)
 }
 

@@ -30,8 +30,7 @@ pub mod codec;
 #[path = "../../opencode/src/discover.rs"]
 pub mod discover;
 pub mod flavor;
-#[path = "../../opencode/src/ids.rs"]
-pub mod ids;
+pub use trajhost_opencode_core::ids;
 #[path = "../../opencode/src/layout.rs"]
 pub mod layout;
 #[path = "../../opencode/src/prepare.rs"]

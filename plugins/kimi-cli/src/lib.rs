@@ -31,11 +31,8 @@ pub mod store;
 pub mod wire;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, SessionWriter, WriteOptions};
 
 pub use records::{Handling, KNOWN_CONTEXT_ROLES, KNOWN_WIRE_TYPES};
 
@@ -53,29 +50,13 @@ impl Codec for KimiCli {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: NATIVE_VERSION_SOURCE.into(),
-            reads: vec!["kimi-cli-context-jsonl".into(), "kimi-cli-wire-jsonl".into()],
-            writes: vec!["kimi-cli-context-jsonl".into(), "kimi-cli-wire-jsonl".into()],
-            session_globs: vec![format!("{}/*/*/{}", layout::SESSIONS, layout::CONTEXT)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
+            .reads(["kimi-cli-context-jsonl", "kimi-cli-wire-jsonl"])
+            .writes(["kimi-cli-context-jsonl", "kimi-cli-wire-jsonl"])
+            .globs([format!("{}/*/*/{}", layout::SESSIONS, layout::CONTEXT)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(write::writer(options))

@@ -12,9 +12,8 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
+use trajhost_codec_sdk::records::location_id;
 
 use crate::dedup::Dedup;
 use crate::wire::{WireIndex, call_key, input_hash, text_key, text_of};
@@ -24,6 +23,7 @@ use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::time::rfc3339_secs;
 
 pub use trajhost_codec_sdk::known::Handling;
+pub use trajhost_codec_sdk::records::Out;
 
 /// Every `role` Kimi CLI writes to `context.jsonl`.
 pub const KNOWN_CONTEXT_ROLES: &[(&str, Handling)] = &[
@@ -102,12 +102,6 @@ pub fn wire_handling(kind: &str) -> Option<Handling> {
 pub const COMPACTION_PREFIX: &str =
     "<system>Previous context has been compacted. Here is the compaction output:</system>";
 
-/// Where records and diagnostics go.
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
-}
-
 /// The reading state of one agent's context files (the main session's or a
 /// subagent's), across their rotations.
 pub struct Transcript {
@@ -139,9 +133,7 @@ impl Transcript {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "context line", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "context line", &self.file);
                 return;
             }
         };

@@ -13,24 +13,13 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::time::rfc3339_ms;
 use trajhost_codec_sdk::{Codec, Diagnostic, ReadOptions};
+use trajhost_codec_testkit::suite::lab::FIRST_PROMPTS as SCENARIOS;
 use trajhost_codec_testkit::{self as kit, Read, assistants, raw_lines, tool_calls, tool_results, users};
 
 #[path = "codec/write.rs"]
 mod write;
 
 const WORK_DIR: &str = ".kimi/sessions/90722f2638004be06d790eaac9ac1f8a";
-
-/// (scenario, first prompt)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "Read hello.txt and tell me the secret word."),
-    ("parallel", "Read hello.txt and second.txt and tell me both words."),
-    ("failing-tool", "Run cat missing.txt and tell me what happened."),
-    (
-        "multibyte",
-        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).",
-    ),
-    ("long-output", "Print long.txt with cat and tell me how it begins."),
-];
 
 fn fixtures() -> PathBuf {
     kit::fixtures("kimi-cli", "1.51.0")
@@ -63,38 +52,11 @@ fn id_of(name: &str) -> String {
     let kimi: Value = serde_json::from_str(&std::fs::read_to_string(home.join(".kimi/kimi.json")).unwrap()).unwrap();
     let work_dir = kimi["work_dirs"].as_array().unwrap().iter().find(|w| w["path"] == "/home/user/project").unwrap();
     assert_eq!(work_dir["last_session_id"].as_str(), Some(folders[0].as_str()), "{name}: kimi.json");
-    assert!(provenance(name, "session id").starts_with(&format!("`{}`", folders[0])), "{name}: PROVENANCE.md");
+    assert!(
+        kit::provenance(&fixtures(), name, "session id").starts_with(&format!("`{}`", folders[0])),
+        "{name}: PROVENANCE.md"
+    );
     folders.into_iter().next().unwrap()
-}
-
-/// One `- {field}: …` line of the scenario's section of PROVENANCE.md.
-fn provenance(name: &str, field: &str) -> String {
-    let text = std::fs::read_to_string(fixtures().join("PROVENANCE.md")).unwrap();
-    let start = text.find(&format!("<!-- scenario:{name} -->")).unwrap();
-    let section = &text[start..start + text[start..].find("<!-- /scenario -->").unwrap()];
-    let prefix = format!("- {field}: ");
-    section
-        .lines()
-        .find_map(|l| l.strip_prefix(prefix.as_str()))
-        .unwrap_or_else(|| panic!("{name}: no {field}"))
-        .to_string()
-}
-
-/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS…` (UTC).
-fn epoch_s(t: &str) -> i64 {
-    let n = |r: std::ops::Range<usize>| t[r].parse::<i64>().unwrap();
-    let (y, m, d) = (n(0..4), n(5..7), n(8..10));
-    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
-    let days = 365 * y + y / 4 - y / 100 + y / 400 + (153 * m + 2) / 5 + d - 719_469;
-    days * 86_400 + n(11..13) * 3600 + n(14..16) * 60 + n(17..19)
-}
-
-/// A session time lies in the lab's run of the scenario: at most ten
-/// minutes before PROVENANCE.md's `generated` time, and not after it.
-fn assert_in_lab_run(name: &str, t: &str) {
-    let generated = epoch_s(&provenance(name, "generated"));
-    let t = epoch_s(t);
-    assert!((generated - 600..=generated).contains(&t), "{name}: {t} vs generated {generated}");
 }
 
 /// A wire timestamp (seconds, fractional) as the codec renders it.
@@ -165,7 +127,7 @@ fn discover_takes_the_title_from_state_and_the_times_from_the_wire() {
         let wire = raw_lines(&dir.join("wire.jsonl"));
         let first_ts = wire.iter().find_map(|l| l["timestamp"].as_f64()).unwrap();
         assert_eq!(s.started_at.as_deref(), Some(rfc3339_ms((first_ts * 1000.0).round() as i64).as_str()));
-        assert_in_lab_run(name, s.started_at.as_deref().unwrap());
+        kit::assert_in_lab_run(&fixtures(), name, s.started_at.as_deref().unwrap());
         let updated = mtime_ms(&dir.join("context.jsonl")).max(mtime_ms(&dir.join("wire.jsonl")));
         assert_eq!(s.updated_at.as_deref(), Some(rfc3339_ms(updated).as_str()));
     }
@@ -238,7 +200,11 @@ fn ids_times_and_spans_are_the_stores() {
         for r in &records[1..] {
             assert_eq!(r.src.as_ref().unwrap().file, locator(&id));
             if !matches!(r.body, Body::System { .. }) {
-                assert_in_lab_run(name, r.ts.as_deref().unwrap_or_else(|| panic!("{name}: no time: {r:?}")));
+                kit::assert_in_lab_run(
+                    &fixtures(),
+                    name,
+                    r.ts.as_deref().unwrap_or_else(|| panic!("{name}: no time: {r:?}")),
+                );
             }
         }
     }

@@ -11,11 +11,11 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::known::Handling;
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+pub use trajhost_codec_sdk::records::Out;
+use trajhost_codec_sdk::records::{Lines, location_id};
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::time::rfc3339_ms;
 
@@ -63,11 +63,6 @@ pub fn op_handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_OP_TYPES, kind)
 }
 
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
-}
-
 /// A record of one journal line: its id, time and span.
 pub struct At<'a> {
     pub file: &'a str,
@@ -105,13 +100,68 @@ impl Journal {
         Journal { file, model: None, compaction_trigger: None, step: Step::default() }
     }
 
-    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+    fn report(&self, detail: &str, handling: Option<Handling>, offset: u64, out: &mut Out<'_>) {
+        match handling {
+            Some(_) => out.diags.add("unmapped-record-type", Severity::Info, detail, Some(&self.file), Some(offset)),
+            None => out.diags.add("unknown-record-type", Severity::Warning, detail, Some(&self.file), Some(offset)),
+        }
+    }
+
+    /// A message appended to the context, by role and (for user messages)
+    /// `origin.kind`: only `user` (or none) is what a person typed.
+    fn message(&self, message: &Value, at: &At<'_>, out: &mut Out<'_>) {
+        let content = message.get("content").unwrap_or(&Value::Null);
+        let text = text_of(content);
+        let origin = message.get("origin").unwrap_or(&Value::Null);
+        match str_of(message, "role") {
+            Some("user") => {
+                let body = match str_of(origin, "kind") {
+                    None | Some("user") => Body::User { text, attachments: attachments(content) },
+                    Some("injection") => Body::Observation {
+                        subtype: format!("injection/{}", type_name(str_of(origin, "variant"))),
+                        text: Some(text),
+                    },
+                    Some("system_trigger") => Body::Observation {
+                        subtype: format!("system-trigger/{}", type_name(str_of(origin, "name"))),
+                        text: Some(text),
+                    },
+                    Some(other) => {
+                        Body::Observation { subtype: format!("origin/{}", type_name(Some(other))), text: Some(text) }
+                    }
+                };
+                out.writer.push(&at.record(0, body));
+            }
+            Some("assistant") => {
+                let assistant = Assistant { text, model: self.model.clone(), ..Assistant::default() };
+                out.writer.push(&at.record(0, Body::Assistant(assistant)));
+                let calls = message.get("toolCalls").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                for (i, call) in calls.iter().enumerate() {
+                    let function = call.get("function").unwrap_or(call);
+                    let body = Body::ToolCall {
+                        call_id: str_of(call, "toolCallId").or_else(|| str_of(call, "id")).unwrap_or("").to_string(),
+                        name: str_of(function, "name").unwrap_or("").to_string(),
+                        arguments: arguments(function.get("args").or_else(|| function.get("arguments"))),
+                    };
+                    out.writer.push(&at.record(i + 1, body));
+                }
+            }
+            Some("tool") => {
+                let call_id = str_of(message, "toolCallId").or_else(|| str_of(message, "tool_call_id")).unwrap_or("");
+                let body = Body::ToolResult { call_id: call_id.to_string(), content: text, ok: None };
+                out.writer.push(&at.record(0, body));
+            }
+            Some("system") => out.writer.push(&at.record(0, Body::System { text })),
+            other => self.report(&format!("message:{}", type_name(other)), None, at.offset, out),
+        }
+    }
+}
+
+impl Lines for Journal {
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "wire line", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "wire line", &self.file);
                 return;
             }
         };
@@ -183,63 +233,8 @@ impl Journal {
     }
 
     /// Ends the file: a step cut off by the end of the journal still counts.
-    pub fn finish(&mut self, out: &mut Out<'_>) {
+    fn finish(&mut self, out: &mut Out<'_>) {
         self.step.flush(out);
-    }
-
-    fn report(&self, detail: &str, handling: Option<Handling>, offset: u64, out: &mut Out<'_>) {
-        match handling {
-            Some(_) => out.diags.add("unmapped-record-type", Severity::Info, detail, Some(&self.file), Some(offset)),
-            None => out.diags.add("unknown-record-type", Severity::Warning, detail, Some(&self.file), Some(offset)),
-        }
-    }
-
-    /// A message appended to the context, by role and (for user messages)
-    /// `origin.kind`: only `user` (or none) is what a person typed.
-    fn message(&self, message: &Value, at: &At<'_>, out: &mut Out<'_>) {
-        let content = message.get("content").unwrap_or(&Value::Null);
-        let text = text_of(content);
-        let origin = message.get("origin").unwrap_or(&Value::Null);
-        match str_of(message, "role") {
-            Some("user") => {
-                let body = match str_of(origin, "kind") {
-                    None | Some("user") => Body::User { text, attachments: attachments(content) },
-                    Some("injection") => Body::Observation {
-                        subtype: format!("injection/{}", type_name(str_of(origin, "variant"))),
-                        text: Some(text),
-                    },
-                    Some("system_trigger") => Body::Observation {
-                        subtype: format!("system-trigger/{}", type_name(str_of(origin, "name"))),
-                        text: Some(text),
-                    },
-                    Some(other) => {
-                        Body::Observation { subtype: format!("origin/{}", type_name(Some(other))), text: Some(text) }
-                    }
-                };
-                out.writer.push(&at.record(0, body));
-            }
-            Some("assistant") => {
-                let assistant = Assistant { text, model: self.model.clone(), ..Assistant::default() };
-                out.writer.push(&at.record(0, Body::Assistant(assistant)));
-                let calls = message.get("toolCalls").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-                for (i, call) in calls.iter().enumerate() {
-                    let function = call.get("function").unwrap_or(call);
-                    let body = Body::ToolCall {
-                        call_id: str_of(call, "toolCallId").or_else(|| str_of(call, "id")).unwrap_or("").to_string(),
-                        name: str_of(function, "name").unwrap_or("").to_string(),
-                        arguments: arguments(function.get("args").or_else(|| function.get("arguments"))),
-                    };
-                    out.writer.push(&at.record(i + 1, body));
-                }
-            }
-            Some("tool") => {
-                let call_id = str_of(message, "toolCallId").or_else(|| str_of(message, "tool_call_id")).unwrap_or("");
-                let body = Body::ToolResult { call_id: call_id.to_string(), content: text, ok: None };
-                out.writer.push(&at.record(0, body));
-            }
-            Some("system") => out.writer.push(&at.record(0, Body::System { text })),
-            other => self.report(&format!("message:{}", type_name(other)), None, at.offset, out),
-        }
     }
 }
 

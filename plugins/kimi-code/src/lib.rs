@@ -25,9 +25,7 @@ pub mod read;
 pub mod sniff;
 pub mod state;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use journal::KNOWN_OP_TYPES;
 pub use loop_event::KNOWN_LOOP_EVENTS;
@@ -49,33 +47,12 @@ impl Codec for KimiCode {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: NATIVE_VERSION_SOURCE.into(),
-            reads: vec!["kimi-code-wire-jsonl".into()],
-            writes: Vec::new(),
-            session_globs: vec![format!("{}/*/*/{}/*/{}", layout::SESSIONS, layout::AGENTS, layout::WIRE)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
+            .reads(["kimi-code-wire-jsonl"])
+            .globs([format!("{}/*/*/{}/*/{}", layout::SESSIONS, layout::AGENTS, layout::WIRE)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
 }
 
 trajhost_codec_sdk::export_codec!(KimiCode);

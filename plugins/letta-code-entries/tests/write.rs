@@ -4,19 +4,22 @@
 //! conversation added to an existing schema-2 store (others byte-identical)
 //! and to a store holding schema-1 conversations, and the stores refused.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+#[path = "../../letta-code/tests/support/mod.rs"]
+mod support;
+
+use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 use trajhost_codec_letta_code_entries::LettaCodeEntries;
 use trajhost_codec_letta_code_entries::layout::{self, MESSAGES};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record, Usage};
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Artifact, Codec, CodecError, Operation, Plan, WriteOptions, Written};
-use trajhost_codec_testkit::{self as kit, Read, assistants, observations_of, tool_calls, tool_results, users};
+use trajhost_codec_sdk::{Artifact, Codec, Written};
+use trajhost_codec_testkit::{self as kit, Read, users};
 
-const LOCATOR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ/messages.jsonl";
-const CWD: &str = "/home/user/project";
+use support::*;
+
+/// The codec `support` writes, prepares and reads with.
+type Tested = LettaCodeEntries;
 
 fn fixture(version: &str, scenario: &str) -> std::path::PathBuf {
     kit::fixtures("letta-code", version).join(scenario)
@@ -28,122 +31,6 @@ fn source(version: &str, scenario: &str) -> Read {
         "0.25.9" => kit::read::<trajhost_codec_letta_code::LettaCode>(&fixture(version, scenario), LOCATOR),
         _ => kit::read::<LettaCodeEntries>(&fixture(version, scenario), LOCATOR),
     }
-}
-
-fn options(home: Option<&Path>) -> WriteOptions {
-    WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: home.map(|h| h.to_string_lossy().into_owned()) }
-}
-
-/// Writes `document` pushing `lines` canonical lines at a time; the pieces
-/// of one path are joined.
-fn write_in(document: &str, options: WriteOptions, lines: usize) -> Written {
-    let mut writer = LettaCodeEntries::write(options).unwrap();
-    let mut pieces: Vec<Artifact> = Vec::new();
-    let all: Vec<&str> = document.lines().collect();
-    let mut add = |chunks: Vec<Artifact>| {
-        for chunk in chunks {
-            match pieces.iter_mut().find(|p| p.path == chunk.path) {
-                Some(p) => p.bytes.extend_from_slice(&chunk.bytes),
-                None => pieces.push(chunk),
-            }
-        }
-    };
-    for batch in all.chunks(lines.max(1)) {
-        add(writer.push(&(batch.join("\n") + "\n")).unwrap());
-    }
-    let mut written = writer.finish().unwrap();
-    add(std::mem::take(&mut written.chunks));
-    written.chunks = pieces;
-    written
-}
-
-fn write(document: &str) -> Written {
-    write_in(document, options(None), usize::MAX)
-}
-
-fn prepare(written: &Written, target: &Path) -> Result<Plan, CodecError> {
-    trajhost_codec_sdk::prepare_artifacts::<LettaCodeEntries>(
-        written.chunks.clone(),
-        &Dir::native(target),
-        options(Some(target)),
-    )
-}
-
-/// Applies a plan natively, as the host would (create only; JSON entries
-/// appended or added).
-fn apply(plan: &Plan, written: &Written, home: &Path) {
-    for op in &plan.operations {
-        match op {
-            Operation::CreateFile(f) => create(home, &f.path, &f.bytes),
-            Operation::CopyArtifact(c) => {
-                let bytes = &written.chunks.iter().find(|a| a.path == c.artifact).unwrap().bytes;
-                create(home, &c.path, bytes);
-            }
-            Operation::AddJsonEntry(e) => {
-                let path = home.join(&e.path);
-                let mut doc: Value = match std::fs::read(&path) {
-                    Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
-                    Err(_) => serde_json::from_str(e.initial.as_deref().expect("initial")).unwrap(),
-                };
-                let value: Value = serde_json::from_str(&e.value).unwrap();
-                let Value::Array(items) = doc.pointer_mut(&e.pointer).unwrap() else { panic!("not a list") };
-                let member = e.match_member.as_deref().unwrap();
-                if !items.iter().any(|i| i.get(member) == value.get(member)) {
-                    items.push(value);
-                }
-                std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
-            }
-            other => panic!("unexpected operation {other:?}"),
-        }
-    }
-}
-
-fn create(home: &Path, path: &str, bytes: &[u8]) {
-    let file = home.join(path);
-    assert!(!file.exists(), "{path} exists: never overwritten");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(file, bytes).unwrap();
-}
-
-fn files(home: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut dirs = vec![home.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                out.insert(p.strip_prefix(home).unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
-fn lines_of(bytes: &[u8]) -> Vec<Value> {
-    bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
-}
-
-fn json_at(home: &Path, path: &str) -> Value {
-    serde_json::from_slice(&std::fs::read(home.join(path)).unwrap()).unwrap()
-}
-
-fn read_back(home: &Path, native_id: &str) -> Read {
-    kit::read::<LettaCodeEntries>(home, &layout::conversation_file(native_id, MESSAGES))
-}
-
-fn installed(document: &str) -> (tempfile::TempDir, Written, Plan, Read) {
-    let target = tempfile::tempdir().unwrap();
-    let written = write(document);
-    let plan = prepare(&written, target.path()).unwrap();
-    apply(&plan, &written, target.path());
-    let back = read_back(target.path(), &plan.native_id);
-    (target, written, plan, back)
-}
-
-fn calls(read: &Read) -> Vec<(String, String, Value)> {
-    tool_calls(&read.records).into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect()
 }
 
 /// Keys of an object in order, nested objects and the first object of an
@@ -177,21 +64,7 @@ fn a_schema_1_session_survives_read_write_read() {
     let what = format!("{version}/{scenario}");
     assert!(plan.native_id.starts_with("conv-"), "{what}: {}", plan.native_id);
     assert_eq!(written.native_id, plan.native_id);
-    assert_eq!(users(&back.records), users(&source.records), "{what}: user text");
-    let texts = |r: &Read| assistants(&r.records).iter().map(|a| a.text.clone()).collect::<Vec<_>>();
-    assert_eq!(texts(&back), texts(&source), "{what}: assistant text");
-    let models = |r: &Read| assistants(&r.records).iter().map(|a| a.model.clone()).collect::<Vec<_>>();
-    assert_eq!(models(&back), models(&source), "{what}: models");
-    let usage = |r: &Read| assistants(&r.records).iter().map(|a| a.usage.clone()).collect::<Vec<_>>();
-    assert_eq!(usage(&back), usage(&source), "{what}: usage");
-    assert_eq!(calls(&back), calls(&source), "{what}: tool calls");
-    assert!(!calls(&back).is_empty());
-    assert_eq!(tool_results(&back.records), tool_results(&source.records), "{what}: tool results");
-    assert_eq!(
-        observations_of(&back.records, "system-reminder"),
-        observations_of(&source.records, "system-reminder"),
-        "{what}: injected reminders"
-    );
+    assert_same_conversation(&back, &source, &what);
     assert_eq!(back.meta().native_version.as_deref(), Some(version), "{what}");
     assert_eq!(back.meta().cwd.as_deref(), Some(CWD), "{what}");
     assert_eq!(back.meta().started_at, source.meta().started_at, "{what}: the session header's time");
@@ -259,7 +132,7 @@ fn the_files_match_letta_code_0_32_18_field_by_field() {
 #[test]
 fn writing_streams_and_pieces_equal_the_whole() {
     let source = source("0.32.18", "parallel");
-    let whole = write(&source.document);
+    let whole = write(&source.document, options(None));
     for lines in [1, 2, 3, 7] {
         let pieces = write_in(&source.document, options(None), lines);
         assert_eq!(pieces.native_id, whole.native_id);
@@ -269,8 +142,8 @@ fn writing_streams_and_pieces_equal_the_whole() {
         }
     }
     // The same document gives the same bytes; another, another conversation.
-    assert_eq!(write(&source.document).chunks[0].bytes, whole.chunks[0].bytes);
-    assert_ne!(write(&self::source("0.32.18", "simple").document).native_id, whole.native_id);
+    assert_eq!(write(&source.document, options(None)).chunks[0].bytes, whole.chunks[0].bytes);
+    assert_ne!(write(&self::source("0.32.18", "simple").document, options(None)).native_id, whole.native_id);
 }
 
 #[test]
@@ -284,24 +157,7 @@ fn a_fresh_home_gets_the_folder_the_agent_and_a_settings_entry() {
     assert!(agent_id.starts_with("agent-local-"));
     let agent = json_at(home, &layout::agent_file(&agent_id));
     assert_eq!(agent["tags"], json!(["origin:letta-code"]));
-    let settings = json_at(home, ".letta/settings.json");
-    assert_eq!(
-        settings["agents"],
-        json!([{
-            "agentId": agent_id,
-            "baseUrl": format!("local:{}/.letta/lc-local-backend", home.display()),
-            "memfs": true,
-            "systemPromptPreset": "default",
-        }])
-    );
-    assert_eq!(
-        plan.resume_command.as_deref().unwrap(),
-        format!(
-            "cd {CWD} && HOME={} LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local --conversation {id} \
-             --output-format json -p \"<prompt>\"",
-            home.display()
-        )
-    );
+    assert_fresh_home_settings(home, &agent_id, &plan);
     assert_eq!(files(home).len(), 5, "messages, manifest, conversation, agent, settings");
     assert_eq!(back.meta().native_id, id);
 }
@@ -312,25 +168,11 @@ fn an_existing_schema_2_store_gets_a_conversation_and_keeps_every_other_file() {
     let home = target.path();
     let before = files(home);
     let source = source("0.32.18", "multibyte");
-    let written = write(&source.document);
+    let written = write(&source.document, options(None));
     let plan = prepare(&written, home).unwrap();
     apply(&plan, &written, home);
     let after = files(home);
-    for (path, bytes) in &before {
-        if path != ".letta/settings.json" {
-            assert_eq!(after.get(path), Some(bytes), "{path} changed");
-        }
-    }
-    assert_eq!(after.len(), before.len() + 4, "messages, manifest, conversation, agent");
-    let old: Value = serde_json::from_slice(&before[".letta/settings.json"]).unwrap();
-    let new: Value = serde_json::from_slice(&after[".letta/settings.json"]).unwrap();
-    for (key, value) in old.as_object().unwrap() {
-        if key != "agents" {
-            assert_eq!(&new[key], value, "{key}");
-        }
-    }
-    assert_eq!(new["agents"].as_array().unwrap().len(), 2);
-    assert_eq!(new["agents"][0], old["agents"][0]);
+    assert_only_an_agent_added(&before, &after);
     // The new agent takes the model of the agent the home last used, when settings name one.
     let conversation = json_at(home, &layout::conversation_file(&plan.native_id, "conversation.json"));
     let agent = json_at(home, &layout::agent_file(conversation["agent_id"].as_str().unwrap()));
@@ -359,7 +201,7 @@ fn a_store_with_schema_1_conversations_is_added_to() {
     let target = kit::copy_of(&fixture("0.25.9", "simple"));
     let home = target.path();
     let before = files(home);
-    let written = write(&source("0.32.18", "simple").document);
+    let written = write(&source("0.32.18", "simple").document, options(None));
     let plan = prepare(&written, home).unwrap();
     apply(&plan, &written, home);
     let after = files(home);
@@ -381,7 +223,7 @@ fn a_store_with_schema_1_conversations_is_added_to() {
 
 #[test]
 fn an_unknown_store_is_refused_naming_the_version_and_the_writer() {
-    let written = write(&source("0.32.18", "simple").document);
+    let written = write(&source("0.32.18", "simple").document, options(None));
     let manifest = format!("{}/manifest.json", LOCATOR.trim_end_matches("/messages.jsonl"));
     let target = kit::copy_of(&fixture("0.32.18", "simple"));
     let path = target.path().join(&manifest);
@@ -425,7 +267,7 @@ fn another_version_in_the_store_is_left_to_the_host() {
     let messages = target.path().join(LOCATOR);
     let text = std::fs::read_to_string(&messages).unwrap().replace("version**: 0.32.18", "version**: 0.31.12");
     std::fs::write(&messages, text).unwrap();
-    let written = write(&source("0.32.18", "simple").document);
+    let written = write(&source("0.32.18", "simple").document, options(None));
     assert!(prepare(&written, target.path()).is_ok());
 }
 
@@ -481,7 +323,7 @@ fn a_compaction_is_a_compaction_entry_and_context_starts_there() {
 
 #[test]
 fn an_empty_session_is_a_header_only() {
-    let written = write("");
+    let written = write("", options(None));
     let lines = lines_of(&written.chunks[0].bytes);
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["type"], "session");
@@ -516,7 +358,7 @@ fn the_written_files_are_found_before_prepare_adds_the_manifest() {
     // with no manifest whose transcript opens with a `session` header is
     // schema 2, and so this codec's (the schema-1 codec's without one).
     let source = source("0.32.18", "simple");
-    let written = write(&source.document);
+    let written = write(&source.document, options(None));
     let export = tempfile::tempdir().unwrap();
     for chunk in &written.chunks {
         create(export.path(), &chunk.path, &chunk.bytes);

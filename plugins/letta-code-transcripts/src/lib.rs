@@ -28,9 +28,7 @@ pub mod layout;
 pub mod read;
 pub mod sniff;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use entries::{Handling, KNOWN_KINDS};
 
@@ -47,33 +45,12 @@ impl Codec for LettaCodeTranscripts {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "none: reflection transcripts record no Letta Code version".into(),
-            reads: vec!["letta-code-reflection-transcript-jsonl".into()],
-            writes: Vec::new(),
-            session_globs: vec![layout::SESSION_GLOB.into()],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none: reflection transcripts record no Letta Code version")
+            .reads(["letta-code-reflection-transcript-jsonl"])
+            .globs([layout::SESSION_GLOB])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff }
 }
 
 trajhost_codec_sdk::export_codec!(LettaCodeTranscripts);

@@ -5,12 +5,12 @@
 
 use std::collections::VecDeque;
 
-use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
+use trajhost_codec_sdk::canonical::{Meta, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
-use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
+use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
+use trajhost_codec_sdk::records::{self, BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
 use crate::discover;
@@ -37,26 +37,12 @@ impl Reader {
             // Reflection progress of the memory subagent, no conversation.
             diags.add("unmapped-file", Severity::Info, STATE, Some(&paths.in_dir(STATE)), None);
         }
-        let meta = Record {
-            id: paths.native_id.clone(),
-            body: Body::Meta(Meta {
-                schema: SCHEMA.to_string(),
-                harness: HARNESS.to_string(),
-                native_id: paths.native_id.clone(),
-                native_version: None,
-                cwd: None,
-                title: head.first_prompt.clone(),
-                git_branch: None,
-                started_at: head.started_at.clone(),
-                parent_session: None,
-                parent_call: None,
-                codec: Some(CODEC.to_string()),
-            }),
-            parent: None,
-            ts: head.started_at,
-            agent: None,
-            src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
+        let meta = Meta {
+            title: head.first_prompt.clone(),
+            started_at: head.started_at,
+            ..records::meta(HARNESS, CODEC, &paths.native_id)
         };
+        let meta = records::meta_record(meta, Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }));
         Ok(Reader {
             file: locator.to_string(),
             writer: BatchWriter::new(options),
@@ -81,9 +67,7 @@ impl Steps for Reader {
                     return Ok(true);
                 }
                 let Some(entry) = Entry::parse(line.bytes) else {
-                    let bad = BadLine::of(&line);
-                    let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                    self.diags.add(bad.code(), severity, "transcript line", Some(&self.file), Some(line.offset));
+                    report_bad_line(&mut self.diags, &line, "transcript line", &self.file);
                     return Ok(true);
                 };
                 let (offset, len) = (line.offset, line.len);

@@ -12,21 +12,11 @@ use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, ReadOptions};
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, raw_lines, tool_calls, tool_results, users};
+// (scenario, first prompt)
+use trajhost_codec_testkit::suite::lab::FIRST_PROMPTS as SCENARIOS;
 
 const CONV_DIR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ";
 const LOCATOR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ/messages.jsonl";
-
-/// (scenario, first prompt)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "Read hello.txt and tell me the secret word."),
-    ("parallel", "Read hello.txt and second.txt and tell me both words."),
-    ("failing-tool", "Run cat missing.txt and tell me what happened."),
-    (
-        "multibyte",
-        "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).",
-    ),
-    ("long-output", "Print long.txt with cat and tell me how it begins."),
-];
 
 fn home(scenario: &str) -> PathBuf {
     kit::fixtures("letta-code", "0.25.9").join(scenario)

@@ -2,142 +2,25 @@
 //! lab scenario, fresh and existing homes (others byte-identical), the store
 //! checks, collisions, the model choice and the resume command.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+mod support;
 
 use serde_json::{Value, json};
 use trajhost_codec_letta_code::LettaCode;
 use trajhost_codec_letta_code::layout::{self, MESSAGES};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
-use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::target::{self, TargetChoice};
-use trajhost_codec_sdk::{Artifact, Codec, CodecError, Operation, Plan, WriteOptions, Written};
-use trajhost_codec_testkit::{self as kit, Read, assistants, observations_of, tool_calls, tool_results, users};
+use trajhost_codec_sdk::{Codec, CodecError, Operation, WriteOptions};
+use trajhost_codec_testkit::{self as kit, assistants, tool_results, users};
+
+use support::*;
+
+/// The codec `support` writes, prepares and reads with.
+type Tested = LettaCode;
 
 const SCENARIOS: [&str; 5] = ["simple", "parallel", "failing-tool", "multibyte", "long-output"];
-const LOCATOR: &str = ".letta/lc-local-backend/conversations/Y29udmVyc2F0aW9uOmxvY2FsLWNvbnYtMQ/messages.jsonl";
-const CWD: &str = "/home/user/project";
 
 fn fixture(scenario: &str) -> std::path::PathBuf {
     kit::fixtures("letta-code", "0.25.9").join(scenario)
-}
-
-fn options(home: Option<&Path>) -> WriteOptions {
-    WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: home.map(|h| h.to_string_lossy().into_owned()) }
-}
-
-/// Writes `document` pushing `lines` canonical lines at a time; the pieces
-/// of one path are joined.
-fn write_in(document: &str, options: WriteOptions, lines: usize) -> Written {
-    let mut writer = LettaCode::write(options).unwrap();
-    let mut pieces: Vec<Artifact> = Vec::new();
-    let all: Vec<&str> = document.lines().collect();
-    let mut add = |chunks: Vec<Artifact>| {
-        for chunk in chunks {
-            match pieces.iter_mut().find(|p| p.path == chunk.path) {
-                Some(p) => p.bytes.extend_from_slice(&chunk.bytes),
-                None => pieces.push(chunk),
-            }
-        }
-    };
-    for batch in all.chunks(lines.max(1)) {
-        add(writer.push(&(batch.join("\n") + "\n")).unwrap());
-    }
-    let mut written = writer.finish().unwrap();
-    add(std::mem::take(&mut written.chunks));
-    written.chunks = pieces;
-    written
-}
-
-fn write(document: &str, options: WriteOptions) -> Written {
-    write_in(document, options, usize::MAX)
-}
-
-fn prepare(written: &Written, target: &Path) -> Result<Plan, CodecError> {
-    kit_prepare(written, target, options(Some(target)))
-}
-
-fn kit_prepare(written: &Written, target: &Path, options: WriteOptions) -> Result<Plan, CodecError> {
-    trajhost_codec_sdk::prepare_artifacts::<LettaCode>(written.chunks.clone(), &Dir::native(target), options)
-}
-
-/// Applies a plan natively, as the host would (create only; JSON entries
-/// appended or added).
-fn apply(plan: &Plan, written: &Written, home: &Path) {
-    for op in &plan.operations {
-        match op {
-            Operation::CreateFile(f) => create(home, &f.path, &f.bytes),
-            Operation::CopyArtifact(c) => {
-                let bytes = &written.chunks.iter().find(|a| a.path == c.artifact).unwrap().bytes;
-                create(home, &c.path, bytes);
-            }
-            Operation::AddJsonEntry(e) => {
-                let path = home.join(&e.path);
-                let mut doc: Value = match std::fs::read(&path) {
-                    Ok(bytes) => serde_json::from_slice(&bytes).unwrap(),
-                    Err(_) => serde_json::from_str(e.initial.as_deref().expect("initial")).unwrap(),
-                };
-                let value: Value = serde_json::from_str(&e.value).unwrap();
-                let at = doc.pointer_mut(&e.pointer).unwrap();
-                match (&e.key, at) {
-                    (Some(key), Value::Object(map)) => {
-                        assert!(map.get(key).is_none_or(|v| *v == value), "{key} holds another value");
-                        map.insert(key.clone(), value);
-                    }
-                    (None, Value::Array(items)) => {
-                        let member = e.match_member.as_deref().unwrap();
-                        if !items.iter().any(|i| i.get(member) == value.get(member)) {
-                            items.push(value);
-                        }
-                    }
-                    other => panic!("cannot add at {}: {other:?}", e.pointer),
-                }
-                std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
-            }
-            other => panic!("unexpected operation {other:?}"),
-        }
-    }
-}
-
-fn create(home: &Path, path: &str, bytes: &[u8]) {
-    let file = home.join(path);
-    assert!(!file.exists(), "{path} exists: never overwritten");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(file, bytes).unwrap();
-}
-
-fn files(home: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for entry in walk(home) {
-        out.insert(entry.strip_prefix(home).unwrap().to_string_lossy().into_owned(), std::fs::read(&entry).unwrap());
-    }
-    out
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
-    }
-    out
-}
-
-fn read_back(home: &Path, native_id: &str) -> Read {
-    kit::read::<LettaCode>(home, &layout::conversation_file(native_id, MESSAGES))
-}
-
-fn installed(document: &str) -> (tempfile::TempDir, Written, Plan, Read) {
-    let target = tempfile::tempdir().unwrap();
-    let written = write(document, options(None));
-    let plan = prepare(&written, target.path()).unwrap();
-    apply(&plan, &written, target.path());
-    let back = read_back(target.path(), &plan.native_id);
-    (target, written, plan, back)
-}
-
-fn calls(read: &Read) -> Vec<(String, String, Value)> {
-    tool_calls(&read.records).into_iter().map(|(id, n, a)| (id.to_string(), n.to_string(), a.clone())).collect()
 }
 
 #[test]
@@ -147,22 +30,7 @@ fn every_lab_scenario_survives_read_write_read() {
         let (_target, written, plan, back) = installed(&source.document);
         assert!(plan.native_id.starts_with("conv-"), "{scenario}: {}", plan.native_id);
         assert_eq!(written.native_id, plan.native_id);
-        assert_eq!(users(&back.records), users(&source.records), "{scenario}: user text");
-        assert!(!users(&back.records).is_empty());
-        let texts = |r: &Read| assistants(&r.records).iter().map(|a| a.text.clone()).collect::<Vec<_>>();
-        assert_eq!(texts(&back), texts(&source), "{scenario}: assistant text");
-        let models = |r: &Read| assistants(&r.records).iter().map(|a| a.model.clone()).collect::<Vec<_>>();
-        assert_eq!(models(&back), models(&source), "{scenario}: models");
-        let usage = |r: &Read| assistants(&r.records).iter().map(|a| a.usage.clone()).collect::<Vec<_>>();
-        assert_eq!(usage(&back), usage(&source), "{scenario}: usage");
-        assert_eq!(calls(&back), calls(&source), "{scenario}: tool calls");
-        assert!(!calls(&back).is_empty());
-        assert_eq!(tool_results(&back.records), tool_results(&source.records), "{scenario}: tool results");
-        assert_eq!(
-            observations_of(&back.records, "system-reminder"),
-            observations_of(&source.records, "system-reminder"),
-            "{scenario}: injected reminders"
-        );
+        assert_same_conversation(&back, &source, scenario);
         assert_eq!(back.meta().native_version.as_deref(), Some("0.25.9"), "{scenario}");
         assert_eq!(back.meta().cwd.as_deref(), Some(CWD), "{scenario}");
         assert!(kit::diag(&written.diagnostics, "not-carried").is_none(), "{scenario}: {:?}", written.diagnostics);
@@ -217,12 +85,7 @@ fn writing_streams_and_pieces_equal_the_whole() {
 fn the_parallel_calls_are_one_assistant_message_and_two_results() {
     let source = kit::read::<LettaCode>(&fixture("parallel"), LOCATOR);
     let written = write(&source.document, options(None));
-    let lines: Vec<Value> = written.chunks[0]
-        .bytes
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let lines = lines_of(&written.chunks[0].bytes);
     let roles: Vec<&str> = lines.iter().map(|l| l["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "assistant", "toolResult", "toolResult", "assistant"]);
     assert_eq!(lines[1]["content"].as_array().unwrap().len(), 2);
@@ -263,24 +126,7 @@ fn a_fresh_home_gets_the_folder_the_agent_and_a_settings_entry() {
     assert_eq!(agent["id"], agent_id.as_str());
     assert_eq!(agent["tags"], json!(["origin:letta-code"]));
     assert!(agent.get("model").is_none(), "no model chosen, none in the home: Letta Code's default");
-    let settings: Value = serde_json::from_slice(&std::fs::read(home.join(".letta/settings.json")).unwrap()).unwrap();
-    assert_eq!(
-        settings["agents"],
-        json!([{
-            "agentId": agent_id,
-            "baseUrl": format!("local:{}/.letta/lc-local-backend", home.display()),
-            "memfs": true,
-            "systemPromptPreset": "default",
-        }])
-    );
-    assert_eq!(
-        plan.resume_command.as_deref().unwrap(),
-        format!(
-            "cd {CWD} && HOME={} LETTA_LOCAL_BACKEND_EXPERIMENTAL=1 letta --backend local --conversation {id} \
-             --output-format json -p \"<prompt>\"",
-            home.display()
-        )
-    );
+    assert_fresh_home_settings(home, &agent_id, &plan);
     // Discovery lists it under its id, with its version and cwd.
     let found = kit::discover::<LettaCode>(home);
     assert_eq!(found.sessions.len(), 1);
@@ -298,24 +144,7 @@ fn an_existing_home_keeps_every_other_file_byte_identical() {
     let plan = prepare(&written, home).unwrap();
     apply(&plan, &written, home);
     let after = files(home);
-    for (path, bytes) in &before {
-        if path == ".letta/settings.json" {
-            continue;
-        }
-        assert_eq!(after.get(path), Some(bytes), "{path} changed");
-    }
-    assert_eq!(after.len(), before.len() + 4, "messages, manifest, conversation, agent");
-    // settings.json: everything kept, one agent entry added.
-    let old: Value = serde_json::from_slice(&before[".letta/settings.json"]).unwrap();
-    let new: Value = serde_json::from_slice(&after[".letta/settings.json"]).unwrap();
-    for (key, value) in old.as_object().unwrap() {
-        if key != "agents" {
-            assert_eq!(&new[key], value, "{key}");
-        }
-    }
-    let agents = new["agents"].as_array().unwrap();
-    assert_eq!(agents.len(), 2);
-    assert_eq!(agents[0], old["agents"][0]);
+    assert_only_an_agent_added(&before, &after);
     // The new agent takes the model of the agent the home last used.
     let conversation: Value =
         serde_json::from_slice(&after[&layout::conversation_file(&plan.native_id, "conversation.json")]).unwrap();
@@ -416,7 +245,7 @@ fn settings_without_an_agents_list_get_one() {
     assert_eq!(settings["tokenStreaming"], false);
     assert_eq!(settings["agents"].as_array().unwrap().len(), 1);
     // Without the home's path no entry can name the store: none is added.
-    let plan = kit_prepare(&written, tempfile::tempdir().unwrap().path(), options(None)).unwrap();
+    let plan = prepare_with(&written, tempfile::tempdir().unwrap().path(), options(None)).unwrap();
     assert!(!plan.operations.iter().any(|o| matches!(o, Operation::AddJsonEntry(_))));
     assert!(plan.resume_command.unwrap().starts_with("cd /home/user/project && LETTA_LOCAL_BACKEND_EXPERIMENTAL=1"));
 }
@@ -556,7 +385,7 @@ fn a_chosen_id_is_used_and_a_bad_one_refused() {
     }
     // prepare holds the export to the id it was asked for.
     let target = tempfile::tempdir().unwrap();
-    let err = kit_prepare(
+    let err = prepare_with(
         &written,
         target.path(),
         WriteOptions { native_id: Some("conv-other".into()), ..options(Some(target.path())) },

@@ -26,9 +26,7 @@ pub mod document;
 pub mod read;
 pub mod sniff;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -69,33 +67,12 @@ impl Codec for MiniSweAgent {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`info.mini_version` of the trajectory document".into(),
-            reads: vec![READS.into()],
-            writes: vec![],
-            session_globs: vec![format!("{STORE}/*{TRAJ_SUFFIX}")],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`info.mini_version` of the trajectory document")
+            .reads([READS])
+            .globs([format!("{STORE}/*{TRAJ_SUFFIX}")])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
 }
 
 trajhost_codec_sdk::export_codec!(MiniSweAgent);

@@ -13,11 +13,11 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use trajhost_codec_sdk::canonical::{self, Assistant, Body, Meta, Record, SourceSpan, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record, SourceSpan, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::records::{WholeSessionReader, location_id};
+use trajhost_codec_sdk::records::{self, WholeSessionReader, location_id};
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
@@ -35,26 +35,14 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
         .map_err(|why| CodecError::Malformed(format!("{locator}: not a mini-swe-agent trajectory: {why}")))?;
     let native_id = doc.native_id();
     let started_at = doc.started_at();
-    let meta = Record {
-        id: native_id.clone(),
-        body: Body::Meta(Meta {
-            schema: canonical::SCHEMA.into(),
-            harness: HARNESS.into(),
-            native_id,
-            native_version: doc.native_version(),
-            cwd: doc.cwd(),
-            title: doc.title(),
-            git_branch: None,
-            started_at: started_at.clone(),
-            parent_session: None,
-            parent_call: None,
-            codec: Some(CODEC.into()),
-        }),
-        parent: None,
-        ts: started_at,
-        agent: None,
-        src: Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }),
+    let meta = Meta {
+        native_version: doc.native_version(),
+        cwd: doc.cwd(),
+        title: doc.title(),
+        started_at,
+        ..records::meta(HARNESS, CODEC, &native_id)
     };
+    let meta = records::meta_record(meta, Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }));
     let mut mapper = Mapper::new(locator, doc.configured_model());
     for (raw, offset, len) in doc.messages(&bytes) {
         mapper.message(raw.get(), offset, len);

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use trajhost_codec_mini_swe_agent::{KNOWN_ROLES, MiniSweAgent};
-use trajhost_codec_testkit::suite::Suite;
+use trajhost_codec_testkit::suite::{Suite, role_member};
 
 /// The document's messages.
 fn messages(home: &Path, locator: &str) -> Vec<Value> {
@@ -16,15 +16,11 @@ fn messages(home: &Path, locator: &str) -> Vec<Value> {
     doc["messages"].as_array().cloned().unwrap_or_default()
 }
 
-fn role(message: &Value) -> Vec<String> {
-    vec![message["role"].as_str().unwrap_or("(no role)").to_string()]
-}
-
 const SUITE: Suite = Suite {
     table: include_str!("conformance.json"),
     types: KNOWN_ROLES,
     raw: messages,
-    kind_of: role,
+    kind_of: role_member,
     ..Suite::DEFAULT
 };
 

@@ -16,49 +16,10 @@
 //! Everything else (the active branch, compactions, ids, the written chain)
 //! is `trajhost-pi-core`, shared with the Pi codec.
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
-    WriteOptions,
-};
-
 pub use trajhost_pi_core::{self as core, Handling, KNOWN_MESSAGE_ROLES, OMP, OMP_ENTRY_TYPES as KNOWN_RECORD_TYPES};
 
-/// The Oh My Pi codec.
-pub struct Omp;
-
-impl Codec for Omp {
-    type Reader = core::read::Reader;
-
-    fn info() -> CodecInfo {
-        core::info(&OMP)
-    }
-
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        core::discover::discover(&OMP, home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        core::discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Self::Reader, CodecError> {
-        core::read::Reader::open(&OMP, home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::boxed(options, |session, options| core::write::write(&OMP, session, options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        core::prepare::prepare(&OMP, artifacts, target, &options)
-    }
-}
-
-trajhost_codec_sdk::export_codec!(Omp);
+trajhost_pi_core::flavor_codec!(
+    /// The Oh My Pi codec.
+    Omp,
+    OMP
+);

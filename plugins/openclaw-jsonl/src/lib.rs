@@ -35,9 +35,7 @@ pub mod index;
 pub mod layout;
 pub mod read;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, Discovery, ReadOptions, SessionRef, Sniffed};
+use trajhost_codec_sdk::{Codec, CodecInfo, Sniffed};
 
 pub use trajhost_openclaw_core::{Handling, KNOWN_ENTRY_TYPES, KNOWN_MESSAGE_ROLES};
 
@@ -59,35 +57,18 @@ impl Codec for OpenClawJsonl {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "none recorded in transcripts (the header's `version` is Pi's format version): \
-                 the layout decides"
-                .into(),
-            reads: vec!["openclaw-session-jsonl".into()],
-            writes: Vec::new(),
-            session_globs: layout::session_globs(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "none recorded in transcripts (the header's `version` is Pi's format version): \
+                 the layout decides",
+        )
+        .reads(["openclaw-session-jsonl"])
+        .globs(layout::session_globs())
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff = sniff }
 }
 
 /// A loose transcript is OpenClaw's when its path still says so (a state

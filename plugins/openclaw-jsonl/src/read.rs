@@ -29,7 +29,7 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::json::str_of;
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
@@ -201,9 +201,7 @@ impl Steps for Reader {
                 return Ok(true);
             }
             Err(_) => {
-                let bad = BadLine::of(&line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                self.diags.add(bad.code(), severity, "line", Some(&path), Some(offset));
+                report_bad_line(&mut self.diags, &line, "line", &path);
                 return Ok(true);
             }
         };

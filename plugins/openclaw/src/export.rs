@@ -13,6 +13,7 @@ use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::discovery::{self, FileProblems};
 use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::{WholeLine, non_blank_lines};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{CodecError, ReadOptions, SessionRef, Severity};
 
@@ -50,20 +51,13 @@ pub struct Line {
 /// Every line of an export file; the first must be the `session` header.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<Line>, CodecError> {
     let mut out = Vec::new();
-    let mut offset = 0u64;
-    for raw in bytes.split_inclusive(|&b| b == b'\n') {
-        let at = offset;
-        offset += raw.len() as u64;
-        let line = raw.strip_suffix(b"\n").unwrap_or(raw);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    for WholeLine { offset: at, len, bytes: line } in non_blank_lines(bytes) {
         let entry: Json = serde_json::from_slice(line)
             .map_err(|e| CodecError::Malformed(format!("{file}: line at byte {at} is not JSON ({e})")))?;
         if !entry.is_object() {
             return Err(CodecError::Malformed(format!("{file}: line at byte {at} is not an object")));
         }
-        out.push(Line { offset: at, len: raw.len() as u64, entry });
+        out.push(Line { offset: at, len, entry });
     }
     match out.first() {
         Some(first) if first.entry.get("type").and_then(Json::as_str) == Some("session") => Ok(out),

@@ -59,11 +59,10 @@ pub mod sessions;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    ArtifactInfo, Batch, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionReader, SessionRef,
-    SessionWriter, WholeDocument, WriteOptions,
+    Batch, Codec, CodecError, CodecInfo, ReadOptions, SessionReader, SessionRef, SessionWriter, WholeDocument,
+    WriteOptions,
 };
 
 pub use events::{Handling, KNOWN_ENTRY_TYPES, KNOWN_MESSAGE_ROLES};
@@ -89,25 +88,15 @@ impl Codec for OpenClaw {
     type Reader = Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`schema_meta.app_version` of the agent database".into(),
-            reads: vec!["openclaw-agent-sqlite".into(), export::FORMAT.into()],
-            writes: vec![export::FORMAT.into()],
-            session_globs: layout::SESSION_GLOBS
-                .iter()
-                .map(|g| g.to_string())
-                .chain([format!("{}/*.jsonl", export::EXPORT_DIR)])
-                .collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`schema_meta.app_version` of the agent database")
+            .reads(["openclaw-agent-sqlite", export::FORMAT])
+            .writes([export::FORMAT])
+            .globs(
+                layout::SESSION_GLOBS.iter().map(|g| g.to_string()).chain([format!("{}/*.jsonl", export::EXPORT_DIR)]),
+            )
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        sessions::discover(home)
-    }
+    trajhost_codec_sdk::module_methods! { discover = sessions::discover, prepare }
 
     fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
         if export::is_export(locator) {
@@ -125,16 +114,6 @@ impl Codec for OpenClaw {
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(WholeDocument::boxed(options, write::write))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
     }
 }
 

@@ -10,9 +10,9 @@
 //! and the later of `updated_at` / `transcript_updated_at` (epoch ms).
 
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::discovery::{self, DbFile, FileProblems};
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::sql::{self, Row};
+use trajhost_codec_sdk::sql;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
 
@@ -24,13 +24,6 @@ use crate::time::from_epoch_ms;
 /// Characters of the first prompt used as a title when there is no other.
 const TITLE_CHARS: usize = 80;
 
-/// One agent database under the home.
-pub struct AgentDb {
-    pub path: String,
-    /// Bytes of the database and its `-wal`.
-    pub size: u64,
-}
-
 /// Every session under `home`. The store is each agent's database; the
 /// files beside it (its `-wal`/`-shm`, the lock and generation databases,
 /// `openclaw.json`, caches) are OpenClaw's own and not looked at. A
@@ -38,13 +31,8 @@ pub struct AgentDb {
 /// still read.
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut problems = FileProblems::new();
-    let mut sessions = Vec::new();
-    for db in databases(home, &mut problems) {
-        match list(home, &db, None, &mut problems) {
-            Ok(found) => sessions.extend(found),
-            Err(e) => problems.add("unreadable-database", Severity::Warning, &db.path, sqlite_kind(&e)),
-        }
-    }
+    let dbs = databases(home, &mut problems);
+    let mut sessions = discovery::sessions_of(&dbs, &mut problems, |db, problems| list(home, db, None, problems));
     sessions.extend(crate::export::discover(home, &mut problems));
     Ok(problems.finish(sessions, Diagnostics::new()))
 }
@@ -52,33 +40,21 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
 /// The session-ref of one session.
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     let parsed = Locator::parse(locator)?;
-    let meta = home.stat(&parsed.db).map_err(|e| fs_error(&parsed.db, e))?;
-    let wal = home.stat(&format!("{}-wal", parsed.db)).map(|m| m.size).unwrap_or(0);
-    let db = AgentDb { path: parsed.db.clone(), size: meta.size + wal };
-    let mut found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
+    let db = DbFile::stat(home, &parsed.db)?;
+    let found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
         .map_err(|e| sqlite_error(&parsed.db, e))?;
-    match (found.len(), &parsed.session) {
-        (1, _) => Ok(found.remove(0)),
-        (0, Some(id)) => Err(CodecError::NotFound(format!("{}: no session {id} with transcript events", parsed.db))),
-        (n, _) => Err(CodecError::NotFound(format!(
-            "{}: holds {n} sessions; name one as {}#<session-id>",
-            parsed.db, parsed.db
-        ))),
-    }
+    discovery::one_session(found, &parsed.db, parsed.session.as_deref(), "with transcript events")
 }
 
 /// `<agent>/agent/openclaw-agent.sqlite` of every agent, from listings. An
 /// agent without one has never run and holds no sessions.
-fn databases(home: &Dir, problems: &mut FileProblems) -> Vec<AgentDb> {
+fn databases(home: &Dir, problems: &mut FileProblems) -> Vec<DbFile> {
     let mut out = Vec::new();
     let Some(agents) = discovery::list(home, layout::AGENTS_DIR, problems) else { return out };
     for agent in agents.iter().filter(|e| e.is_dir()) {
         let dir = format!("{}/{}/agent", layout::AGENTS_DIR, agent.name);
         let Some(entries) = discovery::list(home, &dir, problems) else { continue };
-        let Some(db) = entries.iter().find(|e| e.is_file() && e.name == layout::DB_NAME) else { continue };
-        let wal_name = format!("{}-wal", layout::DB_NAME);
-        let wal = entries.iter().find(|e| e.is_file() && e.name == wal_name).map_or(0, |e| e.meta.size);
-        out.push(AgentDb { path: layout::db_path(&agent.name), size: db.meta.size + wal });
+        out.extend(DbFile::in_listing(&dir, &entries, layout::DB_NAME));
     }
     out
 }
@@ -101,7 +77,7 @@ pub fn app_version(db: &Database) -> Option<String> {
 /// The sessions of one database (only `only`, when given).
 fn list(
     home: &Dir,
-    db: &AgentDb,
+    db: &DbFile,
     only: Option<&str>,
     problems: &mut FileProblems,
 ) -> Result<Vec<SessionRef>, SqliteError> {
@@ -143,38 +119,29 @@ fn list(
         filter = if only.is_some() { "WHERE w.session_id = ?" } else { "" },
     );
     let params: Vec<Value> = only.map(|id| Value::Text(id.to_string())).into_iter().collect();
-    let rows = conn.query(&sql, &params)?;
-    let columns = rows.columns();
     let mut out = Vec::new();
-    loop {
-        let page = rows.next_page(256)?;
-        for values in &page.rows {
-            let row = Row { columns: &columns, values };
-            let Some(id) = row.text("session_id") else { continue };
-            if row.int("has_events").unwrap_or(0) == 0 {
-                problems.add("empty-session", Severity::Info, &db.path, "sessions without transcript events");
-                continue;
-            }
-            let updated = [row.int("updated_at"), row.int("transcript_updated_at")].into_iter().flatten().max();
-            out.push(SessionRef {
-                native_id: id.to_string(),
-                locator: Locator::of(&db.path, id),
-                cwd: row.text("cwd").map(str::to_string),
-                started_at: row.int("created_at").and_then(from_epoch_ms),
-                updated_at: updated.and_then(from_epoch_ms),
-                size: db.size,
-                native_version: version.clone(),
-                title: row
-                    .text("label")
-                    .or_else(|| row.text("display_name"))
-                    .map(str::to_string)
-                    .or_else(|| row.text("first_prompt").and_then(prompt_title)),
-            });
+    sql::each_row(&conn, &sql, &params, |row| {
+        let Some(id) = row.text("session_id") else { return };
+        if row.int("has_events").unwrap_or(0) == 0 {
+            problems.add("empty-session", Severity::Info, &db.path, "sessions without transcript events");
+            return;
         }
-        if page.done {
-            break;
-        }
-    }
+        let updated = [row.int("updated_at"), row.int("transcript_updated_at")].into_iter().flatten().max();
+        out.push(SessionRef {
+            native_id: id.to_string(),
+            locator: Locator::of(&db.path, id),
+            cwd: row.text("cwd").map(str::to_string),
+            started_at: row.int("created_at").and_then(from_epoch_ms),
+            updated_at: updated.and_then(from_epoch_ms),
+            size: db.size,
+            native_version: version.clone(),
+            title: row
+                .text("label")
+                .or_else(|| row.text("display_name"))
+                .map(str::to_string)
+                .or_else(|| row.text("first_prompt").and_then(prompt_title)),
+        });
+    })?;
     Ok(out)
 }
 

@@ -44,12 +44,8 @@ pub mod sniff;
 pub mod v1;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
-    WriteOptions,
-};
+use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, WriteOptions};
 
 /// The harness id (shared with the other OpenCode codec).
 pub use trajhost_opencode_core::HARNESS;
@@ -86,41 +82,21 @@ impl Codec for OpenCodeStorage {
     const WRITES_FOR: &'static str = WRITES_FOR;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`version` of the session file (the OpenCode version that created the session)"
-                .into(),
-            reads: vec![READS.into()],
-            writes: vec![WRITES.into()],
-            session_globs: vec![
-                format!("{}/{}/*/*.json", layout::STORAGE, layout::SESSION),
-                format!("{}/*/{}/{}/*/*.json", layout::PROJECTS, layout::PROJECT_STORAGE, layout::SESSION),
-            ],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "`version` of the session file (the OpenCode version that created the session)",
+        )
+        .reads([READS])
+        .writes([WRITES])
+        .globs([
+            format!("{}/{}/*/*.json", layout::STORAGE, layout::SESSION),
+            format!("{}/*/{}/{}/*/*.json", layout::PROJECTS, layout::PROJECT_STORAGE, layout::SESSION),
+        ])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff, writer }
 
     fn prepare(
         artifacts: Vec<ArtifactInfo>,

@@ -60,6 +60,7 @@ use trajhost_codec_sdk::time::parse_rfc3339;
 use trajhost_codec_sdk::writer::CanonicalInput;
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_opencode_core::ids::{self, Ids};
+use trajhost_opencode_core::written::{Tool, tool_state};
 
 use crate::HARNESS;
 use crate::layout;
@@ -76,11 +77,6 @@ pub const EXPORT_PROJECT: &str = "global";
 pub fn export_root() -> String {
     format!("{}/{EXPORT_PROJECT}/{}/{}", layout::PROJECTS, layout::PROJECT_STORAGE, layout::SESSION)
 }
-
-/// (call id, name, arguments, ms, result)
-type Tool = (String, String, Value, i64, Option<ToolOutcome>);
-/// (content, ok, ms)
-type ToolOutcome = (String, Option<bool>, i64);
 
 /// The model step being gathered.
 struct Open {
@@ -382,23 +378,10 @@ impl Writer {
             self.part(&id, open.ms, text);
         }
         for (call_id, name, input, ms, result) in &open.tools {
-            let state = match result {
-                Some((content, ok, end)) if *ok != Some(false) => {
-                    if ok.is_none() {
-                        self.defaulted("tool.state.status (no ok: completed)");
-                    }
-                    json!({"status": "completed", "input": input, "output": content, "title": "", "metadata": {},
-                           "time": {"start": ms, "end": end}})
-                }
-                Some((content, _, end)) => {
-                    json!({"status": "error", "input": input, "error": content, "time": {"start": ms, "end": end}})
-                }
-                None => {
-                    self.defaulted("tool.state (no result: error)");
-                    json!({"status": "error", "input": input, "error": "Tool execution was interrupted",
-                           "time": {"start": ms, "end": ms}})
-                }
-            };
+            let (state, defaulted) = tool_state(input, *ms, result.as_ref());
+            if let Some(what) = defaulted {
+                self.defaulted(what);
+            }
             self.part(&id, *ms, json!({"type": "tool", "callID": call_id, "tool": name, "state": state}));
         }
         self.part(&id, open.end_ms, json!({"type": "step-finish", "tokens": tokens, "cost": cost}));

@@ -3,11 +3,7 @@
 //! implements it for its own type).
 
 use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WholeDocument,
-    WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WholeDocument, WriteOptions};
 
 use crate::{HARNESS, NATIVE_VERSIONS, READS, VERSION, WRITES, discover, layout, prepare, read, sniff, write};
 
@@ -29,33 +25,9 @@ impl Codec for crate::flavor::This {
         }
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<trajhost_codec_sdk::Sniffed> {
-        sniff::sniff(path, head)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff, prepare }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(WholeDocument::boxed(options, write::write))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options)
     }
 }

@@ -51,7 +51,7 @@
 pub mod codec;
 pub mod discover;
 pub mod flavor;
-pub mod ids;
+pub use trajhost_opencode_core::ids;
 pub mod layout;
 pub mod prepare;
 pub mod read;

@@ -31,6 +31,7 @@ use trajhost_codec_sdk::canonical::{Assistant, Body, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::writer::CanonicalDocument;
 use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
+use trajhost_opencode_core::written::{Tool, tool_state};
 
 use crate::HARNESS;
 use crate::ids::Ids;
@@ -123,11 +124,6 @@ fn first_model(records: &[Record]) -> Option<String> {
         _ => None,
     })
 }
-
-/// (call id, name, arguments, ms, result: (content, ok, ms))
-type Tool = (String, String, Value, i64, Option<ToolOutcome>);
-/// (content, ok, ms)
-type ToolOutcome = (String, Option<bool>, i64);
 
 /// The assistant message being gathered.
 struct Open {
@@ -340,22 +336,10 @@ impl Document {
             parts.push(part);
         }
         for (call_id, name, input, ms, result) in &open.tools {
-            let state = match result {
-                Some((content, ok, end)) if *ok != Some(false) => {
-                    if ok.is_none() {
-                        self.defaulted("tool.state.status (no ok: completed)");
-                    }
-                    json!({"status": "completed", "input": input, "output": content, "title": "", "metadata": {},
-                           "time": {"start": ms, "end": end}})
-                }
-                Some((content, _, end)) => {
-                    json!({"status": "error", "input": input, "error": content, "time": {"start": ms, "end": end}})
-                }
-                None => {
-                    self.defaulted("tool.state (no result: error)");
-                    json!({"status": "error", "input": input, "error": "Tool execution was interrupted", "time": {"start": ms, "end": ms}})
-                }
-            };
+            let (state, defaulted) = tool_state(input, *ms, result.as_ref());
+            if let Some(what) = defaulted {
+                self.defaulted(what);
+            }
             let part = self.part(&id, *ms, json!({"type": "tool", "tool": name, "callID": call_id, "state": state}));
             parts.push(part);
         }

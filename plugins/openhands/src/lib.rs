@@ -25,11 +25,7 @@ pub mod records;
 pub mod store;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use records::{Handling, KNOWN_EVENT_KINDS};
 
@@ -47,44 +43,13 @@ impl Codec for OpenHands {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: NATIVE_VERSION_SOURCE.into(),
-            reads: vec!["openhands-event-json".into()],
-            writes: vec![write::FORMAT.into()],
-            session_globs: vec![format!("{}/*/{}", layout::CONVERSATIONS, layout::BASE_STATE)],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
+            .reads(["openhands-event-json"])
+            .writes([write::FORMAT])
+            .globs([format!("{}/*/{}", layout::CONVERSATIONS, layout::BASE_STATE)])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so a choice is never ignored.
-        let choice = prepare::target_choice();
-        prepare::prepare(artifacts, export, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, writer, prepare_from_export_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(OpenHands);

@@ -14,8 +14,6 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::records::BatchWriter;
 
 use crate::clock::Clock;
 use crate::store::ResponseUsage;
@@ -23,6 +21,7 @@ use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::text::type_name;
 
 pub use trajhost_codec_sdk::known::Handling;
+pub use trajhost_codec_sdk::records::Out;
 
 /// Every event `kind` of the software-agent-sdk (1.x) event log.
 pub const KNOWN_EVENT_KINDS: &[(&str, Handling)] = &[
@@ -68,11 +67,6 @@ pub fn text_of(content: &Value) -> String {
         Value::Object(_) => str_of(content, "text").unwrap_or("").to_string(),
         _ => String::new(),
     }
-}
-
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
 }
 
 /// The reading state of one event log.

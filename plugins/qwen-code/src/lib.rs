@@ -31,11 +31,7 @@ pub mod records;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use records::{Handling, KNOWN_RECORD_TYPES, record_type};
 pub use time::rfc3339_utc;
@@ -58,47 +54,14 @@ impl Codec for QwenCode {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "`version` field of every record".into(),
-            reads: vec!["qwen-code-jsonl".into()],
-            writes: vec![WRITES.into()],
-            session_globs: layout::ROOTS
-                .iter()
-                .map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL))
-                .collect(),
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`version` field of every record")
+            .reads(["qwen-code-jsonl"])
+            .writes([WRITES])
+            .globs(layout::ROOTS.iter().map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL)))
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::Reader::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        write::TranscriptWriter::start(options)
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so that a choice is never dropped by an early refusal.
-        let choice = prepare::target_choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
+    trajhost_codec_sdk::module_methods! {
+        discover, inspect, read, write = write::TranscriptWriter::start, prepare_with_choice
     }
 }
 

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use crate::diag::{self, Diagnostics};
 use crate::errors::fs_kind;
 use crate::fs::{Dir, DirEntry, File, FsError};
-use crate::{Diagnostic, Discovery, SessionRef, Severity};
+use crate::sqlite::SqliteError;
+use crate::{CodecError, Diagnostic, Discovery, SessionRef, Severity};
 
 /// A file in the store that is neither a session nor a known auxiliary
 /// file (an unexpected name, a directory where a file belongs).
@@ -184,6 +185,65 @@ pub fn identify(name_id: &str, name_is_id: bool, content_id: Option<&str>) -> (S
         Some(id) if !name_is_id => (id.to_string(), false),
         Some(id) => (name_id.to_string(), id != name_id),
         None => (name_id.to_string(), false),
+    }
+}
+
+/// A database file that a store's sessions share, with its size and its
+/// `-wal`'s: each session's `size`.
+pub struct DbFile {
+    pub path: String,
+    pub size: u64,
+}
+
+impl DbFile {
+    /// The database at `path` under `home`.
+    pub fn stat(home: &Dir, path: &str) -> Result<DbFile, CodecError> {
+        let meta = home.stat(path).map_err(|e| crate::errors::fs_error(path, e))?;
+        let wal = home.stat(&format!("{path}-wal")).map(|m| m.size).unwrap_or(0);
+        Ok(DbFile { path: path.to_string(), size: meta.size + wal })
+    }
+
+    /// The database `name` of a listing of `dir`, when it holds one.
+    pub fn in_listing(dir: &str, entries: &[DirEntry], name: &str) -> Option<DbFile> {
+        let db = entries.iter().find(|e| e.is_file() && e.name == name)?;
+        let wal_name = format!("{name}-wal");
+        let wal = entries.iter().find(|e| e.is_file() && e.name == wal_name).map_or(0, |e| e.meta.size);
+        Some(DbFile { path: format!("{dir}/{name}"), size: db.meta.size + wal })
+    }
+}
+
+/// The sessions of every database, `list` listing one database's. A
+/// database that cannot be read is an `unreadable-database` warning naming
+/// it; the others are still listed.
+pub fn sessions_of(
+    dbs: &[DbFile],
+    problems: &mut FileProblems,
+    mut list: impl FnMut(&DbFile, &mut FileProblems) -> Result<Vec<SessionRef>, SqliteError>,
+) -> Vec<SessionRef> {
+    let mut sessions = Vec::new();
+    for db in dbs {
+        match list(db, problems) {
+            Ok(found) => sessions.extend(found),
+            Err(e) => problems.add("unreadable-database", Severity::Warning, &db.path, crate::errors::sqlite_kind(&e)),
+        }
+    }
+    sessions
+}
+
+/// The session a `<database>#<session>` locator names, among the sessions
+/// `found` in database `db` (all of them when it names none, which is
+/// fine when there is one). `listed` says which sessions are listed, for
+/// the error (`"with messages"`).
+pub fn one_session(
+    mut found: Vec<SessionRef>,
+    db: &str,
+    session: Option<&str>,
+    listed: &str,
+) -> Result<SessionRef, CodecError> {
+    match (found.len(), session) {
+        (1, _) => Ok(found.remove(0)),
+        (0, Some(id)) => Err(CodecError::NotFound(format!("{db}: no session {id} {listed}"))),
+        (n, _) => Err(CodecError::NotFound(format!("{db}: holds {n} sessions; name one as {db}#<session-id>"))),
     }
 }
 

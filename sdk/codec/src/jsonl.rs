@@ -52,6 +52,37 @@ impl BadLine {
     }
 }
 
+/// A line of a document held whole: where it starts, its length with its
+/// newline, and its bytes without it.
+#[derive(Debug, Clone, Copy)]
+pub struct WholeLine<'a> {
+    pub offset: u64,
+    pub len: u64,
+    pub bytes: &'a [u8],
+}
+
+/// The lines of a document held whole that are not blank, in order.
+pub fn non_blank_lines(bytes: &[u8]) -> impl Iterator<Item = WholeLine<'_>> {
+    let mut offset = 0u64;
+    bytes.split_inclusive(|&b| b == b'\n').filter_map(move |raw| {
+        let at = offset;
+        offset += raw.len() as u64;
+        let line = raw.strip_suffix(b"\n").unwrap_or(raw);
+        (!line.iter().all(u8::is_ascii_whitespace)).then_some(WholeLine {
+            offset: at,
+            len: raw.len() as u64,
+            bytes: line,
+        })
+    })
+}
+
+/// Reports a line of `file` that is not the JSON expected (`what`): a torn
+/// tail is a warning, any other an error, at the line's offset.
+pub fn report_bad_line(diags: &mut crate::diag::Diagnostics, line: &Line<'_>, what: &str, file: &str) {
+    let bad = BadLine::of(line);
+    diags.add(bad.code(), bad.severity(), what, Some(file), Some(line.offset));
+}
+
 /// Streams the lines of one file.
 pub struct JsonLines {
     file: File,

@@ -54,6 +54,7 @@ pub mod discovery;
 pub mod errors;
 pub mod fs;
 pub mod genai;
+mod glue;
 pub mod hash;
 pub mod head;
 pub mod json;

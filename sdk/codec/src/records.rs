@@ -1,8 +1,10 @@
 //! Building record batches.
 
-use crate::canonical::Record;
+use crate::canonical::{Body, Meta, Record, SourceSpan};
 use crate::diag::Diagnostics;
-use crate::{Batch, CodecError, Diagnostic, ReadOptions};
+use crate::jsonl::{JsonLines, Line};
+use crate::known::{Handling, UNMAPPED_RECORD_TYPE};
+use crate::{Batch, CodecError, Diagnostic, ReadOptions, Severity};
 
 /// Accumulates canonical records as JSON lines until a batch is full.
 pub struct BatchWriter {
@@ -102,6 +104,164 @@ pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, Co
         }
     }
     Ok(Some(reader.parts().writer.take(Vec::new())))
+}
+
+/// Where a reader's records and diagnostics go while it maps native lines.
+pub struct Out<'a> {
+    pub writer: &'a mut BatchWriter,
+    pub diags: &'a mut Diagnostics,
+}
+
+impl Out<'_> {
+    /// A line that is not JSON: a torn last line (still being written) is a
+    /// warning, any other an error.
+    pub fn bad_line(&mut self, line: &Line<'_>, what: &str, file: &str) {
+        crate::jsonl::report_bad_line(self.diags, line, what, file);
+    }
+
+    /// A record kind left out: `unmapped-record-type` when the codec knows
+    /// it (`handling` is `Some`), else `unknown-record-type`.
+    pub fn unmapped(&mut self, handling: Option<Handling>, detail: &str, file: &str, offset: u64) {
+        match handling {
+            Some(_) => self.diags.add(UNMAPPED_RECORD_TYPE, Severity::Info, detail, Some(file), Some(offset)),
+            None => self.diags.add("unknown-record-type", Severity::Warning, detail, Some(file), Some(offset)),
+        }
+    }
+}
+
+/// The reading state of a session's JSONL file, fed line by line.
+pub trait Lines {
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>);
+    /// Ends the file: what is still held back (by default, nothing).
+    fn finish(&mut self, _out: &mut Out<'_>) {}
+}
+
+/// A session read from one JSONL file: its `meta` record, then every line
+/// through a [`Lines`] state, in file order, streamed in batches.
+pub struct LineReader<L> {
+    writer: BatchWriter,
+    diags: Diagnostics,
+    meta: Option<Record>,
+    lines: Option<JsonLines>,
+    state: L,
+    done: bool,
+}
+
+impl<L: Lines> LineReader<L> {
+    /// `meta` first, then every line of `lines` through `state`.
+    pub fn new(options: &ReadOptions, diags: Diagnostics, meta: Record, lines: JsonLines, state: L) -> LineReader<L> {
+        LineReader {
+            writer: BatchWriter::new(options),
+            diags,
+            meta: Some(meta),
+            lines: Some(lines),
+            state,
+            done: false,
+        }
+    }
+}
+
+impl<L: Lines> Steps for LineReader<L> {
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if let Some(meta) = self.meta.take() {
+            self.writer.push(&meta);
+            return Ok(true);
+        }
+        let Some(lines) = self.lines.as_mut() else { return Ok(false) };
+        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
+        match lines.next_line() {
+            Some(Ok(line)) => self.state.line(&line, &mut out),
+            Some(Err(e)) => return Err(crate::errors::fs_error(lines.path(), e)),
+            None => {
+                self.state.finish(&mut out);
+                self.lines = None;
+            }
+        }
+        Ok(true)
+    }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+}
+
+impl<L: Lines> crate::SessionReader for LineReader<L> {
+    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
+        next_batch(self)
+    }
+}
+
+/// Recent native ids → the record ids they stand for, so parent links
+/// point at records: a native line that produced no record resolves to its
+/// own parent. Bounded to the last [`ParentLinks::KEPT`]: a parent further
+/// back resolves to its raw id.
+#[derive(Debug, Default)]
+pub struct ParentLinks {
+    map: std::collections::BTreeMap<String, String>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl ParentLinks {
+    pub const KEPT: usize = 1024;
+
+    pub fn new() -> ParentLinks {
+        ParentLinks::default()
+    }
+
+    /// `id` stands for `target` (nothing when there is none, or it is `id`).
+    pub fn alias(&mut self, id: &str, target: Option<String>) {
+        let Some(target) = target else { return };
+        if target == id {
+            return;
+        }
+        if self.map.insert(id.to_string(), target).is_none() {
+            self.order.push_back(id.to_string());
+            if self.order.len() > Self::KEPT
+                && let Some(old) = self.order.pop_front()
+            {
+                self.map.remove(&old);
+            }
+        }
+    }
+
+    /// The record a parent id stands for: its alias, else itself.
+    pub fn resolve(&self, id: Option<&str>) -> Option<String> {
+        let id = id.filter(|i| !i.is_empty())?;
+        Some(self.map.get(id).cloned().unwrap_or_else(|| id.to_string()))
+    }
+}
+
+/// The byte span of a native line (or of consecutive lines) in its file.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A session's `meta` as a codec starts it: the canonical schema, the
+/// harness, the codec (`harness@version`) and the native id; the rest is
+/// what the store records, set by the caller (`Meta { cwd, ..meta(…) }`).
+pub fn meta(harness: &str, codec: &str, native_id: &str) -> Meta {
+    Meta {
+        schema: crate::canonical::SCHEMA.into(),
+        harness: harness.into(),
+        native_id: native_id.into(),
+        codec: Some(codec.into()),
+        ..Meta::default()
+    }
+}
+
+/// The `meta` record of a session: its id is the native id and its time
+/// the session's start; `src` is where the store says it.
+pub fn meta_record(meta: Meta, src: Option<SourceSpan>) -> Record {
+    Record {
+        id: meta.native_id.clone(),
+        ts: meta.started_at.clone(),
+        body: Body::Meta(meta),
+        parent: None,
+        agent: None,
+        src,
+    }
 }
 
 /// A record id from a byte location, for records without a native id.

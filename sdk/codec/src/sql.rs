@@ -73,6 +73,21 @@ pub fn table_columns(db: &Database, table: &str) -> Result<BTreeSet<String>, Sql
     }
 }
 
+/// Runs a query and hands each result row to `each`, a page at a time.
+pub fn each_row(db: &Database, sql: &str, params: &[Value], mut each: impl FnMut(Row<'_>)) -> Result<(), SqliteError> {
+    let rows = db.query(sql, params)?;
+    let columns = rows.columns();
+    loop {
+        let page = rows.next_page(256)?;
+        for values in &page.rows {
+            each(Row { columns: &columns, values });
+        }
+        if page.done {
+            return Ok(());
+        }
+    }
+}
+
 /// `qualifier name` when the table has column `name`, else `NULL AS name`:
 /// one query text for every schema version.
 pub fn column_or_null(present: &BTreeSet<String>, qualifier: &str, name: &str) -> String {

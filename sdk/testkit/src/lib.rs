@@ -103,6 +103,38 @@ pub fn fixtures(harness: &str, version: &str) -> PathBuf {
     fixtures_root().join(harness).join(version)
 }
 
+/// One `- {field}: …` line of a lab scenario's section of the
+/// `PROVENANCE.md` in `fixtures` (a harness version's fixture directory).
+pub fn provenance(fixtures: &Path, scenario: &str, field: &str) -> String {
+    let text = std::fs::read_to_string(fixtures.join("PROVENANCE.md")).unwrap();
+    let start = text.find(&format!("<!-- scenario:{scenario} -->")).unwrap();
+    let section = &text[start..start + text[start..].find("<!-- /scenario -->").unwrap()];
+    let prefix = format!("- {field}: ");
+    section
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .unwrap_or_else(|| panic!("{scenario}: no {field}"))
+        .to_string()
+}
+
+/// A session time (`YYYY-MM-DDTHH:MM:SS…`, UTC) lies in the lab's run of
+/// the scenario: at most ten minutes before PROVENANCE.md's `generated`
+/// time, and not after it.
+pub fn assert_in_lab_run(fixtures: &Path, scenario: &str, t: &str) {
+    let generated = epoch_s(&provenance(fixtures, scenario, "generated"));
+    let t = epoch_s(t);
+    assert!((generated - 600..=generated).contains(&t), "{scenario}: {t} vs generated {generated}");
+}
+
+/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS…` (UTC).
+fn epoch_s(t: &str) -> i64 {
+    let n = |r: std::ops::Range<usize>| t[r].parse::<i64>().unwrap();
+    let (y, m, d) = (n(0..4), n(5..7), n(8..10));
+    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let days = 365 * y + y / 4 - y / 100 + y / 400 + (153 * m + 2) / 5 + d - 719_469;
+    days * 86_400 + n(11..13) * 3600 + n(14..16) * 60 + n(17..19)
+}
+
 /// Copies a directory tree: files, directories, and symlinks as symlinks
 /// (fixtures keep the links a harness left, dangling ones included).
 pub fn copy_dir(from: &Path, to: &Path) {

@@ -33,6 +33,16 @@ pub mod lab {
         ("multibyte", &[MULTIBYTE_PROMPT]),
         ("long-output", &["Print long.txt with cat and tell me how it begins."]),
     ];
+    /// Each lab scenario and its first prompt.
+    pub const FIRST_PROMPTS: [(&str, &str); 5] = {
+        let mut out = [("", ""); 5];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = (PROMPTS[i].0, PROMPTS[i].1[0]);
+            i += 1;
+        }
+        out
+    };
     pub const MULTIBYTE_PROMPT: &str = "Lies bitte unicode.txt — 読んでください 🍍, and tell me the sentinel (café with a combining acute: cafe\u{301}).";
     /// What `multibyte`'s tool result holds, every piece intact: a table
     /// says `"@multibyte"` among the parts a text `has`.
@@ -96,6 +106,11 @@ pub fn raw_session_lines(home: &Path, locator: &str) -> Vec<Value> {
 /// The `type` member of a raw record.
 pub fn type_member(line: &Value) -> Vec<String> {
     vec![line["type"].as_str().unwrap_or("(no type)").to_string()]
+}
+
+/// The `role` member of a raw message.
+pub fn role_member(message: &Value) -> Vec<String> {
+    vec![message["role"].as_str().unwrap_or("(no role)").to_string()]
 }
 
 // ------------------------------------------------------------------ the table

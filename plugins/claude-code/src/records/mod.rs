@@ -21,14 +21,12 @@ mod other;
 mod system;
 mod user;
 
-use std::collections::{BTreeMap, VecDeque};
-
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::{BatchWriter, ParentLinks, location_id};
 
 use crate::layout::SessionPaths;
 use crate::native::{self, Entry};
@@ -37,6 +35,7 @@ pub use meta::{AgentMeta, session_meta, subagent_meta};
 pub use user::is_interrupt_marker;
 
 pub use trajhost_codec_sdk::known::Handling;
+pub use trajhost_codec_sdk::records::Span;
 
 /// Every top-level `type` Claude Code is known to write (2.1.x session
 /// writer, plus `progress` and `summary` of older builds).
@@ -113,50 +112,6 @@ impl Out<'_> {
     }
 }
 
-/// Byte span of one line (or of consecutive lines).
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
-/// Recent native uuids → the record ids they became, so `parentUuid` links
-/// point at records: an assistant line's uuid resolves to its merged
-/// message, a line that produced no record to its own parent. Bounded: a
-/// parent further back than this resolves to its raw uuid.
-struct Links {
-    map: BTreeMap<String, String>,
-    order: VecDeque<String>,
-}
-
-const LINKS_KEPT: usize = 1024;
-
-impl Links {
-    fn new() -> Links {
-        Links { map: BTreeMap::new(), order: VecDeque::new() }
-    }
-
-    fn alias(&mut self, uuid: &str, target: Option<String>) {
-        let Some(target) = target else { return };
-        if target == uuid {
-            return;
-        }
-        if self.map.insert(uuid.to_string(), target).is_none() {
-            self.order.push_back(uuid.to_string());
-            if self.order.len() > LINKS_KEPT
-                && let Some(old) = self.order.pop_front()
-            {
-                self.map.remove(&old);
-            }
-        }
-    }
-
-    fn resolve(&self, uuid: Option<&str>) -> Option<String> {
-        let uuid = uuid.filter(|u| !u.is_empty())?;
-        Some(self.map.get(uuid).cloned().unwrap_or_else(|| uuid.to_string()))
-    }
-}
-
 /// The reading state of one transcript file (the main one or a subagent's).
 pub struct Transcript {
     /// The file, relative to the home: what `src.file` says.
@@ -165,7 +120,7 @@ pub struct Transcript {
     agent: Option<String>,
     /// The main session's paths (spilled tool outputs live there).
     paths: SessionPaths,
-    links: Links,
+    links: ParentLinks,
     /// The last timestamp seen: the time of lines that carry none.
     last_ts: Option<String>,
     /// The first `version` seen, to report a mid-file upgrade once per change.
@@ -237,7 +192,7 @@ impl Transcript {
             file,
             agent,
             paths,
-            links: Links::new(),
+            links: ParentLinks::new(),
             last_ts: None,
             version: None,
             compact_trigger: None,

@@ -36,15 +36,15 @@ use std::collections::VecDeque;
 
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record, SCHEMA, SourceSpan, Usage};
-use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::location_id;
 
 use crate::head::Head;
 use crate::native::{self, Compacted, TokenUsage, TurnContext, type_name};
 use crate::{CODEC, HARNESS};
 
 pub use trajhost_codec_sdk::known::Handling;
+pub use trajhost_codec_sdk::records::{Out, Span};
 
 /// Line `type`s of a rollout (`RolloutItem` plus newer line kinds).
 pub const KNOWN_LINE_TYPES: &[(&str, Handling)] = &[
@@ -166,13 +166,6 @@ pub const MAX_PENDING_BYTES: usize = 8 << 20;
 /// Tool outcomes (call id → success) remembered until their output line.
 const OUTCOMES_KEPT: usize = 256;
 
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
 /// The `meta` record that opens a session: facts of its `session_meta`.
 pub fn session_meta(file: &str, native_id: &str, head: &Head) -> Record {
     Record {
@@ -234,12 +227,6 @@ pub struct Rollout {
     outcomes: VecDeque<(String, bool)>,
     /// Messages logged twice (response item and event), see [`mirror`].
     mirrors: mirror::Mirrors,
-}
-
-/// Where records and diagnostics go.
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
 }
 
 impl Rollout {

@@ -35,7 +35,9 @@ mod time;
 pub mod workspace;
 
 use trajhost_codec_sdk::CodecInfo;
-use trajhost_codec_sdk::canonical::SCHEMA;
+
+#[doc(hidden)]
+pub use trajhost_codec_sdk as sdk;
 
 pub use layout::Layout;
 pub use records::{Handling, KNOWN_RECORD_TYPES};
@@ -64,14 +66,37 @@ pub struct Flavor {
 
 /// `info` of a flavor's codec.
 pub fn info(flavor: &Flavor) -> CodecInfo {
-    CodecInfo {
-        harness: HARNESS.into(),
-        codec_version: flavor.version.into(),
-        native_versions: flavor.native_versions.into(),
-        native_version_source: "`data.copilotVersion` of the `session.start` event".into(),
-        reads: vec!["copilot-cli-events-jsonl".into()],
-        writes: Vec::new(),
-        session_globs: vec![flavor.layout.session_glob()],
-        canonical_schema: SCHEMA.into(),
-    }
+    CodecInfo::of(HARNESS, flavor.version, flavor.native_versions, "`data.copilotVersion` of the `session.start` event")
+        .reads(["copilot-cli-events-jsonl"])
+        .globs([flavor.layout.session_glob()])
+}
+
+/// Inside `impl Codec for …`, the methods that read a [`Flavor`]'s layout:
+/// `info` (with the format the codec writes), `discover`, `inspect`, `read`.
+#[macro_export]
+macro_rules! flavor_methods {
+    ($flavor:expr, writes: $format:expr) => {
+        fn info() -> $crate::sdk::CodecInfo {
+            $crate::info(&$flavor).writes([$format])
+        }
+
+        fn discover(home: &$crate::sdk::fs::Dir) -> Result<$crate::sdk::Discovery, $crate::sdk::CodecError> {
+            $crate::discover::discover(&$flavor, home)
+        }
+
+        fn inspect(
+            home: &$crate::sdk::fs::Dir,
+            locator: &str,
+        ) -> Result<$crate::sdk::SessionRef, $crate::sdk::CodecError> {
+            $crate::discover::inspect(&$flavor, home, locator)
+        }
+
+        fn read(
+            home: $crate::sdk::fs::Dir,
+            locator: &str,
+            options: $crate::sdk::ReadOptions,
+        ) -> Result<Self::Reader, $crate::sdk::CodecError> {
+            $crate::read::open(&$flavor, home, locator, &options)
+        }
+    };
 }

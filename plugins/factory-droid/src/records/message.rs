@@ -37,7 +37,7 @@ pub fn map(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) -> 
 }
 
 fn user(t: &mut Transcript, entry: &Entry, message: &Message, span: Span, out: &mut Out<'_>) -> bool {
-    let parent = t.resolve(entry.parent_id.as_deref());
+    let parent = t.links.resolve(entry.parent_id.as_deref());
     let blocks: &[Block] = match &message.content {
         Content::Blocks(blocks) => blocks,
         _ => &[],
@@ -108,7 +108,7 @@ fn user(t: &mut Transcript, entry: &Entry, message: &Message, span: Span, out: &
 
 fn assistant(t: &mut Transcript, entry: &Entry, message: &Message, span: Span, out: &mut Out<'_>) -> bool {
     let id = t.line_id(entry, span, 0);
-    let parent = t.resolve(entry.parent_id.as_deref());
+    let parent = t.links.resolve(entry.parent_id.as_deref());
     let blocks: &[Block] = match &message.content {
         Content::Blocks(blocks) => blocks,
         _ => &[],

@@ -8,13 +8,10 @@
 mod message;
 mod meta;
 
-use std::collections::{BTreeMap, VecDeque};
-
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
-use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
+use trajhost_codec_sdk::records::{Lines, ParentLinks, location_id};
 
 use crate::native::{self, Entry};
 
@@ -40,28 +37,10 @@ pub fn handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
-/// Where records and diagnostics go.
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
-}
-
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
-/// Recent message ids that produced no record → their parents, so
-/// `parentId` links point at records. Bounded.
-const LINKS_KEPT: usize = 1024;
-
 /// The reading state of one session file.
 pub struct Transcript {
     file: String,
-    links: BTreeMap<String, String>,
-    link_order: VecDeque<String>,
+    links: ParentLinks,
     /// `session_start` lines seen.
     starts: u32,
     last_ts: Option<String>,
@@ -69,18 +48,39 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn new(file: String) -> Transcript {
-        Transcript { file, links: BTreeMap::new(), link_order: VecDeque::new(), starts: 0, last_ts: None }
+        Transcript { file, links: ParentLinks::new(), starts: 0, last_ts: None }
     }
 
+    /// The id of the `index`th record a line yields: its native id, else
+    /// its byte location.
+    fn line_id(&self, entry: &Entry, span: Span, index: usize) -> String {
+        match entry.id.as_deref().filter(|i| !i.is_empty()) {
+            Some(id) if index == 0 => id.to_string(),
+            Some(id) => format!("{id}#{index}"),
+            None => location_id(&self.file, span.offset, index),
+        }
+    }
+
+    fn record(&self, entry: &Entry, id: String, body: Body, parent: Option<String>, span: Span) -> Record {
+        Record {
+            id,
+            body,
+            parent,
+            ts: entry.timestamp.clone().or_else(|| self.last_ts.clone()),
+            agent: None,
+            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
+        }
+    }
+}
+
+impl Lines for Transcript {
     /// Maps one line.
-    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let span = Span { offset: line.offset, len: line.len };
         let entry = match native::parse(line.bytes) {
             Ok(entry) => entry,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "json", &self.file);
                 return;
             }
         };
@@ -123,49 +123,8 @@ impl Transcript {
             }
         };
         if !emitted && let Some(id) = entry.id.as_deref().filter(|_| kind == "message") {
-            let parent = self.resolve(entry.parent_id.as_deref());
-            self.alias(id, parent);
-        }
-    }
-
-    fn alias(&mut self, id: &str, target: Option<String>) {
-        let Some(target) = target else { return };
-        if target == id {
-            return;
-        }
-        if self.links.insert(id.to_string(), target).is_none() {
-            self.link_order.push_back(id.to_string());
-            if self.link_order.len() > LINKS_KEPT
-                && let Some(old) = self.link_order.pop_front()
-            {
-                self.links.remove(&old);
-            }
-        }
-    }
-
-    fn resolve(&self, id: Option<&str>) -> Option<String> {
-        let id = id.filter(|i| !i.is_empty())?;
-        Some(self.links.get(id).cloned().unwrap_or_else(|| id.to_string()))
-    }
-
-    /// The id of the `index`th record a line yields: its native id, else
-    /// its byte location.
-    fn line_id(&self, entry: &Entry, span: Span, index: usize) -> String {
-        match entry.id.as_deref().filter(|i| !i.is_empty()) {
-            Some(id) if index == 0 => id.to_string(),
-            Some(id) => format!("{id}#{index}"),
-            None => location_id(&self.file, span.offset, index),
-        }
-    }
-
-    fn record(&self, entry: &Entry, id: String, body: Body, parent: Option<String>, span: Span) -> Record {
-        Record {
-            id,
-            body,
-            parent,
-            ts: entry.timestamp.clone().or_else(|| self.last_ts.clone()),
-            agent: None,
-            src: Some(SourceSpan { file: self.file.clone(), offset: span.offset, len: span.len }),
+            let parent = self.links.resolve(entry.parent_id.as_deref());
+            self.links.alias(id, parent);
         }
     }
 }
@@ -177,8 +136,9 @@ fn compaction(t: &mut Transcript, entry: &Entry, span: Span, out: &mut Out<'_>) 
         Some(summary) => Body::Compaction { summary, trigger: None },
         None => Body::Observation { subtype: "compaction_state".into(), text: None },
     };
-    let record = t.record(entry, t.line_id(entry, span, 0), body, t.resolve(entry.parent_id.as_deref()), span);
+    let record = t.record(entry, t.line_id(entry, span, 0), body, t.links.resolve(entry.parent_id.as_deref()), span);
     out.writer.push(&record);
 }
 
+pub use trajhost_codec_sdk::records::{Out, Span};
 pub use trajhost_codec_sdk::text::type_name;

@@ -4,8 +4,12 @@
 //! shapes inside a message and the way they become canonical records live
 //! here.
 //!
-//! Module map: [`message`] (`ToolCallRecord`, thoughts, `TokensSummary`,
+//! Module map: [`install`] (what both `prepare`s check: the target choice,
+//! the artifacts, the resume command), [`project`] (a project directory's
+//! working directory), [`message`] (`ToolCallRecord`, thoughts, `TokensSummary`,
 //! and their mapping).
 
+pub mod install;
 pub mod message;
+pub mod project;
 pub mod written;

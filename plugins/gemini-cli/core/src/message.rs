@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use trajhost_codec_sdk::canonical::Usage;
+use trajhost_codec_sdk::canonical::{Body, Usage};
 use trajhost_codec_sdk::genai::Content;
 
 /// `ToolCallRecord`.
@@ -19,6 +19,38 @@ pub struct ToolCall {
     pub timestamp: Option<String>,
     /// The subagent the call started (JSONL recordings).
     pub agent_id: Option<String>,
+}
+
+impl ToolCall {
+    /// The `tool_call` record's body, under `call_id`.
+    pub fn body(&self, call_id: &str) -> Body {
+        Body::ToolCall {
+            call_id: call_id.to_string(),
+            name: self.name.clone().unwrap_or_default(),
+            arguments: self.args.clone().unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// The function calls of a message's content parts that none of its tool
+/// call records holds (`recorded`: their ids), as (call id, `tool_call`
+/// body); a part without an id is `<message id>#part<n>`.
+pub fn part_calls(content: &Content, message_id: &str, recorded: &[String]) -> Vec<(String, Body)> {
+    let mut out = Vec::new();
+    for (n, part) in content.parts().iter().enumerate() {
+        let Some(fc) = &part.function_call else { continue };
+        let call_id = fc.id.clone().unwrap_or_else(|| format!("{message_id}#part{n}"));
+        if recorded.contains(&call_id) {
+            continue;
+        }
+        let body = Body::ToolCall {
+            call_id: call_id.clone(),
+            name: fc.name.clone().unwrap_or_default(),
+            arguments: fc.args.clone().unwrap_or(Value::Null),
+        };
+        out.push((call_id, body));
+    }
+    out
 }
 
 /// A thought summary of a `gemini` message.

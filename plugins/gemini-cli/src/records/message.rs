@@ -8,7 +8,6 @@
 //! (`<session_context>`), and `functionResponse` parts that repeat the
 //! results already read from the calls.
 
-use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Reasoning};
 
@@ -25,7 +24,7 @@ const TRUNCATED_PREFIX: &str = "Output too large. Showing first ";
 const FULL_OUTPUT_AT: &str = "For full output see: ";
 
 pub use trajhost_gemini_cli_core::message::result_id;
-use trajhost_gemini_cli_core::message::{no_result, result_text, thoughts, usage};
+use trajhost_gemini_cli_core::message::{no_result, part_calls, result_text, thoughts, usage};
 
 pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
     let id = message.id.clone().unwrap_or_default();
@@ -122,27 +121,12 @@ pub fn gemini(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>)
         if let Some(agent) = call.agent_id.as_deref().filter(|a| !a.is_empty()) {
             t.agent_calls.insert(agent.to_string(), call_id.clone());
         }
-        let body = Body::ToolCall {
-            call_id: call_id.clone(),
-            name: call.name.clone().unwrap_or_default(),
-            arguments: call.args.clone().unwrap_or(Value::Null),
-        };
-        let record = t.record(call_id.clone(), body, Some(id.clone()), ts.clone(), span);
+        let record = t.record(call_id.clone(), call.body(&call_id), Some(id.clone()), ts.clone(), span);
         t.push(record, out);
         call_ids.push(call_id);
     }
-    for (n, part) in message.content.parts().iter().enumerate() {
-        let Some(fc) = &part.function_call else { continue };
-        let call_id = fc.id.clone().unwrap_or_else(|| format!("{id}#part{n}"));
-        if call_ids.contains(&call_id) {
-            continue;
-        }
-        let body = Body::ToolCall {
-            call_id: call_id.clone(),
-            name: fc.name.clone().unwrap_or_default(),
-            arguments: fc.args.clone().unwrap_or(Value::Null),
-        };
-        let record = t.record(call_id.clone(), body, Some(id.clone()), ts.clone(), span);
+    for (call_id, body) in part_calls(&message.content, &id, &call_ids) {
+        let record = t.record(call_id, body, Some(id.clone()), ts.clone(), span);
         t.push(record, out);
     }
 

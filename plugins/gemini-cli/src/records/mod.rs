@@ -20,7 +20,7 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 
 use crate::layout::SessionPaths;
@@ -97,13 +97,6 @@ pub struct Out<'a> {
     pub home: &'a Dir,
 }
 
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
 /// The reading state of one session file (the main one or a subagent's).
 pub struct Transcript {
     /// The file, relative to the home: what `src.file` says.
@@ -143,9 +136,7 @@ impl Transcript {
         let parsed = match native::parse(line.bytes) {
             Ok(parsed) => parsed,
             Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "json", &self.file);
                 return;
             }
         };
@@ -278,4 +269,5 @@ impl Transcript {
     }
 }
 
+pub use trajhost_codec_sdk::records::Span;
 pub use trajhost_codec_sdk::text::type_name;

@@ -26,6 +26,9 @@ pub mod write;
 
 use serde_json::Value;
 
+#[doc(hidden)]
+pub use trajhost_codec_sdk as sdk;
+
 pub const HARNESS: &str = "letta-code";
 
 /// The codec that writes schema 1 (`plugins/letta-code`).
@@ -64,7 +67,7 @@ impl Format {
     pub const ALL: [Format; 2] = [Format::Messages, Format::Entries];
 
     /// `manifest.json` `schema_version`.
-    pub fn schema_version(self) -> u64 {
+    pub const fn schema_version(self) -> u64 {
         match self {
             Format::Messages => 1,
             Format::Entries => 2,
@@ -72,7 +75,7 @@ impl Format {
     }
 
     /// `manifest.json` `message_format`.
-    pub fn message_format(self) -> &'static str {
+    pub const fn message_format(self) -> &'static str {
         match self {
             Format::Messages => "pi-ai-message-jsonl",
             Format::Entries => "pi-session-entry-jsonl",
@@ -80,7 +83,7 @@ impl Format {
     }
 
     /// The format's name in a codec's `info().reads` / `writes`.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Format::Messages => "letta-code-pi-ai-message-jsonl",
             Format::Entries => "letta-code-pi-session-entry-jsonl",
@@ -88,7 +91,7 @@ impl Format {
     }
 
     /// The codec that writes this format.
-    pub fn codec(self) -> &'static str {
+    pub const fn codec(self) -> &'static str {
         match self {
             Format::Messages => MESSAGES_CODEC,
             Format::Entries => ENTRIES_CODEC,
@@ -96,7 +99,7 @@ impl Format {
     }
 
     /// The Letta Code versions its writer writes for.
-    pub fn writes_for(self) -> &'static str {
+    pub const fn writes_for(self) -> &'static str {
         match self {
             Format::Messages => MESSAGES_WRITES_FOR,
             Format::Entries => ENTRIES_WRITES_FOR,
@@ -125,6 +128,93 @@ impl Format {
             Format::Messages
         }
     }
+}
+
+/// What both codecs' `info()` say; only the format they discover and write
+/// differs. `read` reads either format.
+pub fn codec_info(format: Format, codec_version: &str) -> sdk::CodecInfo {
+    sdk::CodecInfo {
+        harness: HARNESS.into(),
+        codec_version: codec_version.into(),
+        native_versions: NATIVE_VERSIONS.into(),
+        native_version_source: NATIVE_VERSION_SOURCE.into(),
+        reads: Format::ALL.map(|f| f.name().into()).to_vec(),
+        writes: vec![format.name().into()],
+        session_globs: vec![format!("{}/*/{}", layout::CONVERSATIONS, layout::MESSAGES)],
+        canonical_schema: sdk::canonical::SCHEMA.into(),
+    }
+}
+
+/// Defines and exports the codec of one transcript format, `$codec`: it
+/// discovers and writes `$format` (for [`Format::writes_for`]) and reads
+/// either. Expanded in the codec crate, so its version is that crate's.
+#[macro_export]
+macro_rules! local_backend_codec {
+    ($(#[$attr:meta])* $codec:ident, $format:expr) => {
+        /// This codec's version.
+        pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+        /// `harness@version`, as `meta.codec` says it.
+        pub const CODEC: &str = concat!("letta-code@", env!("CARGO_PKG_VERSION"));
+        /// The transcript format this codec discovers and writes.
+        pub const FORMAT: $crate::Format = $format;
+
+        $(#[$attr])*
+        pub struct $codec;
+
+        impl $crate::sdk::Codec for $codec {
+            type Reader = $crate::read::Reader;
+
+            const WRITES_FOR: &'static str = FORMAT.writes_for();
+
+            fn info() -> $crate::sdk::CodecInfo {
+                $crate::codec_info(FORMAT, VERSION)
+            }
+
+            fn discover(home: &$crate::sdk::fs::Dir) -> Result<$crate::sdk::Discovery, $crate::sdk::CodecError> {
+                $crate::discover::discover(home, FORMAT)
+            }
+
+            fn inspect(
+                home: &$crate::sdk::fs::Dir,
+                locator: &str,
+            ) -> Result<$crate::sdk::SessionRef, $crate::sdk::CodecError> {
+                $crate::discover::inspect(home, locator, FORMAT)
+            }
+
+            fn read(
+                home: $crate::sdk::fs::Dir,
+                locator: &str,
+                options: $crate::sdk::ReadOptions,
+            ) -> Result<$crate::read::Reader, $crate::sdk::CodecError> {
+                $crate::read::Reader::open(home, locator, &options, CODEC)
+            }
+
+            fn write(
+                options: $crate::sdk::WriteOptions,
+            ) -> Result<Box<dyn $crate::sdk::SessionWriter>, $crate::sdk::CodecError> {
+                $crate::write::ConversationWriter::start(options, FORMAT)
+            }
+
+            fn prepare(
+                artifacts: Vec<$crate::sdk::ArtifactInfo>,
+                export: &$crate::sdk::fs::Dir,
+                target: &$crate::sdk::fs::Dir,
+                options: $crate::sdk::WriteOptions,
+            ) -> Result<$crate::sdk::Plan, $crate::sdk::CodecError> {
+                let choice = $crate::sdk::target::choice();
+                $crate::prepare::prepare(artifacts, export, target, &options, &choice, FORMAT)
+            }
+        }
+
+        $crate::sdk::export_codec!($codec);
+
+        #[cfg(test)]
+        #[test]
+        fn the_core_names_this_codec() {
+            assert_eq!(FORMAT.codec(), CODEC);
+            assert_eq!(FORMAT.writes_for(), <$codec as $crate::sdk::Codec>::WRITES_FOR);
+        }
+    };
 }
 
 #[cfg(test)]

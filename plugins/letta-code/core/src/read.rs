@@ -9,7 +9,7 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
@@ -79,9 +79,7 @@ impl Steps for Reader {
         match lines.next_line() {
             Some(Ok(line)) => {
                 let Ok(value) = serde_json::from_slice::<Value>(line.bytes) else {
-                    let bad = BadLine::of(&line);
-                    let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                    self.diags.add(bad.code(), severity, "messages line", Some(&self.file), Some(line.offset));
+                    report_bad_line(&mut self.diags, &line, "messages line", &self.file);
                     return Ok(true);
                 };
                 if let Some(id) = message_id(&value)

@@ -16,14 +16,14 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan, Usage};
-use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::location_id;
 
 use trajhost_codec_sdk::json::{count_of, str_of};
 use trajhost_codec_sdk::text::type_name;
 use trajhost_codec_sdk::time::rfc3339_ms;
 
 pub use trajhost_codec_sdk::known::Handling;
+pub use trajhost_codec_sdk::records::Out;
 
 /// Every message `role` (pi-ai messages, in either format).
 pub const KNOWN_ROLES: &[(&str, Handling)] = &[
@@ -109,11 +109,6 @@ pub fn message_id(value: &Value) -> Option<&str> {
         Row::Compaction(entry) => entry.get("message").and_then(|m| str_of(m, "id")).or_else(|| str_of(entry, "id")),
         _ => None,
     }
-}
-
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
 }
 
 /// Maps one line at `span` of `file`.

@@ -66,7 +66,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
-use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Meta, Reasoning, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::writer::{CanonicalInput, JsonlAssembler, ids, json_line};
@@ -655,7 +655,7 @@ pub const SESSION_VERSION: u32 = 3;
 /// The native message shapes, fields in the order Letta Code writes them.
 mod out {
     use serde::Serialize;
-    use serde_json::Value;
+    pub use trajhost_pi_core::pi_ai::{Block, Text, Usage};
 
     #[derive(Serialize)]
     pub struct ConversationFile<'a> {
@@ -720,13 +720,6 @@ mod out {
     }
 
     #[derive(Serialize)]
-    pub struct Text<'a> {
-        #[serde(rename = "type")]
-        pub kind: &'a str,
-        pub text: &'a str,
-    }
-
-    #[derive(Serialize)]
     pub struct User<'a> {
         pub id: &'a str,
         pub role: &'a str,
@@ -758,33 +751,6 @@ mod out {
         pub timestamp: i64,
     }
 
-    /// An assistant content block.
-    #[derive(Serialize)]
-    #[serde(untagged)]
-    pub enum Block {
-        Text {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            text: String,
-        },
-        Thinking {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            thinking: String,
-            #[serde(rename = "thinkingSignature", skip_serializing_if = "Option::is_none")]
-            signature: Option<String>,
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            redacted: bool,
-        },
-        ToolCall {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            id: String,
-            name: String,
-            arguments: Value,
-        },
-    }
-
     #[derive(Serialize)]
     pub struct AssistantMessage<'a> {
         pub id: &'a str,
@@ -800,54 +766,6 @@ mod out {
         pub stop_reason: &'a str,
         pub timestamp: i64,
         pub metadata: Metadata,
-    }
-
-    /// pi-ai's usage, complete (Letta Code sums its fields).
-    #[derive(Serialize)]
-    pub struct Usage {
-        pub input: u64,
-        pub output: u64,
-        #[serde(rename = "cacheRead")]
-        pub cache_read: u64,
-        #[serde(rename = "cacheWrite")]
-        pub cache_write: u64,
-        /// Schema 2 only.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub reasoning: Option<u64>,
-        #[serde(rename = "totalTokens")]
-        pub total_tokens: u64,
-        pub cost: Cost,
-    }
-
-    impl Usage {
-        /// `with_reasoning`: the count of reasoning tokens (of the output), as
-        /// schema 2 keeps it.
-        pub fn of(usage: Option<&super::Usage>, with_reasoning: bool) -> Usage {
-            let n = |v: Option<u64>| v.unwrap_or(0);
-            let (input, output, cache_read, cache_write) =
-                usage.map(|u| (n(u.input), n(u.output), n(u.cache_read), n(u.cache_write))).unwrap_or_default();
-            Usage {
-                input,
-                output,
-                cache_read,
-                cache_write,
-                reasoning: with_reasoning.then(|| usage.and_then(|u| u.reasoning).unwrap_or(0)),
-                total_tokens: input + output + cache_read + cache_write,
-                // The source's cost is a total only: the parts stay zero.
-                cost: Cost { total: usage.and_then(|u| u.cost_usd).unwrap_or(0.0), ..Cost::default() },
-            }
-        }
-    }
-
-    #[derive(Serialize, Default)]
-    pub struct Cost {
-        pub input: f64,
-        pub output: f64,
-        #[serde(rename = "cacheRead")]
-        pub cache_read: f64,
-        #[serde(rename = "cacheWrite")]
-        pub cache_write: f64,
-        pub total: f64,
     }
 
     #[derive(Serialize)]

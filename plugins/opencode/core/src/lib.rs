@@ -3,13 +3,15 @@
 //! legacy `storage/` tree hold the same JSON. Where the records live (rows or
 //! files), their ids and spans stay in each codec; what a message or a part
 //! says is read here, with the model steps of a message ([`step`]) and
-//! OpenCode's id forms for writers ([`ids`]).
+//! OpenCode's id forms for writers ([`ids`]) and what both writers write alike
+//! ([`written`]).
 
 pub mod ids;
 pub mod message;
 pub mod part;
 pub mod session;
 pub mod step;
+pub mod written;
 
 pub use trajhost_codec_sdk::known::Handling;
 

@@ -20,6 +20,7 @@ pub mod discover;
 pub mod head;
 pub mod layout;
 pub mod native;
+pub mod pi_ai;
 pub mod prepare;
 pub mod read;
 pub mod records;
@@ -30,7 +31,9 @@ pub mod time;
 pub mod write;
 
 use trajhost_codec_sdk::CodecInfo;
-use trajhost_codec_sdk::canonical::SCHEMA;
+
+#[doc(hidden)]
+pub use trajhost_codec_sdk as sdk;
 
 pub use records::{Handling, KNOWN_MESSAGE_ROLES, OMP_ENTRY_TYPES, PI_ENTRY_TYPES};
 
@@ -110,16 +113,70 @@ pub static OMP: Flavor = Flavor {
 
 /// `info` of a flavor's codec.
 pub fn info(flavor: &Flavor) -> CodecInfo {
-    CodecInfo {
-        harness: flavor.harness.into(),
-        codec_version: VERSION.into(),
-        native_versions: flavor.native_versions.into(),
-        native_version_source: "`version` of the `session` header line: the session format version \
-             (the CLI does not record its own version in the file)"
-            .into(),
-        reads: vec![flavor.format.into()],
-        writes: vec![flavor.format.into()],
-        session_globs: vec![format!("{}/*/*.jsonl", flavor.sessions_dir)],
-        canonical_schema: SCHEMA.into(),
-    }
+    CodecInfo::of(
+        flavor.harness,
+        VERSION,
+        flavor.native_versions,
+        "`version` of the `session` header line: the session format version \
+             (the CLI does not record its own version in the file)",
+    )
+    .reads_and_writes(flavor.format)
+    .globs([format!("{}/*/*.jsonl", flavor.sessions_dir)])
+}
+
+/// Defines and exports the codec of one [`Flavor`], `$codec`: Pi and Oh My
+/// Pi differ only in it.
+#[macro_export]
+macro_rules! flavor_codec {
+    ($(#[$attr:meta])* $codec:ident, $flavor:expr) => {
+        $(#[$attr])*
+        pub struct $codec;
+
+        impl $crate::sdk::Codec for $codec {
+            type Reader = $crate::read::Reader;
+
+            fn info() -> $crate::sdk::CodecInfo {
+                $crate::info(&$flavor)
+            }
+
+            fn discover(home: &$crate::sdk::fs::Dir) -> Result<$crate::sdk::Discovery, $crate::sdk::CodecError> {
+                $crate::discover::discover(&$flavor, home)
+            }
+
+            fn inspect(
+                home: &$crate::sdk::fs::Dir,
+                locator: &str,
+            ) -> Result<$crate::sdk::SessionRef, $crate::sdk::CodecError> {
+                $crate::discover::inspect(home, locator)
+            }
+
+            fn read(
+                home: $crate::sdk::fs::Dir,
+                locator: &str,
+                options: $crate::sdk::ReadOptions,
+            ) -> Result<Self::Reader, $crate::sdk::CodecError> {
+                $crate::read::Reader::open(&$flavor, home, locator, &options)
+            }
+
+            fn write(
+                options: $crate::sdk::WriteOptions,
+            ) -> Result<Box<dyn $crate::sdk::SessionWriter>, $crate::sdk::CodecError> {
+                Ok($crate::sdk::WholeDocument::boxed(options, |session, options| {
+                    $crate::write::write(&$flavor, session, options)
+                }))
+            }
+
+            fn prepare(
+                artifacts: Vec<$crate::sdk::ArtifactInfo>,
+                export: &$crate::sdk::fs::Dir,
+                target: &$crate::sdk::fs::Dir,
+                options: $crate::sdk::WriteOptions,
+            ) -> Result<$crate::sdk::Plan, $crate::sdk::CodecError> {
+                let artifacts = $crate::sdk::load_artifacts(export, &artifacts)?;
+                $crate::prepare::prepare(&$flavor, artifacts, target, &options)
+            }
+        }
+
+        $crate::sdk::export_codec!($codec);
+    };
 }

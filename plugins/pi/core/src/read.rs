@@ -29,7 +29,7 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, File};
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
 
@@ -259,9 +259,7 @@ impl Steps for Reader {
         let v: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
             Err(_) => {
-                let bad = BadLine::of(&line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                self.diags.add(bad.code(), severity, "line", Some(&path), Some(span.offset));
+                report_bad_line(&mut self.diags, &line, "line", &path);
                 return Ok(true);
             }
         };

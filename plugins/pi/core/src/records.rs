@@ -24,13 +24,13 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Record, SourceSpan, Usage};
-use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::records::location_id;
 
 use crate::Flavor;
 use crate::native::{content_text, count_of, number_of, str_of, string_of, type_name};
 
 pub use trajhost_codec_sdk::known::Handling;
+pub use trajhost_codec_sdk::records::{Out, Span};
 
 /// Entry types Pi writes (`session-manager.ts`, format v3).
 pub const PI_ENTRY_TYPES: &[(&str, Handling)] = &[
@@ -95,13 +95,6 @@ pub fn handling(flavor: &Flavor, kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(flavor.entry_types, kind)
 }
 
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
 /// The mapping state of one session file.
 pub struct Mapper<'f> {
     pub flavor: &'f Flavor,
@@ -109,12 +102,6 @@ pub struct Mapper<'f> {
     pub file: String,
     /// Entry ids of entries that produced no record → the parent to use instead.
     skipped: BTreeMap<String, Option<String>>,
-}
-
-/// Where records and diagnostics go.
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
 }
 
 impl<'f> Mapper<'f> {

@@ -130,8 +130,8 @@ pub fn title_slot(title: &str, updated_at: &str) -> String {
 
 /// The native line shapes written, fields in the order the harness writes them.
 mod out {
+    pub use crate::pi_ai::{Block, Text, Usage};
     use serde::Serialize;
-    use serde_json::Value;
 
     #[derive(Serialize)]
     pub struct TitleSlot<'a> {
@@ -203,46 +203,12 @@ mod out {
     }
 
     #[derive(Serialize)]
-    pub struct Text<'a> {
-        #[serde(rename = "type")]
-        pub kind: &'a str,
-        pub text: &'a str,
-    }
-
-    #[derive(Serialize)]
     pub struct User<'a> {
         pub role: &'a str,
         pub content: [Text<'a>; 1],
         #[serde(skip_serializing_if = "Option::is_none")]
         pub attribution: Option<&'a str>,
         pub timestamp: i64,
-    }
-
-    /// An assistant content block.
-    #[derive(Serialize, Clone)]
-    #[serde(untagged)]
-    pub enum Block {
-        Text {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            text: String,
-        },
-        Thinking {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            thinking: String,
-            #[serde(rename = "thinkingSignature", skip_serializing_if = "Option::is_none")]
-            signature: Option<String>,
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            redacted: bool,
-        },
-        ToolCall {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            id: String,
-            name: String,
-            arguments: Value,
-        },
     }
 
     #[derive(Serialize)]
@@ -258,30 +224,6 @@ mod out {
         pub timestamp: i64,
         #[serde(rename = "responseId", skip_serializing_if = "Option::is_none")]
         pub response_id: Option<&'a str>,
-    }
-
-    #[derive(Serialize)]
-    pub struct Usage {
-        pub input: u64,
-        pub output: u64,
-        #[serde(rename = "cacheRead")]
-        pub cache_read: u64,
-        #[serde(rename = "cacheWrite")]
-        pub cache_write: u64,
-        #[serde(rename = "totalTokens")]
-        pub total_tokens: u64,
-        pub cost: Cost,
-    }
-
-    #[derive(Serialize)]
-    pub struct Cost {
-        pub input: f64,
-        pub output: f64,
-        #[serde(rename = "cacheRead")]
-        pub cache_read: f64,
-        #[serde(rename = "cacheWrite")]
-        pub cache_write: f64,
-        pub total: f64,
     }
 
     #[derive(Serialize)]
@@ -486,22 +428,7 @@ impl File<'_> {
                 Usage::default()
             }
         };
-        let (input, output) = (usage.input.unwrap_or(0), usage.output.unwrap_or(0));
-        let (cache_read, cache_write) = (usage.cache_read.unwrap_or(0), usage.cache_write.unwrap_or(0));
-        let usage = out::Usage {
-            input,
-            output,
-            cache_read,
-            cache_write,
-            total_tokens: input + output + cache_read + cache_write,
-            cost: out::Cost {
-                input: 0.0,
-                output: 0.0,
-                cache_read: 0.0,
-                cache_write: 0.0,
-                total: usage.cost_usd.unwrap_or(0.0),
-            },
-        };
+        let usage = out::Usage::of(Some(&usage), false);
         let stop_reason = stop_reason(assistant.stop_reason.as_deref(), has_calls);
         let message = out::Assistant {
             role: "assistant",

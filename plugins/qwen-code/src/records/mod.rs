@@ -10,14 +10,12 @@ mod conversation;
 mod meta;
 mod system;
 
-use std::collections::{BTreeMap, VecDeque};
-
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
+use trajhost_codec_sdk::records::{BatchWriter, ParentLinks, location_id};
 
 use crate::native::{self, Entry};
 
@@ -96,49 +94,10 @@ pub struct Out<'a> {
     pub home: &'a Dir,
 }
 
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
-/// Recent native uuids → the record ids they resolve to, so `parentUuid`
-/// links point at records: a record that produced nothing resolves to its
-/// own parent. Bounded: a parent further back resolves to its raw uuid.
-struct Links {
-    map: BTreeMap<String, String>,
-    order: VecDeque<String>,
-}
-
-const LINKS_KEPT: usize = 1024;
-
-impl Links {
-    fn alias(&mut self, uuid: &str, target: Option<String>) {
-        let Some(target) = target else { return };
-        if target == uuid {
-            return;
-        }
-        if self.map.insert(uuid.to_string(), target).is_none() {
-            self.order.push_back(uuid.to_string());
-            if self.order.len() > LINKS_KEPT
-                && let Some(old) = self.order.pop_front()
-            {
-                self.map.remove(&old);
-            }
-        }
-    }
-
-    fn resolve(&self, uuid: Option<&str>) -> Option<String> {
-        let uuid = uuid.filter(|u| !u.is_empty())?;
-        Some(self.map.get(uuid).cloned().unwrap_or_else(|| uuid.to_string()))
-    }
-}
-
 /// The reading state of one transcript.
 pub struct Transcript {
     file: String,
-    links: Links,
+    links: ParentLinks,
     /// The last timestamp seen: the time of records that carry none.
     last_ts: Option<String>,
     /// The first `version` seen, to report a mid-file change once per change.
@@ -147,7 +106,7 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn new(file: String) -> Transcript {
-        Transcript { file, links: Links { map: BTreeMap::new(), order: VecDeque::new() }, last_ts: None, version: None }
+        Transcript { file, links: ParentLinks::new(), last_ts: None, version: None }
     }
 
     /// Maps one line.
@@ -166,9 +125,7 @@ impl Transcript {
                     }
                     return;
                 }
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
+                report_bad_line(out.diags, line, "json", &self.file);
                 return;
             }
         };
@@ -257,4 +214,5 @@ impl Transcript {
     }
 }
 
+pub use trajhost_codec_sdk::records::Span;
 pub use trajhost_codec_sdk::text::type_name;

@@ -6,6 +6,30 @@ use crate::hash::sha256;
 use crate::records::canonical_line;
 use crate::{CodecError, Severity};
 
+/// Keeps the session's own `meta` in `meta`: the first one, of the main
+/// transcript, pushed before any content (`started`: the writer has written
+/// some). Any other `meta`, and every record of a subagent, is a
+/// subagent's, reported as `not-carried` `subagent-transcript` (info), for
+/// targets that hold one transcript. Returns the record when it is the main
+/// transcript's content.
+pub fn main_content(meta: &mut Option<Meta>, record: Record, started: bool, diags: &mut Diagnostics) -> Option<Record> {
+    let subagents =
+        |diags: &mut Diagnostics| diags.add("not-carried", Severity::Info, "subagent-transcript", None, None);
+    if let Body::Meta(m) = &record.body {
+        if meta.is_none() && !started && record.agent.is_none() {
+            *meta = Some(m.clone());
+        } else {
+            subagents(diags);
+        }
+        return None;
+    }
+    if record.agent.is_some() {
+        subagents(diags);
+        return None;
+    }
+    Some(record)
+}
+
 /// Splits the pushed canonical text into records.
 ///
 /// Lines are numbered across batches (an error names the document line),

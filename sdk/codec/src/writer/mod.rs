@@ -59,4 +59,4 @@ pub mod install;
 pub use assembler::{JsonlAssembler, join_lines, json_document, json_line, python_json};
 pub use calls::{OpenCalls, UnmatchedResult};
 pub use held::{HeldRecords, assistant_model, record_ms};
-pub use input::{CanonicalDocument, CanonicalInput};
+pub use input::{CanonicalDocument, CanonicalInput, main_content};

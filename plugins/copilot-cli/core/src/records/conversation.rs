@@ -29,7 +29,7 @@ pub fn user(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>
         Body::User { text, attachments }
     };
     let id = t.event_id(event, span);
-    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.links.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }
@@ -40,7 +40,7 @@ pub fn system(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'
     };
     let id = t.event_id(event, span);
     let body = Body::System { text: message.content.unwrap_or_default() };
-    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.links.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }
@@ -56,7 +56,7 @@ pub fn reasoning(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Ou
     }
     let id = t.event_id(event, span);
     let body = Body::Reasoning(Reasoning { text: Some(text), opaque: None, encrypted: false });
-    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.links.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }
@@ -66,7 +66,7 @@ pub fn assistant(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Ou
         return missing(t, "assistant.message.data", span, out);
     };
     let id = t.event_id(event, span);
-    let parent = t.resolve(event.parent_id.as_deref());
+    let parent = t.links.resolve(event.parent_id.as_deref());
 
     // Reasoning, unless `assistant.reasoning` events carried it already.
     let logged = std::mem::take(&mut t.reasoning);

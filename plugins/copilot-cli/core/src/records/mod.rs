@@ -26,9 +26,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan, Usage};
-use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::jsonl::{BadLine, Line};
-use trajhost_codec_sdk::records::{BatchWriter, location_id};
+use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
+use trajhost_codec_sdk::records::{Lines, ParentLinks, location_id};
 
 use crate::native::{self, Event};
 
@@ -170,19 +169,6 @@ pub fn handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
-/// Where records and diagnostics go.
-pub struct Out<'a> {
-    pub writer: &'a mut BatchWriter,
-    pub diags: &'a mut Diagnostics,
-}
-
-/// Byte span of one line.
-#[derive(Debug, Clone, Copy)]
-pub struct Span {
-    pub offset: u64,
-    pub len: u64,
-}
-
 /// Usage records waiting for their message, at most this many.
 const PENDING_USAGE_KEPT: usize = 64;
 /// Reasoning texts of `assistant.reasoning` events waiting for their
@@ -191,9 +177,6 @@ const PENDING_REASONING_KEPT: usize = 16;
 /// Tool requests without a `toolCallId` waiting for their execution, and
 /// execution ids given to such requests, at most this many.
 const UNSTARTED_KEPT: usize = 256;
-/// Recent event ids → record ids, at most this many.
-const LINKS_KEPT: usize = 1024;
-
 /// The reading state of one event log.
 pub struct Transcript {
     file: String,
@@ -201,8 +184,7 @@ pub struct Transcript {
     native_id: String,
     /// Event ids of events that produced no record → the record id their
     /// children should point at.
-    links: BTreeMap<String, String>,
-    link_order: VecDeque<String>,
+    links: ParentLinks,
     /// Tool call ids emitted so far.
     calls: BTreeSet<String>,
     /// Of those, the ones emitted from a `tool.execution_start` that no
@@ -229,8 +211,7 @@ impl Transcript {
         Transcript {
             file,
             native_id,
-            links: BTreeMap::new(),
-            link_order: VecDeque::new(),
+            links: ParentLinks::new(),
             calls: BTreeSet::new(),
             started: VecDeque::new(),
             unstarted: VecDeque::new(),
@@ -239,46 +220,6 @@ impl Transcript {
             reasoning: VecDeque::new(),
             starts: 0,
             last_ts: None,
-        }
-    }
-
-    /// Maps one line.
-    pub fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
-        let span = Span { offset: line.offset, len: line.len };
-        let event = match native::parse(line.bytes) {
-            Ok(event) => event,
-            Err(_) => {
-                let bad = BadLine::of(line);
-                let severity = if bad == BadLine::TornTail { Severity::Warning } else { Severity::Error };
-                out.diags.add(bad.code(), severity, "json", Some(&self.file), Some(line.offset));
-                return;
-            }
-        };
-        if let Some(ts) = &event.timestamp {
-            self.last_ts = Some(ts.clone());
-        }
-        let kind = event.kind.clone().unwrap_or_default();
-        let emitted = match handling(&kind) {
-            Some(Handling::Mapped(_)) => self.map(&kind, &event, span, out),
-            Some(Handling::Reported) => {
-                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
-                None
-            }
-            None => {
-                out.diags.add(
-                    "unknown-record-type",
-                    Severity::Warning,
-                    &type_name(Some(&kind)),
-                    Some(&self.file),
-                    Some(span.offset),
-                );
-                None
-            }
-        };
-        if let Some(id) = event.id.as_deref() {
-            // An event that produced no record: its children follow its parent.
-            let target = emitted.or_else(|| self.resolve(event.parent_id.as_deref()));
-            self.alias(id, target);
         }
     }
 
@@ -309,34 +250,6 @@ impl Transcript {
         }
     }
 
-    /// End of the log: usage records no message claimed.
-    pub fn finish(&mut self, out: &mut Out<'_>) {
-        for _ in self.usage.drain(..) {
-            out.diags.add("unmatched-usage-record", Severity::Info, "apiCallId", Some(&self.file), None);
-        }
-    }
-
-    fn alias(&mut self, id: &str, target: Option<String>) {
-        let Some(target) = target else { return };
-        if target == id {
-            return;
-        }
-        if self.links.insert(id.to_string(), target).is_none() {
-            self.link_order.push_back(id.to_string());
-            if self.link_order.len() > LINKS_KEPT
-                && let Some(old) = self.link_order.pop_front()
-            {
-                self.links.remove(&old);
-            }
-        }
-    }
-
-    /// The record an event id stands for.
-    fn resolve(&self, id: Option<&str>) -> Option<String> {
-        let id = id.filter(|i| !i.is_empty())?;
-        Some(self.links.get(id).cloned().unwrap_or_else(|| id.to_string()))
-    }
-
     /// The id of an event's record: its event id, else its byte location.
     fn event_id(&self, event: &Event<'_>, span: Span) -> String {
         event.id.clone().filter(|i| !i.is_empty()).unwrap_or_else(|| location_id(&self.file, span.offset, 0))
@@ -354,4 +267,51 @@ impl Transcript {
     }
 }
 
+impl Lines for Transcript {
+    /// Maps one line.
+    fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
+        let span = Span { offset: line.offset, len: line.len };
+        let event = match native::parse(line.bytes) {
+            Ok(event) => event,
+            Err(_) => {
+                report_bad_line(out.diags, line, "json", &self.file);
+                return;
+            }
+        };
+        if let Some(ts) = &event.timestamp {
+            self.last_ts = Some(ts.clone());
+        }
+        let kind = event.kind.clone().unwrap_or_default();
+        let emitted = match handling(&kind) {
+            Some(Handling::Mapped(_)) => self.map(&kind, &event, span, out),
+            Some(Handling::Reported) => {
+                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
+                None
+            }
+            None => {
+                out.diags.add(
+                    "unknown-record-type",
+                    Severity::Warning,
+                    &type_name(Some(&kind)),
+                    Some(&self.file),
+                    Some(span.offset),
+                );
+                None
+            }
+        };
+        if let Some(id) = event.id.as_deref() {
+            // An event that produced no record: its children follow its parent.
+            let target = emitted.or_else(|| self.links.resolve(event.parent_id.as_deref()));
+            self.links.alias(id, target);
+        }
+    }
+    /// End of the log: usage records no message claimed.
+    fn finish(&mut self, out: &mut Out<'_>) {
+        for _ in self.usage.drain(..) {
+            out.diags.add("unmatched-usage-record", Severity::Info, "apiCallId", Some(&self.file), None);
+        }
+    }
+}
+
+pub use trajhost_codec_sdk::records::{Out, Span};
 pub use trajhost_codec_sdk::text::type_name;

@@ -35,7 +35,7 @@ pub fn observation(t: &mut Transcript, kind: &str, event: &Event<'_>, span: Span
     });
     let id = t.event_id(event, span);
     let body = Body::Observation { subtype: kind.to_string(), text };
-    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.links.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }
@@ -47,7 +47,7 @@ pub fn compaction(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut O
         Some(summary) if done.success != Some(false) => Body::Compaction { summary, trigger: done.trigger },
         _ => Body::Observation { subtype: "session.compaction_complete".into(), text: done.error },
     };
-    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.links.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }
@@ -67,7 +67,7 @@ pub fn hook(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_>
     let id = t.event_id(event, span);
     let subtype = format!("hook.start/{}", super::type_name(Some(kind)));
     let body = Body::Observation { subtype, text };
-    let record = t.record(event, id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, id.clone(), body, t.links.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(id)
 }

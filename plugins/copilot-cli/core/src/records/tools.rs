@@ -38,7 +38,7 @@ pub fn start(t: &mut Transcript, event: &Event<'_>, span: Span, out: &mut Out<'_
     t.calls.insert(call_id.clone());
     t.started.push_back((call_id.clone(), name.clone()));
     let body = Body::ToolCall { call_id: call_id.clone(), name, arguments: native::arguments(start.arguments) };
-    let record = t.record(event, call_id.clone(), body, t.resolve(event.parent_id.as_deref()), span);
+    let record = t.record(event, call_id.clone(), body, t.links.resolve(event.parent_id.as_deref()), span);
     out.writer.push(&record);
     Some(call_id)
 }
