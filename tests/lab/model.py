@@ -317,6 +317,9 @@ def decide(items, tools, scenario):
     ends_in_text = bool(after) and after[-1][0] == "assistant"
     steps = scenario.get("steps") or []
     if not tools:
+        ran = text_tool_outputs(items)
+        if ran and "[notool]" not in prompt:
+            return ("text", "FINAL ANSWER: the command printed: " + " | ".join(quote(o) for o in ran))
         return ("text", side_text(prompt))
     if "[notool]" in prompt:
         return ("text", notool_text(items))
@@ -377,6 +380,15 @@ def notool_text(items):
     if results:
         return "NOTOOL ANSWER: earlier the tool returned: " + quote(results[-1][2])
     return "NOTOOL ANSWER: no earlier tool result."
+
+
+def text_tool_outputs(items):
+    """Outputs a harness without tool calling (Aider's `/run`) put into the chat as user text."""
+    out = []
+    for it in items:
+        if it[0] == "user" and it[1].startswith("I ran this command:") and "And got this output:" in it[1]:
+            out.append(it[1].split("And got this output:", 1)[1].strip())
+    return out
 
 
 def side_text(prompt):
