@@ -30,6 +30,9 @@ pub fn interactive(harness: &str, id: &str) -> Option<Vec<String>> {
         "continue-cli" => &["cn", "--fork", id],
         // An OpenCode fork: the same `--session` (a prepared session is `kilo import`ed first).
         "kilo-code" => &["kilo", "--session", id],
+        // Aider names no session: its history is the workspace's `.aider.chat.history.md`, restored whole
+        // (every block, the prepared one last) by `--restore-chat-history` run in that workspace (`cd <cwd>`).
+        "aider" => &["aider", "--restore-chat-history"],
         // OpenClaw resumes a session only as `openclaw agent --session-id ID --message …`
         // (the codec's headless command); it has no interactive resume.
         "cursor" => &["cursor-agent", "--resume", id],
@@ -89,6 +92,11 @@ mod tests {
             assert!(argv.last().is_some_and(|a| a == "abc"), "{harness}: {argv:?}");
         }
         assert_eq!(interactive("openclaw", "abc"), None, "openclaw has no interactive resume");
+        assert_eq!(
+            shell_line(&interactive("aider", "abc").unwrap(), Path::new("/w"), None),
+            "cd /w && aider --restore-chat-history",
+            "aider resumes the workspace's history, not an id"
+        );
         assert_eq!(interactive("unknown", "abc"), None);
     }
 

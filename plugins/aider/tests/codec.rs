@@ -120,3 +120,18 @@ fn sniff_claims_a_history_and_names_its_version() {
     assert_eq!(sniffed.native_version.as_deref(), Some("0.86.2"));
     assert!(Aider::sniff("x.md", b"# Title\n\nsome notes\n").is_none());
 }
+
+/// The host declares every built-in's `info` (crates/registry/src/builtin-info.json, checked against the
+/// components by the host's integration tests): this codec's entry says what `info` says.
+#[test]
+fn the_declared_info_is_current() {
+    let declared: serde_json::Value =
+        serde_json::from_str(include_str!("../../../crates/registry/src/builtin-info.json")).unwrap();
+    let info = Aider::info();
+    let expected = serde_json::json!({
+        "harness": info.harness, "codec_version": info.codec_version, "native_versions": info.native_versions,
+        "native_version_source": info.native_version_source, "reads": info.reads, "writes": info.writes,
+        "session_globs": info.session_globs, "canonical_schema": info.canonical_schema,
+    });
+    assert_eq!(declared["trajhost-codec-aider"], expected);
+}
