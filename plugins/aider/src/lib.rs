@@ -29,12 +29,7 @@ pub mod session;
 pub mod sniff;
 pub mod write;
 
-use trajhost_codec_sdk::canonical::SCHEMA;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{
-    ArtifactInfo, Codec, CodecError, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, SessionWriter, Sniffed,
-    WholeDocument, WriteOptions,
-};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -71,50 +66,17 @@ impl Codec for Aider {
     type Reader = read::Reader;
 
     fn info() -> CodecInfo {
-        CodecInfo {
-            harness: HARNESS.into(),
-            codec_version: VERSION.into(),
-            native_versions: NATIVE_VERSIONS.into(),
-            native_version_source: "the banner line `> Aider v<version>` of each `# aider chat started at` block"
-                .into(),
-            reads: vec![FORMAT.into()],
-            writes: vec![FORMAT.into()],
-            session_globs: vec![history::FILE.into()],
-            canonical_schema: SCHEMA.into(),
-        }
+        CodecInfo::of(
+            HARNESS,
+            VERSION,
+            NATIVE_VERSIONS,
+            "the banner line `> Aider v<version>` of each `# aider chat started at` block",
+        )
+        .reads_and_writes(FORMAT)
+        .globs([history::FILE])
     }
 
-    fn discover(home: &Dir) -> Result<Discovery, CodecError> {
-        discover::discover(home)
-    }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        discover::inspect(home, locator)
-    }
-
-    fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
-        sniff::sniff(path, head)
-    }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        read::open(home, locator, &options)
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::boxed(options, write::write))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so a choice is never ignored.
-        let choice = prepare::target_choice();
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, write = write::boxed, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(Aider);

@@ -30,7 +30,7 @@ const MAX_ARTIFACT_BYTES: usize = 512 << 20;
 
 /// The user's choice of model and provider for the target (`--model`,
 /// `--provider`), as the SDK gives it.
-pub use trajhost_codec_sdk::target::{TargetChoice as Choice, choice as target_choice};
+pub use trajhost_codec_sdk::target::TargetChoice as Choice;
 
 pub fn prepare(
     artifacts: Vec<Artifact>,

@@ -6,10 +6,10 @@
 //! gives), `> ` runs `observation` `status`. Records have no native id:
 //! their ids are their byte locations.
 
-use trajhost_codec_sdk::canonical::{self, Assistant, Body, Meta, Record, SourceSpan, Usage};
+use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record, SourceSpan, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::{WholeSessionReader, location_id};
+use trajhost_codec_sdk::records::{WholeSessionReader, location_id, meta, meta_record};
 use trajhost_codec_sdk::{CodecError, ReadOptions};
 
 use crate::history::{self, Kind};
@@ -22,36 +22,21 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
     let (file, id) = session::split_locator(locator);
     let text = session::load(&home, file)?;
     let block = session::find(&text, file, id)?;
-    let (records, diags) = records(file, &block);
+    let (records, diags) = block_records(file, &block);
     Ok(WholeSessionReader::new(records, diags, options))
 }
 
 /// The records of one block of `file`.
-pub fn records(file: &str, block: &history::Block<'_>) -> (Vec<Record>, Diagnostics) {
+pub fn block_records(file: &str, block: &history::Block<'_>) -> (Vec<Record>, Diagnostics) {
     let messages = history::messages(block);
-    let native_id = session::native_id(file, block);
-    let started_at = session::started_at(block);
-    let mut records = vec![Record {
-        id: native_id.clone(),
-        body: Body::Meta(Meta {
-            schema: canonical::SCHEMA.into(),
-            harness: HARNESS.into(),
-            native_id,
-            native_version: history::version(&messages),
-            cwd: None,
-            title: None,
-            git_branch: None,
-            started_at: started_at.clone(),
-            parent_session: None,
-            parent_call: None,
-            codec: Some(CODEC.into()),
-        }),
-        parent: None,
-        ts: started_at,
-        agent: None,
-        // The header names the session but holds no record: an empty span at it.
-        src: Some(SourceSpan { file: file.to_string(), offset: block.offset as u64, len: 0 }),
-    }];
+    let head = Meta {
+        native_version: history::version(&messages),
+        started_at: session::started_at(block),
+        ..meta(HARNESS, CODEC, &session::native_id(file, block))
+    };
+    // The header names the session but holds no record: an empty span at it.
+    let header = SourceSpan { file: file.to_string(), offset: block.offset as u64, len: 0 };
+    let mut records = vec![meta_record(head, Some(header))];
     let model = history::model(&messages);
     for message in messages {
         let body = match message.kind {

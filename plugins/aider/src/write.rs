@@ -30,13 +30,18 @@ use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::Civil;
 use trajhost_codec_sdk::writer::CanonicalDocument;
-use trajhost_codec_sdk::{Artifact, CodecError, Severity, WriteOptions, Written};
+use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WholeDocument, WriteOptions, Written};
 
 use crate::history::{Block, FILE, HEADER, STATUS, USER};
 use crate::{HARNESS, STATUS_SUBTYPE, session};
 
 /// Largest canonical document written (it is held whole).
 const MAX_DOCUMENT_BYTES: usize = 1 << 30;
+
+/// The writer `Codec::write` returns: the document collected, then [`write`].
+pub fn boxed(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+    Ok(WholeDocument::boxed(options, write))
+}
 
 /// The block for `document` (canonical JSON lines).
 pub fn write(document: &str, _options: &WriteOptions) -> Result<Written, CodecError> {

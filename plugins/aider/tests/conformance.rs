@@ -10,24 +10,20 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use trajhost_codec_aider::{Aider, KNOWN_LINES, history, session};
-use trajhost_codec_testkit::suite::Suite;
+use trajhost_codec_testkit::suite::{Suite, role_member};
 
-/// The block's messages, as `{kind, text}`.
+/// The block's messages, as `{role, text}` (the role: user, assistant or status).
 fn messages(home: &Path, locator: &str) -> Vec<Value> {
     let (file, id) = session::split_locator(locator);
     let text = std::fs::read_to_string(home.join(file)).unwrap();
     let block = session::find(&text, file, id).unwrap();
-    history::messages(&block).iter().map(|m| json!({"kind": m.kind.name(), "text": m.text})).collect()
-}
-
-fn kind(message: &Value) -> Vec<String> {
-    vec![message["kind"].as_str().unwrap_or("(no kind)").to_string()]
+    history::messages(&block).iter().map(|m| json!({"role": m.kind.name(), "text": m.text})).collect()
 }
 
 const SUITE: Suite = Suite {
     table: include_str!("conformance.json"),
     types: KNOWN_LINES,
-    kind_of: kind,
+    kind_of: role_member,
     raw: messages,
     ..Suite::DEFAULT
 };
