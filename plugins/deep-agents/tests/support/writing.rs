@@ -75,10 +75,15 @@ fn reasoning_system_and_odd_arguments() {
 
 /// The rows of every table, as text, for byte comparisons.
 fn dump(db: &Path) -> Vec<String> {
+    rows_of(db, &["checkpoints", "writes"], "quote(thread_id), hex(CAST(rowid AS TEXT)), *")
+}
+
+/// The rows of `tables`, each as its `columns`' values joined.
+fn rows_of(db: &Path, tables: &[&str], columns: &str) -> Vec<String> {
     let c = rusqlite::Connection::open(db).unwrap();
     let mut out = Vec::new();
-    for table in ["checkpoints", "writes"] {
-        let mut s = c.prepare(&format!("SELECT quote(thread_id), hex(CAST(rowid AS TEXT)), * FROM {table}")).unwrap();
+    for table in tables {
+        let mut s = c.prepare(&format!("SELECT {columns} FROM {table}")).unwrap();
         let n = s.column_count();
         let rows = s
             .query_map([], |row| {
@@ -241,21 +246,7 @@ fn prepare_adds_a_thread_to_a_store_dcode_0_1_88_used_and_leaves_its_workspace_t
     let fixture = kit::fixtures("deep-agents", "0.1.88").join("simple").join(DB);
     std::fs::copy(&fixture, target.path().join(DB)).unwrap();
     let db = target.path().join(DB);
-    let workspace_rows = |db: &Path| -> Vec<String> {
-        let c = rusqlite::Connection::open(db).unwrap();
-        let mut out = Vec::new();
-        for table in ["dcode_thread_workspaces", "dcode_workspace_snapshots"] {
-            let mut s = c.prepare(&format!("SELECT * FROM {table}")).unwrap();
-            let n = s.column_count();
-            let rows = s
-                .query_map([], |row| {
-                    (0..n).map(|i| row.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}"))).collect()
-                })
-                .unwrap();
-            out.extend(rows.map(|r: rusqlite::Result<Vec<String>>| r.unwrap().join("|")));
-        }
-        out
-    };
+    let workspace_rows = |db: &Path| rows_of(db, &["dcode_thread_workspaces", "dcode_workspace_snapshots"], "*");
     let (before, bound) = (dump(&db), workspace_rows(&db));
     assert_eq!(bound.len(), 2, "the fixture's thread has its workspace binding and snapshot");
     let plan = prepare(&written, target.path()).unwrap();
