@@ -275,6 +275,12 @@ impl App {
                     *selected = (*selected + 1).min(harnesses.len().saturating_sub(1))
                 }
                 KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
+                // A letter jumps to the first harness it starts (the list grows long).
+                KeyCode::Char(letter) => {
+                    if let Some(first) = harnesses.iter().position(|h| h.starts_with(letter)) {
+                        *selected = first;
+                    }
+                }
                 KeyCode::Enter => {
                     let to = harnesses[*selected].clone();
                     self.mode = Mode::List;
@@ -547,7 +553,7 @@ impl App {
             }
             Mode::Prompt(..) => "Enter apply  Esc cancel",
             Mode::Pager { .. } => "↑↓ PgUp PgDn scroll  t fold/unfold  q back",
-            Mode::Pick { .. } => "↑↓ choose the harness  Enter continue there  Esc back",
+            Mode::Pick { .. } => "↑↓ or its first letter: choose the harness  Enter continue there  Esc back",
             Mode::Prepared { .. } => "Enter start it now  any other key: back to the list",
         };
         let line = if self.status.is_empty() { keys.to_string() } else { format!("{}  |  {keys}", self.status) };

@@ -137,11 +137,11 @@ fn browse_lists_searches_opens_continues_and_quits_in_a_real_terminal() {
     tui.keys(&["q"]);
     tui.wait_for("↑↓ move");
 
-    // c continues it in the harness chosen (Claude Code, the first in the list).
+    // c continues it in the harness chosen: a letter jumps to the first harness it starts (Claude Code).
     tui.keys(&["c"]);
     let screen = tui.wait_for("continue in");
     assert!(screen.contains("claude-code"), "{screen}");
-    tui.keys(&["Enter"]);
+    tui.keys(&["c", "Enter"]);
     let screen = tui.wait_for("Prepared. Resume with:");
     assert!(screen.contains("claude --resume"), "{screen}");
     let installed: Vec<_> = tree_hashes(target.path()).into_keys().collect();

@@ -16,38 +16,64 @@ pub const PREAMBLE: &str = "unrecognized-content";
 
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut problems = FileProblems::new();
-    let meta = match home.stat(FILE) {
+    let mut sessions = Vec::new();
+    for file in history_files(home) {
+        sessions.extend(sessions_of(home, &file, &mut problems));
+    }
+    Ok(problems.finish(sessions, Diagnostics::new()))
+}
+
+/// The history files of the granted directory: its own, and those of the
+/// workspaces directly under it (`~/project/.aider.chat.history.md` when the
+/// directory is a HOME).
+fn history_files(home: &Dir) -> Vec<String> {
+    let mut files = vec![FILE.to_string()];
+    let mut workspaces: Vec<String> = home
+        .list("")
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|entry| entry.is_dir())
+        .map(|entry| format!("{}/{FILE}", entry.name))
+        .filter(|file| home.stat(file).is_ok())
+        .collect();
+    workspaces.sort();
+    files.extend(workspaces);
+    files
+}
+
+/// The blocks of one history file, one session each.
+fn sessions_of(home: &Dir, file: &str, problems: &mut FileProblems) -> Vec<SessionRef> {
+    let meta = match home.stat(file) {
         Ok(meta) => meta,
-        Err(FsError::NotFound(_)) => return Ok(problems.finish(Vec::new(), Diagnostics::new())),
+        Err(FsError::NotFound(_)) => return Vec::new(),
         Err(e) => {
-            problems.unreadable(FILE, &e);
-            return Ok(problems.finish(Vec::new(), Diagnostics::new()));
+            problems.unreadable(file, &e);
+            return Vec::new();
         }
     };
     if meta.kind != EntryKind::File {
-        problems.unrecognized(FILE, "a file (the chat history)");
-        return Ok(problems.finish(Vec::new(), Diagnostics::new()));
+        problems.unrecognized(file, "a file (the chat history)");
+        return Vec::new();
     }
-    let text = match session::load(home, FILE) {
+    let text = match session::load(home, file) {
         Ok(text) => text,
         Err(e) => {
-            problems.add("unreadable-file", Severity::Warning, FILE, &trajhost_codec_sdk::errors::detail_of(FILE, &e));
-            return Ok(problems.finish(Vec::new(), Diagnostics::new()));
+            problems.add("unreadable-file", Severity::Warning, file, &trajhost_codec_sdk::errors::detail_of(file, &e));
+            return Vec::new();
         }
     };
     if text.is_empty() {
-        problems.empty(FILE, "markdown");
-        return Ok(problems.finish(Vec::new(), Diagnostics::new()));
+        problems.empty(file, "markdown");
+        return Vec::new();
     }
     let blocks = history::blocks(&text);
     if blocks.is_empty() {
-        problems.malformed_head(FILE, "no `# aider chat started at` line");
+        problems.malformed_head(file, "no `# aider chat started at` line");
     } else if history::has_preamble(&text) {
-        problems.add(PREAMBLE, Severity::Warning, FILE, "text before the first `# aider chat started at` line");
+        problems.add(PREAMBLE, Severity::Warning, file, "text before the first `# aider chat started at` line");
     }
     let last = blocks.len().saturating_sub(1);
-    let sessions = blocks.iter().enumerate().map(|(i, b)| session_ref(FILE, b, i == last, &meta)).collect();
-    Ok(problems.finish(sessions, Diagnostics::new()))
+    blocks.iter().enumerate().map(|(i, b)| session_ref(file, b, i == last, &meta)).collect()
 }
 
 /// The session-ref of the block a locator names, as `discover` gives it

@@ -20,6 +20,8 @@
 
 /// The history's file name, in the workspace.
 pub const FILE: &str = ".aider.chat.history.md";
+/// The histories of the workspaces directly under a HOME (`~/project`).
+pub const WORKSPACE_FILES: &str = "*/.aider.chat.history.md";
 /// A block's header line, before its start time.
 pub const HEADER: &str = "# aider chat started at ";
 /// A user line's prefix.

@@ -73,7 +73,7 @@ impl Codec for Aider {
             "the banner line `> Aider v<version>` of each `# aider chat started at` block",
         )
         .reads_and_writes(FORMAT)
-        .globs([history::FILE])
+        .globs([history::FILE, history::WORKSPACE_FILES])
     }
 
     trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, write = write::boxed, prepare_with_choice }
