@@ -48,8 +48,9 @@ impl Default for WatchOptions {
 pub struct WatchPlan {
     /// Existing store directories, watched recursively.
     pub stores: BTreeSet<PathBuf>,
-    /// The nearest existing parents of stores that do not exist yet, watched
-    /// non-recursively.
+    /// Watched non-recursively: the nearest existing parents of stores that
+    /// do not exist yet, and the directories a glob names files directly in
+    /// (Aider's history in a workspace under the home, or in the home itself).
     pub parents: BTreeSet<PathBuf>,
 }
 
@@ -60,8 +61,12 @@ pub fn plan(catalog: &Catalog<'_>, homes: &[PathBuf], harness: Option<&str>) -> 
         let Ok(home) = std::fs::canonicalize(home) else { continue };
         for record in catalog.effective().filter(|c| harness.is_none_or(|h| h == c.harness)) {
             for glob in &record.session_globs {
-                for root in store_roots(&home, glob) {
-                    if root.is_dir() {
+                for (root, recursive) in store_roots(&home, glob) {
+                    if !recursive {
+                        if root.is_dir() {
+                            plan.parents.insert(root);
+                        }
+                    } else if root.is_dir() {
                         plan.stores.insert(root);
                     } else {
                         let mut parent = root.parent().map(Path::to_path_buf);
@@ -86,23 +91,31 @@ pub fn plan(catalog: &Catalog<'_>, homes: &[PathBuf], harness: Option<&str>) -> 
     plan
 }
 
-/// The directories a glob's files live under: its fixed leading part, or,
-/// when it starts with a wildcard segment (`.claude-*/projects/…`), each
-/// existing match of that segment with the fixed part after it.
-fn store_roots(home: &Path, glob: &str) -> Vec<PathBuf> {
+/// The directories a glob's files live under, each with whether it is a
+/// store to watch recursively: the glob's fixed leading part, or, when it
+/// starts with a wildcard segment (`.claude-*/projects/…`), each existing
+/// match of that segment with the fixed part after it. Where the files lie
+/// directly in the home or in a matched directory (`.aider.chat.history.md`,
+/// `*/.aider.chat.history.md`), that directory is watched on its own, never
+/// the whole tree below it.
+fn store_roots(home: &Path, glob: &str) -> Vec<(PathBuf, bool)> {
+    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.len() == 1 {
+        return vec![(home.to_path_buf(), false)];
+    }
     let root = glob_root(glob);
     if !root.as_os_str().is_empty() {
-        return vec![home.join(root)];
+        return vec![(home.join(root), true)];
     }
-    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
     let Some((first, rest)) = segments.split_first() else { return Vec::new() };
     let fixed: PathBuf = rest.iter().take_while(|s| !s.contains('*')).take(rest.len().saturating_sub(1)).collect();
+    let recursive = rest.len() > 1;
     let Ok(entries) = std::fs::read_dir(home) else { return Vec::new() };
     entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter(|e| e.file_name().to_str().is_some_and(|n| inventory::segment_matches(first, n)))
-        .map(|e| e.path().join(&fixed))
+        .map(|e| (e.path().join(&fixed), recursive))
         .collect()
 }
 
@@ -175,5 +188,25 @@ fn relevant(event: &notify::Result<notify::Event>) -> bool {
             tracing::warn!("watch: {error}");
             false
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_directly_in_a_directory_watch_that_directory_alone() {
+        let home = tempfile::tempdir().unwrap();
+        for dir in [".codex/sessions", "project"] {
+            std::fs::create_dir_all(home.path().join(dir)).unwrap();
+        }
+        let h = home.path();
+        assert_eq!(store_roots(h, ".aider.chat.history.md"), [(h.to_path_buf(), false)]);
+        let mut workspaces = store_roots(h, "*/.aider.chat.history.md");
+        workspaces.sort();
+        assert_eq!(workspaces, [(h.join(".codex"), false), (h.join("project"), false)]);
+        assert_eq!(store_roots(h, ".codex/sessions/*/*.jsonl"), [(h.join(".codex/sessions"), true)]);
+        assert_eq!(store_roots(h, ".cod*/sessions/*/*.jsonl"), [(h.join(".codex/sessions"), true)]);
     }
 }
