@@ -742,18 +742,16 @@ impl ArchiveStore for PostgresArchive {
         let Some(statements) = self.statements.as_ref() else {
             return Err(ArchiveError::Postgres { database: self.database.clone(), message: "not prepared".into() });
         };
-        let (database, password) = (self.database.clone(), self.password.clone());
         // A conflict with another machine's transaction is said as such:
         // sync reads the session again and retries it (its parts are gone).
+        let scrubbed = self.err_owned();
         let err = |e: postgres::Error| {
-            let message = match &password {
-                Some(p) => describe(&e).replace(p.as_str(), "***"),
-                None => describe(&e),
-            };
-            if is_transient(&e) {
-                ArchiveError::Conflict { database: database.clone(), message }
-            } else {
-                ArchiveError::Postgres { database: database.clone(), message }
+            let transient = is_transient(&e);
+            match scrubbed(e) {
+                ArchiveError::Postgres { database, message } if transient => {
+                    ArchiveError::Conflict { database, message }
+                }
+                other => other,
             }
         };
         let client = self.client.get_mut().unwrap_or_else(|p| p.into_inner());

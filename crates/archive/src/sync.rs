@@ -281,25 +281,9 @@ fn sync_home(
                 }
                 Kept::Conflict { index, error } => {
                     let found = &to_read[index].0;
-                    let (harness, native_id) = (found.harness.clone(), found.session.native_id.clone());
-                    report.sessions_failed += 1;
-                    report.failures.push(SyncFailure {
-                        home: home_key.to_path_buf(),
-                        harness,
-                        session: native_id,
-                        error,
-                    });
+                    failed(report, home_key, found.harness.clone(), found.session.native_id.clone(), error);
                 }
-                Kept::Failed { harness, native_id, error } => {
-                    report.sessions_failed += 1;
-                    tracing::warn!(harness = %harness, session = %native_id, "not archived: {error}");
-                    report.failures.push(SyncFailure {
-                        home: home_key.to_path_buf(),
-                        harness,
-                        session: native_id,
-                        error,
-                    });
-                }
+                Kept::Failed { harness, native_id, error } => failed(report, home_key, harness, native_id, error),
             }
         }
         if pending.is_empty() {
@@ -311,6 +295,13 @@ fn sync_home(
     let seen: Vec<(String, FileState)> = changed.into_values().flatten().collect();
     store.put_seen(known.id, &seen)?;
     Ok(())
+}
+
+/// A session not archived in this pass: counted, logged and reported.
+fn failed(report: &mut SyncReport, home_key: &Path, harness: String, native_id: String, error: String) {
+    report.sessions_failed += 1;
+    tracing::warn!(harness = %harness, session = %native_id, "not archived: {error}");
+    report.failures.push(SyncFailure { home: home_key.to_path_buf(), harness, session: native_id, error });
 }
 
 fn main_file(locator: &str) -> &str {
