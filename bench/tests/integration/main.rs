@@ -32,10 +32,15 @@ fn peak_rss(data_dir: &Path, args: &[&std::ffi::OsStr]) -> u64 {
         .args(args)
         .env_remove("TRAJHOST_HOME")
         .env("TRAJHOST_CACHE_DIR", shared_cache())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stdout(Stdio::null());
+    // stderr goes to a file, not a pipe nobody drains: it is read back only to say why a run failed.
+    let stderr_path = data_dir.with_extension("stderr");
+    let stderr = std::fs::File::create(&stderr_path).expect("creating the stderr file");
+    command.stderr(stderr);
     let run = bench::run_child(&mut command).expect("running trajhost");
-    assert_eq!(run.exit_code, 0, "trajhost {args:?} failed");
+    let said = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&stderr_path);
+    assert_eq!(run.exit_code, 0, "trajhost {args:?} failed: {said}");
     run.peak_rss
 }
 
@@ -80,6 +85,7 @@ fn peak_memory_stays_flat_as_the_session_grows() {
     convert_peak_rss(&data, &small.path, &out);
     let small_peak = convert_peak_rss(&data, &small.path, &out);
     let large_peak = convert_peak_rss(&data, &large.path, &out);
+    let _ = std::fs::remove_dir_all(&out);
     assert!(
         large_peak <= small_peak + margin,
         "convert's peak RSS grows with input: 1 MB session {} MiB, 20 MB session {} MiB (allowed +48 MiB)",
@@ -105,9 +111,15 @@ fn sync_memory_stays_flat_as_the_session_grows() {
         let data = dir.path().join(data);
         peak_rss(&data, &["sync".as_ref(), "--home".as_ref(), session.home.as_os_str(), "--json".as_ref()])
     };
-    sync_peak(&small, "warm-up");
-    let small_peak = sync_peak(&small, "data-small");
-    let large_peak = sync_peak(&large, "data-large");
+    // Each archive is removed once measured: CI's disk is shared, and three archives of a 40 MB session add up.
+    let measured = |session: &bench::corpus::Generated, data: &str| {
+        let peak = sync_peak(session, data);
+        let _ = std::fs::remove_dir_all(dir.path().join(data));
+        peak
+    };
+    measured(&small, "warm-up");
+    let small_peak = measured(&small, "data-small");
+    let large_peak = measured(&large, "data-large");
     assert!(
         large_peak <= small_peak + (48 << 20),
         "sync's peak RSS grows with the session: 10 MB session {} MiB, 40 MB session {} MiB (allowed +48 MiB)",
