@@ -399,12 +399,7 @@ fn no_options() -> WriteOptions {
 
 /// Puts written artifacts into a fresh home and reads the rollout back.
 fn read_back(written: &trajhost_codec_sdk::WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
+    let tmp = kit::install(written);
     let read = read(tmp.path(), &written.artifacts[0].path);
     (tmp, read)
 }

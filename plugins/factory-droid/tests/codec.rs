@@ -47,8 +47,6 @@ fn discover_reports_oddities() {
     std::fs::write(dir.path().join(".factory/sessions/loose.jsonl"), "{}").unwrap();
     let found = FactoryDroid::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{PROJECT}/{name}");
     let expected = [
         ("empty-session-file", at("00000000-0000-0000-0000-000000000000.jsonl")),
@@ -57,7 +55,7 @@ fn discover_reports_oddities() {
         ("unrecognized-file", at("stray")),
         ("unrecognized-file", ".factory/sessions/loose.jsonl".to_string()),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 // ---------------------------------------------------------------- read
@@ -330,12 +328,7 @@ fn settings_of(written: &WrittenFiles) -> Value {
 
 /// Puts written artifacts into a fresh home and reads the transcript back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
+    let tmp = kit::install(written);
     let read = read(tmp.path(), &transcript(written).path);
     (tmp, read)
 }

@@ -54,8 +54,6 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("Secret word lookup"));
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(CWD));
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{CHATS}/{name}");
     let expected = [
         ("empty-session-file", at("session-2026-01-01T00-00-00000000.jsonl")),
@@ -63,7 +61,7 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
         ("malformed-head", at("session-2026-01-01T00-00-22222222.jsonl")),
         ("unrecognized-file", at("notes.txt")),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 #[test]
@@ -178,8 +176,9 @@ fn message(id: &str, kind: &str, content: Value) -> Value {
     json!({"id": id, "timestamp": "2026-01-01T00:00:01.000Z", "type": kind, "content": content})
 }
 
-#[test]
-fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
+/// A `gemini` message with a thought, its model and tokens, a failed call
+/// and a cancelled one without a result.
+fn answer_with_thoughts_and_calls() -> Value {
     let mut answer = message("g1", "gemini", json!("Let me look."));
     answer["thoughts"] =
         json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
@@ -190,6 +189,12 @@ fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
          "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found"}}}]},
         {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "cancelled", "result": null},
     ]);
+    answer
+}
+
+#[test]
+fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
+    let answer = answer_with_thoughts_and_calls();
     let dir = synthetic(&[
         header(),
         message(
@@ -401,12 +406,7 @@ fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
 
 /// Puts written artifacts into a fresh home and reads the session back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
+    let tmp = kit::install(written);
     let back = read(tmp.path(), &session_artifact(written).path);
     (tmp, back)
 }
@@ -799,16 +799,7 @@ fn prepare_reuses_a_project_directory_whose_marker_names_the_cwd() {
 
 #[test]
 fn write_then_read_keeps_thoughts_notices_and_rewinds() {
-    let mut answer = message("g1", "gemini", json!("Let me look."));
-    answer["thoughts"] =
-        json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
-    answer["model"] = json!("gemini-2.5-pro");
-    answer["tokens"] = json!({"input": 50, "output": 7, "cached": 30, "thoughts": 4, "tool": 0, "total": 61});
-    answer["toolCalls"] = json!([
-        {"id": "c1", "name": "read_file", "args": {"file_path": "/w/x"}, "status": "error", "timestamp": "2026-01-01T00:00:03.000Z",
-         "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found"}}}]},
-        {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "cancelled", "result": null},
-    ]);
+    let answer = answer_with_thoughts_and_calls();
     let dir = synthetic(&[
         header(),
         message("u1", "user", json!([{"text": "hi "}, {"text": "there"}])),

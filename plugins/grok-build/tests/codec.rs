@@ -73,14 +73,12 @@ fn discover_names_what_is_no_session_and_identifies_renamed_folders_by_their_sum
     let found = kit::discover::<GrokBuild>(dir.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
     assert_eq!(found.sessions[0].native_id, id, "summary.json names a renamed folder's session");
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let expected = [
         ("no-chat-history", format!("{CWD_DIR}/empty-session")),
         ("unrecognized-file", format!("{CWD_DIR}/notes.txt")),
         ("unrecognized-file", ".grok/sessions/stray.json".to_string()),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
     let read = kit::conformance::<GrokBuild>(dir.path(), &format!("{CWD_DIR}/copy/chat_history.jsonl"), Spans::Lines);
     assert_eq!(read.meta().native_id, id);
 }
@@ -321,13 +319,7 @@ fn write(document: &str, options: WriteOptions) -> WrittenFiles {
 
 /// The artifacts as files of a home, as an export directory holds them.
 fn home_of(written: &WrittenFiles) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    for a in &written.artifacts {
-        let path = home.path().join(&a.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &a.bytes).unwrap();
-    }
-    home
+    kit::install(written)
 }
 
 fn written_locator(written: &WrittenFiles) -> String {

@@ -340,12 +340,7 @@ fn state_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
 
 /// Puts written artifacts into a fresh home and reads the conversation back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
+    let tmp = kit::install(written);
     let back = read(tmp.path(), &state_artifact(written).path);
     (tmp, back)
 }

@@ -2,7 +2,6 @@
 //! by the real CLI (fixtures/qwen-code/0.15.10) and synthetic lines. What
 //! every codec must do is the testkit's suite, in tests/conformance.rs.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -69,8 +68,6 @@ fn discover_prefers_custom_titles_and_reports_oddities() {
     let found = QwenCode::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("My rename"));
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{CHATS}/{name}");
     let expected = [
         ("empty-session-file", at("00000000-0000-0000-0000-000000000000.jsonl")),
@@ -78,7 +75,7 @@ fn discover_prefers_custom_titles_and_reports_oddities() {
         ("unrecognized-file", at("notes.txt")),
         ("unrecognized-file", ".qwen/projects/stray.json".to_string()),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 // ---------------------------------------------------------------- read

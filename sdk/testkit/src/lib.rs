@@ -70,7 +70,7 @@ use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::known::{Handling, UNKNOWN_RECORD_TYPE, UNMAPPED_RECORD_TYPE};
-use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, Severity};
+use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, Severity, WrittenFiles};
 
 pub use trajhost_codec_sdk as sdk;
 
@@ -159,6 +159,23 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub fn copy_of(home: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(home, dir.path());
+    dir
+}
+
+/// Writes each written artifact as a file under `home`, folders created.
+pub fn put_artifacts(written: &WrittenFiles, home: &Path) {
+    for artifact in &written.artifacts {
+        let path = home.join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &artifact.bytes).unwrap();
+    }
+}
+
+/// A fresh home holding the written artifacts as files, as an export
+/// directory holds them.
+pub fn install(written: &WrittenFiles) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    put_artifacts(written, dir.path());
     dir
 }
 
@@ -394,6 +411,25 @@ pub fn diag_with<'a>(diagnostics: &'a [Diagnostic], code: &str, detail: &str) ->
 /// The diagnostic with `code` that names `file`.
 pub fn file_diag<'a>(diagnostics: &'a [Diagnostic], code: &str, file: &str) -> Option<&'a Diagnostic> {
     diagnostics.iter().find(|d| d.code == code && d.file.as_deref() == Some(file))
+}
+
+/// Asserts every `(code, detail)` of `expected` is among `diagnostics`
+/// (others may be there too).
+pub fn check_diags_include(diagnostics: &[Diagnostic], expected: &[(&str, &str)]) {
+    let got: Vec<(&str, &str)> = diagnostics.iter().map(|d| (d.code.as_str(), d.detail.as_str())).collect();
+    for want in expected {
+        assert!(got.contains(want), "{want:?} in {got:?}");
+    }
+}
+
+/// Asserts what `diagnostics` say about files (discover's, of the files in
+/// a home that are no session): exactly the `(code, file)` pairs of
+/// `expected`, in any order, every diagnostic naming its file.
+pub fn check_named_files(diagnostics: &[Diagnostic], expected: &[(&str, impl AsRef<str>)]) {
+    let named: BTreeSet<(&str, &str)> =
+        diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let expected: BTreeSet<(&str, &str)> = expected.iter().map(|(c, f)| (*c, f.as_ref())).collect();
+    assert_eq!(named, expected);
 }
 
 // ------------------------------------------------------------------ spans

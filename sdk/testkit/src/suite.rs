@@ -1297,13 +1297,7 @@ pub fn target_home(writes: &Writes) -> tempfile::TempDir {
 pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &WrittenFiles) -> (tempfile::TempDir, Read) {
     let dir = target_home(writes);
     match writes.install {
-        Install::Files => {
-            for artifact in &written.artifacts {
-                let path = dir.path().join(&artifact.path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &artifact.bytes).unwrap();
-            }
-        }
+        Install::Files => crate::put_artifacts(written, dir.path()),
         Install::Prepare => {
             let plan = prepare_in::<C>(written, dir.path(), writes.cwd.as_deref())
                 .unwrap_or_else(|e| panic!("prepare: {e:?}"));

@@ -147,7 +147,7 @@ fn a_fresh_home_gets_the_clis_sessions_db_and_an_absolute_messages_path() {
     execute(&plan, &written, target.path());
     let db = target.path().join(INDEX);
     // Byte for byte the schema the CLI created in the fixture, and its user_version.
-    let cli_db = fixtures().join("simple").join(INDEX);
+    let cli_db = lab().home("simple").join(INDEX);
     assert_eq!(schema_of(&db), schema_of(&cli_db));
     assert_eq!(user_version(&db), user_version(&cli_db));
     let rows = rows_of(&db);

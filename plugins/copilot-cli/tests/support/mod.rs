@@ -27,13 +27,7 @@ pub fn prepare(written: &WrittenFiles, target: &Path, options: WriteOptions) -> 
 
 /// Installs written artifacts under a fresh home, returns it.
 pub fn install(written: &WrittenFiles) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = dir.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &artifact.bytes).unwrap();
-    }
-    dir
+    trajhost_codec_testkit::install(written)
 }
 
 /// Applies a plan of `create-file`s, never over an existing file.

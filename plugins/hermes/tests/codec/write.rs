@@ -25,13 +25,7 @@ fn write(document: &str, native_id: Option<&str>) -> WrittenFiles {
 
 /// The export laid out as a home.
 fn export_home(written: &WrittenFiles) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for a in &written.artifacts {
-        let p = dir.path().join(&a.path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, &a.bytes).unwrap();
-    }
-    dir
+    kit::install(written)
 }
 
 fn plan(written: &WrittenFiles, target: &Path) -> Result<Plan, CodecError> {
@@ -140,7 +134,7 @@ fn system_prompt(records: &[Record]) -> Option<String> {
 
 #[test]
 fn every_scenario_survives_write_and_read_back_from_the_export() {
-    for (scenario, id) in SCENARIOS {
+    for (scenario, id) in lab().ids() {
         let source = read_scenario(scenario);
         let written = write(&source.document, None);
         assert_ne!(written.native_id, id, "{scenario}: a new id, not the source's");
@@ -164,7 +158,7 @@ fn every_scenario_survives_write_and_read_back_from_the_export() {
 
 #[test]
 fn every_scenario_installs_into_a_fresh_home_and_reads_back_from_state_db() {
-    for (scenario, _) in SCENARIOS {
+    for (scenario, _) in lab().ids() {
         let source = read_scenario(scenario);
         let written = write(&source.document, None);
         let target = tempfile::tempdir().unwrap();
@@ -309,7 +303,7 @@ fn a_home_with_other_sessions_gets_rows_added_and_the_others_unchanged() {
     assert_eq!(other_rows(&db, &written.native_id), before);
     let back = read(target.path(), &locator(&written.native_id));
     assert_eq!(essence(&back.records), essence(&source.records));
-    let old = read(target.path(), &locator(id_of("parallel")));
+    let old = read(target.path(), &locator(lab().id("parallel")));
     assert_eq!(essence(&old.records), essence(&read_scenario("parallel").records));
     assert_eq!(kit::discover::<Hermes>(target.path()).sessions.len(), 2);
     // The second install of the same export is refused.
@@ -379,7 +373,7 @@ fn a_taken_title_gets_the_lineage_suffix() {
     let written = write(&kit::document(&records), None);
     let target = home("parallel");
     sqlite(&target.path().join(DB))
-        .execute_batch(&format!("UPDATE sessions SET title = 'Secret word' WHERE id = '{}'", id_of("parallel")))
+        .execute_batch(&format!("UPDATE sessions SET title = 'Secret word' WHERE id = '{}'", lab().id("parallel")))
         .unwrap();
     apply(&plan(&written, target.path()).unwrap(), target.path());
     let back = read(target.path(), &locator(&written.native_id));

@@ -32,12 +32,7 @@ fn not_carried(written: &WrittenFiles) -> Vec<(String, u32)> {
 
 /// A home holding the written files and a `kimi.json` naming `cwd`.
 fn home_with(written: &WrittenFiles, cwd: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    for a in &written.artifacts {
-        let path = home.path().join(&a.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &a.bytes).unwrap();
-    }
+    let home = kit::install(written);
     let kimi = json!({"work_dirs": [{"path": cwd, "kaos": "local", "last_session_id": written.native_id}]});
     std::fs::write(home.path().join(".kimi/kimi.json"), kimi.to_string()).unwrap();
     home
