@@ -647,23 +647,6 @@ fn super_no_result() -> &'static str {
     "The tool call was interrupted: no result was recorded."
 }
 
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push((path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
     let first = lab().read("simple");
@@ -708,7 +691,7 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
     let target_dir = lab().copy("parallel");
     std::fs::write(target_dir.path().join(".copilot/settings.json"), "// managed\n{\"model\": \"claude-opus-5\"}\n")
         .unwrap();
-    let before = snapshot(target_dir.path());
+    let before = kit::files_of(target_dir.path());
     target::set_for_tests(TargetChoice::default());
     let first = lab().read("multibyte");
     let written = write_doc(&kit::document(&first.records), write_options(None));
@@ -719,8 +702,8 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
         format!("cd '/srv/other dir' && copilot --resume={}", written.native_id)
     );
     apply(&plan, target_dir.path());
-    let after = snapshot(target_dir.path());
-    let new: Vec<_> = after.iter().filter(|f| !before.contains(f)).map(|(p, _)| p.display().to_string()).collect();
+    let after = kit::files_of(target_dir.path());
+    let new: Vec<_> = after.iter().filter(|(p, b)| before.get(*p) != Some(*b)).map(|(p, _)| p.clone()).collect();
     assert_eq!(
         new,
         [
@@ -728,7 +711,7 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
             format!("{STATE}/{}/workspace.yaml", written.native_id)
         ]
     );
-    assert!(before.iter().all(|f| after.contains(f)), "every other file byte-identical");
+    assert!(before.iter().all(|(p, b)| after.get(p) == Some(b)), "every other file byte-identical");
     let lines = check_events(&std::fs::read(target_dir.path().join(&written.artifacts[0].path)).unwrap());
     assert_eq!(lines[0]["data"]["selectedModel"], "claude-opus-5");
     assert_eq!(lines[0]["data"]["context"]["cwd"], "/srv/other dir");

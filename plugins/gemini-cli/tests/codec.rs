@@ -612,19 +612,6 @@ fn execute(plan: &Plan, home: &Path) {
     }
 }
 
-fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() { walk(&p, out) } else { out.push((p.clone(), std::fs::read(&p).unwrap())) }
-        }
-    }
-    let mut out = Vec::new();
-    walk(home, &mut out);
-    out.sort();
-    out
-}
-
 #[test]
 fn prepare_into_a_fresh_home_registers_the_project() {
     let written = write(&lab().read("parallel").document, no_options());
@@ -668,7 +655,7 @@ fn prepare_into_a_fresh_home_registers_the_project() {
 fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
     let written = write(&lab().read("simple").document, no_options());
     let target = lab().copy("failing-tool");
-    let before = snapshot(target.path());
+    let before = kit::files_of(target.path());
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
     // The registry maps the cwd already and its markers exist: one new file.
@@ -676,10 +663,8 @@ fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
     let Operation::CreateFile(f) = &plan.operations[0] else { panic!() };
     assert!(f.path.starts_with(".gemini/tmp/project/chats/session-2026-11-30T04-15-"), "{}", f.path);
     execute(&plan, target.path());
-    let after = snapshot(target.path());
-    for (path, bytes) in &before {
-        assert_eq!(after.iter().find(|(p, _)| p == path).map(|(_, b)| b), Some(bytes), "{} changed", path.display());
-    }
+    let after = kit::files_of(target.path());
+    kit::assert_files_kept(&before, &after);
     assert_eq!(after.len(), before.len() + 1);
     let found = kit::discover::<GeminiCli>(target.path());
     assert_eq!(found.sessions.len(), 2);

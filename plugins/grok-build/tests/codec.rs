@@ -558,23 +558,6 @@ fn install(plan: &Plan, written: &WrittenFiles, target: &Path) {
     }
 }
 
-fn hash_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn prepare_into_a_fresh_home() {
     set_for_tests(TargetChoice::default());
@@ -656,14 +639,12 @@ fn prepare_into_a_home_with_other_sessions_leaves_them_byte_identical() {
     // The source is another scenario, so its id is new to the target.
     let source = lab().read("parallel");
     let written = write(&source.document, write_options());
-    let before = hash_tree(target.path());
+    let before = kit::files_of(target.path());
     let plan = prepare(&written, target.path(), write_options()).unwrap();
-    assert_eq!(hash_tree(target.path()), before, "prepare reads only");
+    assert_eq!(kit::files_of(target.path()), before, "prepare reads only");
     install(&plan, &written, target.path());
-    let after = hash_tree(target.path());
-    for (path, bytes) in &before {
-        assert_eq!(after.iter().find(|(p, _)| p == path).map(|(_, b)| b), Some(bytes), "{path}");
-    }
+    let after = kit::files_of(target.path());
+    kit::assert_files_kept(&before, &after);
     assert_eq!(after.len(), before.len() + 3);
     let mut ids: Vec<String> =
         kit::discover::<GrokBuild>(target.path()).sessions.into_iter().map(|s| s.native_id).collect();

@@ -529,19 +529,6 @@ fn execute(plan: &Plan, written: &WrittenFiles, home: &Path) {
     }
 }
 
-fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() { walk(&p, out) } else { out.push((p.clone(), std::fs::read(&p).unwrap())) }
-        }
-    }
-    let mut out = Vec::new();
-    walk(home, &mut out);
-    out.sort();
-    out
-}
-
 #[test]
 fn prepare_into_a_fresh_home() {
     set_for_tests(TargetChoice::default());
@@ -578,15 +565,15 @@ fn prepare_into_a_home_with_conversations_adds_only_its_folder() {
     let target = copy_of("simple");
     std::fs::create_dir_all(target.path().join(".openhands/conversations")).unwrap();
     kit::copy_dir(&home("parallel").join(".openhands/conversations"), &target.path().join(".openhands/conversations"));
-    let before = snapshot(target.path());
+    let before = kit::files_of(target.path());
     let written = write(&foreign_document(), no_options());
     let options = WriteOptions { cwd: Some("/elsewhere".into()), ..target_options(target.path()) };
     let plan = prepare(&written, target.path(), options).unwrap();
     assert!(plan.resume_command.as_deref().unwrap().starts_with("cd /elsewhere && HOME="));
     execute(&plan, &written, target.path());
-    let after = snapshot(target.path());
-    let prefix = target.path().join(format!(".openhands/conversations/{}", written.native_id));
-    let kept: Vec<&(PathBuf, Vec<u8>)> = after.iter().filter(|(p, _)| !p.starts_with(&prefix)).collect();
+    let after = kit::files_of(target.path());
+    let prefix = format!(".openhands/conversations/{}", written.native_id);
+    let kept: Vec<(&String, &Vec<u8>)> = after.iter().filter(|(p, _)| !Path::new(p).starts_with(&prefix)).collect();
     assert_eq!(kept.len(), before.len());
     assert!(kept.iter().zip(&before).all(|(a, b)| *a == b), "the other conversations stay byte-identical");
     let found = OpenHands::discover(&Dir::native(target.path())).unwrap().sessions;

@@ -668,6 +668,33 @@ pub fn tree_digest(root: &Path) -> BTreeMap<String, String> {
     out
 }
 
+/// Every file under `root` (directories followed), its bytes by its path
+/// relative to `root`.
+pub fn files_of(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("list {}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+                out.insert(path.strip_prefix(root).unwrap().to_string_lossy().into_owned(), bytes);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Asserts every file of `before` ([`files_of`]) is in `after` with the
+/// same bytes: files may have been added, none changed or removed.
+pub fn assert_files_kept(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>) {
+    for (path, bytes) in before {
+        assert_eq!(after.get(path), Some(bytes), "{path} changed");
+    }
+}
+
 /// Asserts two digests of a tree are equal, naming what changed.
 pub fn assert_same_tree(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>, what: &str) {
     let changed: Vec<String> = before

@@ -78,23 +78,6 @@ fn rows_of(db: &Path) -> BTreeMap<String, Value> {
     rows.map(Result::unwrap).map(|r| (r["session_id"].as_str().unwrap().to_string(), r)).collect()
 }
 
-/// sha256-free digest of every file under `root`: its bytes, by relative path.
-fn files_of(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                out.insert(path.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
-
 #[test]
 fn prompts_are_written_in_the_clis_wrapper() {
     let written = write_doc(&read_scenario("simple").document);
@@ -214,12 +197,12 @@ fn an_unknown_schema_or_version_is_refused_naming_the_database() {
         let target = home("failing-tool");
         let db = target.path().join(INDEX);
         rusqlite::Connection::open(&db).unwrap().execute_batch(change).unwrap();
-        let before = files_of(target.path());
+        let before = kit::files_of(target.path());
         let err = prepare(&written, target.path()).unwrap_err();
         let text = format!("{err:?}");
         assert!(text.contains(INDEX) && text.contains(expected), "{change}: {text}");
         assert!(matches!(err, CodecError::Unsupported(_)), "{change}: {err:?}");
-        assert_eq!(files_of(target.path()), before, "{change}: prepare changed the home");
+        assert_eq!(kit::files_of(target.path()), before, "{change}: prepare changed the home");
     }
     // A column whose declaration changed.
     let target = tempfile::tempdir().unwrap();

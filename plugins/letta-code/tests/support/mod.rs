@@ -104,24 +104,6 @@ pub fn create(home: &Path, path: &str, bytes: &[u8]) {
     std::fs::write(file, bytes).unwrap();
 }
 
-/// Every file under `home`, by its relative path.
-pub fn files(home: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for entry in walk(home) {
-        out.insert(entry.strip_prefix(home).unwrap().to_string_lossy().into_owned(), std::fs::read(&entry).unwrap());
-    }
-    out
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
-    }
-    out
-}
-
 pub fn read_back(home: &Path, native_id: &str) -> Read {
     kit::read::<Tested>(home, &layout::conversation_file(native_id, MESSAGES))
 }
