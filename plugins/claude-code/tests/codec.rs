@@ -515,7 +515,7 @@ fn write_options(cwd: Option<&str>, native_id: Option<&str>) -> WriteOptions {
 }
 
 fn write(doc: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
-    trajhost_codec_sdk::write_document::<ClaudeCode>(doc, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<ClaudeCode>(doc, options)
 }
 
 /// A fresh home holding the written artifacts.

@@ -390,7 +390,7 @@ fn held_back_responses_stay_bounded() {
 // write
 
 fn write(document: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
-    trajhost_codec_sdk::write_document::<Codex>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<Codex>(document, options)
 }
 
 fn no_options() -> WriteOptions {
@@ -399,9 +399,7 @@ fn no_options() -> WriteOptions {
 
 /// Puts written artifacts into a fresh home and reads the rollout back.
 fn read_back(written: &trajhost_codec_sdk::WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = kit::install(written);
-    let read = read(tmp.path(), &written.artifacts[0].path);
-    (tmp, read)
+    kit::read_installed::<Codex>(written, &written.artifacts[0].path)
 }
 
 fn rollout_lines(bytes: &[u8]) -> Vec<Value> {

@@ -314,7 +314,7 @@ fn no_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<FactoryDroid>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<FactoryDroid>(document, options)
 }
 
 fn transcript(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
@@ -328,9 +328,7 @@ fn settings_of(written: &WrittenFiles) -> Value {
 
 /// Puts written artifacts into a fresh home and reads the transcript back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = kit::install(written);
-    let read = read(tmp.path(), &transcript(written).path);
-    (tmp, read)
+    kit::read_installed::<FactoryDroid>(written, &transcript(written).path)
 }
 
 /// Records without `src` (the byte locations of another file).

@@ -53,7 +53,7 @@ fn with_cwd() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<GeminiCliJson>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<GeminiCliJson>(document, options)
 }
 
 fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {

@@ -397,7 +397,7 @@ fn no_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<GeminiCli>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<GeminiCli>(document, options)
 }
 
 fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
@@ -406,9 +406,7 @@ fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
 
 /// Puts written artifacts into a fresh home and reads the session back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = kit::install(written);
-    let back = read(tmp.path(), &session_artifact(written).path);
-    (tmp, back)
+    kit::read_installed::<GeminiCli>(written, &session_artifact(written).path)
 }
 
 /// A record without what a rewrite changes by design: its source span, the

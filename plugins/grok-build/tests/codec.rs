@@ -314,7 +314,7 @@ fn write_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<GrokBuild>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<GrokBuild>(document, options)
 }
 
 /// The artifacts as files of a home, as an export directory holds them.

@@ -331,7 +331,7 @@ fn no_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<OpenHands>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<OpenHands>(document, options)
 }
 
 fn state_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
@@ -340,9 +340,7 @@ fn state_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
 
 /// Puts written artifacts into a fresh home and reads the conversation back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = kit::install(written);
-    let back = read(tmp.path(), &state_artifact(written).path);
-    (tmp, back)
+    kit::read_installed::<OpenHands>(written, &state_artifact(written).path)
 }
 
 /// What must survive a round trip, in order: texts, calls with ids and

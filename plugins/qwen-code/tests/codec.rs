@@ -318,7 +318,7 @@ fn write_options() -> WriteOptions {
 }
 
 fn write_doc(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<QwenCode>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<QwenCode>(document, options)
 }
 
 /// Installs `written`'s artifacts into a fresh home and reads the session back.

@@ -179,6 +179,14 @@ pub fn install(written: &WrittenFiles) -> tempfile::TempDir {
     dir
 }
 
+/// [`install`]s `written` in a fresh home and reads the session at
+/// `locator` there (in one batch).
+pub fn read_installed<C: Codec>(written: &WrittenFiles, locator: &str) -> (tempfile::TempDir, Read) {
+    let home = install(written);
+    let read = read::<C>(home.path(), locator);
+    (home, read)
+}
+
 /// The JSON values of a JSON-lines file's non-blank lines.
 pub fn raw_lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)

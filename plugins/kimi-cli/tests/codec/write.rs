@@ -23,7 +23,7 @@ fn options(cwd: Option<&str>, native_id: Option<&str>) -> WriteOptions {
 }
 
 fn write(doc: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<KimiCli>(doc, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<KimiCli>(doc, options)
 }
 
 fn not_carried(written: &WrittenFiles) -> Vec<(String, u32)> {
