@@ -35,11 +35,6 @@ fn read(home: &Path, locator: &str) -> Read {
     kit::read::<Cline>(home, locator)
 }
 
-fn read_scenario(scenario: &str) -> Read {
-    let home = home(scenario);
-    read(home.path(), &locator(lab().id(scenario)))
-}
-
 fn raw(scenario: &str) -> Value {
     let id = lab().id(scenario);
     serde_json::from_slice(&std::fs::read(lab().home(scenario).join(locator(id))).unwrap()).unwrap()
@@ -112,7 +107,7 @@ fn discover_names_each_problem_file() {
 #[test]
 fn the_system_prompt_and_message_ids_are_the_documents() {
     for (scenario, id) in lab().ids() {
-        let read = read_scenario(scenario);
+        let read = lab().read_copy(scenario);
         let src = read.records[0].src.as_ref().unwrap();
         assert_eq!((src.file.as_str(), src.len), (locator(id).as_str(), 0));
         let Body::System { text } = &read.records[1].body else { panic!("{scenario}: no system prompt") };
@@ -137,7 +132,7 @@ fn fixture_blocks_are_all_known() {
                 seen.insert(kind.to_string());
             }
         }
-        assert!(read_scenario(scenario).diag("unknown-content-block").is_none());
+        assert!(lab().read_copy(scenario).diag("unknown-content-block").is_none());
     }
     for kind in ["text", "tool_use", "tool_result"] {
         assert!(seen.contains(kind), "{kind}");

@@ -37,11 +37,6 @@ fn read(home: &Path, locator: &str) -> Read {
     kit::read::<Hermes>(home, locator)
 }
 
-fn read_scenario(scenario: &str) -> Read {
-    let home = home(scenario);
-    read(home.path(), &locator(lab().id(scenario)))
-}
-
 /// Opens a private copy of a database with rusqlite for test setup.
 fn sqlite(path: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open(path).unwrap()
@@ -126,7 +121,7 @@ fn discover_finds_each_fixture_session() {
 #[test]
 fn read_starts_with_meta_and_the_system_prompt() {
     for (scenario, id) in lab().ids() {
-        let read = read_scenario(scenario);
+        let read = lab().read_copy(scenario);
         let Body::Meta(meta) = &read.records[0].body else { panic!("{scenario}: first record is not meta") };
         assert_eq!(meta.harness, "hermes");
         assert_eq!(meta.native_id, id);
@@ -143,7 +138,7 @@ fn read_starts_with_meta_and_the_system_prompt() {
 
 #[test]
 fn simple_session_has_prompt_call_result_and_answer() {
-    let read = read_scenario("simple");
+    let read = lab().read_copy("simple");
     assert_eq!(
         kinds(&read.records),
         ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
@@ -188,7 +183,7 @@ fn simple_session_has_prompt_call_result_and_answer() {
 
 #[test]
 fn long_output_is_read_in_full() {
-    let read = read_scenario("long-output");
+    let read = lab().read_copy("long-output");
     let stored = text(&raw_rows("long-output", "SELECT content FROM messages WHERE role = 'tool'")[0][0]);
     let results = tool_results(&read.records);
     assert_eq!(results[0].1, stored);
@@ -199,8 +194,8 @@ fn long_output_is_read_in_full() {
 #[test]
 fn ids_are_stable_unique_and_native() {
     for (scenario, id) in lab().ids() {
-        let a = read_scenario(scenario);
-        let b = read_scenario(scenario);
+        let a = lab().read_copy(scenario);
+        let b = lab().read_copy(scenario);
         assert_eq!(a.records, b.records, "{scenario}");
         let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
         let unique: BTreeSet<&str> = ids.iter().copied().collect();
@@ -249,7 +244,7 @@ fn fixture_roles_are_all_known() {
             assert!(known.contains(role.as_str()), "{scenario}: role {role:?} is not in KNOWN_ROLES");
             seen.insert(role);
         }
-        let read = read_scenario(scenario);
+        let read = lab().read_copy(scenario);
         assert!(read.diag("unknown-record-type").is_none(), "{scenario}");
         assert!(read.diag("unknown-content-part").is_none(), "{scenario}");
     }

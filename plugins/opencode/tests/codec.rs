@@ -39,11 +39,6 @@ fn read(home: &Path, locator: &str) -> Read {
     kit::read::<OpenCode>(home, locator)
 }
 
-fn read_scenario(scenario: &str) -> Read {
-    let home = home(scenario);
-    read(home.path(), &locator(lab().id(scenario)))
-}
-
 fn sha(path: &Path) -> Option<String> {
     std::fs::read(path).ok().map(|b| hex::encode(Sha256::digest(b)))
 }
@@ -56,7 +51,7 @@ fn sha(path: &Path) -> Option<String> {
 /// stop reasons and row spans.
 #[test]
 fn simple_session_ids_stop_reasons_and_rows() {
-    let read = read_scenario("simple");
+    let read = lab().read_copy("simple");
     let answers = assistants(&read.records);
     assert_eq!(answers[0].stop_reason.as_deref(), Some("tool-calls"));
     assert_eq!(answers[1].stop_reason.as_deref(), Some("stop"));
@@ -74,7 +69,7 @@ fn simple_session_ids_stop_reasons_and_rows() {
 /// OpenCode truncates a long output itself, and says so.
 #[test]
 fn a_truncated_output_is_named() {
-    let read = read_scenario("long-output");
+    let read = lab().read_copy("long-output");
     assert_eq!(read.diag("tool-output-truncated").unwrap().detail, "tool/bash");
 }
 
@@ -294,7 +289,7 @@ fn write_options() -> WriteOptions {
 #[test]
 fn round_trip_keeps_the_conversation() {
     for (scenario, _) in lab().ids() {
-        let first = read_scenario(scenario);
+        let first = lab().read_copy(scenario);
         let written =
             trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
         assert_eq!(written.artifacts.len(), 1);
@@ -336,7 +331,7 @@ fn round_trip_keeps_the_conversation() {
 
 #[test]
 fn write_is_deterministic_and_handles_foreign_sessions() {
-    let first = read_scenario("parallel");
+    let first = lab().read_copy("parallel");
     let doc = document(&first.records);
     assert_eq!(
         trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes,
@@ -378,7 +373,7 @@ fn write_is_deterministic_and_handles_foreign_sessions() {
 
 #[test]
 fn prepare_plans_the_import_document_and_its_command() {
-    let first = read_scenario("simple");
+    let first = lab().read_copy("simple");
     let written = trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
     // A fresh home: no database yet (`opencode import` creates it).
     let fresh = tempfile::tempdir().unwrap();

@@ -591,6 +591,14 @@ impl<C: Codec> Lab<C> {
     pub fn copy(&self, scenario: &str) -> tempfile::TempDir {
         crate::copy_of(&self.home(scenario))
     }
+
+    /// A scenario's session, read in one batch from a private copy of its
+    /// home (a store a reader may add files beside, a SQLite database's
+    /// `-wal`, or that tests change).
+    pub fn read_copy(&self, scenario: &str) -> Read {
+        let home = self.copy(scenario);
+        crate::read::<C>(home.path(), &self.locator(scenario))
+    }
 }
 
 impl Table {

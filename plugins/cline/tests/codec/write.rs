@@ -80,7 +80,7 @@ fn rows_of(db: &Path) -> BTreeMap<String, Value> {
 
 #[test]
 fn prompts_are_written_in_the_clis_wrapper() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     assert_eq!(written.artifacts.len(), 2, "manifest and messages");
     let messages: Value = serde_json::from_slice(messages_of(&written)).unwrap();
     let first = messages["messages"][0]["content"][0]["text"].as_str().unwrap();
@@ -89,7 +89,7 @@ fn prompts_are_written_in_the_clis_wrapper() {
 
 #[test]
 fn a_written_session_has_a_cline_id_and_keeps_parallel_calls_together() {
-    let source = read_scenario("parallel");
+    let source = lab().read_copy("parallel");
     let a = write_doc(&source.document);
     let (ms, tail) = a.native_id.split_once('_').unwrap();
     let started = trajhost_codec_sdk::time::parse_rfc3339(source.meta().started_at.as_deref().unwrap()).unwrap();
@@ -112,7 +112,7 @@ fn a_written_session_has_a_cline_id_and_keeps_parallel_calls_together() {
 
 #[test]
 fn a_fresh_home_gets_the_clis_sessions_db_and_an_absolute_messages_path() {
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     let written = write_doc(&source.document);
     let target = tempfile::tempdir().unwrap();
     let plan = prepare(&written, target.path()).unwrap();
@@ -171,7 +171,7 @@ fn an_existing_index_gets_one_row_and_keeps_the_others() {
     let target = home("simple");
     let db = target.path().join(INDEX);
     let before_rows = rows_of(&db);
-    let written = write_doc(&read_scenario("multibyte").document);
+    let written = write_doc(&lab().read_copy("multibyte").document);
     let plan = prepare(&written, target.path()).unwrap();
     assert!(
         matches!(plan.operations.last(), Some(Operation::InsertRows(r)) if r.database == INDEX && r.table == "sessions")
@@ -186,7 +186,7 @@ fn an_existing_index_gets_one_row_and_keeps_the_others() {
 
 #[test]
 fn an_unknown_schema_or_version_is_refused_naming_the_database() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let cases: [(&str, &str); 4] = [
         ("ALTER TABLE sessions ADD COLUMN extra TEXT", "unexpected column extra"),
         ("PRAGMA user_version = 3", "user_version 3, expected 0"),
@@ -217,7 +217,7 @@ fn an_unknown_schema_or_version_is_refused_naming_the_database() {
 
 #[test]
 fn a_taken_session_id_is_refused() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let target = tempfile::tempdir().unwrap();
     let plan = prepare(&written, target.path()).unwrap();
     execute(&plan, &written, target.path());
@@ -232,7 +232,7 @@ fn a_taken_session_id_is_refused() {
 
 #[test]
 fn provider_and_model_come_from_the_choice_else_the_targets_settings() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let row_of = |target: &Path, plan: &Plan| {
         execute(plan, &written, target);
         rows_of(&target.join(INDEX)).remove(&written.native_id).unwrap()
@@ -341,7 +341,7 @@ fn the_writer_streams_each_message_once_the_next_begins() {
 
 #[test]
 fn a_home_of_another_cline_version_needs_allow_untested() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let target = home("parallel");
     let conn = rusqlite::Connection::open(target.path().join(INDEX)).unwrap();
     conn.execute("UPDATE sessions SET metadata_json = replace(metadata_json, '\"3.0.65\"', '\"3.1.0\"')", []).unwrap();
