@@ -1362,17 +1362,6 @@ fn records_are_held_only_so_long() {
 
 // ---------------------------------------------------------------- prepare
 
-/// Carries out a plan the way the host does (create-file only).
-fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(file) = op else { panic!("only files") };
-        let path = home.join(&file.path);
-        assert!(!path.exists());
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.bytes).unwrap();
-    }
-}
-
 #[test]
 fn prepare_plans_the_file_in_the_project_of_the_cwd() {
     let doc = document(&lab().read("simple").records);
@@ -1393,7 +1382,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
         plan.resume_command.as_deref(),
         Some(format!("cd /home/user/project && claude -p --resume {} \"<prompt>\"", written.native_id).as_str())
     );
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(found.sessions[0].native_id, written.native_id);
@@ -1463,7 +1452,7 @@ fn prepare_moves_a_session_to_another_cwd() {
     }
     // Only the envelope moved: the conversation's own paths are as they were.
     assert!(text.contains("/home/user/project/second.txt"));
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(cwd));
     let back = read(target.path(), &file.path);

@@ -672,12 +672,7 @@ fn target_home(scenario: &str, keep_rows: bool) -> tempfile::TempDir {
 fn execute(plan: &Plan, home: &Path) {
     for op in &plan.operations {
         match op {
-            Operation::CreateFile(f) => {
-                let path = home.join(&f.path);
-                assert!(!path.exists(), "plan overwrites {}", f.path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, &f.bytes).unwrap();
-            }
+            Operation::CreateFile(f) => kit::create_new_file(home, &f.path, &f.bytes),
             Operation::InsertRows(ins) => {
                 let conn = rusqlite::Connection::open(home.join(&ins.database)).unwrap();
                 let sql = format!(

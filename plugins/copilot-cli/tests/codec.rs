@@ -663,7 +663,7 @@ fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
         plan.resume_command.as_deref().unwrap(),
         format!("cd {CWD} && HOME={home_path} copilot --model 'gpt-5 mini' --resume={}", written.native_id)
     );
-    apply(&plan, target_dir.path());
+    kit::apply_new_files(&plan, target_dir.path());
     let events = target_dir.path().join(&written.artifacts[0].path);
     let lines = check_events(&std::fs::read(&events).unwrap());
     assert_eq!(lines[0]["data"]["selectedModel"], "gpt-5 mini");
@@ -701,7 +701,7 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
         plan.resume_command.as_deref().unwrap(),
         format!("cd '/srv/other dir' && copilot --resume={}", written.native_id)
     );
-    apply(&plan, target_dir.path());
+    kit::apply_new_files(&plan, target_dir.path());
     let after = kit::files_of(target_dir.path());
     let new: Vec<_> = after.iter().filter(|(p, b)| before.get(*p) != Some(*b)).map(|(p, _)| p.clone()).collect();
     assert_eq!(

@@ -533,16 +533,6 @@ fn prepare_in(written: &WrittenFiles, target: &Path, choice: TargetChoice) -> Re
 }
 
 /// Executes a plan the way the host does.
-fn execute(plan: &Plan, home: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(f) = op else { panic!("the Droid plan creates files only: {op:?}") };
-        let path = home.join(&f.path);
-        assert!(!path.exists(), "plan overwrites {}", f.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &f.bytes).unwrap();
-    }
-}
-
 fn files_of(plan: &Plan) -> Vec<(&str, &[u8])> {
     plan.operations
         .iter()
@@ -579,7 +569,7 @@ fn prepare_into_a_fresh_home_uses_its_model_and_resumes_by_id() {
         plan.resume_command.as_deref(),
         Some(format!("cd /home/user/project && droid exec -m custom:Fake-0 -s {id} \"<prompt>\"").as_str())
     );
-    execute(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let found = kit::discover::<FactoryDroid>(target.path());
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(&found.sessions[0].native_id, id);

@@ -432,21 +432,6 @@ fn target_options(target: &Path) -> WriteOptions {
     WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: Some(target.to_string_lossy().into_owned()) }
 }
 
-/// Applies a plan the way the host does (only new files).
-fn execute(plan: &Plan, home: &Path) {
-    for op in &plan.operations {
-        match op {
-            Operation::CreateFile(CreateFile { path, bytes }) => {
-                let path = home.join(path);
-                assert!(!path.exists(), "plan overwrites {}", path.display());
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, bytes).unwrap();
-            }
-            other => panic!("unexpected operation {other:?}"),
-        }
-    }
-}
-
 fn the_file(plan: &Plan) -> &CreateFile {
     assert_eq!(plan.operations.len(), 1, "{:?}", plan.operations);
     match &plan.operations[0] {
@@ -477,7 +462,7 @@ fn prepare_into_a_fresh_home_adds_one_file_under_the_cwd_hash() {
                 .as_str()
         )
     );
-    execute(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     // No registry, no .project_root: the 0.2x layout.
     assert!(!target.path().join(".gemini/projects.json").exists());
     assert!(!target.path().join(format!(".gemini/tmp/{HASH}/.project_root")).exists());
@@ -492,7 +477,7 @@ fn prepare_into_a_home_with_a_real_0_25_session_adds_only_the_file() {
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
     let file = the_file(&plan);
     assert!(file.path.starts_with(&format!(".gemini/tmp/{HASH}/chats/session-2026-11-30T04-05-")), "{}", file.path);
-    execute(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let after = kit::tree_digest(target.path());
     for (path, digest) in &before {
         assert_eq!(after.get(path), Some(digest), "{path} changed");

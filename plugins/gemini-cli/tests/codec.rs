@@ -585,12 +585,7 @@ fn target_options(target: &Path) -> WriteOptions {
 fn execute(plan: &Plan, home: &Path) {
     for op in &plan.operations {
         match op {
-            Operation::CreateFile(CreateFile { path, bytes }) => {
-                let path = home.join(path);
-                assert!(!path.exists(), "plan overwrites {}", path.display());
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, bytes).unwrap();
-            }
+            Operation::CreateFile(CreateFile { path, bytes }) => kit::create_new_file(home, path, bytes),
             Operation::AddJsonEntry(AddJsonEntry { path, pointer, key, value, initial, .. }) => {
                 let path = home.join(path);
                 let mut doc: Value = match std::fs::read(&path) {

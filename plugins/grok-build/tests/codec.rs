@@ -551,10 +551,7 @@ fn install(plan: &Plan, written: &WrittenFiles, target: &Path) {
             Operation::CreateFile(f) => (f.path.clone(), f.bytes.clone()),
             other => panic!("unexpected operation {other:?}"),
         };
-        let path = target.join(path);
-        assert!(!path.exists(), "{} exists", path.display());
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
+        kit::create_new_file(target, &path, &bytes);
     }
 }
 

@@ -361,7 +361,7 @@ fn the_written_files_are_found_before_prepare_adds_the_manifest() {
     let written = write(&source.document, options(None));
     let export = tempfile::tempdir().unwrap();
     for chunk in &written.chunks {
-        create(export.path(), &chunk.path, &chunk.bytes);
+        kit::create_new_file(export.path(), &chunk.path, &chunk.bytes);
     }
     let found = kit::discover::<LettaCodeEntries>(export.path());
     assert_eq!(found.sessions.iter().map(|s| s.native_id.as_str()).collect::<Vec<_>>(), [written.native_id.as_str()]);

@@ -520,10 +520,7 @@ fn execute(plan: &Plan, written: &WrittenFiles, home: &Path) {
             }
             other => panic!("unexpected operation {other:?}"),
         };
-        let path = home.join(path);
-        assert!(!path.exists(), "plan overwrites {}", path.display());
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
+        kit::create_new_file(home, path, &bytes);
     }
 }
 

@@ -553,17 +553,6 @@ fn prepare(
     trajhost_codec_sdk::prepare_artifacts::<QwenCode>(artifacts.to_vec(), &Dir::native(target), options)
 }
 
-/// Does what the host does with a plan of `create-file`s.
-fn apply(plan: &Plan, target: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(create) = op else { panic!("unexpected operation {op:?}") };
-        let path = target.join(&create.path);
-        assert!(!path.exists(), "{} exists", create.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &create.bytes).unwrap();
-    }
-}
-
 fn simple_written() -> WrittenFiles {
     write_doc(&lab().read("simple").document, write_options())
 }
@@ -599,7 +588,7 @@ fn an_installed_session_is_the_newest_of_its_project() {
     let target = lab().copy("simple");
     let plan = prepare(&written.artifacts, target.path(), write_options()).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     // `qwen --continue` picks the project's transcript with the newest mtime.
     let newest = std::fs::read_dir(target.path().join(CHATS))
         .unwrap()
@@ -647,7 +636,7 @@ fn prepare_moves_the_session_to_another_cwd() {
     let [Operation::CreateFile(create)] = plan.operations.as_slice() else { panic!() };
     assert_eq!(create.path, format!(".qwen/projects/-srv-other/chats/{}.jsonl", plan.native_id));
     assert!(plan.resume_command.as_deref().unwrap().starts_with("cd /srv/other && qwen --resume "));
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let back = read(target.path(), &create.path);
     assert_eq!(back.meta().cwd.as_deref(), Some("/srv/other"));
     assert_eq!(said(&back.records), said(&lab().read("simple").records));

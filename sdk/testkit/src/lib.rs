@@ -70,7 +70,9 @@ use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::known::{Handling, UNKNOWN_RECORD_TYPE, UNMAPPED_RECORD_TYPE};
-use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, Severity, WrittenFiles};
+use trajhost_codec_sdk::{
+    Codec, CodecError, Diagnostic, Discovery, Operation, Plan, ReadOptions, Severity, WrittenFiles,
+};
 
 pub use trajhost_codec_sdk as sdk;
 
@@ -177,6 +179,24 @@ pub fn install(written: &WrittenFiles) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     put_artifacts(written, dir.path());
     dir
+}
+
+/// Creates the file `path` under `home`, folders too, as a plan's
+/// `create-file` does: never over an existing file.
+pub fn create_new_file(home: &Path, path: &str, bytes: &[u8]) {
+    let at = home.join(path);
+    assert!(!at.exists(), "the plan overwrites {path}");
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::fs::write(&at, bytes).unwrap();
+}
+
+/// Applies a plan of `create-file`s only ([`create_new_file`]); any other
+/// operation fails the test.
+pub fn apply_new_files(plan: &Plan, home: &Path) {
+    for op in &plan.operations {
+        let Operation::CreateFile(file) = op else { panic!("a plan of create-file only, not {op:?}") };
+        create_new_file(home, &file.path, &file.bytes);
+    }
 }
 
 /// [`install`]s `written` in a fresh home and reads the session at

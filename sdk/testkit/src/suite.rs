@@ -1155,12 +1155,7 @@ pub fn prepare_in<C: Codec>(
 /// operation fails the test: a codec whose plans hold others (databases)
 /// passes its own `apply`.
 pub fn apply_files(plan: &Plan, written: &WrittenFiles, home: &Path) {
-    let create = |path: &str, bytes: &[u8]| {
-        let at = home.join(path);
-        assert!(!at.exists(), "the plan overwrites {path}");
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::fs::write(&at, bytes).unwrap();
-    };
+    let create = |path: &str, bytes: &[u8]| crate::create_new_file(home, path, bytes);
     for op in &plan.operations {
         match op {
             Operation::CopyArtifact(copy) => {

@@ -296,10 +296,7 @@ fn apply(plan: &Plan, artifacts: &[Artifact], home: &Path) {
         match op {
             Operation::CopyArtifact(c) => {
                 let bytes = &artifacts.iter().find(|a| a.path == c.artifact).unwrap().bytes;
-                let path = home.join(&c.path);
-                assert!(!path.exists());
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, bytes).unwrap();
+                kit::create_new_file(home, &c.path, bytes);
             }
             Operation::AddJsonEntry(e) => {
                 let path = home.join(&e.path);

@@ -64,10 +64,10 @@ pub fn prepare_with(written: &Written, target: &Path, options: WriteOptions) -> 
 pub fn apply(plan: &Plan, written: &Written, home: &Path) {
     for op in &plan.operations {
         match op {
-            Operation::CreateFile(f) => create(home, &f.path, &f.bytes),
+            Operation::CreateFile(f) => kit::create_new_file(home, &f.path, &f.bytes),
             Operation::CopyArtifact(c) => {
                 let bytes = &written.chunks.iter().find(|a| a.path == c.artifact).unwrap().bytes;
-                create(home, &c.path, bytes);
+                kit::create_new_file(home, &c.path, bytes);
             }
             Operation::AddJsonEntry(e) => {
                 let path = home.join(&e.path);
@@ -95,13 +95,6 @@ pub fn apply(plan: &Plan, written: &Written, home: &Path) {
             other => panic!("unexpected operation {other:?}"),
         }
     }
-}
-
-pub fn create(home: &Path, path: &str, bytes: &[u8]) {
-    let file = home.join(path);
-    assert!(!file.exists(), "{path} exists: never overwritten");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(file, bytes).unwrap();
 }
 
 pub fn read_back(home: &Path, native_id: &str) -> Read {
