@@ -768,6 +768,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_result_of_a_table_holds_its_text_beside_call_and_ok() {
+        let json = r#"{"call": 1, "has": ["PAPAYA"], "starts": "The", "min_len": 3, "ok": false, "note": "x"}"#;
+        let outcome: suite::Outcome = serde_json::from_str(json).unwrap();
+        assert_eq!((outcome.call, outcome.ok), (1, Some(false)));
+        assert_eq!((outcome.text.has.as_slice(), outcome.text.starts.as_str()), (&["PAPAYA".to_string()][..], "The"));
+        assert_eq!((outcome.text.min_len, outcome.text.is.as_deref()), (3, None));
+        // A text standing alone refuses a member it does not know.
+        assert!(serde_json::from_str::<suite::Text>(r#"{"has": [], "note": "x"}"#).is_err());
+    }
+
+    #[test]
     fn globs_match_within_a_segment() {
         assert!(glob_matches(".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/2026/11/30/rollout-x.jsonl"));
         assert!(!glob_matches(".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/2026/11/rollout-x.jsonl"));

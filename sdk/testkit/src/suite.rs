@@ -457,36 +457,11 @@ pub struct Call {
 pub struct Outcome {
     #[serde(default)]
     pub call: usize,
+    /// Its content (a flattened [`Text`]: `Text` refuses members it does
+    /// not know only where it stands alone).
     #[serde(flatten)]
-    pub text: OutcomeText,
+    pub text: Text,
     pub ok: Option<bool>,
-}
-
-/// The content of a result ([`Text`] with `ok` beside it).
-#[derive(Debug, Default, Deserialize)]
-pub struct OutcomeText {
-    pub is: Option<String>,
-    #[serde(default)]
-    pub starts: String,
-    #[serde(default)]
-    pub has: Vec<String>,
-    pub file: Option<String>,
-    #[serde(default)]
-    pub min_len: usize,
-    pub raw: Option<String>,
-}
-
-impl OutcomeText {
-    fn text(&self) -> Text {
-        Text {
-            is: self.is.clone(),
-            starts: self.starts.clone(),
-            has: self.has.clone(),
-            file: self.file.clone(),
-            min_len: self.min_len,
-            raw: self.raw.clone(),
-        }
-    }
 }
 
 /// What one lab scenario's session must hold.
@@ -892,7 +867,7 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
         let what = format!("{name}: result {i}");
         let call = calls.get(outcome.call).unwrap_or_else(|| panic!("{what}: no call {}", outcome.call));
         assert_eq!(*call_id, call.0, "{what} answers call {} ({})", outcome.call, call.1);
-        outcome.text.text().check(&what, content, &home, &raw);
+        outcome.text.check(&what, content, &home, &raw);
         assert_eq!(*ok, outcome.ok, "{what}: ok");
     }
 
