@@ -450,6 +450,14 @@ pub fn check_diags_include(diagnostics: &[Diagnostic], expected: &[(&str, &str)]
     }
 }
 
+/// Asserts each of `details` is reported with `code` (what a writer says
+/// it does not carry, say).
+pub fn check_reported(diagnostics: &[Diagnostic], code: &str, details: &[&str]) {
+    for detail in details {
+        assert!(diag_with(diagnostics, code, detail).is_some(), "{code} {detail} not reported: {diagnostics:?}");
+    }
+}
+
 /// Asserts what `diagnostics` say about files (discover's, of the files in
 /// a home that are no session): exactly the `(code, file)` pairs of
 /// `expected`, in any order, every diagnostic naming its file.
