@@ -63,15 +63,7 @@ fn the_failing_tool_keeps_its_error_and_the_long_output_its_bytes() {
 #[test]
 fn writing_streams_and_pieces_equal_the_whole() {
     let source = kit::read::<LettaCode>(&fixture("parallel"), LOCATOR);
-    let whole = write(&source.document, options(None));
-    for lines in [1, 2, 3, 7] {
-        let pieces = write_in(&source.document, options(None), lines);
-        assert_eq!(pieces.native_id, whole.native_id);
-        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
-        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
-            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
-        }
-    }
+    check_pieces_equal_the_whole(&source.document);
     // The pieces come while records are pushed, not only at finish.
     let mut writer = LettaCode::write(options(None)).unwrap();
     let mut early = 0;

@@ -47,6 +47,22 @@ pub fn write_in(document: &str, options: WriteOptions, lines: usize) -> Written 
     written
 }
 
+/// Writing `document` in batches of 1, 2, 3 and 7 lines gives the native
+/// id and the two files (messages.jsonl, conversation.json) of writing it
+/// whole, byte for byte; returns the whole.
+pub fn check_pieces_equal_the_whole(document: &str) -> Written {
+    let whole = write(document, options(None));
+    for lines in [1, 2, 3, 7] {
+        let pieces = write_in(document, options(None), lines);
+        assert_eq!(pieces.native_id, whole.native_id);
+        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
+        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
+            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
+        }
+    }
+    whole
+}
+
 pub fn write(document: &str, options: WriteOptions) -> Written {
     write_in(document, options, usize::MAX)
 }
