@@ -179,12 +179,7 @@ fn a_torn_tail_names_its_file() {
 
 /// A session file made of `lines`, in a fresh home.
 fn synthetic(id: &str, lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join(PROJECT);
-    std::fs::create_dir_all(&project).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(project.join(format!("{id}.jsonl")), text).unwrap();
-    dir
+    kit::home_with_lines(&locator(id), lines)
 }
 
 fn envelope(kind: &str, uuid: &str, parent: Option<&str>, ts: &str) -> Value {

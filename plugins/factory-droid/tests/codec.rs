@@ -108,12 +108,7 @@ fn fixture_content_blocks_are_the_four_the_codec_maps() {
 const SID: &str = "s1";
 
 fn synthetic(lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join(PROJECT);
-    std::fs::create_dir_all(&project).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(project.join(format!("{SID}.jsonl")), text).unwrap();
-    dir
+    kit::home_with_lines(&locator(SID), lines)
 }
 
 fn message(id: &str, parent: Option<&str>, role: &str, content: Value) -> Value {

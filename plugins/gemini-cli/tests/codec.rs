@@ -159,12 +159,8 @@ const SID: &str = "aaaaaaaa-0000-0000-0000-000000000000";
 const FILE: &str = "session-2026-01-01T00-00-aaaaaaaa.jsonl";
 
 fn synthetic(lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let chats = dir.path().join(CHATS);
-    std::fs::create_dir_all(&chats).unwrap();
+    let dir = kit::home_with_lines(&format!("{CHATS}/{FILE}"), lines);
     std::fs::write(dir.path().join(".gemini/tmp/project/.project_root"), "/w\n").unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(chats.join(FILE), text).unwrap();
     dir
 }
 

@@ -136,12 +136,7 @@ fn every_fixture_line_carries_the_version() {
 const SID: &str = "s1";
 
 fn synthetic(lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let chats = dir.path().join(CHATS);
-    std::fs::create_dir_all(&chats).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(chats.join(format!("{SID}.jsonl")), text).unwrap();
-    dir
+    kit::home_with_lines(&locator(SID), lines)
 }
 
 fn rec(kind: &str, uuid: &str, parent: Option<&str>) -> Value {
