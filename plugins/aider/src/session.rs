@@ -50,10 +50,7 @@ pub fn started_at(block: &Block<'_>) -> Option<String> {
 /// The file's text; bytes that are not UTF-8 are replaced (Aider writes UTF-8).
 pub fn load(home: &Dir, file: &str) -> Result<String, CodecError> {
     let bytes = home.read_to_end(file, MAX_BYTES).map_err(|e| fs_error(file, e))?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    Ok(trajhost_codec_sdk::text::lossy(bytes))
 }
 
 /// The block `id` names in `text` (the last block without an id).

@@ -61,11 +61,6 @@ fn discover_prefers_titles_and_reports_oddities() {
     let found = ClaudeCode::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("My rename"));
-    let named: BTreeSet<(&str, &str)> = found
-        .diagnostics
-        .iter()
-        .map(|d| (d.code.as_str(), d.file.as_deref().expect("every discovery diagnostic names its file")))
-        .collect();
     let at = |name: &str| format!("{PROJECT}/{name}");
     let expected = [
         ("empty-session-file", at("00000000-0000-0000-0000-000000000000.jsonl")),
@@ -75,8 +70,7 @@ fn discover_prefers_titles_and_reports_oddities() {
         ("unrecognized-file", at("stray")),
         ("unrecognized-file", ".claude/projects/loose.jsonl".to_string()),
     ];
-    let expected: BTreeSet<(&str, &str)> = expected.iter().map(|(c, f)| (*c, f.as_str())).collect();
-    assert_eq!(named, expected);
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 /// One config dir per account (`CLAUDE_CONFIG_DIR=~/.claude-work`): every
@@ -185,12 +179,7 @@ fn a_torn_tail_names_its_file() {
 
 /// A session file made of `lines`, in a fresh home.
 fn synthetic(id: &str, lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join(PROJECT);
-    std::fs::create_dir_all(&project).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(project.join(format!("{id}.jsonl")), text).unwrap();
-    dir
+    kit::home_with_lines(&locator(id), lines)
 }
 
 fn envelope(kind: &str, uuid: &str, parent: Option<&str>, ts: &str) -> Value {
@@ -216,42 +205,48 @@ fn user_line(uuid: &str, parent: Option<&str>, content: Value) -> Value {
     line
 }
 
+/// A prompt, then one response (`msg_1`) of thinking, redacted thinking,
+/// text and a `Read` call (`toolu_1`), line by line.
+fn thinking_text_and_a_call() -> Vec<Value> {
+    vec![
+        user_line("u1", None, json!("hi")),
+        assistant_line("a1", "u1", "msg_1", json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}), 1),
+        assistant_line("a2", "a1", "msg_1", json!({"type": "redacted_thinking", "data": "ENC"}), 2),
+        assistant_line("a3", "a2", "msg_1", json!({"type": "text", "text": "Let me look."}), 3),
+        assistant_line(
+            "a4",
+            "a3",
+            "msg_1",
+            json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}),
+            4,
+        ),
+    ]
+}
+
 #[test]
 fn thinking_text_and_calls_come_out_in_reading_order() {
-    let dir = synthetic(
-        "s1",
-        &[
-            user_line("u1", None, json!("hi")),
-            assistant_line("a1", "u1", "msg_1", json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}), 1),
-            assistant_line("a2", "a1", "msg_1", json!({"type": "redacted_thinking", "data": "ENC"}), 2),
-            assistant_line("a3", "a2", "msg_1", json!({"type": "text", "text": "Let me look."}), 3),
-            assistant_line(
-                "a4",
-                "a3",
-                "msg_1",
-                json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}),
-                4,
-            ),
-            user_line(
-                "u2",
-                Some("a4"),
-                json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]}]),
-            ),
-            // The same response resumes after the result (interleaved lines).
-            assistant_line(
-                "a5",
-                "u2",
-                "msg_1",
-                json!({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}),
-                9,
-            ),
-            user_line(
-                "u3",
-                Some("a5"),
-                json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "AAAA"}}]),
-            ),
-        ],
-    );
+    let mut lines = thinking_text_and_a_call();
+    lines.extend([
+        user_line(
+            "u2",
+            Some("a4"),
+            json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "X"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]}]),
+        ),
+        // The same response resumes after the result (interleaved lines).
+        assistant_line(
+            "a5",
+            "u2",
+            "msg_1",
+            json!({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}),
+            9,
+        ),
+        user_line(
+            "u3",
+            Some("a5"),
+            json!([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "AAAA"}}]),
+        ),
+    ]);
+    let dir = synthetic("s1", &lines);
     let read = read(dir.path(), &locator("s1"));
     let kinds: Vec<(&str, &str)> = read.records.iter().map(|r| (r.body.kind(), r.id.as_str())).collect();
     assert_eq!(
@@ -515,18 +510,12 @@ fn write_options(cwd: Option<&str>, native_id: Option<&str>) -> WriteOptions {
 }
 
 fn write(doc: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
-    trajhost_codec_sdk::write_document::<ClaudeCode>(doc, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<ClaudeCode>(doc, options)
 }
 
 /// A fresh home holding the written artifacts.
 fn home_of(written: &trajhost_codec_sdk::WrittenFiles) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = dir.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
-    dir
+    kit::install(written)
 }
 
 /// The written transcript's lines.
@@ -1132,25 +1121,13 @@ fn a_session_without_models_or_times_gets_placeholders() {
 
 #[test]
 fn claude_codes_own_thinking_is_written_back_with_its_signature() {
-    let dir = synthetic(
-        "s1",
-        &[
-            user_line("u1", None, json!("hi")),
-            assistant_line("a1", "u1", "msg_1", json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}), 1),
-            assistant_line("a2", "a1", "msg_1", json!({"type": "redacted_thinking", "data": "ENC"}), 2),
-            assistant_line("a3", "a2", "msg_1", json!({"type": "text", "text": "Let me look."}), 3),
-            assistant_line(
-                "a4",
-                "a3",
-                "msg_1",
-                json!({"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/w/x"}}),
-                4,
-            ),
-            user_line("u2", Some("a4"), json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "X"}])),
-            assistant_line("a5", "u2", "msg_2", json!({"type": "thinking", "thinking": "", "signature": "sig2"}), 5),
-            assistant_line("a6", "a5", "msg_2", json!({"type": "text", "text": "Done."}), 6),
-        ],
-    );
+    let mut lines = thinking_text_and_a_call();
+    lines.extend([
+        user_line("u2", Some("a4"), json!([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "X"}])),
+        assistant_line("a5", "u2", "msg_2", json!({"type": "thinking", "thinking": "", "signature": "sig2"}), 5),
+        assistant_line("a6", "a5", "msg_2", json!({"type": "text", "text": "Done."}), 6),
+    ]);
+    let dir = synthetic("s1", &lines);
     let first = read(dir.path(), &locator("s1"));
     let written = write(&document(&first.records), write_options(None, None));
     assert_resumable(&written);
@@ -1380,17 +1357,6 @@ fn records_are_held_only_so_long() {
 
 // ---------------------------------------------------------------- prepare
 
-/// Carries out a plan the way the host does (create-file only).
-fn apply(plan: &trajhost_codec_sdk::Plan, home: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(file) = op else { panic!("only files") };
-        let path = home.join(&file.path);
-        assert!(!path.exists());
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &file.bytes).unwrap();
-    }
-}
-
 #[test]
 fn prepare_plans_the_file_in_the_project_of_the_cwd() {
     let doc = document(&lab().read("simple").records);
@@ -1411,7 +1377,7 @@ fn prepare_plans_the_file_in_the_project_of_the_cwd() {
         plan.resume_command.as_deref(),
         Some(format!("cd /home/user/project && claude -p --resume {} \"<prompt>\"", written.native_id).as_str())
     );
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(found.sessions[0].native_id, written.native_id);
@@ -1481,7 +1447,7 @@ fn prepare_moves_a_session_to_another_cwd() {
     }
     // Only the envelope moved: the conversation's own paths are as they were.
     assert!(text.contains("/home/user/project/second.txt"));
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let found = ClaudeCode::discover(&Dir::native(target.path())).unwrap();
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(cwd));
     let back = read(target.path(), &file.path);

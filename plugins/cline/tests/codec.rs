@@ -5,61 +5,45 @@
 //! index (a live WAL) never touch the fixture.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 use trajhost_codec_cline::{Cline, KNOWN_BLOCKS};
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, tool_calls, tool_results, users};
 
 const INDEX: &str = ".cline/data/db/sessions.db";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("cline", "3.0.65")
+/// The lab's sessions, as the conformance table names them.
+fn lab() -> Lab<Cline> {
+    Lab::new(include_str!("conformance.json"))
 }
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "1796013198212_v0vps"),
-    ("parallel", "1796013270160_h85j3"),
-    ("failing-tool", "1796013293504_l2zmx"),
-    ("multibyte", "1796013310188_jri6j"),
-    ("long-output", "1796013324910_8wbb8"),
-];
 
 fn locator(id: &str) -> String {
     format!(".cline/data/sessions/{id}/{id}.messages.json")
 }
 
-fn id_of(scenario: &str) -> &'static str {
-    SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
-}
-
 /// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&fixtures().join(scenario))
+    lab().copy(scenario)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<Cline>(home, locator)
 }
 
-fn read_scenario(scenario: &str) -> Read {
-    let home = home(scenario);
-    read(home.path(), &locator(id_of(scenario)))
-}
-
 fn raw(scenario: &str) -> Value {
-    let id = id_of(scenario);
-    serde_json::from_slice(&std::fs::read(fixtures().join(scenario).join(locator(id))).unwrap()).unwrap()
+    let id = lab().id(scenario);
+    serde_json::from_slice(&std::fs::read(lab().home(scenario).join(locator(id))).unwrap()).unwrap()
 }
 
 fn manifest(scenario: &str) -> Value {
-    let id = id_of(scenario);
+    let id = lab().id(scenario);
     serde_json::from_slice(
-        &std::fs::read(fixtures().join(scenario).join(format!(".cline/data/sessions/{id}/{id}.json"))).unwrap(),
+        &std::fs::read(lab().home(scenario).join(format!(".cline/data/sessions/{id}/{id}.json"))).unwrap(),
     )
     .unwrap()
 }
@@ -72,8 +56,8 @@ fn manifest(scenario: &str) -> Value {
 /// title are the manifest's, the update after the start.
 #[test]
 fn discover_takes_start_and_title_from_the_manifest() {
-    for (scenario, _) in SCENARIOS {
-        let s = kit::discover::<Cline>(&fixtures().join(scenario)).sessions.remove(0);
+    for (scenario, _) in lab().ids() {
+        let s = kit::discover::<Cline>(&lab().home(scenario)).sessions.remove(0);
         let m = manifest(scenario);
         assert_eq!(s.started_at.as_deref(), m["started_at"].as_str());
         assert!(s.updated_at > s.started_at, "{scenario}: {:?}", s.updated_at);
@@ -87,7 +71,7 @@ fn discover_without_the_index_uses_the_manifests() {
     std::fs::remove_file(home.path().join(INDEX)).unwrap();
     let found = Cline::discover(&Dir::native(home.path())).unwrap();
     let s = &found.sessions[0];
-    assert_eq!(s.native_id, id_of("simple"));
+    assert_eq!(s.native_id, lab().id("simple"));
     assert_eq!(s.native_version.as_deref(), Some("3.0.65"));
     assert_eq!(s.cwd.as_deref(), Some("/home/user/project"));
     assert_eq!(s.title.as_deref(), Some("Read hello.txt and tell me the secret word."));
@@ -106,8 +90,6 @@ fn discover_names_each_problem_file() {
     std::fs::write(sessions.join("bad-manifest/bad-manifest.json"), "not json").unwrap();
     let found = kit::discover::<Cline>(home.path());
     assert_eq!(found.sessions.len(), 2, "{:?}", found.diagnostics);
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!(".cline/data/sessions/{name}");
     let expected = [
         ("unrecognized-file", at("stray.json")),
@@ -115,8 +97,7 @@ fn discover_names_each_problem_file() {
         ("not-in-index", at("bad-manifest")),
         ("malformed-manifest", at("bad-manifest/bad-manifest.json")),
     ];
-    let expected: BTreeSet<(&str, &str)> = expected.iter().map(|(c, f)| (*c, f.as_str())).collect();
-    assert_eq!(named, expected);
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 // ---------------------------------------------------------------- read
@@ -125,8 +106,8 @@ fn discover_names_each_problem_file() {
 /// with an empty span; message ids are Cline's.
 #[test]
 fn the_system_prompt_and_message_ids_are_the_documents() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, id) in lab().ids() {
+        let read = lab().read_copy(scenario);
         let src = read.records[0].src.as_ref().unwrap();
         assert_eq!((src.file.as_str(), src.len), (locator(id).as_str(), 0));
         let Body::System { text } = &read.records[1].body else { panic!("{scenario}: no system prompt") };
@@ -143,7 +124,7 @@ fn the_system_prompt_and_message_ids_are_the_documents() {
 fn fixture_blocks_are_all_known() {
     let blocks: BTreeSet<&str> = KNOWN_BLOCKS.iter().map(|(k, _)| *k).collect();
     let mut seen = BTreeSet::new();
-    for (scenario, _) in SCENARIOS {
+    for (scenario, _) in lab().ids() {
         for m in raw(scenario)["messages"].as_array().unwrap() {
             for b in m["content"].as_array().unwrap() {
                 let kind = b["type"].as_str().unwrap();
@@ -151,7 +132,7 @@ fn fixture_blocks_are_all_known() {
                 seen.insert(kind.to_string());
             }
         }
-        assert!(read_scenario(scenario).diag("unknown-content-block").is_none());
+        assert!(lab().read_copy(scenario).diag("unknown-content-block").is_none());
     }
     for kind in ["text", "tool_use", "tool_result"] {
         assert!(seen.contains(kind), "{kind}");
@@ -181,7 +162,7 @@ fn discovery_with_a_live_wal_sees_it_and_changes_nothing() {
 #[test]
 fn unknown_roles_and_blocks_are_reported_and_other_blocks_mapped() {
     let home = home("simple");
-    let id = id_of("simple");
+    let id = lab().id("simple");
     let path = home.path().join(locator(id));
     let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let messages = doc["messages"].as_array_mut().unwrap();

@@ -390,7 +390,7 @@ fn held_back_responses_stay_bounded() {
 // write
 
 fn write(document: &str, options: WriteOptions) -> trajhost_codec_sdk::WrittenFiles {
-    trajhost_codec_sdk::write_document::<Codex>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<Codex>(document, options)
 }
 
 fn no_options() -> WriteOptions {
@@ -399,14 +399,7 @@ fn no_options() -> WriteOptions {
 
 /// Puts written artifacts into a fresh home and reads the rollout back.
 fn read_back(written: &trajhost_codec_sdk::WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
-    let read = read(tmp.path(), &written.artifacts[0].path);
-    (tmp, read)
+    kit::read_installed::<Codex>(written, &written.artifacts[0].path)
 }
 
 fn rollout_lines(bytes: &[u8]) -> Vec<Value> {
@@ -595,19 +588,21 @@ fn foreign_document() -> String {
 fn write_from_another_harness_names_what_does_not_carry() {
     let written = write(&foreign_document(), WriteOptions { cwd: Some("/target/cwd".into()), ..no_options() });
     let d = &written.diagnostics;
-    for what in [
-        "opaque-reasoning",
-        "image-attachment",
-        "subagent-transcript",
-        "foreign-system-prompt",
-        "tool-result-status",
-        "orphan-tool-result",
-        "stop-reason",
-        "observation/system/turn_duration",
-        "unknown-kind/future_kind",
-    ] {
-        assert!(diag(d, "not-carried", what).is_some(), "{what} not reported: {d:?}");
-    }
+    kit::check_reported(
+        d,
+        "not-carried",
+        &[
+            "opaque-reasoning",
+            "image-attachment",
+            "subagent-transcript",
+            "foreign-system-prompt",
+            "tool-result-status",
+            "orphan-tool-result",
+            "stop-reason",
+            "observation/system/turn_duration",
+            "unknown-kind/future_kind",
+        ],
+    );
     assert_eq!(diag(d, "not-carried", "opaque-reasoning").unwrap().count, 2);
     assert_eq!(diag(d, "not-carried", "tool-result-status").unwrap().count, 2);
     let text = std::str::from_utf8(&written.artifacts[0].bytes).unwrap();
@@ -679,12 +674,7 @@ fn target_home(scenario: &str, keep_rows: bool) -> tempfile::TempDir {
 fn execute(plan: &Plan, home: &Path) {
     for op in &plan.operations {
         match op {
-            Operation::CreateFile(f) => {
-                let path = home.join(&f.path);
-                assert!(!path.exists(), "plan overwrites {}", f.path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, &f.bytes).unwrap();
-            }
+            Operation::CreateFile(f) => kit::create_new_file(home, &f.path, &f.bytes),
             Operation::InsertRows(ins) => {
                 let conn = rusqlite::Connection::open(home.join(&ins.database)).unwrap();
                 let sql = format!(

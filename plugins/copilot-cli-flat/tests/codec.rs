@@ -287,28 +287,28 @@ fn a_foreign_session_is_repaired_into_what_copilot_0_0_354_loads() {
         json!({"id":"mc","kind":"observation","subtype":"session.model_change","text":"gpt-5"}),
     ];
     let written = write_doc(&doc_of(&foreign), write_options());
-    let got = codes(&written.diagnostics);
-    for want in [
-        ("not-carried", "system-prompt"),
-        ("not-carried", "attachments"),
-        ("not-carried", "reasoning"),
-        ("not-carried", "opaque-reasoning"),
-        ("not-carried", "stop-reason"),
-        ("not-carried", "usage"),
-        ("not-carried", "model"),
-        ("not-carried", "cwd"),
-        ("not-carried", "compaction"),
-        ("not-carried", "orphan-tool-result"),
-        ("not-carried", "observation/hook"),
-        ("not-carried", "observation/session.model_change"),
-        ("untranslated-reasoning", "opaque-reasoning"),
-        ("placeholder", "messageId"),
-        ("placeholder", "success"),
-        ("placeholder", "assistant.message"),
-        ("synthesized", "tool-result"),
-    ] {
-        assert!(got.iter().any(|(c, d)| c == want.0 && d == want.1), "{want:?} in {got:?}");
-    }
+    kit::check_diags_include(
+        &written.diagnostics,
+        &[
+            ("not-carried", "system-prompt"),
+            ("not-carried", "attachments"),
+            ("not-carried", "reasoning"),
+            ("not-carried", "opaque-reasoning"),
+            ("not-carried", "stop-reason"),
+            ("not-carried", "usage"),
+            ("not-carried", "model"),
+            ("not-carried", "cwd"),
+            ("not-carried", "compaction"),
+            ("not-carried", "orphan-tool-result"),
+            ("not-carried", "observation/hook"),
+            ("not-carried", "observation/session.model_change"),
+            ("untranslated-reasoning", "opaque-reasoning"),
+            ("placeholder", "messageId"),
+            ("placeholder", "success"),
+            ("placeholder", "assistant.message"),
+            ("synthesized", "tool-result"),
+        ],
+    );
     let lines = check_events(&written.artifacts[0].bytes);
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(
@@ -431,7 +431,7 @@ fn prepare_into_an_empty_home_creates_one_flat_file() {
         plan.resume_command.as_deref().unwrap(),
         format!("cd /home/user/project && HOME={home_path} copilot --model gpt-5 --resume {}", written.native_id)
     );
-    apply(&plan, target_dir.path());
+    kit::apply_new_files(&plan, target_dir.path());
     let events = target_dir.path().join(&written.artifacts[0].path);
     assert_eq!(events, target_dir.path().join(format!("{STATE}/{}.jsonl", written.native_id)));
     let lines = check_events(&std::fs::read(&events).unwrap());
@@ -472,7 +472,7 @@ fn prepare_into_a_home_holding_a_flat_session_changes_nothing_else() {
     let written = lab_session();
     let plan = prepare(&written, target_dir.path(), write_options()).unwrap();
     assert_eq!(plan.resume_command.as_deref().unwrap(), format!("copilot --resume {}", written.native_id));
-    apply(&plan, target_dir.path());
+    kit::apply_new_files(&plan, target_dir.path());
     let mut after = kit::tree_digest(target_dir.path());
     let new = after.remove(&written.artifacts[0].path);
     assert!(new.is_some(), "{:?}", after.keys().collect::<Vec<_>>());
@@ -582,7 +582,7 @@ fn prepare_into_a_home_real_copilot_0_0_354_used_installs_the_log_as_written() {
     target::set_for_tests(TargetChoice::default());
     let written = lab_session();
     let plan = prepare(&written, target_dir.path(), write_options()).unwrap();
-    apply(&plan, target_dir.path());
+    kit::apply_new_files(&plan, target_dir.path());
     let installed = std::fs::read(target_dir.path().join(&written.artifacts[0].path)).unwrap();
     assert_eq!(installed, written.artifacts[0].bytes, "no model configured: the log as written");
 }

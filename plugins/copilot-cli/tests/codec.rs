@@ -96,8 +96,6 @@ fn discover_uses_the_workspace_and_reports_oddities() {
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("Secret: word"));
     assert_eq!(found.sessions[0].cwd.as_deref(), Some("/elsewhere"), "workspace.yaml wins");
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{STATE}/{name}");
     let expected = [
         ("no-event-log", at("aaaaaaaa-0000-0000-0000-000000000000")),
@@ -105,7 +103,7 @@ fn discover_uses_the_workspace_and_reports_oddities() {
         ("malformed-head", at("cccccccc-0000-0000-0000-000000000000/events.jsonl")),
         ("unrecognized-file", at("stray.txt")),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 
     // Without workspace.yaml, session.start and the first prompt say it.
     std::fs::remove_file(&yaml).unwrap();
@@ -578,22 +576,22 @@ fn write_streams_is_deterministic_and_repairs_what_copilot_requires() {
     ];
     let doc: String = foreign.iter().map(|v| v.to_string() + "\n").collect();
     let written = write_doc(&doc, write_options(None));
-    let got = codes(&written.diagnostics);
-    for want in [
-        ("not-carried", "attachments"),
-        ("not-carried", "opaque-reasoning"),
-        ("not-carried", "stop-reason"),
-        ("not-carried", "usage.cost_usd"),
-        ("not-carried", "orphan-tool-result"),
-        ("not-carried", "observation/hook"),
-        ("untranslated-reasoning", "opaque-reasoning"),
-        ("placeholder", "messageId"),
-        ("placeholder", "success"),
-        ("placeholder", "assistant.message"),
-        ("synthesized", "tool-result"),
-    ] {
-        assert!(got.iter().any(|(c, d)| c == want.0 && d == want.1), "{want:?} in {got:?}");
-    }
+    kit::check_diags_include(
+        &written.diagnostics,
+        &[
+            ("not-carried", "attachments"),
+            ("not-carried", "opaque-reasoning"),
+            ("not-carried", "stop-reason"),
+            ("not-carried", "usage.cost_usd"),
+            ("not-carried", "orphan-tool-result"),
+            ("not-carried", "observation/hook"),
+            ("untranslated-reasoning", "opaque-reasoning"),
+            ("placeholder", "messageId"),
+            ("placeholder", "success"),
+            ("placeholder", "assistant.message"),
+            ("synthesized", "tool-result"),
+        ],
+    );
     let lines = check_events(&written.artifacts[0].bytes);
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(
@@ -640,32 +638,13 @@ fn write_streams_is_deterministic_and_repairs_what_copilot_requires() {
     ];
     let doc: String = doc.iter().map(|v| v.to_string() + "\n").collect();
     let written = write_doc(&doc, write_options(None));
-    let got = codes(&written.diagnostics);
-    assert!(got.contains(&("not-carried".into(), "system-prompt".into())), "{got:?}");
-    assert!(got.contains(&("no-timestamp".into(), "startTime".into())), "{got:?}");
+    kit::check_diags_include(&written.diagnostics, &[("not-carried", "system-prompt"), ("no-timestamp", "startTime")]);
     let back = read(install(&written).path(), &written.artifacts[0].path);
     assert_eq!(systems(&back.records), ["You are Codex."]);
 }
 
 fn super_no_result() -> &'static str {
     "The tool call was interrupted: no result was recorded."
-}
-
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push((path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]
@@ -684,7 +663,7 @@ fn prepare_into_a_fresh_home_sets_the_chosen_model_and_refuses_a_provider() {
         plan.resume_command.as_deref().unwrap(),
         format!("cd {CWD} && HOME={home_path} copilot --model 'gpt-5 mini' --resume={}", written.native_id)
     );
-    apply(&plan, target_dir.path());
+    kit::apply_new_files(&plan, target_dir.path());
     let events = target_dir.path().join(&written.artifacts[0].path);
     let lines = check_events(&std::fs::read(&events).unwrap());
     assert_eq!(lines[0]["data"]["selectedModel"], "gpt-5 mini");
@@ -712,7 +691,7 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
     let target_dir = lab().copy("parallel");
     std::fs::write(target_dir.path().join(".copilot/settings.json"), "// managed\n{\"model\": \"claude-opus-5\"}\n")
         .unwrap();
-    let before = snapshot(target_dir.path());
+    let before = kit::files_of(target_dir.path());
     target::set_for_tests(TargetChoice::default());
     let first = lab().read("multibyte");
     let written = write_doc(&kit::document(&first.records), write_options(None));
@@ -722,9 +701,9 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
         plan.resume_command.as_deref().unwrap(),
         format!("cd '/srv/other dir' && copilot --resume={}", written.native_id)
     );
-    apply(&plan, target_dir.path());
-    let after = snapshot(target_dir.path());
-    let new: Vec<_> = after.iter().filter(|f| !before.contains(f)).map(|(p, _)| p.display().to_string()).collect();
+    kit::apply_new_files(&plan, target_dir.path());
+    let after = kit::files_of(target_dir.path());
+    let new: Vec<_> = after.iter().filter(|(p, b)| before.get(*p) != Some(*b)).map(|(p, _)| p.clone()).collect();
     assert_eq!(
         new,
         [
@@ -732,7 +711,7 @@ fn prepare_into_a_home_with_other_sessions_uses_its_model_and_changes_nothing_el
             format!("{STATE}/{}/workspace.yaml", written.native_id)
         ]
     );
-    assert!(before.iter().all(|f| after.contains(f)), "every other file byte-identical");
+    assert!(before.iter().all(|(p, b)| after.get(p) == Some(b)), "every other file byte-identical");
     let lines = check_events(&std::fs::read(target_dir.path().join(&written.artifacts[0].path)).unwrap());
     assert_eq!(lines[0]["data"]["selectedModel"], "claude-opus-5");
     assert_eq!(lines[0]["data"]["context"]["cwd"], "/srv/other dir");

@@ -143,12 +143,7 @@ mod tk_write {
     }
     pub fn write(records: &[Record]) -> Out {
         let written = trajhost_codec_sdk::write_document::<Cursor>(&tk::document(records), no_options()).unwrap();
-        let home = tempfile::tempdir().unwrap();
-        for a in &written.artifacts {
-            let p = home.path().join(&a.path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, &a.bytes).unwrap();
-        }
+        let home = tk::install(&written);
         Out { home, written }
     }
 }

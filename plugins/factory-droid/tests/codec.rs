@@ -47,8 +47,6 @@ fn discover_reports_oddities() {
     std::fs::write(dir.path().join(".factory/sessions/loose.jsonl"), "{}").unwrap();
     let found = FactoryDroid::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{PROJECT}/{name}");
     let expected = [
         ("empty-session-file", at("00000000-0000-0000-0000-000000000000.jsonl")),
@@ -57,7 +55,7 @@ fn discover_reports_oddities() {
         ("unrecognized-file", at("stray")),
         ("unrecognized-file", ".factory/sessions/loose.jsonl".to_string()),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 // ---------------------------------------------------------------- read
@@ -110,12 +108,7 @@ fn fixture_content_blocks_are_the_four_the_codec_maps() {
 const SID: &str = "s1";
 
 fn synthetic(lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join(PROJECT);
-    std::fs::create_dir_all(&project).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(project.join(format!("{SID}.jsonl")), text).unwrap();
-    dir
+    kit::home_with_lines(&locator(SID), lines)
 }
 
 fn message(id: &str, parent: Option<&str>, role: &str, content: Value) -> Value {
@@ -316,7 +309,7 @@ fn no_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<FactoryDroid>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<FactoryDroid>(document, options)
 }
 
 fn transcript(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
@@ -330,14 +323,7 @@ fn settings_of(written: &WrittenFiles) -> Value {
 
 /// Puts written artifacts into a fresh home and reads the transcript back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
-    let read = read(tmp.path(), &transcript(written).path);
-    (tmp, read)
+    kit::read_installed::<FactoryDroid>(written, &transcript(written).path)
 }
 
 /// Records without `src` (the byte locations of another file).
@@ -542,16 +528,6 @@ fn prepare_in(written: &WrittenFiles, target: &Path, choice: TargetChoice) -> Re
 }
 
 /// Executes a plan the way the host does.
-fn execute(plan: &Plan, home: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(f) = op else { panic!("the Droid plan creates files only: {op:?}") };
-        let path = home.join(&f.path);
-        assert!(!path.exists(), "plan overwrites {}", f.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &f.bytes).unwrap();
-    }
-}
-
 fn files_of(plan: &Plan) -> Vec<(&str, &[u8])> {
     plan.operations
         .iter()
@@ -588,7 +564,7 @@ fn prepare_into_a_fresh_home_uses_its_model_and_resumes_by_id() {
         plan.resume_command.as_deref(),
         Some(format!("cd /home/user/project && droid exec -m custom:Fake-0 -s {id} \"<prompt>\"").as_str())
     );
-    execute(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let found = kit::discover::<FactoryDroid>(target.path());
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(&found.sessions[0].native_id, id);

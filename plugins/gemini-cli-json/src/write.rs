@@ -62,10 +62,8 @@ use serde::Serialize;
 use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::hash::sha256;
-use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
-use trajhost_codec_sdk::writer::ids::{self, UsedIds};
+use trajhost_codec_sdk::writer::ids::UsedIds;
 use trajhost_codec_sdk::writer::{CanonicalInput, json_document, main_content};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_gemini_cli_core::message::harness_context_kind;
@@ -458,16 +456,7 @@ impl SessionWriter for Writer {
                 self.diags.add("placeholder", Severity::Info, "startTime", None, None);
                 rfc3339_ms(0)
             });
-        let id = match self.options.native_id.as_deref() {
-            Some(id) if is_uuid(id) => id.to_string(),
-            Some(id) => {
-                return Err(CodecError::Other(format!(
-                    "write-options.native-id {id:?} is not a UUID (Gemini CLI session ids are UUIDs; \
-                     `gemini --resume <id>` names one)"
-                )));
-            }
-            None => uuid_from(self.input.meta_digest().unwrap_or_else(|| sha256(start.as_bytes()))),
-        };
+        let id = written::session_id(&self.options, self.input.meta_digest(), &start)?;
         self.flush_thoughts();
         self.answer_the_unanswered();
         let last = self.last_ts.as_deref().and_then(parse_rfc3339).map(rfc3339_ms).unwrap_or_else(|| start.clone());
@@ -506,11 +495,6 @@ pub fn session_file_name(start: &str, id: &str) -> String {
 
 pub use trajhost_gemini_cli_core::written::{normalize_cwd, project_hash};
 
-/// A UUID in the version-4 layout from the first 16 bytes of `seed`.
-fn uuid_from(seed: [u8; 32]) -> String {
-    ids::uuid_v4_layout(&seed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,8 +511,5 @@ mod tests {
         );
         assert_eq!(normalize_cwd("/w/"), "/w");
         assert_eq!(normalize_cwd("/"), "/");
-        let id = uuid_from([7; 32]);
-        assert!(is_uuid(&id));
-        assert_eq!(&id[14..15], "4");
     }
 }

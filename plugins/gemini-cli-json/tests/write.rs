@@ -53,7 +53,7 @@ fn with_cwd() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<GeminiCliJson>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<GeminiCliJson>(document, options)
 }
 
 fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
@@ -63,12 +63,7 @@ fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
 /// Puts written artifacts into a fresh home and reads the session back
 /// (with every testkit check).
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
+    let tmp = kit::install(written);
     let back = kit::conformance::<GeminiCliJson>(tmp.path(), &session_artifact(written).path, Spans::Bytes);
     (tmp, back)
 }
@@ -330,21 +325,23 @@ fn foreign_document() -> String {
 fn write_from_another_harness_names_what_does_not_carry() {
     let written = write(&foreign_document(), no_options());
     let d = &written.diagnostics;
-    for what in [
-        "system",
-        "attachments",
-        "opaque-reasoning",
-        "stop-reason",
-        "usage.cache_write",
-        "orphan-tool-result",
-        "duplicate-tool-result",
-        "observation/system/turn_duration",
-        "compaction",
-        "subagent-transcript",
-        "unknown-kind/future_kind",
-    ] {
-        assert!(kit::diag_with(d, "not-carried", what).is_some(), "{what} not reported: {d:?}");
-    }
+    kit::check_reported(
+        d,
+        "not-carried",
+        &[
+            "system",
+            "attachments",
+            "opaque-reasoning",
+            "stop-reason",
+            "usage.cache_write",
+            "orphan-tool-result",
+            "duplicate-tool-result",
+            "observation/system/turn_duration",
+            "compaction",
+            "subagent-transcript",
+            "unknown-kind/future_kind",
+        ],
+    );
     assert_eq!(kit::diag_with(d, "not-carried", "subagent-transcript").unwrap().count, 2);
     assert!(kit::diag_with(d, "reshaped", "tool_call.arguments").is_some());
     assert!(kit::diag_with(d, "placeholder", "toolCalls.status").is_some());
@@ -437,21 +434,6 @@ fn target_options(target: &Path) -> WriteOptions {
     WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: Some(target.to_string_lossy().into_owned()) }
 }
 
-/// Applies a plan the way the host does (only new files).
-fn execute(plan: &Plan, home: &Path) {
-    for op in &plan.operations {
-        match op {
-            Operation::CreateFile(CreateFile { path, bytes }) => {
-                let path = home.join(path);
-                assert!(!path.exists(), "plan overwrites {}", path.display());
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, bytes).unwrap();
-            }
-            other => panic!("unexpected operation {other:?}"),
-        }
-    }
-}
-
 fn the_file(plan: &Plan) -> &CreateFile {
     assert_eq!(plan.operations.len(), 1, "{:?}", plan.operations);
     match &plan.operations[0] {
@@ -482,7 +464,7 @@ fn prepare_into_a_fresh_home_adds_one_file_under_the_cwd_hash() {
                 .as_str()
         )
     );
-    execute(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     // No registry, no .project_root: the 0.2x layout.
     assert!(!target.path().join(".gemini/projects.json").exists());
     assert!(!target.path().join(format!(".gemini/tmp/{HASH}/.project_root")).exists());
@@ -497,7 +479,7 @@ fn prepare_into_a_home_with_a_real_0_25_session_adds_only_the_file() {
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
     let file = the_file(&plan);
     assert!(file.path.starts_with(&format!(".gemini/tmp/{HASH}/chats/session-2026-11-30T04-05-")), "{}", file.path);
-    execute(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let after = kit::tree_digest(target.path());
     for (path, digest) in &before {
         assert_eq!(after.get(path), Some(digest), "{path} changed");

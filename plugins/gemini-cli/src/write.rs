@@ -48,7 +48,7 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
-use trajhost_codec_sdk::writer::ids::{self, UsedIds};
+use trajhost_codec_sdk::writer::ids::UsedIds;
 use trajhost_codec_sdk::writer::{CanonicalInput, main_content};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
 use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
@@ -190,16 +190,7 @@ impl Writer {
                 self.diags.add("placeholder", Severity::Info, "startTime", None, None);
                 rfc3339_ms(0)
             });
-        let id = match self.options.native_id.as_deref() {
-            Some(id) if is_uuid(id) => id.to_string(),
-            Some(id) => {
-                return Err(CodecError::Other(format!(
-                    "write-options.native-id {id:?} is not a UUID (Gemini CLI session ids are UUIDs; \
-                     `gemini --resume <id>` names one)"
-                )));
-            }
-            None => uuid_from(self.input.meta_digest().unwrap_or_else(|| ids::sha256_of(&[start.as_bytes()]))),
-        };
+        let id = written::session_id(&self.options, self.input.meta_digest(), &start)?;
         let slug = slugify(basename(&cwd));
         let project_dir = layout::join(TMP_ROOT, &slug);
         let path = layout::join(&layout::join(&project_dir, CHATS), &session_file_name(&start, &id));
@@ -545,17 +536,7 @@ pub fn slugify(name: &str) -> String {
     if slug.is_empty() { "project".to_string() } else { slug.to_string() }
 }
 
-/// A UUID in the version-4 layout from the first 16 bytes of `seed`.
-fn uuid_from(seed: [u8; 32]) -> String {
-    ids::uuid_v4_layout(&seed)
-}
-
-/// `8-4-4-4-12` hex digits.
-pub fn is_uuid(id: &str) -> bool {
-    let groups: Vec<&str> = id.split('-').collect();
-    groups.len() == 5
-        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
-}
+pub use trajhost_codec_sdk::paths::is_uuid;
 
 #[cfg(test)]
 mod tests {
@@ -571,8 +552,6 @@ mod tests {
         assert_eq!(slugify("--"), "project");
         assert_eq!(slugify("Ünï"), "n");
         assert_eq!(basename("/home/user/project/"), "project");
-        assert!(is_uuid(&uuid_from([7; 32])));
-        assert!(!is_uuid("not-a-uuid"));
         assert_eq!(
             project_hash("/home/user/project"),
             "9dad1e4e08b0b11cbcd860257e8bdfa6b8e5f01790e10a6a0b1f4870c13e686b"

@@ -54,8 +54,6 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("Secret word lookup"));
     assert_eq!(found.sessions[0].cwd.as_deref(), Some(CWD));
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{CHATS}/{name}");
     let expected = [
         ("empty-session-file", at("session-2026-01-01T00-00-00000000.jsonl")),
@@ -63,7 +61,7 @@ fn discover_takes_summaries_the_registry_and_reports_oddities() {
         ("malformed-head", at("session-2026-01-01T00-00-22222222.jsonl")),
         ("unrecognized-file", at("notes.txt")),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 #[test]
@@ -161,12 +159,8 @@ const SID: &str = "aaaaaaaa-0000-0000-0000-000000000000";
 const FILE: &str = "session-2026-01-01T00-00-aaaaaaaa.jsonl";
 
 fn synthetic(lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let chats = dir.path().join(CHATS);
-    std::fs::create_dir_all(&chats).unwrap();
+    let dir = kit::home_with_lines(&format!("{CHATS}/{FILE}"), lines);
     std::fs::write(dir.path().join(".gemini/tmp/project/.project_root"), "/w\n").unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(chats.join(FILE), text).unwrap();
     dir
 }
 
@@ -178,8 +172,9 @@ fn message(id: &str, kind: &str, content: Value) -> Value {
     json!({"id": id, "timestamp": "2026-01-01T00:00:01.000Z", "type": kind, "content": content})
 }
 
-#[test]
-fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
+/// A `gemini` message with a thought, its model and tokens, a failed call
+/// and a cancelled one without a result.
+fn answer_with_thoughts_and_calls() -> Value {
     let mut answer = message("g1", "gemini", json!("Let me look."));
     answer["thoughts"] =
         json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
@@ -190,6 +185,12 @@ fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
          "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found"}}}]},
         {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "cancelled", "result": null},
     ]);
+    answer
+}
+
+#[test]
+fn thoughts_notices_rewinds_errors_and_unknown_shapes() {
+    let answer = answer_with_thoughts_and_calls();
     let dir = synthetic(&[
         header(),
         message(
@@ -392,7 +393,7 @@ fn no_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<GeminiCli>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<GeminiCli>(document, options)
 }
 
 fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
@@ -401,14 +402,7 @@ fn session_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
 
 /// Puts written artifacts into a fresh home and reads the session back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
-    let back = read(tmp.path(), &session_artifact(written).path);
-    (tmp, back)
+    kit::read_installed::<GeminiCli>(written, &session_artifact(written).path)
 }
 
 /// A record without what a rewrite changes by design: its source span, the
@@ -517,20 +511,22 @@ fn foreign_document() -> String {
 fn write_from_another_harness_names_what_does_not_carry() {
     let written = write(&foreign_document(), no_options());
     let d = &written.diagnostics;
-    for what in [
-        "system",
-        "attachments",
-        "opaque-reasoning",
-        "stop-reason",
-        "usage.cache_write",
-        "orphan-tool-result",
-        "observation/system/turn_duration",
-        "compaction",
-        "subagent-transcript",
-        "unknown-kind/future_kind",
-    ] {
-        assert!(kit::diag_with(d, "not-carried", what).is_some(), "{what} not reported: {d:?}");
-    }
+    kit::check_reported(
+        d,
+        "not-carried",
+        &[
+            "system",
+            "attachments",
+            "opaque-reasoning",
+            "stop-reason",
+            "usage.cache_write",
+            "orphan-tool-result",
+            "observation/system/turn_duration",
+            "compaction",
+            "subagent-transcript",
+            "unknown-kind/future_kind",
+        ],
+    );
     assert_eq!(kit::diag_with(d, "not-carried", "subagent-transcript").unwrap().count, 2);
     assert!(kit::diag_with(d, "reshaped", "tool_call.arguments").is_some());
     assert!(kit::diag_with(d, "placeholder", "toolCalls.status").is_some());
@@ -587,12 +583,7 @@ fn target_options(target: &Path) -> WriteOptions {
 fn execute(plan: &Plan, home: &Path) {
     for op in &plan.operations {
         match op {
-            Operation::CreateFile(CreateFile { path, bytes }) => {
-                let path = home.join(path);
-                assert!(!path.exists(), "plan overwrites {}", path.display());
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, bytes).unwrap();
-            }
+            Operation::CreateFile(CreateFile { path, bytes }) => kit::create_new_file(home, path, bytes),
             Operation::AddJsonEntry(AddJsonEntry { path, pointer, key, value, initial, .. }) => {
                 let path = home.join(path);
                 let mut doc: Value = match std::fs::read(&path) {
@@ -610,19 +601,6 @@ fn execute(plan: &Plan, home: &Path) {
             other => panic!("unexpected operation {other:?}"),
         }
     }
-}
-
-fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() { walk(&p, out) } else { out.push((p.clone(), std::fs::read(&p).unwrap())) }
-        }
-    }
-    let mut out = Vec::new();
-    walk(home, &mut out);
-    out.sort();
-    out
 }
 
 #[test]
@@ -668,7 +646,7 @@ fn prepare_into_a_fresh_home_registers_the_project() {
 fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
     let written = write(&lab().read("simple").document, no_options());
     let target = lab().copy("failing-tool");
-    let before = snapshot(target.path());
+    let before = kit::files_of(target.path());
     trajhost_codec_sdk::target::set_for_tests(Default::default());
     let plan = prepare(&written, target.path(), target_options(target.path())).unwrap();
     // The registry maps the cwd already and its markers exist: one new file.
@@ -676,10 +654,8 @@ fn prepare_into_a_home_with_gemini_sessions_adds_only_the_file() {
     let Operation::CreateFile(f) = &plan.operations[0] else { panic!() };
     assert!(f.path.starts_with(".gemini/tmp/project/chats/session-2026-11-30T04-15-"), "{}", f.path);
     execute(&plan, target.path());
-    let after = snapshot(target.path());
-    for (path, bytes) in &before {
-        assert_eq!(after.iter().find(|(p, _)| p == path).map(|(_, b)| b), Some(bytes), "{} changed", path.display());
-    }
+    let after = kit::files_of(target.path());
+    kit::assert_files_kept(&before, &after);
     assert_eq!(after.len(), before.len() + 1);
     let found = kit::discover::<GeminiCli>(target.path());
     assert_eq!(found.sessions.len(), 2);
@@ -799,16 +775,7 @@ fn prepare_reuses_a_project_directory_whose_marker_names_the_cwd() {
 
 #[test]
 fn write_then_read_keeps_thoughts_notices_and_rewinds() {
-    let mut answer = message("g1", "gemini", json!("Let me look."));
-    answer["thoughts"] =
-        json!([{"subject": "Plan", "description": "read it", "timestamp": "2026-01-01T00:00:02.000Z"}]);
-    answer["model"] = json!("gemini-2.5-pro");
-    answer["tokens"] = json!({"input": 50, "output": 7, "cached": 30, "thoughts": 4, "tool": 0, "total": 61});
-    answer["toolCalls"] = json!([
-        {"id": "c1", "name": "read_file", "args": {"file_path": "/w/x"}, "status": "error", "timestamp": "2026-01-01T00:00:03.000Z",
-         "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "File not found"}}}]},
-        {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}, "status": "cancelled", "result": null},
-    ]);
+    let answer = answer_with_thoughts_and_calls();
     let dir = synthetic(&[
         header(),
         message("u1", "user", json!([{"text": "hi "}, {"text": "there"}])),

@@ -16,7 +16,7 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use trajhost_codec_sdk::paths::is_relative_below;
+use trajhost_codec_sdk::paths::{bad_locator, folder_of};
 pub use trajhost_codec_sdk::paths::{join, plain_name};
 
 pub const SESSIONS: &str = ".grok/sessions";
@@ -41,15 +41,9 @@ pub struct SessionPaths {
 
 impl SessionPaths {
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
-        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if !is_relative_below(locator) {
-            return Err(bad("not a relative path below the home"));
-        }
-        let session_dir = locator
-            .strip_suffix(CHAT_HISTORY)
-            .and_then(|d| d.strip_suffix('/'))
-            .ok_or_else(|| bad("not a Grok Build chat_history.jsonl"))?;
-        let (parent, native_id) = session_dir.rsplit_once('/').ok_or_else(|| bad("no session folder"))?;
+        let session_dir = folder_of(locator, CHAT_HISTORY, "a Grok Build chat_history.jsonl")?;
+        let (parent, native_id) =
+            session_dir.rsplit_once('/').ok_or_else(|| bad_locator(locator, "no session folder"))?;
         let cwd_folder = parent.rsplit_once('/').map_or(parent, |(_, f)| f);
         Ok(SessionPaths {
             locator: locator.to_string(),

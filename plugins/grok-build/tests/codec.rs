@@ -73,14 +73,12 @@ fn discover_names_what_is_no_session_and_identifies_renamed_folders_by_their_sum
     let found = kit::discover::<GrokBuild>(dir.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
     assert_eq!(found.sessions[0].native_id, id, "summary.json names a renamed folder's session");
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let expected = [
         ("no-chat-history", format!("{CWD_DIR}/empty-session")),
         ("unrecognized-file", format!("{CWD_DIR}/notes.txt")),
         ("unrecognized-file", ".grok/sessions/stray.json".to_string()),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
     let read = kit::conformance::<GrokBuild>(dir.path(), &format!("{CWD_DIR}/copy/chat_history.jsonl"), Spans::Lines);
     assert_eq!(read.meta().native_id, id);
 }
@@ -316,18 +314,12 @@ fn write_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<GrokBuild>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<GrokBuild>(document, options)
 }
 
 /// The artifacts as files of a home, as an export directory holds them.
 fn home_of(written: &WrittenFiles) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    for a in &written.artifacts {
-        let path = home.path().join(&a.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &a.bytes).unwrap();
-    }
-    home
+    kit::install(written)
 }
 
 fn written_locator(written: &WrittenFiles) -> String {
@@ -559,28 +551,8 @@ fn install(plan: &Plan, written: &WrittenFiles, target: &Path) {
             Operation::CreateFile(f) => (f.path.clone(), f.bytes.clone()),
             other => panic!("unexpected operation {other:?}"),
         };
-        let path = target.join(path);
-        assert!(!path.exists(), "{} exists", path.display());
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
+        kit::create_new_file(target, &path, &bytes);
     }
-}
-
-fn hash_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]
@@ -664,14 +636,12 @@ fn prepare_into_a_home_with_other_sessions_leaves_them_byte_identical() {
     // The source is another scenario, so its id is new to the target.
     let source = lab().read("parallel");
     let written = write(&source.document, write_options());
-    let before = hash_tree(target.path());
+    let before = kit::files_of(target.path());
     let plan = prepare(&written, target.path(), write_options()).unwrap();
-    assert_eq!(hash_tree(target.path()), before, "prepare reads only");
+    assert_eq!(kit::files_of(target.path()), before, "prepare reads only");
     install(&plan, &written, target.path());
-    let after = hash_tree(target.path());
-    for (path, bytes) in &before {
-        assert_eq!(after.iter().find(|(p, _)| p == path).map(|(_, b)| b), Some(bytes), "{path}");
-    }
+    let after = kit::files_of(target.path());
+    kit::assert_files_kept(&before, &after);
     assert_eq!(after.len(), before.len() + 3);
     let mut ids: Vec<String> =
         kit::discover::<GrokBuild>(target.path()).sessions.into_iter().map(|s| s.native_id).collect();

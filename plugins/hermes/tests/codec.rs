@@ -4,13 +4,14 @@
 //! WAL never touch the fixture.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 use trajhost_codec_hermes::{Handling, Hermes, KNOWN_ROLES};
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
 
 #[path = "codec/write.rs"]
@@ -18,39 +19,22 @@ mod write;
 
 const DB: &str = ".hermes/state.db";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("hermes", "0.19.0")
+/// The lab's sessions, as the conformance table names them.
+fn lab() -> Lab<Hermes> {
+    Lab::new(include_str!("conformance.json"))
 }
-
-/// (scenario, session id)
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "20261130_041901_233928"),
-    ("parallel", "20261130_042312_7484c2"),
-    ("failing-tool", "20261130_042331_4414e7"),
-    ("multibyte", "20261130_042347_a39e48"),
-    ("long-output", "20261130_042411_4ad555"),
-];
 
 fn locator(id: &str) -> String {
     format!("{DB}#{id}")
 }
 
-fn id_of(scenario: &str) -> &'static str {
-    SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
-}
-
 /// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&fixtures().join(scenario))
+    lab().copy(scenario)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<Hermes>(home, locator)
-}
-
-fn read_scenario(scenario: &str) -> Read {
-    let home = home(scenario);
-    read(home.path(), &locator(id_of(scenario)))
 }
 
 /// Opens a private copy of a database with rusqlite for test setup.
@@ -84,7 +68,7 @@ fn text(v: &rusqlite::types::Value) -> String {
 
 #[test]
 fn discover_finds_each_fixture_session() {
-    for (scenario, id) in SCENARIOS {
+    for (scenario, id) in lab().ids() {
         let home = home(scenario);
         let db_size = std::fs::metadata(home.path().join(DB)).unwrap().len();
         let found = Hermes::discover(&Dir::native(home.path())).unwrap();
@@ -136,8 +120,8 @@ fn discover_finds_each_fixture_session() {
 
 #[test]
 fn read_starts_with_meta_and_the_system_prompt() {
-    for (scenario, id) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, id) in lab().ids() {
+        let read = lab().read_copy(scenario);
         let Body::Meta(meta) = &read.records[0].body else { panic!("{scenario}: first record is not meta") };
         assert_eq!(meta.harness, "hermes");
         assert_eq!(meta.native_id, id);
@@ -154,7 +138,7 @@ fn read_starts_with_meta_and_the_system_prompt() {
 
 #[test]
 fn simple_session_has_prompt_call_result_and_answer() {
-    let read = read_scenario("simple");
+    let read = lab().read_copy("simple");
     assert_eq!(
         kinds(&read.records),
         ["meta", "system", "user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"]
@@ -199,7 +183,7 @@ fn simple_session_has_prompt_call_result_and_answer() {
 
 #[test]
 fn long_output_is_read_in_full() {
-    let read = read_scenario("long-output");
+    let read = lab().read_copy("long-output");
     let stored = text(&raw_rows("long-output", "SELECT content FROM messages WHERE role = 'tool'")[0][0]);
     let results = tool_results(&read.records);
     assert_eq!(results[0].1, stored);
@@ -209,9 +193,9 @@ fn long_output_is_read_in_full() {
 
 #[test]
 fn ids_are_stable_unique_and_native() {
-    for (scenario, id) in SCENARIOS {
-        let a = read_scenario(scenario);
-        let b = read_scenario(scenario);
+    for (scenario, id) in lab().ids() {
+        let a = lab().read_copy(scenario);
+        let b = lab().read_copy(scenario);
         assert_eq!(a.records, b.records, "{scenario}");
         let ids: Vec<&str> = a.records.iter().map(|r| r.id.as_str()).collect();
         let unique: BTreeSet<&str> = ids.iter().copied().collect();
@@ -244,7 +228,7 @@ fn ids_are_stable_unique_and_native() {
 
 #[test]
 fn a_locator_without_the_session_id_reads_the_only_session() {
-    for (scenario, id) in SCENARIOS {
+    for (scenario, id) in lab().ids() {
         let home = home(scenario);
         assert_eq!(read(home.path(), DB).records, read(home.path(), &locator(id)).records, "{scenario}");
     }
@@ -254,13 +238,13 @@ fn a_locator_without_the_session_id_reads_the_only_session() {
 fn fixture_roles_are_all_known() {
     let known: BTreeSet<&str> = KNOWN_ROLES.iter().map(|(k, _)| *k).collect();
     let mut seen = BTreeSet::new();
-    for (scenario, _) in SCENARIOS {
+    for (scenario, _) in lab().ids() {
         for row in raw_rows(scenario, "SELECT DISTINCT role FROM messages") {
             let role = text(&row[0]);
             assert!(known.contains(role.as_str()), "{scenario}: role {role:?} is not in KNOWN_ROLES");
             seen.insert(role);
         }
-        let read = read_scenario(scenario);
+        let read = lab().read_copy(scenario);
         assert!(read.diag("unknown-record-type").is_none(), "{scenario}");
         assert!(read.diag("unknown-content-part").is_none(), "{scenario}");
     }
@@ -283,7 +267,7 @@ fn reading_leaves_the_database_byte_identical() {
     assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0, "the fixture's WAL is checkpointed");
     // Every file of the home, `-wal` and `-shm` included, byte-identical;
     // none added.
-    kit::check_store_untouched::<Hermes>(home.path(), &locator(id_of("simple")));
+    kit::check_store_untouched::<Hermes>(home.path(), &locator(lab().id("simple")));
 }
 
 #[test]
@@ -298,12 +282,12 @@ fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
     writer
         .execute(
             "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', 'one more — ✓', 1796012400.0)",
-            [id_of("simple")],
+            [lab().id("simple")],
         )
         .unwrap();
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
     let before = kit::tree_digest(home.path());
-    let read = read(home.path(), &locator(id_of("simple")));
+    let read = read(home.path(), &locator(lab().id("simple")));
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
     kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
     drop(writer);
@@ -325,7 +309,7 @@ fn synthetic(extra: &[&str]) -> tempfile::TempDir {
 
 #[test]
 fn unknown_roles_and_parts_are_reported_not_dropped_silently() {
-    let sid = id_of("simple");
+    let sid = lab().id("simple");
     let home = synthetic(&[
         &format!(
             "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'brand-new-role', 'x', 1796012500.0)"
@@ -363,7 +347,7 @@ fn unknown_roles_and_parts_are_reported_not_dropped_silently() {
 
 #[test]
 fn rewound_rows_are_counted_and_compaction_copies_emitted_once() {
-    let sid = id_of("simple");
+    let sid = lab().id("simple");
     // Undo the last exchange (rows 5 and 6), then compact: archive rows
     // 1..4, insert a summary and re-insert row 4 (the protected tail).
     let home = synthetic(&[
@@ -391,7 +375,7 @@ fn rewound_rows_are_counted_and_compaction_copies_emitted_once() {
 
 #[test]
 fn a_compressed_summary_row_is_a_compaction() {
-    let sid = id_of("simple");
+    let sid = lab().id("simple");
     let home = synthetic(&[
         "ALTER TABLE messages ADD COLUMN _compressed_summary INTEGER NOT NULL DEFAULT 0",
         &format!(
@@ -407,7 +391,7 @@ fn a_compressed_summary_row_is_a_compaction() {
 
 #[test]
 fn models_follow_session_model_usage() {
-    let sid = id_of("simple");
+    let sid = lab().id("simple");
     // A second model from the time of the last answer on.
     let home = synthetic(&[&format!(
         "INSERT INTO session_model_usage (session_id, model, first_seen, last_seen) VALUES ('{sid}', 'other-model', 1796012357.0, 1796012358.0)"
@@ -426,7 +410,7 @@ fn several_sessions_are_listed_and_need_an_id_in_the_locator() {
     ]);
     let found = Hermes::discover(&Dir::native(home.path())).unwrap();
     let ids: Vec<&str> = found.sessions.iter().map(|s| s.native_id.as_str()).collect();
-    assert_eq!(ids, [id_of("simple"), "20261201_000000_abcdef"]);
+    assert_eq!(ids, [lab().id("simple"), "20261201_000000_abcdef"]);
     assert_eq!(found.sessions[1].title.as_deref(), Some("Named"));
     assert_eq!(found.sessions[1].cwd.as_deref(), Some("/w"));
     let empty = found.diagnostics.iter().find(|d| d.code == "empty-session").unwrap();
@@ -459,7 +443,7 @@ fn profiles_are_discovered() {
     std::fs::copy(home.path().join(DB), profile.join("state.db")).unwrap();
     let found = Hermes::discover(&Dir::native(home.path())).unwrap();
     let locators: Vec<&str> = found.sessions.iter().map(|s| s.locator.as_str()).collect();
-    let sid = id_of("simple");
+    let sid = lab().id("simple");
     assert_eq!(locators, [locator(sid), format!(".hermes/profiles/work/state.db#{sid}")]);
     let read = read(home.path(), locators[1]);
     assert!(read.records.iter().all(|r| r.src.as_ref().unwrap().file == ".hermes/profiles/work/state.db"));

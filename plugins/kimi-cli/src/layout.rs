@@ -12,7 +12,7 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use trajhost_codec_sdk::paths::is_relative_below;
+use trajhost_codec_sdk::paths::{bad_locator, folder_of};
 pub use trajhost_codec_sdk::paths::{join, plain_name};
 
 pub const SESSIONS: &str = ".kimi/sessions";
@@ -40,15 +40,9 @@ pub struct SessionPaths {
 
 impl SessionPaths {
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
-        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if !is_relative_below(locator) {
-            return Err(bad("not a relative path below the home"));
-        }
-        let session_dir = locator
-            .strip_suffix(CONTEXT)
-            .and_then(|d| d.strip_suffix('/'))
-            .ok_or_else(|| bad("not a Kimi CLI context.jsonl"))?;
-        let (parent, native_id) = session_dir.rsplit_once('/').ok_or_else(|| bad("no session folder"))?;
+        let session_dir = folder_of(locator, CONTEXT, "a Kimi CLI context.jsonl")?;
+        let (parent, native_id) =
+            session_dir.rsplit_once('/').ok_or_else(|| bad_locator(locator, "no session folder"))?;
         let work_dir_folder = parent.rsplit_once('/').map_or(parent, |(_, f)| f);
         Ok(SessionPaths {
             locator: locator.to_string(),

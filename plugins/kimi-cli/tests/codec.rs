@@ -162,15 +162,13 @@ fn discover_names_files_that_are_no_session() {
     std::fs::write(home.path().join(session_dir(&id)).join("state.json"), "not json").unwrap();
     let found = kit::discover::<KimiCli>(home.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let expected = [
         ("no-context-file", format!("{WORK_DIR}/no-context")),
         ("unrecognized-file", format!("{WORK_DIR}/notes.txt")),
         ("unrecognized-file", ".kimi/sessions/stray.json".to_string()),
         ("malformed-file", format!("{}/state.json", session_dir(&id))),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 #[test]

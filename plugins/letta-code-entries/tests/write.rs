@@ -132,15 +132,7 @@ fn the_files_match_letta_code_0_32_18_field_by_field() {
 #[test]
 fn writing_streams_and_pieces_equal_the_whole() {
     let source = source("0.32.18", "parallel");
-    let whole = write(&source.document, options(None));
-    for lines in [1, 2, 3, 7] {
-        let pieces = write_in(&source.document, options(None), lines);
-        assert_eq!(pieces.native_id, whole.native_id);
-        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
-        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
-            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
-        }
-    }
+    let whole = check_pieces_equal_the_whole(&source.document);
     // The same document gives the same bytes; another, another conversation.
     assert_eq!(write(&source.document, options(None)).chunks[0].bytes, whole.chunks[0].bytes);
     assert_ne!(write(&self::source("0.32.18", "simple").document, options(None)).native_id, whole.native_id);
@@ -158,7 +150,7 @@ fn a_fresh_home_gets_the_folder_the_agent_and_a_settings_entry() {
     let agent = json_at(home, &layout::agent_file(&agent_id));
     assert_eq!(agent["tags"], json!(["origin:letta-code"]));
     assert_fresh_home_settings(home, &agent_id, &plan);
-    assert_eq!(files(home).len(), 5, "messages, manifest, conversation, agent, settings");
+    assert_eq!(kit::files_of(home).len(), 5, "messages, manifest, conversation, agent, settings");
     assert_eq!(back.meta().native_id, id);
 }
 
@@ -166,12 +158,12 @@ fn a_fresh_home_gets_the_folder_the_agent_and_a_settings_entry() {
 fn an_existing_schema_2_store_gets_a_conversation_and_keeps_every_other_file() {
     let target = kit::copy_of(&fixture("0.32.18", "simple"));
     let home = target.path();
-    let before = files(home);
+    let before = kit::files_of(home);
     let source = source("0.32.18", "multibyte");
     let written = write(&source.document, options(None));
     let plan = prepare(&written, home).unwrap();
     apply(&plan, &written, home);
-    let after = files(home);
+    let after = kit::files_of(home);
     assert_only_an_agent_added(&before, &after);
     // The new agent takes the model of the agent the home last used, when settings name one.
     let conversation = json_at(home, &layout::conversation_file(&plan.native_id, "conversation.json"));
@@ -185,10 +177,10 @@ fn an_existing_schema_2_store_gets_a_conversation_and_keeps_every_other_file() {
     assert_eq!(old.document, source_document_of_simple());
     assert_eq!(users(&read_back(home, &plan.native_id).records), users(&source.records));
     // The same conversation again is refused: never overwritten or merged.
-    let now = files(home);
+    let now = kit::files_of(home);
     let err = format!("{:?}", prepare(&written, home).unwrap_err());
     assert!(err.contains("already exists"), "{err}");
-    assert_eq!(files(home), now);
+    assert_eq!(kit::files_of(home), now);
 }
 
 fn source_document_of_simple() -> String {
@@ -200,11 +192,11 @@ fn a_store_with_schema_1_conversations_is_added_to() {
     // Letta Code 0.30.28 and later load schema-1 conversations beside schema-2 ones.
     let target = kit::copy_of(&fixture("0.25.9", "simple"));
     let home = target.path();
-    let before = files(home);
+    let before = kit::files_of(home);
     let written = write(&source("0.32.18", "simple").document, options(None));
     let plan = prepare(&written, home).unwrap();
     apply(&plan, &written, home);
-    let after = files(home);
+    let after = kit::files_of(home);
     for (path, bytes) in &before {
         if path != ".letta/settings.json" {
             assert_eq!(after.get(path), Some(bytes), "{path} changed");
@@ -232,11 +224,11 @@ fn an_unknown_store_is_refused_naming_the_version_and_the_writer() {
         r#"{"schema_version":3,"message_format":"pi-session-tree-jsonl","provider_stack":"pi-ai","created_at":"x"}"#,
     )
     .unwrap();
-    let before = files(target.path());
+    let before = kit::files_of(target.path());
     let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
     assert!(err.contains(&manifest) && err.contains("schema_version 3 (known: 1, 2)"), "{err}");
     assert!(err.contains("no writer here handles it") && err.contains("letta-code@0.1.0-entries"), "{err}");
-    assert_eq!(files(target.path()), before);
+    assert_eq!(kit::files_of(target.path()), before);
     // Another provider stack.
     std::fs::write(
         &path,
@@ -361,7 +353,7 @@ fn the_written_files_are_found_before_prepare_adds_the_manifest() {
     let written = write(&source.document, options(None));
     let export = tempfile::tempdir().unwrap();
     for chunk in &written.chunks {
-        create(export.path(), &chunk.path, &chunk.bytes);
+        kit::create_new_file(export.path(), &chunk.path, &chunk.bytes);
     }
     let found = kit::discover::<LettaCodeEntries>(export.path());
     assert_eq!(found.sessions.iter().map(|s| s.native_id.as_str()).collect::<Vec<_>>(), [written.native_id.as_str()]);

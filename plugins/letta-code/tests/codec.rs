@@ -69,15 +69,13 @@ fn discover_names_what_is_no_conversation_and_reads_a_renamed_folder_by_its_conv
     let found = kit::discover::<LettaCode>(tmp.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
     assert_eq!(found.sessions[0].native_id, "local-conv-1", "conversation.json names a renamed folder");
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!(".letta/lc-local-backend/conversations/{name}");
     let expected = [
         ("empty-session", at("ZGVmYXVsdDphZ2VudC1sb2NhbC0xMDAxZDJiOS00MjlmLTRkZmEtYjc2Ni1kNTUwMjljOTZjNWM")),
         ("no-messages-file", at("Zm9v")),
         ("unrecognized-file", at("stray.json")),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
     let read = kit::conformance::<LettaCode>(tmp.path(), &at("renamed/messages.jsonl"), Spans::Lines);
     assert_eq!(read.meta().native_id, "local-conv-1");
 }

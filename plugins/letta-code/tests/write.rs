@@ -63,15 +63,7 @@ fn the_failing_tool_keeps_its_error_and_the_long_output_its_bytes() {
 #[test]
 fn writing_streams_and_pieces_equal_the_whole() {
     let source = kit::read::<LettaCode>(&fixture("parallel"), LOCATOR);
-    let whole = write(&source.document, options(None));
-    for lines in [1, 2, 3, 7] {
-        let pieces = write_in(&source.document, options(None), lines);
-        assert_eq!(pieces.native_id, whole.native_id);
-        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
-        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
-            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
-        }
-    }
+    check_pieces_equal_the_whole(&source.document);
     // The pieces come while records are pushed, not only at finish.
     let mut writer = LettaCode::write(options(None)).unwrap();
     let mut early = 0;
@@ -138,12 +130,12 @@ fn a_fresh_home_gets_the_folder_the_agent_and_a_settings_entry() {
 fn an_existing_home_keeps_every_other_file_byte_identical() {
     let target = kit::copy_of(&fixture("simple"));
     let home = target.path();
-    let before = files(home);
+    let before = kit::files_of(home);
     let source = kit::read::<LettaCode>(&fixture("multibyte"), LOCATOR);
     let written = write(&source.document, options(None));
     let plan = prepare(&written, home).unwrap();
     apply(&plan, &written, home);
-    let after = files(home);
+    let after = kit::files_of(home);
     assert_only_an_agent_added(&before, &after);
     // The new agent takes the model of the agent the home last used.
     let conversation: Value =
@@ -165,10 +157,10 @@ fn an_existing_home_keeps_every_other_file_byte_identical() {
 fn an_installed_conversation_is_never_overwritten() {
     let source = kit::read::<LettaCode>(&fixture("simple"), LOCATOR);
     let (target, written, _plan, _back) = installed(&source.document);
-    let before = files(target.path());
+    let before = kit::files_of(target.path());
     let err = prepare(&written, target.path()).unwrap_err();
     assert!(format!("{err:?}").contains("already exists"), "{err:?}");
-    assert_eq!(files(target.path()), before);
+    assert_eq!(kit::files_of(target.path()), before);
     // A conversation.json that does not match its messages is refused.
     let mut forged = written.clone();
     let conv = forged.chunks.iter_mut().find(|a| a.path.ends_with("conversation.json")).unwrap();
@@ -200,13 +192,13 @@ fn an_unknown_store_is_refused_naming_the_file_and_what_differs() {
         r#"{"schema_version":2,"message_format":"pi-session-entry-jsonl","provider_stack":"pi-ai","created_at":"x"}"#,
     )
     .unwrap();
-    let before = files(target.path());
+    let before = kit::files_of(target.path());
     let err = format!("{:?}", prepare(&written, target.path()).unwrap_err());
     assert!(err.contains(&manifest) && err.contains("schema_version 2") && err.contains("message_format"), "{err}");
     // It names the writer that handles schema 2, and the versions each writes for.
     assert!(err.contains("letta-code@0.1.0-entries") && err.contains(">=0.30.28, <1.0.0"), "{err}");
     assert!(err.contains("--target-version") && err.contains(">=0.25.0, <0.30.28"), "{err}");
-    assert_eq!(files(target.path()), before);
+    assert_eq!(kit::files_of(target.path()), before);
     // A schema no writer knows names its version and that none handles it.
     std::fs::write(
         &path,

@@ -5,7 +5,6 @@
 //! folder rule, its entry types and `model_change` shape.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use trajhost_codec_omp::core::testkit::check_chain;
@@ -14,43 +13,23 @@ use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
-use trajhost_codec_testkit::{self as kit, Read, copy_dir, document, kinds, raw_lines, read};
+use trajhost_codec_testkit::suite::Lab;
+use trajhost_codec_testkit::{self as kit, copy_dir, document, kinds, raw_lines, read};
 
 const DIR: &str = ".omp/agent/sessions/-project";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("oh-my-pi", "18.2.3")
-}
-
-/// (scenario, session id, file time)
-const SCENARIOS: [(&str, &str, &str); 5] = [
-    ("simple", "01a22aa8-6c10-7000-baef-816036f403be", "2026-11-30T04-13-30-512Z"),
-    ("parallel", "01a22aa8-e45c-7000-86af-7f00b19f9cd4", "2026-11-30T04-14-01-308Z"),
-    ("failing-tool", "01a22aa9-21ab-7000-8fe0-dc992bc6b7ab", "2026-11-30T04-14-17-003Z"),
-    ("multibyte", "01a22aa9-5b4b-7000-8883-9760045123ac", "2026-11-30T04-14-31-755Z"),
-    ("long-output", "01a22aa9-89bb-7000-b490-c94dcb3048dc", "2026-11-30T04-14-43-643Z"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn locator(scenario: &str) -> String {
-    let (_, id, ts) = SCENARIOS.iter().find(|(s, _, _)| *s == scenario).unwrap();
-    format!("{DIR}/{ts}_{id}.jsonl")
-}
-
-fn read_scenario(scenario: &str) -> Read {
-    read::<Omp>(&home(scenario), &locator(scenario))
+/// The lab's sessions, as the conformance table names them.
+fn lab() -> Lab<Omp> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 /// The header follows the title slot; `custom` entries (extension state)
 /// are counted, not emitted.
 #[test]
 fn the_title_slot_comes_first_and_custom_entries_are_counted() {
-    for (scenario, _, _) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
         assert_eq!(read.records[0].src.as_ref().unwrap().offset, 256, "the header follows the title slot");
         let unmapped: Vec<&str> =
             read.diagnostics.iter().filter(|d| d.code == "unmapped-record-type").map(|d| d.detail.as_str()).collect();
@@ -68,7 +47,7 @@ fn the_title_slot_comes_first_and_custom_entries_are_counted() {
 
 #[test]
 fn setting_changes_are_observations_and_a_result_skips_the_execution_entry() {
-    let read = read_scenario("simple");
+    let read = lab().read("simple");
     let Body::Observation { subtype, text } = &read.records[1].body else { panic!() };
     assert_eq!((subtype.as_str(), text.as_deref()), ("model_change", Some("fake/fake-model")));
     let Body::Observation { subtype, text } = &read.records[2].body else { panic!() };
@@ -79,7 +58,7 @@ fn setting_changes_are_observations_and_a_result_skips_the_execution_entry() {
     assert_eq!(counted.count, 2);
     // The long result is what the model saw (head and tail); the full
     // output is in the artifacts folder, and the cut is said.
-    let long = read_scenario("long-output");
+    let long = lab().read("long-output");
     let cut = long.diagnostics.iter().find(|d| d.code == "tool-output-truncated").unwrap();
     assert_eq!((cut.detail.as_str(), cut.severity), ("tool/bash", Severity::Info));
 }
@@ -88,8 +67,8 @@ fn setting_changes_are_observations_and_a_result_skips_the_execution_entry() {
 #[test]
 fn fixture_message_roles_are_all_known() {
     let roles: BTreeSet<&str> = KNOWN_MESSAGE_ROLES.iter().map(|(k, _)| *k).collect();
-    for (scenario, _, _) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(scenario))) {
+    for (scenario, _) in lab().ids() {
+        for line in raw_lines(&lab().path(scenario)) {
             if line["type"] == "message" {
                 let role = line["message"]["role"].as_str().unwrap();
                 assert!(roles.contains(role), "{scenario}: role {role:?} was never seen");
@@ -142,8 +121,8 @@ fn oh_my_pi_entry_types_map_to_records() {
 /// title slot, folder, model change, attribution and provider.
 #[test]
 fn a_written_session_has_a_title_slot_and_oh_my_pis_fields() {
-    for (scenario, _, _) in SCENARIOS {
-        let first = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let first = lab().read(scenario);
         let options = WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None };
         let written = trajhost_codec_sdk::write_document::<Omp>(&document(&first.records), options).unwrap();
         let artifact = &written.artifacts[0];
@@ -167,8 +146,8 @@ fn a_written_session_has_a_title_slot_and_oh_my_pis_fields() {
 #[test]
 fn prepare_uses_the_home_relative_folder() {
     let target = tempfile::tempdir().unwrap();
-    copy_dir(&home("simple"), target.path());
-    let first = read_scenario("parallel");
+    copy_dir(&lab().home("simple"), target.path());
+    let first = lab().read("parallel");
     let written = trajhost_codec_sdk::write_document::<Omp>(
         &document(&first.records),
         WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None },
@@ -205,12 +184,12 @@ fn prepare_uses_the_home_relative_folder() {
 #[test]
 fn subagent_transcripts_in_the_artifacts_folder_are_reported() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&home("simple"), dir.path());
-    let artifacts = dir.path().join(locator("simple").strip_suffix(".jsonl").unwrap());
+    copy_dir(&lab().home("simple"), dir.path());
+    let artifacts = dir.path().join(lab().locator("simple").strip_suffix(".jsonl").unwrap());
     std::fs::create_dir_all(&artifacts).unwrap();
     std::fs::write(artifacts.join("0-scout.jsonl"), "{}\n").unwrap();
     std::fs::write(artifacts.join("1.bash.log"), "x").unwrap();
-    let read = read::<Omp>(dir.path(), &locator("simple"));
+    let read = read::<Omp>(dir.path(), &lab().locator("simple"));
     let d = read.diagnostics.iter().find(|d| d.code == "subagent-transcript-not-read").unwrap();
     assert_eq!(d.count, 1);
     // Discovery lists the session only, not the nested transcript.

@@ -5,8 +5,7 @@
 //! of a WAL-mode database may create `-wal`/`-shm` files beside it (the host
 //! opens such databases `immutable=1` or reads a private copy).
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rusqlite::Connection;
 use serde_json::{Value, json};
@@ -16,25 +15,15 @@ use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, ReadOptions, Severity, WriteOptions};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, document, kinds, tool_calls, tool_results, users};
 
 const DB: &str = ".local/share/opencode/opencode.db";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("opencode", "1.18.33")
-}
-
-const SCENARIOS: [(&str, &str); 5] = [
-    ("simple", "ses_dd5597ad9ffezBir1gCV6AWlI8"),
-    ("parallel", "ses_dd558f8bbffe8Mvu192aETzSXm"),
-    ("failing-tool", "ses_dd5588d98ffeqk5WotCyFGL3Gs"),
-    ("multibyte", "ses_dd5583dc8ffeBhYdo0uSh80JTS"),
-    ("long-output", "ses_dd555eb26ffeA9aHR0kofxxfww"),
-];
-
-fn id_of(scenario: &str) -> &'static str {
-    SCENARIOS.iter().find(|(s, _)| *s == scenario).unwrap().1
+/// The lab's sessions, as the conformance table names them.
+fn lab() -> Lab<OpenCode> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 fn locator(id: &str) -> String {
@@ -43,16 +32,11 @@ fn locator(id: &str) -> String {
 
 /// A private copy of a fixture home.
 fn home(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&fixtures().join(scenario))
+    lab().copy(scenario)
 }
 
 fn read(home: &Path, locator: &str) -> Read {
     kit::read::<OpenCode>(home, locator)
-}
-
-fn read_scenario(scenario: &str) -> Read {
-    let home = home(scenario);
-    read(home.path(), &locator(id_of(scenario)))
 }
 
 fn sha(path: &Path) -> Option<String> {
@@ -67,7 +51,7 @@ fn sha(path: &Path) -> Option<String> {
 /// stop reasons and row spans.
 #[test]
 fn simple_session_ids_stop_reasons_and_rows() {
-    let read = read_scenario("simple");
+    let read = lab().read_copy("simple");
     let answers = assistants(&read.records);
     assert_eq!(answers[0].stop_reason.as_deref(), Some("tool-calls"));
     assert_eq!(answers[1].stop_reason.as_deref(), Some("stop"));
@@ -85,7 +69,7 @@ fn simple_session_ids_stop_reasons_and_rows() {
 /// OpenCode truncates a long output itself, and says so.
 #[test]
 fn a_truncated_output_is_named() {
-    let read = read_scenario("long-output");
+    let read = lab().read_copy("long-output");
     assert_eq!(read.diag("tool-output-truncated").unwrap().detail, "tool/bash");
 }
 
@@ -99,7 +83,7 @@ fn sqlite(path: &Path) -> Connection {
 fn unknown_part_types_are_reported_not_dropped_silently() {
     let home = home("simple");
     let conn = sqlite(&home.path().join(DB));
-    let id = id_of("simple");
+    let id = lab().id("simple");
     conn.execute(
         "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data)
          SELECT 'prt_zzzzzzzzzzzz0000000000000' || n, message_id, session_id, time_created, time_updated, '{\"type\":\"hologram\"}'
@@ -210,13 +194,11 @@ fn discover_names_files_of_the_import_directory_that_are_no_import_documents() {
     std::fs::write(import.join("ses_broken.json"), "not json").unwrap();
     let found = kit::discover::<OpenCode>(home.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let expected = [
         ("unrecognized-file", ".local/share/trajhost/opencode-import/notes.txt"),
         ("malformed-head", ".local/share/trajhost/opencode-import/ses_broken.json"),
     ];
-    assert_eq!(named, expected.into_iter().collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 // ---------------------------------------------------------------- the store is left as it was
@@ -234,7 +216,7 @@ fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
     let before = kit::tree_digest(home.path());
     OpenCode::discover(&Dir::native(home.path())).unwrap();
-    let read = read(home.path(), &locator(id_of("simple")));
+    let read = read(home.path(), &locator(lab().id("simple")));
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
     kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
     drop(writer);
@@ -306,8 +288,8 @@ fn write_options() -> WriteOptions {
 
 #[test]
 fn round_trip_keeps_the_conversation() {
-    for (scenario, _) in SCENARIOS {
-        let first = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let first = lab().read_copy(scenario);
         let written =
             trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
         assert_eq!(written.artifacts.len(), 1);
@@ -349,7 +331,7 @@ fn round_trip_keeps_the_conversation() {
 
 #[test]
 fn write_is_deterministic_and_handles_foreign_sessions() {
-    let first = read_scenario("parallel");
+    let first = lab().read_copy("parallel");
     let doc = document(&first.records);
     assert_eq!(
         trajhost_codec_sdk::write_document::<OpenCode>(&doc, write_options()).unwrap().artifacts[0].bytes,
@@ -391,7 +373,7 @@ fn write_is_deterministic_and_handles_foreign_sessions() {
 
 #[test]
 fn prepare_plans_the_import_document_and_its_command() {
-    let first = read_scenario("simple");
+    let first = lab().read_copy("simple");
     let written = trajhost_codec_sdk::write_document::<OpenCode>(&document(&first.records), write_options()).unwrap();
     // A fresh home: no database yet (`opencode import` creates it).
     let fresh = tempfile::tempdir().unwrap();
@@ -497,10 +479,10 @@ fn a_bare_store_of_one_session_reads_that_session() {
     assert_eq!(bare.meta().native_id, FOREIGN_ID);
     assert_eq!(tool_calls(&bare.records).len(), 1);
     // The lab's store of one `ses_…` session, too.
-    let lab = home_of_simple_folder();
-    assert_eq!(read(lab.path(), "opencode.db").meta().native_id, id_of("simple"));
+    let store = home_of_simple_folder();
+    assert_eq!(read(store.path(), "opencode.db").meta().native_id, lab().id("simple"));
     // A store of two sessions asks for one by name.
-    let conn = sqlite(&lab.path().join("opencode.db"));
+    let conn = sqlite(&store.path().join("opencode.db"));
     conn.execute_batch(
         "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
          SELECT 'ses_second', project_id, 'second', directory, 'Second', version, time_created + 1, time_updated
@@ -509,14 +491,14 @@ fn a_bare_store_of_one_session_reads_that_session() {
     )
     .unwrap();
     drop(conn);
-    let err = kit::try_read::<OpenCode>(lab.path(), "opencode.db", kit::one_batch()).unwrap_err();
+    let err = kit::try_read::<OpenCode>(store.path(), "opencode.db", kit::one_batch()).unwrap_err();
     assert!(format!("{err:?}").contains("holds 2 sessions; name one as opencode.db#<session id>"), "{err:?}");
-    assert!(OpenCode::inspect(&Dir::native(lab.path()), "opencode.db").is_err());
+    assert!(OpenCode::inspect(&Dir::native(store.path()), "opencode.db").is_err());
 }
 
 /// The folder of the lab's `simple` store, as a home of its own (a copy).
 fn home_of_simple_folder() -> tempfile::TempDir {
-    kit::copy_of(&fixtures().join("simple/.local/share/opencode"))
+    kit::copy_of(&lab().home("simple").join(".local/share/opencode"))
 }
 
 #[test]

@@ -11,7 +11,7 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use trajhost_codec_sdk::paths::is_relative_below;
+use trajhost_codec_sdk::paths::folder_of;
 pub use trajhost_codec_sdk::paths::{join, plain_name};
 
 pub const CONVERSATIONS: &str = ".openhands/conversations";
@@ -29,14 +29,7 @@ pub struct SessionPaths {
 
 impl SessionPaths {
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
-        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if !is_relative_below(locator) {
-            return Err(bad("not a relative path below the home"));
-        }
-        let dir = locator
-            .strip_suffix(BASE_STATE)
-            .and_then(|d| d.strip_suffix('/'))
-            .ok_or_else(|| bad("not an OpenHands base_state.json"))?;
+        let dir = folder_of(locator, BASE_STATE, "an OpenHands base_state.json")?;
         let native_id = dir.rsplit_once('/').map_or(dir, |(_, f)| f);
         Ok(SessionPaths { locator: locator.to_string(), dir: dir.to_string(), native_id: native_id.to_string() })
     }

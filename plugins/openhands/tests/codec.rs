@@ -331,7 +331,7 @@ fn no_options() -> WriteOptions {
 }
 
 fn write(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<OpenHands>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<OpenHands>(document, options)
 }
 
 fn state_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
@@ -340,14 +340,7 @@ fn state_artifact(written: &WrittenFiles) -> &trajhost_codec_sdk::Artifact {
 
 /// Puts written artifacts into a fresh home and reads the conversation back.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let tmp = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = tmp.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &artifact.bytes).unwrap();
-    }
-    let back = read(tmp.path(), &state_artifact(written).path);
-    (tmp, back)
+    kit::read_installed::<OpenHands>(written, &state_artifact(written).path)
 }
 
 /// What must survive a round trip, in order: texts, calls with ids and
@@ -527,24 +520,8 @@ fn execute(plan: &Plan, written: &WrittenFiles, home: &Path) {
             }
             other => panic!("unexpected operation {other:?}"),
         };
-        let path = home.join(path);
-        assert!(!path.exists(), "plan overwrites {}", path.display());
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
+        kit::create_new_file(home, path, &bytes);
     }
-}
-
-fn snapshot(home: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() { walk(&p, out) } else { out.push((p.clone(), std::fs::read(&p).unwrap())) }
-        }
-    }
-    let mut out = Vec::new();
-    walk(home, &mut out);
-    out.sort();
-    out
 }
 
 #[test]
@@ -583,15 +560,15 @@ fn prepare_into_a_home_with_conversations_adds_only_its_folder() {
     let target = copy_of("simple");
     std::fs::create_dir_all(target.path().join(".openhands/conversations")).unwrap();
     kit::copy_dir(&home("parallel").join(".openhands/conversations"), &target.path().join(".openhands/conversations"));
-    let before = snapshot(target.path());
+    let before = kit::files_of(target.path());
     let written = write(&foreign_document(), no_options());
     let options = WriteOptions { cwd: Some("/elsewhere".into()), ..target_options(target.path()) };
     let plan = prepare(&written, target.path(), options).unwrap();
     assert!(plan.resume_command.as_deref().unwrap().starts_with("cd /elsewhere && HOME="));
     execute(&plan, &written, target.path());
-    let after = snapshot(target.path());
-    let prefix = target.path().join(format!(".openhands/conversations/{}", written.native_id));
-    let kept: Vec<&(PathBuf, Vec<u8>)> = after.iter().filter(|(p, _)| !p.starts_with(&prefix)).collect();
+    let after = kit::files_of(target.path());
+    let prefix = format!(".openhands/conversations/{}", written.native_id);
+    let kept: Vec<(&String, &Vec<u8>)> = after.iter().filter(|(p, _)| !Path::new(p).starts_with(&prefix)).collect();
     assert_eq!(kept.len(), before.len());
     assert!(kept.iter().zip(&before).all(|(a, b)| *a == b), "the other conversations stay byte-identical");
     let found = OpenHands::discover(&Dir::native(target.path())).unwrap().sessions;

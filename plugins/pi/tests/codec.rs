@@ -12,42 +12,18 @@ use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
+use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
-    self as kit, Read, Spans, assistants, document, kinds, options, raw_lines, read, read_with, tool_calls,
-    tool_results, users,
+    self as kit, Spans, assistants, document, kinds, options, raw_lines, read, read_with, tool_calls, tool_results,
+    users,
 };
 
 const DIR: &str = ".pi/agent/sessions/--home-user-project--";
 const CWD: &str = "/home/user/project";
 
-fn fixtures() -> PathBuf {
-    kit::fixtures("pi", "0.73.1")
-}
-
-/// (scenario, session id, file time)
-const SCENARIOS: [(&str, &str, &str); 5] = [
-    ("simple", "01a22aa6-008b-76c9-a11d-d83500852399", "2026-11-30T04-10-51-921Z"),
-    ("parallel", "01a22aa6-1bc9-71c6-9fda-d3e6a9c60e75", "2026-11-30T04-10-58-890Z"),
-    ("failing-tool", "01a22aa6-2d4f-7641-bd47-377aa6efcdf6", "2026-11-30T04-11-03-376Z"),
-    ("multibyte", "01a22aa6-408a-7017-b2e1-c620338955bb", "2026-11-30T04-11-08-302Z"),
-    ("long-output", "01a22aa9-eb76-7121-a434-01c035f9dce2", "2026-11-30T04-15-08-664Z"),
-];
-
-fn home(scenario: &str) -> PathBuf {
-    fixtures().join(scenario)
-}
-
-fn locator(scenario: &str) -> String {
-    let (_, id, ts) = SCENARIOS.iter().find(|(s, _, _)| *s == scenario).unwrap();
-    format!("{DIR}/{ts}_{id}.jsonl")
-}
-
-fn read_scenario(scenario: &str) -> Read {
-    read::<Pi>(&home(scenario), &locator(scenario))
-}
-
-fn copy_of(scenario: &str) -> tempfile::TempDir {
-    kit::copy_of(&home(scenario))
+/// The lab's sessions, as the conformance table names them.
+fn lab() -> Lab<Pi> {
+    Lab::new(include_str!("conformance.json"))
 }
 
 /// A home holding one synthetic session file with `lines` after a header.
@@ -105,10 +81,10 @@ fn the_version_is_the_headers_format_version() {
 
 #[test]
 fn discover_names_every_file_that_is_no_session_and_reads_renamed_ones_by_their_header() {
-    let dir = copy_of("simple");
-    let (_, id, _) = SCENARIOS[0];
+    let dir = lab().copy("simple");
+    let id = lab().id("simple");
     let folder = dir.path().join(DIR);
-    std::fs::rename(dir.path().join(locator("simple")), folder.join("renamed.jsonl")).unwrap();
+    std::fs::rename(dir.path().join(lab().locator("simple")), folder.join("renamed.jsonl")).unwrap();
     std::fs::write(folder.join("empty.jsonl"), "").unwrap();
     std::fs::write(folder.join("no-header.jsonl"), "{\"type\":\"message\"}\n").unwrap();
     std::fs::write(folder.join("notes.txt"), "x").unwrap();
@@ -117,8 +93,6 @@ fn discover_names_every_file_that_is_no_session_and_reads_renamed_ones_by_their_
     let found = kit::discover::<Pi>(dir.path());
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
     assert_eq!(found.sessions[0].native_id, id, "the header names a renamed file's session");
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{DIR}/{name}");
     let expected = [
         ("empty-session-file", at("empty.jsonl")),
@@ -127,7 +101,7 @@ fn discover_names_every_file_that_is_no_session_and_reads_renamed_ones_by_their_
         ("unrecognized-file", at("stray")),
         ("unrecognized-file", ".pi/agent/sessions/loose.jsonl".to_string()),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
     let read = kit::conformance::<Pi>(dir.path(), &at("renamed.jsonl"), Spans::Lines);
     assert_eq!(read.meta().native_id, id);
 }
@@ -136,8 +110,8 @@ fn discover_names_every_file_that_is_no_session_and_reads_renamed_ones_by_their_
 
 #[test]
 fn responses_keep_the_providers_id_and_nothing_reads_as_an_error() {
-    for (scenario, _, _) in SCENARIOS {
-        let read = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let read = lab().read(scenario);
         for a in assistants(&read.records) {
             assert!(a.message_id.as_deref().is_some_and(|m| m.starts_with("chatcmpl-")));
         }
@@ -149,7 +123,7 @@ fn responses_keep_the_providers_id_and_nothing_reads_as_an_error() {
 /// native parentId chain.
 #[test]
 fn setting_changes_are_observations_and_parents_follow_the_chain() {
-    let read = read_scenario("simple");
+    let read = lab().read("simple");
     assert_eq!(assistants(&read.records)[0].stop_reason.as_deref(), Some("toolUse"));
     let Body::Observation { subtype, text } = &read.records[1].body else { panic!() };
     assert_eq!((subtype.as_str(), text.as_deref()), ("model_change", Some("fake/fake-model")));
@@ -162,7 +136,7 @@ fn setting_changes_are_observations_and_parents_follow_the_chain() {
 
 #[test]
 fn a_long_output_keeps_the_tail_pi_kept() {
-    let read = read_scenario("long-output");
+    let read = lab().read("long-output");
     let result = tool_results(&read.records)[0].1;
     // Pi kept the tail (its full output went to a file under /tmp, outside the home).
     assert_eq!(result.chars().count(), 51_277);
@@ -172,9 +146,9 @@ fn a_long_output_keeps_the_tail_pi_kept() {
 
 #[test]
 fn one_record_caps_give_a_batch_a_record() {
-    for (scenario, _, _) in SCENARIOS {
-        let a = read_scenario(scenario);
-        let b = read_with::<Pi>(&home(scenario), &locator(scenario), options(1, 1));
+    for (scenario, _) in lab().ids() {
+        let a = lab().read(scenario);
+        let b = read_with::<Pi>(&lab().home(scenario), &lab().locator(scenario), options(1, 1));
         assert!(b.batches > a.records.len() / 2, "{scenario}: {} batches", b.batches);
     }
 }
@@ -185,8 +159,8 @@ fn one_record_caps_give_a_batch_a_record() {
 #[test]
 fn fixture_message_roles_are_all_known() {
     let roles: BTreeSet<&str> = KNOWN_MESSAGE_ROLES.iter().map(|(k, _)| *k).collect();
-    for (scenario, _, _) in SCENARIOS {
-        for line in raw_lines(&home(scenario).join(locator(scenario))) {
+    for (scenario, _) in lab().ids() {
+        for line in raw_lines(&lab().path(scenario)) {
             if line["type"] == "message" {
                 let role = line["message"]["role"].as_str().unwrap();
                 assert!(roles.contains(role), "{scenario}: message role {role:?} was never seen");
@@ -269,12 +243,12 @@ fn a_compaction_comes_before_the_entries_it_keeps() {
 
 #[test]
 fn torn_tail_is_a_warning_and_the_rest_is_read() {
-    let dir = copy_of("simple");
-    let path = dir.path().join(locator("simple"));
+    let dir = lab().copy("simple");
+    let path = dir.path().join(lab().locator("simple"));
     let mut bytes = std::fs::read(&path).unwrap();
     bytes.extend_from_slice(b"{\"type\":\"message\",\"id\":\"ffff");
     std::fs::write(&path, bytes).unwrap();
-    let read = read::<Pi>(dir.path(), &locator("simple"));
+    let read = read::<Pi>(dir.path(), &lab().locator("simple"));
     assert_eq!(read.diag("torn-tail").unwrap().severity, Severity::Warning);
     assert_eq!(users(&read.records).len(), 2);
 }
@@ -288,8 +262,8 @@ fn write_options(cwd: &str) -> WriteOptions {
 /// The suite round-trips every record; the file is named from its header.
 #[test]
 fn a_written_session_is_named_from_its_header() {
-    for (scenario, _, _) in SCENARIOS {
-        let first = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let first = lab().read(scenario);
         let written = trajhost_codec_sdk::write_document::<Pi>(&document(&first.records), write_options(CWD)).unwrap();
         assert_eq!(written.artifacts.len(), 1);
         let artifact = &written.artifacts[0];
@@ -305,7 +279,7 @@ fn a_written_session_is_named_from_its_header() {
 
 #[test]
 fn write_is_deterministic_and_fills_what_pi_requires() {
-    let first = read_scenario("simple");
+    let first = lab().read("simple");
     let doc = document(&first.records);
     let a = trajhost_codec_sdk::write_document::<Pi>(&doc, write_options(CWD)).unwrap();
     let b = trajhost_codec_sdk::write_document::<Pi>(&doc, write_options(CWD)).unwrap();
@@ -330,15 +304,15 @@ fn write_is_deterministic_and_fills_what_pi_requires() {
     let artifact = &written.artifacts[0];
     assert!(artifact.path.starts_with(".pi/agent/sessions/--w--/2026-11-30T04-00-00-000Z_"));
     check_chain(&artifact.bytes);
-    let codes: Vec<(String, String)> = written.diagnostics.iter().map(|d| (d.code.clone(), d.detail.clone())).collect();
-    for want in [
-        ("not-carried", "system"),
-        ("not-carried", "orphan-tool-result"),
-        ("defaulted", "usage"),
-        ("defaulted", "toolResult.isError"),
-    ] {
-        assert!(codes.iter().any(|(c, d)| c == want.0 && d == want.1), "{want:?} in {codes:?}");
-    }
+    kit::check_diags_include(
+        &written.diagnostics,
+        &[
+            ("not-carried", "system"),
+            ("not-carried", "orphan-tool-result"),
+            ("defaulted", "usage"),
+            ("defaulted", "toolResult.isError"),
+        ],
+    );
     let lines: Vec<Value> =
         std::str::from_utf8(&artifact.bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let call_msg = &lines[2]["message"];
@@ -355,8 +329,8 @@ fn write_is_deterministic_and_fills_what_pi_requires() {
 
 #[test]
 fn prepare_plans_one_new_file_in_the_cwd_folder() {
-    let target = copy_of("simple");
-    let first = read_scenario("parallel");
+    let target = lab().copy("simple");
+    let first = lab().read("parallel");
     let written = trajhost_codec_sdk::write_document::<Pi>(&document(&first.records), write_options(CWD)).unwrap();
     let home_path = target.path().display().to_string();
     let options = WriteOptions {

@@ -2,7 +2,6 @@
 //! by the real CLI (fixtures/qwen-code/0.15.10) and synthetic lines. What
 //! every codec must do is the testkit's suite, in tests/conformance.rs.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -69,8 +68,6 @@ fn discover_prefers_custom_titles_and_reports_oddities() {
     let found = QwenCode::discover(&Dir::native(dir.path())).unwrap();
     assert_eq!(found.sessions.len(), 1, "{:?}", found.sessions);
     assert_eq!(found.sessions[0].title.as_deref(), Some("My rename"));
-    let named: BTreeSet<(&str, &str)> =
-        found.diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
     let at = |name: &str| format!("{CHATS}/{name}");
     let expected = [
         ("empty-session-file", at("00000000-0000-0000-0000-000000000000.jsonl")),
@@ -78,7 +75,7 @@ fn discover_prefers_custom_titles_and_reports_oddities() {
         ("unrecognized-file", at("notes.txt")),
         ("unrecognized-file", ".qwen/projects/stray.json".to_string()),
     ];
-    assert_eq!(named, expected.iter().map(|(c, f)| (*c, f.as_str())).collect());
+    kit::check_named_files(&found.diagnostics, &expected);
 }
 
 // ---------------------------------------------------------------- read
@@ -139,12 +136,7 @@ fn every_fixture_line_carries_the_version() {
 const SID: &str = "s1";
 
 fn synthetic(lines: &[Value]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let chats = dir.path().join(CHATS);
-    std::fs::create_dir_all(&chats).unwrap();
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(chats.join(format!("{SID}.jsonl")), text).unwrap();
-    dir
+    kit::home_with_lines(&locator(SID), lines)
 }
 
 fn rec(kind: &str, uuid: &str, parent: Option<&str>) -> Value {
@@ -321,7 +313,7 @@ fn write_options() -> WriteOptions {
 }
 
 fn write_doc(document: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<QwenCode>(document, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<QwenCode>(document, options)
 }
 
 /// Installs `written`'s artifacts into a fresh home and reads the session back.
@@ -556,17 +548,6 @@ fn prepare(
     trajhost_codec_sdk::prepare_artifacts::<QwenCode>(artifacts.to_vec(), &Dir::native(target), options)
 }
 
-/// Does what the host does with a plan of `create-file`s.
-fn apply(plan: &Plan, target: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(create) = op else { panic!("unexpected operation {op:?}") };
-        let path = target.join(&create.path);
-        assert!(!path.exists(), "{} exists", create.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &create.bytes).unwrap();
-    }
-}
-
 fn simple_written() -> WrittenFiles {
     write_doc(&lab().read("simple").document, write_options())
 }
@@ -602,7 +583,7 @@ fn an_installed_session_is_the_newest_of_its_project() {
     let target = lab().copy("simple");
     let plan = prepare(&written.artifacts, target.path(), write_options()).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     // `qwen --continue` picks the project's transcript with the newest mtime.
     let newest = std::fs::read_dir(target.path().join(CHATS))
         .unwrap()
@@ -650,7 +631,7 @@ fn prepare_moves_the_session_to_another_cwd() {
     let [Operation::CreateFile(create)] = plan.operations.as_slice() else { panic!() };
     assert_eq!(create.path, format!(".qwen/projects/-srv-other/chats/{}.jsonl", plan.native_id));
     assert!(plan.resume_command.as_deref().unwrap().starts_with("cd /srv/other && qwen --resume "));
-    apply(&plan, target.path());
+    kit::apply_new_files(&plan, target.path());
     let back = read(target.path(), &create.path);
     assert_eq!(back.meta().cwd.as_deref(), Some("/srv/other"));
     assert_eq!(said(&back.records), said(&lab().read("simple").records));

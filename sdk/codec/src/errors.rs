@@ -3,7 +3,7 @@
 //! file.
 
 use crate::CodecError;
-use crate::fs::FsError;
+use crate::fs::{Dir, FsError};
 use crate::sqlite::SqliteError;
 
 /// The kind of a filesystem error, for a diagnostic's detail.
@@ -24,6 +24,16 @@ pub fn fs_error(path: &str, error: FsError) -> CodecError {
         FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path}: {m}")),
         other => CodecError::Io(format!("{path}: {other}")),
     }
+}
+
+/// A whole file the codec reads as one document (a session kept as one
+/// JSON file): a file over `max` bytes is not read (`unsupported`, naming
+/// the limit), other errors as [`fs_error`].
+pub fn read_document(home: &Dir, path: &str, max: u64) -> Result<Vec<u8>, CodecError> {
+    home.read_to_end(path, max).map_err(|e| match e {
+        FsError::LimitExceeded(_) => CodecError::Unsupported(format!("{path}: larger than {max} bytes, not read")),
+        other => fs_error(path, other),
+    })
 }
 
 /// The kind of a SQLite error, for a diagnostic's detail.

@@ -2,6 +2,7 @@
 //! `serde_json::Value`s, for stores whose shapes vary between versions.
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Parses one JSON document (a JSONL line, a file) into `T`, borrowing from
 /// `bytes`.
@@ -22,6 +23,18 @@ pub fn parse<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Resu
 /// where the target has it.
 pub fn as_str(bytes: &[u8]) -> Option<&str> {
     simdutf8::basic::from_utf8(bytes).ok()
+}
+
+/// The elements of a document's array borrowed from `bytes` (its
+/// `messages`, `history`), each with its byte span (offset, length) in them.
+pub fn raw_spans<'a>(bytes: &[u8], raws: &[&'a RawValue]) -> Vec<(&'a RawValue, u64, u64)> {
+    let base = bytes.as_ptr() as usize;
+    raws.iter()
+        .map(|raw| {
+            let text = raw.get();
+            (*raw, (text.as_ptr() as usize).saturating_sub(base) as u64, text.len() as u64)
+        })
+        .collect()
 }
 
 /// A string field.

@@ -2,6 +2,8 @@
 //! (the host refuses absolute paths and `..` anyway; checking first gives a
 //! clear error naming the locator).
 
+use crate::CodecError;
+
 /// `dir/name`, or `name` when `dir` is empty.
 pub fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
@@ -11,6 +13,22 @@ pub fn join(dir: &str, name: &str) -> String {
 /// or empty segment.
 pub fn is_relative_below(path: &str) -> bool {
     !path.is_empty() && !path.starts_with('/') && !path.split('/').any(|c| c.is_empty() || c == "." || c == "..")
+}
+
+/// A locator the codec cannot place: `NotFound`, naming it and why.
+pub fn bad_locator(locator: &str, why: &str) -> CodecError {
+    CodecError::NotFound(format!("locator {locator:?}: {why}"))
+}
+
+/// The folder of a session kept as `<folder>/<file>` that `locator` names
+/// (`what` names that file, "a Kimi CLI context.jsonl"); a locator that is
+/// not a relative path below the home, or names another file, is refused.
+pub fn folder_of<'a>(locator: &'a str, file: &str, what: &str) -> Result<&'a str, CodecError> {
+    if !is_relative_below(locator) {
+        return Err(bad_locator(locator, "not a relative path below the home"));
+    }
+    let folder = locator.strip_suffix(file).and_then(|d| d.strip_suffix('/'));
+    folder.ok_or_else(|| bad_locator(locator, &format!("not {what}")))
 }
 
 /// A single file or directory name, safe to look up inside a known

@@ -1,6 +1,15 @@
-//! Text helpers codecs share: names safe for a diagnostic's detail, titles
-//! from a first prompt, and the percent and base64 decoding some stores use
-//! in their directory names.
+//! Text helpers codecs share: text from bytes that may not be UTF-8, names
+//! safe for a diagnostic's detail, titles from a first prompt, and the
+//! percent and base64 decoding some stores use in their directory names.
+
+/// Bytes as text: as they are when UTF-8 (no copy), else with each invalid
+/// sequence replaced by U+FFFD.
+pub fn lossy(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
 
 /// Longest type name a diagnostic carries as spelled.
 const MAX_TYPE_NAME: usize = 64;

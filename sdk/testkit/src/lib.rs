@@ -70,7 +70,9 @@ use sha2::{Digest, Sha256};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Reasoning, Record, SourceSpan};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::known::{Handling, UNKNOWN_RECORD_TYPE, UNMAPPED_RECORD_TYPE};
-use trajhost_codec_sdk::{Codec, CodecError, Diagnostic, Discovery, ReadOptions, Severity};
+use trajhost_codec_sdk::{
+    Codec, CodecError, Diagnostic, Discovery, Operation, Plan, ReadOptions, Severity, WrittenFiles,
+};
 
 pub use trajhost_codec_sdk as sdk;
 
@@ -160,6 +162,49 @@ pub fn copy_of(home: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(home, dir.path());
     dir
+}
+
+/// Writes each written artifact as a file under `home`, folders created.
+pub fn put_artifacts(written: &WrittenFiles, home: &Path) {
+    for artifact in &written.artifacts {
+        let path = home.join(&artifact.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &artifact.bytes).unwrap();
+    }
+}
+
+/// A fresh home holding the written artifacts as files, as an export
+/// directory holds them.
+pub fn install(written: &WrittenFiles) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    put_artifacts(written, dir.path());
+    dir
+}
+
+/// Creates the file `path` under `home`, folders too, as a plan's
+/// `create-file` does: never over an existing file.
+pub fn create_new_file(home: &Path, path: &str, bytes: &[u8]) {
+    let at = home.join(path);
+    assert!(!at.exists(), "the plan overwrites {path}");
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::fs::write(&at, bytes).unwrap();
+}
+
+/// Applies a plan of `create-file`s only ([`create_new_file`]); any other
+/// operation fails the test.
+pub fn apply_new_files(plan: &Plan, home: &Path) {
+    for op in &plan.operations {
+        let Operation::CreateFile(file) = op else { panic!("a plan of create-file only, not {op:?}") };
+        create_new_file(home, &file.path, &file.bytes);
+    }
+}
+
+/// [`install`]s `written` in a fresh home and reads the session at
+/// `locator` there (in one batch).
+pub fn read_installed<C: Codec>(written: &WrittenFiles, locator: &str) -> (tempfile::TempDir, Read) {
+    let home = install(written);
+    let read = read::<C>(home.path(), locator);
+    (home, read)
 }
 
 /// The JSON values of a JSON-lines file's non-blank lines.
@@ -394,6 +439,33 @@ pub fn diag_with<'a>(diagnostics: &'a [Diagnostic], code: &str, detail: &str) ->
 /// The diagnostic with `code` that names `file`.
 pub fn file_diag<'a>(diagnostics: &'a [Diagnostic], code: &str, file: &str) -> Option<&'a Diagnostic> {
     diagnostics.iter().find(|d| d.code == code && d.file.as_deref() == Some(file))
+}
+
+/// Asserts every `(code, detail)` of `expected` is among `diagnostics`
+/// (others may be there too).
+pub fn check_diags_include(diagnostics: &[Diagnostic], expected: &[(&str, &str)]) {
+    let got: Vec<(&str, &str)> = diagnostics.iter().map(|d| (d.code.as_str(), d.detail.as_str())).collect();
+    for want in expected {
+        assert!(got.contains(want), "{want:?} in {got:?}");
+    }
+}
+
+/// Asserts each of `details` is reported with `code` (what a writer says
+/// it does not carry, say).
+pub fn check_reported(diagnostics: &[Diagnostic], code: &str, details: &[&str]) {
+    for detail in details {
+        assert!(diag_with(diagnostics, code, detail).is_some(), "{code} {detail} not reported: {diagnostics:?}");
+    }
+}
+
+/// Asserts what `diagnostics` say about files (discover's, of the files in
+/// a home that are no session): exactly the `(code, file)` pairs of
+/// `expected`, in any order, every diagnostic naming its file.
+pub fn check_named_files(diagnostics: &[Diagnostic], expected: &[(&str, impl AsRef<str>)]) {
+    let named: BTreeSet<(&str, &str)> =
+        diagnostics.iter().map(|d| (d.code.as_str(), d.file.as_deref().expect("names its file"))).collect();
+    let expected: BTreeSet<(&str, &str)> = expected.iter().map(|(c, f)| (*c, f.as_ref())).collect();
+    assert_eq!(named, expected);
 }
 
 // ------------------------------------------------------------------ spans
@@ -632,6 +704,33 @@ pub fn tree_digest(root: &Path) -> BTreeMap<String, String> {
     out
 }
 
+/// Every file under `root` (directories followed), its bytes by its path
+/// relative to `root`.
+pub fn files_of(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("list {}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+                out.insert(path.strip_prefix(root).unwrap().to_string_lossy().into_owned(), bytes);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Asserts every file of `before` ([`files_of`]) is in `after` with the
+/// same bytes: files may have been added, none changed or removed.
+pub fn assert_files_kept(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>) {
+    for (path, bytes) in before {
+        assert_eq!(after.get(path), Some(bytes), "{path} changed");
+    }
+}
+
 /// Asserts two digests of a tree are equal, naming what changed.
 pub fn assert_same_tree(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>, what: &str) {
     let changed: Vec<String> = before
@@ -675,6 +774,17 @@ pub fn conformance<C: Codec>(home: &Path, locator: &str, spans: Spans) -> Read {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_of_a_table_holds_its_text_beside_call_and_ok() {
+        let json = r#"{"call": 1, "has": ["PAPAYA"], "starts": "The", "min_len": 3, "ok": false, "note": "x"}"#;
+        let outcome: suite::Outcome = serde_json::from_str(json).unwrap();
+        assert_eq!((outcome.call, outcome.ok), (1, Some(false)));
+        assert_eq!((outcome.text.has.as_slice(), outcome.text.starts.as_str()), (&["PAPAYA".to_string()][..], "The"));
+        assert_eq!((outcome.text.min_len, outcome.text.is.as_deref()), (3, None));
+        // A text standing alone refuses a member it does not know.
+        assert!(serde_json::from_str::<suite::Text>(r#"{"has": [], "note": "x"}"#).is_err());
+    }
 
     #[test]
     fn globs_match_within_a_segment() {

@@ -457,36 +457,11 @@ pub struct Call {
 pub struct Outcome {
     #[serde(default)]
     pub call: usize,
+    /// Its content (a flattened [`Text`]: `Text` refuses members it does
+    /// not know only where it stands alone).
     #[serde(flatten)]
-    pub text: OutcomeText,
+    pub text: Text,
     pub ok: Option<bool>,
-}
-
-/// The content of a result ([`Text`] with `ok` beside it).
-#[derive(Debug, Default, Deserialize)]
-pub struct OutcomeText {
-    pub is: Option<String>,
-    #[serde(default)]
-    pub starts: String,
-    #[serde(default)]
-    pub has: Vec<String>,
-    pub file: Option<String>,
-    #[serde(default)]
-    pub min_len: usize,
-    pub raw: Option<String>,
-}
-
-impl OutcomeText {
-    fn text(&self) -> Text {
-        Text {
-            is: self.is.clone(),
-            starts: self.starts.clone(),
-            has: self.has.clone(),
-            file: self.file.clone(),
-            min_len: self.min_len,
-            raw: self.raw.clone(),
-        }
-    }
 }
 
 /// What one lab scenario's session must hold.
@@ -590,6 +565,14 @@ impl<C: Codec> Lab<C> {
     /// A writable copy of a scenario's home.
     pub fn copy(&self, scenario: &str) -> tempfile::TempDir {
         crate::copy_of(&self.home(scenario))
+    }
+
+    /// A scenario's session, read in one batch from a private copy of its
+    /// home (a store a reader may add files beside, a SQLite database's
+    /// `-wal`, or that tests change).
+    pub fn read_copy(&self, scenario: &str) -> Read {
+        let home = self.copy(scenario);
+        crate::read::<C>(home.path(), &self.locator(scenario))
     }
 }
 
@@ -884,7 +867,7 @@ pub fn scenario<C: Codec>(suite: &Suite, name: &str) {
         let what = format!("{name}: result {i}");
         let call = calls.get(outcome.call).unwrap_or_else(|| panic!("{what}: no call {}", outcome.call));
         assert_eq!(*call_id, call.0, "{what} answers call {} ({})", outcome.call, call.1);
-        outcome.text.text().check(&what, content, &home, &raw);
+        outcome.text.check(&what, content, &home, &raw);
         assert_eq!(*ok, outcome.ok, "{what}: ok");
     }
 
@@ -1147,12 +1130,7 @@ pub fn prepare_in<C: Codec>(
 /// operation fails the test: a codec whose plans hold others (databases)
 /// passes its own `apply`.
 pub fn apply_files(plan: &Plan, written: &WrittenFiles, home: &Path) {
-    let create = |path: &str, bytes: &[u8]| {
-        let at = home.join(path);
-        assert!(!at.exists(), "the plan overwrites {path}");
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::fs::write(&at, bytes).unwrap();
-    };
+    let create = |path: &str, bytes: &[u8]| crate::create_new_file(home, path, bytes);
     for op in &plan.operations {
         match op {
             Operation::CopyArtifact(copy) => {
@@ -1297,13 +1275,7 @@ pub fn target_home(writes: &Writes) -> tempfile::TempDir {
 pub fn install_and_read<C: Codec>(suite: &Suite, writes: &Writes, written: &WrittenFiles) -> (tempfile::TempDir, Read) {
     let dir = target_home(writes);
     match writes.install {
-        Install::Files => {
-            for artifact in &written.artifacts {
-                let path = dir.path().join(&artifact.path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &artifact.bytes).unwrap();
-            }
-        }
+        Install::Files => crate::put_artifacts(written, dir.path()),
         Install::Prepare => {
             let plan = prepare_in::<C>(written, dir.path(), writes.cwd.as_deref())
                 .unwrap_or_else(|e| panic!("prepare: {e:?}"));

@@ -230,10 +230,7 @@ fn persisted_output(
             if expected.is_some_and(|n| n != bytes.len() as u64) {
                 diag(out, "persisted-output-size-mismatch", Severity::Info);
             }
-            Some(match String::from_utf8(bytes) {
-                Ok(s) => s,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            })
+            Some(trajhost_codec_sdk::text::lossy(bytes))
         }
         Err(trajhost_codec_sdk::fs::FsError::LimitExceeded(_)) => {
             diag(out, "persisted-output-too-large", Severity::Warning);

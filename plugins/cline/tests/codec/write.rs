@@ -78,26 +78,9 @@ fn rows_of(db: &Path) -> BTreeMap<String, Value> {
     rows.map(Result::unwrap).map(|r| (r["session_id"].as_str().unwrap().to_string(), r)).collect()
 }
 
-/// sha256-free digest of every file under `root`: its bytes, by relative path.
-fn files_of(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                out.insert(path.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
-
 #[test]
 fn prompts_are_written_in_the_clis_wrapper() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     assert_eq!(written.artifacts.len(), 2, "manifest and messages");
     let messages: Value = serde_json::from_slice(messages_of(&written)).unwrap();
     let first = messages["messages"][0]["content"][0]["text"].as_str().unwrap();
@@ -106,7 +89,7 @@ fn prompts_are_written_in_the_clis_wrapper() {
 
 #[test]
 fn a_written_session_has_a_cline_id_and_keeps_parallel_calls_together() {
-    let source = read_scenario("parallel");
+    let source = lab().read_copy("parallel");
     let a = write_doc(&source.document);
     let (ms, tail) = a.native_id.split_once('_').unwrap();
     let started = trajhost_codec_sdk::time::parse_rfc3339(source.meta().started_at.as_deref().unwrap()).unwrap();
@@ -129,7 +112,7 @@ fn a_written_session_has_a_cline_id_and_keeps_parallel_calls_together() {
 
 #[test]
 fn a_fresh_home_gets_the_clis_sessions_db_and_an_absolute_messages_path() {
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     let written = write_doc(&source.document);
     let target = tempfile::tempdir().unwrap();
     let plan = prepare(&written, target.path()).unwrap();
@@ -147,7 +130,7 @@ fn a_fresh_home_gets_the_clis_sessions_db_and_an_absolute_messages_path() {
     execute(&plan, &written, target.path());
     let db = target.path().join(INDEX);
     // Byte for byte the schema the CLI created in the fixture, and its user_version.
-    let cli_db = fixtures().join("simple").join(INDEX);
+    let cli_db = lab().home("simple").join(INDEX);
     assert_eq!(schema_of(&db), schema_of(&cli_db));
     assert_eq!(user_version(&db), user_version(&cli_db));
     let rows = rows_of(&db);
@@ -188,7 +171,7 @@ fn an_existing_index_gets_one_row_and_keeps_the_others() {
     let target = home("simple");
     let db = target.path().join(INDEX);
     let before_rows = rows_of(&db);
-    let written = write_doc(&read_scenario("multibyte").document);
+    let written = write_doc(&lab().read_copy("multibyte").document);
     let plan = prepare(&written, target.path()).unwrap();
     assert!(
         matches!(plan.operations.last(), Some(Operation::InsertRows(r)) if r.database == INDEX && r.table == "sessions")
@@ -203,7 +186,7 @@ fn an_existing_index_gets_one_row_and_keeps_the_others() {
 
 #[test]
 fn an_unknown_schema_or_version_is_refused_naming_the_database() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let cases: [(&str, &str); 4] = [
         ("ALTER TABLE sessions ADD COLUMN extra TEXT", "unexpected column extra"),
         ("PRAGMA user_version = 3", "user_version 3, expected 0"),
@@ -214,12 +197,12 @@ fn an_unknown_schema_or_version_is_refused_naming_the_database() {
         let target = home("failing-tool");
         let db = target.path().join(INDEX);
         rusqlite::Connection::open(&db).unwrap().execute_batch(change).unwrap();
-        let before = files_of(target.path());
+        let before = kit::files_of(target.path());
         let err = prepare(&written, target.path()).unwrap_err();
         let text = format!("{err:?}");
         assert!(text.contains(INDEX) && text.contains(expected), "{change}: {text}");
         assert!(matches!(err, CodecError::Unsupported(_)), "{change}: {err:?}");
-        assert_eq!(files_of(target.path()), before, "{change}: prepare changed the home");
+        assert_eq!(kit::files_of(target.path()), before, "{change}: prepare changed the home");
     }
     // A column whose declaration changed.
     let target = tempfile::tempdir().unwrap();
@@ -234,7 +217,7 @@ fn an_unknown_schema_or_version_is_refused_naming_the_database() {
 
 #[test]
 fn a_taken_session_id_is_refused() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let target = tempfile::tempdir().unwrap();
     let plan = prepare(&written, target.path()).unwrap();
     execute(&plan, &written, target.path());
@@ -249,7 +232,7 @@ fn a_taken_session_id_is_refused() {
 
 #[test]
 fn provider_and_model_come_from_the_choice_else_the_targets_settings() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let row_of = |target: &Path, plan: &Plan| {
         execute(plan, &written, target);
         rows_of(&target.join(INDEX)).remove(&written.native_id).unwrap()
@@ -358,7 +341,7 @@ fn the_writer_streams_each_message_once_the_next_begins() {
 
 #[test]
 fn a_home_of_another_cline_version_needs_allow_untested() {
-    let written = write_doc(&read_scenario("simple").document);
+    let written = write_doc(&lab().read_copy("simple").document);
     let target = home("parallel");
     let conn = rusqlite::Connection::open(target.path().join(INDEX)).unwrap();
     conn.execute("UPDATE sessions SET metadata_json = replace(metadata_json, '\"3.0.65\"', '\"3.1.0\"')", []).unwrap();

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{CodecError, Diagnostic, Operation, Plan, WriteOptions, WrittenFiles};
+use trajhost_codec_sdk::{CodecError, Diagnostic, Plan, WriteOptions, WrittenFiles};
 
 use super::Tested;
 
@@ -27,24 +27,7 @@ pub fn prepare(written: &WrittenFiles, target: &Path, options: WriteOptions) -> 
 
 /// Installs written artifacts under a fresh home, returns it.
 pub fn install(written: &WrittenFiles) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for artifact in &written.artifacts {
-        let path = dir.path().join(&artifact.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &artifact.bytes).unwrap();
-    }
-    dir
-}
-
-/// Applies a plan of `create-file`s, never over an existing file.
-pub fn apply(plan: &Plan, home: &Path) {
-    for op in &plan.operations {
-        let Operation::CreateFile(file) = op else { panic!("only create-file: {op:?}") };
-        let path = home.join(&file.path);
-        assert!(!path.exists(), "{}", file.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &file.bytes).unwrap();
-    }
+    trajhost_codec_testkit::install(written)
 }
 
 /// Each diagnostic's code and detail.

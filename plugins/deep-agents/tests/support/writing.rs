@@ -26,12 +26,7 @@ fn write(records: &[Record]) -> WrittenFiles {
 
 /// The written artifacts as a home, read back through discovery.
 fn read_back(written: &WrittenFiles) -> (tempfile::TempDir, Read) {
-    let home = tempfile::tempdir().unwrap();
-    for a in &written.artifacts {
-        let p = home.path().join(&a.path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, &a.bytes).unwrap();
-    }
+    let home = kit::install(written);
     let found = kit::discover::<DeepAgents>(home.path());
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(found.sessions[0].native_id, written.native_id);

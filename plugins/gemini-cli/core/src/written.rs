@@ -1,10 +1,12 @@
 //! Shapes both Gemini CLI writers emit (the JSONL session of 0.3x and the
-//! JSON document of 0.25): a thought and a `TokensSummary`.
+//! JSON document of 0.25): a thought and a `TokensSummary`, and the names
+//! they give a session.
 
 use serde::Serialize;
-use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::Usage;
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::paths::is_uuid;
+use trajhost_codec_sdk::{CodecError, Severity, WriteOptions};
 
 /// One entry of a message's `thoughts`.
 #[derive(Serialize, Clone)]
@@ -74,4 +76,36 @@ pub fn project_hash(cwd: &str) -> String {
 pub fn normalize_cwd(cwd: &str) -> String {
     let trimmed = cwd.trim_end_matches('/');
     if trimmed.is_empty() { "/".to_string() } else { trimmed.to_string() }
+}
+
+/// The id of a written session: the one the options name, which must be a
+/// UUID (Gemini CLI's session ids are), else a UUID derived from the
+/// canonical `meta` line's digest, else from the session's start.
+pub fn session_id(options: &WriteOptions, meta_digest: Option<[u8; 32]>, start: &str) -> Result<String, CodecError> {
+    match options.native_id.as_deref() {
+        Some(id) if is_uuid(id) => Ok(id.to_string()),
+        Some(id) => Err(CodecError::Other(format!(
+            "write-options.native-id {id:?} is not a UUID (Gemini CLI session ids are UUIDs; \
+             `gemini --resume <id>` names one)"
+        ))),
+        None => Ok(uuid_from(meta_digest.unwrap_or_else(|| trajhost_codec_sdk::hash::sha256(start.as_bytes())))),
+    }
+}
+
+/// A UUID in the version-4 layout from the first 16 bytes of `seed`.
+pub fn uuid_from(seed: [u8; 32]) -> String {
+    trajhost_codec_sdk::writer::ids::uuid_v4_layout(&seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_derived_id_is_a_version_4_uuid() {
+        let id = uuid_from([7; 32]);
+        assert!(is_uuid(&id));
+        assert_eq!(&id[14..15], "4");
+        assert!(!is_uuid("not-a-uuid"));
+    }
 }

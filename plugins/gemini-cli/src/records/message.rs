@@ -181,10 +181,7 @@ fn full_output(t: &Transcript, content: String, span: Span, out: &mut Out<'_>) -
         return content;
     };
     match out.home.read_to_end(&path, MAX_SPILLED_BYTES) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        },
+        Ok(bytes) => trajhost_codec_sdk::text::lossy(bytes),
         Err(trajhost_codec_sdk::fs::FsError::LimitExceeded(_)) => {
             diag(out, "persisted-output-too-large", Severity::Warning);
             content

@@ -25,13 +25,7 @@ fn write(document: &str, native_id: Option<&str>) -> WrittenFiles {
 
 /// The export laid out as a home.
 fn export_home(written: &WrittenFiles) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for a in &written.artifacts {
-        let p = dir.path().join(&a.path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, &a.bytes).unwrap();
-    }
-    dir
+    kit::install(written)
 }
 
 fn plan(written: &WrittenFiles, target: &Path) -> Result<Plan, CodecError> {
@@ -140,8 +134,8 @@ fn system_prompt(records: &[Record]) -> Option<String> {
 
 #[test]
 fn every_scenario_survives_write_and_read_back_from_the_export() {
-    for (scenario, id) in SCENARIOS {
-        let source = read_scenario(scenario);
+    for (scenario, id) in lab().ids() {
+        let source = lab().read_copy(scenario);
         let written = write(&source.document, None);
         assert_ne!(written.native_id, id, "{scenario}: a new id, not the source's");
         assert!(written.native_id.len() == 22 && written.native_id.as_bytes()[8] == b'_', "{}", written.native_id);
@@ -164,8 +158,8 @@ fn every_scenario_survives_write_and_read_back_from_the_export() {
 
 #[test]
 fn every_scenario_installs_into_a_fresh_home_and_reads_back_from_state_db() {
-    for (scenario, _) in SCENARIOS {
-        let source = read_scenario(scenario);
+    for (scenario, _) in lab().ids() {
+        let source = lab().read_copy(scenario);
         let written = write(&source.document, None);
         let target = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(target.path().join(".hermes")).unwrap();
@@ -235,7 +229,7 @@ fn schema_objects(path: &Path) -> BTreeMap<(String, String), Option<String>> {
 
 #[test]
 fn a_new_state_db_has_the_schema_hermes_creates() {
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     let written = write(&source.document, None);
     let target = tempfile::tempdir().unwrap();
     apply(&plan(&written, target.path()).unwrap(), target.path());
@@ -288,7 +282,7 @@ fn other_rows(path: &Path, new: &str) -> Vec<String> {
 
 #[test]
 fn a_home_with_other_sessions_gets_rows_added_and_the_others_unchanged() {
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     let written = write(&source.document, None);
     let target = home("parallel");
     let db = target.path().join(DB);
@@ -309,8 +303,8 @@ fn a_home_with_other_sessions_gets_rows_added_and_the_others_unchanged() {
     assert_eq!(other_rows(&db, &written.native_id), before);
     let back = read(target.path(), &locator(&written.native_id));
     assert_eq!(essence(&back.records), essence(&source.records));
-    let old = read(target.path(), &locator(id_of("parallel")));
-    assert_eq!(essence(&old.records), essence(&read_scenario("parallel").records));
+    let old = read(target.path(), &locator(lab().id("parallel")));
+    assert_eq!(essence(&old.records), essence(&lab().read_copy("parallel").records));
     assert_eq!(kit::discover::<Hermes>(target.path()).sessions.len(), 2);
     // The second install of the same export is refused.
     let again = plan_err(&written, target.path());
@@ -326,7 +320,7 @@ fn plan_err(written: &WrittenFiles, target: &Path) -> String {
 
 #[test]
 fn a_state_db_of_another_schema_is_refused_naming_the_file_and_the_difference() {
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     let written = write(&source.document, None);
 
     let target = home("parallel");
@@ -372,14 +366,14 @@ fn a_state_db_of_another_schema_is_refused_naming_the_file_and_the_difference() 
 
 #[test]
 fn a_taken_title_gets_the_lineage_suffix() {
-    let mut records = read_scenario("simple").records;
+    let mut records = lab().read_copy("simple").records;
     if let Body::Meta(m) = &mut records[0].body {
         m.title = Some("Secret word".into());
     }
     let written = write(&kit::document(&records), None);
     let target = home("parallel");
     sqlite(&target.path().join(DB))
-        .execute_batch(&format!("UPDATE sessions SET title = 'Secret word' WHERE id = '{}'", id_of("parallel")))
+        .execute_batch(&format!("UPDATE sessions SET title = 'Secret word' WHERE id = '{}'", lab().id("parallel")))
         .unwrap();
     apply(&plan(&written, target.path()).unwrap(), target.path());
     let back = read(target.path(), &locator(&written.native_id));
@@ -508,7 +502,7 @@ fn another_harness_is_mapped_to_chat_completions_rows() {
 
 #[test]
 fn a_requested_model_and_provider_reach_the_row_and_the_resume_command() {
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     let written = write(&source.document, None);
     let target = tempfile::tempdir().unwrap();
     target::set_for_tests(TargetChoice {
@@ -532,7 +526,7 @@ fn a_requested_model_and_provider_reach_the_row_and_the_resume_command() {
 
 #[test]
 fn a_native_id_that_is_no_session_id_is_refused() {
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     target::set_for_tests(TargetChoice::default());
     let e = trajhost_codec_sdk::write_document::<Hermes>(&source.document, options(Some("../x")));
     assert!(e.is_err());
@@ -544,7 +538,7 @@ fn a_native_id_that_is_no_session_id_is_refused() {
 /// it archived; read back as the compaction with the history before it.
 #[test]
 fn a_compaction_archives_the_rows_before_its_summary() {
-    let mut records = read_scenario("simple").records;
+    let mut records = lab().read_copy("simple").records;
     let at = records.iter().position(|r| matches!(&r.body, Body::User { text, .. } if text.contains("again"))).unwrap();
     let mut summary = records[at].clone();
     summary.id = "c".into();
@@ -582,7 +576,7 @@ fn the_export_fixture_is_read_and_written_byte_for_byte() {
     assert_eq!((s.native_id.as_str(), s.native_version.as_deref()), ("20261130_041903_ad776c", Some("22")));
     assert_eq!(s.locator, ".hermes/export/20261130_041903_ad776c/session.json");
     let back = read(&home, &s.locator);
-    let source = read_scenario("simple");
+    let source = lab().read_copy("simple");
     assert_eq!(essence(&back.records), essence(&source.records));
     assert_eq!(back.records.iter().filter(|r| r.src.as_ref().is_some_and(|s| s.len > 0)).count(), 7);
     let written = write(&source.document, None);

@@ -23,7 +23,7 @@ fn options(cwd: Option<&str>, native_id: Option<&str>) -> WriteOptions {
 }
 
 fn write(doc: &str, options: WriteOptions) -> WrittenFiles {
-    trajhost_codec_sdk::write_document::<KimiCli>(doc, options).unwrap_or_else(|e| panic!("write: {e:?}"))
+    kit::suite::write::<KimiCli>(doc, options)
 }
 
 fn not_carried(written: &WrittenFiles) -> Vec<(String, u32)> {
@@ -32,12 +32,7 @@ fn not_carried(written: &WrittenFiles) -> Vec<(String, u32)> {
 
 /// A home holding the written files and a `kimi.json` naming `cwd`.
 fn home_with(written: &WrittenFiles, cwd: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    for a in &written.artifacts {
-        let path = home.path().join(&a.path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, &a.bytes).unwrap();
-    }
+    let home = kit::install(written);
     let kimi = json!({"work_dirs": [{"path": cwd, "kaos": "local", "last_session_id": written.native_id}]});
     std::fs::write(home.path().join(".kimi/kimi.json"), kimi.to_string()).unwrap();
     home
@@ -301,10 +296,7 @@ fn apply(plan: &Plan, artifacts: &[Artifact], home: &Path) {
         match op {
             Operation::CopyArtifact(c) => {
                 let bytes = &artifacts.iter().find(|a| a.path == c.artifact).unwrap().bytes;
-                let path = home.join(&c.path);
-                assert!(!path.exists());
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, bytes).unwrap();
+                kit::create_new_file(home, &c.path, bytes);
             }
             Operation::AddJsonEntry(e) => {
                 let path = home.join(&e.path);

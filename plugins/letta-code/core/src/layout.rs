@@ -13,7 +13,7 @@
 
 use trajhost_codec_sdk::CodecError;
 
-use trajhost_codec_sdk::paths::is_relative_below;
+use trajhost_codec_sdk::paths::folder_of;
 pub use trajhost_codec_sdk::paths::{join, plain_name};
 use trajhost_codec_sdk::text::base64_decode;
 
@@ -53,14 +53,7 @@ pub struct SessionPaths {
 
 impl SessionPaths {
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
-        let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if !is_relative_below(locator) {
-            return Err(bad("not a relative path below the home"));
-        }
-        let dir = locator
-            .strip_suffix(MESSAGES)
-            .and_then(|d| d.strip_suffix('/'))
-            .ok_or_else(|| bad("not a Letta Code messages.jsonl"))?;
+        let dir = folder_of(locator, MESSAGES, "a Letta Code messages.jsonl")?;
         let folder = dir.rsplit_once('/').map_or(dir, |(_, f)| f);
         Ok(SessionPaths {
             locator: locator.to_string(),

@@ -47,6 +47,22 @@ pub fn write_in(document: &str, options: WriteOptions, lines: usize) -> Written 
     written
 }
 
+/// Writing `document` in batches of 1, 2, 3 and 7 lines gives the native
+/// id and the two files (messages.jsonl, conversation.json) of writing it
+/// whole, byte for byte; returns the whole.
+pub fn check_pieces_equal_the_whole(document: &str) -> Written {
+    let whole = write(document, options(None));
+    for lines in [1, 2, 3, 7] {
+        let pieces = write_in(document, options(None), lines);
+        assert_eq!(pieces.native_id, whole.native_id);
+        assert_eq!(pieces.chunks.len(), 2, "messages.jsonl and conversation.json");
+        for (a, b) in pieces.chunks.iter().zip(&whole.chunks) {
+            assert_eq!((&a.path, &a.bytes), (&b.path, &b.bytes), "batches of {lines}");
+        }
+    }
+    whole
+}
+
 pub fn write(document: &str, options: WriteOptions) -> Written {
     write_in(document, options, usize::MAX)
 }
@@ -64,10 +80,10 @@ pub fn prepare_with(written: &Written, target: &Path, options: WriteOptions) -> 
 pub fn apply(plan: &Plan, written: &Written, home: &Path) {
     for op in &plan.operations {
         match op {
-            Operation::CreateFile(f) => create(home, &f.path, &f.bytes),
+            Operation::CreateFile(f) => kit::create_new_file(home, &f.path, &f.bytes),
             Operation::CopyArtifact(c) => {
                 let bytes = &written.chunks.iter().find(|a| a.path == c.artifact).unwrap().bytes;
-                create(home, &c.path, bytes);
+                kit::create_new_file(home, &c.path, bytes);
             }
             Operation::AddJsonEntry(e) => {
                 let path = home.join(&e.path);
@@ -95,31 +111,6 @@ pub fn apply(plan: &Plan, written: &Written, home: &Path) {
             other => panic!("unexpected operation {other:?}"),
         }
     }
-}
-
-pub fn create(home: &Path, path: &str, bytes: &[u8]) {
-    let file = home.join(path);
-    assert!(!file.exists(), "{path} exists: never overwritten");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(file, bytes).unwrap();
-}
-
-/// Every file under `home`, by its relative path.
-pub fn files(home: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for entry in walk(home) {
-        out.insert(entry.strip_prefix(home).unwrap().to_string_lossy().into_owned(), std::fs::read(&entry).unwrap());
-    }
-    out
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
-    }
-    out
 }
 
 pub fn read_back(home: &Path, native_id: &str) -> Read {
