@@ -75,7 +75,7 @@ impl Codec for Auggie {
             .globs([format!("{}/*{}", layout::SESSIONS, layout::JSON)])
     }
 
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, writer, prepare }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, writer, prepare_with_choice }
 }
 
 trajhost_codec_sdk::export_codec!(Auggie);

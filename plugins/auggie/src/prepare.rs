@@ -11,12 +11,16 @@
 //! - a document without a prompt is refused: there is nothing to resume.
 //!
 //! Nothing else is needed: `.auggie.json` (usage counters) and the task list
-//! a session's `rootTaskUuid` names are made by the CLI when missing. Model
-//! and provider come from the tenant, not from a session: a chosen model or
-//! provider is refused by the host (this codec asks for none). Credentials
-//! (`~/.augment/session.json`) are never written.
+//! a session's `rootTaskUuid` names are made by the CLI when missing.
+//! Credentials (`~/.augment/session.json`) are never written.
 //!
-//! `resume-command`: `cd <cwd> && HOME=<home> auggie --resume <sessionId>`.
+//! Model and provider: a session does not choose its model (`agentState.
+//! modelId` stays "", the tenant's default); a chosen model (`--model`)
+//! goes into the command as `-m`. The provider is the tenant's: one given is
+//! refused.
+//!
+//! `resume-command`: `cd <cwd> && HOME=<home> auggie [-m <model>] --resume
+//! <sessionId>`.
 
 use serde_json::Value;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::CreateFile;
@@ -30,11 +34,25 @@ use crate::exchange::Entry;
 use crate::layout;
 use crate::session::Document;
 
+/// The user's choice of model and provider for the target (`--model`,
+/// `--provider`), as the SDK gives it.
+pub use trajhost_codec_sdk::target::{TargetChoice as Choice, choice as target_choice};
+
 /// Largest artifact accepted.
 const MAX_ARTIFACT_BYTES: usize = 512 << 20;
 
 /// The plan for `artifacts` (as `write` made them).
-pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -> Result<Plan, CodecError> {
+pub fn prepare(
+    artifacts: Vec<Artifact>,
+    target: &Dir,
+    options: &WriteOptions,
+    choice: &Choice,
+) -> Result<Plan, CodecError> {
+    if choice.provider.is_some() {
+        return Err(CodecError::Other(
+            "Auggie's provider is its Augment tenant, not a setting of a session: leave --provider out".into(),
+        ));
+    }
     let mut session = None;
     for artifact in artifacts {
         install::check_size(&artifact, MAX_ARTIFACT_BYTES)?;
@@ -99,7 +117,8 @@ pub fn prepare(artifacts: Vec<Artifact>, target: &Dir, options: &WriteOptions) -
         )));
     }
     let operations = vec![Operation::CreateFile(CreateFile { path, bytes })];
-    let command = resume_command(&cwd, options.home_path.as_deref(), &id);
+    let model = choice.model.as_deref().filter(|m| !m.is_empty());
+    let command = resume_command(&cwd, options.home_path.as_deref(), model, &id);
     Ok(Plan { native_id: id, operations, resume_command: Some(command) })
 }
 
@@ -120,11 +139,12 @@ fn with_cwd(bytes: &[u8], cwd: &str) -> Result<Vec<u8>, String> {
     json_document(&doc).map_err(|e| e.to_string())
 }
 
-/// `cd <cwd> && HOME=<home> auggie --resume <id>`.
-pub fn resume_command(cwd: &str, home: Option<&str>, id: &str) -> String {
+/// `cd <cwd> && HOME=<home> auggie [-m <model>] --resume <id>`.
+pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, id: &str) -> String {
     ResumeCommand::in_dir(Some(cwd))
         .env("HOME", home.map(|h| h.trim_end_matches('/')))
         .program("auggie")
+        .option("-m", model)
         .arg(&format!("--resume {id}"))
         .finish()
 }
@@ -135,7 +155,7 @@ mod tests {
 
     #[test]
     fn commands() {
-        assert_eq!(resume_command("/w p", Some("/h/"), "abc"), "cd '/w p' && HOME=/h auggie --resume abc");
-        assert_eq!(resume_command("/w", None, "abc"), "cd /w && auggie --resume abc");
+        assert_eq!(resume_command("/w p", Some("/h/"), None, "abc"), "cd '/w p' && HOME=/h auggie --resume abc");
+        assert_eq!(resume_command("/w", None, Some("opus"), "abc"), "cd /w && auggie -m opus --resume abc");
     }
 }

@@ -214,3 +214,31 @@ fn the_declared_info_is_current() {
     });
     assert_eq!(declared["trajhost-codec-auggie"], expected);
 }
+
+#[test]
+fn a_chosen_model_goes_into_the_command_and_a_provider_is_refused() {
+    use trajhost_codec_sdk::target::{self, TargetChoice};
+    let read = kit::read::<Auggie>(&simple(), &locator(SIMPLE_ID));
+    let written = trajhost_codec_sdk::write_document::<Auggie>(&read.document, options(None, None)).unwrap();
+    let target_home = tempfile::tempdir().unwrap();
+    target::set_for_tests(TargetChoice { model: Some("opus-x".into()), provider: None, allow_untested: false });
+    let plan = trajhost_codec_sdk::prepare_artifacts::<Auggie>(
+        written.artifacts.clone(),
+        &Dir::native(target_home.path()),
+        options(None, None),
+    )
+    .unwrap();
+    assert_eq!(
+        plan.resume_command.as_deref(),
+        Some(format!("cd {CWD} && auggie -m opus-x --resume {}", plan.native_id).as_str())
+    );
+    target::set_for_tests(TargetChoice { model: None, provider: Some("openai".into()), allow_untested: false });
+    let err = trajhost_codec_sdk::prepare_artifacts::<Auggie>(
+        written.artifacts.clone(),
+        &Dir::native(target_home.path()),
+        options(None, None),
+    )
+    .unwrap_err();
+    assert!(format!("{err:?}").contains("leave --provider out"), "{err:?}");
+    target::set_for_tests(TargetChoice::default());
+}
