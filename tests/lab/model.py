@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Scripted model for the trajhost conformance lab (Python standard library only).
 
-Serves OpenAI chat completions, OpenAI Responses, Anthropic Messages and Gemini
-generateContent / streamGenerateContent (streaming and not), plus model listing,
+Serves OpenAI chat completions, OpenAI Responses, Anthropic Messages, Gemini
+generateContent / streamGenerateContent (streaming and not), a small fake of
+Augment's tenant API (Auggie), plus model listing,
 on 127.0.0.1.  It is stateless: every reply is decided from the history in the
 request it answers.
 
@@ -209,6 +210,56 @@ def norm_gemini(body):
         for fd in t.get("functionDeclarations", []) or t.get("function_declarations", []) or []:
             tools.append({"name": fd.get("name"),
                           "schema": fd.get("parametersJsonSchema") or fd.get("parameters") or {}})
+    return items, tools
+
+
+def norm_augment(body):
+    """Augment's /chat-stream: `chat_history[]` exchanges, then the new `message` / `nodes`.
+
+    An exchange is {request_message, request_nodes[], response_text, response_nodes[]}. Request node types:
+    0 text, 1 tool result (`tool_result_node`), 4 IDE state; response node types: 0 text, 5 tool use."""
+    items = []
+
+    def request(message, nodes):
+        texts = []
+        has_result = False
+        for n in nodes or []:
+            t = n.get("type")
+            if t == 1:
+                r = n.get("tool_result_node") or {}
+                has_result = True
+                items.append(("result", r.get("tool_use_id"), text_of(r.get("content"))))
+            elif t == 0:
+                tn = n.get("text_node") or {}
+                if tn.get("content"):
+                    texts.append(tn["content"])
+        if message and message not in texts:
+            texts.insert(0, message)
+        if texts:
+            items.append(("user_aux" if has_result else "user", "\n".join(texts)))
+
+    for ex in body.get("chat_history") or []:
+        request(ex.get("request_message"), ex.get("request_nodes"))
+        texts, calls = [], []
+        for n in ex.get("response_nodes") or []:
+            if n.get("type") == 5 and n.get("tool_use"):
+                tu = n["tool_use"]
+                calls.append(("call", tu.get("tool_name"), tu.get("input_json") or "", tu.get("tool_use_id")))
+            elif n.get("type") == 0 and n.get("content"):
+                texts.append(n["content"])
+        text = ex.get("response_text") or "".join(texts)
+        if text:
+            items.append(("assistant", text))
+        items.extend(calls)
+    request(body.get("message"), body.get("nodes"))
+    tools = []
+    for t in body.get("tool_definitions") or []:
+        try:
+            schema = json.loads(t.get("input_schema_json") or "{}")
+        except ValueError:
+            schema = {}
+        if t.get("name"):
+            tools.append({"name": t["name"], "schema": schema})
     return items, tools
 
 
@@ -531,6 +582,21 @@ class Handler(BaseHTTPRequestHandler):
                 self.openai_responses(body)
             elif ":generateContent" in path or ":streamGenerateContent" in path:
                 self.gemini(body, ":streamGenerateContent" in path)
+            elif path.endswith("/chat-stream"):
+                self.augment_chat(body)
+            elif path.endswith("/get-models"):
+                # Augment's tenant API (Auggie): the model list, with the fields the CLI requires
+                self.log(body, "augment-models")
+                self.send_json({"default_model": "fake-model", "models": [
+                    {"name": "fake-model", "suggested_prefix_char_count": 0, "suggested_suffix_char_count": 0}],
+                    "feature_flags": {}})
+            elif path.endswith("/agents/list-remote-tools"):
+                self.log(body, "augment-remote-tools")
+                self.send_json({"tools": []})
+            elif "/settings/" in path or path.endswith("/report-error") or path.endswith("/record-request-events") \
+                    or path.endswith("/record-session-events") or path.endswith("/client-metrics"):
+                self.log(body, "augment-aux")
+                self.send_json({})
             elif path.endswith("/completions"):
                 self.log(body, "legacy-completions")
                 self.send_json({"id": "cmpl-lab", "object": "text_completion", "choices": [
@@ -540,6 +606,28 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_json({"error": {"message": "not found", "type": "not_found"}}, 404)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    # -- Augment's tenant API: /chat-stream answers newline-delimited JSON chunks {text, nodes, stop_reason}
+    def augment_chat(self, body):
+        items, tools = norm_augment(body)
+        kind, val = decide(items, tools, load_scenario())
+        self.log(body, [kind, val])
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        if kind == "text":
+            for piece in split(val):
+                self.chunk(json.dumps({"text": piece, "nodes": []}, ensure_ascii=False) + "\n")
+            self.chunk(json.dumps({"text": "", "nodes": [{"id": 0, "type": 0, "content": val}],
+                                   "stop_reason": 1}, ensure_ascii=False) + "\n")
+        else:
+            nodes = [{"id": i + 1, "type": 5, "content": "",
+                      "tool_use": {"tool_use_id": "toolu_lab_" + uuid.uuid4().hex[:20], "tool_name": name,
+                                   "input_json": json.dumps(args, ensure_ascii=False)}}
+                     for i, (name, args) in enumerate(val)]
+            self.chunk(json.dumps({"text": "", "nodes": nodes, "stop_reason": 3}, ensure_ascii=False) + "\n")
+        self.end_chunks()
 
     # -- Anthropic Messages
     def anthropic(self, body):

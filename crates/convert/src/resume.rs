@@ -30,6 +30,8 @@ pub fn interactive(harness: &str, id: &str) -> Option<Vec<String>> {
         "continue-cli" => &["cn", "--fork", id],
         // An OpenCode fork: the same `--session` (a prepared session is `kilo import`ed first).
         "kilo-code" => &["kilo", "--session", id],
+        // The session file `~/.augment/sessions/<id>.json` by its id (`--help`: a prefix does too).
+        "auggie" => &["auggie", "--resume", id],
         // Aider names no session: its history is the workspace's `.aider.chat.history.md`, restored whole
         // (every block, the prepared one last) by `--restore-chat-history` run in that workspace (`cd <cwd>`).
         "aider" => &["aider", "--restore-chat-history"],
@@ -87,6 +89,7 @@ mod tests {
             "deep-agents",
             "continue-cli",
             "kilo-code",
+            "auggie",
         ] {
             let argv = interactive(harness, "abc").unwrap();
             assert!(argv.last().is_some_and(|a| a == "abc"), "{harness}: {argv:?}");

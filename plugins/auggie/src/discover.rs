@@ -1,0 +1,77 @@
+//! `discover`: the session files under a home.
+//!
+//! Every `.augment/sessions/*.json` is a session; `created` is its start and
+//! `modified` its last change. A file that is not a session document is a
+//! diagnostic naming it.
+
+use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::discovery::{self, FileProblems};
+use trajhost_codec_sdk::errors::detail_of;
+use trajhost_codec_sdk::fs::{Dir, Metadata};
+use trajhost_codec_sdk::time::{normalized_rfc3339_ms, rfc3339_ms};
+use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+
+use crate::layout::{self, SESSIONS};
+use crate::session::{self, Document};
+
+/// A document without `sessionId` (named by its file).
+pub const NO_SESSION_ID: &str = "no-session-id";
+
+pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
+    let mut sessions = Vec::new();
+    let mut problems = FileProblems::new();
+    let Some(mut entries) = discovery::list(home, SESSIONS, &mut problems) else {
+        return Ok(problems.finish(sessions, Diagnostics::new()));
+    };
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    for entry in &entries {
+        let locator = layout::join(SESSIONS, &entry.name);
+        if !layout::is_session_name(&entry.name) || !entry.is_file() {
+            problems.unrecognized(&locator, "a session file (sessions/<sessionId>.json)");
+            continue;
+        }
+        if entry.meta.size == 0 {
+            problems.empty(&locator, "json");
+            continue;
+        }
+        match session_ref(home, &locator, &entry.meta) {
+            Ok((s, named)) => {
+                if !named {
+                    problems.add(NO_SESSION_ID, Severity::Warning, &locator, "sessionId");
+                }
+                sessions.push(s)
+            }
+            Err(CodecError::Malformed(why)) => problems.malformed_head(&locator, &why),
+            Err(e) => problems.add("unreadable-file", Severity::Warning, &locator, &detail_of(&locator, &e)),
+        }
+    }
+    Ok(problems.finish(sessions, Diagnostics::new()))
+}
+
+/// The session-ref of one file, as `discover` gives it (a loose copy too).
+pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+    layout::check_locator(locator)?;
+    let meta = home.stat(locator).map_err(|e| trajhost_codec_sdk::errors::fs_error(locator, e))?;
+    session_ref(home, locator, &meta).map(|(s, _)| s)
+}
+
+fn session_ref(home: &Dir, locator: &str, meta: &Metadata) -> Result<(SessionRef, bool), CodecError> {
+    let bytes = session::load(home, locator)?;
+    let doc = Document::parse(&bytes).map_err(|why| CodecError::Malformed(format!("not an Auggie session: {why}")))?;
+    let (native_id, named) = doc.native_id(locator);
+    let session = SessionRef {
+        locator: locator.to_string(),
+        cwd: doc.cwd(),
+        started_at: doc.started_at(),
+        updated_at: doc
+            .modified
+            .as_deref()
+            .and_then(normalized_rfc3339_ms)
+            .or_else(|| meta.modified_ms.map(rfc3339_ms)),
+        size: meta.size,
+        native_version: None,
+        title: doc.listed_title(),
+        native_id,
+    };
+    Ok((session, named))
+}
