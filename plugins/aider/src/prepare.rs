@@ -67,11 +67,7 @@ pub fn prepare(
         )));
     }
     let id = session::native_id(FILE, block);
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
+    install::check_requested_id(&id, options)?;
     // No working directory: the target directory itself is the workspace.
     let home = options.home_path.as_deref().map(|h| h.trim_end_matches('/'));
     let cwd = options.cwd.as_deref().filter(|c| !c.is_empty()).or(home).ok_or_else(|| {

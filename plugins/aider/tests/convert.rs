@@ -9,18 +9,10 @@
 use trajhost_codec_aider::{Aider, history};
 use trajhost_codec_claude_code::ClaudeCode;
 use trajhost_codec_codex::Codex;
+use trajhost_codec_sdk::WriteOptions;
 use trajhost_codec_sdk::canonical::Body;
-use trajhost_codec_sdk::{Codec, WriteOptions};
 use trajhost_codec_testkit::suite::{self, apply_files, options_for};
 use trajhost_codec_testkit::{self as kit};
-
-/// The first session of a lab fixture home, read by its own codec.
-fn source<C: Codec>(harness: &str, version: &str) -> kit::Read {
-    let home = kit::fixtures(harness, version).join("simple");
-    let found = kit::discover::<C>(&home);
-    let session = found.sessions.first().unwrap_or_else(|| panic!("{harness}: no session"));
-    kit::read::<C>(&home, &session.locator)
-}
 
 /// The messages `split_chat_history_markdown` restores: `> ` lines dropped.
 fn restored(text: &str) -> String {
@@ -30,8 +22,8 @@ fn restored(text: &str) -> String {
 #[test]
 fn claude_code_and_codex_sessions_reach_the_restored_chat() {
     for (harness, read) in [
-        ("claude-code", source::<ClaudeCode>("claude-code", "2.1.197")),
-        ("codex", source::<Codex>("codex", "0.171.0")),
+        ("claude-code", kit::simple_session::<ClaudeCode>("claude-code", "2.1.197")),
+        ("codex", kit::simple_session::<Codex>("codex", "0.171.0")),
     ] {
         let target = tempfile::tempdir().unwrap();
         let cwd = target.path().join("project");

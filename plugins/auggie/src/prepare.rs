@@ -94,18 +94,8 @@ pub fn prepare(
             session.path
         )));
     }
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
-    let cwd =
-        options.cwd.clone().filter(|c| !c.is_empty()).or(written_cwd.clone()).ok_or_else(|| {
-            CodecError::Malformed("the session names no workspace folder; give one with --cwd".into())
-        })?;
-    if !cwd.starts_with('/') {
-        return Err(CodecError::Other(format!("working directory {cwd:?} is not an absolute path")));
-    }
+    install::check_requested_id(&id, options)?;
+    let cwd = install::resume_cwd(options, written_cwd.as_deref(), "the session names no workspace folder")?;
     let mut bytes = session.bytes;
     if written_cwd.as_deref() != Some(cwd.as_str()) {
         bytes = with_cwd(&bytes, &cwd).map_err(|e| CodecError::Malformed(format!("{}: {e}", session.path)))?;

@@ -25,11 +25,7 @@ fn locator(id: &str) -> String {
 }
 
 fn home_with(id: &str, doc: &Value) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(locator(id));
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
-    dir
+    kit::home_with_document(&locator(id), doc)
 }
 
 #[test]

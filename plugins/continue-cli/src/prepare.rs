@@ -101,18 +101,8 @@ pub fn prepare(
             session.path
         )));
     }
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
-    let cwd =
-        options.cwd.clone().filter(|c| !c.is_empty()).or(written_cwd.clone()).ok_or_else(|| {
-            CodecError::Malformed("the session names no workspaceDirectory; give one with --cwd".into())
-        })?;
-    if !cwd.starts_with('/') {
-        return Err(CodecError::Other(format!("working directory {cwd:?} is not an absolute path")));
-    }
+    install::check_requested_id(&id, options)?;
+    let cwd = install::resume_cwd(options, written_cwd.as_deref(), "the session names no workspaceDirectory")?;
     let mut bytes = session.bytes;
     if let Some(old) = written_cwd.filter(|old| *old != cwd) {
         bytes = replace_first(&bytes, &cwd_field(&old), &cwd_field(&cwd)).ok_or_else(|| {

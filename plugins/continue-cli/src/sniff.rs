@@ -5,40 +5,9 @@
 //! object with a `sessionId` string and a `history` array whose items hold
 //! a `message` (or no item yet) is claimed.
 
-use trajhost_codec_sdk::Sniffed;
+use trajhost_codec_sdk::{Sniffed, json};
 
 pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
-    let text = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])).ok()?;
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    if !trimmed.starts_with('{') {
-        return None;
-    }
-    let history = value_start(trimmed, "\"history\"")?;
-    let rest = &trimmed[history..];
-    if !rest.starts_with('[') {
-        return None;
-    }
-    let empty = rest[1..].trim_start().starts_with(']');
-    if !empty && !rest.contains("\"message\"") {
-        return None;
-    }
-    let id_at = value_start(trimmed, "\"sessionId\"")?;
-    let id = trimmed[id_at..].strip_prefix('"')?;
-    let id = &id[..id.find('"')?];
-    (!id.is_empty()).then(|| Sniffed { native_version: None, native_id: Some(id.to_string()) })
-}
-
-/// Where the value of the first `"key":` starts.
-fn value_start(text: &str, key: &str) -> Option<usize> {
-    let mut from = 0;
-    while let Some(at) = text[from..].find(key) {
-        let end = from + at + key.len();
-        let after = text[end..].trim_start();
-        if let Some(value) = after.strip_prefix(':') {
-            let value = value.trim_start();
-            return Some(text.len() - value.len());
-        }
-        from = end;
-    }
-    None
+    let id = json::document_id_in_head(head, "sessionId", "history", "message")?;
+    Some(Sniffed { native_version: None, native_id: Some(id) })
 }

@@ -3,51 +3,27 @@
 //! home: the conversation survives, and the document has the shape the CLI
 //! resumes (every call answered in its item's `toolCallStates`).
 
-use std::path::Path;
-
 use serde_json::Value;
 use trajhost_codec_claude_code::ClaudeCode;
 use trajhost_codec_codex::Codex;
 use trajhost_codec_continue_cli::ContinueCli;
 use trajhost_codec_continue_cli::layout::INDEX;
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, WriteOptions};
-use trajhost_codec_testkit::suite::apply_files;
+use trajhost_codec_testkit::suite;
 use trajhost_codec_testkit::{self as kit, Spans, assistant_texts, tool_calls, tool_results, users};
 
 const CWD: &str = "/home/user/project";
 
-/// The first session of a lab fixture home, read by its own codec.
-fn source<C: Codec>(harness: &str, version: &str) -> kit::Read {
-    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../fixtures/{harness}/{version}/simple"));
-    let found = kit::discover::<C>(&home);
-    let session = found.sessions.first().unwrap_or_else(|| panic!("{harness}: no session"));
-    kit::read::<C>(&home, &session.locator)
-}
-
 /// Writes `read` as a Continue CLI session, prepares it into a fresh home and
 /// reads it back; the home is returned with the plan's session id.
 fn convert(read: &kit::Read) -> (tempfile::TempDir, String, kit::Read) {
-    let options = || WriteOptions { cwd: Some(CWD.into()), native_id: None, home_path: None };
-    let written = trajhost_codec_sdk::write_document::<ContinueCli>(&read.document, options()).unwrap();
-    let target = tempfile::tempdir().unwrap();
-    let plan = trajhost_codec_sdk::prepare_artifacts::<ContinueCli>(
-        written.artifacts.clone(),
-        &Dir::native(target.path()),
-        options(),
-    )
-    .unwrap();
-    apply_files(&plan, &written, target.path());
-    let locator = format!(".continue/sessions/{}.json", plan.native_id);
-    let back = kit::conformance::<ContinueCli>(target.path(), &locator, Spans::Bytes);
-    (target, plan.native_id, back)
+    suite::convert_into::<ContinueCli>(read, CWD, |id| format!(".continue/sessions/{id}.json"), Spans::Bytes)
 }
 
 #[test]
 fn claude_code_and_codex_sessions_carry_their_conversation() {
     for (harness, read) in [
-        ("claude-code", source::<ClaudeCode>("claude-code", "2.1.197")),
-        ("codex", source::<Codex>("codex", "0.171.0")),
+        ("claude-code", kit::simple_session::<ClaudeCode>("claude-code", "2.1.197")),
+        ("codex", kit::simple_session::<Codex>("codex", "0.171.0")),
     ] {
         let (home, id, back) = convert(&read);
         assert_eq!(users(&back.records), users(&read.records), "{harness}");
@@ -74,7 +50,7 @@ fn claude_code_and_codex_sessions_carry_their_conversation() {
         assert_eq!(index.len(), 1);
         assert_eq!(index[0]["sessionId"], id.as_str());
         if let Some(keep) = std::env::var_os("CONTINUE_CLI_KEEP_CONVERTED") {
-            let to = Path::new(&keep).join(harness);
+            let to = std::path::Path::new(&keep).join(harness);
             kit::copy_dir(home.path(), &to);
         }
     }

@@ -78,11 +78,7 @@ pub fn prepare(
             artifact.path
         )));
     }
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
+    install::check_requested_id(&id, options)?;
     let written_cwd =
         facts.workspace_root.and_then(|raw| serde_json::from_str::<Option<String>>(raw.get()).ok().flatten());
     let cwd = options.cwd.clone().filter(|c| !c.is_empty()).or(written_cwd.clone());

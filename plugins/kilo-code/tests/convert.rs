@@ -14,19 +14,11 @@ use trajhost_codec_codex::Codex;
 use trajhost_codec_kilo_code::KiloCode;
 use trajhost_codec_kilo_code::layout::IMPORT_DIR;
 use trajhost_codec_kilo_code::prepare::CONFIG;
-use trajhost_codec_sdk::{Codec, WriteOptions};
+use trajhost_codec_sdk::WriteOptions;
 use trajhost_codec_testkit::suite::{self, apply_files, options_for};
 use trajhost_codec_testkit::{self as kit, Spans, conversation};
 
 const CWD: &str = "/home/user/project";
-
-/// The first session of a lab fixture home, read by its own codec.
-fn source<C: Codec>(harness: &str, version: &str) -> kit::Read {
-    let home = kit::fixtures(harness, version).join("simple");
-    let found = kit::discover::<C>(&home);
-    let session = found.sessions.first().unwrap_or_else(|| panic!("{harness}: no session"));
-    kit::read::<C>(&home, &session.locator)
-}
 
 /// Writes `read` as a Kilo Code session, prepares it into a fresh home and
 /// reads the prepared document back; the home is returned with the plan's session id.
@@ -46,8 +38,8 @@ fn convert(read: &kit::Read) -> (tempfile::TempDir, String, kit::Read) {
 #[test]
 fn claude_code_and_codex_sessions_carry_their_conversation() {
     for (harness, read) in [
-        ("claude-code", source::<ClaudeCode>("claude-code", "2.1.197")),
-        ("codex", source::<Codex>("codex", "0.171.0")),
+        ("claude-code", kit::simple_session::<ClaudeCode>("claude-code", "2.1.197")),
+        ("codex", kit::simple_session::<Codex>("codex", "0.171.0")),
     ] {
         let (home, id, back) = convert(&read);
         // What the resumed model is sent: prompts, calls, results, answers.

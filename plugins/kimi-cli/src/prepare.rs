@@ -21,7 +21,7 @@
 //!   [-m <model>]`.
 
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::writer::install::ResumeCommand;
+use trajhost_codec_sdk::writer::install::{self, ResumeCommand};
 use trajhost_codec_sdk::{AddJsonEntry, ArtifactInfo, CodecError, CopyArtifact, Operation, Plan, WriteOptions};
 
 use crate::layout::{self, CONTEXT, LOCAL_KAOS, METADATA, SESSIONS, STATE, WIRE};
@@ -79,11 +79,7 @@ pub fn prepare(
     if !names.iter().any(|(_, n)| n == CONTEXT) {
         return Err(CodecError::Malformed(format!("the export has no {CONTEXT}")));
     }
-    if let Some(wanted) = options.native_id.as_deref().filter(|w| *w != id) {
-        return Err(CodecError::Malformed(format!(
-            "the export's session id {id} is not the requested native id {wanted}"
-        )));
-    }
+    install::check_requested_id(&id, options)?;
     let cwd = options.cwd.clone().filter(|c| !c.is_empty()).ok_or_else(|| {
         CodecError::Malformed(
             "installing a Kimi CLI session needs its work directory (give --cwd): Kimi files sessions under \

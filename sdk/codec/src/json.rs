@@ -37,6 +37,46 @@ pub fn raw_spans<'a>(bytes: &[u8], raws: &[&'a RawValue]) -> Vec<(&'a RawValue, 
         .collect()
 }
 
+/// The session id in the head of a session document that a harness writes
+/// whole (`JSON.stringify(session, null, 2)`), for `sniff`: the `id_key`
+/// string of a JSON object whose `list_key` array is empty or mentions
+/// `item_key` (the members before the list are in the head; the list may be
+/// cut off). None when the head is not such a document.
+pub fn document_id_in_head(head: &[u8], id_key: &str, list_key: &str, item_key: &str) -> Option<String> {
+    let text = std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()])).ok()?;
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    let list = value_start(trimmed, list_key)?;
+    let rest = &trimmed[list..];
+    if !rest.starts_with('[') {
+        return None;
+    }
+    let empty = rest[1..].trim_start().starts_with(']');
+    if !empty && !rest.contains(&format!("\"{item_key}\"")) {
+        return None;
+    }
+    let id_at = value_start(trimmed, id_key)?;
+    let id = trimmed[id_at..].strip_prefix('"')?;
+    let id = &id[..id.find('"')?];
+    (!id.is_empty()).then(|| id.to_string())
+}
+
+/// Where the value of the first `"key":` in `text` starts.
+fn value_start(text: &str, key: &str) -> Option<usize> {
+    let quoted = format!("\"{key}\"");
+    let mut from = 0;
+    while let Some(at) = text[from..].find(&quoted) {
+        let end = from + at + quoted.len();
+        if let Some(value) = text[end..].trim_start().strip_prefix(':') {
+            return Some(text.len() - value.trim_start().len());
+        }
+        from = end;
+    }
+    None
+}
+
 /// A string field.
 pub fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
@@ -61,6 +101,22 @@ pub fn count_of(v: &Value, key: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_head_gives_its_id_when_its_list_is_empty_or_holds_items() {
+        let id = |head: &str| document_id_in_head(head.as_bytes(), "sessionId", "history", "message");
+        let pretty = "{\n  \"sessionId\": \"abc\",\n  \"history\": [\n    {\n      \"message\": {\"role\": \"us";
+        assert_eq!(id(pretty).as_deref(), Some("abc"), "a head cut inside the list");
+        assert_eq!(id("\u{feff}{\"history\": [ ], \"sessionId\": \"x\"}").as_deref(), Some("x"));
+        assert_eq!(id("{\"sessionId\": \"abc\", \"history\": [{\"other\": 1}]}"), None, "items without the member");
+        assert_eq!(id("{\"sessionId\": \"abc\", \"history\": {}}"), None, "not a list");
+        assert_eq!(id("{\"sessionId\": \"\", \"history\": []}"), None, "an empty id");
+        assert_eq!(id("[{\"sessionId\": \"abc\", \"history\": []}]"), None, "not an object");
+        assert_eq!(
+            id("{\"note\": \"the \\\"history\\\" below\", \"history\": [], \"sessionId\": \"y\"}").as_deref(),
+            Some("y")
+        );
+    }
 
     #[test]
     fn parse_reads_like_from_slice() {

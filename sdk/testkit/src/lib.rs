@@ -105,6 +105,16 @@ pub fn fixtures(harness: &str, version: &str) -> PathBuf {
     fixtures_root().join(harness).join(version)
 }
 
+/// The first session of a harness version's lab `simple` fixture, read by
+/// its own codec `C`: the source of the convert tests that write it as
+/// another harness.
+pub fn simple_session<C: Codec>(harness: &str, version: &str) -> Read {
+    let home = fixtures(harness, version).join("simple");
+    let found = discover::<C>(&home);
+    let session = found.sessions.first().unwrap_or_else(|| panic!("{harness} {version}: no session in {home:?}"));
+    read::<C>(&home, &session.locator)
+}
+
 /// One `- {field}: …` line of a lab scenario's section of the
 /// `PROVENANCE.md` in `fixtures` (a harness version's fixture directory).
 pub fn provenance(fixtures: &Path, scenario: &str, field: &str) -> String {
@@ -594,6 +604,16 @@ pub fn home_with_lines(locator: &str, lines: &[Value]) -> tempfile::TempDir {
     let path = dir.path().join(locator);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    dir
+}
+
+/// A home holding one JSON document at `locator`, pretty-printed as the
+/// harnesses that rewrite a whole session file write it.
+pub fn home_with_document(locator: &str, doc: &Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(locator);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
     dir
 }
 

@@ -1124,6 +1124,24 @@ pub fn prepare_in<C: Codec>(
     trajhost_codec_sdk::prepare_artifacts::<C>(artifacts, &Dir::native(home), options)
 }
 
+/// Writes `read` as a `C` session that resumes in `cwd`, prepares it into a
+/// fresh home, applies the plan's files and reads the session back through
+/// the conformance checks from `locator(native id)`: what a convert test
+/// starts from. Returns the home with the plan's session id.
+pub fn convert_into<C: Codec>(
+    read: &crate::Read,
+    cwd: &str,
+    locator: impl Fn(&str) -> String,
+    spans: crate::Spans,
+) -> (tempfile::TempDir, String, crate::Read) {
+    let written = write::<C>(&read.document, WriteOptions { cwd: Some(cwd.into()), ..options_for(None) });
+    let target = tempfile::tempdir().unwrap();
+    let plan = prepare_in::<C>(&written, target.path(), Some(cwd)).unwrap_or_else(|e| panic!("prepare: {e:?}"));
+    apply_files(&plan, &written, target.path());
+    let back = crate::conformance::<C>(target.path(), &locator(&plan.native_id), spans);
+    (target, plan.native_id, back)
+}
+
 /// Applies a plan of files as the host does: `create-file` and
 /// `copy-artifact` never over an existing file, `add-json-entry` never
 /// changing an entry there. Any other

@@ -26,6 +26,33 @@ pub fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or("")
 }
 
+/// Refuses an export whose session id is not the native id the user asked
+/// for (`--native-id`): the plan installs the id the artifacts hold.
+pub fn check_requested_id(id: &str, options: &crate::WriteOptions) -> Result<(), CodecError> {
+    match options.native_id.as_deref().filter(|wanted| *wanted != id) {
+        Some(wanted) => {
+            Err(CodecError::Malformed(format!("the export's session id {id} is not the requested native id {wanted}")))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The working directory a session resumes in: the user's `--cwd`, else
+/// the one the written session names; `unnamed` says what the session
+/// lacks when it names none. It must be absolute.
+pub fn resume_cwd(options: &crate::WriteOptions, written: Option<&str>, unnamed: &str) -> Result<String, CodecError> {
+    let cwd = options
+        .cwd
+        .as_deref()
+        .filter(|c| !c.is_empty())
+        .or(written)
+        .ok_or_else(|| CodecError::Malformed(format!("{unnamed}; give one with --cwd")))?;
+    if !cwd.starts_with('/') {
+        return Err(CodecError::Other(format!("working directory {cwd:?} is not an absolute path")));
+    }
+    Ok(cwd.to_string())
+}
+
 /// Whether `path` exists in the target home (a denied or failing probe is
 /// an error: the plan must not guess).
 pub fn exists(target: &Dir, path: &str) -> Result<bool, CodecError> {
