@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use trajhost_codec_sdk::CodecError;
-use trajhost_codec_sdk::fs::{Dir, FsError};
+use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 
 use crate::exchange::Entry;
@@ -63,15 +63,7 @@ impl<'a> Document<'a> {
 
     /// The raw exchanges with their byte spans (offset, length) in `bytes`.
     pub fn entries(&self, bytes: &[u8]) -> Vec<(&'a RawValue, u64, u64)> {
-        let base = bytes.as_ptr() as usize;
-        self.chat_history
-            .iter()
-            .flatten()
-            .map(|raw| {
-                let text = raw.get();
-                (*raw, (text.as_ptr() as usize).saturating_sub(base) as u64, text.len() as u64)
-            })
-            .collect()
+        trajhost_codec_sdk::json::raw_spans(bytes, self.chat_history.as_deref().unwrap_or_default())
     }
 
     fn parsed(&self) -> impl Iterator<Item = Entry> + '_ {
@@ -111,11 +103,5 @@ impl<'a> Document<'a> {
 
 /// The bytes of a session file.
 pub fn load(home: &Dir, locator: &str) -> Result<Vec<u8>, CodecError> {
-    home.read_to_end(locator, MAX_FILE_BYTES).map_err(|e| match e {
-        FsError::NotFound(_) => CodecError::NotFound(locator.to_string()),
-        FsError::LimitExceeded(_) => {
-            CodecError::Unsupported(format!("{locator}: larger than {MAX_FILE_BYTES} bytes, not read"))
-        }
-        other => trajhost_codec_sdk::errors::fs_error(locator, other),
-    })
+    trajhost_codec_sdk::errors::read_document(home, locator, MAX_FILE_BYTES)
 }

@@ -7,16 +7,15 @@
 
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::discovery::{self, FileProblems};
-use trajhost_codec_sdk::errors::detail_of;
 use trajhost_codec_sdk::fs::{Dir, Metadata};
 use trajhost_codec_sdk::time::rfc3339_ms;
-use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+use trajhost_codec_sdk::{CodecError, Discovery, SessionRef};
 
 use crate::layout::{self, IndexEntry, SESSIONS};
 use crate::session::{self, Document};
 
 /// A document without `sessionId` (named by its file).
-pub const NO_SESSION_ID: &str = "no-session-id";
+pub use trajhost_codec_sdk::discovery::NO_SESSION_ID;
 
 pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
     let mut sessions = Vec::new();
@@ -39,16 +38,7 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
             problems.empty(&locator, "json");
             continue;
         }
-        match session_ref(home, &locator, &entry.meta, &index) {
-            Ok((s, named)) => {
-                if !named {
-                    problems.add(NO_SESSION_ID, Severity::Warning, &locator, "sessionId");
-                }
-                sessions.push(s)
-            }
-            Err(CodecError::Malformed(why)) => problems.malformed_head(&locator, &why),
-            Err(e) => problems.add("unreadable-file", Severity::Warning, &locator, &detail_of(&locator, &e)),
-        }
+        problems.place(&locator, session_ref(home, &locator, &entry.meta, &index), "sessionId", &mut sessions);
     }
     Ok(problems.finish(sessions, Diagnostics::new()))
 }

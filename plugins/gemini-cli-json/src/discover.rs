@@ -7,10 +7,9 @@
 
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::discovery::{self, FileProblems};
-use trajhost_codec_sdk::errors::detail_of;
 use trajhost_codec_sdk::fs::{Dir, Metadata};
 use trajhost_codec_sdk::time::rfc3339_ms;
-use trajhost_codec_sdk::{CodecError, Discovery, SessionRef, Severity};
+use trajhost_codec_sdk::{CodecError, Discovery, SessionRef};
 
 use crate::conversation::{self, Document};
 use crate::layout::{self, CHATS, TMP_ROOT};
@@ -36,16 +35,7 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
                 continue;
             }
             let cwd = cwd.get_or_insert_with(|| layout::project_root(home, &project_dir, &mut registry)).clone();
-            match session_ref(home, &locator, &entry.meta, cwd) {
-                Ok((s, named)) => {
-                    if !named {
-                        problems.add(NO_SESSION_ID, Severity::Warning, &locator, "sessionId");
-                    }
-                    sessions.push(s)
-                }
-                Err(CodecError::Malformed(why)) => problems.malformed_head(&locator, &why),
-                Err(e) => problems.add("unreadable-file", Severity::Warning, &locator, &detail_of(&locator, &e)),
-            }
+            problems.place(&locator, session_ref(home, &locator, &entry.meta, cwd), "sessionId", &mut sessions);
         }
     }
     Ok(problems.finish(sessions, Diagnostics::new()))
@@ -61,7 +51,7 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
 }
 
 /// A document without `sessionId` (named by its file).
-pub const NO_SESSION_ID: &str = "no-session-id";
+pub use trajhost_codec_sdk::discovery::NO_SESSION_ID;
 
 fn session_ref(
     home: &Dir,

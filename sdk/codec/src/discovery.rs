@@ -28,6 +28,8 @@ pub const UNREADABLE_FILE: &str = "unreadable-file";
 pub const MALFORMED_HEAD: &str = "malformed-head";
 /// A directory of the store that could not be listed.
 pub const UNREADABLE_DIRECTORY: &str = "unreadable-directory";
+/// A session document that names no session id (its file name stands in).
+pub const NO_SESSION_ID: &str = "no-session-id";
 /// A session file with no bytes (left over from a crash or a copy).
 pub const EMPTY_SESSION_FILE: &str = "empty-session-file";
 
@@ -87,6 +89,29 @@ impl FileProblems {
     /// is missing or wrong.
     pub fn malformed_head(&mut self, file: &str, what: &str) {
         self.add(MALFORMED_HEAD, Severity::Warning, file, what);
+    }
+
+    /// One whole-document session file as discover places it. `found` is
+    /// its session-ref and whether the document named its id (else a
+    /// warning naming `id_member`); a document that is no session is a
+    /// malformed head, a read that failed an unreadable file.
+    pub fn place(
+        &mut self,
+        file: &str,
+        found: Result<(SessionRef, bool), CodecError>,
+        id_member: &str,
+        sessions: &mut Vec<SessionRef>,
+    ) {
+        match found {
+            Ok((session, named)) => {
+                if !named {
+                    self.add(NO_SESSION_ID, Severity::Warning, file, id_member);
+                }
+                sessions.push(session);
+            }
+            Err(CodecError::Malformed(why)) => self.malformed_head(file, &why),
+            Err(e) => self.add(UNREADABLE_FILE, Severity::Warning, file, &crate::errors::detail_of(file, &e)),
+        }
     }
 
     /// A session file with no bytes; `format` names the file kind.
