@@ -376,10 +376,8 @@ impl Writer {
 
 impl SessionWriter for Writer {
     fn push(&mut self, records: &str) -> Result<Vec<Artifact>, CodecError> {
-        for line in records.lines() {
-            if let Some(record) = self.input.record(line, &mut self.diags)? {
-                self.record(record);
-            }
+        for record in self.input.records(records, &mut self.diags)? {
+            self.record(record);
         }
         // A JSON document is whole or nothing: it is returned at `finish`.
         Ok(Vec::new())

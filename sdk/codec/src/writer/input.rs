@@ -65,6 +65,17 @@ impl CanonicalInput {
         Ok(record)
     }
 
+    /// Every record of one pushed batch, as [`record`](Self::record) reads
+    /// each line: for writers that build a whole document (a batch is
+    /// bounded, and such a writer keeps every record anyway).
+    pub fn records(&mut self, batch: &str, diags: &mut Diagnostics) -> Result<Vec<Record>, CodecError> {
+        let mut records = Vec::new();
+        for line in batch.lines() {
+            records.extend(self.record(line, diags)?);
+        }
+        Ok(records)
+    }
+
     /// As [`record`](Self::record), and a subagent's record (one with an
     /// `agent`) is reported as `not-carried` `subagent-transcript` and left
     /// out: for targets that keep a subagent in a store of its own.
