@@ -353,12 +353,11 @@ impl SessionWriter for Writer {
 
     fn finish(&mut self) -> Result<Written, CodecError> {
         let meta = self.meta.clone().unwrap_or_default();
-        let cwd = self.options.cwd.clone().or(meta.cwd.clone()).filter(|c| !c.is_empty()).ok_or_else(|| {
-            CodecError::Other(
-                "Auggie records every prompt's workspace folder, and this session names none: give one with --cwd"
-                    .into(),
-            )
-        })?;
+        let cwd = trajhost_codec_sdk::writer::required_cwd(
+            &self.options,
+            &meta,
+            "Auggie records every prompt's workspace folder",
+        )?;
         let first = self.exchanges.iter().filter_map(|e| e.last_ts).min();
         let start = meta.started_at.as_deref().and_then(parse_rfc3339).or(first).unwrap_or_else(|| {
             self.placeholder("created");

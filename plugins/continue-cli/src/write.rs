@@ -385,13 +385,11 @@ impl SessionWriter for Writer {
 
     fn finish(&mut self) -> Result<Written, CodecError> {
         let meta = self.meta.clone().unwrap_or_default();
-        let cwd = self.options.cwd.clone().or(meta.cwd.clone()).filter(|c| !c.is_empty()).ok_or_else(|| {
-            CodecError::Other(
-                "Continue CLI records every session's workspace directory, and this session names none: give one \
-                 with --cwd"
-                    .into(),
-            )
-        })?;
+        let cwd = trajhost_codec_sdk::writer::required_cwd(
+            &self.options,
+            &meta,
+            "Continue CLI records every session's workspace directory",
+        )?;
         let start_ms = meta.started_at.as_deref().or(self.first_ts.as_deref()).and_then(parse_rfc3339);
         let start_ms = start_ms.unwrap_or_else(|| {
             self.placeholder("dateCreated");

@@ -436,13 +436,11 @@ impl SessionWriter for Writer {
 
     fn finish(&mut self) -> Result<Written, CodecError> {
         let meta = self.meta.clone().unwrap_or_default();
-        let cwd = self.options.cwd.clone().or(meta.cwd.clone()).filter(|c| !c.is_empty()).ok_or_else(|| {
-            CodecError::Other(
-                "Gemini CLI files every session under the SHA-256 of its project directory, and this session names \
-                 no working directory: give one with --cwd"
-                    .into(),
-            )
-        })?;
+        let cwd = trajhost_codec_sdk::writer::required_cwd(
+            &self.options,
+            &meta,
+            "Gemini CLI files every session under the SHA-256 of its project directory",
+        )?;
         let cwd = normalize_cwd(&cwd);
         let start = meta
             .started_at

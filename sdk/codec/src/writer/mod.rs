@@ -60,3 +60,18 @@ pub use assembler::{JsonlAssembler, join_lines, json_document, json_line, python
 pub use calls::{OpenCalls, UnmatchedResult};
 pub use held::{HeldRecords, assistant_model, record_ms};
 pub use input::{CanonicalDocument, CanonicalInput, main_content};
+
+/// The working directory a written session records: the user's `--cwd`,
+/// else the source's. `needs` says why the target cannot do without one.
+pub fn required_cwd(
+    options: &crate::WriteOptions,
+    meta: &crate::canonical::Meta,
+    needs: &str,
+) -> Result<String, crate::CodecError> {
+    options
+        .cwd
+        .clone()
+        .or(meta.cwd.clone())
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| crate::CodecError::Other(format!("{needs}, and this session names none: give one with --cwd")))
+}
