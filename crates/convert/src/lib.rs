@@ -60,6 +60,23 @@ pub struct Fidelity {
     pub target_kinds: BTreeMap<String, u64>,
 }
 
+impl Fidelity {
+    /// The losses grouped by what was lost, in report order. A target codec's
+    /// declaration and the read-back's measure of the same loss are two entries
+    /// in the manifest (tests check each measured loss was declared) but one
+    /// thing to a reader.
+    pub fn losses_by_what(&self) -> Vec<(&str, Vec<&Loss>)> {
+        let mut groups: Vec<(&str, Vec<&Loss>)> = Vec::new();
+        for loss in &self.not_carried {
+            match groups.iter_mut().find(|(what, _)| *what == loss.what) {
+                Some((_, found)) => found.push(loss),
+                None => groups.push((&loss.what, vec![loss])),
+            }
+        }
+        groups
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionSide {
     pub harness: String,
@@ -1218,7 +1235,31 @@ pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Re
 
 #[cfg(test)]
 mod tests {
-    use super::{FOLD_PIECE, fold_whitespace};
+    use super::{FOLD_PIECE, Fidelity, Loss, Tier, fold_whitespace};
+
+    #[test]
+    fn a_loss_declared_and_measured_is_one_group_in_report_order() {
+        let loss = |what: &str, count, found_by: &str| Loss { what: what.into(), count, found_by: found_by.into() };
+        let fidelity = Fidelity {
+            tier: Tier::Semantic,
+            not_carried: vec![
+                loss("usage", 3, "target codec"),
+                loss("reasoning", 1, "target codec"),
+                loss("usage", 2, "read-back"),
+            ],
+            source_kinds: Default::default(),
+            target_kinds: Default::default(),
+        };
+        let groups: Vec<(&str, Vec<(u64, &str)>)> = fidelity
+            .losses_by_what()
+            .into_iter()
+            .map(|(what, found)| (what, found.iter().map(|l| (l.count, l.found_by.as_str())).collect()))
+            .collect();
+        assert_eq!(
+            groups,
+            [("usage", vec![(3, "target codec"), (2, "read-back")]), ("reasoning", vec![(1, "target codec")])]
+        );
+    }
 
     #[test]
     fn folding_whitespace_matches_split_whitespace() {

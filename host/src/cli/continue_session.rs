@@ -109,8 +109,9 @@ pub fn run(ctx: &Context, args: &Args) -> anyhow::Result<u8> {
             format!("not verified: {}", installed.verdict.reason)
         }
     )?;
-    for loss in &manifest.fidelity.not_carried {
-        writeln!(err, "  not carried: {} ×{}", loss.what, loss.count)?;
+    for (what, found) in manifest.fidelity.losses_by_what() {
+        let count = found.iter().map(|l| l.count).max().unwrap_or_default();
+        writeln!(err, "  not carried: {what} ×{count}")?;
     }
     if let Some(line) = trajhost::redaction::summary(&manifest.redactions) {
         writeln!(err, "{line}")?;

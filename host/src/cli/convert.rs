@@ -170,8 +170,9 @@ fn print_report(m: &ExportManifest, out: &std::path::Path) -> std::io::Result<()
     if m.fidelity.not_carried.is_empty() && m.not_portable.is_empty() {
         writeln!(w, "          everything carried over")?;
     }
-    for loss in &m.fidelity.not_carried {
-        writeln!(w, "          not carried: {} ×{} ({})", loss.what, loss.count, loss.found_by)?;
+    for (what, found) in m.fidelity.losses_by_what() {
+        let found: Vec<String> = found.iter().map(|l| format!("×{} {}", l.count, l.found_by)).collect();
+        writeln!(w, "          not carried: {what} ({})", found.join(", "))?;
     }
     writeln!(w, "next      trajhost prepare {} --home <target home>", out.display())?;
     Ok(())
