@@ -48,6 +48,12 @@ function run(argv, options = {}) {
   });
 }
 
+/** How many tool_call records `trajhost read` gives for session `s` of `home`. */
+function toolCalls(home, s) {
+  const out = run(['read', s.native_id, '--home', home, '--harness', s.harness, '--json']);
+  return out.split('\n').filter((line) => line.trim() && JSON.parse(line).kind === 'tool_call').length;
+}
+
 function labHomes() {
   const homes = [];
   for (const harness of fs.readdirSync(path.join(root, 'fixtures')).sort()) {
@@ -140,9 +146,12 @@ async function checkFixture(browser, fixture, takeShot) {
     }
   }
   if (!seen) problems.push(`none of ${sentinels.join(', ')} is visible on the ${sessions.length} page(s)`);
-  if (!clicked) problems.push('no tool call that opens on a click');
+  // A session that holds no tool call (Aider's history stores none) has none to open: the records
+  // trajhost reads, not the harness's name, decide that.
+  const calls = clicked ? null : sessions.reduce((sum, s) => sum + toolCalls(fixture.home, s), 0);
+  if (!clicked && calls !== 0) problems.push('no tool call that opens on a click');
   if (problems.length) return fail(name, problems.join('; '));
-  pass(name, `${sessions.length} page(s), ${seen}, a tool call opens`);
+  pass(name, `${sessions.length} page(s), ${seen}, ${clicked ? 'a tool call opens' : 'no tool call in the session to open'}`);
 }
 
 async function checkHostile(browser) {
