@@ -46,10 +46,7 @@ impl<'a> Document<'a> {
     /// The session id: `sessionId`, else the file name without `.json`
     /// (`false`: a document that names no session).
     pub fn native_id(&self, locator: &str) -> (String, bool) {
-        match self.session_id.as_deref().filter(|s| !s.is_empty()) {
-            Some(id) => (id.to_string(), true),
-            None => (trajhost_codec_sdk::paths::file_stem(locator, layout::JSON).to_string(), false),
-        }
+        trajhost_codec_sdk::paths::named_or_file_id(self.session_id.as_deref(), locator, layout::JSON)
     }
 
     /// The raw history items with their byte spans (offset, length) in `bytes`.

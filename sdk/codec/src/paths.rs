@@ -55,6 +55,15 @@ pub fn is_uuid(s: &str) -> bool {
         })
 }
 
+/// A whole-document session's id: the id it names, else its file name
+/// without `suffix`; `false` when the document names none (discover warns).
+pub fn named_or_file_id(named: Option<&str>, locator: &str, suffix: &str) -> (String, bool) {
+    match named.filter(|id| !id.is_empty()) {
+        Some(id) => (id.to_string(), true),
+        None => (file_stem(locator, suffix).to_string(), false),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
