@@ -39,8 +39,6 @@ pub struct Reader {
     home: Dir,
     writer: BatchWriter,
     diags: Diagnostics,
-    /// The session's `meta`, until it is emitted.
-    meta: Option<trajhost_codec_sdk::canonical::Record>,
     lines: JsonLines,
     transcript: Transcript,
     finished: bool,
@@ -70,9 +68,8 @@ impl Reader {
         transcript.skip_sidechains(main_conversation);
         Ok(Reader {
             home,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             lines,
             transcript,
             finished: false,
@@ -84,10 +81,6 @@ impl Reader {
 impl Steps for Reader {
     /// Does one unit of work (a line). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         if self.finished {
             return Ok(false);
         }

@@ -27,8 +27,6 @@ pub struct Reader {
     cwd: Option<String>,
     writer: BatchWriter,
     diags: Diagnostics,
-    /// The session's `meta`, until it is emitted.
-    meta: Option<trajhost_codec_sdk::canonical::Record>,
     /// The file being read.
     current: Option<(JsonLines, Transcript)>,
     /// `toolCalls[].agentId` → call id, from the main file.
@@ -57,9 +55,8 @@ impl Reader {
             paths,
             native_id,
             cwd,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             current: Some((JsonLines::new(file, locator), transcript)),
             agent_calls: BTreeMap::new(),
             children: None,
@@ -71,10 +68,6 @@ impl Reader {
 impl Steps for Reader {
     /// Does one unit of work (a line, a file switch). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags, home: &self.home };
         if let Some((lines, transcript)) = self.current.as_mut() {
             match lines.next_line() {

@@ -34,8 +34,6 @@ pub struct Reader {
     cwd: Option<String>,
     writer: BatchWriter,
     diags: Diagnostics,
-    /// The next `meta` record, until it is emitted.
-    meta: Option<Record>,
     /// The agent being read (the session's own, or a subagent's).
     transcript: Option<Transcript>,
     /// Its context files still to read, relative to the home.
@@ -69,9 +67,8 @@ impl Reader {
             home,
             paths,
             cwd,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             transcript: Some(Transcript::new(None, wire)),
             files,
             lines: None,
@@ -85,10 +82,6 @@ impl Reader {
 impl Steps for Reader {
     /// One unit of work (a line, a file switch). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         if let (Some(lines), Some(transcript)) = (self.lines.as_mut(), self.transcript.as_mut()) {
             match lines.next_line() {
                 Some(Ok(line)) => {

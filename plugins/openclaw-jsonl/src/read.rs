@@ -117,7 +117,6 @@ pub struct Reader {
     mapper: Mapper,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     /// Offset of the header line; a later `session` line is reported.
     header_offset: Option<u64>,
     done: bool,
@@ -171,9 +170,8 @@ impl Reader {
             shape,
             off_branch,
             mapper: Mapper::default(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             header_offset: head.header_span.map(|(offset, _)| offset),
             done: false,
         })
@@ -183,10 +181,6 @@ impl Reader {
 impl Steps for Reader {
     /// One line. False when the file is exhausted.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let path = self.lines.path().to_string();
         let Some(line) = self.lines.next_line() else { return Ok(false) };
         let line = line.map_err(|e| fs_error(&path, e))?;

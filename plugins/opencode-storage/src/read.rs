@@ -31,7 +31,6 @@ pub struct Reader {
     messages: VecDeque<Item>,
     mapper: Mapper,
     writer: BatchWriter,
-    meta: Option<Record>,
     done: bool,
 }
 
@@ -63,18 +62,13 @@ impl Reader {
             session_id: session.id,
             messages,
             mapper,
-            writer: BatchWriter::new(options),
-            meta: Some(meta),
+            writer: BatchWriter::starting_with(options, &meta),
             done: false,
         })
     }
 
     /// One unit of work; false when nothing is left.
     fn step(&mut self) -> bool {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return true;
-        }
         let Some(message) = self.messages.pop_front() else {
             self.mapper.finish(&mut self.writer);
             return false;

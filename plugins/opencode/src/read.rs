@@ -82,7 +82,6 @@ pub struct Reader {
     path: String,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     /// A `compaction` part whose summary message is next: (part id, rowid, trigger).
     compaction: Option<(String, i64, Option<String>)>,
     done: bool,
@@ -107,10 +106,9 @@ impl Reader {
                 messages.push_back((i as i64, id, created, info, parts));
             }
             return Ok(Reader {
-                meta: Some(meta(locator, &session)),
                 source: Source::Doc(messages),
                 path: locator.to_string(),
-                writer: BatchWriter::new(options),
+                writer: BatchWriter::starting_with(options, &meta(locator, &session)),
                 diags: Diagnostics::new(),
                 compaction: None,
                 done: false,
@@ -129,10 +127,9 @@ impl Reader {
         let mut diags = Diagnostics::new();
         schema.note(&mut diags, path);
         Ok(Reader {
-            meta: Some(meta(path, &session)),
             source: Source::Db { db, schema, messages, columns, page: VecDeque::new(), done: false },
             path: path.to_string(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta(path, &session)),
             diags,
             compaction: None,
             done: false,
@@ -142,10 +139,6 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let (messages, columns, page, done) = match &mut self.source {
             Source::Doc(queue) => {
                 let Some((index, id, created, data, parts)) = queue.pop_front() else {

@@ -22,7 +22,6 @@ pub struct Reader {
     paths: SessionPaths,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     files: VecDeque<EventFile>,
     events: Events,
     done: bool,
@@ -60,9 +59,8 @@ impl Reader {
         Ok(Reader {
             home,
             paths,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             files: facts.events.into(),
             events: Events::new(facts.clock, usages),
             done: false,
@@ -70,10 +68,6 @@ impl Reader {
     }
 
     fn step(&mut self) -> bool {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return true;
-        }
         let Some(file) = self.files.pop_front() else { return false };
         let path = join(&self.paths.events_dir(), &file.name);
         if let Some(event) = store::read_event(&self.home, &path, &mut self.diags) {

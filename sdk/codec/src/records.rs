@@ -24,6 +24,14 @@ impl BatchWriter {
         }
     }
 
+    /// A writer that holds `first` already (a session's `meta`): it opens
+    /// the first batch, before anything a reader's steps push.
+    pub fn starting_with(options: &ReadOptions, first: &Record) -> BatchWriter {
+        let mut writer = BatchWriter::new(options);
+        writer.push(first);
+        writer
+    }
+
     /// Appends one record.
     pub fn push(&mut self, record: &Record) {
         // Serializing a `Record` cannot fail: every map key is a string.
