@@ -23,7 +23,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover::{fs_error, fs_kind};
 use crate::head::Head;
@@ -133,11 +133,5 @@ pub fn agent_meta(home: &Dir, path: &str, diags: &mut Diagnostics) -> AgentMeta 
             diags.add("malformed-agent-meta", Severity::Warning, "meta.json", Some(path), None);
             AgentMeta::default()
         }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -18,7 +18,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
 use trajhost_codec_sdk::records::{self, BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover::MAX_SESSION_JSON;
 use crate::events::{Conversation, ConversationEnvelope, Event};
@@ -196,12 +196,6 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        records::next_batch(self)
     }
 }
 

@@ -12,7 +12,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover::{fs_error, fs_kind, project_root};
 use crate::head::Head;
@@ -133,11 +133,5 @@ impl Reader {
         self.writer.push(&meta);
         let transcript = Transcript::new(locator.clone(), Some(child_id), self.paths.clone());
         self.current = Some((JsonLines::new(file, &locator), transcript));
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -22,7 +22,7 @@ use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sql::Row;
 use trajhost_codec_sdk::sqlite::Value;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, SessionRef, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, SessionRef, Severity};
 
 use crate::messages::Mapper;
 use crate::read::session_records;
@@ -228,11 +228,5 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -217,12 +217,6 @@ fn model_usage(db: &Database, session: &str) -> Vec<(f64, String)> {
     messages::models_by_first_use(&pairs)
 }
 
-impl SessionReader for DbReader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
-}
-
 /// A session being read: from a `state.db`, or from an export `write` made.
 pub enum Reader {
     Db(Box<DbReader>),

@@ -15,7 +15,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, SessionRef, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, SessionRef, Severity};
 
 use crate::discover;
 use crate::layout::{self, AGENT_META, CONTEXT, SessionPaths, WIRE, plain_name};
@@ -238,11 +238,5 @@ fn session_meta(paths: &SessionPaths, found: Option<&SessionRef>, wire: &WireInd
         ts: wire.first_ts.and_then(rfc3339_secs),
         agent: None,
         src: None,
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

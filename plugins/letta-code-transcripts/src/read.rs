@@ -11,7 +11,7 @@ use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{self, BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover;
 use crate::entries::{self, Entry};
@@ -81,11 +81,5 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -32,7 +32,7 @@ use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::text::type_name;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 use trajhost_openclaw_core::Mapper;
 
 use crate::discover::{self, fs_error};
@@ -247,11 +247,5 @@ fn entry_time(entry: &Value) -> Option<String> {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         Some(Value::Number(n)) => n.as_i64().filter(|ms| *ms >= 0).map(trajhost_codec_sdk::time::rfc3339_ms),
         _ => None,
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -208,9 +208,3 @@ impl Steps for Reader {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
     }
 }
-
-impl trajhost_codec_sdk::SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<trajhost_codec_sdk::Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
-}

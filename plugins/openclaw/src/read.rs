@@ -25,7 +25,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Value};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::events::Mapper;
 use crate::layout::Locator;
@@ -404,11 +404,5 @@ fn decode(row: &Row<'_>, file: &str, diags: &mut Diagnostics) -> Option<Json> {
             diags.add("malformed-event", Severity::Error, "event is not a JSON object", Some(file), offset);
             None
         }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -41,7 +41,7 @@ use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 use trajhost_opencode_core::message;
 use trajhost_opencode_core::part::{self, ToolOutcome};
 use trajhost_opencode_core::session;
@@ -526,10 +526,4 @@ fn meta(path: &str, session: &Session) -> Record {
         info,
         SourceSpan { file: path.to_string(), offset: session.rowid.max(0) as u64, len: 0 },
     )
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
 }

@@ -73,7 +73,8 @@ impl BatchWriter {
 /// A reader that works one step at a time: each [`step`](Steps::step) reads
 /// one unit of the native store (a line, a row, a file) and pushes its
 /// records into the reader's [`BatchWriter`]. [`next_batch`] turns the steps
-/// into batches, so a codec's `SessionReader::next_batch` is one call.
+/// into batches: every `Steps` reader is a [`SessionReader`](crate::SessionReader)
+/// through it, with nothing more to write.
 pub trait Steps {
     /// Reads one unit and pushes its records (zero or more); `false` once
     /// nothing is left.
@@ -193,7 +194,8 @@ impl<L: Lines> Steps for LineReader<L> {
     }
 }
 
-impl<L: Lines> crate::SessionReader for LineReader<L> {
+/// Every [`Steps`] reader's batches are its steps', by [`next_batch`].
+impl<R: Steps> crate::SessionReader for R {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
         next_batch(self)
     }

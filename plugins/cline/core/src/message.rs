@@ -8,9 +8,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, next_batch};
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::text::type_name;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 /// The (offset, len) in `bytes` of each message, parsed from `bytes` as
 /// borrowed raw JSON.
@@ -137,11 +137,5 @@ impl<M: Messages> Steps for Transcript<M> {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl<M: Messages> SessionReader for Transcript<M> {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        next_batch(self)
     }
 }

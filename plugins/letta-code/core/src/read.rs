@@ -11,7 +11,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::HARNESS;
 use crate::discover;
@@ -127,10 +127,4 @@ fn last_positions(home: &Dir, path: &str, diags: &mut Diagnostics) -> BTreeMap<S
         }
     }
     last
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
 }

@@ -31,7 +31,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, File};
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::Flavor;
 use crate::discover::fs_error;
@@ -330,11 +330,5 @@ impl Reader {
                 src: Some(SourceSpan { file: path.to_string(), offset: span.offset, len: span.len }),
             });
         }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }
