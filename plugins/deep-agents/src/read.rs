@@ -348,14 +348,9 @@ impl Steps for Reader {
             .unwrap_or_else(|| format!("{}:{}:{}", self.thread, entry.rowid, entry.index));
         let ts = entry.ts_ms.map(rfc3339_utc);
         for made in messages::map(&entry, &id, &self.file, &mut self.diags) {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset: entry.rowid as u64, len: 0 }),
-            });
+            self.pending.push_back(
+                made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset: entry.rowid as u64, len: 0 }),
+            );
         }
         Ok(true)
     }

@@ -189,14 +189,7 @@ impl Steps for Reader {
         self.count += 1;
         let ts = message.get("timestamp").and_then(time::of_value);
         for made in self.mapper.map(n, &message, &self.file, offset, &mut self.diags) {
-            self.writer.push(&Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset, len }),
-            });
+            self.writer.push(&made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset, len }));
         }
         Ok(true)
     }

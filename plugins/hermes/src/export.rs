@@ -214,14 +214,7 @@ impl Steps for Reader {
         let row = Row { columns: &columns, values: &values };
         let Some(mapped) = self.mapper.map(&row, &self.file, &mut self.diags) else { return Ok(true) };
         for made in mapped.records {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: mapped.ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset, len }),
-            });
+            self.pending.push_back(made.at(mapped.ts.clone(), SourceSpan { file: self.file.clone(), offset, len }));
         }
         Ok(true)
     }

@@ -146,14 +146,7 @@ impl DbReader {
         let offset = row.int("id").unwrap_or(0) as u64;
         let Some(mapped) = self.mapper.map(&row, &self.file, &mut self.diags) else { return };
         for made in mapped.records {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: mapped.ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset, len: 0 }),
-            });
+            self.pending.push_back(made.at(mapped.ts.clone(), SourceSpan { file: self.file.clone(), offset, len: 0 }));
         }
     }
 }

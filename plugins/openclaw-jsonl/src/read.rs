@@ -221,14 +221,7 @@ impl Steps for Reader {
         }
         let ts = entry_time(&entry);
         for made in self.mapper.map(&entry, &path, offset, &mut self.diags) {
-            self.writer.push(&Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: path.clone(), offset, len }),
-            });
+            self.writer.push(&made.at(ts.clone(), SourceSpan { file: path.clone(), offset, len }));
         }
         Ok(true)
     }

@@ -192,14 +192,8 @@ impl Steps for Reader {
         let Some(line) = self.lines.next() else { return Ok(false) };
         let ts = text(&line.entry, "timestamp").map(str::to_string);
         for made in self.mapper.map(&line.entry, &self.file, line.offset, &mut self.diags) {
-            self.writer.push(&Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset: line.offset, len: line.len }),
-            });
+            self.writer
+                .push(&made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset: line.offset, len: line.len }));
         }
         Ok(true)
     }

@@ -246,14 +246,7 @@ impl Reader {
         let Some(entry) = decode(&row, &self.file, &mut self.diags) else { return };
         let ts = entry.get("timestamp").and_then(Json::as_str).map(str::to_string);
         for made in self.mapper.map(&entry, &self.file, offset, &mut self.diags) {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset, len: 0 }),
-            });
+            self.pending.push_back(made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset, len: 0 }));
         }
     }
 }

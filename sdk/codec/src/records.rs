@@ -115,6 +115,24 @@ pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, Co
     Ok(Some(reader.parts().writer.take(Vec::new())))
 }
 
+/// A record a codec's mapping made from one native unit (a message, a row,
+/// an entry) before it gets the fields the unit gives all its records: its
+/// time and its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Made {
+    pub id: String,
+    pub body: Body,
+    pub parent: Option<String>,
+}
+
+impl Made {
+    /// The record, with the unit's time and span (and no agent: the main
+    /// transcript's).
+    pub fn at(self, ts: Option<String>, src: SourceSpan) -> Record {
+        Record { id: self.id, body: self.body, parent: self.parent, ts, agent: None, src: Some(src) }
+    }
+}
+
 /// Where a reader's records and diagnostics go while it maps native lines.
 pub struct Out<'a> {
     pub writer: &'a mut BatchWriter,

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
+use trajhost_codec_sdk::canonical::{Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::text::type_name;
@@ -35,12 +35,7 @@ pub fn unknown_block(diags: &mut Diagnostics, role: &str, kind: &str, file: &str
     );
 }
 
-/// A record made from a message; its time and span are the message's.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
+pub use trajhost_codec_sdk::records::Made;
 
 /// Where a message lies.
 pub struct At<'a> {
@@ -123,14 +118,9 @@ impl<M: Messages> Steps for Transcript<M> {
         let at = At { file: &self.file, offset: offset as u64, index };
         let (ts, made) = self.messages.map(&message, &at, &mut self.diags);
         for made in made {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
-            });
+            self.pending.push_back(
+                made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
+            );
         }
         Ok(true)
     }

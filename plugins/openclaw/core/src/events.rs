@@ -57,12 +57,7 @@ pub fn role_handling(role: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_MESSAGE_ROLES, role)
 }
 
-/// A record made from an entry, before it gets the row-wide fields.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
+pub use trajhost_codec_sdk::records::Made;
 
 /// Session-wide state of the mapping.
 #[derive(Default)]
