@@ -50,7 +50,7 @@ const MAX_ARTIFACT_BYTES: u64 = 1 << 30;
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 pub fn prepare(
-    artifacts: &[ArtifactInfo],
+    artifacts: Vec<ArtifactInfo>,
     export_dir: &Dir,
     target: &Dir,
     options: &WriteOptions,

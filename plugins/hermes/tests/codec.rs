@@ -273,24 +273,16 @@ fn reading_leaves_the_database_byte_identical() {
 #[test]
 fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
     let home = home("simple");
-    let db = home.path().join(DB);
-    let wal = home.path().join(format!("{DB}-wal"));
     // A writer that keeps its connection (and so its WAL) open, as a running
     // Hermes does, with one committed message not yet checkpointed.
-    let writer = sqlite(&db);
-    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    writer
-        .execute(
-            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', 'one more — ✓', 1796012400.0)",
-            [lab().id("simple")],
-        )
-        .unwrap();
-    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = kit::tree_digest(home.path());
-    let read = read(home.path(), &locator(lab().id("simple")));
+    let read = kit::read_with_live_wal(
+        home.path(),
+        DB,
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', 'one more — ✓', 1796012400.0)",
+        [lab().id("simple")],
+        || read(home.path(), &locator(lab().id("simple"))),
+    );
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
-    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
-    drop(writer);
 }
 
 // ---------------------------------------------------------------- synthetic stores

@@ -206,20 +206,14 @@ fn discover_names_files_of_the_import_directory_that_are_no_import_documents() {
 #[test]
 fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
     let home = home("simple");
-    let db = home.path().join(DB);
-    let wal = home.path().join(format!("{DB}-wal"));
     // A writer that keeps its connection (and its WAL) open, as a running
     // OpenCode does, with one committed part not yet checkpointed.
-    let writer = sqlite(&db);
-    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    writer.execute("UPDATE part SET data = json_set(data, '$.text', 'one more — ✓') WHERE rowid = 8", []).unwrap();
-    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = kit::tree_digest(home.path());
-    OpenCode::discover(&Dir::native(home.path())).unwrap();
-    let read = read(home.path(), &locator(lab().id("simple")));
+    let change = "UPDATE part SET data = json_set(data, '$.text', 'one more — ✓') WHERE rowid = 8";
+    let read = kit::read_with_live_wal(home.path(), DB, change, [], || {
+        OpenCode::discover(&Dir::native(home.path())).unwrap();
+        read(home.path(), &locator(lab().id("simple")))
+    });
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
-    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
-    drop(writer);
 }
 
 // ---------------------------------------------------------------- write, prepare
