@@ -433,20 +433,7 @@ impl Reader {
                 _ => later.push((kind, pid, part, pts, *prowid)),
             }
         }
-        let from_step = |key: &str| step_finish.and_then(|p| str_of(p, key)).map(str::to_string);
-        let message_finish = str_of(data, "finish").map(str::to_string);
-        let stop_reason = if facts.only {
-            message_finish.or_else(|| from_step("reason"))
-        } else if facts.last {
-            from_step("reason").or(message_finish)
-        } else {
-            from_step("reason")
-        };
-        let usage = if facts.only {
-            message::usage(data)
-        } else {
-            step_finish.and_then(message::usage).or_else(|| if facts.last { message::usage(data) } else { None })
-        };
+        let (stop_reason, usage) = message::step_stop_and_usage(data, step_finish, facts.last, facts.only);
         let assistant = Assistant {
             text: texts.join("\n"),
             model: str_of(data, "modelID").map(str::to_string),

@@ -3,8 +3,8 @@
 use crate::canonical::{Body, Meta, Record, SourceSpan};
 use crate::diag::Diagnostics;
 use crate::jsonl::{JsonLines, Line};
-use crate::known::{Handling, UNMAPPED_RECORD_TYPE};
-use crate::{Batch, CodecError, Diagnostic, ReadOptions, Severity};
+use crate::known::Handling;
+use crate::{Batch, CodecError, Diagnostic, ReadOptions};
 
 /// Accumulates canonical records as JSON lines until a batch is full.
 pub struct BatchWriter {
@@ -149,10 +149,7 @@ impl Out<'_> {
     /// A record kind left out: `unmapped-record-type` when the codec knows
     /// it (`handling` is `Some`), else `unknown-record-type`.
     pub fn unmapped(&mut self, handling: Option<Handling>, detail: &str, file: &str, offset: u64) {
-        match handling {
-            Some(_) => self.diags.add(UNMAPPED_RECORD_TYPE, Severity::Info, detail, Some(file), Some(offset)),
-            None => self.diags.add("unknown-record-type", Severity::Warning, detail, Some(file), Some(offset)),
-        }
+        crate::known::report_unmapped(self.diags, handling, detail, file, offset);
     }
 }
 
