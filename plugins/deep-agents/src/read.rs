@@ -337,8 +337,7 @@ fn decode_value(kind: &Value, value: &Value, file: &str, rowid: i64, diags: &mut
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         let Some(entry) = self.list.pop_front() else { return Ok(false) };

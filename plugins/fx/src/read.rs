@@ -130,8 +130,7 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         let mut out = Vec::new();

@@ -185,8 +185,7 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         let Some(lines) = self.lines.as_mut() else { return Ok(false) };

@@ -109,8 +109,7 @@ impl DbReader {
 impl Steps for DbReader {
     /// Does one unit of work. False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         if let Some(values) = self.page.pop_front() {

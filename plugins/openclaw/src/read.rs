@@ -180,8 +180,7 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         if let Some(values) = self.page.pop_front() {

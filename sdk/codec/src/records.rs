@@ -40,6 +40,15 @@ impl BatchWriter {
         self.count += 1;
     }
 
+    /// Moves the first of `held` into the batch: the records one native unit
+    /// made, released one a step so that a batch ends at its cap. False when
+    /// nothing is held.
+    pub fn release(&mut self, held: &mut std::collections::VecDeque<Record>) -> bool {
+        let Some(record) = held.pop_front() else { return false };
+        self.push(&record);
+        true
+    }
+
     /// True once either soft cap is reached.
     pub fn is_full(&self) -> bool {
         self.count >= self.max_records || self.buf.len() >= self.max_bytes as usize

@@ -99,8 +99,7 @@ impl<M: Messages> Transcript<M> {
 
 impl<M: Messages> Steps for Transcript<M> {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         let Some((offset, len)) = self.spans.pop_front() else {
