@@ -92,9 +92,9 @@ impl Reader {
             file,
             thread: id,
             list: list.into(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            pending: VecDeque::from([meta]),
+            pending: VecDeque::new(),
             done: false,
         })
     }

@@ -120,8 +120,8 @@ impl Reader {
         Ok(Reader {
             file: locator.to_string(),
             source,
-            pending: VecDeque::from([first]),
-            writer: BatchWriter::new(options),
+            pending: VecDeque::new(),
+            writer: BatchWriter::starting_with(options, &first),
             diags,
             done: false,
         })

@@ -45,9 +45,9 @@ impl Reader {
         let meta = records::meta_record(meta, Some(SourceSpan { file: locator.to_string(), offset: 0, len: 0 }));
         Ok(Reader {
             file: locator.to_string(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            pending: VecDeque::from([meta]),
+            pending: VecDeque::new(),
             lines: Some(lines),
             done: false,
         })
