@@ -147,10 +147,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn placeholder(&mut self, what: &str) {
         self.diags.add("placeholder", Severity::Info, what, None, None);
     }
@@ -175,19 +171,19 @@ impl Writer {
         let ts = record.ts.as_deref().and_then(parse_rfc3339);
         match record.body {
             Body::Meta(_) => {}
-            Body::System { .. } => self.not_carried("system"),
+            Body::System { .. } => self.diags.not_carried("system"),
             Body::User { text, attachments } => {
                 if !attachments.is_empty() {
-                    self.not_carried("attachments");
+                    self.diags.not_carried("attachments");
                 }
                 self.user(text, ts);
             }
-            Body::Observation { subtype, .. } => self.not_carried(&format!("observation/{subtype}")),
-            Body::Reasoning(_) => self.not_carried("reasoning"),
+            Body::Observation { subtype, .. } => self.diags.not_carried(&format!("observation/{subtype}")),
+            Body::Reasoning(_) => self.diags.not_carried("reasoning"),
             Body::Assistant(assistant) => self.assistant(assistant, ts),
             Body::ToolCall { call_id, name, arguments } => self.tool_call(call_id, name, arguments, ts),
             Body::ToolResult { call_id, content, ok } => self.tool_result(call_id, content, ok, ts),
-            Body::Compaction { .. } => self.not_carried("compaction"),
+            Body::Compaction { .. } => self.diags.not_carried("compaction"),
         }
     }
 
@@ -209,13 +205,13 @@ impl Writer {
 
     fn assistant(&mut self, assistant: Assistant, ts: Option<i64>) {
         if assistant.stop_reason.is_some() {
-            self.not_carried("stop-reason");
+            self.diags.not_carried("stop-reason");
         }
         if assistant.usage.is_some() {
-            self.not_carried("usage");
+            self.diags.not_carried("usage");
         }
         if assistant.model.is_some() {
-            self.not_carried("model");
+            self.diags.not_carried("model");
         }
         let index = self.responding();
         if !assistant.text.is_empty() {
@@ -240,11 +236,11 @@ impl Writer {
 
     fn tool_result(&mut self, call_id: String, content: String, ok: Option<bool>, ts: Option<i64>) {
         let Some(&at) = self.calls.get(&call_id) else {
-            self.not_carried("orphan-tool-result");
+            self.diags.not_carried("orphan-tool-result");
             return;
         };
         if !self.answered.insert(call_id.clone()) {
-            self.not_carried("duplicate-tool-result");
+            self.diags.not_carried("duplicate-tool-result");
             return;
         }
         if ok.is_none() {

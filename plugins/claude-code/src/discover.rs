@@ -202,19 +202,9 @@ fn session_ref(
     problems: &mut FileProblems,
 ) -> Option<(SessionRef, Continuation)> {
     let mut paths = SessionPaths::from_locator(locator).ok()?;
-    if meta.size == 0 {
-        // Claude Code creates the file with its first line; an empty one is
-        // left over from a crash or a copy.
-        problems.empty(locator, "jsonl");
-        return None;
-    }
-    let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
-        Ok(head) => head,
-        Err(e) => {
-            problems.unreadable(locator, &e);
-            return None;
-        }
-    };
+    // Claude Code creates the file with its first line; an empty one is
+    // left over from a crash or a copy.
+    let head = problems.scan_head(home, locator, meta.size, "jsonl", Head::scan)?;
     if !head.has_records {
         problems.malformed_head(locator, "no line of the head is a Claude Code record (JSON with a type)");
         return None;

@@ -23,7 +23,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover::{fs_error, fs_kind};
 use crate::head::Head;
@@ -39,8 +39,6 @@ pub struct Reader {
     home: Dir,
     writer: BatchWriter,
     diags: Diagnostics,
-    /// The session's `meta`, until it is emitted.
-    meta: Option<trajhost_codec_sdk::canonical::Record>,
     lines: JsonLines,
     transcript: Transcript,
     finished: bool,
@@ -70,9 +68,8 @@ impl Reader {
         transcript.skip_sidechains(main_conversation);
         Ok(Reader {
             home,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             lines,
             transcript,
             finished: false,
@@ -84,10 +81,6 @@ impl Reader {
 impl Steps for Reader {
     /// Does one unit of work (a line). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         if self.finished {
             return Ok(false);
         }
@@ -140,11 +133,5 @@ pub fn agent_meta(home: &Dir, path: &str, diags: &mut Diagnostics) -> AgentMeta 
             diags.add("malformed-agent-meta", Severity::Warning, "meta.json", Some(path), None);
             AgentMeta::default()
         }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -27,8 +27,9 @@
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::{
     CreateDatabase, CreateFile, InsertRows, TableRows,
 };
+use trajhost_codec_sdk::errors::target_sqlite_error;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
+use trajhost_codec_sdk::sqlite::{Database, Value};
 use trajhost_codec_sdk::writer::install::ResumeCommand;
 use trajhost_codec_sdk::{ArtifactInfo, CodecError, Operation, Plan, WriteOptions, target};
 
@@ -245,11 +246,11 @@ fn configured_provider(target: &Dir) -> Option<(String, Option<String>)> {
 /// Checks `db` is a `sessions.db` of the schema this codec knows and does
 /// not list `id` yet.
 pub fn check_index(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
-    let database = Database::open(target, db).map_err(|e| sqlite_error(db, e))?;
+    let database = Database::open(target, db).map_err(|e| target_sqlite_error(db, e))?;
     let version = database
         .query("PRAGMA user_version", &[])
         .and_then(|rows| rows.collect_all())
-        .map_err(|e| sqlite_error(db, e))?;
+        .map_err(|e| target_sqlite_error(db, e))?;
     let version = match version.first().and_then(|r| r.first()) {
         Some(Value::Integer(v)) => *v,
         _ => -1,
@@ -264,7 +265,7 @@ pub fn check_index(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
             let names = rows.columns();
             rows.collect_all().map(|all| (names, all))
         })
-        .map_err(|e| sqlite_error(db, e))?;
+        .map_err(|e| target_sqlite_error(db, e))?;
     let (names, all) = rows;
     let at = |name: &str| names.iter().position(|n| n == name);
     let (Some(name_at), Some(type_at), Some(notnull_at), Some(default_at), Some(pk_at)) =
@@ -324,7 +325,7 @@ pub fn check_index(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
     let existing = database
         .query("SELECT messages_path FROM sessions WHERE session_id = ?", &[Value::Text(id.to_string())])
         .and_then(|rows| rows.collect_all())
-        .map_err(|e| sqlite_error(db, e))?;
+        .map_err(|e| target_sqlite_error(db, e))?;
     if !existing.is_empty() {
         return Err(CodecError::Other(format!(
             "{db}: session {id} is already registered; trajhost never overwrites a session"
@@ -337,11 +338,11 @@ pub fn check_index(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
 /// (`metadata_json.sessionHistoryOrigin.version`): another than the tested
 /// one is refused unless the user allows it (then reported as untested).
 pub fn check_version(target: &Dir, db: &str, allow_untested: bool) -> Result<(), CodecError> {
-    let database = Database::open(target, db).map_err(|e| sqlite_error(db, e))?;
+    let database = Database::open(target, db).map_err(|e| target_sqlite_error(db, e))?;
     let rows = database
         .query("SELECT metadata_json FROM sessions ORDER BY updated_at DESC LIMIT 1", &[])
         .and_then(|rows| rows.collect_all())
-        .map_err(|e| sqlite_error(db, e))?;
+        .map_err(|e| target_sqlite_error(db, e))?;
     let found = rows.first().and_then(|r| r.first()).and_then(|v| match v {
         Value::Text(json) => serde_json::from_str::<crate::native::Metadata>(json).ok(),
         _ => None,
@@ -358,14 +359,4 @@ pub fn check_version(target: &Dir, db: &str, allow_untested: bool) -> Result<(),
         "{db}: the target's newest session was written by Cline {version}; this codec was tested with Cline \
          {CLI_VERSION} (pass --allow-untested to install anyway)"
     )))
-}
-
-fn sqlite_error(db: &str, error: SqliteError) -> CodecError {
-    match error {
-        SqliteError::NotFound(m) => CodecError::NotFound(format!("{db}: {m}")),
-        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{db}: {m}")),
-        SqliteError::Denied(m) | SqliteError::Invalid(m) | SqliteError::Sqlite(m) => {
-            CodecError::Io(format!("{db}: {m}"))
-        }
-    }
 }

@@ -384,10 +384,6 @@ impl Document {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     /// The record's time in epoch ms; never before the previous one.
     fn ts(&mut self, record: &Record) -> i64 {
         if let Some(ms) = record.ts.as_deref().and_then(parse_rfc3339) {
@@ -415,13 +411,13 @@ impl Document {
                 if self.same_harness && self.system_prompt.is_none() {
                     self.system_prompt = Some(text.clone());
                 } else {
-                    self.not_carried("system-prompt");
+                    self.diags.not_carried("system-prompt");
                 }
             }
             Body::User { text, attachments } => {
                 let ts = self.ts(record);
                 if !attachments.is_empty() {
-                    self.not_carried("attachments");
+                    self.diags.not_carried("attachments");
                 }
                 if text.trim().is_empty() {
                     return;
@@ -456,9 +452,9 @@ impl Document {
             }
             Body::Observation { subtype, .. } => {
                 let family = subtype.split('/').next().unwrap_or(subtype).to_string();
-                self.not_carried(&format!("observation/{family}"));
+                self.diags.not_carried(&format!("observation/{family}"));
             }
-            Body::Compaction { .. } => self.not_carried("compaction"),
+            Body::Compaction { .. } => self.diags.not_carried("compaction"),
             Body::Reasoning(r) => {
                 let ts = self.ts(record);
                 let Some(block) = self.thinking_block(r) else { return };
@@ -520,7 +516,7 @@ impl Document {
             };
         }
         if r.opaque.is_some() || r.encrypted {
-            self.not_carried("opaque-reasoning");
+            self.diags.not_carried("opaque-reasoning");
         }
         text.map(|t| json!({"type": "thinking", "thinking": t, "signature": ""}))
     }
@@ -545,7 +541,7 @@ impl Document {
 
     fn assistant(&mut self, record: &Record, a: &Assistant, ts: i64) {
         if a.usage.as_ref().is_some_and(|u| u.reasoning.is_some()) {
-            self.not_carried("usage.reasoning");
+            self.diags.not_carried("usage.reasoning");
         }
         let wanted = a.message_id.clone().unwrap_or_else(|| record.id.clone());
         self.flush_results();

@@ -13,7 +13,7 @@ use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
 use trajhost_codec_testkit::suite::Lab;
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{self as kit, Spans, assistants, tool_calls, tool_results, users};
 
 const INDEX: &str = ".cline/data/db/sessions.db";
 
@@ -24,15 +24,6 @@ fn lab() -> Lab<Cline> {
 
 fn locator(id: &str) -> String {
     format!(".cline/data/sessions/{id}/{id}.messages.json")
-}
-
-/// A private copy of a fixture home.
-fn home(scenario: &str) -> tempfile::TempDir {
-    lab().copy(scenario)
-}
-
-fn read(home: &Path, locator: &str) -> Read {
-    kit::read::<Cline>(home, locator)
 }
 
 fn raw(scenario: &str) -> Value {
@@ -67,7 +58,7 @@ fn discover_takes_start_and_title_from_the_manifest() {
 
 #[test]
 fn discover_without_the_index_uses_the_manifests() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     std::fs::remove_file(home.path().join(INDEX)).unwrap();
     let found = Cline::discover(&Dir::native(home.path())).unwrap();
     let s = &found.sessions[0];
@@ -81,7 +72,7 @@ fn discover_without_the_index_uses_the_manifests() {
 
 #[test]
 fn discover_names_each_problem_file() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let sessions = home.path().join(".cline/data/sessions");
     std::fs::write(sessions.join("stray.json"), "{}").unwrap();
     std::fs::create_dir(sessions.join("no-messages")).unwrap();
@@ -143,7 +134,7 @@ fn fixture_blocks_are_all_known() {
 fn discovery_with_a_live_wal_sees_it_and_changes_nothing() {
     // The suite checks a read leaves the store byte-identical; here with a
     // live WAL beside the index.
-    let home = home("simple");
+    let home = lab().copy("simple");
     let wal = home.path().join(format!("{INDEX}-wal"));
     assert!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0) == 0);
     let writer = rusqlite::Connection::open(home.path().join(INDEX)).unwrap();
@@ -161,7 +152,7 @@ fn discovery_with_a_live_wal_sees_it_and_changes_nothing() {
 
 #[test]
 fn unknown_roles_and_blocks_are_reported_and_other_blocks_mapped() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let id = lab().id("simple");
     let path = home.path().join(locator(id));
     let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -177,7 +168,7 @@ fn unknown_roles_and_blocks_are_reported_and_other_blocks_mapped() {
         {"type": "redacted_thinking", "data": "opaque"},
         {"type": "text", "text": "ok"}]}));
     std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let read = read(home.path(), &locator(id));
+    let read = kit::read::<Cline>(home.path(), &locator(id));
     let unknown = read.diag("unknown-record-type").unwrap();
     assert_eq!((unknown.detail.as_str(), unknown.count, unknown.severity), ("narrator", 1, Severity::Warning));
     let block = read.diag("unknown-content-block").unwrap();
@@ -247,7 +238,8 @@ fn xml_tool_uses_are_calls_and_text_results_answer_them() {
         {"type": "text", "text": "[list_files for 'src'] Result:\na.rs"},
     ]}));
     std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let read = read(home.path(), ".cline/data/sessions/1790000000000_txres/1790000000000_txres.messages.json");
+    let read =
+        kit::read::<Cline>(home.path(), ".cline/data/sessions/1790000000000_txres/1790000000000_txres.messages.json");
     let calls = tool_calls(&read.records);
     assert_eq!((calls.len(), calls[0].1), (1, "read_file"));
     assert_eq!(calls[0].2, &json!({"path": "src/a.rs"}));

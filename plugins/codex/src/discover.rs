@@ -142,17 +142,7 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
 
 fn session_ref(home: &Dir, locator: &str, meta: &Metadata, problems: &mut FileProblems) -> Option<SessionRef> {
     let name_id = layout::readable_locator(locator).ok()?;
-    if meta.size == 0 {
-        problems.empty(locator, "jsonl");
-        return None;
-    }
-    let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
-        Ok(head) => head,
-        Err(e) => {
-            problems.unreadable(locator, &e);
-            return None;
-        }
-    };
+    let head = problems.scan_head(home, locator, meta.size, "jsonl", Head::scan)?;
     if let Some(why) = head.not_a_rollout() {
         // Codex itself refuses a rollout that does not start with session_meta.
         problems.malformed_head(locator, why);

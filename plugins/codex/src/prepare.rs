@@ -20,6 +20,7 @@
 
 use serde::Deserialize;
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::InsertRows;
+use trajhost_codec_sdk::errors::target_sqlite_error;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
 use trajhost_codec_sdk::writer::install::{self, ResumeCommand, Row};
@@ -174,7 +175,7 @@ pub struct Column {
 
 /// The columns of `threads` in `db`, checked against [`KNOWN_COLUMNS`].
 pub fn threads_columns(target: &Dir, db: &str) -> Result<Vec<Column>, CodecError> {
-    let database = Database::open(target, db).map_err(|e| sqlite_error(db, e))?;
+    let database = Database::open(target, db).map_err(|e| target_sqlite_error(db, e))?;
     let columns = match table_info(&database) {
         Ok(columns) => columns,
         // A host may refuse pragmas with an argument (trajhost's read-only
@@ -185,7 +186,7 @@ pub fn threads_columns(target: &Dir, db: &str) -> Result<Vec<Column>, CodecError
                 SqliteError::Sqlite(m) if m.contains("no such table") => {
                     CodecError::Unsupported(format!("{db}: no threads table; unknown state database schema"))
                 }
-                e => sqlite_error(db, e),
+                e => target_sqlite_error(db, e),
             })?;
             rows.columns().into_iter().map(|name| Column { name, needs_value: false }).collect()
         }
@@ -244,11 +245,11 @@ fn table_info(database: &Database) -> Result<Vec<Column>, SqliteError> {
 
 /// Refuses a thread id the target already has.
 fn check_not_registered(target: &Dir, db: &str, id: &str) -> Result<(), CodecError> {
-    let database = Database::open(target, db).map_err(|e| sqlite_error(db, e))?;
+    let database = Database::open(target, db).map_err(|e| target_sqlite_error(db, e))?;
     let rows = database
         .query("SELECT rollout_path FROM threads WHERE id = ?", &[Value::Text(id.to_string())])
-        .map_err(|e| sqlite_error(db, e))?;
-    let page = rows.next_page(1).map_err(|e| sqlite_error(db, e))?;
+        .map_err(|e| target_sqlite_error(db, e))?;
+    let page = rows.next_page(1).map_err(|e| target_sqlite_error(db, e))?;
     if let Some(row) = page.rows.first() {
         let path = match row.first() {
             Some(Value::Text(p)) => p.clone(),
@@ -259,16 +260,6 @@ fn check_not_registered(target: &Dir, db: &str, id: &str) -> Result<(), CodecErr
         )));
     }
     Ok(())
-}
-
-fn sqlite_error(db: &str, error: SqliteError) -> CodecError {
-    match error {
-        SqliteError::NotFound(m) => CodecError::NotFound(format!("{db}: {m}")),
-        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{db}: {m}")),
-        SqliteError::Denied(m) | SqliteError::Invalid(m) | SqliteError::Sqlite(m) => {
-            CodecError::Io(format!("{db}: {m}"))
-        }
-    }
 }
 
 /// Columns the row fills (when the target has them).

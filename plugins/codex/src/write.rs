@@ -472,15 +472,11 @@ impl Rollout {
         self.out.push(&line);
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn session_meta(&mut self, meta: Option<&Meta>, start_ms: i64) {
         if meta.is_some_and(|m| m.parent_session.is_some()) {
             // A subagent's or fork's parent is another thread of the source
             // store; the written thread stands alone.
-            self.not_carried("parent-session");
+            self.diags.not_carried("parent-session");
         }
         let id = self.native_id.clone();
         let cwd = self.cwd.clone();
@@ -517,7 +513,7 @@ impl Rollout {
                     }
                 }
                 for _ in attachments {
-                    self.not_carried("image-attachment");
+                    self.diags.not_carried("image-attachment");
                 }
                 let id = self.own_id(&record.id, "msg_");
                 let content = [out::Text { kind: "input_text", text }];
@@ -531,7 +527,7 @@ impl Rollout {
                 if !self.same_harness {
                     // Another harness's system prompt describes its tools and
                     // rules, not Codex's.
-                    self.not_carried("foreign-system-prompt");
+                    self.diags.not_carried("foreign-system-prompt");
                 } else {
                     self.ensure_turn(ms);
                     let id = self.own_id(&record.id, "msg_");
@@ -561,11 +557,11 @@ impl Rollout {
             }
             Body::ToolResult { call_id, content, ok } => match self.calls.get(call_id).copied() {
                 // An output without its call is refused by the model API.
-                None => self.not_carried("orphan-tool-result"),
+                None => self.diags.not_carried("orphan-tool-result"),
                 Some(kind) => {
                     if ok.is_some() {
                         // A rollout output has no success flag.
-                        self.not_carried("tool-result-status");
+                        self.diags.not_carried("tool-result-status");
                     }
                     let kind = match kind {
                         CallKind::Function => "function_call_output",
@@ -577,7 +573,7 @@ impl Rollout {
             },
             Body::Compaction { summary, .. } => {
                 if summary.is_empty() {
-                    self.not_carried("opaque-compaction");
+                    self.diags.not_carried("opaque-compaction");
                 } else {
                     self.line(ms, "compacted", out::Compacted { message: summary });
                 }
@@ -586,7 +582,7 @@ impl Rollout {
                 // Turn boundaries and turn contexts are written anew.
                 if !matches!(subtype.as_str(), "task_started" | "task_complete" | "turn_context") {
                     let what = format!("observation/{}", crate::native::type_name(Some(subtype)));
-                    self.not_carried(&what);
+                    self.diags.not_carried(&what);
                 }
             }
             Body::Meta(_) => {}
@@ -613,10 +609,10 @@ impl Rollout {
             }
         }
         if assistant.stop_reason.is_some() {
-            self.not_carried("stop-reason");
+            self.diags.not_carried("stop-reason");
         }
         if assistant.usage.as_ref().is_some_and(|u| u.cost_usd.is_some()) {
-            self.not_carried("usage-cost");
+            self.diags.not_carried("usage-cost");
         }
         self.pending_usage = assistant.usage.clone();
     }
@@ -627,7 +623,7 @@ impl Rollout {
         // session it came from: carried only from a Codex session.
         let encrypted = reasoning.opaque.as_deref().filter(|_| self.same_harness && reasoning.encrypted);
         if reasoning.opaque.is_some() && encrypted.is_none() {
-            self.not_carried("opaque-reasoning");
+            self.diags.not_carried("opaque-reasoning");
         }
         if text.is_none() && encrypted.is_none() {
             return;
@@ -643,7 +639,7 @@ impl Rollout {
     fn flush_usage(&mut self, ms: i64) {
         let Some(u) = self.pending_usage.take() else { return };
         if u.input.is_none() || u.output.is_none() {
-            self.not_carried("partial-usage");
+            self.diags.not_carried("partial-usage");
         }
         let cached = u.cache_read.unwrap_or(0);
         let cache_write = u.cache_write.unwrap_or(0);

@@ -206,10 +206,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn placeholder(&mut self, what: &str) {
         self.diags.add("placeholder", Severity::Info, what, None, None);
     }
@@ -222,10 +218,10 @@ impl Writer {
         }
         match record.body {
             Body::Meta(_) => {}
-            Body::System { .. } => self.not_carried("system"),
+            Body::System { .. } => self.diags.not_carried("system"),
             Body::User { text, attachments } => {
                 if !attachments.is_empty() {
-                    self.not_carried("attachments");
+                    self.diags.not_carried("attachments");
                 }
                 self.current = None;
                 self.history.push(ItemOut {
@@ -235,24 +231,24 @@ impl Writer {
                     tool_call_states: Vec::new(),
                 });
             }
-            Body::Observation { subtype, .. } => self.not_carried(&format!("observation/{subtype}")),
-            Body::Reasoning(_) => self.not_carried("reasoning"),
+            Body::Observation { subtype, .. } => self.diags.not_carried(&format!("observation/{subtype}")),
+            Body::Reasoning(_) => self.diags.not_carried("reasoning"),
             Body::Assistant(assistant) => self.assistant(assistant),
             Body::ToolCall { call_id, name, arguments } => self.tool_call(call_id, name, arguments),
             Body::ToolResult { call_id, content, ok } => self.tool_result(&call_id, content, ok),
-            Body::Compaction { .. } => self.not_carried("compaction"),
+            Body::Compaction { .. } => self.diags.not_carried("compaction"),
         }
     }
 
     fn assistant(&mut self, assistant: Assistant) {
         if assistant.stop_reason.is_some() {
-            self.not_carried("stop-reason");
+            self.diags.not_carried("stop-reason");
         }
         let usage = match assistant.usage.as_ref() {
             Some(u) => Some(self.usage(u, assistant.model.clone())),
             None => {
                 if assistant.model.is_some() {
-                    self.not_carried("model");
+                    self.diags.not_carried("model");
                 }
                 None
             }
@@ -268,7 +264,7 @@ impl Writer {
 
     fn usage(&mut self, usage: &Usage, model: Option<String>) -> UsageOut {
         if usage.reasoning.is_some() {
-            self.not_carried("usage.reasoning");
+            self.diags.not_carried("usage.reasoning");
         }
         let total = match (usage.input, usage.output) {
             (None, None) => None,
@@ -321,12 +317,12 @@ impl Writer {
 
     fn tool_result(&mut self, call_id: &str, content: String, ok: Option<bool>) {
         let Some(&(i, s)) = self.calls.get(call_id) else {
-            self.not_carried("orphan-tool-result");
+            self.diags.not_carried("orphan-tool-result");
             return;
         };
         let state = &mut self.history[i].tool_call_states[s];
         if state.output.is_some() {
-            self.not_carried("duplicate-tool-result");
+            self.diags.not_carried("duplicate-tool-result");
             return;
         }
         state.output = Some(vec![OutputOut { content, name: OUTPUT_NAME, description: OUTPUT_DESCRIPTION }]);

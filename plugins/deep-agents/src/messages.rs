@@ -167,12 +167,7 @@ pub fn reduce(list: &mut Vec<Entry>, written: Vec<Entry>, file: &str, diags: &mu
     }
 }
 
-/// A record made from a message.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
+pub use trajhost_codec_sdk::records::Made;
 
 /// Maps one message of the final list; `id` is its record id.
 pub fn map(entry: &Entry, id: &str, file: &str, diags: &mut Diagnostics) -> Vec<Made> {

@@ -29,9 +29,9 @@ use serde_json::Value as Json;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::layout::Locator;
 use crate::messages::{self, Entry};
@@ -92,35 +92,11 @@ impl Reader {
             file,
             thread: id,
             list: list.into(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            pending: VecDeque::from([meta]),
+            pending: VecDeque::new(),
             done: false,
         })
-    }
-
-    fn step(&mut self) -> bool {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
-            return true;
-        }
-        let Some(entry) = self.list.pop_front() else { return false };
-        let id = entry
-            .id()
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("{}:{}:{}", self.thread, entry.rowid, entry.index));
-        let ts = entry.ts_ms.map(rfc3339_utc);
-        for made in messages::map(&entry, &id, &self.file, &mut self.diags) {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset: entry.rowid as u64, len: 0 }),
-            });
-        }
-        true
     }
 }
 
@@ -359,21 +335,26 @@ fn decode_value(kind: &Value, value: &Value, file: &str, rowid: i64, diags: &mut
     }
 }
 
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
+impl Steps for Reader {
+    fn step(&mut self) -> Result<bool, CodecError> {
+        if self.writer.release(&mut self.pending) {
+            return Ok(true);
         }
-        while !self.writer.is_full() {
-            if !self.step() {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
+        let Some(entry) = self.list.pop_front() else { return Ok(false) };
+        let id = entry
+            .id()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{}:{}:{}", self.thread, entry.rowid, entry.index));
+        let ts = entry.ts_ms.map(rfc3339_utc);
+        for made in messages::map(&entry, &id, &self.file, &mut self.diags) {
+            self.pending.push_back(
+                made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset: entry.rowid as u64, len: 0 }),
+            );
         }
-        Ok(Some(self.writer.take(Vec::new())))
+        Ok(true)
+    }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
     }
 }

@@ -72,17 +72,7 @@ fn session_ref(
     problems: &mut FileProblems,
 ) -> Option<SessionRef> {
     let mut paths = SessionPaths::from_locator(locator).ok()?;
-    if meta.size == 0 {
-        problems.empty(locator, "jsonl");
-        return None;
-    }
-    let head = match home.open(locator).and_then(|file| Head::scan(&file)) {
-        Ok(head) => head,
-        Err(e) => {
-            problems.unreadable(locator, &e);
-            return None;
-        }
-    };
+    let head = problems.scan_head(home, locator, meta.size, "jsonl", Head::scan)?;
     if let Some(why) = head.not_a_session() {
         problems.malformed_head(locator, why);
         return None;

@@ -30,13 +30,7 @@ impl SessionPaths {
     /// Splits a locator `.factory/sessions/<slug>/<sessionId>.jsonl`.
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
         let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c == "." || c.is_empty()) {
-            return Err(bad("not a relative path below the home"));
-        }
-        let rest = locator
-            .strip_prefix(SESSIONS)
-            .and_then(|r| r.strip_prefix('/'))
-            .ok_or_else(|| bad("not under .factory/sessions"))?;
+        let rest = trajhost_codec_sdk::paths::below_root(locator, SESSIONS, "not under .factory/sessions")?;
         let Some((_, file)) = rest.split_once('/').filter(|(_, f)| !f.contains('/')) else {
             return Err(bad("not <project>/<sessionId>.jsonl"));
         };
@@ -48,9 +42,6 @@ impl SessionPaths {
     /// that is a UUID (Droid names files by it) wins, `true` when the
     /// content disagrees; any other stem (a renamed copy) gives way.
     pub fn identify(&mut self, content_id: Option<&str>) -> bool {
-        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
-        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
-        self.native_id = id;
-        mismatch
+        trajhost_codec_sdk::discovery::identify_uuid_named(&mut self.native_id, content_id)
     }
 }

@@ -222,10 +222,6 @@ impl Writer {
         }))
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     /// Opens the transcript: `meta` (if any) is known.
     fn open(&mut self, meta: Option<&Meta>, meta_line: &[u8]) -> Result<(), CodecError> {
         let cwd = self.options.cwd.clone().or_else(|| meta.and_then(|m| m.cwd.clone())).filter(|c| !c.is_empty());
@@ -271,10 +267,10 @@ impl Writer {
         session.start = Some(start_line);
         if let Some(m) = meta {
             if m.parent_session.is_some() || m.parent_call.is_some() {
-                self.not_carried("parent-session");
+                self.diags.not_carried("parent-session");
             }
             if m.git_branch.is_some() {
-                self.not_carried("git-branch");
+                self.diags.not_carried("git-branch");
             }
         }
         self.session = Some(session);
@@ -284,13 +280,13 @@ impl Writer {
     fn record(&mut self, record: Record) {
         let ts = self.ts_of(&record);
         match record.body {
-            Body::Meta(_) => self.not_carried("additional-meta"),
-            Body::System { .. } => self.not_carried("system-prompt"),
+            Body::Meta(_) => self.diags.not_carried("additional-meta"),
+            Body::System { .. } => self.diags.not_carried("system-prompt"),
             Body::User { text, attachments } => {
                 self.flush();
                 if !attachments.is_empty() {
                     for _ in &attachments {
-                        self.not_carried("attachments");
+                        self.diags.not_carried("attachments");
                     }
                 }
                 if text.is_empty() {
@@ -315,7 +311,7 @@ impl Writer {
             }
             Body::Observation { subtype, .. } => {
                 let what = format!("observation/{}", trajhost_codec_sdk::text::type_name(Some(&subtype)));
-                self.not_carried(&what);
+                self.diags.not_carried(&what);
             }
             Body::Reasoning(reasoning) => self.reasoning(&record.id, record.parent.as_deref(), &ts, reasoning),
             Body::Assistant(assistant) => self.assistant(&record.id, &ts, assistant),
@@ -356,7 +352,7 @@ impl Writer {
             }
             Body::ToolResult { call_id, content, ok } => {
                 if !self.session.as_ref().is_some_and(|s| s.calls.contains(&call_id)) {
-                    self.not_carried("orphan-tool-result");
+                    self.diags.not_carried("orphan-tool-result");
                     return;
                 }
                 let mut block = serde_json::Map::new();
@@ -417,7 +413,7 @@ impl Writer {
                         block.insert("signature".into(), json!(sig));
                     }
                     Some(_) => {
-                        self.not_carried("opaque-reasoning");
+                        self.diags.not_carried("opaque-reasoning");
                         if text.is_none() {
                             return;
                         }
@@ -451,12 +447,12 @@ impl Writer {
 
     fn assistant(&mut self, id: &str, ts: &str, assistant: Assistant) {
         if assistant.stop_reason.is_some() {
-            self.not_carried("stop-reason");
+            self.diags.not_carried("stop-reason");
         }
         if let Some(usage) = &assistant.usage {
-            self.not_carried("usage-per-response");
+            self.diags.not_carried("usage-per-response");
             if usage.cost_usd.is_some() {
-                self.not_carried("usage.cost_usd");
+                self.diags.not_carried("usage.cost_usd");
             }
             if let Some(session) = self.session.as_mut() {
                 session.usage.get_or_insert_with(TokenUsage::default).add(usage);
@@ -501,7 +497,7 @@ impl Writer {
                 }
                 content.extend(calls);
                 if content.is_empty() {
-                    self.not_carried("empty-assistant");
+                    self.diags.not_carried("empty-assistant");
                     return;
                 }
                 self.message("assistant", hint.as_deref(), &ts, content, None, message_id, model);
@@ -647,7 +643,7 @@ impl SessionWriter for Writer {
                 }
             }
             if record.agent.is_some() {
-                self.not_carried("subagent-transcript");
+                self.diags.not_carried("subagent-transcript");
                 continue;
             }
             self.record(record);

@@ -18,7 +18,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
 use trajhost_codec_sdk::records::{self, BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover::MAX_SESSION_JSON;
 use crate::events::{Conversation, ConversationEnvelope, Event};
@@ -120,8 +120,8 @@ impl Reader {
         Ok(Reader {
             file: locator.to_string(),
             source,
-            pending: VecDeque::from([first]),
-            writer: BatchWriter::new(options),
+            pending: VecDeque::new(),
+            writer: BatchWriter::starting_with(options, &first),
             diags,
             done: false,
         })
@@ -130,8 +130,7 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         let mut out = Vec::new();
@@ -196,12 +195,6 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        records::next_batch(self)
     }
 }
 

@@ -123,10 +123,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     /// What fx's history has no place for: `untranslated-<what>` (the host
     /// refuses a conversion with `untranslated-reasoning` unless `--lossy`).
     fn untranslated(&mut self, what: &str) {
@@ -152,11 +148,11 @@ impl Writer {
                 if self.meta.is_none() {
                     self.meta = Some(meta);
                 } else {
-                    self.not_carried("subagent-meta");
+                    self.diags.not_carried("subagent-meta");
                 }
             }
-            _ if record.agent.is_some() => self.not_carried("subagent-transcript"),
-            Body::System { .. } => self.not_carried("system"),
+            _ if record.agent.is_some() => self.diags.not_carried("subagent-transcript"),
+            Body::System { .. } => self.diags.not_carried("system"),
             Body::Reasoning(_) => self.untranslated("reasoning"),
             Body::User { text, attachments } => {
                 for _ in &attachments {
@@ -184,7 +180,7 @@ impl Writer {
                 }
                 let Some(turn) = self.turn.as_mut() else {
                     if !assistant.text.is_empty() {
-                        self.not_carried("assistant-before-first-prompt");
+                        self.diags.not_carried("assistant-before-first-prompt");
                     }
                     return Ok(());
                 };
@@ -200,7 +196,7 @@ impl Writer {
             }
             Body::ToolCall { call_id, name, arguments } => {
                 let Some(turn) = self.turn.as_mut() else {
-                    self.not_carried("tool-call-before-first-prompt");
+                    self.diags.not_carried("tool-call-before-first-prompt");
                     return Ok(());
                 };
                 if turn.steps.last().is_none_or(|step| !step.results.is_empty()) {
@@ -218,11 +214,11 @@ impl Writer {
             Body::ToolResult { call_id, content, ok } => {
                 let created_at_ms = ms.or(self.last_ms).unwrap_or(0);
                 let Some(turn) = self.turn.as_mut() else {
-                    self.not_carried("tool-result-before-first-prompt");
+                    self.diags.not_carried("tool-result-before-first-prompt");
                     return Ok(());
                 };
                 let Some(step) = turn.open.remove(&call_id) else {
-                    self.not_carried("orphan-tool-result");
+                    self.diags.not_carried("orphan-tool-result");
                     return Ok(());
                 };
                 let step = &mut turn.steps[step];
@@ -259,7 +255,7 @@ impl Writer {
                     let failed = text.as_deref().is_some_and(|t| t.to_ascii_lowercase().contains("fail"));
                     turn.interrupted = Some(if failed { "failed" } else { "cancelled" });
                 }
-                _ => self.not_carried(&format!("observation/{subtype}")),
+                _ => self.diags.not_carried(&format!("observation/{subtype}")),
             },
             Body::Compaction { summary, .. } => {
                 self.close_turn()?;

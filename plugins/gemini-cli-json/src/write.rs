@@ -215,10 +215,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn record(&mut self, record: Record) {
         let started = !self.messages.is_empty();
         let Some(record) = main_content(&mut self.meta, record, started, &mut self.diags) else { return };
@@ -232,10 +228,10 @@ impl Writer {
         let ts = ts.unwrap_or_default();
         match record.body {
             Body::Meta(_) => {}
-            Body::System { .. } => self.not_carried("system"),
+            Body::System { .. } => self.diags.not_carried("system"),
             Body::User { text, attachments } => {
                 if !attachments.is_empty() {
-                    self.not_carried("attachments");
+                    self.diags.not_carried("attachments");
                 }
                 if !text.is_empty() {
                     self.simple_message(&record.id, &ts, "user", text);
@@ -246,7 +242,7 @@ impl Writer {
             Body::Assistant(assistant) => self.start_message(&record.id, &ts, assistant),
             Body::ToolCall { call_id, name, arguments } => self.tool_call(call_id, name, arguments, &ts),
             Body::ToolResult { call_id, content, ok } => self.tool_result(&call_id, content, ok, record.ts),
-            Body::Compaction { .. } => self.not_carried("compaction"),
+            Body::Compaction { .. } => self.diags.not_carried("compaction"),
         }
     }
 
@@ -259,13 +255,13 @@ impl Writer {
             }
             kind if NOTICE_TYPES.contains(&kind) => self.simple_message(id, ts, kind, text_str),
             "summary" if text.is_some() => self.summary = text,
-            other => self.not_carried(&format!("observation/{other}")),
+            other => self.diags.not_carried(&format!("observation/{other}")),
         }
     }
 
     fn reasoning(&mut self, id: &str, reasoning: &Reasoning, ts: &str) {
         if reasoning.opaque.is_some() || reasoning.encrypted {
-            self.not_carried("opaque-reasoning");
+            self.diags.not_carried("opaque-reasoning");
         }
         let Some(text) = reasoning.text.clone().filter(|t| !t.is_empty()) else { return };
         // Reasoning precedes the response it belongs to: a message that has
@@ -304,7 +300,7 @@ impl Writer {
 
     fn start_message(&mut self, id: &str, ts: &str, assistant: Assistant) {
         if assistant.stop_reason.is_some() {
-            self.not_carried("stop-reason");
+            self.diags.not_carried("stop-reason");
         }
         let tokens = assistant.usage.as_ref().map(|u| self.tokens(u));
         let id = self.unique_id(id);
@@ -361,7 +357,7 @@ impl Writer {
 
     fn tool_result(&mut self, call_id: &str, content: String, ok: Option<bool>, ts: Option<String>) {
         let Some(&(m, c)) = self.calls.get(call_id) else {
-            self.not_carried("orphan-tool-result");
+            self.diags.not_carried("orphan-tool-result");
             return;
         };
         let status = match ok {
@@ -374,7 +370,7 @@ impl Writer {
             ModelFields::Text { .. } => unreachable!("a call's message has calls"),
         };
         if call.result.is_some() {
-            self.not_carried("duplicate-tool-result");
+            self.diags.not_carried("duplicate-tool-result");
             return;
         }
         call.result = Some(Value::Array(vec![function_response(call_id, &call.name, &content, ok)]));

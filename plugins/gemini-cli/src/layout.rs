@@ -44,13 +44,7 @@ impl SessionPaths {
     /// Splits a locator `.gemini/tmp/<slug>/chats/session-*.jsonl`.
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
         let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c == "." || c.is_empty()) {
-            return Err(bad("not a relative path below the home"));
-        }
-        let rest = locator
-            .strip_prefix(TMP_ROOT)
-            .and_then(|r| r.strip_prefix('/'))
-            .ok_or_else(|| bad("not under .gemini/tmp"))?;
+        let rest = trajhost_codec_sdk::paths::below_root(locator, TMP_ROOT, "not under .gemini/tmp")?;
         let parts: Vec<&str> = rest.split('/').collect();
         let [slug, chats, file] = parts.as_slice() else {
             return Err(bad("not .gemini/tmp/<project>/chats/<file>"));

@@ -12,7 +12,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover::{fs_error, fs_kind, project_root};
 use crate::head::Head;
@@ -27,8 +27,6 @@ pub struct Reader {
     cwd: Option<String>,
     writer: BatchWriter,
     diags: Diagnostics,
-    /// The session's `meta`, until it is emitted.
-    meta: Option<trajhost_codec_sdk::canonical::Record>,
     /// The file being read.
     current: Option<(JsonLines, Transcript)>,
     /// `toolCalls[].agentId` → call id, from the main file.
@@ -57,9 +55,8 @@ impl Reader {
             paths,
             native_id,
             cwd,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             current: Some((JsonLines::new(file, locator), transcript)),
             agent_calls: BTreeMap::new(),
             children: None,
@@ -71,10 +68,6 @@ impl Reader {
 impl Steps for Reader {
     /// Does one unit of work (a line, a file switch). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags, home: &self.home };
         if let Some((lines, transcript)) = self.current.as_mut() {
             match lines.next_line() {
@@ -140,11 +133,5 @@ impl Reader {
         self.writer.push(&meta);
         let transcript = Transcript::new(locator.clone(), Some(child_id), self.paths.clone());
         self.current = Some((JsonLines::new(file, &locator), transcript));
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -166,10 +166,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     /// Fixes the session id, project and start, once: at the first record
     /// after `meta` (or at `finish`).
     fn open(&mut self, first_ts: Option<&str>) -> Result<(), CodecError> {
@@ -232,7 +228,7 @@ impl Writer {
         let ts = ts.unwrap_or_default();
         match record.body {
             Body::Meta(_) => {}
-            Body::System { .. } => self.not_carried("system"),
+            Body::System { .. } => self.diags.not_carried("system"),
             Body::User { text, attachments } => {
                 if !attachments.is_empty() {
                     self.diags.add("not-carried", Severity::Info, "attachments", None, None);
@@ -278,7 +274,7 @@ impl Writer {
                 });
             }
             Body::ToolResult { call_id, content, ok } => self.tool_result(call_id, content, ok, record.ts)?,
-            Body::Compaction { .. } => self.not_carried("compaction"),
+            Body::Compaction { .. } => self.diags.not_carried("compaction"),
         }
         Ok(())
     }
@@ -323,7 +319,7 @@ impl Writer {
                 Ok(())
             }
             other => {
-                self.not_carried(&format!("observation/{other}"));
+                self.diags.not_carried(&format!("observation/{other}"));
                 Ok(())
             }
         }
@@ -331,7 +327,7 @@ impl Writer {
 
     fn reasoning(&mut self, reasoning: &Reasoning, ts: &str) -> Result<(), CodecError> {
         if reasoning.opaque.is_some() || reasoning.encrypted {
-            self.not_carried("opaque-reasoning");
+            self.diags.not_carried("opaque-reasoning");
         }
         let Some(text) = reasoning.text.clone().filter(|t| !t.is_empty()) else { return Ok(()) };
         // Reasoning precedes the response it belongs to: a message that has
@@ -350,7 +346,7 @@ impl Writer {
 
     fn start_message(&mut self, id: &str, ts: &str, assistant: Assistant) {
         if assistant.stop_reason.is_some() {
-            self.not_carried("stop-reason");
+            self.diags.not_carried("stop-reason");
         }
         let tokens = assistant.usage.as_ref().map(|u| self.tokens(u));
         let id = self.unique_id(id);
@@ -377,7 +373,7 @@ impl Writer {
         ts: Option<String>,
     ) -> Result<(), CodecError> {
         if self.answered.contains(&call_id) {
-            self.not_carried("duplicate-tool-result");
+            self.diags.not_carried("duplicate-tool-result");
             return Ok(());
         }
         let status = match ok {
@@ -398,7 +394,7 @@ impl Writer {
             return Ok(());
         }
         let Some(name) = self.unanswered.remove(&call_id) else {
-            self.not_carried("orphan-tool-result");
+            self.diags.not_carried("orphan-tool-result");
             return Ok(());
         };
         // The call's message was written already: the response goes in a

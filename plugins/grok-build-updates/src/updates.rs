@@ -24,7 +24,6 @@ use trajhost_codec_sdk::jsonl::Line;
 use trajhost_codec_sdk::known::Handling;
 use trajhost_codec_sdk::records::location_id;
 use trajhost_codec_sdk::text::type_name;
-use trajhost_codec_sdk::time::rfc3339_ms;
 
 use trajhost_grok_build_core::read::{Lines, Out};
 
@@ -128,12 +127,7 @@ impl Lines for Journal {
         };
         let params = value.get("params").unwrap_or(&Value::Null);
         let update = params.get("update").unwrap_or(&Value::Null);
-        let ts = params
-            .get("_meta")
-            .and_then(|m| m.get("agentTimestampMs"))
-            .and_then(Value::as_i64)
-            .map(rfc3339_ms)
-            .or_else(|| value.get("timestamp").and_then(Value::as_f64).map(|s| rfc3339_ms((s * 1000.0) as i64)));
+        let ts = trajhost_grok_build_core::updates::line_time(&value);
         let file = self.file.clone();
         let at = |index: usize, body: Body| Record {
             id: location_id(UPDATES, line.offset, index),

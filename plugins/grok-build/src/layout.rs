@@ -57,10 +57,7 @@ impl SessionPaths {
     /// named by a UUID (as Grok Build names them) wins, `true` when the
     /// summary disagrees; any other name gives way.
     pub fn identify(&mut self, content_id: Option<&str>) -> bool {
-        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
-        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
-        self.native_id = id;
-        mismatch
+        trajhost_codec_sdk::discovery::identify_uuid_named(&mut self.native_id, content_id)
     }
 
     pub fn in_session(&self, name: &str) -> String {

@@ -19,7 +19,7 @@ use trajhost_grok_build_core::read::{Lines, Out};
 
 use crate::layout::UPDATES;
 use crate::updates::{TurnUsage, UpdatesIndex};
-use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::json::{content_text, str_of};
 use trajhost_codec_sdk::text::type_name;
 
 pub use trajhost_codec_sdk::known::Handling;
@@ -91,7 +91,7 @@ impl History {
 
     fn user(&mut self, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
         let content = value.get("content").unwrap_or(&Value::Null);
-        let text = text_of(content);
+        let text = content_text(content);
         let attachments = attachments(content);
         let prompt_index = value.get("prompt_index").and_then(Value::as_u64);
         if let Some(p) = prompt_index {
@@ -124,9 +124,9 @@ impl History {
     fn message(&mut self, role: &str, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
         let content = value.get("content").unwrap_or(&Value::Null);
         match role {
-            "system" => self.push(out, 0, Body::System { text: text_of(content) }, None, span),
+            "system" => self.push(out, 0, Body::System { text: content_text(content) }, None, span),
             "user" => {
-                let text = text_of(content);
+                let text = content_text(content);
                 let body = match unwrap_query(&text) {
                     Some(query) => Body::User { text: query.to_string(), attachments: attachments(content) },
                     None if is_wrapped(&text) => Body::Observation { subtype: "user-context".into(), text: Some(text) },
@@ -156,7 +156,7 @@ impl History {
     /// An assistant item (or format 0 message): its record at index
     /// `first`, its tool calls after it.
     fn assistant(&mut self, value: &Value, first: usize, span: (u64, u64), out: &mut Out<'_>) {
-        let text = text_of(value.get("content").unwrap_or(&Value::Null));
+        let text = content_text(value.get("content").unwrap_or(&Value::Null));
         let calls: &[Value] = value.get("tool_calls").and_then(Value::as_array).map_or(&[], Vec::as_slice);
         let text_ts = match (self.prompt, text.is_empty()) {
             (Some(p), false) => self.updates.take_segment(p),
@@ -207,7 +207,7 @@ impl History {
     fn tool_result(&mut self, value: &Value, span: (u64, u64), out: &mut Out<'_>) {
         let call_id = str_of(value, "tool_call_id").unwrap_or("").to_string();
         let facts = self.updates.call(&call_id).cloned().unwrap_or_default();
-        let content = text_of(value.get("content").unwrap_or(&Value::Null));
+        let content = content_text(value.get("content").unwrap_or(&Value::Null));
         if value.get("images").and_then(Value::as_array).is_some_and(|i| !i.is_empty()) {
             out.diags.add(
                 "unmapped-content-part",
@@ -261,7 +261,7 @@ impl Lines for History {
         }
         match kind {
             Some("system") => {
-                let text = text_of(value.get("content").unwrap_or(&Value::Null));
+                let text = content_text(value.get("content").unwrap_or(&Value::Null));
                 self.push(out, 0, Body::System { text }, None, span);
             }
             Some("user") => self.user(&value, span, out),
@@ -300,21 +300,6 @@ impl Lines for History {
     /// Ends the file: the last turn's usage, if no answer took it.
     fn finish(&mut self, out: &mut Out<'_>) {
         self.end_turn(out);
-    }
-}
-
-/// Text of a content value: a string, or the text parts of a list joined by
-/// newlines.
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter(|p| str_of(p, "type") == Some("text"))
-            .filter_map(|p| str_of(p, "text"))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 

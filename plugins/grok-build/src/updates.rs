@@ -14,14 +14,14 @@ use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::Usage;
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::fs::Dir;
+use trajhost_codec_sdk::jsonl::BadLine;
+use trajhost_codec_sdk::jsonl::{next_side_line, open_side};
+use trajhost_codec_sdk::known::report_unmapped;
 
 use crate::records::{Handling, update_handling};
-use trajhost_codec_sdk::errors::fs_kind;
 use trajhost_codec_sdk::json::{count_of, str_of};
 use trajhost_codec_sdk::text::type_name;
-use trajhost_codec_sdk::time::rfc3339_ms;
 
 pub const MAX_ENTRIES: usize = 200_000;
 
@@ -69,24 +69,10 @@ impl UpdatesIndex {
     /// Reads `path`; a missing journal is an empty index.
     pub fn build(home: &Dir, path: &str, diags: &mut Diagnostics) -> UpdatesIndex {
         let mut index = UpdatesIndex::default();
-        let mut lines = match JsonLines::open(home, path) {
-            Ok(lines) => lines,
-            Err(FsError::NotFound(_)) => return index,
-            Err(e) => {
-                diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(path), None);
-                return index;
-            }
-        };
+        let Some(mut lines) = open_side(home, path, diags) else { return index };
         let mut prompt: Option<u64> = None;
         let mut in_answer = false;
-        while let Some(line) = lines.next_line() {
-            let line = match line {
-                Ok(line) => line,
-                Err(e) => {
-                    diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(path), None);
-                    break;
-                }
-            };
+        while let Some(line) = next_side_line(&mut lines, path, diags) {
             let Ok(value) = serde_json::from_slice::<Value>(line.bytes) else {
                 let bad = BadLine::of(&line);
                 diags.add(bad.code(), Severity::Warning, "updates line", Some(path), Some(line.offset));
@@ -94,12 +80,7 @@ impl UpdatesIndex {
             };
             let params = value.get("params").unwrap_or(&Value::Null);
             let update = params.get("update").unwrap_or(&Value::Null);
-            let ts = params
-                .get("_meta")
-                .and_then(|m| m.get("agentTimestampMs"))
-                .and_then(Value::as_i64)
-                .map(rfc3339_ms)
-                .or_else(|| value.get("timestamp").and_then(Value::as_f64).map(|s| rfc3339_ms((s * 1000.0) as i64)));
+            let ts = trajhost_grok_build_core::updates::line_time(&value);
             if index.first_ts.is_none() {
                 index.first_ts = ts.clone();
             }
@@ -164,21 +145,10 @@ impl UpdatesIndex {
                     }
                 }
                 other => match other.and_then(update_handling) {
-                    Some(Handling::Reported) => diags.add(
-                        "unmapped-record-type",
-                        Severity::Info,
-                        &format!("updates:{}", type_name(other)),
-                        Some(path),
-                        Some(line.offset),
-                    ),
                     Some(Handling::Mapped(_)) => {}
-                    None => diags.add(
-                        "unknown-record-type",
-                        Severity::Warning,
-                        &format!("updates:{}", type_name(other)),
-                        Some(path),
-                        Some(line.offset),
-                    ),
+                    handling => {
+                        report_unmapped(diags, handling, &format!("updates:{}", type_name(other)), path, line.offset)
+                    }
                 },
             }
             in_answer = answer_chunk;

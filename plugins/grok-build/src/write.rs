@@ -127,10 +127,6 @@ impl Writer {
         })
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     /// Settles the session id and folder (needs the start time).
     fn open(&mut self, start_ms: Option<i64>) -> Result<(), CodecError> {
         if self.dir.is_some() {
@@ -184,7 +180,7 @@ impl Writer {
         }
         if let Body::Meta(meta) = record.body {
             if self.meta.is_some() {
-                self.not_carried("additional-meta");
+                self.diags.not_carried("additional-meta");
                 return Ok(());
             }
             self.from_grok = meta.harness == HARNESS;
@@ -200,7 +196,7 @@ impl Writer {
             return Ok(());
         }
         if record.agent.is_some() {
-            self.not_carried("subagent-transcript");
+            self.diags.not_carried("subagent-transcript");
             return Ok(());
         }
         if self.dir.is_none() && ms.is_some() {
@@ -222,13 +218,13 @@ impl Writer {
                 if self.from_grok {
                     self.line(json!({"type": "system", "content": text}));
                 } else {
-                    self.not_carried("system");
+                    self.diags.not_carried("system");
                 }
             }
             Body::User { text, attachments } => {
                 if !attachments.is_empty() {
                     for _ in &attachments {
-                        self.not_carried("attachment");
+                        self.diags.not_carried("attachment");
                     }
                 }
                 self.end_turn();
@@ -308,7 +304,7 @@ impl Writer {
                 }
                 _ => {
                     let kind = trajhost_codec_sdk::text::type_name(Some(&subtype));
-                    self.not_carried(&format!("observation/{kind}"));
+                    self.diags.not_carried(&format!("observation/{kind}"));
                 }
             },
             Body::Compaction { summary, .. } => {
@@ -324,7 +320,7 @@ impl Writer {
         }
         // Written into the context, which holds no times, and not journaled.
         if has_ts && !journaled && self.lines > before {
-            self.not_carried("timestamps");
+            self.diags.not_carried("timestamps");
         }
         Ok(())
     }
@@ -345,7 +341,7 @@ impl Writer {
                     );
                     return;
                 }
-                self.not_carried("opaque-reasoning");
+                self.diags.not_carried("opaque-reasoning");
                 None
             }
             None => None,

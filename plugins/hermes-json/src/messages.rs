@@ -39,12 +39,7 @@ pub const KNOWN_ROLES: &[(&str, Handling)] = &[
     ("session_meta", Handling::Reported),
 ];
 
-/// A record body with its id and parent, before it gets the file-wide fields.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
+pub use trajhost_codec_sdk::records::Made;
 
 /// Session-wide state of the mapping.
 pub struct Mapper {

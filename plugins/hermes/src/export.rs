@@ -22,7 +22,7 @@ use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sql::Row;
 use trajhost_codec_sdk::sqlite::Value;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, SessionRef, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, SessionRef, Severity};
 
 use crate::messages::Mapper;
 use crate::read::session_records;
@@ -185,8 +185,7 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         let Some(lines) = self.lines.as_mut() else { return Ok(false) };
@@ -214,25 +213,12 @@ impl Steps for Reader {
         let row = Row { columns: &columns, values: &values };
         let Some(mapped) = self.mapper.map(&row, &self.file, &mut self.diags) else { return Ok(true) };
         for made in mapped.records {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: mapped.ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset, len }),
-            });
+            self.pending.push_back(made.at(mapped.ts.clone(), SourceSpan { file: self.file.clone(), offset, len }));
         }
         Ok(true)
     }
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

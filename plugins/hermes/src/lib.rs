@@ -53,8 +53,7 @@ pub mod sessions;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, SessionWriter, WriteOptions};
+use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WriteOptions};
 
 pub use messages::{Handling, KNOWN_PARTS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
@@ -92,21 +91,12 @@ impl Codec for Hermes {
         .globs(layout::SESSION_GLOBS.iter().copied())
     }
 
-    trajhost_codec_sdk::module_methods! { discover = sessions::discover, inspect = sessions::inspect, read }
+    trajhost_codec_sdk::module_methods! {
+        discover = sessions::discover, inspect = sessions::inspect, read, prepare_from_export_with_choice
+    }
 
     fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
         Ok(write::writer(options))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so a choice reaches this codec even when the plan is refused.
-        let choice = trajhost_codec_sdk::target::choice();
-        prepare::prepare(&artifacts, export, target, &options, &choice)
     }
 }
 

@@ -87,13 +87,7 @@ pub const COLUMNS: &[&str] = &[
 /// in SQLite stores, `\x01json:` in builds that also target Postgres.
 const JSON_PREFIXES: &[&str] = &["\0json:", "\u{1}json:"];
 
-/// A record body with its id suffix and parent, before it gets the
-/// session-wide fields.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
+pub use trajhost_codec_sdk::records::Made;
 
 /// What one row turned into.
 pub struct Mapped {

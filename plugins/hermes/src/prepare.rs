@@ -28,6 +28,7 @@
 //!   line; `-z` would ignore `--resume`).
 
 use serde_json::{Map, Value as Json};
+use trajhost_codec_sdk::errors::target_sqlite_error;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::sql;
 use trajhost_codec_sdk::sqlite::{Database, SqliteError, Value};
@@ -49,7 +50,7 @@ const MAX_ARTIFACT_BYTES: u64 = 1 << 30;
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 pub fn prepare(
-    artifacts: &[ArtifactInfo],
+    artifacts: Vec<ArtifactInfo>,
     export_dir: &Dir,
     target: &Dir,
     options: &WriteOptions,
@@ -86,7 +87,7 @@ pub fn prepare(
     };
     let mut operations = Vec::new();
     if db_exists {
-        let database = Database::open(target, STATE_DB).map_err(|e| sqlite_error(STATE_DB, e))?;
+        let database = Database::open(target, STATE_DB).map_err(|e| target_sqlite_error(STATE_DB, e))?;
         check_schema(&database, choice)?;
         check_new(&database, &session)?;
         if let Some(Json::String(title)) = session_row.get("title").cloned() {
@@ -244,7 +245,7 @@ fn sessions_table(row: &Map<String, Json>) -> Result<(Vec<String>, Vec<Vec<Value
 
 /// Refuses a `state.db` whose schema is not the one this codec writes.
 pub fn check_schema(db: &Database, choice: &TargetChoice) -> Result<(), CodecError> {
-    let err = |e| sqlite_error(STATE_DB, e);
+    let err = |e| target_sqlite_error(STATE_DB, e);
     let version = match db.query("SELECT version FROM schema_version", &[]) {
         Ok(rows) => {
             let all = rows.collect_all().map_err(err)?;
@@ -331,19 +332,9 @@ fn free_title(db: &Database, title: &str) -> Result<String, CodecError> {
 }
 
 fn exists(db: &Database, sql: &str, value: &str) -> Result<bool, CodecError> {
-    let rows = db.query(sql, &[Value::Text(value.to_string())]).map_err(|e| sqlite_error(STATE_DB, e))?;
-    let page = rows.next_page(1).map_err(|e| sqlite_error(STATE_DB, e))?;
+    let rows = db.query(sql, &[Value::Text(value.to_string())]).map_err(|e| target_sqlite_error(STATE_DB, e))?;
+    let page = rows.next_page(1).map_err(|e| target_sqlite_error(STATE_DB, e))?;
     Ok(!page.rows.is_empty())
-}
-
-fn sqlite_error(db: &str, error: SqliteError) -> CodecError {
-    match error {
-        SqliteError::NotFound(m) => CodecError::NotFound(format!("{db}: {m}")),
-        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{db}: {m}")),
-        SqliteError::Denied(m) | SqliteError::Invalid(m) | SqliteError::Sqlite(m) => {
-            CodecError::Io(format!("{db}: {m}"))
-        }
-    }
 }
 
 /// What the resume command takes from `config.yaml`.

@@ -109,8 +109,7 @@ impl DbReader {
 impl Steps for DbReader {
     /// Does one unit of work. False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         if let Some(values) = self.page.pop_front() {
@@ -146,14 +145,7 @@ impl DbReader {
         let offset = row.int("id").unwrap_or(0) as u64;
         let Some(mapped) = self.mapper.map(&row, &self.file, &mut self.diags) else { return };
         for made in mapped.records {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: mapped.ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset, len: 0 }),
-            });
+            self.pending.push_back(made.at(mapped.ts.clone(), SourceSpan { file: self.file.clone(), offset, len: 0 }));
         }
     }
 }
@@ -215,12 +207,6 @@ fn model_usage(db: &Database, session: &str) -> Vec<(f64, String)> {
         })
         .collect();
     messages::models_by_first_use(&pairs)
-}
-
-impl SessionReader for DbReader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
 }
 
 /// A session being read: from a `state.db`, or from an export `write` made.

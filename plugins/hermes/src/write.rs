@@ -204,10 +204,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn start(&mut self, meta: Option<&Meta>, meta_line: &str) -> Result<(), CodecError> {
         self.started = meta.and_then(|m| m.started_at.as_deref()).and_then(parse_rfc3339).map(epoch_secs);
         if let Some(s) = self.started {
@@ -263,28 +259,28 @@ impl Writer {
     fn record(&mut self, record: Record) -> Result<(), CodecError> {
         if record.agent.is_some() {
             if matches!(record.body, Body::Meta(_)) {
-                self.not_carried("subagent-transcript");
+                self.diags.not_carried("subagent-transcript");
             }
             return Ok(());
         }
         let ts = record.ts.clone();
         match record.body {
-            Body::Meta(_) => self.not_carried("additional-meta"),
+            Body::Meta(_) => self.diags.not_carried("additional-meta"),
             Body::System { text } => {
                 if self.same_harness() && self.system_prompt.is_none() && !self.seen_message {
                     self.system_prompt = Some(text);
                 } else if self.same_harness() {
-                    self.not_carried("system-message");
+                    self.diags.not_carried("system-message");
                 } else {
-                    self.not_carried("system-prompt");
+                    self.diags.not_carried("system-prompt");
                 }
             }
             Body::User { text, attachments } => {
                 for _ in &attachments {
-                    self.not_carried("attachments");
+                    self.diags.not_carried("attachments");
                 }
                 if text.trim().is_empty() {
-                    self.not_carried("empty-user-turn");
+                    self.diags.not_carried("empty-user-turn");
                     return Ok(());
                 }
                 let ts = self.clock(ts.as_deref());
@@ -293,7 +289,7 @@ impl Writer {
             }
             Body::Observation { subtype, .. } => {
                 let subtype = subtype.split('/').next().unwrap_or(&subtype).to_string();
-                self.not_carried(&format!("observation/{subtype}"));
+                self.diags.not_carried(&format!("observation/{subtype}"));
             }
             Body::Reasoning(r) => {
                 let ts = self.clock(ts.as_deref());
@@ -323,7 +319,7 @@ impl Writer {
                 let name = match self.pending.answer(&call_id) {
                     Ok(name) => name,
                     Err(unmatched) => {
-                        self.not_carried(unmatched.detail());
+                        self.diags.not_carried(unmatched.detail());
                         return Ok(());
                     }
                 };
@@ -368,7 +364,7 @@ impl Writer {
             return;
         }
         if had_opaque && details.is_none() {
-            self.not_carried("reasoning-signature");
+            self.diags.not_carried("reasoning-signature");
         }
         if self.open.as_ref().is_none_or(|m| m.text.is_some() || !m.calls.is_empty()) {
             self.flush_message();
@@ -388,11 +384,11 @@ impl Writer {
     fn assistant(&mut self, a: Assistant, ts: f64) {
         match (&self.model, &a.model) {
             (None, Some(m)) => self.model = Some(m.clone()),
-            (Some(s), Some(m)) if s != m => self.not_carried("model"),
+            (Some(s), Some(m)) if s != m => self.diags.not_carried("model"),
             _ => {}
         }
         if a.message_id.is_some() {
-            self.not_carried("message-id");
+            self.diags.not_carried("message-id");
         }
         if let Some(u) = &a.usage {
             self.add_usage(u);
@@ -411,7 +407,7 @@ impl Writer {
     }
 
     fn add_usage(&mut self, u: &Usage) {
-        self.not_carried("usage");
+        self.diags.not_carried("usage");
         let t = &mut self.totals;
         t.input += u.input.unwrap_or(0);
         t.output += u.output.unwrap_or(0);
@@ -448,7 +444,7 @@ impl Writer {
         let text = m.text.clone().unwrap_or_default();
         if m.reasoning.is_empty() && m.reasoning_details.is_none() && text.is_empty() && m.calls.is_empty() {
             if m.text.is_some() {
-                self.not_carried("empty-assistant-turn");
+                self.diags.not_carried("empty-assistant-turn");
             }
             return;
         }

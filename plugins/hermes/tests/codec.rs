@@ -12,7 +12,7 @@ use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, Severity};
 use trajhost_codec_testkit::suite::Lab;
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, kinds, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{self as kit, Spans, assistants, kinds, tool_calls, tool_results, users};
 
 #[path = "codec/write.rs"]
 mod write;
@@ -28,15 +28,6 @@ fn locator(id: &str) -> String {
     format!("{DB}#{id}")
 }
 
-/// A private copy of a fixture home.
-fn home(scenario: &str) -> tempfile::TempDir {
-    lab().copy(scenario)
-}
-
-fn read(home: &Path, locator: &str) -> Read {
-    kit::read::<Hermes>(home, locator)
-}
-
 /// Opens a private copy of a database with rusqlite for test setup.
 fn sqlite(path: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open(path).unwrap()
@@ -45,7 +36,7 @@ fn sqlite(path: &Path) -> rusqlite::Connection {
 /// Rows of one query over a copy of the scenario's database (never the
 /// fixture itself).
 fn raw_rows(scenario: &str, sql: &str) -> Vec<Vec<rusqlite::types::Value>> {
-    let home = home(scenario);
+    let home = lab().copy(scenario);
     let conn = sqlite(&home.path().join(DB));
     let mut stmt = conn.prepare(sql).unwrap();
     let n = stmt.column_count();
@@ -69,7 +60,7 @@ fn text(v: &rusqlite::types::Value) -> String {
 #[test]
 fn discover_finds_each_fixture_session() {
     for (scenario, id) in lab().ids() {
-        let home = home(scenario);
+        let home = lab().copy(scenario);
         let db_size = std::fs::metadata(home.path().join(DB)).unwrap().len();
         let found = Hermes::discover(&Dir::native(home.path())).unwrap();
         assert!(found.diagnostics.is_empty(), "{scenario}: {:?}", found.diagnostics);
@@ -229,8 +220,12 @@ fn ids_are_stable_unique_and_native() {
 #[test]
 fn a_locator_without_the_session_id_reads_the_only_session() {
     for (scenario, id) in lab().ids() {
-        let home = home(scenario);
-        assert_eq!(read(home.path(), DB).records, read(home.path(), &locator(id)).records, "{scenario}");
+        let home = lab().copy(scenario);
+        assert_eq!(
+            kit::read::<Hermes>(home.path(), DB).records,
+            kit::read::<Hermes>(home.path(), &locator(id)).records,
+            "{scenario}"
+        );
     }
 }
 
@@ -258,7 +253,7 @@ fn fixture_roles_are_all_known() {
 
 #[test]
 fn reading_leaves_the_database_byte_identical() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let db = home.path().join(DB);
     let wal = home.path().join(format!("{DB}-wal"));
     assert!(db.is_file());
@@ -272,32 +267,24 @@ fn reading_leaves_the_database_byte_identical() {
 
 #[test]
 fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
-    let home = home("simple");
-    let db = home.path().join(DB);
-    let wal = home.path().join(format!("{DB}-wal"));
+    let home = lab().copy("simple");
     // A writer that keeps its connection (and so its WAL) open, as a running
     // Hermes does, with one committed message not yet checkpointed.
-    let writer = sqlite(&db);
-    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    writer
-        .execute(
-            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', 'one more — ✓', 1796012400.0)",
-            [lab().id("simple")],
-        )
-        .unwrap();
-    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = kit::tree_digest(home.path());
-    let read = read(home.path(), &locator(lab().id("simple")));
+    let read = kit::read_with_live_wal(
+        home.path(),
+        DB,
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', 'one more — ✓', 1796012400.0)",
+        [lab().id("simple")],
+        || kit::read::<Hermes>(home.path(), &locator(lab().id("simple"))),
+    );
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
-    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
-    drop(writer);
 }
 
 // ---------------------------------------------------------------- synthetic stores
 
 /// The simple fixture's database with extra rows.
 fn synthetic(extra: &[&str]) -> tempfile::TempDir {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let conn = sqlite(&home.path().join(DB));
     for sql in extra {
         conn.execute_batch(sql).unwrap();
@@ -325,7 +312,7 @@ fn unknown_roles_and_parts_are_reported_not_dropped_silently() {
             "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('{sid}', 'system', 'be brief', 1796012503.0)"
         ),
     ]);
-    let read = read(home.path(), &locator(sid));
+    let read = kit::read::<Hermes>(home.path(), &locator(sid));
     let unknown: Vec<(&str, u32, Severity)> = read
         .diagnostics
         .iter()
@@ -359,7 +346,7 @@ fn rewound_rows_are_counted_and_compaction_copies_emitted_once() {
         "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason) \
          SELECT session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason FROM messages WHERE id = 4",
     ]);
-    let read = read(home.path(), &locator(sid));
+    let read = kit::read::<Hermes>(home.path(), &locator(sid));
     let rewound = read.diag("rewound-message").unwrap();
     assert_eq!((rewound.count, rewound.severity), (2, Severity::Info));
     let dup = read.diag("duplicate-message").unwrap();
@@ -382,7 +369,7 @@ fn a_compressed_summary_row_is_a_compaction() {
             "INSERT INTO messages (session_id, role, content, timestamp, _compressed_summary) VALUES ('{sid}', 'user', 'Summary: PAPAYA-42', 1796012370.0, 1)"
         ),
     ]);
-    let read = read(home.path(), &locator(sid));
+    let read = kit::read::<Hermes>(home.path(), &locator(sid));
     assert_eq!(
         read.records.last().unwrap().body,
         Body::Compaction { summary: "Summary: PAPAYA-42".into(), trigger: None }
@@ -396,7 +383,7 @@ fn models_follow_session_model_usage() {
     let home = synthetic(&[&format!(
         "INSERT INTO session_model_usage (session_id, model, first_seen, last_seen) VALUES ('{sid}', 'other-model', 1796012357.0, 1796012358.0)"
     )]);
-    let read = read(home.path(), &locator(sid));
+    let read = kit::read::<Hermes>(home.path(), &locator(sid));
     let models: Vec<Option<&str>> = assistants(&read.records).iter().map(|a| a.model.as_deref()).collect();
     assert_eq!(models, [Some("fake-model"), Some("fake-model"), Some("other-model")]);
 }
@@ -416,13 +403,13 @@ fn several_sessions_are_listed_and_need_an_id_in_the_locator() {
     let empty = found.diagnostics.iter().find(|d| d.code == "empty-session").unwrap();
     assert_eq!(empty.count, 1);
     assert!(matches!(Hermes::inspect(&Dir::native(home.path()), DB), Err(trajhost_codec_sdk::CodecError::NotFound(_))));
-    let read = read(home.path(), &locator("20261201_000000_abcdef"));
+    let read = kit::read::<Hermes>(home.path(), &locator("20261201_000000_abcdef"));
     assert_eq!(kinds(&read.records), ["meta", "user"]);
 }
 
 #[test]
 fn a_database_that_cannot_be_read_is_named_and_the_others_are_still_listed() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let profile = home.path().join(".hermes/profiles/broken");
     std::fs::create_dir_all(&profile).unwrap();
     std::fs::write(profile.join("state.db"), "not a database at all, just text").unwrap();
@@ -437,7 +424,7 @@ fn a_database_that_cannot_be_read_is_named_and_the_others_are_still_listed() {
 
 #[test]
 fn profiles_are_discovered() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let profile = home.path().join(".hermes/profiles/work");
     std::fs::create_dir_all(&profile).unwrap();
     std::fs::copy(home.path().join(DB), profile.join("state.db")).unwrap();
@@ -445,7 +432,7 @@ fn profiles_are_discovered() {
     let locators: Vec<&str> = found.sessions.iter().map(|s| s.locator.as_str()).collect();
     let sid = lab().id("simple");
     assert_eq!(locators, [locator(sid), format!(".hermes/profiles/work/state.db#{sid}")]);
-    let read = read(home.path(), locators[1]);
+    let read = kit::read::<Hermes>(home.path(), locators[1]);
     assert!(read.records.iter().all(|r| r.src.as_ref().unwrap().file == ".hermes/profiles/work/state.db"));
 }
 

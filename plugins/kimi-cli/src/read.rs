@@ -15,7 +15,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, SessionRef, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, SessionRef, Severity};
 
 use crate::discover;
 use crate::layout::{self, AGENT_META, CONTEXT, SessionPaths, WIRE, plain_name};
@@ -34,8 +34,6 @@ pub struct Reader {
     cwd: Option<String>,
     writer: BatchWriter,
     diags: Diagnostics,
-    /// The next `meta` record, until it is emitted.
-    meta: Option<Record>,
     /// The agent being read (the session's own, or a subagent's).
     transcript: Option<Transcript>,
     /// Its context files still to read, relative to the home.
@@ -69,9 +67,8 @@ impl Reader {
             home,
             paths,
             cwd,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             transcript: Some(Transcript::new(None, wire)),
             files,
             lines: None,
@@ -85,10 +82,6 @@ impl Reader {
 impl Steps for Reader {
     /// One unit of work (a line, a file switch). False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         if let (Some(lines), Some(transcript)) = (self.lines.as_mut(), self.transcript.as_mut()) {
             match lines.next_line() {
                 Some(Ok(line)) => {
@@ -245,11 +238,5 @@ fn session_meta(paths: &SessionPaths, found: Option<&SessionRef>, wire: &WireInd
         ts: wire.first_ts.and_then(rfc3339_secs),
         agent: None,
         src: None,
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -159,22 +159,12 @@ impl Transcript {
             Some("user") => self.user(&value, compaction, span, out),
             Some("assistant") => self.assistant(&value, span, out),
             Some("tool") => self.tool(&value, span, out),
-            other => match other.and_then(context_handling) {
-                Some(_) => out.diags.add(
-                    "unmapped-record-type",
-                    Severity::Info,
-                    &format!("context:{}", type_name(other)),
-                    Some(&self.file),
-                    Some(line.offset),
-                ),
-                None => out.diags.add(
-                    "unknown-record-type",
-                    Severity::Warning,
-                    &format!("context:{}", type_name(other)),
-                    Some(&self.file),
-                    Some(line.offset),
-                ),
-            },
+            other => out.unmapped(
+                other.and_then(context_handling),
+                &format!("context:{}", type_name(other)),
+                &self.file,
+                line.offset,
+            ),
         }
     }
 

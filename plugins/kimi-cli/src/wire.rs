@@ -22,10 +22,11 @@ use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::Usage;
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::jsonl::{BadLine, JsonLines};
+use trajhost_codec_sdk::jsonl::BadLine;
+use trajhost_codec_sdk::jsonl::{next_side_line, open_side};
+use trajhost_codec_sdk::known::report_unmapped;
 
 use crate::records::{Handling, wire_handling};
-use trajhost_codec_sdk::errors::fs_kind;
 use trajhost_codec_sdk::hash::Fnv;
 use trajhost_codec_sdk::json::{count_of, str_of};
 use trajhost_codec_sdk::text::type_name;
@@ -148,24 +149,10 @@ impl WireIndex {
     /// diagnostics, never errors: the context is still readable.
     pub fn build(home: &Dir, path: &str, diags: &mut Diagnostics) -> WireIndex {
         let mut index = WireIndex::default();
-        let mut lines = match JsonLines::open(home, path) {
-            Ok(lines) => lines,
-            Err(FsError::NotFound(_)) => return index,
-            Err(e) => {
-                diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(path), None);
-                return index;
-            }
-        };
+        let Some(mut lines) = open_side(home, path, diags) else { return index };
         let mut step: Option<StepAcc> = None;
         let mut approvals = Approvals::default();
-        while let Some(line) = lines.next_line() {
-            let line = match line {
-                Ok(line) => line,
-                Err(e) => {
-                    diags.add("unreadable-file", Severity::Warning, fs_kind(&e), Some(path), None);
-                    break;
-                }
-            };
+        while let Some(line) = next_side_line(&mut lines, path, diags) {
             let value: Value = match serde_json::from_slice(line.bytes) {
                 Ok(v) => v,
                 Err(_) => {
@@ -259,22 +246,11 @@ impl WireIndex {
                     }
                 }
                 other => match other.and_then(wire_handling) {
-                    Some(Handling::Reported) => diags.add(
-                        "unmapped-record-type",
-                        Severity::Info,
-                        &format!("wire:{}", type_name(other)),
-                        Some(path),
-                        Some(line.offset),
-                    ),
                     // Mapped types are all handled above.
                     Some(Handling::Mapped(_)) => {}
-                    None => diags.add(
-                        "unknown-record-type",
-                        Severity::Warning,
-                        &format!("wire:{}", type_name(other)),
-                        Some(path),
-                        Some(line.offset),
-                    ),
+                    handling => {
+                        report_unmapped(diags, handling, &format!("wire:{}", type_name(other)), path, line.offset)
+                    }
                 },
             }
         }

@@ -134,10 +134,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     /// Sets up the session from its `meta` (or without one).
     fn start(&mut self, meta: Option<&Meta>, meta_line: &str) -> Result<(), CodecError> {
         let cwd = self
@@ -243,13 +239,13 @@ impl Writer {
     fn record(&mut self, record: Record, out: &mut Vec<Artifact>) -> Result<(), CodecError> {
         if record.agent.is_some() {
             if matches!(record.body, Body::Meta(_)) {
-                self.not_carried("subagent-transcript");
+                self.diags.not_carried("subagent-transcript");
             }
             return Ok(());
         }
         let ts = record.ts.clone();
         match record.body {
-            Body::Meta(_) => self.not_carried("additional-meta"),
+            Body::Meta(_) => self.diags.not_carried("additional-meta"),
             Body::System { text } => {
                 if self.same_harness() && self.system.is_none() && self.segment.is_empty() {
                     let line = String::from_utf8(spaced(&PseudoLine { role: "_system_prompt", content: &text }))
@@ -257,18 +253,18 @@ impl Writer {
                     self.system = Some(line);
                     self.open_segment();
                 } else if !self.same_harness() {
-                    self.not_carried("system-prompt");
+                    self.diags.not_carried("system-prompt");
                 } else {
-                    self.not_carried("system-message");
+                    self.diags.not_carried("system-message");
                 }
             }
             Body::User { text, attachments } => {
                 for _ in &attachments {
-                    self.not_carried("attachments");
+                    self.diags.not_carried("attachments");
                 }
                 if text.trim().is_empty() && self.injected.is_empty() {
                     if attachments.is_empty() {
-                        self.not_carried("empty-user-turn");
+                        self.diags.not_carried("empty-user-turn");
                     }
                     return Ok(());
                 }
@@ -278,7 +274,7 @@ impl Writer {
             }
             Body::Observation { subtype, text } => match text {
                 Some(text) if subtype == "system-reminder" && is_injected(&text) => self.injected.push(text),
-                _ => self.not_carried(&format!("observation/{}", subtype.split('/').next().unwrap_or(&subtype))),
+                _ => self.diags.not_carried(&format!("observation/{}", subtype.split('/').next().unwrap_or(&subtype))),
             },
             Body::Reasoning(r) => {
                 let ts = self.clock(ts.as_deref());
@@ -308,7 +304,7 @@ impl Writer {
                 let ts = self.clock(ts.as_deref());
                 self.flush_message();
                 if let Err(unmatched) = self.pending.answer(&call_id) {
-                    self.not_carried(unmatched.detail());
+                    self.diags.not_carried(unmatched.detail());
                     return Ok(());
                 }
                 self.tool_message(&call_id, &content, ok.map(|ok| !ok), ts);
@@ -389,7 +385,7 @@ impl Writer {
             (Some(text), opaque) if same => (text, opaque),
             (Some(text), opaque) => {
                 if opaque.is_some() {
-                    self.not_carried("reasoning-signature");
+                    self.diags.not_carried("reasoning-signature");
                 }
                 (text, None)
             }
@@ -419,17 +415,17 @@ impl Writer {
 
     fn assistant(&mut self, a: Assistant, ts: f64) {
         if a.model.is_some() {
-            self.not_carried("model");
+            self.diags.not_carried("model");
         }
         if a.stop_reason.is_some() {
-            self.not_carried("stop-reason");
+            self.diags.not_carried("stop-reason");
         }
         if let Some(u) = &a.usage {
             if u.reasoning.is_some_and(|n| n > 0) {
-                self.not_carried("usage.reasoning");
+                self.diags.not_carried("usage.reasoning");
             }
             if u.cost_usd.is_some_and(|c| c > 0.0) {
-                self.not_carried("usage.cost_usd");
+                self.diags.not_carried("usage.cost_usd");
             }
         }
         self.flush_injected(ts);
@@ -486,7 +482,7 @@ impl Writer {
         let text = m.text.clone().unwrap_or_default();
         if m.think.is_empty() && text.is_empty() && m.calls.is_empty() {
             if m.text.is_some() {
-                self.not_carried("empty-assistant-turn");
+                self.diags.not_carried("empty-assistant-turn");
             }
             return;
         }

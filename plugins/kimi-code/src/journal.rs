@@ -11,7 +11,7 @@
 use serde_json::Value;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Record, SourceSpan};
-use trajhost_codec_sdk::json::str_of;
+use trajhost_codec_sdk::json::{content_text, str_of};
 use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
 use trajhost_codec_sdk::known::Handling;
 pub use trajhost_codec_sdk::records::Out;
@@ -111,7 +111,7 @@ impl Journal {
     /// `origin.kind`: only `user` (or none) is what a person typed.
     fn message(&self, message: &Value, at: &At<'_>, out: &mut Out<'_>) {
         let content = message.get("content").unwrap_or(&Value::Null);
-        let text = text_of(content);
+        let text = content_text(content);
         let origin = message.get("origin").unwrap_or(&Value::Null);
         match str_of(message, "role") {
             Some("user") => {
@@ -244,20 +244,6 @@ pub fn arguments(args: Option<&Value>) -> Value {
         Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
         Some(other) => other.clone(),
         None => Value::Null,
-    }
-}
-
-/// Text of a content value: a string, or its text parts joined.
-pub fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter(|p| str_of(p, "type") == Some("text"))
-            .filter_map(|p| str_of(p, "text"))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 

@@ -32,7 +32,7 @@ use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::text::type_name;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 use trajhost_openclaw_core::Mapper;
 
 use crate::discover::{self, fs_error};
@@ -117,7 +117,6 @@ pub struct Reader {
     mapper: Mapper,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     /// Offset of the header line; a later `session` line is reported.
     header_offset: Option<u64>,
     done: bool,
@@ -171,9 +170,8 @@ impl Reader {
             shape,
             off_branch,
             mapper: Mapper::default(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             header_offset: head.header_span.map(|(offset, _)| offset),
             done: false,
         })
@@ -183,10 +181,6 @@ impl Reader {
 impl Steps for Reader {
     /// One line. False when the file is exhausted.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let path = self.lines.path().to_string();
         let Some(line) = self.lines.next_line() else { return Ok(false) };
         let line = line.map_err(|e| fs_error(&path, e))?;
@@ -227,14 +221,7 @@ impl Steps for Reader {
         }
         let ts = entry_time(&entry);
         for made in self.mapper.map(&entry, &path, offset, &mut self.diags) {
-            self.writer.push(&Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: path.clone(), offset, len }),
-            });
+            self.writer.push(&made.at(ts.clone(), SourceSpan { file: path.clone(), offset, len }));
         }
         Ok(true)
     }
@@ -253,11 +240,5 @@ fn entry_time(entry: &Value) -> Option<String> {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         Some(Value::Number(n)) => n.as_i64().filter(|ms| *ms >= 0).map(trajhost_codec_sdk::time::rfc3339_ms),
         _ => None,
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

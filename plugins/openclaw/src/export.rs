@@ -192,25 +192,13 @@ impl Steps for Reader {
         let Some(line) = self.lines.next() else { return Ok(false) };
         let ts = text(&line.entry, "timestamp").map(str::to_string);
         for made in self.mapper.map(&line.entry, &self.file, line.offset, &mut self.diags) {
-            self.writer.push(&Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset: line.offset, len: line.len }),
-            });
+            self.writer
+                .push(&made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset: line.offset, len: line.len }));
         }
         Ok(true)
     }
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl trajhost_codec_sdk::SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<trajhost_codec_sdk::Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -25,7 +25,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Value};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::events::Mapper;
 use crate::layout::Locator;
@@ -164,9 +164,9 @@ impl Reader {
             session,
             branch,
             mapper: Mapper::default(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            pending: VecDeque::from([meta]),
+            pending: VecDeque::new(),
             event_columns: [event_columns("e."), event_columns("")],
             page: VecDeque::new(),
             columns: Vec::new(),
@@ -180,8 +180,7 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         if let Some(values) = self.page.pop_front() {
@@ -246,14 +245,7 @@ impl Reader {
         let Some(entry) = decode(&row, &self.file, &mut self.diags) else { return };
         let ts = entry.get("timestamp").and_then(Json::as_str).map(str::to_string);
         for made in self.mapper.map(&entry, &self.file, offset, &mut self.diags) {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset, len: 0 }),
-            });
+            self.pending.push_back(made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset, len: 0 }));
         }
     }
 }
@@ -404,11 +396,5 @@ fn decode(row: &Row<'_>, file: &str, diags: &mut Diagnostics) -> Option<Json> {
             diags.add("malformed-event", Severity::Error, "event is not a JSON object", Some(file), offset);
             None
         }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

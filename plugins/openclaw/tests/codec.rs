@@ -241,17 +241,9 @@ fn a_locator_without_the_session_id_reads_the_only_session() {
 #[test]
 fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
     let home = home("simple");
-    let db = home.path().join(DB);
-    let wal = home.path().join(format!("{DB}-wal"));
-    let writer = sqlite(&db);
-    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    writer.execute("UPDATE session_nodes SET label = 'Labelled — ✓'", []).unwrap();
-    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = kit::tree_digest(home.path());
-    let read = read(home.path(), &locator(&id_of("simple")));
+    let change = "UPDATE session_nodes SET label = 'Labelled — ✓'";
+    let read = kit::read_with_live_wal(home.path(), DB, change, [], || read(home.path(), &locator(&id_of("simple"))));
     assert_eq!(read.meta().title.as_deref(), Some("Labelled — ✓"));
-    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
-    drop(writer);
 }
 
 #[test]

@@ -44,8 +44,7 @@ pub mod sniff;
 pub mod v1;
 pub mod write;
 
-use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, WriteOptions};
+use trajhost_codec_sdk::{Codec, CodecInfo};
 
 /// The harness id (shared with the other OpenCode codec).
 pub use trajhost_opencode_core::HARNESS;
@@ -96,16 +95,7 @@ impl Codec for OpenCodeStorage {
         ])
     }
 
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff, writer }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        prepare::prepare(&artifacts, export, target, &options)
-    }
+    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff, writer, prepare_from_export }
 }
 
 trajhost_codec_sdk::export_codec!(OpenCodeStorage);

@@ -34,7 +34,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::records::{BatchWriter, location_id};
 use trajhost_codec_sdk::time::rfc3339_ms;
-use trajhost_opencode_core::message::{error_text, is_summary, summary_text, usage};
+use trajhost_opencode_core::message::{self, error_text, is_summary, summary_text};
 use trajhost_opencode_core::part::{self, ToolOutcome};
 use trajhost_opencode_core::step;
 
@@ -331,20 +331,7 @@ impl Mapper {
                 _ => later.push(part),
             }
         }
-        let from_step = |key: &str| step_finish.and_then(|p| str_of(p, key)).map(str::to_string);
-        let message_finish = str_of(data, "finish").map(str::to_string);
-        let stop_reason = if facts.only {
-            message_finish.or_else(|| from_step("reason"))
-        } else if facts.last {
-            from_step("reason").or(message_finish)
-        } else {
-            from_step("reason")
-        };
-        let usage = if facts.only {
-            usage(data)
-        } else {
-            step_finish.and_then(usage).or_else(|| if facts.last { usage(data) } else { None })
-        };
+        let (stop_reason, usage) = message::step_stop_and_usage(data, step_finish, facts.last, facts.only);
         let assistant = Assistant {
             text: texts.join("\n"),
             model: str_of(data, "modelID")

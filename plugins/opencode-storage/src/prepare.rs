@@ -54,7 +54,7 @@ struct File<'a> {
 }
 
 pub fn prepare(
-    artifacts: &[ArtifactInfo],
+    artifacts: Vec<ArtifactInfo>,
     export: &Dir,
     target: &Dir,
     options: &WriteOptions,
@@ -62,7 +62,7 @@ pub fn prepare(
     let prefix = format!("{}/", export_root());
     let mut info = None;
     let mut files = Vec::new();
-    for artifact in artifacts {
+    for artifact in &artifacts {
         let bad = |why: &str| {
             CodecError::Malformed(format!(
                 "{}: not a file of the per-project tree this codec writes ({why})",

@@ -12,9 +12,9 @@ use std::collections::VecDeque;
 use trajhost_codec_sdk::canonical::{Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
-use trajhost_codec_sdk::records::BatchWriter;
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::time::rfc3339_ms;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 use trajhost_opencode_core::session;
 
 use crate::CODEC;
@@ -31,7 +31,6 @@ pub struct Reader {
     messages: VecDeque<Item>,
     mapper: Mapper,
     writer: BatchWriter,
-    meta: Option<Record>,
     done: bool,
 }
 
@@ -63,34 +62,13 @@ impl Reader {
             session_id: session.id,
             messages,
             mapper,
-            writer: BatchWriter::new(options),
-            meta: Some(meta),
+            writer: BatchWriter::starting_with(options, &meta),
             done: false,
         })
     }
 
-    /// One unit of work; false when nothing is left.
-    fn step(&mut self) -> bool {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return true;
-        }
-        let Some(message) = self.messages.pop_front() else {
-            self.mapper.finish(&mut self.writer);
-            return false;
-        };
-        if crate::v1::is_v1(&message.value) {
-            let (info, parts) = crate::v1::split(&message);
-            self.mapper.message(&mut self.writer, &info, &parts);
-            return true;
-        }
-        let parts = self.parts(&message);
-        self.mapper.message(&mut self.writer, &message, &parts);
-        true
-    }
-
     /// The parts of one message, by file name.
-    fn parts(&mut self, message: &Item) -> Vec<Item> {
+    fn parts_of(&mut self, message: &Item) -> Vec<Item> {
         for dir in self.paths.part_dirs(&self.session_id, &message.id, &message.stem) {
             match self.home.list(&dir) {
                 Ok(entries) => return load_items(&self.home, &dir, entries, &mut self.mapper.diags, "part"),
@@ -174,21 +152,24 @@ fn meta(locator: &str, session: &Session, cwd: Option<String>) -> Record {
     session::meta(CODEC, info, SourceSpan { file: locator.to_string(), offset: 0, len: 0 })
 }
 
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
+impl Steps for Reader {
+    /// One unit of work; false when nothing is left.
+    fn step(&mut self) -> Result<bool, CodecError> {
+        let Some(message) = self.messages.pop_front() else {
+            self.mapper.finish(&mut self.writer);
+            return Ok(false);
+        };
+        if crate::v1::is_v1(&message.value) {
+            let (info, parts) = crate::v1::split(&message);
+            self.mapper.message(&mut self.writer, &info, &parts);
+            return Ok(true);
         }
-        while !self.writer.is_full() {
-            if !self.step() {
-                self.done = true;
-                let diagnostics = self.mapper.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+        let parts = self.parts_of(&message);
+        self.mapper.message(&mut self.writer, &message, &parts);
+        Ok(true)
+    }
+
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.mapper.diags, done: &mut self.done }
     }
 }

@@ -41,7 +41,7 @@ use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::json::str_of;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Rows, Value as Sql};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 use trajhost_opencode_core::message;
 use trajhost_opencode_core::part::{self, ToolOutcome};
 use trajhost_opencode_core::session;
@@ -82,7 +82,6 @@ pub struct Reader {
     path: String,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     /// A `compaction` part whose summary message is next: (part id, rowid, trigger).
     compaction: Option<(String, i64, Option<String>)>,
     done: bool,
@@ -107,10 +106,9 @@ impl Reader {
                 messages.push_back((i as i64, id, created, info, parts));
             }
             return Ok(Reader {
-                meta: Some(meta(locator, &session)),
                 source: Source::Doc(messages),
                 path: locator.to_string(),
-                writer: BatchWriter::new(options),
+                writer: BatchWriter::starting_with(options, &meta(locator, &session)),
                 diags: Diagnostics::new(),
                 compaction: None,
                 done: false,
@@ -129,10 +127,9 @@ impl Reader {
         let mut diags = Diagnostics::new();
         schema.note(&mut diags, path);
         Ok(Reader {
-            meta: Some(meta(path, &session)),
             source: Source::Db { db, schema, messages, columns, page: VecDeque::new(), done: false },
             path: path.to_string(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta(path, &session)),
             diags,
             compaction: None,
             done: false,
@@ -142,10 +139,6 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let (messages, columns, page, done) = match &mut self.source {
             Source::Doc(queue) => {
                 let Some((index, id, created, data, parts)) = queue.pop_front() else {
@@ -440,20 +433,7 @@ impl Reader {
                 _ => later.push((kind, pid, part, pts, *prowid)),
             }
         }
-        let from_step = |key: &str| step_finish.and_then(|p| str_of(p, key)).map(str::to_string);
-        let message_finish = str_of(data, "finish").map(str::to_string);
-        let stop_reason = if facts.only {
-            message_finish.or_else(|| from_step("reason"))
-        } else if facts.last {
-            from_step("reason").or(message_finish)
-        } else {
-            from_step("reason")
-        };
-        let usage = if facts.only {
-            message::usage(data)
-        } else {
-            step_finish.and_then(message::usage).or_else(|| if facts.last { message::usage(data) } else { None })
-        };
+        let (stop_reason, usage) = message::step_stop_and_usage(data, step_finish, facts.last, facts.only);
         let assistant = Assistant {
             text: texts.join("\n"),
             model: str_of(data, "modelID").map(str::to_string),
@@ -533,10 +513,4 @@ fn meta(path: &str, session: &Session) -> Record {
         info,
         SourceSpan { file: path.to_string(), offset: session.rowid.max(0) as u64, len: 0 },
     )
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
 }

@@ -149,10 +149,6 @@ struct Document {
 }
 
 impl Document {
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn defaulted(&mut self, what: &str) {
         self.diags.add("defaulted", Severity::Info, what, None, None);
     }
@@ -191,7 +187,7 @@ impl Document {
                     self.close();
                 }
                 if r.opaque.is_some() {
-                    self.not_carried("opaque-reasoning");
+                    self.diags.not_carried("opaque-reasoning");
                 }
                 if let Some(text) = r.text.clone().filter(|t| !t.is_empty()) {
                     self.open_at(ms).reasoning.push((text, ms));
@@ -227,13 +223,13 @@ impl Document {
                             open.end_ms = open.end_ms.max(ms);
                         }
                     }
-                    None => self.not_carried("orphan-tool-result"),
+                    None => self.diags.not_carried("orphan-tool-result"),
                 }
             }
             Body::User { text, attachments } => {
                 self.close();
                 for _ in attachments {
-                    self.not_carried("attachment");
+                    self.diags.not_carried("attachment");
                 }
                 let id = self.ids.ascending("msg", ms);
                 let part = self.part(&id, ms, json!({"type": "text", "text": text}));
@@ -242,7 +238,7 @@ impl Document {
             Body::Compaction { summary, trigger } => {
                 self.close();
                 if summary.is_empty() {
-                    self.not_carried("opaque-compaction");
+                    self.diags.not_carried("opaque-compaction");
                     return;
                 }
                 let id = self.ids.ascending("msg", ms);
@@ -254,10 +250,10 @@ impl Document {
                 open.assistant = Some(Assistant { text: summary.clone(), ..Assistant::default() });
                 self.close();
             }
-            Body::System { .. } => self.not_carried("system"),
+            Body::System { .. } => self.diags.not_carried("system"),
             Body::Observation { subtype, .. } => {
                 let what = format!("observation/{}", crate::type_name(subtype));
-                self.not_carried(&what);
+                self.diags.not_carried(&what);
             }
             Body::Meta(_) => {}
         }

@@ -16,7 +16,7 @@ use trajhost_codec_sdk::canonical::{Body, Record};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{Codec, ReadOptions, Severity, WriteOptions};
 use trajhost_codec_testkit::suite::Lab;
-use trajhost_codec_testkit::{self as kit, Read, Spans, assistants, document, kinds, tool_calls, tool_results, users};
+use trajhost_codec_testkit::{self as kit, Spans, assistants, document, kinds, tool_calls, tool_results, users};
 
 const DB: &str = ".local/share/opencode/opencode.db";
 const CWD: &str = "/home/user/project";
@@ -28,15 +28,6 @@ fn lab() -> Lab<OpenCode> {
 
 fn locator(id: &str) -> String {
     format!("{DB}#{id}")
-}
-
-/// A private copy of a fixture home.
-fn home(scenario: &str) -> tempfile::TempDir {
-    lab().copy(scenario)
-}
-
-fn read(home: &Path, locator: &str) -> Read {
-    kit::read::<OpenCode>(home, locator)
 }
 
 fn sha(path: &Path) -> Option<String> {
@@ -81,7 +72,7 @@ fn sqlite(path: &Path) -> Connection {
 
 #[test]
 fn unknown_part_types_are_reported_not_dropped_silently() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let conn = sqlite(&home.path().join(DB));
     let id = lab().id("simple");
     conn.execute(
@@ -93,7 +84,7 @@ fn unknown_part_types_are_reported_not_dropped_silently() {
     .unwrap();
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
     drop(conn);
-    let read = read(home.path(), &locator(id));
+    let read = kit::read::<OpenCode>(home.path(), &locator(id));
     let d = read.diagnostics.iter().find(|d| d.code == "unknown-record-type").unwrap();
     assert_eq!((d.detail.as_str(), d.count, d.severity), ("part/hologram", 2, Severity::Warning));
 }
@@ -181,13 +172,13 @@ fn a_store_without_a_part_table_lists_its_messages() {
     assert_eq!(found.sessions.len(), 1, "{:?}", found.diagnostics);
     let note = kit::diag(&found.diagnostics, "schema-missing-columns").unwrap();
     assert!(note.detail.contains("the `part` table"), "{}", note.detail);
-    let read = read(home.path(), &locator("ses_p"));
+    let read = kit::read::<OpenCode>(home.path(), &locator("ses_p"));
     assert_eq!(assistants(&read.records).len(), 1);
 }
 
 #[test]
 fn discover_names_files_of_the_import_directory_that_are_no_import_documents() {
-    let home = home("simple");
+    let home = lab().copy("simple");
     let import = home.path().join(".local/share/trajhost/opencode-import");
     std::fs::create_dir_all(&import).unwrap();
     std::fs::write(import.join("notes.txt"), "x").unwrap();
@@ -205,21 +196,15 @@ fn discover_names_files_of_the_import_directory_that_are_no_import_documents() {
 
 #[test]
 fn reading_with_a_live_wal_sees_it_and_changes_nothing() {
-    let home = home("simple");
-    let db = home.path().join(DB);
-    let wal = home.path().join(format!("{DB}-wal"));
+    let home = lab().copy("simple");
     // A writer that keeps its connection (and its WAL) open, as a running
     // OpenCode does, with one committed part not yet checkpointed.
-    let writer = sqlite(&db);
-    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    writer.execute("UPDATE part SET data = json_set(data, '$.text', 'one more — ✓') WHERE rowid = 8", []).unwrap();
-    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
-    let before = kit::tree_digest(home.path());
-    OpenCode::discover(&Dir::native(home.path())).unwrap();
-    let read = read(home.path(), &locator(lab().id("simple")));
+    let change = "UPDATE part SET data = json_set(data, '$.text', 'one more — ✓') WHERE rowid = 8";
+    let read = kit::read_with_live_wal(home.path(), DB, change, [], || {
+        OpenCode::discover(&Dir::native(home.path())).unwrap();
+        kit::read::<OpenCode>(home.path(), &locator(lab().id("simple")))
+    });
     assert_eq!(users(&read.records).last(), Some(&"one more — ✓"));
-    kit::assert_same_tree(&before, &kit::tree_digest(home.path()), "reading with a live WAL");
-    drop(writer);
 }
 
 // ---------------------------------------------------------------- write, prepare
@@ -312,9 +297,9 @@ fn round_trip_keeps_the_conversation() {
             }
         }
         // Into a store of another session, as `opencode import` would.
-        let target = home("simple");
+        let target = lab().copy("simple");
         import(&target.path().join(DB), &doc);
-        let second = read(target.path(), &locator(&written.native_id));
+        let second = kit::read::<OpenCode>(target.path(), &locator(&written.native_id));
         assert_eq!(conversation(&first.records), conversation(&second.records), "{scenario}");
         let models: Vec<_> = assistants(&second.records)
             .iter()
@@ -358,9 +343,9 @@ fn write_is_deterministic_and_handles_foreign_sessions() {
     assert!(codes.contains(&("defaulted".into(), "assistant.tokens".into())), "{codes:?}");
     let doc: Value = serde_json::from_slice(&written.artifacts[0].bytes).unwrap();
     assert_eq!(doc["info"]["directory"], "/w");
-    let target = home("simple");
+    let target = lab().copy("simple");
     import(&target.path().join(DB), &doc);
-    let read = read(target.path(), &locator(&written.native_id));
+    let read = kit::read::<OpenCode>(target.path(), &locator(&written.native_id));
     assert_eq!(
         kinds(&read.records),
         ["meta", "user", "assistant", "tool_call", "tool_result", "assistant", "compaction"]
@@ -407,7 +392,7 @@ fn prepare_plans_the_import_document_and_its_command() {
     assert_eq!(file.bytes, written.artifacts[0].bytes);
     // A home with a store and a default model: the store is checked
     // read-only and left byte-identical; user messages take the model.
-    let target = home("simple");
+    let target = lab().copy("simple");
     let before = sha(&target.path().join(DB));
     let plan = trajhost_codec_sdk::prepare_artifacts::<OpenCode>(
         written.artifacts.clone(),
@@ -480,7 +465,7 @@ fn a_bare_store_of_one_session_reads_that_session() {
     assert_eq!(tool_calls(&bare.records).len(), 1);
     // The lab's store of one `ses_…` session, too.
     let store = home_of_simple_folder();
-    assert_eq!(read(store.path(), "opencode.db").meta().native_id, lab().id("simple"));
+    assert_eq!(kit::read::<OpenCode>(store.path(), "opencode.db").meta().native_id, lab().id("simple"));
     // A store of two sessions asks for one by name.
     let conn = sqlite(&store.path().join("opencode.db"));
     conn.execute_batch(

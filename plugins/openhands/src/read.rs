@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 use trajhost_codec_sdk::canonical::{Body, Meta, Record, SCHEMA};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::records::BatchWriter;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
+use trajhost_codec_sdk::{CodecError, ReadOptions};
 
 use crate::layout::{self, SessionPaths};
 use crate::records::{Events, Out};
@@ -22,7 +22,6 @@ pub struct Reader {
     paths: SessionPaths,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     files: VecDeque<EventFile>,
     events: Events,
     done: bool,
@@ -60,46 +59,28 @@ impl Reader {
         Ok(Reader {
             home,
             paths,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             files: facts.events.into(),
             events: Events::new(facts.clock, usages),
             done: false,
         })
     }
+}
 
-    fn step(&mut self) -> bool {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return true;
-        }
-        let Some(file) = self.files.pop_front() else { return false };
+impl Steps for Reader {
+    fn step(&mut self) -> Result<bool, CodecError> {
+        let Some(file) = self.files.pop_front() else { return Ok(false) };
         let path = join(&self.paths.events_dir(), &file.name);
         if let Some(event) = store::read_event(&self.home, &path, &mut self.diags) {
             let file_id = layout::event_file(&file.name).map_or("", |(_, id)| id);
             let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
             self.events.event(&path, file.size, file_id, &event, &mut out);
         }
-        true
+        Ok(true)
     }
-}
 
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        if self.done {
-            return Ok(None);
-        }
-        while !self.writer.is_full() {
-            if !self.step() {
-                self.done = true;
-                let diagnostics = self.diags.drain();
-                if self.writer.is_empty() && diagnostics.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(self.writer.take(diagnostics)));
-            }
-        }
-        Ok(Some(self.writer.take(Vec::new())))
+    fn parts(&mut self) -> StepParts<'_> {
+        StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
     }
 }

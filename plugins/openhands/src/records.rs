@@ -57,15 +57,8 @@ pub fn handling(kind: &str) -> Option<Handling> {
 /// parts joined by newlines.
 pub fn text_of(content: &Value) -> String {
     match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter(|p| str_of(p, "type") == Some("text"))
-            .filter_map(|p| str_of(p, "text"))
-            .collect::<Vec<_>>()
-            .join("\n"),
         Value::Object(_) => str_of(content, "text").unwrap_or("").to_string(),
-        _ => String::new(),
+        _ => trajhost_codec_sdk::json::content_text(content),
     }
 }
 

@@ -163,10 +163,6 @@ impl Writer {
         }
     }
 
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn open(&mut self, meta: Option<(&Meta, &str)>) -> Result<(), CodecError> {
         if self.conv.is_some() {
             return Ok(());
@@ -268,7 +264,7 @@ impl Writer {
     fn record(&mut self, record: Record) -> Result<(), CodecError> {
         if record.agent.is_some() {
             if matches!(record.body, Body::Meta(_)) {
-                self.not_carried("subagent-transcript");
+                self.diags.not_carried("subagent-transcript");
             }
             return Ok(());
         }
@@ -295,13 +291,13 @@ impl Writer {
                     });
                     self.emit(&id, event)?;
                 } else {
-                    self.not_carried("system");
+                    self.diags.not_carried("system");
                 }
             }
             Body::User { text, attachments } => {
                 self.flush()?;
                 if !attachments.is_empty() {
-                    self.not_carried("attachments");
+                    self.diags.not_carried("attachments");
                 }
                 let id = self.event_id(&record.id);
                 let timestamp = self.stamp(ms);
@@ -321,7 +317,7 @@ impl Writer {
                 let pending =
                     self.pending.get_or_insert_with(|| Response { key: record.id.clone(), ms, ..Default::default() });
                 if let Some(lost) = add_reasoning(pending, reasoning) {
-                    self.not_carried(lost);
+                    self.diags.not_carried(lost);
                 }
             }
             Body::Assistant(assistant) => {
@@ -330,7 +326,7 @@ impl Writer {
                 }
                 let Assistant { text, model, message_id, stop_reason, usage } = assistant;
                 if stop_reason.is_some() {
-                    self.not_carried("stop-reason");
+                    self.diags.not_carried("stop-reason");
                 }
                 if model.is_some() {
                     self.model.clone_from(&model);
@@ -351,11 +347,11 @@ impl Writer {
             Body::ToolResult { call_id, content, ok } => {
                 self.flush()?;
                 let Some((action_id, name)) = self.calls.get(&call_id).cloned() else {
-                    self.not_carried("orphan-tool-result");
+                    self.diags.not_carried("orphan-tool-result");
                     return Ok(());
                 };
                 if !self.answered.insert(call_id.clone()) {
-                    self.not_carried("duplicate-tool-result");
+                    self.diags.not_carried("duplicate-tool-result");
                     return Ok(());
                 }
                 let id = self.event_id(&record.id);
@@ -375,12 +371,12 @@ impl Writer {
                 self.emit(&id, event)?;
             }
             Body::Observation { subtype, .. } => {
-                self.not_carried(&format!("observation/{subtype}"));
+                self.diags.not_carried(&format!("observation/{subtype}"));
             }
             Body::Compaction { summary, trigger } => {
                 self.flush()?;
                 if trigger.is_some() {
-                    self.not_carried("compaction-trigger");
+                    self.diags.not_carried("compaction-trigger");
                 }
                 self.condensation(&record.id, &summary, ms)?;
             }
@@ -479,7 +475,7 @@ impl Writer {
                 }
             }
             if self.calls.contains_key(&call.call_id) {
-                self.not_carried("duplicate-tool-call-id");
+                self.diags.not_carried("duplicate-tool-call-id");
             }
             self.calls.insert(call.call_id.clone(), (id.clone(), call.name.clone()));
             self.emit(&id, event)?;

@@ -34,7 +34,7 @@ impl SessionPaths {
     /// Splits a locator `<root>/<project>/chats/<sessionId>.jsonl`.
     pub fn from_locator(locator: &str) -> Result<SessionPaths, CodecError> {
         let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c == "." || c.is_empty()) {
+        if !trajhost_codec_sdk::paths::is_relative_below(locator) {
             return Err(bad("not a relative path below the home"));
         }
         let rest = ROOTS
@@ -56,10 +56,7 @@ impl SessionPaths {
     /// stem that is a UUID (Qwen Code names files by it) wins, `true` when
     /// the content disagrees; any other stem (a renamed copy) gives way.
     pub fn identify(&mut self, content_id: Option<&str>) -> bool {
-        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
-        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
-        self.native_id = id;
-        mismatch
+        trajhost_codec_sdk::discovery::identify_uuid_named(&mut self.native_id, content_id)
     }
 }
 

@@ -8,7 +8,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::discover::fs_error;
 use crate::head::Head;
@@ -20,7 +20,6 @@ pub struct Reader {
     home: Dir,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<trajhost_codec_sdk::canonical::Record>,
     lines: JsonLines,
     transcript: Transcript,
     done: bool,
@@ -38,9 +37,8 @@ impl Reader {
         let meta = records::session_meta(locator, &paths.native_id, &head);
         Ok(Reader {
             home,
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             lines: JsonLines::new(file, locator),
             transcript: Transcript::new(locator.to_string()),
             done: false,
@@ -51,10 +49,6 @@ impl Reader {
 impl Steps for Reader {
     /// Does one unit of work. False when nothing is left.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags, home: &self.home };
         match self.lines.next_line() {
             Some(Ok(line)) => {
@@ -68,11 +62,5 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -57,6 +57,12 @@ impl Diagnostics {
         });
     }
 
+    /// Notes that a written session leaves `what` out (`not-carried`, an
+    /// info: the target has no place for it).
+    pub fn not_carried(&mut self, what: &str) {
+        self.add("not-carried", Severity::Info, what, None, None);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -213,6 +213,15 @@ pub fn identify(name_id: &str, name_is_id: bool, content_id: Option<&str>) -> (S
     }
 }
 
+/// [`identify`] for a session whose file or folder is named by its id when
+/// that name is a UUID: settles `native_id` in place, `true` when the
+/// content disagrees with the name.
+pub fn identify_uuid_named(native_id: &mut String, content_id: Option<&str>) -> bool {
+    let (id, mismatch) = identify(native_id, crate::paths::is_uuid(native_id), content_id);
+    *native_id = id;
+    mismatch
+}
+
 /// A database file that a store's sessions share, with its size and its
 /// `-wal`'s: each session's `size`.
 pub struct DbFile {

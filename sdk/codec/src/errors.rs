@@ -56,6 +56,19 @@ pub fn sqlite_error(path: &str, error: SqliteError) -> CodecError {
     }
 }
 
+/// An error of the target's database `db` that `prepare` opens or probes,
+/// with SQLite's message (a schema or file problem of the target, never
+/// transcript content) after the database's name.
+pub fn target_sqlite_error(db: &str, error: SqliteError) -> CodecError {
+    match error {
+        SqliteError::NotFound(m) => CodecError::NotFound(format!("{db}: {m}")),
+        SqliteError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{db}: {m}")),
+        SqliteError::Denied(m) | SqliteError::Invalid(m) | SqliteError::Sqlite(m) => {
+            CodecError::Io(format!("{db}: {m}"))
+        }
+    }
+}
+
 /// What a codec error about `path` says, without the path (which the
 /// diagnostic carries in `file`), for a diagnostic's detail. Codec errors
 /// name files, fields and types, never content.

@@ -87,6 +87,21 @@ pub fn text_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     str_of(v, key).filter(|s| !s.is_empty())
 }
 
+/// The text of a message's `content`: a string, or the `text` of its
+/// `{type: "text"}` parts joined by newlines; empty for anything else.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|p| str_of(p, "type") == Some("text"))
+            .filter_map(|p| str_of(p, "text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 /// A non-negative whole-number field (token counts; `12.0` counts); absent
 /// when it is not one.
 pub fn count_of(v: &Value, key: &str) -> Option<u64> {

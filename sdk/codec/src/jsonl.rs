@@ -76,6 +76,36 @@ pub fn non_blank_lines(bytes: &[u8]) -> impl Iterator<Item = WholeLine<'_>> {
     })
 }
 
+/// Opens a side file a reader indexes beside the session (a wire, an update
+/// journal): `None` when it is missing (an empty index), or when it cannot
+/// be opened, which is then an `unreadable-file` warning.
+pub fn open_side(home: &Dir, path: &str, diags: &mut crate::diag::Diagnostics) -> Option<JsonLines> {
+    match JsonLines::open(home, path) {
+        Ok(lines) => Some(lines),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => {
+            diags.add("unreadable-file", crate::Severity::Warning, crate::errors::fs_kind(&e), Some(path), None);
+            None
+        }
+    }
+}
+
+/// The next line of a side file `path` opened with [`open_side`]: `None` at
+/// its end, or at a read error, which is then an `unreadable-file` warning.
+pub fn next_side_line<'a>(
+    lines: &'a mut JsonLines,
+    path: &str,
+    diags: &mut crate::diag::Diagnostics,
+) -> Option<Line<'a>> {
+    match lines.next_line()? {
+        Ok(line) => Some(line),
+        Err(e) => {
+            diags.add("unreadable-file", crate::Severity::Warning, crate::errors::fs_kind(&e), Some(path), None);
+            None
+        }
+    }
+}
+
 /// Reports a line of `file` that is not the JSON expected (`what`): a torn
 /// tail is a warning, any other an error, at the line's offset.
 pub fn report_bad_line(diags: &mut crate::diag::Diagnostics, line: &Line<'_>, what: &str, file: &str) {

@@ -24,6 +24,22 @@ pub fn lookup(table: &[(&str, Handling)], kind: &str) -> Option<Handling> {
     table.iter().find(|(k, _)| *k == kind).map(|(_, h)| *h)
 }
 
+/// Reports a native type left out: [`UNMAPPED_RECORD_TYPE`] (info) when the
+/// codec knows it (`handling` is `Some`), else [`UNKNOWN_RECORD_TYPE`] (a
+/// warning); `detail` names the type.
+pub fn report_unmapped(
+    diags: &mut crate::diag::Diagnostics,
+    handling: Option<Handling>,
+    detail: &str,
+    file: &str,
+    offset: u64,
+) {
+    match handling {
+        Some(_) => diags.add(UNMAPPED_RECORD_TYPE, crate::Severity::Info, detail, Some(file), Some(offset)),
+        None => diags.add(UNKNOWN_RECORD_TYPE, crate::Severity::Warning, detail, Some(file), Some(offset)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,16 @@ pub fn bad_locator(locator: &str, why: &str) -> CodecError {
     CodecError::NotFound(format!("locator {locator:?}: {why}"))
 }
 
+/// What follows `root/` in `locator`; a locator that is not a relative path
+/// below the home, or lies outside `root` (`outside` says so, "not under
+/// .factory/sessions"), is refused.
+pub fn below_root<'a>(locator: &'a str, root: &str, outside: &str) -> Result<&'a str, CodecError> {
+    if !is_relative_below(locator) {
+        return Err(bad_locator(locator, "not a relative path below the home"));
+    }
+    locator.strip_prefix(root).and_then(|r| r.strip_prefix('/')).ok_or_else(|| bad_locator(locator, outside))
+}
+
 /// The folder of a session kept as `<folder>/<file>` that `locator` names
 /// (`what` names that file, "a Kimi CLI context.jsonl"); a locator that is
 /// not a relative path below the home, or names another file, is refused.

@@ -3,8 +3,8 @@
 use crate::canonical::{Body, Meta, Record, SourceSpan};
 use crate::diag::Diagnostics;
 use crate::jsonl::{JsonLines, Line};
-use crate::known::{Handling, UNMAPPED_RECORD_TYPE};
-use crate::{Batch, CodecError, Diagnostic, ReadOptions, Severity};
+use crate::known::Handling;
+use crate::{Batch, CodecError, Diagnostic, ReadOptions};
 
 /// Accumulates canonical records as JSON lines until a batch is full.
 pub struct BatchWriter {
@@ -24,12 +24,29 @@ impl BatchWriter {
         }
     }
 
+    /// A writer that holds `first` already (a session's `meta`): it opens
+    /// the first batch, before anything a reader's steps push.
+    pub fn starting_with(options: &ReadOptions, first: &Record) -> BatchWriter {
+        let mut writer = BatchWriter::new(options);
+        writer.push(first);
+        writer
+    }
+
     /// Appends one record.
     pub fn push(&mut self, record: &Record) {
         // Serializing a `Record` cannot fail: every map key is a string.
         serde_json::to_writer(&mut self.buf, record).expect("canonical record serializes");
         self.buf.push(b'\n');
         self.count += 1;
+    }
+
+    /// Moves the first of `held` into the batch: the records one native unit
+    /// made, released one a step so that a batch ends at its cap. False when
+    /// nothing is held.
+    pub fn release(&mut self, held: &mut std::collections::VecDeque<Record>) -> bool {
+        let Some(record) = held.pop_front() else { return false };
+        self.push(&record);
+        true
     }
 
     /// True once either soft cap is reached.
@@ -65,7 +82,8 @@ impl BatchWriter {
 /// A reader that works one step at a time: each [`step`](Steps::step) reads
 /// one unit of the native store (a line, a row, a file) and pushes its
 /// records into the reader's [`BatchWriter`]. [`next_batch`] turns the steps
-/// into batches, so a codec's `SessionReader::next_batch` is one call.
+/// into batches: every `Steps` reader is a [`SessionReader`](crate::SessionReader)
+/// through it, with nothing more to write.
 pub trait Steps {
     /// Reads one unit and pushes its records (zero or more); `false` once
     /// nothing is left.
@@ -106,6 +124,24 @@ pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, Co
     Ok(Some(reader.parts().writer.take(Vec::new())))
 }
 
+/// A record a codec's mapping made from one native unit (a message, a row,
+/// an entry) before it gets the fields the unit gives all its records: its
+/// time and its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Made {
+    pub id: String,
+    pub body: Body,
+    pub parent: Option<String>,
+}
+
+impl Made {
+    /// The record, with the unit's time and span (and no agent: the main
+    /// transcript's).
+    pub fn at(self, ts: Option<String>, src: SourceSpan) -> Record {
+        Record { id: self.id, body: self.body, parent: self.parent, ts, agent: None, src: Some(src) }
+    }
+}
+
 /// Where a reader's records and diagnostics go while it maps native lines.
 pub struct Out<'a> {
     pub writer: &'a mut BatchWriter,
@@ -122,10 +158,7 @@ impl Out<'_> {
     /// A record kind left out: `unmapped-record-type` when the codec knows
     /// it (`handling` is `Some`), else `unknown-record-type`.
     pub fn unmapped(&mut self, handling: Option<Handling>, detail: &str, file: &str, offset: u64) {
-        match handling {
-            Some(_) => self.diags.add(UNMAPPED_RECORD_TYPE, Severity::Info, detail, Some(file), Some(offset)),
-            None => self.diags.add("unknown-record-type", Severity::Warning, detail, Some(file), Some(offset)),
-        }
+        crate::known::report_unmapped(self.diags, handling, detail, file, offset);
     }
 }
 
@@ -185,7 +218,8 @@ impl<L: Lines> Steps for LineReader<L> {
     }
 }
 
-impl<L: Lines> crate::SessionReader for LineReader<L> {
+/// Every [`Steps`] reader's batches are its steps', by [`next_batch`].
+impl<R: Steps> crate::SessionReader for R {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
         next_batch(self)
     }

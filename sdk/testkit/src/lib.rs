@@ -768,6 +768,29 @@ pub fn assert_same_tree(before: &BTreeMap<String, String>, after: &BTreeMap<Stri
     assert!(changed.is_empty(), "{what} changed the store: {changed:?}");
 }
 
+/// Runs `read` while a writer keeps the SQLite database `db` (a path under
+/// `home`) open with `change` committed to its WAL and not checkpointed, as
+/// a running harness does: the WAL holds the change, and the read leaves
+/// every file under `home` byte-identical, none added.
+#[cfg(feature = "sqlite")]
+pub fn read_with_live_wal<T>(
+    home: &Path,
+    db: &str,
+    change: &str,
+    params: impl rusqlite::Params,
+    read: impl FnOnce() -> T,
+) -> T {
+    let writer = rusqlite::Connection::open(home.join(db)).unwrap();
+    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    writer.execute(change, params).unwrap();
+    assert!(std::fs::metadata(home.join(format!("{db}-wal"))).unwrap().len() > 0);
+    let before = tree_digest(home);
+    let out = read();
+    assert_same_tree(&before, &tree_digest(home), "reading with a live WAL");
+    drop(writer);
+    out
+}
+
 /// `discover`, `inspect` and `read` of `locator` leave every file under
 /// `home` byte-identical, add none and remove none.
 pub fn check_store_untouched<C: Codec>(home: &Path, locator: &str) {

@@ -26,6 +26,7 @@ use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{BadLine, Line};
+use trajhost_codec_sdk::known::report_unmapped;
 use trajhost_codec_sdk::records::{BatchWriter, ParentLinks, location_id};
 
 use crate::layout::SessionPaths;
@@ -261,16 +262,8 @@ impl Transcript {
             k if bookkeeping::handles(k) => bookkeeping::map(self, k, &entry, line.bytes, span, out),
             _ => {
                 match handling {
-                    Some(_) => {
-                        out.diags.add("unmapped-record-type", Severity::Info, kind, Some(&self.file), Some(span.offset))
-                    }
-                    None => out.diags.add(
-                        "unknown-record-type",
-                        Severity::Warning,
-                        &type_name(entry.kind.get()),
-                        Some(&self.file),
-                        Some(span.offset),
-                    ),
+                    Some(known) => report_unmapped(out.diags, Some(known), kind, &self.file, span.offset),
+                    None => report_unmapped(out.diags, None, &type_name(entry.kind.get()), &self.file, span.offset),
                 }
                 // Keep parent chains that run through this line resolvable.
                 if let Some(uuid) = entry.uuid.get() {

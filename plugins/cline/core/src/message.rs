@@ -6,11 +6,11 @@ use std::collections::VecDeque;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
+use trajhost_codec_sdk::canonical::{Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, next_batch};
+use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::text::type_name;
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 /// The (offset, len) in `bytes` of each message, parsed from `bytes` as
 /// borrowed raw JSON.
@@ -35,12 +35,7 @@ pub fn unknown_block(diags: &mut Diagnostics, role: &str, kind: &str, file: &str
     );
 }
 
-/// A record made from a message; its time and span are the message's.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
+pub use trajhost_codec_sdk::records::Made;
 
 /// Where a message lies.
 pub struct At<'a> {
@@ -104,8 +99,7 @@ impl<M: Messages> Transcript<M> {
 
 impl<M: Messages> Steps for Transcript<M> {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(record) = self.pending.pop_front() {
-            self.writer.push(&record);
+        if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
         let Some((offset, len)) = self.spans.pop_front() else {
@@ -123,25 +117,14 @@ impl<M: Messages> Steps for Transcript<M> {
         let at = At { file: &self.file, offset: offset as u64, index };
         let (ts, made) = self.messages.map(&message, &at, &mut self.diags);
         for made in made {
-            self.pending.push_back(Record {
-                id: made.id,
-                body: made.body,
-                parent: made.parent,
-                ts: ts.clone(),
-                agent: None,
-                src: Some(SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
-            });
+            self.pending.push_back(
+                made.at(ts.clone(), SourceSpan { file: self.file.clone(), offset: offset as u64, len: len as u64 }),
+            );
         }
         Ok(true)
     }
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
-    }
-}
-
-impl<M: Messages> SessionReader for Transcript<M> {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        next_batch(self)
     }
 }

@@ -168,7 +168,7 @@ fn a_fresh_home_gets_the_clis_sessions_db_and_an_absolute_messages_path() {
 #[test]
 fn an_existing_index_gets_one_row_and_keeps_the_others() {
     // A home the real CLI left (simple), receiving another session (multibyte).
-    let target = home("simple");
+    let target = lab().copy("simple");
     let db = target.path().join(INDEX);
     let before_rows = rows_of(&db);
     let written = write_doc(&lab().read_copy("multibyte").document);
@@ -194,7 +194,7 @@ fn an_unknown_schema_or_version_is_refused_naming_the_database() {
         ("DROP TABLE sessions", "no sessions table"),
     ];
     for (change, expected) in cases {
-        let target = home("failing-tool");
+        let target = lab().copy("failing-tool");
         let db = target.path().join(INDEX);
         rusqlite::Connection::open(&db).unwrap().execute_batch(change).unwrap();
         let before = kit::files_of(target.path());
@@ -342,7 +342,7 @@ fn the_writer_streams_each_message_once_the_next_begins() {
 #[test]
 fn a_home_of_another_cline_version_needs_allow_untested() {
     let written = write_doc(&lab().read_copy("simple").document);
-    let target = home("parallel");
+    let target = lab().copy("parallel");
     let conn = rusqlite::Connection::open(target.path().join(INDEX)).unwrap();
     conn.execute("UPDATE sessions SET metadata_json = replace(metadata_json, '\"3.0.65\"', '\"3.1.0\"')", []).unwrap();
     drop(conn);

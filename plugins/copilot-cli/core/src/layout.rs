@@ -57,13 +57,7 @@ impl SessionPaths {
     /// ([`Layout::Flat`]).
     pub fn from_locator(layout: Layout, locator: &str) -> Result<SessionPaths, CodecError> {
         let bad = |why: &str| CodecError::NotFound(format!("locator {locator:?}: {why}"));
-        if locator.starts_with('/') || locator.split('/').any(|c| c == ".." || c == "." || c.is_empty()) {
-            return Err(bad("not a relative path below the home"));
-        }
-        let rest = locator
-            .strip_prefix(SESSION_STATE)
-            .and_then(|r| r.strip_prefix('/'))
-            .ok_or_else(|| bad("not under .copilot/session-state"))?;
+        let rest = trajhost_codec_sdk::paths::below_root(locator, SESSION_STATE, "not under .copilot/session-state")?;
         let id = match layout {
             Layout::Dirs => match rest.split_once('/') {
                 Some((id, EVENTS)) => id,
@@ -88,10 +82,7 @@ impl SessionPaths {
     /// directory named by a UUID (as Copilot CLI names them) wins, `true`
     /// when the content disagrees; any other name gives way.
     pub fn identify(&mut self, content_id: Option<&str>) -> bool {
-        let is_id = trajhost_codec_sdk::paths::is_uuid(&self.native_id);
-        let (id, mismatch) = trajhost_codec_sdk::discovery::identify(&self.native_id, is_id, content_id);
-        self.native_id = id;
-        mismatch
+        trajhost_codec_sdk::discovery::identify_uuid_named(&mut self.native_id, content_id)
     }
 
     /// `<session-dir>/workspace.yaml`; a flat file has none.

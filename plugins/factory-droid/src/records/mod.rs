@@ -108,17 +108,11 @@ impl Lines for Transcript {
                 true
             }
             (_, Some(_)) => {
-                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
+                out.unmapped(Some(Handling::Reported), &kind, &self.file, span.offset);
                 false
             }
             (_, None) => {
-                out.diags.add(
-                    "unknown-record-type",
-                    Severity::Warning,
-                    &type_name(Some(&kind)),
-                    Some(&self.file),
-                    Some(span.offset),
-                );
+                out.unmapped(None, &type_name(Some(&kind)), &self.file, span.offset);
                 false
             }
         };

@@ -3,6 +3,20 @@
 //! streams that repeat the context and the UI/session state, listed here,
 //! both leave out (reported as `unmapped-record-type`).
 
+use serde_json::Value;
+use trajhost_codec_sdk::time::rfc3339_ms;
+
+/// When an `updates.jsonl` line happened: `params._meta.agentTimestampMs`,
+/// else the line's `timestamp` (seconds).
+pub fn line_time(line: &Value) -> Option<String> {
+    line.get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("agentTimestampMs"))
+        .and_then(Value::as_i64)
+        .map(rfc3339_ms)
+        .or_else(|| line.get("timestamp").and_then(Value::as_f64).map(|s| rfc3339_ms((s * 1000.0) as i64)))
+}
+
 /// A codec's table of every known `sessionUpdate` kind: its own entries
 /// (`(kind, Handling)`), then the kinds both codecs leave out.
 #[macro_export]

@@ -142,7 +142,7 @@ fn every_scenario_survives_write_and_read_back_from_the_export() {
         let home = export_home(&written);
         let found = kit::discover::<Hermes>(home.path());
         assert_eq!(found.sessions.len(), 1, "{scenario}");
-        let back = read(home.path(), &found.sessions[0].locator);
+        let back = kit::read::<Hermes>(home.path(), &found.sessions[0].locator);
         assert_eq!(essence(&back.records), essence(&source.records), "{scenario}");
         assert!(!essence(&back.records).calls.is_empty(), "{scenario}: has tool calls");
         // A Hermes source keeps its system prompt.
@@ -182,7 +182,7 @@ fn every_scenario_installs_into_a_fresh_home_and_reads_back_from_state_db() {
             )
         );
         apply(&plan, target.path());
-        let back = read(target.path(), &locator(&written.native_id));
+        let back = kit::read::<Hermes>(target.path(), &locator(&written.native_id));
         assert_eq!(essence(&back.records), essence(&source.records), "{scenario}");
         assert_eq!(back.meta().native_version.as_deref(), Some("22"));
         let conn = sqlite(&target.path().join(DB));
@@ -235,7 +235,7 @@ fn a_new_state_db_has_the_schema_hermes_creates() {
     apply(&plan(&written, target.path()).unwrap(), target.path());
     let made = target.path().join(DB);
     hermes_repairs(&sqlite(&made));
-    let real = home("simple");
+    let real = lab().copy("simple");
     let theirs = schema_objects(&real.path().join(DB));
     let ours = schema_objects(&made);
     assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>());
@@ -284,7 +284,7 @@ fn other_rows(path: &Path, new: &str) -> Vec<String> {
 fn a_home_with_other_sessions_gets_rows_added_and_the_others_unchanged() {
     let source = lab().read_copy("simple");
     let written = write(&source.document, None);
-    let target = home("parallel");
+    let target = lab().copy("parallel");
     let db = target.path().join(DB);
     let bytes_before = std::fs::read(&db).unwrap();
     let before = other_rows(&db, &written.native_id);
@@ -301,9 +301,9 @@ fn a_home_with_other_sessions_gets_rows_added_and_the_others_unchanged() {
     assert_eq!(ops, [("sessions", 1), ("messages", 6)]);
     apply(&plan, target.path());
     assert_eq!(other_rows(&db, &written.native_id), before);
-    let back = read(target.path(), &locator(&written.native_id));
+    let back = kit::read::<Hermes>(target.path(), &locator(&written.native_id));
     assert_eq!(essence(&back.records), essence(&source.records));
-    let old = read(target.path(), &locator(lab().id("parallel")));
+    let old = kit::read::<Hermes>(target.path(), &locator(lab().id("parallel")));
     assert_eq!(essence(&old.records), essence(&lab().read_copy("parallel").records));
     assert_eq!(kit::discover::<Hermes>(target.path()).sessions.len(), 2);
     // The second install of the same export is refused.
@@ -323,7 +323,7 @@ fn a_state_db_of_another_schema_is_refused_naming_the_file_and_the_difference() 
     let source = lab().read_copy("simple");
     let written = write(&source.document, None);
 
-    let target = home("parallel");
+    let target = lab().copy("parallel");
     sqlite(&target.path().join(DB)).execute_batch("UPDATE schema_version SET version = 23").unwrap();
     let e = plan_err(&written, target.path());
     assert!(e.contains(".hermes/state.db") && e.contains("schema_version 23, not 22") && e.contains("--allow"), "{e}");
@@ -339,12 +339,12 @@ fn a_state_db_of_another_schema_is_refused_naming_the_file_and_the_difference() 
     assert!(target::reported_untested().is_some_and(|u| u.tested.contains("22")));
     target::set_for_tests(TargetChoice::default());
 
-    let target = home("parallel");
+    let target = lab().copy("parallel");
     sqlite(&target.path().join(DB)).execute_batch("ALTER TABLE messages ADD COLUMN shiny TEXT").unwrap();
     let e = plan_err(&written, target.path());
     assert!(e.contains("messages has unknown columns shiny"), "{e}");
 
-    let target = home("parallel");
+    let target = lab().copy("parallel");
     sqlite(&target.path().join(DB)).execute_batch("ALTER TABLE sessions DROP COLUMN archived").unwrap();
     target::set_for_tests(TargetChoice { allow_untested: true, ..TargetChoice::default() });
     let e = match trajhost_codec_sdk::prepare_artifacts::<Hermes>(
@@ -358,7 +358,7 @@ fn a_state_db_of_another_schema_is_refused_naming_the_file_and_the_difference() 
     target::set_for_tests(TargetChoice::default());
     assert!(e.contains("sessions lacks columns archived") && !e.contains("--allow"), "{e}");
 
-    let target = home("parallel");
+    let target = lab().copy("parallel");
     sqlite(&target.path().join(DB)).execute_batch("DROP TABLE schema_version").unwrap();
     let e = plan_err(&written, target.path());
     assert!(e.contains("no single schema_version row"), "{e}");
@@ -371,12 +371,12 @@ fn a_taken_title_gets_the_lineage_suffix() {
         m.title = Some("Secret word".into());
     }
     let written = write(&kit::document(&records), None);
-    let target = home("parallel");
+    let target = lab().copy("parallel");
     sqlite(&target.path().join(DB))
         .execute_batch(&format!("UPDATE sessions SET title = 'Secret word' WHERE id = '{}'", lab().id("parallel")))
         .unwrap();
     apply(&plan(&written, target.path()).unwrap(), target.path());
-    let back = read(target.path(), &locator(&written.native_id));
+    let back = kit::read::<Hermes>(target.path(), &locator(&written.native_id));
     assert_eq!(back.meta().title.as_deref(), Some("Secret word #2"));
 }
 
@@ -492,7 +492,7 @@ fn another_harness_is_mapped_to_chat_completions_rows() {
     // Installed, Hermes' reader sees the same conversation.
     let target = tempfile::tempdir().unwrap();
     apply(&plan(&written, target.path()).unwrap(), target.path());
-    let back = read(target.path(), &locator(&written.native_id));
+    let back = kit::read::<Hermes>(target.path(), &locator(&written.native_id));
     let e = essence(&back.records);
     assert_eq!(e.users, ["list files 本", "thanks"]);
     assert_eq!(e.assistants, ["Looking.", "Done."]);
@@ -545,10 +545,10 @@ fn a_compaction_archives_the_rows_before_its_summary() {
     summary.body = Body::Compaction { summary: "The word was PAPAYA-42.".into(), trigger: None };
     records.insert(at, summary);
     let written = write(&kit::document(&records), None);
-    let from_export = read(export_home(&written).path(), &export::session_path(&written.native_id));
+    let from_export = kit::read::<Hermes>(export_home(&written).path(), &export::session_path(&written.native_id));
     let target = tempfile::tempdir().unwrap();
     apply(&plan(&written, target.path()).unwrap(), target.path());
-    let installed = read(target.path(), &locator(&written.native_id));
+    let installed = kit::read::<Hermes>(target.path(), &locator(&written.native_id));
     for back in [&from_export, &installed] {
         assert_eq!(kinds(&back.records).iter().filter(|k| **k == "compaction").count(), 1);
         assert!(
@@ -575,7 +575,7 @@ fn the_export_fixture_is_read_and_written_byte_for_byte() {
     let s = &found.sessions[0];
     assert_eq!((s.native_id.as_str(), s.native_version.as_deref()), ("20261130_041903_ad776c", Some("22")));
     assert_eq!(s.locator, ".hermes/export/20261130_041903_ad776c/session.json");
-    let back = read(&home, &s.locator);
+    let back = kit::read::<Hermes>(&home, &s.locator);
     let source = lab().read_copy("simple");
     assert_eq!(essence(&back.records), essence(&source.records));
     assert_eq!(back.records.iter().filter(|r| r.src.as_ref().is_some_and(|s| s.len > 0)).count(), 7);

@@ -11,7 +11,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::HARNESS;
 use crate::discover;
@@ -27,7 +27,6 @@ pub struct Reader {
     file: String,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     lines: Option<JsonLines>,
     last: BTreeMap<String, u64>,
     done: bool,
@@ -59,9 +58,11 @@ impl Reader {
         let ts = meta.started_at.clone();
         Ok(Reader {
             file: locator.to_string(),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(
+                options,
+                &Record { id: native_id, body: Body::Meta(meta), parent: None, ts, agent: None, src: None },
+            ),
             diags,
-            meta: Some(Record { id: native_id, body: Body::Meta(meta), parent: None, ts, agent: None, src: None }),
             lines: Some(lines),
             last,
             done: false,
@@ -71,10 +72,6 @@ impl Reader {
 
 impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let Some(lines) = self.lines.as_mut() else { return Ok(false) };
         match lines.next_line() {
             Some(Ok(line)) => {
@@ -130,10 +127,4 @@ fn last_positions(home: &Dir, path: &str, diags: &mut Diagnostics) -> BTreeMap<S
         }
     }
     last
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
-    }
 }

@@ -18,6 +18,7 @@ use serde_json::Value as Json;
 use trajhost_codec_sdk::Severity;
 use trajhost_codec_sdk::canonical::{Assistant, Attachment, Body, Reasoning, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
+use trajhost_codec_sdk::known::report_unmapped;
 
 pub use trajhost_codec_sdk::known::Handling;
 
@@ -57,12 +58,7 @@ pub fn role_handling(role: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_MESSAGE_ROLES, role)
 }
 
-/// A record made from an entry, before it gets the row-wide fields.
-pub struct Made {
-    pub id: String,
-    pub body: Body,
-    pub parent: Option<String>,
-}
+pub use trajhost_codec_sdk::records::Made;
 
 /// Session-wide state of the mapping.
 #[derive(Default)]
@@ -135,14 +131,8 @@ impl Mapper {
                 parent: parent.clone(),
             }),
             _ => match entry_handling(kind) {
-                Some(_) => diags.add("unmapped-record-type", Severity::Info, kind, Some(file), Some(offset)),
-                None => diags.add(
-                    "unknown-record-type",
-                    Severity::Warning,
-                    &type_name(Some(kind)),
-                    Some(file),
-                    Some(offset),
-                ),
+                Some(known) => report_unmapped(diags, Some(known), kind, file, offset),
+                None => report_unmapped(diags, None, &type_name(Some(kind)), file, offset),
             },
         }
         if out.is_empty() {

@@ -4,6 +4,30 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::Usage;
 use trajhost_codec_sdk::json::str_of;
 
+/// What one model step of an assistant message (`data`) says it stopped for
+/// and used: the message's own `finish` and usage when it is the message's
+/// only step, else its `step-finish` part's, for which the message's stand in
+/// on its last step.
+pub fn step_stop_and_usage(
+    data: &Value,
+    step_finish: Option<&Value>,
+    last: bool,
+    only: bool,
+) -> (Option<String>, Option<Usage>) {
+    let from_step = |key: &str| step_finish.and_then(|p| str_of(p, key)).map(str::to_string);
+    let message_finish = str_of(data, "finish").map(str::to_string);
+    let stop_reason = if only {
+        message_finish.or_else(|| from_step("reason"))
+    } else if last {
+        from_step("reason").or(message_finish)
+    } else {
+        from_step("reason")
+    };
+    let usage =
+        if only { usage(data) } else { step_finish.and_then(usage).or_else(|| if last { usage(data) } else { None }) };
+    (stop_reason, usage)
+}
+
 /// Usage of an assistant message; `None` without `tokens`. `input` is
 /// OpenCode's `tokens.input`, which excludes cache reads and writes.
 pub fn usage(data: &Value) -> Option<Usage> {

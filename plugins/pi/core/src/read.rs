@@ -31,7 +31,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, File};
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id};
-use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::Flavor;
 use crate::discover::fs_error;
@@ -168,7 +168,6 @@ pub struct Reader {
     mapper: Mapper<'static>,
     writer: BatchWriter,
     diags: Diagnostics,
-    meta: Option<Record>,
     /// The `meta` record's id.
     session_id: String,
     /// Offset of the header line; a later `session` line is reported.
@@ -235,9 +234,8 @@ impl Reader {
             lines,
             tree,
             mapper: Mapper::new(flavor, locator.to_string()),
-            writer: BatchWriter::new(options),
+            writer: BatchWriter::starting_with(options, &meta),
             diags,
-            meta: Some(meta),
             session_id,
             header_offset: head.header_span.map_or(0, |(offset, _)| offset),
             done: false,
@@ -248,10 +246,6 @@ impl Reader {
 impl Steps for Reader {
     /// One line. False when the file is exhausted.
     fn step(&mut self) -> Result<bool, CodecError> {
-        if let Some(meta) = self.meta.take() {
-            self.writer.push(&meta);
-            return Ok(true);
-        }
         let path = self.lines.path().to_string();
         let Some(line) = self.lines.next_line() else { return Ok(false) };
         let line = line.map_err(|e| fs_error(&path, e))?;
@@ -336,11 +330,5 @@ impl Reader {
                 src: Some(SourceSpan { file: path.to_string(), offset: span.offset, len: span.len }),
             });
         }
-    }
-}
-
-impl SessionReader for Reader {
-    fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
-        trajhost_codec_sdk::records::next_batch(self)
     }
 }

@@ -268,10 +268,6 @@ struct File<'f> {
 }
 
 impl File<'_> {
-    fn not_carried(&mut self, what: &str) {
-        self.diags.add("not-carried", Severity::Info, what, None, None);
-    }
-
     fn defaulted(&mut self, what: &str) {
         self.diags.add("defaulted", Severity::Info, what, None, None);
     }
@@ -378,7 +374,7 @@ impl File<'_> {
         // it came from: kept only from a session of the same harness.
         let signature = reasoning.opaque.clone().filter(|_| self.same_harness);
         if reasoning.opaque.is_some() && signature.is_none() {
-            self.not_carried("opaque-reasoning");
+            self.diags.not_carried("opaque-reasoning");
         }
         if reasoning.encrypted {
             let signature = signature?;
@@ -450,7 +446,7 @@ impl File<'_> {
         match &record.body {
             Body::User { text, attachments } => {
                 for _ in attachments {
-                    self.not_carried("image-attachment");
+                    self.diags.not_carried("image-attachment");
                 }
                 let attribution = self.flavor.user_attribution.then_some("user");
                 let message =
@@ -460,7 +456,7 @@ impl File<'_> {
             Body::ToolResult { call_id, content, ok } => {
                 let Some(name) = self.calls.get(call_id).cloned() else {
                     // A result without its call is refused by the model APIs.
-                    self.not_carried("orphan-tool-result");
+                    self.diags.not_carried("orphan-tool-result");
                     return;
                 };
                 if ok.is_none() {
@@ -478,7 +474,7 @@ impl File<'_> {
             }
             Body::Observation { subtype, text } => match (subtype.as_str(), self.same_harness) {
                 ("model_change", true) => {
-                    let Some(text) = text.as_deref() else { return self.not_carried("observation/model_change") };
+                    let Some(text) = text.as_deref() else { return self.diags.not_carried("observation/model_change") };
                     let (provider, model_id) = text.split_once('/').unwrap_or((UNKNOWN, text));
                     self.provider = Some((provider.to_string(), model_id.to_string()));
                     if self.flavor.combined_model_change {
@@ -493,7 +489,7 @@ impl File<'_> {
                 }
                 _ => {
                     let what = format!("observation/{}", crate::native::type_name(Some(subtype)));
-                    self.not_carried(&what);
+                    self.diags.not_carried(&what);
                 }
             },
             Body::Compaction { summary, .. } => {
@@ -501,7 +497,7 @@ impl File<'_> {
                     if self.flavor.harness == crate::OMP.harness {
                         self.entry("reset_boundary", ms, hint, out::Empty {});
                     } else {
-                        self.not_carried("opaque-compaction");
+                        self.diags.not_carried("opaque-compaction");
                     }
                     return;
                 }
@@ -511,7 +507,7 @@ impl File<'_> {
                 let fields = out::Compaction { summary, first_kept_entry_id: &id, tokens_before: 0 };
                 self.entry_with_id(id.clone(), "compaction", ms, fields);
             }
-            Body::System { .. } => self.not_carried("system"),
+            Body::System { .. } => self.diags.not_carried("system"),
             Body::Meta(_) | Body::Assistant(_) | Body::Reasoning(_) | Body::ToolCall { .. } => {}
         }
     }

@@ -1,6 +1,7 @@
 //! The `meta` record that opens a session.
 
-use trajhost_codec_sdk::canonical::{self, Body, Meta, Record, SourceSpan};
+use trajhost_codec_sdk::canonical::{Meta, Record, SourceSpan};
+use trajhost_codec_sdk::records;
 
 use crate::head::Head;
 use crate::{CODEC, HARNESS};
@@ -8,24 +9,16 @@ use crate::{CODEC, HARNESS};
 /// The session's `meta`, from the head of its transcript.
 pub fn session_meta(locator: &str, native_id: &str, head: &Head) -> Record {
     let (offset, len) = head.first_span.unwrap_or((0, 0));
-    Record {
-        id: native_id.to_string(),
-        body: Body::Meta(Meta {
-            schema: canonical::SCHEMA.into(),
-            harness: HARNESS.into(),
-            native_id: native_id.to_string(),
+    records::meta_record(
+        Meta {
             native_version: head.version.clone(),
             cwd: head.cwd.clone(),
             title: head.title(),
             git_branch: head.git_branch.clone(),
             started_at: head.started_at.clone(),
             parent_session: head.parent_session.clone(),
-            parent_call: None,
-            codec: Some(CODEC.into()),
-        }),
-        parent: None,
-        ts: head.started_at.clone(),
-        agent: None,
-        src: Some(SourceSpan { file: locator.to_string(), offset, len }),
-    }
+            ..records::meta(HARNESS, CODEC, native_id)
+        },
+        Some(SourceSpan { file: locator.to_string(), offset, len }),
+    )
 }

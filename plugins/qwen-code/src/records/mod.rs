@@ -15,6 +15,7 @@ use trajhost_codec_sdk::canonical::{Body, Record, SourceSpan};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::{Line, report_bad_line};
+use trajhost_codec_sdk::known::report_unmapped;
 use trajhost_codec_sdk::records::{BatchWriter, ParentLinks, location_id};
 
 use crate::native::{self, Entry};
@@ -162,17 +163,11 @@ impl Transcript {
                 _ => system::map(self, &entry, span, out),
             },
             Some(Handling::Reported) => {
-                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
+                report_unmapped(out.diags, Some(Handling::Reported), &kind, &self.file, span.offset);
                 false
             }
             None => {
-                out.diags.add(
-                    "unknown-record-type",
-                    Severity::Warning,
-                    &type_name(Some(&kind)),
-                    Some(&self.file),
-                    Some(span.offset),
-                );
+                report_unmapped(out.diags, None, &type_name(Some(&kind)), &self.file, span.offset);
                 false
             }
         };

@@ -285,17 +285,11 @@ impl Lines for Transcript {
         let emitted = match handling(&kind) {
             Some(Handling::Mapped(_)) => self.map(&kind, &event, span, out),
             Some(Handling::Reported) => {
-                out.diags.add("unmapped-record-type", Severity::Info, &kind, Some(&self.file), Some(span.offset));
+                out.unmapped(Some(Handling::Reported), &kind, &self.file, span.offset);
                 None
             }
             None => {
-                out.diags.add(
-                    "unknown-record-type",
-                    Severity::Warning,
-                    &type_name(Some(&kind)),
-                    Some(&self.file),
-                    Some(span.offset),
-                );
+                out.unmapped(None, &type_name(Some(&kind)), &self.file, span.offset);
                 None
             }
         };
