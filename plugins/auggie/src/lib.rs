@@ -32,19 +32,8 @@ pub mod session;
 pub mod sniff;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use trajhost_codec_sdk::known::Handling;
 
-/// The harness id.
-pub const HARNESS: &str = "auggie";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("auggie@", env!("CARGO_PKG_VERSION"));
-/// Auggie versions whose sessions this codec reads (the files record no
-/// version, so this only documents it; verified with 0.36.0).
-pub const NATIVE_VERSIONS: &str = ">=0.30.0, <1.0.0";
 /// The format read and written.
 pub const FORMAT: &str = "auggie-session-json";
 
@@ -63,19 +52,16 @@ pub fn handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_NODES, kind)
 }
 
-/// The Auggie codec.
-pub struct Auggie;
-
-impl Codec for Auggie {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none: Auggie sessions record no CLI or format version")
-            .reads_and_writes(FORMAT)
-            .globs([format!("{}/*{}", layout::SESSIONS, layout::JSON)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, writer, prepare_with_choice }
+trajhost_codec_sdk::codec_identity! {
+    /// The Auggie codec.
+    codec: Auggie,
+    harness: "auggie",
+    /// Auggie versions whose sessions this codec reads (the files record no
+    /// version, so this only documents it; verified with 0.36.0).
+    native_versions: ">=0.30.0, <1.0.0",
+    version_shows: "none: Auggie sessions record no CLI or format version",
+    formats: reads_and_writes(FORMAT),
+    globs: [format!("{}/*{}", layout::SESSIONS, layout::JSON)],
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, sniff, writer, prepare_with_choice },
 }
-
-trajhost_codec_sdk::export_codec!(Auggie);

@@ -34,41 +34,22 @@ pub mod sniff;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use records::{Handling, KNOWN_RECORD_TYPES};
 pub use time::{parse_rfc3339, rfc3339_utc};
 
-/// The harness id.
-pub const HARNESS: &str = "claude-code";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("claude-code@", env!("CARGO_PKG_VERSION"));
-/// Claude Code versions whose transcripts this codec reads.
-pub const NATIVE_VERSIONS: &str = ">=1.0.0, <3.0.0";
-
-/// The Claude Code codec.
-pub struct ClaudeCode;
-
-impl Codec for ClaudeCode {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`version` field of user/assistant records")
-            .reads_and_writes("claude-code-jsonl")
-            .globs(
-                layout::PROJECT_ROOTS
-                    .iter()
-                    .map(|root| root.to_string())
-                    .chain([format!("{}*/projects", layout::SIBLING_PREFIX)])
-                    .flat_map(|root| [format!("{root}/*/*.jsonl"), format!("{root}/*/*/subagents/agent-*.jsonl")]),
-            )
-    }
-
-    trajhost_codec_sdk::module_methods! {
-        discover, inspect, read, sniff, write = write::TranscriptWriter::start, prepare
-    }
+trajhost_codec_sdk::codec_identity! {
+    /// The Claude Code codec.
+    codec: ClaudeCode,
+    harness: "claude-code",
+    /// Claude Code versions whose transcripts this codec reads.
+    native_versions: ">=1.0.0, <3.0.0",
+    version_shows: "`version` field of user/assistant records",
+    formats: reads_and_writes("claude-code-jsonl"),
+    globs: layout::PROJECT_ROOTS
+        .iter()
+        .map(|root| root.to_string())
+        .chain([format!("{}*/projects", layout::SIBLING_PREFIX)])
+        .flat_map(|root| [format!("{root}/*/*.jsonl"), format!("{root}/*/*/subagents/agent-*.jsonl")]),
+    reader: read::Reader,
+    methods: { discover, inspect, read, sniff, write = write::TranscriptWriter::start, prepare },
 }
-
-trajhost_codec_sdk::export_codec!(ClaudeCode);

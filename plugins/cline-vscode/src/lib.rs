@@ -37,34 +37,17 @@ pub mod sniff;
 /// The texts Cline writes around typed text and tool output (shared with the CLI codec).
 pub use trajhost_cline_core::texts;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
 
-pub const HARNESS: &str = "cline";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("cline@", env!("CARGO_PKG_VERSION"));
-/// Cline (and Claude Dev) extension versions that keep tasks in this
-/// layout: every release so far.
-pub const NATIVE_VERSIONS: &str = ">=0.0.0, <4.0.0";
-
-pub struct ClineVscode;
-
-impl Codec for ClineVscode {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(
-            HARNESS,
-            VERSION,
-            NATIVE_VERSIONS,
-            "the last `environment_history[].cline_version` of task_metadata.json",
-        )
-        .reads(["cline-vscode-task"])
-        .globs(layout::session_globs())
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
+trajhost_codec_sdk::codec_identity! {
+    codec: ClineVscode,
+    harness: "cline",
+    /// Cline (and Claude Dev) extension versions that keep tasks in this
+    /// layout: every release so far.
+    native_versions: ">=0.0.0, <4.0.0",
+    version_shows: "the last `environment_history[].cline_version` of task_metadata.json",
+    formats: reads(["cline-vscode-task"]),
+    globs: layout::session_globs(),
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, sniff },
 }
-
-trajhost_codec_sdk::export_codec!(ClineVscode);

@@ -42,33 +42,18 @@ pub mod read;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
 
-/// The harness id.
-pub const HARNESS: &str = "cline";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("cline@", env!("CARGO_PKG_VERSION"));
-/// Cline CLI versions whose session files this codec reads.
-pub const NATIVE_VERSIONS: &str = ">=3.0.0, <4.0.0";
-
-/// The Cline codec.
-pub struct Cline;
-
-impl Codec for Cline {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`metadata.sessionHistoryOrigin.version` (sessions.db / <id>.json), else `origin.version` of <id>.messages.json")
-.reads_and_writes("cline-session-json")
-.globs(layout::SESSION_GLOBS.iter().copied())
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, writer, prepare_from_export }
+trajhost_codec_sdk::codec_identity! {
+    /// The Cline codec.
+    codec: Cline,
+    harness: "cline",
+    /// Cline CLI versions whose session files this codec reads.
+    native_versions: ">=3.0.0, <4.0.0",
+    version_shows: "`metadata.sessionHistoryOrigin.version` (sessions.db / <id>.json), else `origin.version` of <id>.messages.json",
+    formats: reads_and_writes("cline-session-json"),
+    globs: layout::SESSION_GLOBS.iter().copied(),
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, writer, prepare_from_export },
 }
-
-trajhost_codec_sdk::export_codec!(Cline);

@@ -32,42 +32,22 @@ pub mod sniff;
 pub mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use records::{Handling, KNOWN_EVENT_TYPES, KNOWN_LINE_TYPES, KNOWN_RESPONSE_ITEM_TYPES};
 
-/// The harness id.
-pub const HARNESS: &str = "codex";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("codex@", env!("CARGO_PKG_VERSION"));
-/// Codex CLI versions whose rollouts this codec reads.
-pub const NATIVE_VERSIONS: &str = ">=0.1.0, <1.0.0";
 /// The rollout format read and written.
 pub const FORMAT: &str = "codex-rollout-jsonl";
 /// The TypeScript CLI's rollout document, read only.
 pub const DOCUMENT_FORMAT: &str = "codex-rollout-json";
 
-/// The Codex codec.
-pub struct Codex;
-
-impl Codec for Codex {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(
-            HARNESS,
-            VERSION,
-            NATIVE_VERSIONS,
-            "`session_meta.payload.cli_version` (rollout documents record none)",
-        )
-        .reads([FORMAT, DOCUMENT_FORMAT])
-        .writes([FORMAT])
-        .globs(layout::session_globs())
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff, write = write::RolloutWriter::start, prepare }
+trajhost_codec_sdk::codec_identity! {
+    /// The Codex codec.
+    codec: Codex,
+    harness: "codex",
+    /// Codex CLI versions whose rollouts this codec reads.
+    native_versions: ">=0.1.0, <1.0.0",
+    version_shows: "`session_meta.payload.cli_version` (rollout documents record none)",
+    formats: reads([FORMAT, DOCUMENT_FORMAT]).writes([FORMAT]),
+    globs: layout::session_globs(),
+    reader: read::Reader,
+    methods: { discover, inspect, read, sniff, write = write::RolloutWriter::start, prepare },
 }
-
-trajhost_codec_sdk::export_codec!(Codex);

@@ -32,19 +32,8 @@ pub mod session;
 pub mod sniff;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use trajhost_codec_sdk::known::Handling;
 
-/// The harness id.
-pub const HARNESS: &str = "continue-cli";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("continue-cli@", env!("CARGO_PKG_VERSION"));
-/// Continue CLI versions whose sessions this codec reads (the files record
-/// no version, so this only documents it: the 1.x `cn` releases).
-pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
 /// The format read and written.
 pub const FORMAT: &str = "continue-cli-session-json";
 
@@ -62,19 +51,16 @@ pub fn handling(role: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_ROLES, role)
 }
 
-/// The Continue CLI codec.
-pub struct ContinueCli;
-
-impl Codec for ContinueCli {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none: Continue CLI sessions record no CLI or format version")
-            .reads_and_writes(FORMAT)
-            .globs([format!("{}/*{}", layout::SESSIONS, layout::JSON)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, writer, prepare_with_choice }
+trajhost_codec_sdk::codec_identity! {
+    /// The Continue CLI codec.
+    codec: ContinueCli,
+    harness: "continue-cli",
+    /// Continue CLI versions whose sessions this codec reads (the files record
+    /// no version, so this only documents it: the 1.x `cn` releases).
+    native_versions: ">=1.0.0, <2.0.0",
+    version_shows: "none: Continue CLI sessions record no CLI or format version",
+    formats: reads_and_writes(FORMAT),
+    globs: [format!("{}/*{}", layout::SESSIONS, layout::JSON)],
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, sniff, writer, prepare_with_choice },
 }
-
-trajhost_codec_sdk::export_codec!(ContinueCli);

@@ -31,58 +31,47 @@ pub mod wire;
 pub mod write;
 
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, ReadOptions, SessionWriter, WriteOptions};
+use trajhost_codec_sdk::{CodecError, ReadOptions, SessionWriter, WriteOptions};
 
-/// The harness id.
-pub const HARNESS: &str = "cursor";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("cursor@", env!("CARGO_PKG_VERSION"));
-/// The one tested CLI version, 2026.10.01-e373342 (read leniently by the
-/// host as 2026.10.1; its prereleases are covered).
-pub const NATIVE_VERSIONS: &str = ">=2026.10.1, <2026.10.2";
 /// The CLI build this codec was written and tested for.
 pub const TESTED_VERSION: &str = "2026.10.01-e373342";
 
-/// The Cursor CLI codec.
-pub struct Cursor;
-
-impl Codec for Cursor {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none: the AgentKv store records no CLI version")
-            .reads(["cursor-agentkv", "cursor-agent-transcripts", "cursor-agentkv-export"])
-            .writes(["cursor-agentkv-export"])
-            .globs(
-                discover::CONFIG_ROOTS
-                    .iter()
-                    .flat_map(|root| {
-                        [
-                            format!("{root}/chats/*/*/store.db"),
-                            format!("{root}/chats/*/*/{}", export::FILE_NAME),
-                            format!("{root}/acp-sessions/*/store.db"),
-                        ]
-                    })
-                    .chain([
-                        ".cursor/projects/*/agent-transcripts/*.jsonl".into(),
-                        ".cursor/projects/*/agent-transcripts/*/*.jsonl".into(),
-                    ]),
-            )
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, sniff = transcript::sniff, prepare }
-
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
-        if locator.ends_with(".jsonl") && !locator.ends_with(export::FILE_NAME) {
-            let r = transcript::TranscriptReader::open(&home, locator, &options)?;
-            return Ok(read::Reader::Transcript(Box::new(r)));
+trajhost_codec_sdk::codec_identity! {
+    /// The Cursor CLI codec.
+    codec: Cursor,
+    harness: "cursor",
+    /// The one tested CLI version, 2026.10.01-e373342 (read leniently by the
+    /// host as 2026.10.1; its prereleases are covered).
+    native_versions: ">=2026.10.1, <2026.10.2",
+    version_shows: "none: the AgentKv store records no CLI version",
+    formats: reads(["cursor-agentkv", "cursor-agent-transcripts", "cursor-agentkv-export"])
+        .writes(["cursor-agentkv-export"]),
+    globs: discover::CONFIG_ROOTS
+        .iter()
+        .flat_map(|root| {
+            [
+                format!("{root}/chats/*/*/store.db"),
+                format!("{root}/chats/*/*/{}", export::FILE_NAME),
+                format!("{root}/acp-sessions/*/store.db"),
+            ]
+        })
+        .chain([
+            ".cursor/projects/*/agent-transcripts/*.jsonl".into(),
+            ".cursor/projects/*/agent-transcripts/*/*.jsonl".into(),
+        ]),
+    reader: read::Reader,
+    methods: { discover, inspect, sniff = transcript::sniff, prepare },
+    impl {
+        fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<read::Reader, CodecError> {
+            if locator.ends_with(".jsonl") && !locator.ends_with(export::FILE_NAME) {
+                let r = transcript::TranscriptReader::open(&home, locator, &options)?;
+                return Ok(read::Reader::Transcript(Box::new(r)));
+            }
+            Ok(read::Reader::Store(Box::new(read::StoreReader::open(&home, locator, &options)?)))
         }
-        Ok(read::Reader::Store(Box::new(read::StoreReader::open(&home, locator, &options)?)))
-    }
 
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)?))
-    }
+        fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+            Ok(Box::new(write::Writer::new(options)?))
+        }
+    },
 }
-
-trajhost_codec_sdk::export_codec!(Cursor);

@@ -50,47 +50,30 @@ pub mod threads;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WriteOptions};
+use trajhost_codec_sdk::{CodecError, SessionWriter, WriteOptions};
 
 pub use messages::{Handling, KNOWN_BLOCKS, KNOWN_MESSAGE_TYPES};
 pub use time::{rfc3339_utc, uuid6_ms};
 
-/// The harness id.
-pub const HARNESS: &str = "deep-agents";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("deep-agents@", env!("CARGO_PKG_VERSION"));
-/// deepagents-code versions whose threads this codec reads: the store is
-/// LangGraph's checkpointer, whose tables and serializer do not follow the
-/// CLI's version (older LangGraph without `writes.task_path` is read too).
-pub const NATIVE_VERSIONS: &str = ">=0.0.0, <1.0.0";
-
-/// The Deep Agents codec.
-pub struct DeepAgents;
-
-impl Codec for DeepAgents {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(
-            HARNESS,
-            VERSION,
-            NATIVE_VERSIONS,
-            "`lc_versions.deepagents-code` of the latest checkpoint's metadata",
-        )
-        .reads_and_writes("langgraph-sqlite-checkpoints")
-        .globs(layout::SESSION_GLOBS.iter().copied())
-    }
-
-    trajhost_codec_sdk::module_methods! { discover = threads::discover, inspect = threads::inspect, read, prepare }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        // Asked here too: a model or provider given to `convert` is applied
-        // in the resume command `prepare` returns.
-        let _ = trajhost_codec_sdk::target::choice();
-        Ok(Box::new(write::Writer::new(options)))
-    }
+trajhost_codec_sdk::codec_identity! {
+    /// The Deep Agents codec.
+    codec: DeepAgents,
+    harness: "deep-agents",
+    /// deepagents-code versions whose threads this codec reads: the store is
+    /// LangGraph's checkpointer, whose tables and serializer do not follow the
+    /// CLI's version (older LangGraph without `writes.task_path` is read too).
+    native_versions: ">=0.0.0, <1.0.0",
+    version_shows: "`lc_versions.deepagents-code` of the latest checkpoint's metadata",
+    formats: reads_and_writes("langgraph-sqlite-checkpoints"),
+    globs: layout::SESSION_GLOBS.iter().copied(),
+    reader: read::Reader,
+    methods: { discover = threads::discover, inspect = threads::inspect, read, prepare },
+    impl {
+        fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+            // Asked here too: a model or provider given to `convert` is applied
+            // in the resume command `prepare` returns.
+            let _ = trajhost_codec_sdk::target::choice();
+            Ok(Box::new(write::Writer::new(options)))
+        }
+    },
 }
-
-trajhost_codec_sdk::export_codec!(DeepAgents);

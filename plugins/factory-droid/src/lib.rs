@@ -39,35 +39,20 @@ pub mod records;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use records::{Handling, KNOWN_RECORD_TYPES};
 pub use time::rfc3339_utc;
 
-/// The harness id.
-pub const HARNESS: &str = "factory-droid";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("factory-droid@", env!("CARGO_PKG_VERSION"));
-/// What `session_start.version` says in the files this codec reads: the
-/// session format version 2 (current builds), or the CLI version string
-/// (0.x builds, which wrote the same lines). Format 3 would be another codec.
-pub const NATIVE_VERSIONS: &str = ">=0.0.0, <3.0.0";
-
-/// The Factory Droid codec.
-pub struct FactoryDroid;
-
-impl Codec for FactoryDroid {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`version` of the `session_start` line: the session format version (2), or the CLI version string older builds wrote there")
-.reads_and_writes("factory-droid-jsonl")
-.globs([format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, write = write::Writer::start, prepare_with_choice }
+trajhost_codec_sdk::codec_identity! {
+    /// The Factory Droid codec.
+    codec: FactoryDroid,
+    harness: "factory-droid",
+    /// What `session_start.version` says in the files this codec reads: the
+    /// session format version 2 (current builds), or the CLI version string
+    /// (0.x builds, which wrote the same lines). Format 3 would be another codec.
+    native_versions: ">=0.0.0, <3.0.0",
+    version_shows: "`version` of the `session_start` line: the session format version (2), or the CLI version string older builds wrote there",
+    formats: reads_and_writes("factory-droid-jsonl"),
+    globs: [format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)],
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, write = write::Writer::start, prepare_with_choice },
 }
-
-trajhost_codec_sdk::export_codec!(FactoryDroid);

@@ -30,42 +30,31 @@ pub mod tool_results;
 pub mod write;
 
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, Sniffed, WriteOptions};
+use trajhost_codec_sdk::{ArtifactInfo, CodecError, Plan, Sniffed, WriteOptions};
 
-/// The harness id.
-pub const HARNESS: &str = "fx";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("fx@", env!("CARGO_PKG_VERSION"));
-/// `session.json` schemas this codec knows (the native version is the
-/// schema number): 1 and 2 (legacy), 3 (listed, refused by `read`), 4.
-pub const NATIVE_VERSIONS: &str = ">=1.0.0, <5.0.0";
-
-/// The fx codec.
-pub struct Fx;
-
-impl Codec for Fx {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`schema_version` of session.json (fx records no app version)")
-            .reads(["fx-session-json-legacy", "fx-conversation-v4"])
-            .writes(["fx-session-json-legacy"])
-            .globs([format!("{}/*/{}", layout::SESSIONS, layout::SESSION_JSON)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff = sniff, writer }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
-        prepare::prepare(artifacts, target, &options, &prepare::target_choice())
-    }
+trajhost_codec_sdk::codec_identity! {
+    /// The fx codec.
+    codec: Fx,
+    harness: "fx",
+    /// `session.json` schemas this codec knows (the native version is the
+    /// schema number): 1 and 2 (legacy), 3 (listed, refused by `read`), 4.
+    native_versions: ">=1.0.0, <5.0.0",
+    version_shows: "`schema_version` of session.json (fx records no app version)",
+    formats: reads(["fx-session-json-legacy", "fx-conversation-v4"]).writes(["fx-session-json-legacy"]),
+    globs: [format!("{}/*/{}", layout::SESSIONS, layout::SESSION_JSON)],
+    reader: read::Reader,
+    methods: { discover, inspect, read, sniff = sniff, writer },
+    impl {
+        fn prepare(
+            artifacts: Vec<ArtifactInfo>,
+            export: &Dir,
+            target: &Dir,
+            options: WriteOptions,
+        ) -> Result<Plan, CodecError> {
+            let artifacts = trajhost_codec_sdk::load_artifacts(export, &artifacts)?;
+            prepare::prepare(artifacts, target, &options, &prepare::target_choice())
+        }
+    },
 }
 
 /// A loose `session.json` of fx: its first key is `schema_version` 1, 2 or
@@ -99,5 +88,3 @@ pub fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
     });
     Some(Sniffed { native_version: Some(version), native_id: id })
 }
-
-trajhost_codec_sdk::export_codec!(Fx);

@@ -34,19 +34,8 @@ pub mod read;
 pub mod sniff;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use trajhost_codec_sdk::known::Handling;
 
-/// The harness id (the same harness as the JSONL codec).
-pub const HARNESS: &str = "gemini-cli";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("gemini-cli@", env!("CARGO_PKG_VERSION"));
-/// Gemini CLI versions that wrote single-JSON session files (before the
-/// JSONL log of 0.39; the files record no version, so this only documents it).
-pub const NATIVE_VERSIONS: &str = ">=0.1.0, <0.39.0";
 /// Gemini CLI versions this codec's writer writes for: every build that
 /// kept single-JSON session files (0.2x looks only in
 /// `tmp/<sha256(cwd)>/chats/`; `--resume` exists from 0.18).
@@ -72,33 +61,17 @@ pub fn handling(kind: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_RECORD_TYPES, kind)
 }
 
-/// The Gemini CLI legacy JSON codec.
-pub struct GeminiCliJson;
-
-impl Codec for GeminiCliJson {
-    type Reader = read::Reader;
-
-    const WRITES_FOR: &'static str = WRITES_FOR;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(
-            HARNESS,
-            VERSION,
-            NATIVE_VERSIONS,
-            "none: Gemini CLI session files record no CLI or format version",
-        )
-        .reads([READS])
-        .writes([write::FORMAT])
-        .globs([format!(
-            "{}/*/{}/{}*{}",
-            layout::TMP_ROOT,
-            layout::CHATS,
-            layout::SESSION_PREFIX,
-            layout::JSON
-        )])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff, writer, prepare_with_choice }
+trajhost_codec_sdk::codec_identity! {
+    /// The Gemini CLI legacy JSON codec.
+    codec: GeminiCliJson,
+    harness: "gemini-cli",
+    /// Gemini CLI versions that wrote single-JSON session files (before the
+    /// JSONL log of 0.39; the files record no version, so this only documents it).
+    native_versions: ">=0.1.0, <0.39.0",
+    version_shows: "none: Gemini CLI session files record no CLI or format version",
+    formats: reads([READS]).writes([write::FORMAT]),
+    globs: [format!("{}/*/{}/{}*{}", layout::TMP_ROOT, layout::CHATS, layout::SESSION_PREFIX, layout::JSON)],
+    writes_for: WRITES_FOR,
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, sniff, writer, prepare_with_choice },
 }
-
-trajhost_codec_sdk::export_codec!(GeminiCliJson);

@@ -39,46 +39,25 @@ pub mod records;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use records::{Handling, KNOWN_RECORD_TYPES, record_types};
 pub use time::rfc3339_utc;
 
-/// The harness id.
-pub const HARNESS: &str = "gemini-cli";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("gemini-cli@", env!("CARGO_PKG_VERSION"));
-/// Gemini CLI versions whose JSONL session files this codec reads: the
-/// JSONL store replaced the single-JSON file in 0.39.
-pub const NATIVE_VERSIONS: &str = ">=0.39.0, <1.0.0";
-
-/// The Gemini CLI codec.
-pub struct GeminiCli;
-
-impl Codec for GeminiCli {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(
-            HARNESS,
-            VERSION,
-            NATIVE_VERSIONS,
-            "none: Gemini CLI session files record no CLI or format version",
-        )
-        .reads(["gemini-cli-jsonl"])
-        .writes([write::FORMAT])
-        .globs([format!(
-            "{}/*/{}/{}*{}",
-            layout::TMP_ROOT,
-            layout::CHATS,
-            layout::SESSION_PREFIX,
-            layout::JSONL
-        )])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, writer, prepare_with_choice }
+trajhost_codec_sdk::codec_identity! {
+    /// The Gemini CLI codec.
+    codec: GeminiCli,
+    harness: "gemini-cli",
+    /// Gemini CLI versions whose JSONL session files this codec reads: the
+    /// JSONL store replaced the single-JSON file in 0.39.
+    native_versions: ">=0.39.0, <1.0.0",
+    version_shows: "none: Gemini CLI session files record no CLI or format version",
+    formats: reads(["gemini-cli-jsonl"]).writes([write::FORMAT]),
+    globs: [format!(
+                "{}/*/{}/{}*{}",
+                layout::TMP_ROOT,
+                layout::CHATS,
+                layout::SESSION_PREFIX,
+                layout::JSONL
+            )],
+    reader: read::Reader,
+    methods: { discover, inspect, read, writer, prepare_with_choice },
 }
-
-trajhost_codec_sdk::export_codec!(GeminiCli);

@@ -22,32 +22,21 @@ pub mod updates;
 
 pub use trajhost_grok_build_core::summary;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use trajhost_codec_sdk::known::Handling;
 pub use updates::KNOWN_UPDATE_TYPES;
 
-pub const HARNESS: &str = "grok-build";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("grok-build@", env!("CARGO_PKG_VERSION"));
-/// `chat_format_version`s of the sessions this layout holds (the journal's
-/// shape did not change with them).
-pub const NATIVE_VERSIONS: &str = ">=0.0.0, <2.0.0";
 pub const NATIVE_VERSION_SOURCE: &str =
     "`chat_format_version` of summary.json (Grok Build records no CLI version in a session)";
 
-pub struct GrokBuildUpdates;
-
-impl Codec for GrokBuildUpdates {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
-            .reads(["grok-build-updates-jsonl"])
-            .globs([format!("{}/*/*/{}", layout::SESSIONS, layout::UPDATES)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
+trajhost_codec_sdk::codec_identity! {
+    codec: GrokBuildUpdates,
+    harness: "grok-build",
+    /// `chat_format_version`s of the sessions this layout holds (the journal's
+    /// shape did not change with them).
+    native_versions: ">=0.0.0, <2.0.0",
+    version_shows: NATIVE_VERSION_SOURCE,
+    formats: reads(["grok-build-updates-jsonl"]),
+    globs: [format!("{}/*/*/{}", layout::SESSIONS, layout::UPDATES)],
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, sniff },
 }
-
-trajhost_codec_sdk::export_codec!(GrokBuildUpdates);

@@ -27,34 +27,26 @@ pub mod write;
 
 pub use trajhost_grok_build_core::summary;
 
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WriteOptions};
+use trajhost_codec_sdk::{CodecError, SessionWriter, WriteOptions};
 
 pub use records::{Handling, KNOWN_ITEM_TYPES, KNOWN_UPDATE_TYPES};
 
-pub const HARNESS: &str = "grok-build";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("grok-build@", env!("CARGO_PKG_VERSION"));
-/// `chat_format_version`s this codec reads (0 and 1; 1.0.41 writes 1).
-pub const NATIVE_VERSIONS: &str = ">=0.0.0, <2.0.0";
 pub const NATIVE_VERSION_SOURCE: &str = "`chat_format_version` of summary.json (the chat_history.jsonl format; Grok Build records no CLI version in a session)";
 
-pub struct GrokBuild;
-
-impl Codec for GrokBuild {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
-            .reads(["grok-build-chat-history-jsonl", "grok-build-updates-jsonl"])
-            .writes(["grok-build-chat-history-jsonl"])
-            .globs([format!("{}/*/*/{}", layout::SESSIONS, layout::CHAT_HISTORY)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, prepare_from_export }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(Box::new(write::Writer::new(options)?))
-    }
+trajhost_codec_sdk::codec_identity! {
+    codec: GrokBuild,
+    harness: "grok-build",
+    /// `chat_format_version`s this codec reads (0 and 1; 1.0.41 writes 1).
+    native_versions: ">=0.0.0, <2.0.0",
+    version_shows: NATIVE_VERSION_SOURCE,
+    formats: reads(["grok-build-chat-history-jsonl", "grok-build-updates-jsonl"])
+        .writes(["grok-build-chat-history-jsonl"]),
+    globs: [format!("{}/*/*/{}", layout::SESSIONS, layout::CHAT_HISTORY)],
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, prepare_from_export },
+    impl {
+        fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+            Ok(Box::new(write::Writer::new(options)?))
+        }
+    },
 }
-
-trajhost_codec_sdk::export_codec!(GrokBuild);

@@ -31,34 +31,23 @@ pub mod messages;
 pub mod read;
 mod time;
 
-use trajhost_codec_sdk::{Codec, CodecInfo, Sniffed};
+use trajhost_codec_sdk::Sniffed;
 
 pub use messages::{Handling, KNOWN_ROLES};
 
-/// The harness id.
-pub const HARNESS: &str = "hermes";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("hermes@", env!("CARGO_PKG_VERSION"));
-/// Hermes' version scale is the state.db `schema_version` (the `hermes`
-/// codec's); session files carry none, and every release wrote them (by
-/// default before state.db, on request since): the range is wide.
-pub const NATIVE_VERSIONS: &str = ">=0.0.0, <1000.0.0";
-
-/// The Hermes session-file codec.
-pub struct HermesJson;
-
-impl Codec for HermesJson {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none recorded in session files: the layout decides")
-            .reads(["hermes-session-json", "hermes-gateway-jsonl"])
-            .globs(layout::SESSION_GLOBS.iter().copied())
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff = sniff }
+trajhost_codec_sdk::codec_identity! {
+    /// The Hermes session-file codec.
+    codec: HermesJson,
+    harness: "hermes",
+    /// Hermes' version scale is the state.db `schema_version` (the `hermes`
+    /// codec's); session files carry none, and every release wrote them (by
+    /// default before state.db, on request since): the range is wide.
+    native_versions: ">=0.0.0, <1000.0.0",
+    version_shows: "none recorded in session files: the layout decides",
+    formats: reads(["hermes-session-json", "hermes-gateway-jsonl"]),
+    globs: layout::SESSION_GLOBS.iter().copied(),
+    reader: read::Reader,
+    methods: { discover, inspect, read, sniff = sniff },
 }
 
 /// A log is a JSON object whose first field is `session_id` and which has
@@ -80,5 +69,3 @@ pub fn sniff(_path: &str, head: &[u8]) -> Option<Sniffed> {
 fn memchr_str(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
-
-trajhost_codec_sdk::export_codec!(HermesJson);

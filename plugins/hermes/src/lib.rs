@@ -53,51 +53,33 @@ pub mod sessions;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecError, CodecInfo, SessionWriter, WriteOptions};
+use trajhost_codec_sdk::{CodecError, SessionWriter, WriteOptions};
 
 pub use messages::{Handling, KNOWN_PARTS, KNOWN_ROLES};
 pub use time::rfc3339_utc;
 
-/// The harness id.
-pub const HARNESS: &str = "hermes";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("hermes@", env!("CARGO_PKG_VERSION"));
-/// `state.db` schema versions this codec reads (`schema_version.version`:
-/// 22 in hermes-agent 0.19.0; upstream is at 30 with a superset of the
-/// columns read here). Every schema since the first keeps `sessions.id` and
-/// `messages(id, session_id, role, content, timestamp)`, and the codec checks
-/// the other columns before it selects them, so older stores are read too.
-pub const NATIVE_VERSIONS: &str = ">=1.0.0, <31.0.0";
 /// The hermes-agent version `write` and `prepare` are tested with (the lab
 /// pin); its `state.db` schema is [`schema::SCHEMA_VERSION`].
 pub const TESTED_VERSION: &str = "0.19.0";
 
-/// The Hermes codec.
-pub struct Hermes;
-
-impl Codec for Hermes {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(
-            HARNESS,
-            VERSION,
-            NATIVE_VERSIONS,
-            "`schema_version.version` of state.db (Hermes stores no app version)",
-        )
-        .reads_and_writes("hermes-state-db")
-        .globs(layout::SESSION_GLOBS.iter().copied())
-    }
-
-    trajhost_codec_sdk::module_methods! {
-        discover = sessions::discover, inspect = sessions::inspect, read, prepare_from_export_with_choice
-    }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(write::writer(options))
-    }
+trajhost_codec_sdk::codec_identity! {
+    /// The Hermes codec.
+    codec: Hermes,
+    harness: "hermes",
+    /// `state.db` schema versions this codec reads (`schema_version.version`:
+    /// 22 in hermes-agent 0.19.0; upstream is at 30 with a superset of the
+    /// columns read here). Every schema since the first keeps `sessions.id` and
+    /// `messages(id, session_id, role, content, timestamp)`, and the codec checks
+    /// the other columns before it selects them, so older stores are read too.
+    native_versions: ">=1.0.0, <31.0.0",
+    version_shows: "`schema_version.version` of state.db (Hermes stores no app version)",
+    formats: reads_and_writes("hermes-state-db"),
+    globs: layout::SESSION_GLOBS.iter().copied(),
+    reader: read::Reader,
+    methods: { discover = sessions::discover, inspect = sessions::inspect, read, prepare_from_export_with_choice },
+    impl {
+        fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+            Ok(write::writer(options))
+        }
+    },
 }
-
-trajhost_codec_sdk::export_codec!(Hermes);

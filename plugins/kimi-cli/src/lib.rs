@@ -32,46 +32,38 @@ pub mod wire;
 pub mod write;
 
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{ArtifactInfo, Codec, CodecError, CodecInfo, Plan, SessionWriter, WriteOptions};
+use trajhost_codec_sdk::{ArtifactInfo, CodecError, Plan, SessionWriter, WriteOptions};
 
 pub use records::{Handling, KNOWN_CONTEXT_ROLES, KNOWN_WIRE_TYPES};
 
-pub const HARNESS: &str = "kimi-cli";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("kimi-cli@", env!("CARGO_PKG_VERSION"));
-/// Wire protocol versions this codec reads (Kimi CLI records no CLI version
-/// in a session; 1.51.0 writes protocol 1.10, the oldest wires 1.1).
-pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
 pub const NATIVE_VERSION_SOURCE: &str = "`protocol_version` of the `metadata` line that opens wire.jsonl (the wire protocol version; Kimi CLI records no CLI version in a session)";
 
-pub struct KimiCli;
+trajhost_codec_sdk::codec_identity! {
+    codec: KimiCli,
+    harness: "kimi-cli",
+    /// Wire protocol versions this codec reads (Kimi CLI records no CLI version
+    /// in a session; 1.51.0 writes protocol 1.10, the oldest wires 1.1).
+    native_versions: ">=1.0.0, <2.0.0",
+    version_shows: NATIVE_VERSION_SOURCE,
+    formats: reads(["kimi-cli-context-jsonl", "kimi-cli-wire-jsonl"])
+        .writes(["kimi-cli-context-jsonl", "kimi-cli-wire-jsonl"]),
+    globs: [format!("{}/*/*/{}", layout::SESSIONS, layout::CONTEXT)],
+    reader: read::Reader,
+    methods: { discover, inspect, read },
+    impl {
+        fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+            Ok(write::writer(options))
+        }
 
-impl Codec for KimiCli {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
-            .reads(["kimi-cli-context-jsonl", "kimi-cli-wire-jsonl"])
-            .writes(["kimi-cli-context-jsonl", "kimi-cli-wire-jsonl"])
-            .globs([format!("{}/*/*/{}", layout::SESSIONS, layout::CONTEXT)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read }
-
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(write::writer(options))
-    }
-
-    fn prepare(
-        artifacts: Vec<ArtifactInfo>,
-        _export: &Dir,
-        target: &Dir,
-        options: WriteOptions,
-    ) -> Result<Plan, CodecError> {
-        // Asked first, so a choice reaches this codec even when the plan is refused.
-        let choice = prepare::target_choice();
-        prepare::prepare(artifacts, target, &options, &choice)
-    }
+        fn prepare(
+            artifacts: Vec<ArtifactInfo>,
+            _export: &Dir,
+            target: &Dir,
+            options: WriteOptions,
+        ) -> Result<Plan, CodecError> {
+            // Asked first, so a choice reaches this codec even when the plan is refused.
+            let choice = prepare::target_choice();
+            prepare::prepare(artifacts, target, &options, &choice)
+        }
+    },
 }
-
-trajhost_codec_sdk::export_codec!(KimiCli);

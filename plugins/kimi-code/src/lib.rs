@@ -25,34 +25,21 @@ pub mod read;
 pub mod sniff;
 pub mod state;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use journal::KNOWN_OP_TYPES;
 pub use loop_event::KNOWN_LOOP_EVENTS;
 pub use trajhost_codec_sdk::known::Handling;
 
-/// Kimi Code is Kimi CLI's successor: one harness, this layout's codec beside
-/// the `~/.kimi` one.
-pub const HARNESS: &str = "kimi-cli";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("kimi-cli@", env!("CARGO_PKG_VERSION"));
-/// Journal protocol versions this codec reads (Kimi Code 0.29.1 writes 1.4;
-/// it records no CLI version in a session).
-pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
 pub const NATIVE_VERSION_SOURCE: &str = "`protocol_version` of the `metadata` line that opens an agent's wire.jsonl (Kimi Code's op journal protocol; no CLI version is recorded)";
 
-pub struct KimiCode;
-
-impl Codec for KimiCode {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
-            .reads(["kimi-code-wire-jsonl"])
-            .globs([format!("{}/*/*/{}/*/{}", layout::SESSIONS, layout::AGENTS, layout::WIRE)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
+trajhost_codec_sdk::codec_identity! {
+    codec: KimiCode,
+    harness: "kimi-cli",
+    /// Journal protocol versions this codec reads (Kimi Code 0.29.1 writes 1.4;
+    /// it records no CLI version in a session).
+    native_versions: ">=1.0.0, <2.0.0",
+    version_shows: NATIVE_VERSION_SOURCE,
+    formats: reads(["kimi-code-wire-jsonl"]),
+    globs: [format!("{}/*/*/{}/*/{}", layout::SESSIONS, layout::AGENTS, layout::WIRE)],
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, sniff },
 }
-
-trajhost_codec_sdk::export_codec!(KimiCode);

@@ -28,29 +28,17 @@ pub mod layout;
 pub mod read;
 pub mod sniff;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use entries::{Handling, KNOWN_KINDS};
 
-pub const HARNESS: &str = "letta-code";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("letta-code@", env!("CARGO_PKG_VERSION"));
-/// Letta Code versions that write reflection transcripts (the file carries
-/// no version; every 0.x release is covered).
-pub const NATIVE_VERSIONS: &str = ">=0.0.0, <1.0.0";
-
-pub struct LettaCodeTranscripts;
-
-impl Codec for LettaCodeTranscripts {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "none: reflection transcripts record no Letta Code version")
-            .reads(["letta-code-reflection-transcript-jsonl"])
-            .globs([layout::SESSION_GLOB])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff }
+trajhost_codec_sdk::codec_identity! {
+    codec: LettaCodeTranscripts,
+    harness: "letta-code",
+    /// Letta Code versions that write reflection transcripts (the file carries
+    /// no version; every 0.x release is covered).
+    native_versions: ">=0.0.0, <1.0.0",
+    version_shows: "none: reflection transcripts record no Letta Code version",
+    formats: reads(["letta-code-reflection-transcript-jsonl"]),
+    globs: [layout::SESSION_GLOB],
+    reader: read::Reader,
+    methods: { discover, inspect, read, sniff },
 }
-
-trajhost_codec_sdk::export_codec!(LettaCodeTranscripts);

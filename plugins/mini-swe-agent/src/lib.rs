@@ -26,19 +26,8 @@ pub mod document;
 pub mod read;
 pub mod sniff;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use trajhost_codec_sdk::known::Handling;
 
-/// The harness id.
-pub const HARNESS: &str = "mini-swe-agent";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("mini-swe-agent@", env!("CARGO_PKG_VERSION"));
-/// mini-swe-agent releases whose trajectories this codec reads: 2.x, the
-/// tool-calling agent (`trajectory_format` `mini-swe-agent-1.1`).
-pub const NATIVE_VERSIONS: &str = ">=2.0.0, <3.0.0";
 /// The format read.
 pub const READS: &str = "mini-swe-agent-1.1";
 /// Where mini keeps its global config and the trajectory of the last run.
@@ -60,19 +49,16 @@ pub fn handling(role: &str) -> Option<Handling> {
     trajhost_codec_sdk::known::lookup(KNOWN_ROLES, role)
 }
 
-/// The mini-swe-agent codec (read only).
-pub struct MiniSweAgent;
-
-impl Codec for MiniSweAgent {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`info.mini_version` of the trajectory document")
-            .reads([READS])
-            .globs([format!("{STORE}/*{TRAJ_SUFFIX}")])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read = read::open, sniff }
+trajhost_codec_sdk::codec_identity! {
+    /// The mini-swe-agent codec (read only).
+    codec: MiniSweAgent,
+    harness: "mini-swe-agent",
+    /// mini-swe-agent releases whose trajectories this codec reads: 2.x, the
+    /// tool-calling agent (`trajectory_format` `mini-swe-agent-1.1`).
+    native_versions: ">=2.0.0, <3.0.0",
+    version_shows: "`info.mini_version` of the trajectory document",
+    formats: reads([READS]),
+    globs: [format!("{STORE}/*{TRAJ_SUFFIX}")],
+    reader: read::Reader,
+    methods: { discover, inspect, read = read::open, sniff },
 }
-
-trajhost_codec_sdk::export_codec!(MiniSweAgent);

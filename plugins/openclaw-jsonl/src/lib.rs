@@ -35,40 +35,24 @@ pub mod index;
 pub mod layout;
 pub mod read;
 
-use trajhost_codec_sdk::{Codec, CodecInfo, Sniffed};
+use trajhost_codec_sdk::Sniffed;
 
 pub use trajhost_openclaw_core::{Handling, KNOWN_ENTRY_TYPES, KNOWN_MESSAGE_ROLES};
 
-/// The harness id.
-pub const HARNESS: &str = "openclaw";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("openclaw@", env!("CARGO_PKG_VERSION"));
-/// Releases that wrote JSONL transcripts: Clawdbot's first ones (2025) up
-/// to the switch to SQLite (shipped around 2026.8; later releases keep only
-/// archives in this layout).
-pub const NATIVE_VERSIONS: &str = ">=2025.1.0, <2026.9.0";
-
-/// The OpenClaw JSONL codec.
-pub struct OpenClawJsonl;
-
-impl Codec for OpenClawJsonl {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(
-            HARNESS,
-            VERSION,
-            NATIVE_VERSIONS,
-            "none recorded in transcripts (the header's `version` is Pi's format version): \
+trajhost_codec_sdk::codec_identity! {
+    /// The OpenClaw JSONL codec.
+    codec: OpenClawJsonl,
+    harness: "openclaw",
+    /// Releases that wrote JSONL transcripts: Clawdbot's first ones (2025) up
+    /// to the switch to SQLite (shipped around 2026.8; later releases keep only
+    /// archives in this layout).
+    native_versions: ">=2025.1.0, <2026.9.0",
+    version_shows: "none recorded in transcripts (the header's `version` is Pi's format version): \
                  the layout decides",
-        )
-        .reads(["openclaw-session-jsonl"])
-        .globs(layout::session_globs())
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, sniff = sniff }
+    formats: reads(["openclaw-session-jsonl"]),
+    globs: layout::session_globs(),
+    reader: read::Reader,
+    methods: { discover, inspect, read, sniff = sniff },
 }
 
 /// A loose transcript is OpenClaw's when its path still says so (a state
@@ -92,5 +76,3 @@ pub fn sniff(path: &str, head: &[u8]) -> Option<Sniffed> {
     };
     Some(Sniffed { native_version: None, native_id })
 }
-
-trajhost_codec_sdk::export_codec!(OpenClawJsonl);

@@ -61,60 +61,46 @@ pub mod write;
 
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::{
-    Batch, Codec, CodecError, CodecInfo, ReadOptions, SessionReader, SessionRef, SessionWriter, WholeDocument,
-    WriteOptions,
+    Batch, CodecError, ReadOptions, SessionReader, SessionRef, SessionWriter, WholeDocument, WriteOptions,
 };
 
 pub use events::{Handling, KNOWN_ENTRY_TYPES, KNOWN_MESSAGE_ROLES};
 pub use time::rfc3339_utc;
 
-/// The harness id.
-pub const HARNESS: &str = "openclaw";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("openclaw@", env!("CARGO_PKG_VERSION"));
-/// OpenClaw versions whose SQLite store this codec reads: the store came
-/// with the switch to SQLite (merged 2026-06-30, shipped around 2026.8; the
-/// lab fixtures are 2026.9.6). Older stores, and those `openclaw doctor
-/// --session-sqlite import` builds, have no `schema_meta` (no version: the
-/// layout decides) and only plain `event_json`; the range stays wide.
-pub const NATIVE_VERSIONS: &str = ">=2026.6.0, <2028.0.0";
-
-/// The OpenClaw codec.
-pub struct OpenClaw;
-
-impl Codec for OpenClaw {
-    type Reader = Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`schema_meta.app_version` of the agent database")
-            .reads(["openclaw-agent-sqlite", export::FORMAT])
-            .writes([export::FORMAT])
-            .globs(
-                layout::SESSION_GLOBS.iter().map(|g| g.to_string()).chain([format!("{}/*.jsonl", export::EXPORT_DIR)]),
-            )
-    }
-
-    trajhost_codec_sdk::module_methods! { discover = sessions::discover, prepare }
-
-    fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-        if export::is_export(locator) {
-            return export::inspect(home, locator);
+trajhost_codec_sdk::codec_identity! {
+    /// The OpenClaw codec.
+    codec: OpenClaw,
+    harness: "openclaw",
+    /// OpenClaw versions whose SQLite store this codec reads: the store came
+    /// with the switch to SQLite (merged 2026-06-30, shipped around 2026.8; the
+    /// lab fixtures are 2026.9.6). Older stores, and those `openclaw doctor
+    /// --session-sqlite import` builds, have no `schema_meta` (no version: the
+    /// layout decides) and only plain `event_json`; the range stays wide.
+    native_versions: ">=2026.6.0, <2028.0.0",
+    version_shows: "`schema_meta.app_version` of the agent database",
+    formats: reads(["openclaw-agent-sqlite", export::FORMAT]).writes([export::FORMAT]),
+    globs: layout::SESSION_GLOBS.iter().map(|g| g.to_string()).chain([format!("{}/*.jsonl", export::EXPORT_DIR)]),
+    reader: Reader,
+    methods: { discover = sessions::discover, prepare },
+    impl {
+        fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
+            if export::is_export(locator) {
+                return export::inspect(home, locator);
+            }
+            sessions::inspect(home, locator)
         }
-        sessions::inspect(home, locator)
-    }
 
-    fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {
-        if export::is_export(locator) {
-            return Ok(Reader::Export(export::Reader::open(home, locator, &options)?));
+        fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {
+            if export::is_export(locator) {
+                return Ok(Reader::Export(export::Reader::open(home, locator, &options)?));
+            }
+            Ok(Reader::Database(Box::new(read::Reader::open(home, locator, &options)?)))
         }
-        Ok(Reader::Database(Box::new(read::Reader::open(home, locator, &options)?)))
-    }
 
-    fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
-        Ok(WholeDocument::boxed(options, write::write))
-    }
+        fn write(options: WriteOptions) -> Result<Box<dyn SessionWriter>, CodecError> {
+            Ok(WholeDocument::boxed(options, write::write))
+        }
+    },
 }
 
 /// A session being read: from an agent database, or from an export file.
@@ -131,5 +117,3 @@ impl SessionReader for Reader {
         }
     }
 }
-
-trajhost_codec_sdk::export_codec!(OpenClaw);

@@ -25,31 +25,19 @@ pub mod records;
 pub mod store;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use records::{Handling, KNOWN_EVENT_KINDS};
 
-pub const HARNESS: &str = "openhands";
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const CODEC: &str = concat!("openhands@", env!("CARGO_PKG_VERSION"));
-/// OpenHands CLI releases (software-agent-sdk 1.x) whose conversations this
-/// codec reads; the store itself records no version.
-pub const NATIVE_VERSIONS: &str = ">=1.0.0, <2.0.0";
 pub const NATIVE_VERSION_SOURCE: &str = "nothing in the store records a version (events carry only `kind` discriminators, base_state.json none); sessions report none and the range names the OpenHands CLI 1.x releases (software-agent-sdk 1.x) this layout comes from";
 
-pub struct OpenHands;
-
-impl Codec for OpenHands {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, NATIVE_VERSION_SOURCE)
-            .reads(["openhands-event-json"])
-            .writes([write::FORMAT])
-            .globs([format!("{}/*/{}", layout::CONVERSATIONS, layout::BASE_STATE)])
-    }
-
-    trajhost_codec_sdk::module_methods! { discover, inspect, read, writer, prepare_from_export_with_choice }
+trajhost_codec_sdk::codec_identity! {
+    codec: OpenHands,
+    harness: "openhands",
+    /// OpenHands CLI releases (software-agent-sdk 1.x) whose conversations this
+    /// codec reads; the store itself records no version.
+    native_versions: ">=1.0.0, <2.0.0",
+    version_shows: NATIVE_VERSION_SOURCE,
+    formats: reads(["openhands-event-json"]).writes([write::FORMAT]),
+    globs: [format!("{}/*/{}", layout::CONVERSATIONS, layout::BASE_STATE)],
+    reader: read::Reader,
+    methods: { discover, inspect, read, writer, prepare_from_export_with_choice },
 }
-
-trajhost_codec_sdk::export_codec!(OpenHands);

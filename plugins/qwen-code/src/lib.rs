@@ -31,38 +31,21 @@ pub mod records;
 mod time;
 pub mod write;
 
-use trajhost_codec_sdk::{Codec, CodecInfo};
-
 pub use records::{Handling, KNOWN_RECORD_TYPES, record_type};
 pub use time::rfc3339_utc;
 
-/// The harness id.
-pub const HARNESS: &str = "qwen-code";
-/// This codec's version.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `harness@version`, as `meta.codec` says it.
-pub const CODEC: &str = concat!("qwen-code@", env!("CARGO_PKG_VERSION"));
-/// Qwen Code versions whose `ChatRecord` transcripts this codec reads.
-pub const NATIVE_VERSIONS: &str = ">=0.1.0, <1.0.0";
 /// The format `write` produces.
 pub const WRITES: &str = "qwen-code-jsonl";
 
-/// The Qwen Code codec.
-pub struct QwenCode;
-
-impl Codec for QwenCode {
-    type Reader = read::Reader;
-
-    fn info() -> CodecInfo {
-        CodecInfo::of(HARNESS, VERSION, NATIVE_VERSIONS, "`version` field of every record")
-            .reads(["qwen-code-jsonl"])
-            .writes([WRITES])
-            .globs(layout::ROOTS.iter().map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL)))
-    }
-
-    trajhost_codec_sdk::module_methods! {
-        discover, inspect, read, write = write::TranscriptWriter::start, prepare_with_choice
-    }
+trajhost_codec_sdk::codec_identity! {
+    /// The Qwen Code codec.
+    codec: QwenCode,
+    harness: "qwen-code",
+    /// Qwen Code versions whose `ChatRecord` transcripts this codec reads.
+    native_versions: ">=0.1.0, <1.0.0",
+    version_shows: "`version` field of every record",
+    formats: reads(["qwen-code-jsonl"]).writes([WRITES]),
+    globs: layout::ROOTS.iter().map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL)),
+    reader: read::Reader,
+    methods: { discover, inspect, read, write = write::TranscriptWriter::start, prepare_with_choice },
 }
-
-trajhost_codec_sdk::export_codec!(QwenCode);

@@ -7,7 +7,9 @@
 //!   crate carries its own copy of the WIT in `wit/`, so it builds outside
 //!   the trajhost workspace);
 //! - the [`Codec`] trait (every operation but `info`, `discover` and `read` has
-//!   a default) and the [`export_codec!`] macro;
+//!   a default) and the [`export_codec!`] macro, or [`codec_identity!`],
+//!   which declares a codec's identity (harness, versions, formats, globs)
+//!   once and writes its constants, its `impl Codec` and that call;
 //! - [`fs::Dir`] / [`fs::File`] over the host's read-only filesystem
 //!   capability, and [`sqlite::Database`] over its read-only SQLite;
 //! - [`jsonl::JsonLines`], a JSON-lines reader that tracks byte offsets and
@@ -57,6 +59,7 @@ pub mod genai;
 mod glue;
 pub mod hash;
 pub mod head;
+pub mod identity;
 pub mod json;
 pub mod jsonl;
 pub mod known;
