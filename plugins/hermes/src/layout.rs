@@ -19,34 +19,13 @@ pub const DB_NAME: &str = "state.db";
 /// The `session-globs` of `info`.
 pub const SESSION_GLOBS: &[&str] = &[STATE_DB, ".hermes/profiles/*/state.db"];
 
-/// A parsed locator.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Locator {
-    /// The database, relative to the home.
-    pub db: String,
-    /// The session id after `#`, when given.
-    pub session: Option<String>,
-}
+/// A parsed locator: the database and, after `#`, the session.
+pub use trajhost_codec_sdk::discovery::DbLocator as Locator;
 
-impl Locator {
-    pub fn parse(locator: &str) -> Result<Locator, CodecError> {
-        let (db, session) = match locator.split_once('#') {
-            Some((db, session)) => (db, Some(session)),
-            None => (locator, None),
-        };
-        if db.is_empty() || !db.ends_with(DB_NAME) || db.split('/').any(|s| s == "..") {
-            return Err(CodecError::NotFound(format!("{locator}: not a Hermes state.db locator")));
-        }
-        if session.is_some_and(str::is_empty) {
-            return Err(CodecError::NotFound(format!("{locator}: empty session id after '#'")));
-        }
-        Ok(Locator { db: db.to_string(), session: session.map(str::to_string) })
-    }
-
-    /// `<db>#<session>`.
-    pub fn of(db: &str, session: &str) -> String {
-        format!("{db}#{session}")
-    }
+/// `locator` parsed (refused unless its database is a [`DB_NAME`] below the
+/// home).
+pub fn parse_locator(locator: &str) -> Result<Locator, CodecError> {
+    Locator::parse(locator, DB_NAME, "a Hermes state.db")
 }
 
 /// `-wal` file of a database path.
@@ -60,12 +39,12 @@ mod tests {
 
     #[test]
     fn parses_locators() {
-        let l = Locator::parse(".hermes/state.db#20261130_041901_233928").unwrap();
+        let l = parse_locator(".hermes/state.db#20261130_041901_233928").unwrap();
         assert_eq!(l.db, ".hermes/state.db");
         assert_eq!(l.session.as_deref(), Some("20261130_041901_233928"));
-        assert_eq!(Locator::parse(".hermes/state.db").unwrap().session, None);
-        assert!(Locator::parse(".hermes/other.db#x").is_err());
-        assert!(Locator::parse(".hermes/state.db#").is_err());
-        assert!(Locator::parse("../state.db#x").is_err());
+        assert_eq!(parse_locator(".hermes/state.db").unwrap().session, None);
+        assert!(parse_locator(".hermes/other.db#x").is_err());
+        assert!(parse_locator(".hermes/state.db#").is_err());
+        assert!(parse_locator("../state.db#x").is_err());
     }
 }

@@ -15,12 +15,12 @@ use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
 use trajhost_codec_sdk::sqlite::{Database, Value};
 use trajhost_codec_sdk::{Batch, CodecError, ReadOptions, SessionReader};
 
-use crate::layout::Locator;
+use crate::layout;
 use crate::messages::{self, Mapper};
 use crate::sessions::{self, sqlite_error};
 use crate::time::from_epoch_secs;
 use crate::{CODEC, HARNESS};
-use trajhost_codec_sdk::sql::{self, Row};
+use trajhost_codec_sdk::sql::{self, KeysetPages, Row};
 
 /// Rows fetched per query.
 const PAGE_ROWS: u32 = 128;
@@ -38,19 +38,14 @@ pub struct DbReader {
     diags: Diagnostics,
     /// Records ready to go out (meta and system prompt first).
     pending: VecDeque<Record>,
-    /// The current page and its columns.
-    page: VecDeque<Vec<Value>>,
-    columns: Vec<String>,
-    /// The last `messages.id` fetched.
-    last_id: i64,
-    /// No rows follow the current page.
-    exhausted: bool,
+    /// The `messages` rows, a page at a time (the cursor: `messages.id`).
+    pages: KeysetPages,
     done: bool,
 }
 
 impl DbReader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<DbReader, CodecError> {
-        let parsed = Locator::parse(locator)?;
+        let parsed = layout::parse_locator(locator)?;
         let session = match parsed.session {
             Some(id) => id,
             None => sessions::inspect(&home, locator)?.native_id,
@@ -97,10 +92,7 @@ impl DbReader {
             writer: BatchWriter::new(options),
             diags: Diagnostics::new(),
             pending,
-            page: VecDeque::new(),
-            columns: Vec::new(),
-            last_id: i64::MIN,
-            exhausted: false,
+            pages: KeysetPages::new(PAGE_ROWS),
             done: false,
         })
     }
@@ -112,25 +104,14 @@ impl Steps for DbReader {
         if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
-        if let Some(values) = self.page.pop_front() {
+        if let Some(values) = self.pages.next_row() {
             self.row(&values);
             return Ok(true);
         }
-        if self.exhausted {
+        if self.pages.is_exhausted() {
             return Ok(false);
         }
-        let rows = self
-            .db
-            .query(&self.sql, &[Value::Text(self.session.clone()), Value::Integer(self.last_id)])
-            .map_err(|e| sqlite_error(&self.file, e))?;
-        self.columns = rows.columns();
-        let page: VecDeque<Vec<Value>> = rows.collect_all().map_err(|e| sqlite_error(&self.file, e))?.into();
-        self.exhausted = page.len() < PAGE_ROWS as usize;
-        if let Some(last) = page.back() {
-            let row = Row { columns: &self.columns, values: last };
-            self.last_id = row.int("id").unwrap_or(i64::MAX);
-        }
-        self.page = page;
+        self.pages.fetch(&self.db, &self.sql, &self.session, "id").map_err(|e| sqlite_error(&self.file, e))?;
         Ok(true)
     }
 
@@ -141,7 +122,7 @@ impl Steps for DbReader {
 
 impl DbReader {
     fn row(&mut self, values: &[Value]) {
-        let row = Row { columns: &self.columns, values };
+        let row = Row { columns: self.pages.columns(), values };
         let offset = row.int("id").unwrap_or(0) as u64;
         let Some(mapped) = self.mapper.map(&row, &self.file, &mut self.diags) else { return };
         for made in mapped.records {

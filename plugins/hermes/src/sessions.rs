@@ -44,11 +44,8 @@ pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
     if let Some(id) = crate::export::export_id(locator) {
         return crate::export::inspect(home, id);
     }
-    let parsed = Locator::parse(locator)?;
-    let db = DbFile::stat(home, &parsed.db)?;
-    let found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
-        .map_err(|e| sqlite_error(&parsed.db, e))?;
-    discovery::one_session(found, &parsed.db, parsed.session.as_deref(), "with messages")
+    let parsed = layout::parse_locator(locator)?;
+    parsed.inspect(home, |db, session, problems| list(home, db, session, problems), "with messages")
 }
 
 /// `.hermes/state.db` and each profile's `state.db`, from directory listings.

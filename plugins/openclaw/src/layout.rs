@@ -23,34 +23,13 @@ pub fn db_path(agent: &str) -> String {
     format!("{AGENTS_DIR}/{agent}/agent/{DB_NAME}")
 }
 
-/// A parsed locator.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Locator {
-    /// The database, relative to the home.
-    pub db: String,
-    /// The session id after `#`, when given.
-    pub session: Option<String>,
-}
+/// A parsed locator: the database and, after `#`, the session.
+pub use trajhost_codec_sdk::discovery::DbLocator as Locator;
 
-impl Locator {
-    pub fn parse(locator: &str) -> Result<Locator, CodecError> {
-        let (db, session) = match locator.split_once('#') {
-            Some((db, session)) => (db, Some(session)),
-            None => (locator, None),
-        };
-        if !db.ends_with(DB_NAME) || db.split('/').any(|s| s == "..") {
-            return Err(CodecError::NotFound(format!("{locator}: not an OpenClaw agent database locator")));
-        }
-        if session.is_some_and(str::is_empty) {
-            return Err(CodecError::NotFound(format!("{locator}: empty session id after '#'")));
-        }
-        Ok(Locator { db: db.to_string(), session: session.map(str::to_string) })
-    }
-
-    /// `<db>#<session>`.
-    pub fn of(db: &str, session: &str) -> String {
-        format!("{db}#{session}")
-    }
+/// `locator` parsed (refused unless its database is a [`DB_NAME`] below the
+/// home).
+pub fn parse_locator(locator: &str) -> Result<Locator, CodecError> {
+    Locator::parse(locator, DB_NAME, "an OpenClaw agent database")
 }
 
 #[cfg(test)]
@@ -59,11 +38,11 @@ mod tests {
 
     #[test]
     fn parses_locators() {
-        let l = Locator::parse(".openclaw/agents/main/agent/openclaw-agent.sqlite#abc").unwrap();
+        let l = parse_locator(".openclaw/agents/main/agent/openclaw-agent.sqlite#abc").unwrap();
         assert_eq!(l.db, db_path("main"));
         assert_eq!(l.session.as_deref(), Some("abc"));
-        assert_eq!(Locator::parse(&db_path("main")).unwrap().session, None);
-        assert!(Locator::parse(".openclaw/agents/main/agent/other.sqlite#x").is_err());
-        assert!(Locator::parse(&format!("{}#", db_path("main"))).is_err());
+        assert_eq!(parse_locator(&db_path("main")).unwrap().session, None);
+        assert!(parse_locator(".openclaw/agents/main/agent/other.sqlite#x").is_err());
+        assert!(parse_locator(&format!("{}#", db_path("main"))).is_err());
     }
 }

@@ -28,11 +28,11 @@ use trajhost_codec_sdk::sqlite::{Database, Value};
 use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
 
 use crate::events::Mapper;
-use crate::layout::Locator;
+use crate::layout;
 use crate::sessions::{self, sqlite_error};
 use crate::time::from_epoch_ms;
 use crate::{CODEC, HARNESS};
-use trajhost_codec_sdk::sql::{self, Row};
+use trajhost_codec_sdk::sql::{self, KeysetPages, Row};
 
 /// Events fetched per query.
 const PAGE_ROWS: u32 = 64;
@@ -61,19 +61,17 @@ pub struct Reader {
     /// The event columns the schema has (the others as `NULL`), qualified
     /// by `e.` and unqualified.
     event_columns: [String; 2],
-    page: VecDeque<Vec<Value>>,
-    columns: Vec<String>,
-    /// The last `active_position` or `seq` fetched.
-    cursor: i64,
+    /// The events, a page at a time (the cursor: `active_position` or
+    /// `seq`).
+    pages: KeysetPages,
     /// The seq of the header entry, which `meta` stands for.
     header_seq: Option<i64>,
-    exhausted: bool,
     done: bool,
 }
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-        let parsed = Locator::parse(locator)?;
+        let parsed = layout::parse_locator(locator)?;
         let session = match parsed.session {
             Some(id) => id,
             None => sessions::inspect(&home, locator)?.native_id,
@@ -168,11 +166,8 @@ impl Reader {
             diags,
             pending: VecDeque::new(),
             event_columns: [event_columns("e."), event_columns("")],
-            page: VecDeque::new(),
-            columns: Vec::new(),
-            cursor: i64::MIN,
+            pages: KeysetPages::new(PAGE_ROWS),
             header_seq: header.map(|(seq, _)| seq),
-            exhausted: false,
             done: false,
         })
     }
@@ -183,11 +178,11 @@ impl Steps for Reader {
         if self.writer.release(&mut self.pending) {
             return Ok(true);
         }
-        if let Some(values) = self.page.pop_front() {
+        if let Some(values) = self.pages.next_row() {
             self.event(&values);
             return Ok(true);
         }
-        if self.exhausted {
+        if self.pages.is_exhausted() {
             return Ok(false);
         }
         let [qualified, plain] = &self.event_columns;
@@ -209,17 +204,7 @@ impl Steps for Reader {
                 "seq",
             ),
         };
-        let rows = self
-            .db
-            .query(&sql, &[Value::Text(self.session.clone()), Value::Integer(self.cursor)])
-            .map_err(|e| sqlite_error(&self.file, e))?;
-        self.columns = rows.columns();
-        let page: VecDeque<Vec<Value>> = rows.collect_all().map_err(|e| sqlite_error(&self.file, e))?.into();
-        self.exhausted = page.len() < PAGE_ROWS as usize;
-        if let Some(last) = page.back() {
-            self.cursor = Row { columns: &self.columns, values: last }.int(cursor_column).unwrap_or(i64::MAX);
-        }
-        self.page = page;
+        self.pages.fetch(&self.db, &sql, &self.session, cursor_column).map_err(|e| sqlite_error(&self.file, e))?;
         Ok(true)
     }
 
@@ -230,7 +215,7 @@ impl Steps for Reader {
 
 impl Reader {
     fn event(&mut self, values: &[Value]) {
-        let row = Row { columns: &self.columns, values };
+        let row = Row { columns: self.pages.columns(), values };
         let seq = row.int("seq").unwrap_or(-1);
         if Some(seq) == self.header_seq {
             return;

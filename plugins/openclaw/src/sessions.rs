@@ -39,11 +39,8 @@ pub fn discover(home: &Dir) -> Result<Discovery, CodecError> {
 
 /// The session-ref of one session.
 pub fn inspect(home: &Dir, locator: &str) -> Result<SessionRef, CodecError> {
-    let parsed = Locator::parse(locator)?;
-    let db = DbFile::stat(home, &parsed.db)?;
-    let found = list(home, &db, parsed.session.as_deref(), &mut FileProblems::new())
-        .map_err(|e| sqlite_error(&parsed.db, e))?;
-    discovery::one_session(found, &parsed.db, parsed.session.as_deref(), "with transcript events")
+    let parsed = layout::parse_locator(locator)?;
+    parsed.inspect(home, |db, session, problems| list(home, db, session, problems), "with transcript events")
 }
 
 /// `<agent>/agent/openclaw-agent.sqlite` of every agent, from listings. An

@@ -246,6 +246,57 @@ impl DbFile {
     }
 }
 
+/// A `<database>#<session>` locator, of a store whose databases each hold
+/// many sessions. Without `#` it names the database alone, which
+/// [`one_session`] accepts when that holds exactly one session (what a path
+/// given on the command line resolves to).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbLocator {
+    /// The database, relative to the home.
+    pub db: String,
+    /// The session id after `#`, when given.
+    pub session: Option<String>,
+}
+
+impl DbLocator {
+    /// `locator` parsed: its database must be named `db_name` and stay
+    /// below the home (else not-found, "`<locator>`: not `what` locator"),
+    /// and a `#` must be followed by a session id.
+    pub fn parse(locator: &str, db_name: &str, what: &str) -> Result<DbLocator, CodecError> {
+        let (db, session) = match locator.split_once('#') {
+            Some((db, session)) => (db, Some(session)),
+            None => (locator, None),
+        };
+        if db.is_empty() || !db.ends_with(db_name) || db.split('/').any(|s| s == "..") {
+            return Err(CodecError::NotFound(format!("{locator}: not {what} locator")));
+        }
+        if session.is_some_and(str::is_empty) {
+            return Err(CodecError::NotFound(format!("{locator}: empty session id after '#'")));
+        }
+        Ok(DbLocator { db: db.to_string(), session: session.map(str::to_string) })
+    }
+
+    /// `<db>#<session>`.
+    pub fn of(db: &str, session: &str) -> String {
+        format!("{db}#{session}")
+    }
+
+    /// The session this locator names: `list` lists the sessions of its
+    /// database (the one named, else all of them), among which
+    /// [`one_session`] picks; `listed` says which sessions are listed.
+    pub fn inspect(
+        &self,
+        home: &Dir,
+        list: impl FnOnce(&DbFile, Option<&str>, &mut FileProblems) -> Result<Vec<SessionRef>, SqliteError>,
+        listed: &str,
+    ) -> Result<SessionRef, CodecError> {
+        let db = DbFile::stat(home, &self.db)?;
+        let found = list(&db, self.session.as_deref(), &mut FileProblems::new())
+            .map_err(|e| crate::errors::sqlite_error(&self.db, e))?;
+        one_session(found, &self.db, self.session.as_deref(), listed)
+    }
+}
+
 /// The sessions of every database, `list` listing one database's. A
 /// database that cannot be read is an `unreadable-database` warning naming
 /// it; the others are still listed.

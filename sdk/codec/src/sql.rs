@@ -3,7 +3,7 @@
 //! columns a table has, and query text that reads a column only where it
 //! exists.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use crate::sqlite::{Database, SqliteError, Value};
 
@@ -92,6 +92,56 @@ pub fn each_row(db: &Database, sql: &str, params: &[Value], mut each: impl FnMut
 /// one query text for every schema version.
 pub fn column_or_null(present: &BTreeSet<String>, qualifier: &str, name: &str) -> String {
     if present.contains(name) { format!("{qualifier}{name}") } else { format!("NULL AS {name}") }
+}
+
+/// A session's rows read a page at a time, by keyset: each query asks for
+/// the rows after the last one fetched (by a cursor column that grows), so
+/// no query holds the database for long and a reader keeps one page.
+pub struct KeysetPages {
+    page: VecDeque<Vec<Value>>,
+    columns: Vec<String>,
+    cursor: i64,
+    page_rows: u32,
+    exhausted: bool,
+}
+
+impl KeysetPages {
+    /// Pages of at most `page_rows` rows (the `LIMIT` of the queries), from
+    /// the first row on.
+    pub fn new(page_rows: u32) -> KeysetPages {
+        KeysetPages { page: VecDeque::new(), columns: Vec::new(), cursor: i64::MIN, page_rows, exhausted: false }
+    }
+
+    /// The next row of the page fetched last, with [`columns`](Self::columns).
+    pub fn next_row(&mut self) -> Option<Vec<Value>> {
+        self.page.pop_front()
+    }
+
+    /// The columns of the page fetched last.
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// Whether the page fetched last was the final one: no rows follow it.
+    pub fn is_exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    /// Fetches the next page: `sql` with the parameters `key` and the
+    /// cursor (`… WHERE <key column> = ? AND <cursor column> > ? ORDER BY
+    /// <cursor column> LIMIT <page_rows>`). The cursor moves to
+    /// `cursor_column` of the page's last row.
+    pub fn fetch(&mut self, db: &Database, sql: &str, key: &str, cursor_column: &str) -> Result<(), SqliteError> {
+        let rows = db.query(sql, &[Value::Text(key.to_string()), Value::Integer(self.cursor)])?;
+        self.columns = rows.columns();
+        let page: VecDeque<Vec<Value>> = rows.collect_all()?.into();
+        self.exhausted = page.len() < self.page_rows as usize;
+        if let Some(last) = page.back() {
+            self.cursor = Row { columns: &self.columns, values: last }.int(cursor_column).unwrap_or(i64::MAX);
+        }
+        self.page = page;
+        Ok(())
+    }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
