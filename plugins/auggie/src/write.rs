@@ -44,7 +44,6 @@ use serde_json::{Value, json};
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
-use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::writer::ids;
 use trajhost_codec_sdk::writer::{CanonicalInput, json_document, main_content};
@@ -360,16 +359,11 @@ impl SessionWriter for Writer {
             0
         });
         let digest = self.input.meta_digest().unwrap_or_else(|| sha256(start.to_string().as_bytes()));
-        let id = match self.options.native_id.as_deref() {
-            Some(id) if is_uuid(id) => id.to_string(),
-            Some(id) => {
-                return Err(CodecError::Other(format!(
-                    "write-options.native-id {id:?} is not a UUID (Auggie session ids are UUIDs; \
-                     `auggie --resume <id>` names one)"
-                )));
-            }
-            None => ids::uuid_v4_layout(&digest),
-        };
+        let id = ids::uuid_native_id(
+            &self.options,
+            "Auggie session ids are UUIDs; `auggie --resume <id>` names one",
+            || ids::uuid_v4_layout(&digest),
+        )?;
         self.answer_the_unanswered();
         let mut finished = start;
         let mut chat_history = Vec::new();

@@ -45,7 +45,6 @@ use serde_json::Value;
 use trajhost_codec_sdk::canonical::{Assistant, Body, Meta, Record, Usage};
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::hash::sha256;
-use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::time::parse_rfc3339;
 use trajhost_codec_sdk::writer::ids;
 use trajhost_codec_sdk::writer::{CanonicalInput, json_document, main_content};
@@ -391,18 +390,15 @@ impl SessionWriter for Writer {
             self.placeholder("dateCreated");
             0
         });
-        let id = match self.options.native_id.as_deref() {
-            Some(id) if is_uuid(id) => id.to_string(),
-            Some(id) => {
-                return Err(CodecError::Other(format!(
-                    "write-options.native-id {id:?} is not a UUID (Continue CLI session ids are UUIDs; \
-                     `cn --fork <id>` names one)"
-                )));
-            }
-            None => ids::uuid_v4_layout(
-                &self.input.meta_digest().unwrap_or_else(|| sha256(start_ms.to_string().as_bytes())),
-            ),
-        };
+        let id = ids::uuid_native_id(
+            &self.options,
+            "Continue CLI session ids are UUIDs; `cn --fork <id>` names one",
+            || {
+                ids::uuid_v4_layout(
+                    &self.input.meta_digest().unwrap_or_else(|| sha256(start_ms.to_string().as_bytes())),
+                )
+            },
+        )?;
         self.answer_the_unanswered();
         let title = meta.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| UNTITLED.to_string());
         let document = Document {

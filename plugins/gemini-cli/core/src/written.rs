@@ -5,7 +5,6 @@
 use serde::Serialize;
 use trajhost_codec_sdk::canonical::Usage;
 use trajhost_codec_sdk::diag::Diagnostics;
-use trajhost_codec_sdk::paths::is_uuid;
 use trajhost_codec_sdk::{CodecError, Severity, WriteOptions};
 
 /// One entry of a message's `thoughts`.
@@ -82,14 +81,11 @@ pub fn normalize_cwd(cwd: &str) -> String {
 /// UUID (Gemini CLI's session ids are), else a UUID derived from the
 /// canonical `meta` line's digest, else from the session's start.
 pub fn session_id(options: &WriteOptions, meta_digest: Option<[u8; 32]>, start: &str) -> Result<String, CodecError> {
-    match options.native_id.as_deref() {
-        Some(id) if is_uuid(id) => Ok(id.to_string()),
-        Some(id) => Err(CodecError::Other(format!(
-            "write-options.native-id {id:?} is not a UUID (Gemini CLI session ids are UUIDs; \
-             `gemini --resume <id>` names one)"
-        ))),
-        None => Ok(uuid_from(meta_digest.unwrap_or_else(|| trajhost_codec_sdk::hash::sha256(start.as_bytes())))),
-    }
+    trajhost_codec_sdk::writer::ids::uuid_native_id(
+        options,
+        "Gemini CLI session ids are UUIDs; `gemini --resume <id>` names one",
+        || uuid_from(meta_digest.unwrap_or_else(|| trajhost_codec_sdk::hash::sha256(start.as_bytes()))),
+    )
 }
 
 /// A UUID in the version-4 layout from the first 16 bytes of `seed`.
@@ -100,6 +96,7 @@ pub fn uuid_from(seed: [u8; 32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use trajhost_codec_sdk::paths::is_uuid;
 
     #[test]
     fn a_derived_id_is_a_version_4_uuid() {

@@ -13,6 +13,23 @@ use std::collections::BTreeSet;
 use sha2::{Digest, Sha256};
 
 use crate::hash::to_hex;
+use crate::{CodecError, WriteOptions};
+
+/// A written session's id, for a harness that names its sessions by UUID:
+/// the id `options` name, which must be a UUID (else an error saying so,
+/// `why` in parentheses: what names sessions in the harness), else
+/// `derived()`.
+pub fn uuid_native_id(
+    options: &WriteOptions,
+    why: &str,
+    derived: impl FnOnce() -> String,
+) -> Result<String, CodecError> {
+    match options.native_id.as_deref() {
+        Some(id) if crate::paths::is_uuid(id) => Ok(id.to_string()),
+        Some(id) => Err(CodecError::Other(format!("write-options.native-id {id:?} is not a UUID ({why})"))),
+        None => Ok(derived()),
+    }
+}
 
 /// SHA-256 of `parts`, one after the other (no separators: callers put
 /// their own where parts could run into each other).
