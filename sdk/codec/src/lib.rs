@@ -57,6 +57,7 @@ pub mod genai;
 mod glue;
 pub mod hash;
 pub mod head;
+pub mod jcs;
 pub mod json;
 pub mod jsonl;
 pub mod known;
