@@ -32,6 +32,8 @@ pub fn interactive(harness: &str, id: &str) -> Option<Vec<String>> {
         "kilo-code" => &["kilo", "--session", id],
         // The session file `~/.augment/sessions/<id>.json` by its id (`--help`: a prefix does too).
         "auggie" => &["auggie", "--resume", id],
+        // The session folder `~/.vibe/logs/session/unified/<id>/` by its id.
+        "mistral-vibe" => &["vibe", "--resume", id],
         // Aider names no session: its history is the workspace's `.aider.chat.history.md`, restored whole
         // (every block, the prepared one last) by `--restore-chat-history` run in that workspace (`cd <cwd>`).
         "aider" => &["aider", "--restore-chat-history"],
@@ -90,6 +92,7 @@ mod tests {
             "continue-cli",
             "kilo-code",
             "auggie",
+            "mistral-vibe",
         ] {
             let argv = interactive(harness, "abc").unwrap();
             assert!(argv.last().is_some_and(|a| a == "abc"), "{harness}: {argv:?}");

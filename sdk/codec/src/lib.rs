@@ -60,6 +60,7 @@ mod glue;
 pub mod hash;
 pub mod head;
 pub mod identity;
+pub mod jcs;
 pub mod json;
 pub mod jsonl;
 pub mod known;
