@@ -2,7 +2,7 @@
 //! truncates it back to its exact original bytes, and a kill at any point
 //! is recovered (rolled back while staging, completed while committing).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::journal::{self, AppendStep, Journal, JournalFile, State};
 use crate::{InstallError, InstallOp, InstallPlan, RecoveryOutcome, execute, files, recover, sha256_hex};
@@ -278,7 +278,7 @@ fn a_torn_append_is_told_from_other_bytes() {
     };
     let at = |bytes: &[u8], staged: Option<&[u8]>| {
         std::fs::write(fx.target(), bytes).unwrap();
-        let file = crate::append::open(Path::new(&fx.target()), false).unwrap();
+        let file = crate::append::open(&fx.target(), false).unwrap();
         crate::append::progress(&file, &step, staged).unwrap()
     };
     use crate::append::Progress;
