@@ -1,4 +1,4 @@
-//! The target capability (API 0.2.1): the user's choices for the session
+//! The target capability (API 0.2.1 and later): the user's choices for the session
 //! being written or installed, and the codec's report of an untested target
 //! version. The host sets the choice around `write` and `prepare` and notes
 //! whether the codec asked, so a choice is never silently ignored.

@@ -1000,6 +1000,10 @@ pub struct PrepareRequest {
     /// `--redact`: the export is written again with secrets masked before
     /// it is installed.
     pub redaction: Option<trajhost_inventory::redaction::Redactor>,
+    /// `--cwd`: the working directory the session resumes in, instead of
+    /// the one the export was written for (a harness that keeps its history
+    /// in the workspace, such as Aider, installs it there).
+    pub cwd: Option<String>,
 }
 
 /// A planned install with what it was planned for.
@@ -1026,7 +1030,10 @@ pub struct PreparedInstall {
 /// codec than the one `convert` used), asks it for a plan and says whether
 /// the install is verified.
 pub fn prepare(catalog: &Catalog<'_>, export: &Path, home: &Path, request: &PrepareRequest) -> Result<PreparedInstall> {
-    let (manifest, artifacts) = load_export(export)?;
+    let (mut manifest, artifacts) = load_export(export)?;
+    if let Some(cwd) = &request.cwd {
+        manifest.cwd = Some(cwd.clone());
+    }
     let harness = manifest.target.harness.clone();
     let probe = trajhost_inventory::target_version::Probe {
         explicit: request.target_version.as_deref(),
@@ -1227,6 +1234,12 @@ pub fn install_plan(plan: Plan, export: &Path, artifacts: &[ArtifactInfo]) -> Re
                 match_member: j.match_member,
                 value: j.value,
                 initial: j.initial,
+            },
+            Operation::AppendFile(a) => InstallOp::AppendFile {
+                path: a.path,
+                bytes: a.bytes,
+                expect_length: a.expect_length,
+                expect_sha256: a.expect_sha256,
             },
         });
     }

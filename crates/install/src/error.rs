@@ -64,6 +64,15 @@ pub enum InstallError {
     #[error("{path}: {message} (nothing was changed)")]
     JsonEntry { path: PathBuf, message: String },
 
+    #[error("{0}: the plan appends to a file that does not exist (nothing was changed)")]
+    AppendMissing(PathBuf),
+
+    #[error("{path}: {message}; it is not appended to (nothing was changed)")]
+    AppendChanged { path: PathBuf, message: String },
+
+    #[error("{path}: the plan's expected sha256 {found:?} is not 64 lowercase hex digits (nothing was changed)")]
+    AppendDigest { path: PathBuf, found: String },
+
     #[error("{path}: the artifact to copy {message} (nothing was changed)")]
     Source { path: PathBuf, message: String },
 

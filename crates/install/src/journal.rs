@@ -37,12 +37,31 @@ pub struct Journal {
     pub databases: Vec<DatabaseStep>,
     /// JSON files an entry is added to.
     pub json: Vec<JsonStep>,
+    /// Existing files bytes are appended to (absent in journals written
+    /// before `append-file`).
+    #[serde(default)]
+    pub appends: Vec<AppendStep>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct FileStep {
     pub temp: PathBuf,
     pub target: PathBuf,
+}
+
+/// Bytes appended to an existing file: staged in `temp` (all of them,
+/// fsynced, before the journal says committing), written after the file's
+/// first `original_length` bytes, which must keep `original_sha256`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct AppendStep {
+    pub temp: PathBuf,
+    pub target: PathBuf,
+    /// The file's length before the install: an undo truncates back to it.
+    pub original_length: u64,
+    pub original_sha256: String,
+    /// Length and sha256 of the appended bytes.
+    pub length: u64,
+    pub sha256: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

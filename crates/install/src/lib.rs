@@ -13,7 +13,10 @@
 //!   directories (a symbolic link is refused, so nothing escapes the home).
 //! - A file that exists is never overwritten: every create (file, copied
 //!   artifact, database) is refused when its target exists. Only
-//!   `add-json-entry` changes an existing file, and only by adding.
+//!   `add-json-entry` and `append-file` change an existing file, and only by
+//!   adding: an entry to a JSON document, or bytes after a file's end when
+//!   the file still has the length and sha256 the codec saw (else the plan
+//!   is refused and the file left as it is).
 //! - Rows go only into databases that exist (and tables and columns are
 //!   plain identifiers; every row has one value per column).
 //! - A new database's schema statements are CREATE TABLE / INDEX / VIEW /
@@ -38,15 +41,20 @@
 //!    roll-forward needs (the rows, a probe per database, the JSON entries).
 //!    This is the point of no return.
 //! 5. New files are moved into place without replacing anything
-//!    (`renameat2(RENAME_NOREPLACE)`, else `link` + `unlink`), the database
-//!    transactions commit, JSON index files are replaced by rename
+//!    (`renameat2(RENAME_NOREPLACE)`, else `link` + `unlink`), appended
+//!    bytes are written after each file's original end (checked once more
+//!    against the length and sha256 the journal recorded) and fsynced, the
+//!    database transactions commit, JSON index files are replaced by rename
 //!    (necessarily: they exist), directories are fsynced, and the journal
-//!    is removed.
+//!    is removed. A failure before the first database commits undoes the
+//!    install: placed files are removed and appended files truncated back
+//!    to their original length.
 //!
 //! # Between a kill and the next recovery
 //!
 //! A kill before step 4 leaves, in the home, only hidden
-//! `.<name>.trajhost-<id>.tmp` files (possibly partial), empty directories
+//! `.<name>.trajhost-<id>.tmp` files (possibly partial; an append stages
+//! its bytes in one beside the file it extends), empty directories
 //! the install created, and SQLite's own rollback journal or WAL files next
 //! to a database whose transaction was open (SQLite rolls those back on the
 //! next open, whoever opens it). No target exists and no row is visible:
@@ -55,8 +63,10 @@
 //! installed until [`recover`] runs. trajhost calls [`recover`] at the start
 //! of every command; it rolls a `staging` journal back (temporary files
 //! deleted, databases opened once so SQLite undoes the open transaction,
-//! created directories removed if empty) and a `committing` journal
-//! forward, idempotently:
+//! created directories removed if empty; a file that already holds this
+//! install's appended bytes, or a torn part of them, after its recorded
+//! original bytes is truncated back to its original length) and a
+//! `committing` journal forward, idempotently:
 //!
 //! - a staged file still present is moved into place; a target that already
 //!   exists and is the same inode as the staged file (a `link` done before
@@ -68,6 +78,10 @@
 //!   in), located by rowid; a row at that rowid with exactly those values
 //!   means committed, anything else means the rows are inserted again, in
 //!   one transaction. (A `WITHOUT ROWID` table is probed by its row count.)
+//! - an appended file whose first `original_length` bytes still have the
+//!   recorded sha256 gets the staged bytes after them: nothing when they
+//!   are all there already, the rest when a kill tore the write; a file
+//!   whose original bytes changed is left alone (a problem is reported);
 //! - a JSON file is replaced by the staged content when it still has the
 //!   bytes the staged content was computed from; when it changed since, the
 //!   entries are added again to its current content (adding is idempotent:
@@ -76,6 +90,7 @@
 //! A roll-forward step that cannot be completed (a target created by
 //! someone else in the meantime) is reported in [`Recovered::problems`].
 
+mod append;
 mod error;
 mod files;
 mod journal;
@@ -91,6 +106,8 @@ use std::path::{Path, PathBuf};
 pub use error::InstallError;
 pub use files::{remove_stale_temps, write_replacing};
 pub use recover::{Recovered, RecoveryOutcome, recover};
+#[cfg(test)]
+mod append_tests;
 pub use stage::execute;
 pub use validate::validate;
 
@@ -139,6 +156,11 @@ pub enum InstallOp {
         value: String,
         initial: Option<String>,
     },
+    /// Bytes appended to an existing regular file (the WIT `append-file`
+    /// record), only while it still has `expect_length` bytes with sha256
+    /// `expect_sha256` (lowercase hex): what the codec saw when it planned.
+    /// The existing bytes stay an untouched prefix.
+    AppendFile { path: String, bytes: Vec<u8>, expect_length: u64, expect_sha256: String },
 }
 
 /// Rows for one table of a new database.
@@ -168,6 +190,16 @@ pub struct Applied {
     /// (database, table, rows)
     pub inserted_rows: Vec<(PathBuf, String, usize)>,
     pub json_entries: Vec<JsonEntryOutcome>,
+    pub appended_files: Vec<AppendedFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AppendedFile {
+    pub path: PathBuf,
+    /// The file's length before the install (its bytes stay a prefix).
+    pub original_length: u64,
+    /// Bytes added after it.
+    pub appended: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -84,6 +84,16 @@ fn roll_forward(journal: &journal::Journal) -> (RecoveryOutcome, Vec<String>) {
         }
     }
     pause_point("recover-placed");
+    for step in &journal.appends {
+        match crate::append::roll_forward(step) {
+            Ok(crate::append::Finished::Appended) => {}
+            Ok(crate::append::Finished::Conflict(problem)) => problems.push(problem),
+            Err(error) => {
+                retry = true;
+                problems.push(format!("{error} (will retry)"));
+            }
+        }
+    }
     for step in &journal.databases {
         if let Err(error) = stage::finish_database(step) {
             retry = true;

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::error::{InstallError, Result};
-use super::journal::{self, DatabaseStep, FileStep, InsertStep, Journal, JournalFile, JsonStep, State, StoredValue};
+use super::journal::{
+    self, AppendStep, DatabaseStep, FileStep, InsertStep, Journal, JournalFile, JsonStep, State, StoredValue,
+};
 use super::validate::{self, Checked, Content};
-use super::{Applied, InstallPlan, files, json, pause_point, sqlite};
+use super::{Applied, InstallPlan, append, files, json, pause_point, sqlite};
 use crate::sha256_hex;
 
 /// Validates `plan`, then applies it to `home` all or nothing, journaled
@@ -16,7 +18,8 @@ use crate::sha256_hex;
 /// [`recover`](super::recover).
 pub fn execute(plan: &InstallPlan, home: &Path, journal_dir: &Path) -> Result<Applied> {
     let checked = validate::check(plan, home)?;
-    if checked.files.is_empty() && checked.databases.is_empty() && checked.json.is_empty() {
+    if checked.files.is_empty() && checked.databases.is_empty() && checked.json.is_empty() && checked.appends.is_empty()
+    {
         return Ok(checked.applied);
     }
     let journal_file = JournalFile::create(journal_dir)?;
@@ -48,6 +51,18 @@ pub fn execute(plan: &InstallPlan, home: &Path, journal_dir: &Path) -> Result<Ap
                 initial: None,
                 entries: Vec::new(),
                 mode: j.mode,
+            })
+            .collect(),
+        appends: checked
+            .appends
+            .iter()
+            .map(|a| AppendStep {
+                temp: files::temp_path(&a.target, &id),
+                target: a.target.clone(),
+                original_length: a.original_length,
+                original_sha256: a.original_sha256.clone(),
+                length: a.bytes.len() as u64,
+                sha256: sha256_hex(a.bytes),
             })
             .collect(),
     };
@@ -95,6 +110,22 @@ pub fn execute(plan: &InstallPlan, home: &Path, journal_dir: &Path) -> Result<Ap
     }
     pause_point("placed");
 
+    // Appends, each checked once more through the descriptor it writes
+    // with: a file changed since staging undoes the install (an append
+    // already written is truncated back by `roll_back`).
+    for (step, to) in journal.appends.iter().zip(&checked.appends) {
+        if let Err(error) = append::commit(step, to.bytes) {
+            undo_placed(&placed);
+            roll_back_open(connections);
+            for problem in roll_back(&journal) {
+                tracing::warn!("undoing install {id}: {problem}");
+            }
+            journal_file.remove()?;
+            return Err(error);
+        }
+    }
+    pause_point("appended");
+
     for (index, (step, conn)) in journal.databases.iter().zip(&connections).enumerate() {
         if let Err(error) = sqlite::commit(conn, &step.path) {
             if index == 0 {
@@ -118,7 +149,17 @@ pub fn execute(plan: &InstallPlan, home: &Path, journal_dir: &Path) -> Result<Ap
         commit_json(step).map_err(|e| incomplete(&journal_file, e))?;
     }
     pause_point("json-replaced");
-    sync_parents(journal.files.iter().map(|f| &f.target).chain(journal.json.iter().map(|j| &j.target)));
+    for step in &journal.appends {
+        files::remove_if_exists(&step.temp).map_err(|e| incomplete(&journal_file, InstallError::io(&step.temp, e)))?;
+    }
+    sync_parents(
+        journal
+            .files
+            .iter()
+            .map(|f| &f.target)
+            .chain(journal.json.iter().map(|j| &j.target))
+            .chain(journal.appends.iter().map(|a| &a.temp)),
+    );
     pause_point("complete");
     journal_file.remove()?;
     Ok(checked.applied)
@@ -190,7 +231,17 @@ fn stage(
         step.initial = file.initial.clone();
         step.entries = file.entries.clone();
     }
-    sync_parents(journal.files.iter().map(|f| &f.temp).chain(journal.json.iter().map(|j| &j.temp)));
+    for (to, step) in checked.appends.iter().zip(&journal.appends) {
+        files::write_new(&step.temp, to.bytes, Some(0o600)).map_err(|e| InstallError::io(&step.temp, e))?;
+    }
+    sync_parents(
+        journal
+            .files
+            .iter()
+            .map(|f| &f.temp)
+            .chain(journal.json.iter().map(|j| &j.temp))
+            .chain(journal.appends.iter().map(|a| &a.temp)),
+    );
     pause_point("staged");
 
     // Last look before the point of no return.
@@ -198,6 +249,9 @@ fn stage(
         if files::stat(&step.target).map_err(|e| InstallError::io(&step.target, e))?.is_some() {
             return Err(InstallError::Raced { path: step.target.clone() });
         }
+    }
+    for step in &journal.appends {
+        append::check_expected(&step.target, step.original_length, &step.original_sha256)?;
     }
     journal.state = State::Committing;
     journal_file.write(journal)?;
@@ -232,6 +286,14 @@ fn undo_placed(placed: &[(PathBuf, std::fs::Metadata)]) {
 /// Returns what could not be undone.
 pub(crate) fn roll_back(journal: &Journal) -> Vec<String> {
     let mut problems = Vec::new();
+    // Before the staged bytes go: they tell this install's bytes apart.
+    for step in journal.appends.iter().rev() {
+        if !files::is_temp_name(&step.temp.file_name().unwrap_or_default().to_string_lossy()) {
+            problems.push(format!("{}: not a trajhost temporary name; left alone", step.temp.display()));
+            continue;
+        }
+        problems.extend(append::roll_back(step));
+    }
     let temps = journal.files.iter().map(|f| &f.temp).chain(journal.json.iter().map(|j| &j.temp));
     for temp in temps {
         if !files::is_temp_name(&temp.file_name().unwrap_or_default().to_string_lossy()) {

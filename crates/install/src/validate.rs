@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::{InstallError, Result};
 use super::{
-    Applied, CreatedDatabase, InstallOp, InstallPlan, JsonEntryOutcome, SqlValue, TableRows, json, paths, sqlite,
+    AppendedFile, Applied, CreatedDatabase, InstallOp, InstallPlan, JsonEntryOutcome, SqlValue, TableRows, append,
+    json, paths, sqlite,
 };
 
 /// A new file and where its bytes come from.
@@ -38,6 +39,15 @@ pub(crate) struct JsonFile {
     pub mode: Option<u32>,
 }
 
+/// Bytes appended to an existing file that still has `original_length`
+/// bytes with `original_sha256`.
+pub(crate) struct AppendTo<'p> {
+    pub target: PathBuf,
+    pub bytes: &'p [u8],
+    pub original_length: u64,
+    pub original_sha256: String,
+}
+
 /// A validated plan, resolved against the home.
 pub(crate) struct Checked<'p> {
     pub home: PathBuf,
@@ -46,6 +56,7 @@ pub(crate) struct Checked<'p> {
     pub files: Vec<NewFile<'p>>,
     pub databases: Vec<DatabaseInserts<'p>>,
     pub json: Vec<JsonFile>,
+    pub appends: Vec<AppendTo<'p>>,
     pub applied: Applied,
 }
 
@@ -60,6 +71,7 @@ enum Claim {
     NewFile,
     Database,
     Json,
+    Append,
 }
 
 fn check_rows(path: &Path, table: &str, columns: &[String], rows: &[Vec<SqlValue>]) -> Result<()> {
@@ -90,7 +102,7 @@ pub fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p>> {
     let mut claims: BTreeMap<PathBuf, Claim> = BTreeMap::new();
     let mut claim = |path: &Path, kind: Claim| -> Result<()> {
         match claims.get(path) {
-            Some(existing) if *existing == kind && kind != Claim::NewFile => Ok(()),
+            Some(existing) if *existing == kind && !matches!(kind, Claim::NewFile | Claim::Append) => Ok(()),
             Some(_) => Err(InstallError::Conflict {
                 path: path.to_path_buf(),
                 message: "the plan writes this path twice".into(),
@@ -112,6 +124,7 @@ pub fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p>> {
     let mut checked_files = Vec::new();
     let mut databases: Vec<DatabaseInserts<'p>> = Vec::new();
     let mut json_files: Vec<JsonFile> = Vec::new();
+    let mut appends: Vec<AppendTo<'p>> = Vec::new();
     let mut applied = Applied::default();
 
     for op in &plan.operations {
@@ -181,6 +194,30 @@ pub fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p>> {
                 match databases.iter_mut().find(|d| d.path == resolved.abs) {
                     Some(db) => db.inserts.push(insert),
                     None => databases.push(DatabaseInserts { path: resolved.abs, inserts: vec![insert] }),
+                }
+            }
+            InstallOp::AppendFile { path, bytes, expect_length, expect_sha256 } => {
+                let resolved = paths::for_file(&home, path)?;
+                if resolved.existing.is_none() {
+                    return Err(InstallError::AppendMissing(resolved.abs));
+                }
+                if !append::is_sha256_hex(expect_sha256) {
+                    return Err(InstallError::AppendDigest { path: resolved.abs, found: expect_sha256.clone() });
+                }
+                append::check_expected(&resolved.abs, *expect_length, expect_sha256)?;
+                claim(&resolved.abs, Claim::Append)?;
+                applied.appended_files.push(AppendedFile {
+                    path: resolved.abs.clone(),
+                    original_length: *expect_length,
+                    appended: bytes.len() as u64,
+                });
+                if !bytes.is_empty() {
+                    appends.push(AppendTo {
+                        target: resolved.abs,
+                        bytes,
+                        original_length: *expect_length,
+                        original_sha256: expect_sha256.clone(),
+                    });
                 }
             }
             InstallOp::AddJsonEntry { path, pointer, key, match_member, value, initial } => {
@@ -265,5 +302,5 @@ pub fn check<'p>(plan: &'p InstallPlan, home: &Path) -> Result<Checked<'p>> {
 
     // A JSON file whose every entry was already there is not rewritten.
     json_files.retain(|f| f.base.is_none() || f.base.as_deref() != Some(f.new_text.as_bytes()));
-    Ok(Checked { home, dirs, files: checked_files, databases, json: json_files, applied })
+    Ok(Checked { home, dirs, files: checked_files, databases, json: json_files, appends, applied })
 }

@@ -24,7 +24,7 @@ use trajhost_capabilities::target::{TargetChoice, TargetState, Untested};
 use trajhost_capabilities::wit::latest::codec::{
     ArtifactChunk, ArtifactInfo, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, Sniffed, WriteOptions, Written,
 };
-use trajhost_capabilities::wit::{since_v0_1_0 as v0_1, since_v0_2_1 as v0_2};
+use trajhost_capabilities::wit::{since_v0_1_0 as v0_1, since_v0_2_1 as v0_2, since_v0_3_0 as v0_3};
 
 /// How often the epoch advances; call deadlines are multiples of it.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -210,10 +210,10 @@ impl Runtime {
         let invalid =
             |e: wasmtime::Error| HostError::InvalidComponent { component: name.into(), message: format!("{e:#}") };
         let instance_pre = self.linker.instantiate_pre(component).map_err(invalid)?;
-        let pre = if api.minor == 1 {
-            Pre::V0_1(v0_1::CodecPluginPre::new(instance_pre).map_err(invalid)?)
-        } else {
-            Pre::V0_2(v0_2::CodecPluginPre::new(instance_pre).map_err(invalid)?)
+        let pre = match api.minor {
+            1 => Pre::V0_1(v0_1::CodecPluginPre::new(instance_pre).map_err(invalid)?),
+            2 => Pre::V0_2(v0_2::CodecPluginPre::new(instance_pre).map_err(invalid)?),
+            _ => Pre::V0_3(v0_3::CodecPluginPre::new(instance_pre).map_err(invalid)?),
         };
         Ok(LoadedCodec { pre, name: name.into(), api })
     }
@@ -227,8 +227,8 @@ fn import_allowed(name: &str) -> bool {
     let track = |prefix: &str| version.starts_with(prefix);
     match package.split_once('/') {
         Some(("trajhost:codec", iface)) => {
-            (matches!(iface, "types" | "fs" | "sqlite" | "log") && (track("0.1.") || track("0.2.")))
-                || (iface == "target" && track("0.2."))
+            (matches!(iface, "types" | "fs" | "sqlite" | "log") && (track("0.1.") || track("0.2.") || track("0.3.")))
+                || (iface == "target" && (track("0.2.") || track("0.3.")))
         }
         Some(("wasi:cli", iface)) => {
             matches!(
@@ -260,6 +260,7 @@ fn build_linker(engine: &Engine) -> wasmtime::Result<Linker<PluginState>> {
     }
 
     let mut linker = Linker::new(engine);
+    v0_3::CodecPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
     v0_2::CodecPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
     v0_1::CodecPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
     let l = &mut linker;
@@ -307,12 +308,14 @@ pub struct LoadedCodec {
 enum Pre {
     V0_1(v0_1::CodecPluginPre<PluginState>),
     V0_2(v0_2::CodecPluginPre<PluginState>),
+    V0_3(v0_3::CodecPluginPre<PluginState>),
 }
 
 /// Bindings of one instance.
 enum Bindings {
     V0_1(v0_1::CodecPlugin),
     V0_2(v0_2::CodecPlugin),
+    V0_3(v0_3::CodecPlugin),
 }
 
 impl LoadedCodec {
@@ -334,6 +337,7 @@ impl LoadedCodec {
         let bindings = match &self.pre {
             Pre::V0_1(pre) => pre.instantiate(&mut store).map(Bindings::V0_1),
             Pre::V0_2(pre) => pre.instantiate(&mut store).map(Bindings::V0_2),
+            Pre::V0_3(pre) => pre.instantiate(&mut store).map(Bindings::V0_3),
         }
         .map_err(|e| fail(e, &store))?;
         Ok(CodecInstance {
@@ -460,7 +464,8 @@ impl CodecInstance {
 
     pub fn info(&mut self) -> Result<CodecInfo> {
         self.call(Operation::Info, |store, b| match b {
-            Bindings::V0_2(b) => b.trajhost_codec_codec().call_info(store),
+            Bindings::V0_3(b) => b.trajhost_codec_codec().call_info(store),
+            Bindings::V0_2(b) => b.trajhost_codec_codec().call_info(store).map(Into::into),
             Bindings::V0_1(b) => b.trajhost_codec_codec().call_info(store).map(Into::into),
         })
     }
@@ -469,7 +474,10 @@ impl CodecInstance {
     pub fn discover(&mut self, home: &Path) -> Result<Discovery> {
         let dir = self.grant(home)?;
         let result = self.call(Operation::Discover, |store, b| match b {
-            Bindings::V0_2(b) => b.trajhost_codec_codec().call_discover(store, dir),
+            Bindings::V0_3(b) => b.trajhost_codec_codec().call_discover(store, dir),
+            Bindings::V0_2(b) => {
+                b.trajhost_codec_codec().call_discover(store, dir).map(|r| r.map(Into::into).map_err(Into::into))
+            }
             Bindings::V0_1(b) => {
                 b.trajhost_codec_codec().call_discover(store, dir).map(|r| r.map(Into::into).map_err(Into::into))
             }
@@ -481,7 +489,11 @@ impl CodecInstance {
     pub fn inspect(&mut self, home: &Path, locator: &str) -> Result<SessionRef> {
         let dir = self.grant(home)?;
         self.call(Operation::Discover, |store, b| match b {
-            Bindings::V0_2(b) => b.trajhost_codec_codec().call_inspect(store, dir, locator),
+            Bindings::V0_3(b) => b.trajhost_codec_codec().call_inspect(store, dir, locator),
+            Bindings::V0_2(b) => b
+                .trajhost_codec_codec()
+                .call_inspect(store, dir, locator)
+                .map(|r| r.map(Into::into).map_err(Into::into)),
             Bindings::V0_1(b) => b
                 .trajhost_codec_codec()
                 .call_inspect(store, dir, locator)
@@ -494,7 +506,8 @@ impl CodecInstance {
     /// A 0.1 codec cannot tell: `None`.
     pub fn sniff(&mut self, path: &str, head: &[u8]) -> Result<Option<Sniffed>> {
         self.call(Operation::Discover, |store, b| match b {
-            Bindings::V0_2(b) => b.trajhost_codec_codec().call_sniff(store, path, head),
+            Bindings::V0_3(b) => b.trajhost_codec_codec().call_sniff(store, path, head),
+            Bindings::V0_2(b) => b.trajhost_codec_codec().call_sniff(store, path, head).map(|o| o.map(Into::into)),
             Bindings::V0_1(_) => Ok(None),
         })
     }
@@ -504,7 +517,11 @@ impl CodecInstance {
         let dir = self.grant(home)?;
         let reader = self
             .call(Operation::Read, |store, b| match b {
-                Bindings::V0_2(b) => b.trajhost_codec_codec().call_read(store, dir, locator, options),
+                Bindings::V0_3(b) => b.trajhost_codec_codec().call_read(store, dir, locator, options),
+                Bindings::V0_2(b) => b
+                    .trajhost_codec_codec()
+                    .call_read(store, dir, locator, (&options).into())
+                    .map(|r| r.map_err(Into::into)),
                 Bindings::V0_1(b) => b
                     .trajhost_codec_codec()
                     .call_read(store, dir, locator, (&options).into())
@@ -518,10 +535,13 @@ impl CodecInstance {
     pub fn write(mut self, options: &WriteOptions) -> Result<SessionSink> {
         let state = match &self.bindings {
             Bindings::V0_1(_) => SinkState::Collecting { document: String::new(), options: options.clone() },
-            Bindings::V0_2(_) => {
+            Bindings::V0_2(_) | Bindings::V0_3(_) => {
                 let writer = self
                     .call(Operation::Write, |store, b| match b {
-                        Bindings::V0_2(b) => b.trajhost_codec_codec().call_write(store, options),
+                        Bindings::V0_3(b) => b.trajhost_codec_codec().call_write(store, options),
+                        Bindings::V0_2(b) => {
+                            b.trajhost_codec_codec().call_write(store, &options.into()).map(|r| r.map_err(Into::into))
+                        }
                         Bindings::V0_1(_) => unreachable!("matched above"),
                     })?
                     .map_err(|e| self.codec_error(Operation::Write, e))?;
@@ -553,13 +573,19 @@ impl CodecInstance {
                     .trajhost_codec_codec()
                     .call_prepare(store, &with_bytes, dir, &options.into())
                     .map(|r| r.map(Into::into).map_err(Into::into)),
-                Bindings::V0_2(_) => unreachable!("matched above"),
+                Bindings::V0_2(_) | Bindings::V0_3(_) => unreachable!("matched above"),
             })?
         } else {
             let export_dir = self.grant(export)?;
             let dir = self.grant(target)?;
             self.call(Operation::Prepare, |store, b| match b {
-                Bindings::V0_2(b) => b.trajhost_codec_codec().call_prepare(store, artifacts, export_dir, dir, options),
+                Bindings::V0_3(b) => b.trajhost_codec_codec().call_prepare(store, artifacts, export_dir, dir, options),
+                Bindings::V0_2(b) => {
+                    let artifacts: Vec<v0_2::codec::ArtifactInfo> = artifacts.iter().map(Into::into).collect();
+                    b.trajhost_codec_codec()
+                        .call_prepare(store, &artifacts, export_dir, dir, &options.into())
+                        .map(|r| r.map(Into::into).map_err(Into::into))
+                }
                 Bindings::V0_1(_) => unreachable!("matched above"),
             })?
         };
@@ -625,7 +651,12 @@ impl SessionStream {
         let next = self
             .instance
             .call(Operation::Read, |store, b| match b {
-                Bindings::V0_2(b) => b.trajhost_codec_codec().session_reader().call_next_batch(store, reader),
+                Bindings::V0_3(b) => b.trajhost_codec_codec().session_reader().call_next_batch(store, reader),
+                Bindings::V0_2(b) => b
+                    .trajhost_codec_codec()
+                    .session_reader()
+                    .call_next_batch(store, reader)
+                    .map(|r| r.map(|o| o.map(Into::into)).map_err(Into::into)),
                 Bindings::V0_1(b) => b
                     .trajhost_codec_codec()
                     .session_reader()
@@ -774,6 +805,7 @@ fn plan_size(plan: &Plan) -> usize {
                 d.schema.iter().map(String::len).sum::<usize>() + d.tables.iter().map(|t| rows(&t.rows)).sum::<usize>()
             }
             Op::AddJsonEntry(j) => j.value.len() + j.initial.as_ref().map_or(0, String::len),
+            Op::AppendFile(a) => a.bytes.len() + a.path.len() + a.expect_sha256.len(),
         })
         .sum()
 }
@@ -785,7 +817,7 @@ pub struct SessionSink {
 }
 
 enum SinkState {
-    /// A 0.2 codec's `session-writer`.
+    /// A 0.2 or later codec's `session-writer`.
     Streaming(Option<ResourceAny>),
     /// A 0.1 codec takes the whole document in one `write` call.
     Collecting { document: String, options: WriteOptions },
@@ -809,9 +841,14 @@ impl SessionSink {
                 let chunks = self
                     .instance
                     .call(Operation::Write, |store, b| match b {
-                        Bindings::V0_2(b) => {
+                        Bindings::V0_3(b) => {
                             b.trajhost_codec_codec().session_writer().call_push(store, writer, records)
                         }
+                        Bindings::V0_2(b) => b
+                            .trajhost_codec_codec()
+                            .session_writer()
+                            .call_push(store, writer, records)
+                            .map(|r| r.map(|c| c.into_iter().map(Into::into).collect()).map_err(Into::into)),
                         Bindings::V0_1(_) => unreachable!("0.1 codecs collect"),
                     })?
                     .map_err(|e| self.instance.codec_error(Operation::Write, e))?;
@@ -833,14 +870,19 @@ impl SessionSink {
                             r.map(Into::into).map_err(trajhost_capabilities::wit::latest::types::CodecError::from)
                         })
                     }
-                    Bindings::V0_2(_) => unreachable!("0.2 codecs stream"),
+                    Bindings::V0_2(_) | Bindings::V0_3(_) => unreachable!("0.2 and later codecs stream"),
                 })?
                 .map_err(|e| self.instance.codec_error(Operation::Write, e))?,
             SinkState::Streaming(Some(writer)) => {
                 let written = self
                     .instance
                     .call(Operation::Write, |store, b| match b {
-                        Bindings::V0_2(b) => b.trajhost_codec_codec().session_writer().call_finish(store, writer),
+                        Bindings::V0_3(b) => b.trajhost_codec_codec().session_writer().call_finish(store, writer),
+                        Bindings::V0_2(b) => b
+                            .trajhost_codec_codec()
+                            .session_writer()
+                            .call_finish(store, writer)
+                            .map(|r| r.map(Into::into).map_err(Into::into)),
                         Bindings::V0_1(_) => unreachable!("0.1 codecs collect"),
                     })?
                     .map_err(|e| self.instance.codec_error(Operation::Write, e));
@@ -894,7 +936,9 @@ mod tests {
         assert!(!import_allowed("wasi:filesystem/preopens@0.2.6"));
         assert!(!import_allowed("wasi:sockets/tcp@0.2.6"));
         assert!(import_allowed("trajhost:codec/fs@0.2.0"));
-        assert!(!import_allowed("trajhost:codec/fs@0.3.0"));
+        assert!(import_allowed("trajhost:codec/fs@0.3.0"));
+        assert!(!import_allowed("trajhost:codec/fs@0.4.0"));
+        assert!(import_allowed("trajhost:codec/target@0.3.0"));
         assert!(import_allowed("trajhost:codec/target@0.2.1"));
         assert!(!import_allowed("trajhost:codec/target@0.1.0"));
         assert!(!import_allowed("wasi:cli/run@0.2.6"));

@@ -207,6 +207,7 @@ pub fn continue_into(
         probe_cli: target.probe_cli,
         writer: None,
         redaction: None,
+        cwd: None,
     };
     let installed = super::convert::install_export(ctx, catalog, &export, &target.home, &request, false)?;
     let interactive = installed.interactive_command(&cwd);

@@ -88,6 +88,10 @@ pub struct PrepareArgs {
     /// Show the plan without changing anything.
     #[arg(long)]
     dry_run: bool,
+    /// The working directory the session resumes in, instead of the one the export was written for (Aider keeps
+    /// its history in the workspace: `--cwd` names the workspace inside the target home).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<String>,
     #[command(flatten)]
     model: ModelChoice,
     #[command(flatten)]
@@ -187,6 +191,7 @@ pub fn run_prepare(ctx: &Context, args: &PrepareArgs) -> anyhow::Result<u8> {
         probe_cli: !args.version.no_probe,
         writer: args.codec.clone(),
         redaction: args.redact.redactor(&ctx.data_dir)?,
+        cwd: args.cwd.clone(),
     };
     let installed = install_export(ctx, &catalog, &args.export, &home, &request, args.dry_run)?;
     if args.json {
@@ -297,6 +302,13 @@ impl Installed {
                 InstallOp::AddJsonEntry { path, pointer, key, .. } => {
                     serde_json::json!({"op": "add-json-entry", "path": path, "pointer": pointer, "key": key})
                 }
+                InstallOp::AppendFile { path, bytes, expect_length, expect_sha256 } => serde_json::json!({
+                    "op": "append-file",
+                    "path": path,
+                    "bytes": bytes.len(),
+                    "expect_length": expect_length,
+                    "expect_sha256": expect_sha256,
+                }),
             })
             .collect();
         let tv = &self.target_version;
@@ -336,6 +348,16 @@ impl Installed {
         }
         for (db, table, rows) in &applied.inserted_rows {
             writeln!(w, "{} {rows} row(s) into {table} in {}", would("inserted", "would insert"), db.display())?;
+        }
+        for file in &applied.appended_files {
+            writeln!(
+                w,
+                "{} {} byte(s) to {} (its {} byte(s) unchanged before them)",
+                would("appended", "would append"),
+                file.appended,
+                file.path.display(),
+                file.original_length
+            )?;
         }
         for entry in &applied.json_entries {
             let place = match &entry.key {

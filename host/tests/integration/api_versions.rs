@@ -2,7 +2,8 @@
 //! and 0.2.0 guests are real components built against the frozen snapshots
 //! (the toy codec, `tests/toy/v1`, at commits before the SDK moved on; see
 //! tests/guests/README.md), kept as binaries so that they stay old builds.
-//! The 0.2.0 one is served by the host's 0.2.1 bindings.
+//! The 0.2.0 one is served by the host's 0.2.1 bindings, which convert its
+//! results at the edge to the newest API (0.3.0), as the 0.1 module does.
 
 use trajhost::catalog::Catalog;
 use trajhost::inventory::{self, SessionQuery};
@@ -26,7 +27,8 @@ fn a_codec_built_against_api_0_1_installs_lists_discovers_and_reads() {
 
 #[test]
 fn a_codec_built_against_api_0_2_0_loads_through_the_0_2_1_bindings() {
-    assert_eq!(trajhost::wit::latest_version(), &semver::Version::new(0, 2, 1));
+    assert_eq!(trajhost::wit::latest_version(), &semver::Version::new(0, 3, 0));
+    assert!(trajhost::wit::SUPPORTED.contains(&semver::Version::new(0, 2, 1)));
     installs_lists_discovers_and_reads(&api_0_2_0_guest(), semver::Version::new(0, 2, 0));
 }
 

@@ -1028,3 +1028,87 @@ fn plugin_install_killed_at_any_point_leaves_a_consistent_registry() {
     assert!(sessions.status.success() && stdout(&sessions).contains("\"one\""), "a torn .cwasm broke loading");
     assert_eq!(std::fs::read(&cwasm).unwrap(), reference_cwasm, "the torn .cwasm was replaced");
 }
+
+/// `prepare` into a workspace where Aider already keeps a history appends
+/// one block (`append-file`); killed at every point of that install (and
+/// once more while recovering it), the next command leaves the history as
+/// it was or with the whole block after its untouched original bytes.
+#[test]
+fn an_append_killed_at_any_point_leaves_the_history_as_it_was_or_with_the_whole_block() {
+    let work = tempfile::tempdir().unwrap();
+    let cache = shared_cache();
+    let (export, _) = convert_claude_fixture(&work.path().join("data-convert"), work.path(), "aider");
+    let template = work.path().join("template");
+    copy_dir(&fixture_home("aider", "0.86.2", "simple"), &template);
+    let history = PathBuf::from("project/.aider.chat.history.md");
+    let original = std::fs::read(template.join(&history)).unwrap();
+    let home = work.path().join("home");
+    let reset = || {
+        if home.exists() {
+            std::fs::remove_dir_all(&home).unwrap();
+        }
+        copy_dir(&template, &home);
+    };
+    let cwd = home.join("project");
+    let prepare = |data: &Path| {
+        let args =
+            ["prepare", export.to_str().unwrap(), "--home", home.to_str().unwrap(), "--cwd", cwd.to_str().unwrap()];
+        trajhost_command(data, &cache, &args)
+    };
+
+    reset();
+    let before = tree(&home);
+    let status = prepare(&work.path().join("data-reference")).status().unwrap();
+    assert!(status.success(), "the uninterrupted prepare failed");
+    let complete = std::fs::read(home.join(&history)).unwrap();
+    assert!(complete.len() > original.len() && complete.starts_with(&original), "one block appended");
+    let block = &complete[original.len()..];
+    assert!(block.starts_with(b"\n# aider chat started at "), "{}", String::from_utf8_lossy(block));
+    let complete_tree = tree(&home);
+
+    let points = [
+        ("journal-written", false),
+        ("file-partial", false),
+        ("staged", false),
+        ("committing", true),
+        ("placed", true),
+        ("append-partial", true),
+        ("appended", true),
+        ("complete", true),
+    ];
+    let mut kills: Vec<(String, &'static str, bool, Option<&'static str>)> =
+        points.iter().map(|(p, done)| (format!("at {p}"), *p, *done, None)).collect();
+    kills.push((
+        "at append-partial, recovery killed at append-partial".into(),
+        "append-partial",
+        true,
+        Some("append-partial"),
+    ));
+    kills.push(("at committing, recovery killed at recover-placed".into(), "committing", true, Some("recover-placed")));
+    let signal = work.path().join("paused");
+    for (n, (label, point, done, kill_recovery)) in kills.iter().enumerate() {
+        reset();
+        let data = work.path().join(format!("data-{n}"));
+        let journal_dir = data.join("installs");
+        assert!(spawn_and_kill(prepare(&data), &Kill::At(*point), &signal, &journal_dir), "{label}");
+        if *point == "append-partial" {
+            let torn = std::fs::read(home.join(&history)).unwrap();
+            assert!(torn.starts_with(&original) && torn.len() < complete.len(), "{label}: a torn append");
+        }
+        if let Some(recovery_point) = kill_recovery {
+            let recovery = trajhost_command(&data, &cache, &["plugin", "verify"]);
+            assert!(spawn_and_kill(recovery, &Kill::At(*recovery_point), &signal, &journal_dir), "{label}");
+        }
+        let recovery = trajhost(&data, &["plugin", "verify"]);
+        assert!(recovery.status.success(), "{label}: recovery run failed: {}", stderr(&recovery));
+        assert!(leftovers(&journal_dir).is_empty(), "{label}: journal left: {:?}", leftovers(&journal_dir));
+        let now = std::fs::read(home.join(&history)).unwrap();
+        if *done {
+            assert_eq!(now, complete, "{label}: killed after the committing marker, the block must be appended whole");
+            assert_eq!(tree(&home), complete_tree, "{label}");
+        } else {
+            assert_eq!(now, original, "{label}: killed before the committing marker, the history must be as it was");
+            assert_eq!(tree(&home), before, "{label}");
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! Every install operation of API 0.2 planned by a real wasm codec
+//! Every install operation of API 0.3 planned by a real wasm codec
 //! (`tests/install-ops`) and applied by `trajhost prepare`: into a fresh home,
 //! into a home whose stores already hold other sessions (which stay as they
 //! were), refused a second time, and unchanged by `--dry-run`.
@@ -111,12 +111,17 @@ fn a_home_with_other_sessions_keeps_them_and_gains_this_one() {
     std::fs::write(&config, original).unwrap();
     std::fs::write(home_path.join("install-ops/sessions/other.jsonl"), "{}\n").unwrap();
     let other_before = std::fs::read(home_path.join("install-ops/sessions/other.jsonl")).unwrap();
+    // A history the harness only appends to: the plan appends a line, expecting these bytes.
+    let history = home_path.join("install-ops/history.md");
+    let history_before = b"session other\n".to_vec();
+    std::fs::write(&history, &history_before).unwrap();
 
     // --dry-run validates and changes nothing.
     let before = tree_hashes(&home_path);
     let dry = prepare(&setup, &home_path, &["--dry-run", "--json"]);
     assert!(dry.status.success(), "{}", stderr(&dry));
     assert!(stdout(&dry).contains("insert-rows"), "an existing index gets rows, not a new database: {}", stdout(&dry));
+    assert!(stdout(&dry).contains("append-file"), "an existing history is appended to: {}", stdout(&dry));
     assert_eq!(tree_hashes(&home_path), before);
 
     let output = prepare(&setup, &home_path, &[]);
@@ -139,4 +144,6 @@ fn a_home_with_other_sessions_keeps_them_and_gains_this_one() {
         "formatting kept: {text}"
     );
     assert_eq!(std::fs::read(home_path.join("install-ops/sessions/other.jsonl")).unwrap(), other_before);
+    let appended = std::fs::read(&history).unwrap();
+    assert_eq!(appended, [history_before.as_slice(), format!("session {id}\n").as_bytes()].concat());
 }

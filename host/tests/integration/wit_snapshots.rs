@@ -20,10 +20,18 @@ fn released_wit_snapshots_are_unchanged() {
         );
         checked += 1;
     }
-    // Every file of every snapshot is listed.
+    // Every file of every released snapshot is listed; only the newest
+    // snapshot may be unreleased (`wit/UNRELEASED`), and then none of its
+    // files is listed.
+    let unreleased = unreleased(&wit);
     for entry in std::fs::read_dir(&wit).unwrap() {
         let dir = entry.unwrap().path();
-        if dir.is_dir() && dir.file_name().unwrap().to_string_lossy().starts_with("since_v") {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if unreleased.contains(&name) {
+            assert!(!manifest.contains(&format!("  {name}/")), "wit/{name} is both released and in wit/UNRELEASED");
+            continue;
+        }
+        if dir.is_dir() && name.starts_with("since_v") {
             for file in std::fs::read_dir(&dir).unwrap() {
                 let rel = file.unwrap().path().strip_prefix(&wit).unwrap().to_string_lossy().into_owned();
                 assert!(manifest.contains(&format!("  {rel}")), "wit/{rel} is not in wit/released.sha256");
@@ -31,6 +39,27 @@ fn released_wit_snapshots_are_unchanged() {
         }
     }
     assert!(checked > 0);
+}
+
+/// The snapshot directories `wit/UNRELEASED` names.
+fn unreleased(wit: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(wit.join("UNRELEASED"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn only_the_newest_snapshot_may_be_unreleased() {
+    let wit = repo_root().join("wit");
+    let newest = format!("since_v{}", trajhost::wit::latest_version());
+    for name in unreleased(&wit) {
+        assert_eq!(name, newest, "wit/UNRELEASED names {name}, which is not the newest snapshot");
+        assert!(wit.join(&name).join("codec.wit").is_file(), "wit/UNRELEASED names {name}, which does not exist");
+    }
 }
 
 #[test]

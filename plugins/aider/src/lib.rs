@@ -14,8 +14,9 @@
 //! (`/run` output reaches the chat but not the file), and `write` folds the
 //! calls and results of other harnesses into text Aider restores, naming
 //! that in `not-carried` diagnostics ([`write`]). `prepare` creates the
-//! history in a workspace that has none; appending a block to an existing
-//! one needs a plan operation the host does not have ([`prepare`]).
+//! history in a workspace that has none and appends a block to an existing
+//! one (`append-file`, API 0.3.0: only while the history still has the
+//! bytes `prepare` read, which stay an untouched prefix; [`prepare`]).
 //!
 //! Module map: [`history`] (the markdown: blocks, messages, banner),
 //! [`session`] (locators, ids, times), [`discover`], [`read`], [`sniff`],

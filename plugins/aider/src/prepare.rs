@@ -7,12 +7,17 @@
 //! the working directory (`options.cwd`) must lie in it; without one, the
 //! target directory itself is the workspace.
 //!
-//! Aider appends a block per run; installing a session beside others would
-//! mean appending one to an existing history. The host's plan operations
-//! (`create-file`, `copy-artifact`, `insert-rows`, `create-database`,
-//! `add-json-entry`) cannot append to a file, and `create-file` never
-//! replaces one: so a workspace that already holds a history is refused,
-//! its bytes untouched, and the history is created where there is none.
+//! Aider appends a block per run, and so does `prepare`: where the
+//! workspace has no history, the plan creates it (`create-file`); where it
+//! has one, the plan appends the written `# aider chat started at` block
+//! after it (`append-file`, API 0.3.0), with the length and sha256 of the
+//! history as read here through the target directory, so the host refuses
+//! the append if Aider (or anyone) changed the file since: the existing
+//! bytes stay an untouched prefix, never rewritten. A history that already
+//! holds the same block (the same export installed before) is refused
+//! rather than given a copy. The new block's id depends on where it starts
+//! in the file ([`session::native_id`]), so the plan names the id the block
+//! has once appended: the one `discover` gives it there.
 //!
 //! Model: Aider takes it from its command line, so a chosen model becomes
 //! `--model` in the resume command; a provider is part of Aider's model
@@ -75,18 +80,33 @@ pub fn prepare(
     })?;
     let cwd = if cwd.len() > 1 { cwd.trim_end_matches('/') } else { cwd };
     let path = history_path(options.home_path.as_deref(), cwd)?;
-    if install::exists(target, &path)? {
-        return Err(CodecError::Other(format!(
-            "{cwd}/{FILE} already exists: Aider would restore this session from a new block appended to it, but the \
-             host's plan operations cannot append to a file, and an existing history is never overwritten"
-        )));
-    }
     let command = resume_command(cwd, options.home_path.as_deref(), choice.model.as_deref());
-    Ok(Plan {
-        native_id: id,
-        operations: vec![install::create_file(path, text.into_bytes())],
-        resume_command: Some(command),
-    })
+    let (native_id, operation) = match install::read_existing(target, &path, session::MAX_BYTES)? {
+        None => (id, install::create_file(path, text.into_bytes())),
+        Some(current) => {
+            let installed = appended_id(&current, &text, block.text)
+                .map_err(|problem| CodecError::Other(format!("{cwd}/{FILE}: {problem}")))?;
+            (installed, install::append_file(path, &current, text.into_bytes()))
+        }
+    };
+    Ok(Plan { native_id, operations: vec![operation], resume_command: Some(command) })
+}
+
+/// The id the written block (`block`, all of `text`) has once appended to
+/// a history holding `current`, as `discover` reads the file then; an
+/// error says why it must not be appended (the same block is there).
+pub fn appended_id(current: &[u8], text: &str, block: &str) -> Result<String, String> {
+    let current = trajhost_codec_sdk::text::lossy(current.to_vec());
+    if history::blocks(&current).iter().any(|b| b.text.trim_end() == block.trim_end()) {
+        return Err("the history already holds this session (the same `# aider chat started at` block); it is \
+                    not appended twice"
+            .into());
+    }
+    let after = format!("{current}{text}");
+    match history::blocks(&after).last() {
+        Some(last) if last.text == block => Ok(session::native_id(FILE, last)),
+        _ => Err("the written block would not read back as the history's last block once appended".into()),
+    }
 }
 
 /// `<cwd>/.aider.chat.history.md` relative to the target home, for a `cwd`
@@ -120,6 +140,29 @@ pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const OLD: &str = "\n# aider chat started at 2026-12-01 10:00:00\n\n#### first  \n\nfirst answer\n\n";
+    const NEW: &str = "\n# aider chat started at 2026-12-07 12:00:00\n\n#### second  \n\nsecond answer\n\n";
+
+    #[test]
+    fn an_appended_block_has_the_id_discover_gives_it_after_the_old_ones() {
+        let blocks = history::blocks(NEW);
+        let id = appended_id(OLD.as_bytes(), NEW, blocks[0].text).unwrap();
+        let after = format!("{OLD}{NEW}");
+        let all = history::blocks(&after);
+        assert_eq!(all.len(), 2);
+        assert_eq!(id, session::native_id(FILE, &all[1]));
+        // Not the id the block has alone (it starts later in the file).
+        assert_ne!(id, session::native_id(FILE, &blocks[0]));
+        // The same block again is refused.
+        let again = appended_id(after.as_bytes(), NEW, blocks[0].text).unwrap_err();
+        assert!(again.contains("not appended twice"), "{again}");
+        // A history without a final newline still ends before the new header.
+        let torn = "\n# aider chat started at 2026-12-01 10:00:00\n\n#### first";
+        let id = appended_id(torn.as_bytes(), NEW, blocks[0].text).unwrap();
+        assert_eq!(history::blocks(&format!("{torn}{NEW}")).len(), 2);
+        assert!(id.starts_with("20261207T120000-"), "{id}");
+    }
 
     #[test]
     fn paths_and_commands() {

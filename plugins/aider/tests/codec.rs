@@ -1,6 +1,6 @@
 //! What is particular to Aider's history: a file of several sessions, the
 //! folding of tool calls and results into text Aider restores, and a
-//! prepare that never touches an existing history.
+//! prepare that only ever appends to an existing history.
 
 use std::path::Path;
 
@@ -75,7 +75,7 @@ fn tool_calls_and_results_are_folded_into_restored_text_and_named() {
 }
 
 #[test]
-fn prepare_creates_the_history_in_the_workspace_and_never_appends() {
+fn prepare_creates_the_history_in_the_workspace_or_appends_a_block_to_it() {
     let written = write(FOREIGN);
     let home = tempfile::tempdir().unwrap();
     let cwd = home.path().join("project");
@@ -90,15 +90,63 @@ fn prepare_creates_the_history_in_the_workspace_and_never_appends() {
     assert_eq!(found.sessions.len(), 1);
     assert_eq!(found.sessions[0].native_id, plan.native_id);
 
-    // A workspace that holds a history: refused, its bytes untouched.
+    // The same export again: refused (the block is there), bytes untouched.
     let before = std::fs::read(cwd.join(history::FILE)).unwrap();
     let err = prepare_in::<Aider>(&written, home.path(), Some(cwd.to_str().unwrap())).unwrap_err();
-    assert!(format!("{err:?}").contains("cannot append"), "{err:?}");
+    assert!(format!("{err:?}").contains("not appended twice"), "{err:?}");
     assert_eq!(std::fs::read(cwd.join(history::FILE)).unwrap(), before);
 
     // A workspace outside the target home: refused.
     let err = prepare_in::<Aider>(&written, home.path(), Some("/elsewhere/w")).unwrap_err();
     assert!(format!("{err:?}").contains("not inside the target home"), "{err:?}");
+}
+
+/// A workspace where Aider ran before: the plan appends one block after
+/// its history, expecting exactly the bytes there now; the old sessions
+/// stay listed and byte-identical, and the new one reads back.
+#[test]
+fn prepare_appends_a_block_after_a_history_aider_wrote() {
+    let home = tempfile::tempdir().unwrap();
+    let cwd = home.path().join("project");
+    std::fs::create_dir(&cwd).unwrap();
+    std::fs::copy(fixture("simple").join(history::FILE), cwd.join(history::FILE)).unwrap();
+    let before = std::fs::read(cwd.join(history::FILE)).unwrap();
+    let old = trajhost_codec_testkit::discover::<Aider>(&cwd).sessions;
+    assert_eq!(old.len(), 2);
+
+    let written = write(FOREIGN);
+    let plan = prepare_in::<Aider>(&written, home.path(), Some(cwd.to_str().unwrap())).expect("prepares");
+    let [Operation::AppendFile(append)] = &plan.operations[..] else { panic!("one append: {plan:?}") };
+    assert_eq!(append.path, "project/.aider.chat.history.md");
+    assert_eq!(append.expect_length, before.len() as u64);
+    assert_eq!(append.expect_sha256, trajhost_codec_sdk::writer::install::sha256_hex(&before));
+    assert_eq!(append.bytes, written.artifacts[0].bytes);
+    assert!(append.bytes.starts_with(b"\n# aider chat started at "));
+    // The id the block has where it lands, not the one it had alone.
+    assert_ne!(plan.native_id, written.native_id);
+
+    apply_files(&plan, &written, home.path());
+    let after = std::fs::read(cwd.join(history::FILE)).unwrap();
+    assert_eq!(&after[..before.len()], &before[..], "the old history is an untouched prefix");
+    let found = trajhost_codec_testkit::discover::<Aider>(&cwd).sessions;
+    assert_eq!(found.len(), 3);
+    for s in &old {
+        assert!(found.iter().any(|f| f.native_id == s.native_id), "{} is gone", s.native_id);
+    }
+    assert_eq!(found[2].native_id, plan.native_id);
+    let back = trajhost_codec_testkit::read::<Aider>(&cwd, &found[2].locator);
+    let users: Vec<_> = back
+        .records
+        .iter()
+        .filter_map(|r| if let Body::User { text, .. } = &r.body { Some(text.as_str()) } else { None })
+        .collect();
+    assert_eq!(users, ["Read hello.txt\n# not a heading", "[tool result (call_1)]\n> quoted\nPAPAYA-42"]);
+    // The folded calls are still named as a loss of the written session.
+    assert!(written.diagnostics.iter().any(|d| d.code == "not-carried" && d.detail.starts_with("tool_call")));
+
+    // Installed once: the same export is not appended again.
+    let err = prepare_in::<Aider>(&written, home.path(), Some(cwd.to_str().unwrap())).unwrap_err();
+    assert!(format!("{err:?}").contains("not appended twice"), "{err:?}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! Everything a codec author needs to turn one harness's native session store
 //! into trajhost's canonical records, as a sandboxed WebAssembly component:
 //!
-//! - [`bindings`]: the wit-bindgen bindings of `trajhost:codec@0.2.1` (the
+//! - [`bindings`]: the wit-bindgen bindings of `trajhost:codec@0.3.0` (the
 //!   crate carries its own copy of the WIT in `wit/`, so it builds outside
 //!   the trajhost workspace);
 //! - the [`Codec`] trait (every operation but `info`, `discover` and `read` has
@@ -91,15 +91,15 @@ pub mod bindings {
 
 use bindings::exports::trajhost::codec::codec as export;
 pub use export::{
-    AddJsonEntry, ArtifactChunk, ArtifactInfo, Batch, CodecInfo, CopyArtifact, CreateDatabase, CreateFile, Discovery,
-    InsertRows, Operation, Plan, ReadOptions, SessionRef, Sniffed, TableRows, WriteOptions, Written,
+    AddJsonEntry, AppendFile, ArtifactChunk, ArtifactInfo, Batch, CodecInfo, CopyArtifact, CreateDatabase, CreateFile,
+    Discovery, InsertRows, Operation, Plan, ReadOptions, SessionRef, Sniffed, TableRows, WriteOptions, Written,
 };
 /// A native file (or a piece of one) relative to a target home.
 pub type Artifact = ArtifactChunk;
 pub use bindings::trajhost::codec::types::{CodecError, Diagnostic, Severity};
 
 /// The API version of the WIT package this SDK binds.
-pub const API_VERSION: &str = "0.2.1";
+pub const API_VERSION: &str = "0.3.0";
 /// This SDK's version.
 pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -426,7 +426,7 @@ macro_rules! export_codec {
 
 /// `sdk=<version>;api=<version>`, embedded by [`export_codec!`].
 #[doc(hidden)]
-pub const SDK_SECTION: &str = concat!("sdk=", env!("CARGO_PKG_VERSION"), ";api=0.2.1");
+pub const SDK_SECTION: &str = concat!("sdk=", env!("CARGO_PKG_VERSION"), ";api=0.3.0");
 
 #[doc(hidden)]
 pub const fn sdk_section<const N: usize>() -> [u8; N] {

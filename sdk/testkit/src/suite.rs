@@ -1144,7 +1144,8 @@ pub fn convert_into<C: Codec>(
 
 /// Applies a plan of files as the host does: `create-file` and
 /// `copy-artifact` never over an existing file, `add-json-entry` never
-/// changing an entry there. Any other
+/// changing an entry there, `append-file` only to a file that still has the
+/// length and sha256 the plan expects (its bytes stay a prefix). Any other
 /// operation fails the test: a codec whose plans hold others (databases)
 /// passes its own `apply`.
 pub fn apply_files(plan: &Plan, written: &WrittenFiles, home: &Path) {
@@ -1157,6 +1158,7 @@ pub fn apply_files(plan: &Plan, written: &WrittenFiles, home: &Path) {
             }
             Operation::CreateFile(file) => create(&file.path, &file.bytes),
             Operation::AddJsonEntry(entry) => add_json_entry(entry, home),
+            Operation::AppendFile(append) => append_to_file(append, home),
             other => panic!("a plan of files, not {other:?}"),
         }
     }
@@ -1226,6 +1228,22 @@ pub fn apply_plan(plan: &Plan, written: &WrittenFiles, home: &Path) {
         }
     }
     apply_files(&files, written, home);
+}
+
+/// `append-file`: the bytes after the file's end, which must be the file
+/// the plan was made against (as the host refuses any other).
+pub fn append_to_file(append: &trajhost_codec_sdk::AppendFile, home: &Path) {
+    let path = home.join(&append.path);
+    let before = std::fs::read(&path).unwrap_or_else(|e| panic!("append-file {}: {e}", append.path));
+    assert_eq!(before.len() as u64, append.expect_length, "append-file {}: the length the plan expects", append.path);
+    assert_eq!(
+        trajhost_codec_sdk::writer::install::sha256_hex(&before),
+        append.expect_sha256,
+        "append-file {}: the sha256 the plan expects",
+        append.path
+    );
+    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut file, &append.bytes).unwrap();
 }
 
 /// `add-json-entry`: the entry under `pointer` (objects on the way

@@ -1,6 +1,6 @@
 //! A test codec whose native format is canonical JSONL itself, so that any
 //! session converts into it, and whose `prepare` plans every install
-//! operation of API 0.2 the way the SQLite- and index-store harnesses need:
+//! operation of API 0.3 the way the SQLite- and index-store harnesses need:
 //!
 //! - `copy-artifact`: the session file, unread;
 //! - `create-database` (fresh home) or `insert-rows` (existing index): the
@@ -9,17 +9,22 @@
 //! - `add-json-entry` into `install-ops/config.json`: the cwd appended to
 //!   `work_dirs` unless present (as Kimi's `kimi.json` needs), and the session
 //!   added under `sessions` by id;
-//! - `create-file`: a small sidecar.
+//! - `create-file`: a small sidecar;
+//! - `append-file` (API 0.3.0): a line naming the session after the end of
+//!   `install-ops/history.md` when the home has one (as Aider's history),
+//!   expecting the bytes read here.
 
 use serde_json::{Value, json};
 use trajhost_codec_sdk::jsonl::BadLine;
 use trajhost_codec_sdk::prelude::*;
 use trajhost_codec_sdk::sqlite::Value as SqlValue;
+use trajhost_codec_sdk::writer::install;
 use trajhost_codec_sdk::{AddJsonEntry, CopyArtifact, CreateDatabase, CreateFile, InsertRows, TableRows};
 
 const SESSIONS: &str = "install-ops/sessions";
 const INDEX_DB: &str = "install-ops/index.db";
 const CONFIG: &str = "install-ops/config.json";
+const HISTORY: &str = "install-ops/history.md";
 
 pub struct InstallOps;
 
@@ -182,7 +187,7 @@ impl Codec for InstallOps {
                 tables: vec![TableRows { table: "sessions".into(), columns, rows: vec![row] }],
             })
         };
-        let operations = vec![
+        let mut operations = vec![
             Operation::CopyArtifact(CopyArtifact { artifact: session.path.clone(), path: session.path.clone() }),
             index,
             Operation::AddJsonEntry(AddJsonEntry {
@@ -206,6 +211,10 @@ impl Codec for InstallOps {
                 bytes: json!({"id": native_id}).to_string().into_bytes(),
             }),
         ];
+        if let Some(current) = install::read_existing(target, HISTORY, 1 << 20)? {
+            let line = format!("session {native_id}\n").into_bytes();
+            operations.push(install::append_file(HISTORY, &current, line));
+        }
         Ok(Plan {
             native_id: native_id.clone(),
             operations,

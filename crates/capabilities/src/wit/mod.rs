@@ -7,12 +7,14 @@
 
 pub mod since_v0_1_0;
 pub mod since_v0_2_1;
+pub mod since_v0_3_0;
 
-pub use since_v0_2_1 as latest;
+pub use since_v0_3_0 as latest;
 
 /// API versions this host can load, newest first. Each serves its whole
 /// `0.N` track (patches are additive).
-pub const SUPPORTED: &[semver::Version] = &[semver::Version::new(0, 2, 1), semver::Version::new(0, 1, 0)];
+pub const SUPPORTED: &[semver::Version] =
+    &[semver::Version::new(0, 3, 0), semver::Version::new(0, 2, 1), semver::Version::new(0, 1, 0)];
 
 /// The WIT package name of the codec API.
 pub const PACKAGE: &str = "trajhost:codec";

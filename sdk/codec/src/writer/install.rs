@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use crate::fs::{Dir, FsError};
 use crate::shell::shell_quote;
 use crate::sqlite::Value;
-use crate::{AddJsonEntry, Artifact, CodecError, CreateFile, InsertRows, Operation, TableRows};
+use crate::{AddJsonEntry, AppendFile, Artifact, CodecError, CreateFile, InsertRows, Operation, TableRows};
 
 /// Refuses an artifact larger than `max` bytes (a hostile or broken export
 /// must not make the plan hold gigabytes).
@@ -87,6 +87,40 @@ pub fn check_model_name(model: &str, max_bytes: usize, harness: &str) -> Result<
 /// A `create-file` operation.
 pub fn create_file(path: impl Into<String>, bytes: Vec<u8>) -> Operation {
     Operation::CreateFile(CreateFile { path: path.into(), bytes })
+}
+
+/// An `append-file` operation (API 0.3.0): `bytes` after the end of the
+/// existing file at `path`, whose current content, as `prepare` read it
+/// through the target directory, is `current`. The host appends only while
+/// the file still has exactly those bytes (their length and sha256 travel
+/// in the plan), so a file changed since is refused, never clobbered.
+pub fn append_file(path: impl Into<String>, current: &[u8], bytes: Vec<u8>) -> Operation {
+    Operation::AppendFile(AppendFile {
+        path: path.into(),
+        bytes,
+        expect_length: current.len() as u64,
+        expect_sha256: sha256_hex(current),
+    })
+}
+
+/// The lowercase hex sha256 of `bytes`, as `append-file` expects it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    crate::writer::ids::sha256_of(&[bytes]).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The whole content of `path` in the target home, for an
+/// [`append_file`]; `None` when it does not exist. A file larger than `max`
+/// bytes is refused (the plan must not hold gigabytes).
+pub fn read_existing(target: &Dir, path: &str, max: u64) -> Result<Option<Vec<u8>>, CodecError> {
+    match target.stat(path) {
+        Ok(_) => {}
+        Err(FsError::NotFound(_)) => return Ok(None),
+        Err(e) => return Err(CodecError::Io(format!("checking {path} in the target home: {e:?}"))),
+    }
+    target.read_to_end(path, max).map(Some).map_err(|e| match e {
+        FsError::LimitExceeded(m) => CodecError::LimitExceeded(format!("{path} in the target home: {m}")),
+        e => CodecError::Io(format!("reading {path} in the target home: {e:?}")),
+    })
 }
 
 /// An entry added to a JSON index file of the target (a project registry,
