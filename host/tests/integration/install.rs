@@ -1090,14 +1090,14 @@ fn an_append_killed_at_any_point_leaves_the_history_as_it_was_or_with_the_whole_
         reset();
         let data = work.path().join(format!("data-{n}"));
         let journal_dir = data.join("installs");
-        assert!(spawn_and_kill(prepare(&data), &Kill::At(*point), &signal, &journal_dir), "{label}");
+        assert!(spawn_and_kill(prepare(&data), &Kill::At(point), &signal, &journal_dir), "{label}");
         if *point == "append-partial" {
             let torn = std::fs::read(home.join(&history)).unwrap();
             assert!(torn.starts_with(&original) && torn.len() < complete.len(), "{label}: a torn append");
         }
         if let Some(recovery_point) = kill_recovery {
             let recovery = trajhost_command(&data, &cache, &["plugin", "verify"]);
-            assert!(spawn_and_kill(recovery, &Kill::At(*recovery_point), &signal, &journal_dir), "{label}");
+            assert!(spawn_and_kill(recovery, &Kill::At(recovery_point), &signal, &journal_dir), "{label}");
         }
         let recovery = trajhost(&data, &["plugin", "verify"]);
         assert!(recovery.status.success(), "{label}: recovery run failed: {}", stderr(&recovery));
