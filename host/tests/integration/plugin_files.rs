@@ -8,8 +8,17 @@ use trajhost::runtime::{Mode, Runtime};
 
 use crate::common::*;
 
-/// Codecs pinned to one tested native version name their file after it.
-const PINNED: &[(&str, &str)] = &[("cursor", "2026.10.01"), ("fx", "0.0.13")];
+/// Codecs whose plugin file is named after the native version the lab tests them with.
+const PINNED: &[(&str, &str)] = &[
+    ("cursor", "2026.10.01"),
+    ("fx", "0.0.13"),
+    ("aider", "0.86.2"),
+    ("continue-cli", "1.5.47"),
+    ("kilo-code", "7.7.7"),
+    ("auggie", "0.36.0"),
+    ("mistral-vibe", "3.0.3"),
+    ("mini-swe-agent", "2.4.6"),
+];
 
 fn plugin_files_dir() -> &'static Path {
     Path::new(trajhost::registry::builtin::PLUGIN_FILES_DIR)

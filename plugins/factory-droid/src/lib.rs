@@ -54,5 +54,5 @@ trajhost_codec_sdk::codec_identity! {
     formats: reads_and_writes("factory-droid-jsonl"),
     globs: [format!("{}/*/*{}", layout::SESSIONS, layout::JSONL)],
     reader: read::Reader,
-    methods: { discover, inspect, read = read::open, write = write::Writer::start, prepare_with_choice },
+    methods: { discover, inspect, read = read::open, read_from = read::resume, write = write::Writer::start, prepare_with_choice },
 }

@@ -9,7 +9,7 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::LineReader;
-use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
+use trajhost_codec_sdk::{CodecError, ReadOptions, ResumePoint, Severity};
 
 use crate::discover::fs_error;
 use crate::head::Head;
@@ -18,6 +18,16 @@ use crate::records::{self, Transcript};
 
 /// A session being read: its `meta`, then its lines through a [`Transcript`].
 pub type Reader = LineReader<Transcript>;
+
+/// Continues the session at `locator` from `start` (its lines only grow).
+pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
+    let paths = SessionPaths::from_locator(locator)?;
+    let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
+    let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+    let meta = records::session_meta(locator, &paths.native_id, &head);
+    let state = trajhost_codec_sdk::resume::load(&start.state, locator)?;
+    Ok(LineReader::resume(options, meta, JsonLines::new(file, locator), state, start))
+}
 
 /// Opens the session at `locator`.
 pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {

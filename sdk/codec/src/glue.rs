@@ -55,6 +55,7 @@ impl CodecInfo {
 /// | `discover` | `discover::discover(home)` |
 /// | `inspect` | `discover::inspect(home, locator)` |
 /// | `read` | `read::Reader::open(home, locator, &options)` |
+/// | `read_from` | `read::Reader::resume(home, locator, &start, &options)` |
 /// | `sniff` | `sniff::sniff(path, head)` |
 /// | `write = f` | `f(options)`, which returns the boxed writer |
 /// | `writer` | `Ok(Box::new(write::Writer::new(options)))` |
@@ -97,6 +98,18 @@ macro_rules! module_methods {
             options: $crate::ReadOptions,
         ) -> Result<Self::Reader, $crate::CodecError> {
             $f(home, locator, &options)
+        }
+        $crate::module_methods!($($($rest)*)?);
+    };
+    (read_from $(, $($rest:tt)*)?) => { $crate::module_methods!(read_from = read::Reader::resume $(, $($rest)*)?); };
+    (read_from = $f:path $(, $($rest:tt)*)?) => {
+        fn read_from(
+            home: $crate::fs::Dir,
+            locator: &str,
+            start: $crate::ResumePoint,
+            options: $crate::ReadOptions,
+        ) -> Result<Self::Reader, $crate::CodecError> {
+            $f(home, locator, &start, &options)
         }
         $crate::module_methods!($($($rest)*)?);
     };

@@ -67,6 +67,7 @@ pub mod known;
 pub mod lenient;
 pub mod paths;
 pub mod records;
+pub mod resume;
 pub mod shell;
 pub mod sql;
 pub mod sqlite;
@@ -92,7 +93,8 @@ pub mod bindings {
 use bindings::exports::trajhost::codec::codec as export;
 pub use export::{
     AddJsonEntry, AppendFile, ArtifactChunk, ArtifactInfo, Batch, CodecInfo, CopyArtifact, CreateDatabase, CreateFile,
-    Discovery, InsertRows, Operation, Plan, ReadOptions, SessionRef, Sniffed, TableRows, WriteOptions, Written,
+    Discovery, InsertRows, Operation, Plan, ReadOptions, ResumePoint, SessionRef, Sniffed, TableRows, WriteOptions,
+    Written,
 };
 /// A native file (or a piece of one) relative to a target home.
 pub type Artifact = ArtifactChunk;
@@ -144,6 +146,18 @@ pub trait Codec {
     /// Starts reading one session. `home` is an owned handle to the granted
     /// directory, so the reader may open further files later.
     fn read(home: fs::Dir, locator: &str, options: ReadOptions) -> Result<Self::Reader, CodecError>;
+
+    /// Continues reading at `start`, a point an earlier reader returned
+    /// ([`resume`]): `meta` as `read` would make it now, then the records
+    /// from `start.records` on. The default cannot resume.
+    fn read_from(
+        _home: fs::Dir,
+        _locator: &str,
+        _start: ResumePoint,
+        _options: ReadOptions,
+    ) -> Result<Self::Reader, CodecError> {
+        Err(CodecError::Unsupported("read-from".into()))
+    }
 
     /// Starts writing a session: the host pushes canonical batches into the
     /// returned writer. [`WholeDocument`] adapts a function that needs the
@@ -305,6 +319,11 @@ pub fn prepare_artifacts<C: Codec>(
 pub trait SessionReader {
     /// The next batch, or `None` when the session is exhausted.
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError>;
+
+    /// Once exhausted: where a later read can continue ([`resume`]).
+    fn resume_point(&self) -> Option<ResumePoint> {
+        None
+    }
 }
 
 /// Reads a whole session natively into canonical JSON lines: what the host
@@ -343,6 +362,10 @@ impl<R: SessionReader + 'static> export::GuestSessionReader for ExportedReader<R
     fn next_batch(&self) -> Result<Option<Batch>, CodecError> {
         self.0.borrow_mut().next_batch()
     }
+
+    fn resume_point(&self) -> Option<ResumePoint> {
+        self.0.borrow().resume_point()
+    }
 }
 
 #[doc(hidden)]
@@ -380,6 +403,16 @@ impl<C: Codec + 'static> export::Guest for Export<C> {
         options: ReadOptions,
     ) -> Result<export::SessionReader, CodecError> {
         let reader = C::read(fs::Dir::from_borrow(home)?, &locator, options)?;
+        Ok(export::SessionReader::new(ExportedReader(std::cell::RefCell::new(reader))))
+    }
+
+    fn read_from(
+        home: &bindings::trajhost::codec::fs::Dir,
+        locator: String,
+        start: ResumePoint,
+        options: ReadOptions,
+    ) -> Result<export::SessionReader, CodecError> {
+        let reader = C::read_from(fs::Dir::from_borrow(home)?, &locator, start, options)?;
         Ok(export::SessionReader::new(ExportedReader(std::cell::RefCell::new(reader))))
     }
 

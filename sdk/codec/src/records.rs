@@ -12,6 +12,14 @@ pub struct BatchWriter {
     count: u32,
     max_records: u32,
     max_bytes: u32,
+    /// Records pushed since the session's start (a resumed reader starts at
+    /// its point's count).
+    emitted: u64,
+    /// Where a resume point falls in `buf` (bytes, records): a batch ends
+    /// there, so that the host sees the records before it as whole batches.
+    mark: Option<(usize, u32)>,
+    /// The batch after a split at the mark, returned next.
+    held: Option<Batch>,
 }
 
 impl BatchWriter {
@@ -21,7 +29,44 @@ impl BatchWriter {
             count: 0,
             max_records: options.max_batch_records.max(1),
             max_bytes: options.max_batch_bytes.max(1),
+            emitted: 0,
+            mark: None,
+            held: None,
         }
+    }
+
+    /// A writer for a reader resumed at a point after `records` records.
+    pub fn resumed(options: &ReadOptions, records: u64) -> BatchWriter {
+        let mut writer = BatchWriter::new(options);
+        writer.emitted = records;
+        writer
+    }
+
+    /// Records pushed since the session's start.
+    pub fn emitted(&self) -> u64 {
+        self.emitted
+    }
+
+    /// Marks a resume point here: the current batch ends at it. Returns the
+    /// records before it.
+    pub fn mark(&mut self) -> u64 {
+        self.mark = Some((self.buf.len(), self.count));
+        self.emitted
+    }
+
+    /// The records before the mark as a batch of their own, when the mark
+    /// falls inside the current batch; the rest stays.
+    fn take_before_mark(&mut self) -> Option<Batch> {
+        let (at, count) = self.mark.take()?;
+        if at == 0 || at >= self.buf.len() {
+            return None;
+        }
+        let rest = self.buf.split_off(at);
+        let before = std::mem::replace(&mut self.buf, rest);
+        self.count -= count;
+        // SAFETY: as in `take`; `at` is a record boundary (after a `\n`).
+        let records = unsafe { String::from_utf8_unchecked(before) };
+        Some(Batch { records, diagnostics: Vec::new() })
     }
 
     /// A writer that holds `first` already (a session's `meta`): it opens
@@ -38,6 +83,7 @@ impl BatchWriter {
         serde_json::to_writer(&mut self.buf, record).expect("canonical record serializes");
         self.buf.push(b'\n');
         self.count += 1;
+        self.emitted += 1;
     }
 
     /// Moves the first of `held` into the batch: the records one native unit
@@ -91,6 +137,12 @@ pub trait Steps {
 
     /// The writer, diagnostics and done flag [`next_batch`] works with.
     fn parts(&mut self) -> StepParts<'_>;
+
+    /// Where a later read can continue, once the steps ran out
+    /// ([`crate::resume`]); `None` by default: the reader cannot resume.
+    fn resume_point(&self) -> Option<crate::ResumePoint> {
+        None
+    }
 }
 
 /// What [`next_batch`] needs of a [`Steps`] reader besides its steps.
@@ -106,7 +158,13 @@ pub struct StepParts<'a> {
 /// The next batch of a [`Steps`] reader: steps until the writer is full; when
 /// the steps run out, the records left plus every diagnostic form the last
 /// batch (none when both are empty), and later calls return `None`.
+///
+/// A resume point's mark ends a batch: the records before it never share a
+/// batch with those after it.
 pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, CodecError> {
+    if let Some(held) = reader.parts().writer.held.take() {
+        return Ok(Some(held));
+    }
     if *reader.parts().done {
         return Ok(None);
     }
@@ -115,13 +173,21 @@ pub fn next_batch<R: Steps + ?Sized>(reader: &mut R) -> Result<Option<Batch>, Co
             let parts = reader.parts();
             *parts.done = true;
             let diagnostics = parts.diags.drain();
+            if let Some(before) = parts.writer.take_before_mark() {
+                parts.writer.held = Some(parts.writer.take(diagnostics));
+                return Ok(Some(before));
+            }
             if parts.writer.is_empty() && diagnostics.is_empty() {
                 return Ok(None);
             }
             return Ok(Some(parts.writer.take(diagnostics)));
         }
     }
-    Ok(Some(reader.parts().writer.take(Vec::new())))
+    let writer = reader.parts().writer;
+    Ok(Some(match writer.take_before_mark() {
+        Some(before) => before,
+        None => writer.take(Vec::new()),
+    }))
 }
 
 /// A record a codec's mapping made from one native unit (a message, a row,
@@ -167,6 +233,11 @@ pub trait Lines {
     fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>);
     /// Ends the file: what is still held back (by default, nothing).
     fn finish(&mut self, _out: &mut Out<'_>) {}
+    /// This state, for a resume point after the last whole line
+    /// ([`crate::resume::save`]); `None` (the default): it cannot resume.
+    fn save(&self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// A session read from one JSONL file: its `meta` record, then every line
@@ -178,6 +249,7 @@ pub struct LineReader<L> {
     lines: Option<JsonLines>,
     state: L,
     done: bool,
+    resume: crate::resume::Resume,
 }
 
 impl<L: Lines> LineReader<L> {
@@ -190,6 +262,29 @@ impl<L: Lines> LineReader<L> {
             lines: Some(lines),
             state,
             done: false,
+            resume: crate::resume::Resume::default(),
+        }
+    }
+
+    /// Continues at `start`: `meta` as it is now, then `lines` from the
+    /// point's offset through `state`, restored from the point's state.
+    pub fn resume(
+        options: &ReadOptions,
+        meta: Record,
+        mut lines: JsonLines,
+        state: L,
+        start: &crate::ResumePoint,
+    ) -> LineReader<L> {
+        lines.seek(start.offset);
+        // `meta` stands in for the first record: the count goes on from the point.
+        LineReader {
+            writer: BatchWriter::resumed(options, start.records.saturating_sub(1)),
+            diags: Diagnostics::new(),
+            meta: Some(meta),
+            lines: Some(lines),
+            state,
+            done: false,
+            resume: crate::resume::Resume::default(),
         }
     }
 }
@@ -201,12 +296,17 @@ impl<L: Lines> Steps for LineReader<L> {
             return Ok(true);
         }
         let Some(lines) = self.lines.as_mut() else { return Ok(false) };
-        let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
         match lines.next_line() {
-            Some(Ok(line)) => self.state.line(&line, &mut out),
+            Some(Ok(line)) => {
+                if !line.terminated {
+                    self.resume.take(line.offset, &mut self.writer, || self.state.save());
+                }
+                self.state.line(&line, &mut Out { writer: &mut self.writer, diags: &mut self.diags })
+            }
             Some(Err(e)) => return Err(crate::errors::fs_error(lines.path(), e)),
             None => {
-                self.state.finish(&mut out);
+                self.resume.take(lines.position(), &mut self.writer, || self.state.save());
+                self.state.finish(&mut Out { writer: &mut self.writer, diags: &mut self.diags });
                 self.lines = None;
             }
         }
@@ -216,6 +316,10 @@ impl<L: Lines> Steps for LineReader<L> {
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
     }
+
+    fn resume_point(&self) -> Option<crate::ResumePoint> {
+        self.resume.point()
+    }
 }
 
 /// Every [`Steps`] reader's batches are its steps', by [`next_batch`].
@@ -223,13 +327,17 @@ impl<R: Steps> crate::SessionReader for R {
     fn next_batch(&mut self) -> Result<Option<Batch>, CodecError> {
         next_batch(self)
     }
+
+    fn resume_point(&self) -> Option<crate::ResumePoint> {
+        Steps::resume_point(self)
+    }
 }
 
 /// Recent native ids → the record ids they stand for, so parent links
 /// point at records: a native line that produced no record resolves to its
 /// own parent. Bounded to the last [`ParentLinks::KEPT`]: a parent further
 /// back resolves to its raw id.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ParentLinks {
     map: std::collections::BTreeMap<String, String>,
     order: std::collections::VecDeque<String>,

@@ -19,7 +19,7 @@ use trajhost_codec_sdk::canonical::{Body, Record, Usage};
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::known::Handling;
 use trajhost_codec_sdk::target::{self, TargetChoice};
-use trajhost_codec_sdk::{Codec, Diagnostic, Operation, Plan, WriteOptions, WrittenFiles};
+use trajhost_codec_sdk::{Codec, Diagnostic, Operation, Plan, SessionReader, WriteOptions, WrittenFiles};
 
 use crate::{Read, Spans};
 
@@ -191,6 +191,10 @@ pub struct Table {
     pub discover_may_say: Vec<String>,
     pub native_types: Part<NativeTypes>,
     pub damage: Part<Damage>,
+    /// The codec continues a grown session file from a resume point
+    /// (`read-from`); `{"skip": why}` when it cannot.
+    #[serde(default = "Resumes::not_declared")]
+    pub resumes: Part<Resumes>,
     pub writes: Part<Writes>,
     pub loose: Part<Loose>,
     /// The lab scenarios, by name: `fixtures/<harness>/<version>/<name>/`.
@@ -1089,6 +1093,89 @@ pub fn corrupt_line<C: Codec>(suite: &Suite) {
     assert_eq!(last(&read), last(&whole), "{name}: the last answer");
 }
 
+/// How a codec resumes (`"resumes"` in the table).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resumes {
+    /// Lines at the start of the file that the session's `meta` is taken
+    /// from: no point is required before they are whole (default 0).
+    #[serde(default)]
+    pub head_lines: usize,
+}
+
+impl Resumes {
+    fn not_declared() -> Part<Resumes> {
+        Part::Skip { skip: "the table has no `resumes`: the codec does not continue a grown file".into() }
+    }
+}
+
+/// A session file cut at every line end and inside every line, read, then
+/// grown back and continued from the point that read gave: the records
+/// before the point and those continued are the whole file's read, in
+/// order. A point is given once the head lines are whole; no point is
+/// allowed, never a wrong one.
+pub fn resume<C: Codec>(suite: &Suite) {
+    let table = suite.table();
+    let Some(resumes) = table.resumes.run("resume") else { return };
+    for (name, _, _, locator) in table.each() {
+        let whole = table.read::<C>(name);
+        let dir = crate::copy_of(&table.home(name));
+        let path = dir.path().join(&locator);
+        let bytes = std::fs::read(&path).unwrap();
+        let line_ends: Vec<usize> =
+            bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1).collect();
+        let mut cuts: Vec<(usize, bool)> = Vec::new();
+        let mut start = 0;
+        for (n, &end) in line_ends.iter().enumerate() {
+            let whole_head = n + 1 >= resumes.head_lines;
+            if end - start > 2 {
+                cuts.push((start + (end - start) / 2, whole_head && n >= resumes.head_lines));
+            }
+            cuts.push((end, whole_head));
+            start = end;
+        }
+        let mut continued = 0;
+        for (cut, must_point) in cuts {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            let options = trajhost_codec_sdk::ReadOptions { max_batch_records: 3, max_batch_bytes: 1 << 20 };
+            let mut reader = C::read(Dir::native(dir.path()), &locator, options).unwrap();
+            let mut before: Vec<String> = Vec::new();
+            let mut boundaries = vec![0u64];
+            while let Some(batch) = reader.next_batch().unwrap() {
+                before.extend(batch.records.lines().map(String::from));
+                boundaries.push(before.len() as u64);
+            }
+            let point = reader.resume_point();
+            std::fs::write(&path, &bytes).unwrap();
+            let Some(point) = point else {
+                assert!(!must_point, "{name}: no resume point after {cut} of {} bytes", bytes.len());
+                continue;
+            };
+            assert!(
+                boundaries.contains(&point.records),
+                "{name}, cut at {cut}: the point's {} records do not end a batch ({boundaries:?})",
+                point.records
+            );
+            assert!(point.offset <= cut as u64, "{name}, cut at {cut}: the point is past the cut");
+            let mut rest = C::read_from(Dir::native(dir.path()), &locator, point.clone(), options)
+                .unwrap_or_else(|e| panic!("{name}: read_from after {cut}: {e:?}"));
+            let mut after: Vec<String> = Vec::new();
+            while let Some(batch) = rest.next_batch().unwrap() {
+                after.extend(batch.records.lines().map(String::from));
+            }
+            // `meta` as it is now replaces the first record.
+            assert!(!after.is_empty(), "{name}: read_from after {cut} returned no meta");
+            let mut joined = after[..1].to_vec();
+            joined.extend_from_slice(&before[1.min(before.len())..(point.records as usize).max(1)]);
+            joined.extend_from_slice(&after[1..]);
+            let expected: Vec<String> = whole.document.lines().map(String::from).collect();
+            assert!(joined == expected, "{name}: continued after {cut} of {} bytes, the records differ", bytes.len());
+            continued += 1;
+        }
+        assert!(continued > 0, "{name}: no cut was continued");
+    }
+}
+
 // ------------------------------------------------------------------ writing
 
 /// Writes a canonical document natively, as the host pushes it.
@@ -1539,6 +1626,7 @@ macro_rules! conformance_suite {
             records_come_in_store_order_with_their_lines_times: order();
             spans_name_their_records: spans_name_records(); native_types_are_mapped_or_reported: native_types();
             a_torn_tail_is_a_warning: torn_tail(); a_corrupt_line_is_an_error: corrupt_line();
+            a_grown_file_continues_from_its_resume_point: resume();
             round_trip_keeps_every_scenario: round_trip(); prepare_into_an_empty_home: prepare_into_an_empty_home();
             prepare_beside_sessions_leaves_them_byte_identical: prepare_beside_sessions();
             a_loose_session_file_is_read: loose_file();

@@ -38,6 +38,7 @@ pub fn handling(kind: &str) -> Option<Handling> {
 }
 
 /// The reading state of one session file.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Transcript {
     file: String,
     links: ParentLinks,
@@ -74,6 +75,10 @@ impl Transcript {
 }
 
 impl Lines for Transcript {
+    fn save(&self) -> Option<Vec<u8>> {
+        trajhost_codec_sdk::resume::save(self)
+    }
+
     /// Maps one line.
     fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let span = Span { offset: line.offset, len: line.len };
