@@ -38,7 +38,7 @@ use super::store::*;
 use trajhost_capabilities::evidence::RecordedQuery;
 
 /// The schema this trajhost writes.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// One schema step: from `version - 1` to `version`, in the transaction
 /// that records it in `schema_version`.
@@ -96,6 +96,15 @@ pub const MIGRATIONS: &[Migration] = &[
                   GENERATED ALWAYS AS (to_tsvector('simple', left(coalesce(text, ''), 262144))) STORED;
               CREATE INDEX records_tsv ON records USING gin (tsv);",
     },
+    // Where each session's main file can be read on from: a codec's resume
+    // point and the snapshot digest's state there.
+    Migration {
+        version: 3,
+        sql: "CREATE TABLE cursors (
+                  session_id BIGINT PRIMARY KEY REFERENCES sessions(id), codec TEXT NOT NULL, file TEXT NOT NULL,
+                  file_size BIGINT NOT NULL, start_offset BIGINT NOT NULL, records BIGINT NOT NULL,
+                  state BYTEA NOT NULL, digest BYTEA NOT NULL);",
+    },
 ];
 
 /// The advisory-lock class of trajhost's locks (`'traj'`); the second key
@@ -119,6 +128,8 @@ struct Statements {
     link_file: Statement,
     link_tape: Statement,
     clear_failure: Statement,
+    clear_cursor: Statement,
+    put_cursor: Statement,
 }
 
 /// The archive in a PostgreSQL database.
@@ -320,10 +331,11 @@ impl PostgresArchive {
                      started_at = EXCLUDED.started_at, updated_at = EXCLUDED.updated_at,
                      updated_ms = EXCLUDED.updated_ms, archived_at = EXCLUDED.archived_at
                  RETURNING id, (xmax = 0) AS inserted")?,
-            finish_session: p(
-                "UPDATE sessions SET cwd = $2, title = $3, records = $4, snapshot_id = $5 WHERE id = $1",
-            )?,
-            old_records: p("SELECT seq, id, sha256 FROM records WHERE session_id = $1")?,
+            // A continued session's `meta` may not name what the whole read took from elsewhere.
+            finish_session: p("UPDATE sessions SET cwd = CASE WHEN $6 THEN coalesce($2, cwd) ELSE $2 END,
+                 title = CASE WHEN $6 THEN coalesce($3, title) ELSE $3 END, records = $4, snapshot_id = $5
+                 WHERE id = $1")?,
+            old_records: p("SELECT seq, id, sha256 FROM records WHERE session_id = $1 AND (seq = 0 OR seq >= $2)")?,
             delete_records: p("DELETE FROM records WHERE id = ANY($1)")?,
             insert_records: p("INSERT INTO records (session_id, seq, record_id, kind, ts_ms, json, sha256, text)
                  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[],
@@ -345,6 +357,11 @@ impl PostgresArchive {
             link_tape: p("INSERT INTO session_files (session_id, file_id, tape_sha256) VALUES ($1, $2, $3)
                  ON CONFLICT (session_id, file_id) DO UPDATE SET tape_sha256 = EXCLUDED.tape_sha256")?,
             clear_failure: p("DELETE FROM failures WHERE home_id = $1 AND harness = $2 AND key = $3")?,
+            clear_cursor: p("DELETE FROM cursors WHERE session_id = $1")?,
+            put_cursor: p(
+                "INSERT INTO cursors (session_id, codec, file, file_size, start_offset, records, state, digest)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )?,
         })
     }
 
@@ -435,15 +452,23 @@ fn put_session_tx(
         .map_err(err)?;
     let session: i64 = row.try_get(0).map_err(err)?;
     outcome.new_session = row.try_get(1).map_err(err)?;
-    let mut diff = RecordDiff::new(
-        tx.query(&st.old_records, &[&session])
-            .map_err(err)?
-            .iter()
-            .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
-            .collect::<Result<_, postgres::Error>>()
-            .map_err(err)?,
-    );
-    tx.execute(&st.clear_session_files, &[&session]).map_err(err)?;
+    // Continued from a cursor: only `meta` and the records from the cursor
+    // on can change; the session's other files stay its own.
+    let from = head.resumed_after.map_or(0, |n| n as i64);
+    let old = tx
+        .query(&st.old_records, &[&session, &from])
+        .map_err(err)?
+        .iter()
+        .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
+        .collect::<Result<_, postgres::Error>>()
+        .map_err(err)?;
+    let mut diff = match head.resumed_after {
+        Some(after) => RecordDiff::resumed(old, after),
+        None => RecordDiff::new(old),
+    };
+    if head.resumed_after.is_none() {
+        tx.execute(&st.clear_session_files, &[&session]).map_err(err)?;
+    }
     // Each part in one round trip or a few: records as arrays, a blob only
     // when the database does not hold it yet (another machine may have kept it).
     let put_blob = |tx: &mut Transaction<'_>, bytes: &[u8]| -> Result<String, ArchiveError> {
@@ -529,11 +554,29 @@ fn put_session_tx(
     if !removed.is_empty() {
         tx.execute(&st.delete_records, &[&removed]).map_err(err)?;
     }
+    let keep = head.resumed_after.is_some();
     tx.execute(
         &st.finish_session,
-        &[&session, &pg_opt(&tail.cwd), &pg_opt(&tail.title), &(tail.records as i64), &tail.snapshot_id],
+        &[&session, &pg_opt(&tail.cwd), &pg_opt(&tail.title), &(tail.records as i64), &tail.snapshot_id, &keep],
     )
     .map_err(err)?;
+    tx.execute(&st.clear_cursor, &[&session]).map_err(err)?;
+    if let Some(c) = &tail.cursor {
+        tx.execute(
+            &st.put_cursor,
+            &[
+                &session,
+                &c.codec,
+                &c.file,
+                &(c.file_size as i64),
+                &(c.offset as i64),
+                &(c.records as i64),
+                &c.state,
+                &c.digest,
+            ],
+        )
+        .map_err(err)?;
+    }
     tx.execute(&st.clear_failure, &[&head.home, &head.harness, &head.native_id]).map_err(err)?;
     Ok(outcome)
 }
@@ -759,6 +802,33 @@ impl ArchiveStore for PostgresArchive {
         let outcome = put_session_tx(&mut tx, statements, head, parts, &err)?;
         tx.commit().map_err(err)?;
         Ok(outcome)
+    }
+
+    fn cursor(&self, home: i64, harness: &str, native_id: &str) -> Result<Option<SessionCursor>, ArchiveError> {
+        let err = self.err_owned();
+        let row = self
+            .lock()
+            .query_opt(
+                "SELECT c.codec, c.file, c.file_size, c.start_offset, c.records, c.state, c.digest
+                 FROM cursors c JOIN sessions s ON s.id = c.session_id
+                 WHERE s.home_id = $1 AND s.harness = $2 AND s.native_id = $3",
+                &[&home, &harness, &native_id],
+            )
+            .map_err(&err)?;
+        let Some(row) = row else { return Ok(None) };
+        let cursor = (|| -> Result<SessionCursor, postgres::Error> {
+            Ok(SessionCursor {
+                codec: row.try_get(0)?,
+                file: row.try_get(1)?,
+                file_size: row.try_get::<_, i64>(2)? as u64,
+                offset: row.try_get::<_, i64>(3)? as u64,
+                records: row.try_get::<_, i64>(4)? as u64,
+                state: row.try_get(5)?,
+                digest: row.try_get(6)?,
+            })
+        })()
+        .map_err(&err)?;
+        Ok(Some(cursor))
     }
 
     fn sessions(&self, filter: &SessionFilter) -> Result<Vec<ArchivedSession>, ArchiveError> {

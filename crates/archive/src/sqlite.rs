@@ -22,7 +22,7 @@ use super::store::*;
 use trajhost_capabilities::evidence::RecordedQuery;
 
 /// The schema this trajhost writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// One schema step: from `version - 1` to `version`.
 pub struct Migration {
@@ -32,8 +32,11 @@ pub struct Migration {
 
 /// Every step from an empty file to [`SCHEMA_VERSION`]. Never edit a
 /// released step: add one.
-pub const MIGRATIONS: &[Migration] =
-    &[Migration { version: 1, apply: schema_1 }, Migration { version: 2, apply: schema_2 }];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration { version: 1, apply: schema_1 },
+    Migration { version: 2, apply: schema_2 },
+    Migration { version: 3, apply: schema_3 },
+];
 
 /// Version 1: sessions, records with their hashes, and the raw evidence.
 fn schema_1(tx: &Transaction<'_>) -> rusqlite::Result<()> {
@@ -88,6 +91,17 @@ fn schema_2(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         set.execute(params![id, text])?;
     }
     tx.execute_batch("INSERT INTO records_fts(rowid, text) SELECT id, text FROM records WHERE text IS NOT NULL;")
+}
+
+/// Version 3: where each session's main file can be read on from (a
+/// codec's resume point and the snapshot digest's state there).
+fn schema_3(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE cursors (
+             session_id INTEGER PRIMARY KEY REFERENCES sessions(id), codec TEXT NOT NULL, file TEXT NOT NULL,
+             file_size INTEGER NOT NULL, offset INTEGER NOT NULL, records INTEGER NOT NULL,
+             state BLOB NOT NULL, digest BLOB NOT NULL);",
+    )
 }
 
 /// The archive in one SQLite file.
@@ -392,16 +406,26 @@ impl ArchiveStore for SqliteArchive {
                 tx.last_insert_rowid()
             }
         };
+        // Continued from a cursor: only `meta` and the records from the
+        // cursor on can change; the session's other files stay its own.
+        let from = head.resumed_after.map_or(0, |n| n as i64);
         let mut diff = {
-            let mut stmt = tx.prepare("SELECT seq, id, sha256 FROM records WHERE session_id = ?1").map_err(&err)?;
+            let mut stmt = tx
+                .prepare("SELECT seq, id, sha256 FROM records WHERE session_id = ?1 AND (seq = 0 OR seq >= ?2)")
+                .map_err(&err)?;
             let old = stmt
-                .query_map([session], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+                .query_map([session, from], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
                 .map_err(&err)?
                 .collect::<rusqlite::Result<_>>()
                 .map_err(&err)?;
-            RecordDiff::new(old)
+            match head.resumed_after {
+                Some(after) => RecordDiff::resumed(old, after),
+                None => RecordDiff::new(old),
+            }
         };
-        tx.execute("DELETE FROM session_files WHERE session_id = ?1", [session]).map_err(&err)?;
+        if head.resumed_after.is_none() {
+            tx.execute("DELETE FROM session_files WHERE session_id = ?1", [session]).map_err(&err)?;
+        }
         {
             let mut unindex = tx
                 .prepare("INSERT INTO records_fts (records_fts, rowid, text) SELECT 'delete', id, text FROM records WHERE id = ?1 AND text IS NOT NULL")
@@ -496,11 +520,33 @@ impl ArchiveStore for SqliteArchive {
             for id in diff.removed(&mut outcome) {
                 drop_record(id)?;
             }
+            // A continued session's `meta` may not name what the whole read took from elsewhere.
+            let keep = head.resumed_after.is_some();
             tx.execute(
-                "UPDATE sessions SET cwd = ?2, title = ?3, records = ?4, snapshot_id = ?5 WHERE id = ?1",
-                params![session, tail.cwd, tail.title, tail.records as i64, tail.snapshot_id],
+                "UPDATE sessions SET cwd = CASE WHEN ?6 THEN coalesce(?2, cwd) ELSE ?2 END,
+                 title = CASE WHEN ?6 THEN coalesce(?3, title) ELSE ?3 END, records = ?4, snapshot_id = ?5
+                 WHERE id = ?1",
+                params![session, tail.cwd, tail.title, tail.records as i64, tail.snapshot_id, keep],
             )
             .map_err(&err)?;
+            tx.execute("DELETE FROM cursors WHERE session_id = ?1", [session]).map_err(&err)?;
+            if let Some(c) = &tail.cursor {
+                tx.execute(
+                    "INSERT INTO cursors (session_id, codec, file, file_size, offset, records, state, digest)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        session,
+                        c.codec,
+                        c.file,
+                        c.file_size as i64,
+                        c.offset as i64,
+                        c.records as i64,
+                        c.state,
+                        c.digest
+                    ],
+                )
+                .map_err(&err)?;
+            }
         }
         tx.execute(
             "DELETE FROM failures WHERE home_id = ?1 AND harness = ?2 AND key = ?3",
@@ -509,6 +555,29 @@ impl ArchiveStore for SqliteArchive {
         .map_err(&err)?;
         tx.commit().map_err(&err)?;
         Ok(outcome)
+    }
+
+    fn cursor(&self, home: i64, harness: &str, native_id: &str) -> Result<Option<SessionCursor>, ArchiveError> {
+        self.conn
+            .query_row(
+                "SELECT c.codec, c.file, c.file_size, c.offset, c.records, c.state, c.digest
+                 FROM cursors c JOIN sessions s ON s.id = c.session_id
+                 WHERE s.home_id = ?1 AND s.harness = ?2 AND s.native_id = ?3",
+                params![home, harness, native_id],
+                |r| {
+                    Ok(SessionCursor {
+                        codec: r.get(0)?,
+                        file: r.get(1)?,
+                        file_size: r.get::<_, i64>(2)? as u64,
+                        offset: r.get::<_, i64>(3)? as u64,
+                        records: r.get::<_, i64>(4)? as u64,
+                        state: r.get(5)?,
+                        digest: r.get(6)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(self.err())
     }
 
     fn sessions(&self, filter: &SessionFilter) -> Result<Vec<ArchivedSession>, ArchiveError> {

@@ -130,6 +130,11 @@ pub struct SessionHead {
     pub native_version: Option<String>,
     pub started_at: Option<String>,
     pub updated_at: Option<String>,
+    /// Continued from a cursor after this many records: the parts hold the
+    /// session's `meta` (replacing record 0), then the records from this
+    /// ordinal on; the records between stay, and so do the session's other
+    /// files.
+    pub resumed_after: Option<u64>,
 }
 
 /// What sync knows of a session once every record was read.
@@ -137,8 +142,31 @@ pub struct SessionHead {
 pub struct SessionTail {
     pub records: u64,
     pub snapshot_id: String,
+    /// Where a later sync can continue (none: it reads the file whole).
+    pub cursor: Option<SessionCursor>,
     pub cwd: Option<String>,
     pub title: Option<String>,
+}
+
+/// Where a session's main file can be read on from: a codec's resume point
+/// and the snapshot digest's state there, kept with the file generation it
+/// was taken on (`file_size`, the file's kept size then, whose tail digest
+/// the file row keeps).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionCursor {
+    /// The codec that gave the point (`harness@version`): another one reads
+    /// the file whole.
+    pub codec: String,
+    /// The main file, relative to the home.
+    pub file: String,
+    pub file_size: u64,
+    pub offset: u64,
+    /// Records before the point, `meta` included.
+    pub records: u64,
+    /// The codec's state (opaque).
+    pub state: Vec<u8>,
+    /// The snapshot digest's saved state at the point.
+    pub digest: Vec<u8>,
 }
 
 /// One bounded part of a session on its way into the store: a session is
@@ -175,6 +203,8 @@ pub struct RecordDiff {
     /// By position: the stored record's row id and digest.
     old: HashMap<i64, (i64, String)>,
     next_seq: i64,
+    /// Continued after this many records (see [`RecordDiff::resumed`]).
+    resumed_after: Option<i64>,
 }
 
 /// What to do with one incoming record.
@@ -190,13 +220,23 @@ pub enum RecordChange {
 
 impl RecordDiff {
     pub fn new(old: HashMap<i64, (i64, String)>) -> RecordDiff {
-        RecordDiff { old, next_seq: 0 }
+        RecordDiff { old, next_seq: 0, resumed_after: None }
+    }
+
+    /// For a session continued after `records` records: `old` holds record
+    /// 0 and those from `records` on; the first record put is 0, the next
+    /// ones go on from `records`.
+    pub fn resumed(old: HashMap<i64, (i64, String)>, records: u64) -> RecordDiff {
+        RecordDiff { old, next_seq: 0, resumed_after: Some(records as i64) }
     }
 
     /// The next record's position, its digest and what to do with it.
     pub fn next(&mut self, record: &PutRecord, outcome: &mut PutOutcome) -> (i64, String, RecordChange) {
         let seq = self.next_seq;
-        self.next_seq += 1;
+        self.next_seq = match self.resumed_after {
+            Some(after) if seq == 0 => after.max(1),
+            _ => seq + 1,
+        };
         let sha = hex::encode(sha2::Sha256::digest(record.json.as_bytes()));
         let change = match self.old.get(&seq) {
             Some((_, old_sha)) if *old_sha == sha => RecordChange::Unchanged,
@@ -343,6 +383,8 @@ pub trait ArchiveStore: Send {
     /// Keeps one session: its row, then its parts as `parts` hands them
     /// over (records and their index, new evidence), all or nothing.
     fn put_session(&mut self, head: &SessionHead, parts: &mut dyn SessionParts) -> Result<PutOutcome, ArchiveError>;
+    /// The cursor kept for a session, if any.
+    fn cursor(&self, home: i64, harness: &str, native_id: &str) -> Result<Option<SessionCursor>, ArchiveError>;
     fn sessions(&self, filter: &SessionFilter) -> Result<Vec<ArchivedSession>, ArchiveError>;
     /// Sessions whose native id is `id` or, if none is, starts with it.
     fn find(&self, id: &str, harness: Option<&str>) -> Result<Vec<ArchivedSession>, ArchiveError>;

@@ -25,8 +25,11 @@ use super::CURSOR_BYTES;
 use super::search::record_text;
 use super::store::*;
 use crate::{ArchiveError, Result};
+use trajhost_capabilities::wit::latest::codec::ResumePoint;
+use trajhost_inventory::digest::SessionDigest;
 use trajhost_inventory::{self as inventory, FoundSession, SessionQuery};
 use trajhost_registry::catalog::Catalog;
+use trajhost_runtime::SessionStream;
 use trajhost_runtime::error::HostError;
 
 /// What to sync.
@@ -253,7 +256,8 @@ fn sync_home(
             report.failures_skipped += 1;
             continue;
         }
-        to_read.push((found, main_state));
+        let cursor = usable_cursor(&*store, &known, home, &found, &current, report)?;
+        to_read.push(ToRead { found, main_state, cursor });
     }
     on_event(SyncEvent::Planned { home, sessions: to_read.len() });
     // A session that conflicted with another machine's transaction (a
@@ -276,11 +280,11 @@ fn sync_home(
                     report.evidence_bytes += outcome.evidence_bytes;
                 }
                 Kept::Conflict { index, error } if attempt < PUT_ATTEMPTS => {
-                    tracing::debug!(session = %to_read[index].0.session.native_id, attempt, "retrying: {error}");
+                    tracing::debug!(session = %to_read[index].found.session.native_id, attempt, "retrying: {error}");
                     pending.push(index);
                 }
                 Kept::Conflict { index, error } => {
-                    let found = &to_read[index].0;
+                    let found = &to_read[index].found;
                     failed(report, home_key, found.harness.clone(), found.session.native_id.clone(), error);
                 }
                 Kept::Failed { harness, native_id, error } => failed(report, home_key, harness, native_id, error),
@@ -362,7 +366,7 @@ fn keep_sessions(
     store: &mut dyn ArchiveStore,
     known: &KnownHome,
     home: &Path,
-    to_read: &[(FoundSession, Option<FileState>)],
+    to_read: &[ToRead],
     indices: &[usize],
     options: &SyncOptions,
     report: &mut SyncReport,
@@ -372,14 +376,25 @@ fn keep_sessions(
         let (hand_over, receive) = std::sync::mpsc::sync_channel::<Keep>(PIPELINE_DEPTH);
         let writer = scope.spawn(|| keep_all(&mut *store, known.id, home, receive));
         for &index in indices {
-            let (found, main_state) = &to_read[index];
+            let ToRead { found, main_state, cursor } = &to_read[index];
             let native_id = &found.session.native_id;
             let mut begun = false;
             let mut send = |keep: Keep| {
                 begun |= matches!(keep, Keep::Begin { .. });
                 hand_over.send(keep).map_err(|_| ReadStop::WriterGone)
             };
-            let read = read_session(catalog, known, home, found, *main_state, index, options, report, &mut send);
+            let read = read_session(
+                catalog,
+                known,
+                home,
+                found,
+                *main_state,
+                cursor.as_ref(),
+                index,
+                options,
+                report,
+                &mut send,
+            );
             let stop = match read {
                 Ok(()) => None,
                 Err(ReadStop::WriterGone) => break, // The writer stopped on an error, which join returns.
@@ -502,6 +517,7 @@ fn read_session(
     home: &Path,
     found: &FoundSession,
     main_state: Option<FileState>,
+    cursor: Option<&SessionCursor>,
     index: usize,
     options: &SyncOptions,
     report: &mut SyncReport,
@@ -517,9 +533,17 @@ fn read_session(
         tracing::warn!("{}: {note}", found.session.path.display());
     }
     let codec = codec.clone();
-    let mut instance = catalog.instantiate(&codec)?;
-    instance.record_evidence();
-    let mut stream = instance.read(home, &found.session.locator, inventory::default_read_options())?;
+    let (mut stream, mut digest, resumed_after) = match cursor.filter(|c| c.codec == codec.id()) {
+        Some(cursor) => match continue_reading(catalog, &codec, home, &found.session.locator, cursor) {
+            Ok((stream, digest)) => (stream, digest, Some(cursor.records)),
+            Err(error) => {
+                // The whole file, as if there were no cursor.
+                tracing::debug!(session = %found.session.native_id, "read whole: the cursor did not serve: {error}");
+                (whole_read(catalog, &codec, home, &found.session.locator)?, SessionDigest::new(), None)
+            }
+        },
+        None => (whole_read(catalog, &codec, home, &found.session.locator)?, SessionDigest::new(), None),
+    };
     let head = SessionHead {
         home: known.id,
         harness: found.harness.clone(),
@@ -529,12 +553,19 @@ fn read_session(
         native_version: found.session.native_version.clone(),
         started_at: found.session.started_at.clone(),
         updated_at: found.session.updated_at.clone(),
+        resumed_after,
     };
     send(Keep::Begin { head: Box::new(head), main_state, index })?;
-    let mut digest = trajhost_inventory::digest::SessionDigest::new();
     let mut count = 0u64;
     let (mut cwd, mut title) = (None, None);
-    while let Some(batch) = stream.next_batch()? {
+    // The digest's state where each batch began: a resume point ends a batch.
+    let mut at_batch_starts: std::collections::VecDeque<(u64, Vec<u8>)> = std::collections::VecDeque::new();
+    loop {
+        if at_batch_starts.len() == DIGEST_STATES_KEPT {
+            at_batch_starts.pop_front();
+        }
+        at_batch_starts.push_back((digest.records(), digest.save()));
+        let Some(batch) = stream.next_batch()? else { break };
         let mut records = Vec::new();
         for line in batch.records.lines() {
             let record = digest.push_line(line).map_err(|e| HostError::Codec {
@@ -578,6 +609,22 @@ fn read_session(
     let recorded = stream.take_evidence().unwrap_or_default();
     report.files_read += recorded.files.len() as u64;
     report.bytes_parsed += usage.capabilities.bytes_read + recorded.row_bytes;
+    let main = main_file(&found.session.locator);
+    let main_size = recorded.files.iter().find(|(path, _)| relative(home, path).as_deref() == Some(main)).map(|f| f.1);
+    let next_cursor = match (stream.resume_point(), main_size) {
+        (Some(point), Some(size)) if point.offset <= size => {
+            at_batch_starts.iter().find(|(records, _)| *records == point.records).map(|(_, digest)| SessionCursor {
+                codec: codec.id(),
+                file: main.to_string(),
+                file_size: size,
+                offset: point.offset,
+                records: point.records,
+                state: point.state.clone(),
+                digest: digest.clone(),
+            })
+        }
+        _ => None,
+    };
     for (host_path, size) in &recorded.files {
         let Some(rel) = relative(home, host_path) else {
             tracing::warn!(file = %host_path.display(), "outside the home: not kept as evidence");
@@ -604,8 +651,9 @@ fn read_session(
         send(Keep::Part(SessionPart::Tape(PutTape { path: rel, seen: FileState::of(&meta), tape })))?;
     }
     let tail = SessionTail {
-        records: count,
+        records: digest.records(),
         snapshot_id: digest.snapshot_id(),
+        cursor: next_cursor,
         cwd: found.session.cwd.clone().or(cwd),
         title: found.session.title.clone().or(title).map(|t| match &options.redaction {
             Some(redactor) => redactor.redact_text(&t, &mut report.redactions).into_owned(),
@@ -613,6 +661,81 @@ fn read_session(
         }),
     };
     send(Keep::Part(SessionPart::End(tail)))
+}
+
+/// The digest states kept while reading: a point ends one of the last batches.
+const DIGEST_STATES_KEPT: usize = 3;
+
+/// A read of the whole session, recording what the codec opens.
+fn whole_read(
+    catalog: &Catalog<'_>,
+    codec: &trajhost_registry::CodecRecord,
+    home: &Path,
+    locator: &str,
+) -> std::result::Result<SessionStream, ReadStop> {
+    let mut instance = catalog.instantiate(codec)?;
+    instance.record_evidence();
+    Ok(instance.read(home, locator, inventory::default_read_options())?)
+}
+
+/// A read continued from `cursor`, and the snapshot digest there.
+fn continue_reading(
+    catalog: &Catalog<'_>,
+    codec: &trajhost_registry::CodecRecord,
+    home: &Path,
+    locator: &str,
+    cursor: &SessionCursor,
+) -> Result<(SessionStream, SessionDigest)> {
+    let digest = SessionDigest::resume(&cursor.digest)
+        .map_err(|e| ArchiveError::Io { path: home.join(&cursor.file), message: e.to_string() })?;
+    let mut instance = catalog.instantiate(codec)?;
+    instance.record_evidence();
+    let start = ResumePoint { offset: cursor.offset, records: cursor.records, state: cursor.state.clone() };
+    let stream = instance.read_from(home, locator, &start, inventory::default_read_options())?;
+    Ok((stream, digest))
+}
+
+/// A session to read, and the cursor it may continue from.
+struct ToRead {
+    found: FoundSession,
+    main_state: Option<FileState>,
+    cursor: Option<SessionCursor>,
+}
+
+/// The cursor kept for a session, when its main file only grew since (the
+/// same inode, the kept bytes' tail unchanged) and no other file of it
+/// changed.
+fn usable_cursor(
+    store: &dyn ArchiveStore,
+    known: &KnownHome,
+    home: &Path,
+    found: &FoundSession,
+    current: &HashMap<String, Option<FileState>>,
+    report: &mut SyncReport,
+) -> Result<Option<SessionCursor>> {
+    let key = (found.harness.clone(), found.session.native_id.clone());
+    let Some(session) = known.sessions.get(&key) else { return Ok(None) };
+    let main = main_file(&found.session.locator);
+    let mut now = |rel: &str| current.get(rel).copied().flatten().or_else(|| stat(home, rel, report));
+    let others_unchanged = session
+        .files
+        .iter()
+        .filter(|f| f.as_str() != main)
+        .all(|f| now(f).is_some() && now(f) == known.files.get(f).and_then(|k| k.seen));
+    let (Some(kept_file), Some(state)) = (known.files.get(main), now(main)) else { return Ok(None) };
+    let (Some(seen), Some(kept)) = (kept_file.seen, kept_file.kept.as_ref()) else { return Ok(None) };
+    if !others_unchanged || state.inode != seen.inode || state.size < kept.size {
+        return Ok(None);
+    }
+    let Some(cursor) = store.cursor(known.id, &found.harness, &found.session.native_id)? else { return Ok(None) };
+    if cursor.file != main || cursor.file_size != kept.size {
+        return Ok(None);
+    }
+    // The bytes before the kept end are those the cursor was taken on.
+    let path = home.join(main);
+    let file = std::fs::File::open(&path).map_err(|e| HostError::io(&path, e))?;
+    let unchanged = tail_sha256(&file, kept.size).is_ok_and(|tail| tail == kept.tail_sha256);
+    Ok(unchanged.then_some(cursor))
 }
 
 fn relative(home: &Path, path: &Path) -> Option<String> {

@@ -32,6 +32,7 @@ fn head(home: i64, id: &str) -> SessionHead {
         native_version: Some("2.1.197".into()),
         started_at: None,
         updated_at: Some("2026-12-07T00:00:00Z".into()),
+        resumed_after: None,
     }
 }
 
@@ -51,6 +52,7 @@ fn tail(records: u64) -> SessionPart {
         snapshot_id: format!("snap-{records}"),
         cwd: Some("/work".into()),
         title: Some("a title".into()),
+        cursor: None,
     })
 }
 
@@ -165,4 +167,57 @@ fn a_shorter_session_drops_the_records_past_its_end_and_keeps_the_same_ones() {
     let hits = store.search(&SearchQuery { text: "changed".into(), limit: 10, ..Default::default() }).unwrap();
     assert_eq!(hits.len(), 1, "the changed record is indexed once");
     assert_eq!(hits[0].record_id, "r3");
+}
+
+#[test]
+fn a_session_continued_from_its_cursor_keeps_the_records_before_it_and_replaces_meta_and_those_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut store, home) = open(dir.path());
+    let cursor = |records: u64| SessionCursor {
+        codec: "claude-code@0.1.0".into(),
+        file: "a.jsonl".into(),
+        file_size: 100,
+        offset: 90,
+        records,
+        state: b"state".to_vec(),
+        digest: b"digest".to_vec(),
+    };
+    // Six records: meta, four kept for good, a provisional one after the point.
+    let mut first: VecDeque<_> = (0..6).map(|n| Ok(SessionPart::Records(vec![record(n, "old")]))).collect();
+    first.extend(evidence_parts("a.jsonl", b"x", 1));
+    let SessionPart::End(mut end) = tail(6) else { unreachable!() };
+    end.cursor = Some(cursor(5));
+    first.push_back(Ok(SessionPart::End(end)));
+    store.put_session(&head(home, "a"), &mut Queue(first)).unwrap();
+    assert_eq!(store.cursor(home, "claude-code", "a").unwrap(), Some(cursor(5)));
+
+    // Continued after 5: a new meta, the provisional record again as it is
+    // now, and one more; the title the continued meta does not give stays.
+    let mut head2 = head(home, "a");
+    head2.resumed_after = Some(5);
+    let mut parts = VecDeque::from([
+        Ok(SessionPart::Records(vec![record(0, "meta now")])),
+        Ok(SessionPart::Records(vec![record(5, "settled"), record(6, "new")])),
+    ]);
+    let SessionPart::End(mut end) = tail(7) else { unreachable!() };
+    end.title = None;
+    end.cursor = Some(cursor(7));
+    parts.push_back(Ok(SessionPart::End(end)));
+    let outcome = store.put_session(&head2, &mut Queue(parts)).unwrap();
+    assert_eq!((outcome.records_added, outcome.records_changed, outcome.records_removed), (1, 2, 0));
+
+    let session = &store.sessions(&SessionFilter::default()).unwrap()[0];
+    assert_eq!((session.records, session.title.as_deref()), (7, Some("a title")));
+    let records = store.records(session).unwrap();
+    let texts: Vec<&str> =
+        records.iter().map(|r| r.split(r#""text":""#).nth(1).unwrap().trim_end_matches("\"}")).collect();
+    assert_eq!(texts, ["meta now", "old", "old", "old", "old", "settled", "new"]);
+    assert_eq!(store.cursor(home, "claude-code", "a").unwrap(), Some(cursor(7)));
+    let files: i64 = store.connection().query_row("SELECT count(*) FROM session_files", [], |r| r.get(0)).unwrap();
+    assert_eq!(files, 1, "the session's file stays linked");
+
+    // A whole read without a point drops the cursor.
+    let whole = VecDeque::from([Ok(SessionPart::Records(vec![record(0, "m")])), Ok(tail(1))]);
+    store.put_session(&head(home, "a"), &mut Queue(whole)).unwrap();
+    assert_eq!(store.cursor(home, "claude-code", "a").unwrap(), None);
 }

@@ -6,7 +6,11 @@
 //! `sha256:<hex>` over the session's canonical records, in order, each in a
 //! canonical encoding (object keys sorted, every value length-prefixed), so
 //! two reads that yield the same records give the same id and any change to
-//! a record gives another. The id covers what the records *say*, byte
+//! a record gives another. The first record (the session's `meta`) is hashed
+//! apart: the id is `sha256(encoding(first) ‖ sha256(encoding(rest…)))`, so
+//! that a session continued from a resume point (whose `meta` may change,
+//! a title appended late) gets the id a whole read gives, from the saved
+//! state of the rest's hasher ([`SessionDigest::save`]) and its new `meta`. The id covers what the records *say*, byte
 //! offsets included, and leaves out who read them and where the file lay:
 //!
 //! - the `codec` field of `meta` (`harness@version`) is skipped, so an
@@ -27,7 +31,8 @@ use std::collections::BTreeSet;
 
 use serde::Deserialize as _;
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
+use sha2_resumable::digest::common::hazmat::{SerializableState, SerializedState};
+use sha2_resumable::{Digest as _, Sha256};
 
 use trajhost_canonical::{Body, Record};
 
@@ -64,14 +69,34 @@ impl std::fmt::Display for Ending {
     }
 }
 
+/// What [`SessionDigest::save`] keeps.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Saved {
+    /// The rest's hasher state, hex.
+    hasher: String,
+    records: u64,
+    files: Vec<String>,
+    pending_calls: BTreeSet<String>,
+    last: Option<String>,
+    trailing: Option<Ending>,
+}
+
+/// A saved digest state that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("not a saved snapshot digest: {0}")]
+pub struct BadDigestState(String);
+
 /// A record line that is not a canonical record.
 #[derive(Debug, thiserror::Error)]
 #[error("not a canonical record: {0}")]
 pub struct NotCanonical(#[from] serde_json::Error);
 
 /// Accumulates one session's records.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct SessionDigest {
+    /// The encoding of the first record, hashed apart (see the module docs).
+    first: Option<Vec<u8>>,
+    /// The records after the first.
     hasher: Sha256,
     records: u64,
     /// Every `src.file` seen, in order of first appearance: a file's index
@@ -138,7 +163,11 @@ impl SessionDigest {
             }
             other => encode(&mut buf, other),
         }
-        self.hasher.update(&buf);
+        if self.first.is_none() {
+            self.first = Some(buf.clone());
+        } else {
+            self.hasher.update(&buf);
+        }
         self.buf = buf;
     }
 
@@ -194,7 +223,56 @@ impl SessionDigest {
 
     /// `sha256:<hex>` of the canonical records.
     pub fn snapshot_id(&self) -> String {
-        format!("sha256:{}", hex::encode(self.hasher.clone().finalize()))
+        let mut id = Sha256::new();
+        id.update(self.first.as_deref().unwrap_or_default());
+        id.update(self.hasher.clone().finalize());
+        format!("sha256:{}", hex::encode(id.finalize()))
+    }
+
+    /// The state after the records so far, to continue from with
+    /// [`SessionDigest::resume`] (kept with a resume point).
+    pub fn save(&self) -> Vec<u8> {
+        let saved = Saved {
+            hasher: hex::encode(self.hasher.serialize()),
+            records: self.records,
+            files: self.files.clone(),
+            pending_calls: self.pending_calls.clone(),
+            last: self.last.map(String::from),
+            trailing: self.trailing,
+        };
+        serde_json::to_vec(&saved).expect("the digest state serializes")
+    }
+
+    /// Continues from a state [`SessionDigest::save`] gave, for a stream
+    /// that starts with the session's `meta` again (replacing the first
+    /// record) and goes on with the records after the saved ones.
+    pub fn resume(saved: &[u8]) -> Result<SessionDigest, BadDigestState> {
+        let saved: Saved = serde_json::from_slice(saved).map_err(|e| BadDigestState(e.to_string()))?;
+        let bytes = hex::decode(&saved.hasher).map_err(|e| BadDigestState(e.to_string()))?;
+        let state = SerializedState::<Sha256>::try_from(bytes.as_slice())
+            .map_err(|_| BadDigestState(format!("a hasher state of {} bytes", bytes.len())))?;
+        let hasher =
+            Sha256::deserialize(&state).map_err(|_| BadDigestState("a hasher state that is not one".into()))?;
+        let last = match saved.last.as_deref() {
+            None => None,
+            Some(kind) => Some(
+                ["user", "assistant", "tool_call", "tool_result"]
+                    .into_iter()
+                    .find(|k| *k == kind)
+                    .ok_or_else(|| BadDigestState(format!("last kind {kind:?}")))?,
+            ),
+        };
+        Ok(SessionDigest {
+            first: None,
+            hasher,
+            // The new `meta` stands in for the first record.
+            records: saved.records.saturating_sub(1),
+            files: saved.files,
+            buf: Vec::new(),
+            pending_calls: saved.pending_calls,
+            last,
+            trailing: saved.trailing,
+        })
     }
 
     pub fn ending(&self) -> Ending {
@@ -319,6 +397,44 @@ mod tests {
         push(&mut d, user());
         push(&mut d, Body::Observation { subtype: "system/api_error".into(), text: None });
         assert_eq!(d.ending(), Ending::Error);
+    }
+
+    #[test]
+    fn a_resumed_digest_with_a_new_meta_gives_the_whole_reads_id() {
+        let meta = |title: &str| {
+            format!(
+                r#"{{"id":"m","kind":"meta","schema":"s","harness":"toy","native_id":"a","codec":"toy@1","title":"{title}"}}"#
+            )
+        };
+        let line = |body: Body, n: u64| {
+            let src = trajhost_canonical::SourceSpan { file: "s.jsonl".into(), offset: n * 10, len: 10 };
+            let record = Record { id: format!("r{n}"), body, parent: None, ts: None, agent: None, src: Some(src) };
+            serde_json::to_string(&record).unwrap()
+        };
+        let call = Body::ToolCall { call_id: "c".into(), name: "sh".into(), arguments: serde_json::json!({}) };
+        let result = Body::ToolResult { call_id: "c".into(), content: "r".into(), ok: None };
+        let before = [meta("old"), line(user(), 1), line(call, 2)];
+        let after = [line(result, 3), line(answer(), 4)];
+
+        let mut whole = SessionDigest::new();
+        whole.push_line(&meta("new")).unwrap();
+        for l in before[1..].iter().chain(&after) {
+            whole.push_line(l).unwrap();
+        }
+        let mut first = SessionDigest::new();
+        for l in &before {
+            first.push_line(l).unwrap();
+        }
+        assert_eq!(first.ending(), Ending::Open, "a call waits for its result");
+        let mut resumed = SessionDigest::resume(&first.save()).unwrap();
+        resumed.push_line(&meta("new")).unwrap();
+        for l in &after {
+            resumed.push_line(l).unwrap();
+        }
+        assert_eq!(resumed.snapshot_id(), whole.snapshot_id());
+        assert_eq!(resumed.records(), whole.records());
+        assert_eq!(resumed.ending(), Ending::Completed, "the call's result came after the point");
+        assert!(SessionDigest::resume(b"{}").is_err());
     }
 
     #[test]

@@ -22,7 +22,8 @@ use trajhost_capabilities::fs::DirHandle;
 pub use trajhost_capabilities::fs::Mount;
 use trajhost_capabilities::target::{TargetChoice, TargetState, Untested};
 use trajhost_capabilities::wit::latest::codec::{
-    ArtifactChunk, ArtifactInfo, CodecInfo, Discovery, Plan, ReadOptions, SessionRef, Sniffed, WriteOptions, Written,
+    ArtifactChunk, ArtifactInfo, CodecInfo, Discovery, Plan, ReadOptions, ResumePoint, SessionRef, Sniffed,
+    WriteOptions, Written,
 };
 use trajhost_capabilities::wit::{since_v0_1_0 as v0_1, since_v0_2_1 as v0_2, since_v0_3_0 as v0_3};
 
@@ -528,7 +529,40 @@ impl CodecInstance {
                     .map(|r| r.map_err(Into::into)),
             })?
             .map_err(|e| self.codec_error(Operation::Read, e))?;
-        Ok(SessionStream { instance: self, reader: Some(reader), started: Instant::now() })
+        Ok(SessionStream { instance: self, reader: Some(reader), started: Instant::now(), resume: None })
+    }
+
+    /// Whether the codec's API has `read-from` (0.3 on); the codec itself
+    /// may still answer `unsupported`.
+    pub fn can_resume(&self) -> bool {
+        matches!(self.bindings, Bindings::V0_3(_))
+    }
+
+    /// Continues reading a session from a point an earlier stream of this
+    /// codec gave ([`SessionStream::resume_point`]): `meta` as it is now,
+    /// then the records from `start.records` on.
+    pub fn read_from(
+        mut self,
+        home: &Path,
+        locator: &str,
+        start: &ResumePoint,
+        options: ReadOptions,
+    ) -> Result<SessionStream> {
+        if !self.can_resume() {
+            return Err(HostError::Codec {
+                plugin: self.name.clone(),
+                op: Operation::Read,
+                message: "unsupported: read-from (its codec API is older than 0.3)".into(),
+            });
+        }
+        let dir = self.grant(home)?;
+        let reader = self
+            .call(Operation::Read, |store, b| match b {
+                Bindings::V0_3(b) => b.trajhost_codec_codec().call_read_from(store, dir, locator, start, options),
+                Bindings::V0_2(_) | Bindings::V0_1(_) => unreachable!("checked above"),
+            })?
+            .map_err(|e| self.codec_error(Operation::Read, e))?;
+        Ok(SessionStream { instance: self, reader: Some(reader), started: Instant::now(), resume: None })
     }
 
     /// Starts writing a session; the instance moves into the sink.
@@ -639,6 +673,8 @@ pub struct SessionStream {
     instance: CodecInstance,
     reader: Option<ResourceAny>,
     started: Instant,
+    /// Where a later read can continue, asked once the reader ran out.
+    resume: Option<ResumePoint>,
 }
 
 /// One batch as the host received it.
@@ -677,10 +713,22 @@ impl SessionStream {
                 Ok(Some(batch))
             }
             None => {
+                if let (Some(reader), Bindings::V0_3(_)) = (self.reader, &self.instance.bindings) {
+                    self.resume = self.instance.call(Operation::Read, |store, b| match b {
+                        Bindings::V0_3(b) => b.trajhost_codec_codec().session_reader().call_resume_point(store, reader),
+                        Bindings::V0_2(_) | Bindings::V0_1(_) => Ok(None),
+                    })?;
+                }
                 self.close();
                 Ok(None)
             }
         }
+    }
+
+    /// Once the stream ran out: where a later [`CodecInstance::read_from`]
+    /// can continue, if the codec gave a point.
+    pub fn resume_point(&self) -> Option<&ResumePoint> {
+        self.resume.as_ref()
     }
 
     fn close(&mut self) {

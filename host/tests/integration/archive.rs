@@ -3,6 +3,7 @@
 //! filters, reading and converting a session whose source is gone, schema
 //! migration, watch, and sources left untouched.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -356,4 +357,71 @@ fn watch_archives_a_new_session_within_seconds_and_leaves_sources_untouched() {
     let mut expected = before;
     expected.extend(tree_hashes(&fixture_home("claude-code", "2.1.197", "simple")));
     assert_eq!(tree_hashes(home.path()), expected, "watch changed a source file");
+}
+
+/// `read ID --json`'s summary line.
+fn read_summary(data: &Path, id: &str, home: &Path) -> Value {
+    let out = trajhost(data, &["read", id, "--home", home.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "read {id}: {}", stderr(&out));
+    let line = stdout(&out).lines().find(|l| l.starts_with(r#"{"codec""#)).map(String::from).unwrap();
+    serde_json::from_str(&line).unwrap()
+}
+
+#[test]
+fn an_append_is_parsed_from_the_codecs_resume_point_and_archives_what_a_whole_read_gives() {
+    const DROID: &str = "0a734e8d-dba5-4efd-8e2f-0375c7a0848e";
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&fixture_home("factory-droid", "0.225.1", "simple"), home.path());
+    let file = home.path().join(format!(".factory/sessions/-home-user-project/{DROID}.jsonl"));
+    let data = tempfile::tempdir().unwrap();
+    let first = sync(data.path(), home.path());
+    assert_eq!(first["sessions_added"], 1, "{first}");
+
+    // Appends of real lines: the first user message again under a new id, then an answer.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let longest = text.lines().map(str::len).max().unwrap() as u64 + 1;
+    let line_of = |role: &str| text.lines().find(|l| l.contains(&format!(r#""role":"{role}""#))).unwrap();
+    let mut appended_total = String::new();
+    for (n, role) in ["user", "assistant"].into_iter().enumerate() {
+        let mut record: Value = serde_json::from_str(line_of(role)).unwrap();
+        record["id"] = format!("0b0b0b0b-0000-4000-8000-00000000000{n}").into();
+        let appended = format!("{}\n", serde_json::to_string(&record).unwrap());
+        let before = std::fs::metadata(&file).unwrap().len();
+        std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(appended.as_bytes()).unwrap();
+        appended_total.push_str(&appended);
+
+        let after = sync(data.path(), home.path());
+        assert_eq!(after["sessions_updated"], 1, "{after}");
+        let parsed = after["bytes_parsed"].as_u64().unwrap();
+        // The invariant: no more than the appended bytes and one record.
+        assert!(
+            parsed <= appended.len() as u64 + longest,
+            "append {n}: {parsed} bytes parsed for {} appended to {before} (one record: {longest})",
+            appended.len()
+        );
+        assert!(after["records_added"].as_u64().unwrap() >= 1, "{after}");
+        assert_eq!(after["evidence_bytes"], appended.len() as u64, "{after}");
+        // What the archive holds is what a whole read of the file gives.
+        let whole = read_summary(data.path(), DROID, home.path());
+        let kept = archived(data.path()).into_iter().find(|s| s["native_id"] == DROID).unwrap();
+        assert_eq!(kept["snapshot_id"], whole["snapshot_id"], "append {n}");
+        assert_eq!(kept["records"], whole["records"], "append {n}");
+    }
+    let live = read_records(data.path(), DROID, home.path());
+
+    // A rewrite before the cursor (its bytes shift the kept end's) is read whole.
+    let rewritten = std::fs::read_to_string(&file).unwrap().replacen("PAPAYA-42", "PAPAYA-4343", 1);
+    std::fs::write(&file, &rewritten).unwrap();
+    let after_rewrite = sync(data.path(), home.path());
+    assert!(after_rewrite["bytes_parsed"].as_u64().unwrap() >= rewritten.len() as u64, "{after_rewrite}");
+    let rewritten_live = read_records(data.path(), DROID, home.path());
+    assert_ne!(live, rewritten_live);
+    let whole = read_summary(data.path(), DROID, home.path());
+
+    // With the source gone, the archive gives back the same records.
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(read_records(data.path(), DROID, home.path()), rewritten_live);
+    let kept = archived(data.path()).into_iter().find(|s| s["native_id"] == DROID).unwrap();
+    assert_eq!(kept["snapshot_id"], whole["snapshot_id"]);
+    assert!(appended_total.len() > 100);
 }

@@ -17,7 +17,7 @@ const HEAD_MAX_LINES: usize = 256;
 const TITLE_CHARS: usize = 80;
 
 /// What the first line of a file is, for telling a rollout from other files.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FirstLine {
     /// Not JSON, or JSON without the rollout envelope (`{timestamp, type,
     /// payload}`).
@@ -27,7 +27,7 @@ pub enum FirstLine {
 }
 
 /// What the first lines of a rollout say.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Head {
     /// `session_meta.id`.
     pub id: Option<String>,
@@ -52,9 +52,16 @@ pub struct Head {
 impl Head {
     /// Reads the head of `file`.
     pub fn scan(file: &File) -> Result<Head, FsError> {
+        Ok(Head::scan_settled(file)?.0)
+    }
+
+    /// The head, and whether later lines can no longer change it: it has
+    /// all it looks for, or the scan stopped short of the file's end.
+    pub fn scan_settled(file: &File) -> Result<(Head, bool), FsError> {
         let mut head = Head::default();
-        head::read_head(file, HEAD_MAX, &mut head)?;
-        Ok(head)
+        let read = head::read_head(file, HEAD_MAX, &mut head)?;
+        let settled = head.complete() || !read.whole;
+        Ok((head, settled))
     }
 
     /// Why the head is not a rollout's, in words for a diagnostic; `None`

@@ -49,5 +49,5 @@ trajhost_codec_sdk::codec_identity! {
     formats: reads([FORMAT, DOCUMENT_FORMAT]).writes([FORMAT]),
     globs: layout::session_globs(),
     reader: read::Reader,
-    methods: { discover, inspect, read, sniff, write = write::RolloutWriter::start, prepare },
+    methods: { discover, inspect, read, read_from, sniff, write = write::RolloutWriter::start, prepare },
 }

@@ -17,7 +17,8 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
+use trajhost_codec_sdk::resume::Resume;
+use trajhost_codec_sdk::{CodecError, ReadOptions, ResumePoint, Severity};
 
 use crate::discover::fs_error;
 use crate::document;
@@ -49,8 +50,26 @@ pub struct Reader {
     /// The records before the rollout's entries (`meta`, and a document's
     /// instructions), until they are emitted.
     opening: VecDeque<Record>,
+    /// The head once later lines can no longer change it (kept with a
+    /// resume point, so that a continued read need not read it again).
+    settled_head: Option<Head>,
+    resume: Resume,
     finished: bool,
     done: bool,
+}
+
+/// What a rollout's resume point keeps.
+#[derive(serde::Serialize)]
+struct Saving<'a> {
+    rollout: &'a Rollout,
+    head: Option<&'a Head>,
+}
+
+/// [`Saving`], read back.
+#[derive(serde::Deserialize)]
+struct Saved {
+    rollout: Rollout,
+    head: Option<Head>,
 }
 
 impl Reader {
@@ -60,26 +79,9 @@ impl Reader {
             return Reader::open_document(home, locator, name_id, options);
         }
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
-        let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+        let (head, settled) = Head::scan_settled(&file).map_err(|e| fs_error(locator, e))?;
         let mut diags = Diagnostics::new();
-        // The session is who its content says; a file name that ends in a
-        // thread id only stands in when the head has none.
-        let native_id = match (&head.id, name_id) {
-            (Some(id), name_id) => {
-                if name_id.is_some_and(|n| n != *id) {
-                    diags.add("session-id-mismatch", Severity::Warning, "session_meta.id", Some(locator), None);
-                }
-                id.clone()
-            }
-            (None, Some(name_id)) => {
-                diags.add("no-session-meta", Severity::Warning, "session_meta", Some(locator), None);
-                name_id
-            }
-            (None, None) => {
-                let why = head.not_a_rollout().unwrap_or("no session_meta line at the head");
-                return Err(CodecError::Malformed(format!("{locator}: not a Codex rollout: {why}")));
-            }
-        };
+        let native_id = rollout_id(&head, name_id, locator, &mut diags)?;
         let meta = records::session_meta(locator, &native_id, &head);
         Ok(Reader {
             source: Source::Lines(JsonLines::new(file, locator)),
@@ -88,11 +90,76 @@ impl Reader {
             writer: BatchWriter::new(options),
             diags,
             opening: VecDeque::from([meta]),
+            settled_head: settled.then_some(head),
+            resume: Resume::default(),
             finished: false,
             done: false,
         })
     }
 
+    /// Continues a rollout (JSON lines only grow) from `start`: its head is
+    /// read again only while later lines could still change it.
+    pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
+        let name_id = layout::readable_locator(locator)?.map(str::to_string);
+        let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
+        let saved: Saved = trajhost_codec_sdk::resume::load(&start.state, locator)?;
+        let (head, settled) = match saved.head {
+            Some(head) => (head, true),
+            None => Head::scan_settled(&file).map_err(|e| fs_error(locator, e))?,
+        };
+        let mut diags = Diagnostics::new();
+        let native_id = rollout_id(&head, name_id, locator, &mut diags)?;
+        let meta = records::session_meta(locator, &native_id, &head);
+        let mut lines = JsonLines::new(file, locator);
+        lines.seek(start.offset);
+        Ok(Reader {
+            source: Source::Lines(lines),
+            path: locator.to_string(),
+            rollout: saved.rollout.with_head(&head),
+            // `meta` stands in for the first record.
+            writer: BatchWriter::resumed(options, start.records.saturating_sub(1)),
+            diags: Diagnostics::new(),
+            opening: VecDeque::from([meta]),
+            settled_head: settled.then_some(head),
+            resume: Resume::default(),
+            finished: false,
+            done: false,
+        })
+    }
+}
+
+/// A reader's state for a resume point.
+fn saved_state(rollout: &Rollout, settled_head: Option<&Head>) -> Option<Vec<u8>> {
+    trajhost_codec_sdk::resume::save(&Saving { rollout, head: settled_head })
+}
+
+/// The session is who its content says; a file name that ends in a thread
+/// id only stands in when the head has none.
+fn rollout_id(
+    head: &Head,
+    name_id: Option<String>,
+    locator: &str,
+    diags: &mut Diagnostics,
+) -> Result<String, CodecError> {
+    Ok(match (&head.id, name_id) {
+        (Some(id), name_id) => {
+            if name_id.is_some_and(|n| n != *id) {
+                diags.add("session-id-mismatch", Severity::Warning, "session_meta.id", Some(locator), None);
+            }
+            id.clone()
+        }
+        (None, Some(name_id)) => {
+            diags.add("no-session-meta", Severity::Warning, "session_meta", Some(locator), None);
+            name_id
+        }
+        (None, None) => {
+            let why = head.not_a_rollout().unwrap_or("no session_meta line at the head");
+            return Err(CodecError::Malformed(format!("{locator}: not a Codex rollout: {why}")));
+        }
+    })
+}
+
+impl Reader {
     /// A TypeScript CLI rollout document: read whole, its items queued.
     fn open_document(
         home: Dir,
@@ -145,6 +212,8 @@ impl Reader {
             writer: BatchWriter::new(options),
             diags,
             opening,
+            settled_head: None,
+            resume: Resume::default(),
             finished: false,
             done: false,
         })
@@ -164,9 +233,17 @@ impl Steps for Reader {
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags };
         match &mut self.source {
             Source::Lines(lines) => match lines.next_line() {
-                Some(Ok(line)) => self.rollout.line(&line, &mut out),
+                Some(Ok(line)) => {
+                    if !line.terminated {
+                        let (rollout, head) = (&self.rollout, self.settled_head.as_ref());
+                        self.resume.take(line.offset, out.writer, || saved_state(rollout, head));
+                    }
+                    self.rollout.line(&line, &mut out)
+                }
                 Some(Err(e)) => return Err(fs_error(&self.path, e)),
                 None => {
+                    let (rollout, head) = (&self.rollout, self.settled_head.as_ref());
+                    self.resume.take(lines.position(), out.writer, || saved_state(rollout, head));
                     self.rollout.finish(&mut out);
                     self.finished = true;
                 }
@@ -189,5 +266,9 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+
+    fn resume_point(&self) -> Option<ResumePoint> {
+        self.resume.point()
     }
 }

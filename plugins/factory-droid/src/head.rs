@@ -14,7 +14,7 @@ use crate::native::{self, Content, Entry};
 const TITLE_CHARS: usize = 80;
 
 /// What the first lines of a session file say.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Head {
     /// `session_start.id`.
     pub session_id: Option<String>,
@@ -38,9 +38,16 @@ impl Head {
     /// Reads the head of `file` (it grows past the first step while the
     /// injected context message, several KiB, keeps the prompt out).
     pub fn scan(file: &File) -> Result<Head, FsError> {
+        Ok(Head::scan_settled(file)?.0)
+    }
+
+    /// The head, and whether later lines can no longer change it: it has
+    /// all it looks for, or the scan stopped short of the file's end.
+    pub fn scan_settled(file: &File) -> Result<(Head, bool), FsError> {
         let mut head = Head::default();
-        head::read_head(file, HEAD_MAX, &mut head)?;
-        Ok(head)
+        let read = head::read_head(file, HEAD_MAX, &mut head)?;
+        let settled = head.enough() || !read.whole;
+        Ok((head, settled))
     }
 
     /// Why the head is not a Droid session's, for a diagnostic.

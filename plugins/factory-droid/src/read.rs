@@ -20,12 +20,20 @@ use crate::records::{self, Transcript};
 pub type Reader = LineReader<Transcript>;
 
 /// Continues the session at `locator` from `start` (its lines only grow).
+/// The head is read again only while later lines could still change it.
 pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
     let paths = SessionPaths::from_locator(locator)?;
     let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
-    let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+    let mut state: Transcript = trajhost_codec_sdk::resume::load(&start.state, locator)?;
+    let head = match &state.settled_head {
+        Some(head) => head.clone(),
+        None => {
+            let (head, settled) = Head::scan_settled(&file).map_err(|e| fs_error(locator, e))?;
+            state.settled_head = settled.then(|| head.clone());
+            head
+        }
+    };
     let meta = records::session_meta(locator, &paths.native_id, &head);
-    let state = trajhost_codec_sdk::resume::load(&start.state, locator)?;
     Ok(LineReader::resume(options, meta, JsonLines::new(file, locator), state, start))
 }
 
@@ -33,7 +41,7 @@ pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptio
 pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
     let mut paths = SessionPaths::from_locator(locator)?;
     let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
-    let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
+    let (head, settled) = Head::scan_settled(&file).map_err(|e| fs_error(locator, e))?;
     let mut diags = Diagnostics::new();
     if head.start_span.is_none() {
         diags.add("no-session-start", Severity::Warning, "session_start", Some(locator), None);
@@ -42,5 +50,7 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
         diags.add("session-id-mismatch", Severity::Warning, "sessionId", Some(locator), None);
     }
     let meta = records::session_meta(locator, &paths.native_id, &head);
-    Ok(LineReader::new(options, diags, meta, JsonLines::new(file, locator), Transcript::new(locator.to_string())))
+    let mut transcript = Transcript::new(locator.to_string());
+    transcript.settled_head = settled.then_some(head);
+    Ok(LineReader::new(options, diags, meta, JsonLines::new(file, locator), transcript))
 }

@@ -84,7 +84,9 @@ impl At<'_> {
     }
 }
 
-/// The reading state of one journal.
+/// The reading state of one journal (kept with a resume point: the wire
+/// journal only grows).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Journal {
     file: String,
     /// The model answering now (`llm.request.model`, else the profile's alias).
@@ -157,6 +159,10 @@ impl Journal {
 }
 
 impl Lines for Journal {
+    fn save(&self) -> Option<Vec<u8>> {
+        trajhost_codec_sdk::resume::save(self)
+    }
+
     fn line(&mut self, line: &Line<'_>, out: &mut Out<'_>) {
         let value: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,

@@ -41,5 +41,5 @@ trajhost_codec_sdk::codec_identity! {
     formats: reads(["kimi-code-wire-jsonl"]),
     globs: [format!("{}/*/*/{}/*/{}", layout::SESSIONS, layout::AGENTS, layout::WIRE)],
     reader: read::Reader,
-    methods: { discover, inspect, read = read::open, sniff },
+    methods: { discover, inspect, read = read::open, read_from = read::resume, sniff },
 }

@@ -30,7 +30,7 @@ pub const KNOWN_LOOP_EVENTS: &[(&str, Handling)] = &[
 /// Records one step holds at most before it is let out early.
 pub const MAX_STEP_RECORDS: usize = 4096;
 
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     /// The step's uuid (`step.begin.uuid`, the events' `stepUuid`).
     uuid: Option<String>,

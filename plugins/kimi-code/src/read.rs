@@ -9,7 +9,7 @@ use trajhost_codec_sdk::errors::fs_error;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::LineReader;
-use trajhost_codec_sdk::{CodecError, ReadOptions};
+use trajhost_codec_sdk::{CodecError, ReadOptions, ResumePoint};
 
 use crate::discover::{self, Head};
 use crate::journal::Journal;
@@ -22,11 +22,25 @@ pub type Reader = LineReader<Journal>;
 
 /// Opens one agent's journal.
 pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
-    let paths = SessionPaths::from_locator(locator)?;
-    let lines = JsonLines::open(&home, locator).map_err(|e| fs_error(locator, e))?;
     let mut diags = Diagnostics::new();
+    let (meta, lines) = meta_and_lines(&home, locator, &mut diags)?;
+    Ok(Reader::new(options, diags, meta, lines, Journal::new(locator.to_string())))
+}
+
+/// Continues the journal at `locator` from `start` (it only grows); `meta`
+/// is made again from `state.json` and the journal's head, both small.
+pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
+    let (meta, lines) = meta_and_lines(&home, locator, &mut Diagnostics::new())?;
+    let journal: Journal = trajhost_codec_sdk::resume::load(&start.state, locator)?;
+    Ok(Reader::resume(options, meta, lines, journal, start))
+}
+
+/// The session's `meta` record, and its journal's lines.
+fn meta_and_lines(home: &Dir, locator: &str, diags: &mut Diagnostics) -> Result<(Record, JsonLines), CodecError> {
+    let paths = SessionPaths::from_locator(locator)?;
+    let lines = JsonLines::open(home, locator).map_err(|e| fs_error(locator, e))?;
     let state = match paths.state() {
-        Some(p) => State::read(&home, &p, &mut diags),
+        Some(p) => State::read(home, &p, diags),
         None => State::default(),
     };
     let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
@@ -67,5 +81,5 @@ pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, C
         agent: None,
         src: None,
     };
-    Ok(Reader::new(options, diags, meta, lines, Journal::new(locator.to_string())))
+    Ok((meta, lines))
 }

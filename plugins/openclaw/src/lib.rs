@@ -92,7 +92,7 @@ trajhost_codec_sdk::codec_identity! {
 
         fn read(home: Dir, locator: &str, options: ReadOptions) -> Result<Reader, CodecError> {
             if export::is_export(locator) {
-                return Ok(Reader::Export(export::Reader::open(home, locator, &options)?));
+                return Ok(Reader::Export(Box::new(export::Reader::open(home, locator, &options)?)));
             }
             Ok(Reader::Database(Box::new(read::Reader::open(home, locator, &options)?)))
         }
@@ -106,7 +106,7 @@ trajhost_codec_sdk::codec_identity! {
 /// A session being read: from an agent database, or from an export file.
 pub enum Reader {
     Database(Box<read::Reader>),
-    Export(export::Reader),
+    Export(Box<export::Reader>),
 }
 
 impl SessionReader for Reader {

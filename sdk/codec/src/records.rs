@@ -374,7 +374,7 @@ impl ParentLinks {
 }
 
 /// The byte span of a native line (or of consecutive lines) in its file.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Span {
     pub offset: u64,
     pub len: u64,

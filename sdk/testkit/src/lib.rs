@@ -677,7 +677,8 @@ pub fn check_unique_ids(read: &Read) {
 /// in one batch.
 pub fn check_batching<C: Codec>(home: &Path, locator: &str) -> Read {
     let whole = read::<C>(home, locator);
-    assert_eq!(whole.batches, 1, "{locator}: a fixture session fits one batch");
+    // A resume point ends a batch: what its reader released at the end of the file comes in a second one.
+    assert!(whole.batches <= 2, "{locator}: a fixture session fits one batch ({} batches)", whole.batches);
     let small = read_with::<C>(home, locator, options(2, 512));
     if whole.records.len() > 2 {
         assert!(small.batches > 1, "{locator}: {} records in one batch of 2", whole.records.len());

@@ -1169,7 +1169,22 @@ pub fn resume<C: Codec>(suite: &Suite) {
             joined.extend_from_slice(&before[1.min(before.len())..(point.records as usize).max(1)]);
             joined.extend_from_slice(&after[1..]);
             let expected: Vec<String> = whole.document.lines().map(String::from).collect();
-            assert!(joined == expected, "{name}: continued after {cut} of {} bytes, the records differ", bytes.len());
+            if joined != expected {
+                let at =
+                    joined.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(joined.len().min(expected.len()));
+                let cut_to = |l: Option<&String>| l.map_or(String::from("(none)"), |l| l.chars().take(300).collect());
+                panic!(
+                    "{name}: continued after {cut} of {} bytes (point: offset {}, {} records), record {at} differs \
+                     ({} records, the whole read {}):\n continued: {}\n whole:     {}",
+                    bytes.len(),
+                    point.offset,
+                    point.records,
+                    joined.len(),
+                    expected.len(),
+                    cut_to(joined.get(at)),
+                    cut_to(expected.get(at))
+                );
+            }
             continued += 1;
         }
         assert!(continued > 0, "{name}: no cut was continued");

@@ -19,7 +19,7 @@ use trajhost_codec_sdk::hash::Fnv;
 const KEPT: usize = 64;
 
 /// Which copy of a message a text came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Source {
     /// A `response_item` `message`.
     Item,
@@ -28,14 +28,14 @@ pub enum Source {
 }
 
 /// The kind of message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Said {
     User,
     Assistant,
 }
 
 /// Recent messages whose other copy has not come yet.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Mirrors {
     user: VecDeque<(u64, Source)>,
     assistant: VecDeque<(u64, Source)>,

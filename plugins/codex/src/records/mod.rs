@@ -191,6 +191,7 @@ pub fn session_meta(file: &str, native_id: &str, head: &Head) -> Record {
 }
 
 /// One model response being assembled.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Group {
     /// The assistant record's id.
     id: String,
@@ -210,7 +211,8 @@ struct Group {
     usage: Option<Usage>,
 }
 
-/// The reading state of one rollout.
+/// The reading state of one rollout (kept with a resume point).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Rollout {
     /// The file, relative to the home: what `src.file` says.
     file: String,
@@ -230,6 +232,13 @@ pub struct Rollout {
 }
 
 impl Rollout {
+    /// Takes the head's `session_meta` span (a head read again on resume may
+    /// have found it since).
+    pub fn with_head(mut self, head: &Head) -> Rollout {
+        self.meta_offset = head.meta_span.map(|(offset, _)| offset);
+        self
+    }
+
     pub fn new(file: String, head: &Head) -> Rollout {
         Rollout {
             file,

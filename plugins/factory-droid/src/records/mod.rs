@@ -40,6 +40,9 @@ pub fn handling(kind: &str) -> Option<Handling> {
 /// The reading state of one session file.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Transcript {
+    /// The session's head once no later line can change it: a resumed read
+    /// makes `meta` from it without reading the head again.
+    pub settled_head: Option<crate::head::Head>,
     file: String,
     links: ParentLinks,
     /// `session_start` lines seen.
@@ -49,7 +52,7 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn new(file: String) -> Transcript {
-        Transcript { file, links: ParentLinks::new(), starts: 0, last_ts: None }
+        Transcript { settled_head: None, file, links: ParentLinks::new(), starts: 0, last_ts: None }
     }
 
     /// The id of the `index`th record a line yields: its native id, else
