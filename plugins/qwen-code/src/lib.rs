@@ -47,5 +47,5 @@ trajhost_codec_sdk::codec_identity! {
     formats: reads(["qwen-code-jsonl"]).writes([WRITES]),
     globs: layout::ROOTS.iter().map(|root| format!("{root}/*/{}/*{}", layout::CHATS, layout::JSONL)),
     reader: read::Reader,
-    methods: { discover, inspect, read, write = write::TranscriptWriter::start, prepare_with_choice },
+    methods: { discover, inspect, read, read_from, write = write::TranscriptWriter::start, prepare_with_choice },
 }

@@ -95,7 +95,8 @@ pub struct Out<'a> {
     pub home: &'a Dir,
 }
 
-/// The reading state of one transcript.
+/// The reading state of one transcript (kept with a resume point).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Transcript {
     file: String,
     links: ParentLinks,
