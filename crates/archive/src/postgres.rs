@@ -128,8 +128,6 @@ struct Statements {
     link_file: Statement,
     link_tape: Statement,
     clear_failure: Statement,
-    clear_cursor: Statement,
-    put_cursor: Statement,
 }
 
 /// The archive in a PostgreSQL database.
@@ -357,11 +355,6 @@ impl PostgresArchive {
             link_tape: p("INSERT INTO session_files (session_id, file_id, tape_sha256) VALUES ($1, $2, $3)
                  ON CONFLICT (session_id, file_id) DO UPDATE SET tape_sha256 = EXCLUDED.tape_sha256")?,
             clear_failure: p("DELETE FROM failures WHERE home_id = $1 AND harness = $2 AND key = $3")?,
-            clear_cursor: p("DELETE FROM cursors WHERE session_id = $1")?,
-            put_cursor: p(
-                "INSERT INTO cursors (session_id, codec, file, file_size, start_offset, records, state, digest)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            )?,
         })
     }
 
@@ -560,10 +553,13 @@ fn put_session_tx(
         &[&session, &pg_opt(&tail.cwd), &pg_opt(&tail.title), &(tail.records as i64), &tail.snapshot_id, &keep],
     )
     .map_err(err)?;
-    tx.execute(&st.clear_cursor, &[&session]).map_err(err)?;
+    // Not among the prepared statements: those are prepared on any schema a
+    // test opens (`open_at`), and `cursors` came in schema 3.
+    tx.execute("DELETE FROM cursors WHERE session_id = $1", &[&session]).map_err(err)?;
     if let Some(c) = &tail.cursor {
         tx.execute(
-            &st.put_cursor,
+            "INSERT INTO cursors (session_id, codec, file, file_size, start_offset, records, state, digest)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             &[
                 &session,
                 &c.codec,

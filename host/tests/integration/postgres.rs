@@ -402,3 +402,34 @@ fn postgres_holds_no_planted_secret_in_any_table() {
     }
     assert!(rows > 50, "{rows} rows scanned");
 }
+
+/// An append to a Codex rollout continues from the cursor the shared archive
+/// keeps: the appended line alone is parsed, and what is kept is what a whole
+/// read gives.
+#[test]
+fn postgres_continues_an_appended_rollout_from_its_cursor() {
+    const CODEX: &str = "01a22aa5-cfcc-7311-a9b5-d6de00c468b2";
+    let Some(url) = server() else { return };
+    let db = fresh_database(&url, "trajhost_t_cursor");
+    let home = lab_home();
+    let data = tempfile::tempdir().unwrap();
+    let sync = || json(&run(data.path(), "m", &["sync", "--home", path(home.path()), "--archive", &db, "--json"]));
+    sync();
+    let file = home.path().join(format!(".codex/sessions/2026/11/30/rollout-2026-11-30T04-10-39-{CODEX}.jsonl"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let longest = text.lines().map(str::len).max().unwrap() as u64 + 1;
+    // The last line again: a real line of this rollout.
+    let appended = format!("{}\n", text.lines().last().unwrap());
+    std::fs::write(&file, format!("{text}{appended}")).unwrap();
+    let after = sync();
+    assert_eq!(after["sessions_updated"], 1, "{after}");
+    let parsed = after["bytes_parsed"].as_u64().unwrap();
+    assert!(parsed <= appended.len() as u64 + longest, "{parsed} bytes parsed for {} appended", appended.len());
+    let whole = run(data.path(), "m", &["read", path(&file), "--json"]);
+    let summary: Value =
+        serde_json::from_str(stdout(&whole).lines().find(|l| l.starts_with(r#"{"codec""#)).unwrap()).unwrap();
+    let listed = json(&run(data.path(), "m", &["sessions", "--archived", "--archive", &db, "--json"]));
+    let kept = listed.as_array().unwrap().iter().find(|s| s["native_id"] == CODEX).unwrap().clone();
+    assert_eq!(kept["snapshot_id"], summary["snapshot_id"], "{kept}");
+    assert_eq!(kept["records"], summary["records"], "{kept}");
+}
