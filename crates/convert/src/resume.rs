@@ -46,6 +46,35 @@ pub fn interactive(harness: &str, id: &str) -> Option<Vec<String>> {
     Some(argv.iter().map(|s| s.to_string()).collect())
 }
 
+/// Options of a codec's resume command that the interactive one needs too:
+/// what the codec sized for the session it wrote. Aider restores the whole
+/// history, and the codec raises Aider's chat-history budget to its size so
+/// that Aider sends it rather than a summary of it.
+fn options_from_plan(harness: &str) -> &'static [&'static str] {
+    match harness {
+        "aider" => &["--max-chat-history-tokens"],
+        _ => &[],
+    }
+}
+
+/// [`interactive`], with the options of the codec's own resume command
+/// (`plan_command`) that [`options_from_plan`] names put after the program.
+/// Their values are single words (numbers), so splitting at spaces finds them.
+pub fn interactive_for_plan(harness: &str, id: &str, plan_command: Option<&str>) -> Option<Vec<String>> {
+    let mut argv = interactive(harness, id)?;
+    let words: Vec<&str> = plan_command.unwrap_or_default().split_whitespace().collect();
+    let mut carried = Vec::new();
+    for option in options_from_plan(harness) {
+        if let Some(at) = words.iter().position(|w| w == option)
+            && let Some(value) = words.get(at + 1)
+        {
+            carried.extend([option.to_string(), value.to_string()]);
+        }
+    }
+    argv.splice(1..1, carried);
+    Some(argv)
+}
+
 /// `argv` as one shell line, run in `cwd`, with `HOME` set when the session
 /// went into another home than the user's.
 pub fn shell_line(argv: &[String], cwd: &Path, home: Option<&Path>) -> String {
@@ -104,6 +133,20 @@ mod tests {
             "aider resumes the workspace's history, not an id"
         );
         assert_eq!(interactive("unknown", "abc"), None);
+    }
+
+    #[test]
+    fn an_aider_resume_keeps_the_history_budget_its_codec_sized() {
+        let plan = "cd /w && HOME=/h aider --max-chat-history-tokens 4096 --restore-chat-history";
+        assert_eq!(
+            interactive_for_plan("aider", "abc", Some(plan)).unwrap(),
+            ["aider", "--max-chat-history-tokens", "4096", "--restore-chat-history"]
+        );
+        let small = "cd /w && aider --restore-chat-history";
+        assert_eq!(interactive_for_plan("aider", "abc", Some(small)).unwrap(), ["aider", "--restore-chat-history"]);
+        // Other harnesses take nothing from their codec's command.
+        let codex = interactive_for_plan("codex", "abc", Some("codex --max-chat-history-tokens 9 resume abc"));
+        assert_eq!(codex.unwrap(), ["codex", "resume", "abc"]);
     }
 
     #[test]

@@ -272,7 +272,11 @@ impl Installed {
     /// The command a person types to resume the session interactively, run
     /// in `cwd` (HOME set when the target home is not the user's).
     pub fn interactive_command(&self, cwd: &std::path::Path) -> Option<(Vec<String>, String)> {
-        let argv = trajhost::resume::interactive(&self.codec.harness, &self.plan.native_id)?;
+        let argv = trajhost::resume::interactive_for_plan(
+            &self.codec.harness,
+            &self.plan.native_id,
+            self.plan.resume_command.as_deref(),
+        )?;
         let own_home = std::fs::canonicalize(default_home()).ok();
         let home = (own_home.as_deref() != Some(self.home.as_path())).then_some(self.home.as_path());
         let line = trajhost::resume::shell_line(&argv, cwd, home);

@@ -19,6 +19,15 @@
 //! in the file ([`session::native_id`]), so the plan names the id the block
 //! has once appended: the one `discover` gives it there.
 //!
+//! Budget: Aider has the model summarize a restored history larger than its
+//! chat-history budget before it sends anything (1,024 tokens for a model it
+//! does not know, at most 8,192), and the summary replaces the history. A
+//! converted session is restored to be continued, so the resume command
+//! raises the budget (`--max-chat-history-tokens`) to the history's size in
+//! bytes, rounded up to 1,024 (a token is at least a byte), whenever the
+//! history could exceed the smallest budget. Leave the flag out to let Aider
+//! summarize a history larger than the model's context.
+//!
 //! Model: Aider takes it from its command line, so a chosen model becomes
 //! `--model` in the resume command; a provider is part of Aider's model
 //! name (`openai/gpt-4o`) and is refused on its own.
@@ -80,15 +89,15 @@ pub fn prepare(
     })?;
     let cwd = if cwd.len() > 1 { cwd.trim_end_matches('/') } else { cwd };
     let path = history_path(options.home_path.as_deref(), cwd)?;
-    let command = resume_command(cwd, options.home_path.as_deref(), choice.model.as_deref());
-    let (native_id, operation) = match install::read_existing(target, &path, session::MAX_BYTES)? {
-        None => (id, install::create_file(path, text.into_bytes())),
+    let (native_id, history_bytes, operation) = match install::read_existing(target, &path, session::MAX_BYTES)? {
+        None => (id, text.len(), install::create_file(path, text.into_bytes())),
         Some(current) => {
             let installed = appended_id(&current, &text, block.text)
                 .map_err(|problem| CodecError::Other(format!("{cwd}/{FILE}: {problem}")))?;
-            (installed, install::append_file(path, &current, text.into_bytes()))
+            (installed, current.len() + text.len(), install::append_file(path, &current, text.into_bytes()))
         }
     };
+    let command = resume_command(cwd, options.home_path.as_deref(), choice.model.as_deref(), history_bytes);
     Ok(Plan { native_id, operations: vec![operation], resume_command: Some(command) })
 }
 
@@ -127,12 +136,20 @@ pub fn history_path(home: Option<&str>, cwd: &str) -> Result<String, CodecError>
     }
 }
 
-/// `cd <cwd> && [HOME=<home>] aider [--model <model>] --restore-chat-history`.
-pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>) -> String {
+/// Aider's smallest chat-history budget, in tokens (a model it does not know).
+const SMALLEST_HISTORY_BUDGET: usize = 1024;
+
+/// `cd <cwd> && [HOME=<home>] aider [--model <model>] [--max-chat-history-tokens <n>] --restore-chat-history`,
+/// for a history of `history_bytes` once installed.
+pub fn resume_command(cwd: &str, home: Option<&str>, model: Option<&str>, history_bytes: usize) -> String {
+    let budget = (history_bytes > SMALLEST_HISTORY_BUDGET)
+        .then(|| history_bytes.div_ceil(SMALLEST_HISTORY_BUDGET) * SMALLEST_HISTORY_BUDGET)
+        .map(|tokens| tokens.to_string());
     ResumeCommand::in_dir(Some(cwd))
         .env("HOME", home.map(|h| h.trim_end_matches('/')))
         .program("aider")
         .option("--model", model)
+        .option("--max-chat-history-tokens", budget.as_deref())
         .arg("--restore-chat-history")
         .finish()
 }
@@ -171,10 +188,15 @@ mod tests {
         assert!(history_path(Some("/h"), "/hx/w").is_err());
         assert!(history_path(Some("/h"), "/h/../etc").is_err());
         assert!(history_path(None, "/h/w").is_err());
-        assert_eq!(resume_command("/w p", Some("/h/"), None), "cd '/w p' && HOME=/h aider --restore-chat-history");
+        assert_eq!(resume_command("/w p", Some("/h/"), None, 900), "cd '/w p' && HOME=/h aider --restore-chat-history");
         assert_eq!(
-            resume_command("/w", None, Some("openai/m")),
+            resume_command("/w", None, Some("openai/m"), 1024),
             "cd /w && aider --model openai/m --restore-chat-history"
+        );
+        // Larger than the smallest budget: raised to the size, in whole KiB.
+        assert_eq!(
+            resume_command("/w", None, None, 1025),
+            "cd /w && aider --max-chat-history-tokens 2048 --restore-chat-history"
         );
     }
 }

@@ -110,11 +110,12 @@ impl Head {
 }
 
 pub use trajhost_gemini_cli_core::message::harness_context_kind;
+use trajhost_gemini_cli_core::message::unguard_command;
 
 /// The first prompt as a title: not a slash command or harness context,
 /// whitespace collapsed, cut to [`TITLE_CHARS`].
 fn prompt_title(content: &Content) -> Option<String> {
-    let text = content.text();
+    let text = unguard_command(content.text());
     let trimmed = text.trim();
     if trimmed.is_empty()
         || trimmed.starts_with('/')

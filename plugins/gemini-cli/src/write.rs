@@ -33,7 +33,10 @@
 //! `usage.cost_usd`, `observation/<subtype>` (other than the Gemini kinds
 //! above), `subagent-transcript`, `orphan-tool-result`,
 //! `duplicate-tool-result`, `unknown-kind/<kind>`. Arguments that are not
-//! an object are wrapped as `{"input": …}` (`reshaped`); a result without
+//! an object are wrapped as `{"input": …}` (`reshaped`); a prompt that
+//! Gemini CLI would take for a command (it starts with `/` or `?`, which the
+//! resume leaves out of the history) is written behind a zero-width space
+//! (`reshaped`, `user.text`; the reader takes it off); a result without
 //! a recorded outcome is written `success` (`placeholder`).
 //!
 //! The session id is `options.native_id` (a UUID), else a UUID (version-4
@@ -51,6 +54,7 @@ use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::writer::ids::UsedIds;
 use trajhost_codec_sdk::writer::{CanonicalInput, main_content};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
+use trajhost_gemini_cli_core::message::guard_command;
 use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
 
 use crate::head::harness_context_kind;
@@ -237,6 +241,13 @@ impl Writer {
                     return Ok(());
                 }
                 self.flush()?;
+                let text = match guard_command(&text) {
+                    Some(guarded) => {
+                        self.diags.add("reshaped", Severity::Info, "user.text", None, None);
+                        guarded
+                    }
+                    None => text,
+                };
                 self.simple_message(&record.id, &ts, "user", Value::Array(vec![text_part(&text)]))?;
             }
             Body::Observation { subtype, text } => self.observation(&record.id, &ts, &subtype, text)?,

@@ -557,6 +557,38 @@ fn write_from_another_harness_names_what_does_not_carry() {
     assert_eq!(assistants(&back.records)[0].model.as_deref(), Some("claude-sonnet-4-5"));
 }
 
+/// Gemini CLI's resume leaves user messages that start with `/` or `?` out
+/// of the history (typed commands): another harness's prompt that starts so
+/// is guarded, reported, and reads back as it was.
+#[test]
+fn a_prompt_that_looks_like_a_command_is_guarded_and_reads_back_whole() {
+    let records = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"aider","native_id":"s1","cwd":CWD}),
+        json!({"id":"u1","kind":"user","text":"/run cat hello.txt","ts":"2026-11-30T04:05:50.000Z"}),
+        json!({"id":"u2","kind":"user","text":"  ? what does it say","ts":"2026-11-30T04:05:51.000Z"}),
+        json!({"id":"u3","kind":"user","text":"a path /tmp/x is fine","ts":"2026-11-30T04:05:52.000Z"}),
+    ];
+    let document: String = records.iter().map(|r| format!("{r}\n")).collect();
+    let written = write(&document, no_options());
+    let reshaped = kit::diag_with(&written.diagnostics, "reshaped", "user.text").expect("a reshaped diagnostic");
+    assert_eq!(reshaped.count, 2);
+    let text = std::str::from_utf8(&session_artifact(&written).bytes).unwrap();
+    let prompts: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "user")
+        .map(|v| v["content"][0]["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(prompts, ["\u{200B}/run cat hello.txt", "\u{200B}  ? what does it say", "a path /tmp/x is fine"]);
+    for prompt in &prompts {
+        // Gemini CLI's rule: JavaScript's trim, then `/` or `?` first.
+        let trimmed = prompt.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
+        assert!(!trimmed.starts_with('/') && !trimmed.starts_with('?'), "{prompt:?} would be skipped");
+    }
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(users(&back.records), ["/run cat hello.txt", "  ? what does it say", "a path /tmp/x is fine"]);
+}
+
 #[test]
 fn write_needs_a_working_directory() {
     let doc = "{\"id\":\"m\",\"kind\":\"meta\",\"schema\":\"trajhost.canonical/0.1\",\"harness\":\"x\",\"native_id\":\"a\"}\n\

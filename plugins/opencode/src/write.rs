@@ -153,8 +153,8 @@ impl Document {
         self.diags.add("defaulted", Severity::Info, what, None, None);
     }
 
-    fn part(&mut self, message: &str, ms: i64, mut fields: Value) -> Value {
-        let id = self.ids.ascending("prt", ms);
+    fn part(&mut self, message: &str, mut fields: Value) -> Value {
+        let id = self.ids.ascending("prt");
         if let Value::Object(map) = &mut fields {
             map.insert("id".into(), Value::from(id));
             map.insert("sessionID".into(), Value::from(self.session.clone()));
@@ -165,7 +165,7 @@ impl Document {
 
     fn open_at(&mut self, ms: i64) -> &mut Open {
         if self.open.is_none() {
-            let id = self.ids.ascending("msg", ms);
+            let id = self.ids.ascending("msg");
             self.open = Some(Open {
                 id,
                 ms,
@@ -231,8 +231,8 @@ impl Document {
                 for _ in attachments {
                     self.diags.not_carried("attachment");
                 }
-                let id = self.ids.ascending("msg", ms);
-                let part = self.part(&id, ms, json!({"type": "text", "text": text}));
+                let id = self.ids.ascending("msg");
+                let part = self.part(&id, json!({"type": "text", "text": text}));
                 self.user_message(&id, ms, vec![part]);
             }
             Body::Compaction { summary, trigger } => {
@@ -241,9 +241,8 @@ impl Document {
                     self.diags.not_carried("opaque-compaction");
                     return;
                 }
-                let id = self.ids.ascending("msg", ms);
-                let part =
-                    self.part(&id, ms, json!({"type": "compaction", "auto": trigger.as_deref() != Some("manual")}));
+                let id = self.ids.ascending("msg");
+                let part = self.part(&id, json!({"type": "compaction", "auto": trigger.as_deref() != Some("manual")}));
                 self.user_message(&id, ms, vec![part]);
                 let open = self.open_at(ms);
                 open.summary = true;
@@ -317,18 +316,14 @@ impl Document {
             _ => "stop".to_string(),
         };
         let id = open.id.clone();
-        let mut parts = vec![self.part(&id, open.ms, json!({"type": "step-start"}))];
+        let mut parts = vec![self.part(&id, json!({"type": "step-start"}))];
         for (text, ms) in &open.reasoning {
-            let part =
-                self.part(&id, *ms, json!({"type": "reasoning", "text": text, "time": {"start": ms, "end": ms}}));
+            let part = self.part(&id, json!({"type": "reasoning", "text": text, "time": {"start": ms, "end": ms}}));
             parts.push(part);
         }
         if !assistant.text.is_empty() {
-            let part = self.part(
-                &id,
-                open.ms,
-                json!({"type": "text", "text": assistant.text, "time": {"start": open.ms, "end": open.ms}}),
-            );
+            let part = self
+                .part(&id, json!({"type": "text", "text": assistant.text, "time": {"start": open.ms, "end": open.ms}}));
             parts.push(part);
         }
         for (call_id, name, input, ms, result) in &open.tools {
@@ -336,11 +331,11 @@ impl Document {
             if let Some(what) = defaulted {
                 self.defaulted(what);
             }
-            let part = self.part(&id, *ms, json!({"type": "tool", "tool": name, "callID": call_id, "state": state}));
+            let part = self.part(&id, json!({"type": "tool", "tool": name, "callID": call_id, "state": state}));
             parts.push(part);
         }
         let finish_part = json!({"type": "step-finish", "reason": finish, "tokens": tokens, "cost": cost});
-        parts.push(self.part(&id, open.end_ms, finish_part));
+        parts.push(self.part(&id, finish_part));
         let mut info = json!({
             "id": id,
             "sessionID": self.session,

@@ -87,6 +87,33 @@ pub fn harness_context_kind(text: &str) -> Option<&'static str> {
     }
 }
 
+/// Put before a prompt that Gemini CLI would take for a command: its resume
+/// leaves a user message that starts with `/` or `?` (after JavaScript's
+/// `trim`) out of the history it sends, as something typed for the CLI.
+/// A zero-width space, which `trim` keeps, lets such a prompt from another
+/// harness reach the model; the reader takes it off again.
+pub const COMMAND_GUARD: char = '\u{200B}';
+
+/// Whether Gemini CLI's resume would skip this user text as a command.
+pub fn reads_as_command(text: &str) -> bool {
+    // JavaScript's `trim` also strips U+FEFF, which Rust's whitespace does not include.
+    let t = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
+    t.starts_with('/') || t.starts_with('?')
+}
+
+/// A prompt as written: guarded when Gemini CLI would skip it (`None` when it is written as it is).
+pub fn guard_command(text: &str) -> Option<String> {
+    reads_as_command(text).then(|| format!("{COMMAND_GUARD}{text}"))
+}
+
+/// A prompt as read: the guard [`guard_command`] put there taken off.
+pub fn unguard_command(text: String) -> String {
+    match text.strip_prefix(COMMAND_GUARD) {
+        Some(rest) if reads_as_command(rest) => rest.to_string(),
+        _ => text,
+    }
+}
+
 /// The id of a tool call's result record.
 pub fn result_id(call_id: &str) -> String {
     format!("{call_id}#result")

@@ -24,7 +24,7 @@ const TRUNCATED_PREFIX: &str = "Output too large. Showing first ";
 const FULL_OUTPUT_AT: &str = "For full output see: ";
 
 pub use trajhost_gemini_cli_core::message::result_id;
-use trajhost_gemini_cli_core::message::{no_result, part_calls, result_text, thoughts, usage};
+use trajhost_gemini_cli_core::message::{no_result, part_calls, result_text, thoughts, unguard_command, usage};
 
 pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
     let id = message.id.clone().unwrap_or_default();
@@ -50,7 +50,7 @@ pub fn user(t: &mut Transcript, message: &Line, span: Span, out: &mut Out<'_>) {
     if !text.is_empty() || !attachments.is_empty() {
         let body = match harness_context_kind(&text) {
             Some(subtype) => Body::Observation { subtype: subtype.into(), text: Some(text) },
-            None => Body::User { text, attachments },
+            None => Body::User { text: unguard_command(text), attachments },
         };
         let record = t.record(id, body, None, ts.clone(), span);
         t.push(record, out);
