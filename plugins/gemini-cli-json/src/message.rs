@@ -45,7 +45,7 @@ pub struct Message {
 /// The shapes inside a message and their mapping, shared with the JSONL
 /// layout.
 pub use trajhost_gemini_cli_core::message::{Thought, Tokens, ToolCall, harness_context_kind, result_id};
-use trajhost_gemini_cli_core::message::{no_result, part_calls, result_text, thoughts, usage};
+use trajhost_gemini_cli_core::message::{no_result, part_calls, result_text, thoughts, unguard_command, usage};
 
 /// Maps the messages of one file, in order.
 pub struct Mapper {
@@ -145,7 +145,7 @@ impl Mapper {
         if !text.is_empty() || !attachments.is_empty() {
             let body = match harness_context_kind(&text) {
                 Some(subtype) => Body::Observation { subtype: subtype.into(), text: Some(text) },
-                None => Body::User { text, attachments },
+                None => Body::User { text: unguard_command(text), attachments },
             };
             self.push(id, body, None, ts.clone(), &span);
         }

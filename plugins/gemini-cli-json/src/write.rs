@@ -44,8 +44,10 @@
 //! have no record in this layout), `subagent-transcript`,
 //! `orphan-tool-result`, `duplicate-tool-result`, `unknown-kind/<kind>`.
 //! Arguments that are not an object are wrapped as `{"input": …}`
-//! (`reshaped`); a result without a recorded outcome is written `success`
-//! (`placeholder`).
+//! (`reshaped`); a prompt that starts with `/` or `?` is written behind a
+//! zero-width space, since Gemini CLI's resume leaves such user messages out
+//! as typed commands (`reshaped`, `user.text`; the reader takes it off); a
+//! result without a recorded outcome is written `success` (`placeholder`).
 //!
 //! The export also holds `.gemini/tmp/<hash>/.project_root` with the cwd
 //! (the hash cannot be turned back into it; the reader takes a project's cwd
@@ -66,7 +68,7 @@ use trajhost_codec_sdk::time::{parse_rfc3339, rfc3339_ms};
 use trajhost_codec_sdk::writer::ids::UsedIds;
 use trajhost_codec_sdk::writer::{CanonicalInput, json_document, main_content};
 use trajhost_codec_sdk::{Artifact, CodecError, SessionWriter, Severity, WriteOptions, Written};
-use trajhost_gemini_cli_core::message::harness_context_kind;
+use trajhost_gemini_cli_core::message::{guard_command, harness_context_kind};
 use trajhost_gemini_cli_core::written::{self, ThoughtOut, TokensOut, function_response};
 
 use crate::layout::{self, CHATS, JSON, PROJECT_ROOT_FILE, SESSION_PREFIX, TMP_ROOT};
@@ -234,6 +236,13 @@ impl Writer {
                     self.diags.not_carried("attachments");
                 }
                 if !text.is_empty() {
+                    let text = match guard_command(&text) {
+                        Some(guarded) => {
+                            self.diags.add("reshaped", Severity::Info, "user.text", None, None);
+                            guarded
+                        }
+                        None => text,
+                    };
                     self.simple_message(&record.id, &ts, "user", text);
                 }
             }

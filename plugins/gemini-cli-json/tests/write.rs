@@ -605,3 +605,30 @@ fn the_written_document_is_what_the_reader_and_sniff_expect() {
     let (_tmp, back) = read_back(&written);
     assert!(back.records.iter().all(|r| !matches!(r.body, Body::System { .. })));
 }
+
+/// Gemini CLI 0.25's resume, too, leaves a user message that starts with `/`
+/// or `?` out of the history: such a prompt from another harness is guarded,
+/// reported, and reads back as it was.
+#[test]
+fn a_prompt_that_looks_like_a_command_is_guarded_and_reads_back_whole() {
+    let records = [
+        json!({"id":"m","kind":"meta","schema":"trajhost.canonical/0.1","harness":"aider","native_id":"s1","cwd":CWD}),
+        json!({"id":"u1","kind":"user","text":"/run cat hello.txt","ts":"2026-11-30T04:05:50.000Z"}),
+        json!({"id":"u2","kind":"user","text":"read /tmp/x","ts":"2026-11-30T04:05:51.000Z"}),
+    ];
+    let document: String = records.iter().map(|r| format!("{r}\n")).collect();
+    let written = write(&document, with_cwd());
+    let reshaped = kit::diag_with(&written.diagnostics, "reshaped", "user.text").expect("a reshaped diagnostic");
+    assert_eq!(reshaped.count, 1);
+    let doc: Value = serde_json::from_slice(&session_artifact(&written).bytes).unwrap();
+    let prompts: Vec<&str> = doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["type"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(prompts, ["\u{200B}/run cat hello.txt", "read /tmp/x"]);
+    let (_tmp, back) = read_back(&written);
+    assert_eq!(users(&back.records), ["/run cat hello.txt", "read /tmp/x"]);
+}

@@ -239,9 +239,9 @@ impl Writer {
                 for _ in &attachments {
                     self.not_carried("attachment", Severity::Warning);
                 }
-                let id = self.s().ids.ascending("msg", ms);
+                let id = self.s().ids.ascending("msg");
                 self.user_message(&id, ms);
-                self.part(&id, ms, json!({"type": "text", "text": text}));
+                self.part(&id, json!({"type": "text", "text": text}));
             }
             Body::Compaction { summary, trigger } => {
                 self.close();
@@ -271,7 +271,7 @@ impl Writer {
     fn open_at(&mut self, ms: i64) -> &mut Open {
         let s = self.s();
         if s.open.is_none() {
-            let id = s.ids.ascending("msg", ms);
+            let id = s.ids.ascending("msg");
             s.open = Some(Open {
                 id,
                 ms,
@@ -291,9 +291,9 @@ impl Writer {
     }
 
     /// A part of `message` (its id, session and message ids added), written out.
-    fn part(&mut self, message: &str, ms: i64, mut fields: Value) {
+    fn part(&mut self, message: &str, mut fields: Value) {
         let s = self.s();
-        let id = s.ids.ascending("prt", ms);
+        let id = s.ids.ascending("prt");
         let session = s.id.clone();
         let path = format!("{}/{}/{session}/{message}/{id}{}", s.root, layout::PART, layout::JSON);
         if let Value::Object(map) = &mut fields {
@@ -369,22 +369,22 @@ impl Writer {
         }
         let path = self.message_path(&id);
         self.file(path, &info);
-        self.part(&id, open.ms, json!({"type": "step-start"}));
+        self.part(&id, json!({"type": "step-start"}));
         for (text, ms) in &open.reasoning {
-            self.part(&id, *ms, json!({"type": "reasoning", "text": text, "time": {"start": ms, "end": ms}}));
+            self.part(&id, json!({"type": "reasoning", "text": text, "time": {"start": ms, "end": ms}}));
         }
         if !assistant.text.is_empty() {
             let text = json!({"type": "text", "text": assistant.text, "time": {"start": open.ms, "end": open.ms}});
-            self.part(&id, open.ms, text);
+            self.part(&id, text);
         }
         for (call_id, name, input, ms, result) in &open.tools {
             let (state, defaulted) = tool_state(input, *ms, result.as_ref());
             if let Some(what) = defaulted {
                 self.defaulted(what);
             }
-            self.part(&id, *ms, json!({"type": "tool", "callID": call_id, "tool": name, "state": state}));
+            self.part(&id, json!({"type": "tool", "callID": call_id, "tool": name, "state": state}));
         }
-        self.part(&id, open.end_ms, json!({"type": "step-finish", "tokens": tokens, "cost": cost}));
+        self.part(&id, json!({"type": "step-finish", "tokens": tokens, "cost": cost}));
     }
 }
 
