@@ -367,6 +367,58 @@ fn read_summary(data: &Path, id: &str, home: &Path) -> Value {
     serde_json::from_str(&line).unwrap()
 }
 
+/// Syncs after `appended` bytes were appended to a file of `before` bytes, and
+/// checks the invariant: no more than the appended bytes and one record
+/// (`longest`) parsed, and the archive holds what a whole read of the file gives.
+fn sync_continues(data: &Path, home: &Path, id: &str, appended: u64, before: u64, longest: u64) {
+    let after = sync(data, home);
+    assert_eq!(after["sessions_updated"], 1, "{after}");
+    let parsed = after["bytes_parsed"].as_u64().unwrap();
+    assert!(
+        parsed <= appended + longest,
+        "{id}: {parsed} bytes parsed for {appended} appended to {before} (one record: {longest})"
+    );
+    assert!(after["records_added"].as_u64().unwrap() >= 1, "{after}");
+    assert_eq!(after["evidence_bytes"], appended, "{after}");
+    let whole = read_summary(data, id, home);
+    let kept = archived(data).into_iter().find(|s| s["native_id"] == id).unwrap();
+    assert_eq!(kept["snapshot_id"], whole["snapshot_id"], "{id} after {appended} bytes appended");
+    assert_eq!(kept["records"], whole["records"], "{id} after {appended} bytes appended");
+}
+
+/// Claude Code, the session the bench's append row grows: a prompt and its
+/// answer appended (copies of real lines under new uuids) are parsed alone.
+#[test]
+fn a_claude_code_append_is_parsed_from_its_resume_point() {
+    const SESSION: &str = "61ec73f4-b0bb-4d28-a8cc-bfda17c07ec0";
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&fixture_home("claude-code", "2.1.197", "simple"), home.path());
+    let file = home.path().join(format!(".claude/projects/-home-user-project/{SESSION}.jsonl"));
+    let data = tempfile::tempdir().unwrap();
+    assert_eq!(sync(data.path(), home.path())["sessions_added"], 1);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let longest = text.lines().map(str::len).max().unwrap() as u64 + 1;
+    let mut parent: Value =
+        text.lines().rev().find_map(|l| serde_json::from_str::<Value>(l).ok()?.get("uuid").cloned()).unwrap();
+    for (n, kind) in ["user", "assistant"].into_iter().enumerate() {
+        let line = text.lines().find(|l| l.contains(&format!(r#""type":"{kind}""#))).unwrap();
+        let mut record: Value = serde_json::from_str(line).unwrap();
+        let uuid = format!("0c0c0c0c-0000-4000-8000-00000000000{n}");
+        record["uuid"] = uuid.clone().into();
+        record["parentUuid"] = parent.clone();
+        if let Some(message) = record.get_mut("message").and_then(|m| m.as_object_mut())
+            && message.contains_key("id")
+        {
+            message.insert("id".into(), format!("msg_appended_{n}").into());
+        }
+        parent = uuid.into();
+        let appended = format!("{}\n", serde_json::to_string(&record).unwrap());
+        let before = std::fs::metadata(&file).unwrap().len();
+        std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(appended.as_bytes()).unwrap();
+        sync_continues(data.path(), home.path(), SESSION, appended.len() as u64, before, longest);
+    }
+}
+
 #[test]
 fn an_append_is_parsed_from_the_codecs_resume_point_and_archives_what_a_whole_read_gives() {
     const DROID: &str = "0a734e8d-dba5-4efd-8e2f-0375c7a0848e";
@@ -390,22 +442,7 @@ fn an_append_is_parsed_from_the_codecs_resume_point_and_archives_what_a_whole_re
         std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(appended.as_bytes()).unwrap();
         appended_total.push_str(&appended);
 
-        let after = sync(data.path(), home.path());
-        assert_eq!(after["sessions_updated"], 1, "{after}");
-        let parsed = after["bytes_parsed"].as_u64().unwrap();
-        // The invariant: no more than the appended bytes and one record.
-        assert!(
-            parsed <= appended.len() as u64 + longest,
-            "append {n}: {parsed} bytes parsed for {} appended to {before} (one record: {longest})",
-            appended.len()
-        );
-        assert!(after["records_added"].as_u64().unwrap() >= 1, "{after}");
-        assert_eq!(after["evidence_bytes"], appended.len() as u64, "{after}");
-        // What the archive holds is what a whole read of the file gives.
-        let whole = read_summary(data.path(), DROID, home.path());
-        let kept = archived(data.path()).into_iter().find(|s| s["native_id"] == DROID).unwrap();
-        assert_eq!(kept["snapshot_id"], whole["snapshot_id"], "append {n}");
-        assert_eq!(kept["records"], whole["records"], "append {n}");
+        sync_continues(data.path(), home.path(), DROID, appended.len() as u64, before, longest);
     }
     let live = read_records(data.path(), DROID, home.path());
 

@@ -48,7 +48,7 @@ pub const SUBAGENTS: &str = "subagents";
 pub const TOOL_RESULTS: &str = "tool-results";
 
 /// The paths around one session file, all relative to the home.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SessionPaths {
     /// The transcript, as the host passed it.
     pub locator: String,
@@ -65,7 +65,7 @@ pub struct SessionPaths {
 }
 
 /// Where a subagent transcript lies.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Subagent {
     /// `<project-dir>/<sessionId>/subagents/agent-<id>.jsonl` (2.1.x).
     InSessionDir,

@@ -51,5 +51,5 @@ trajhost_codec_sdk::codec_identity! {
         .chain([format!("{}*/projects", layout::SIBLING_PREFIX)])
         .flat_map(|root| [format!("{root}/*/*.jsonl"), format!("{root}/*/*/subagents/agent-*.jsonl")]),
     reader: read::Reader,
-    methods: { discover, inspect, read, sniff, write = write::TranscriptWriter::start, prepare },
+    methods: { discover, inspect, read, read_from, sniff, write = write::TranscriptWriter::start, prepare },
 }

@@ -17,13 +17,21 @@
 //!
 //! Memory is bounded by the longest line plus one buffered API response;
 //! diagnostics are aggregated and go out with the last batch.
+//!
+//! A transcript only grows, so a read takes a resume point where its last
+//! whole line ends (before a torn line, or at the end before the held-back
+//! response and tool result are released), with the transcript's state
+//! there; [`Reader::resume`] continues from it, with `meta` made again from
+//! the grown file's head and tail, as a whole read would make it.
 
 use serde::Deserialize;
+use trajhost_codec_sdk::canonical::Record;
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::Dir;
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
+use trajhost_codec_sdk::resume::Resume;
+use trajhost_codec_sdk::{CodecError, ReadOptions, ResumePoint, Severity};
 
 use crate::discover::{fs_error, fs_kind};
 use crate::head::Head;
@@ -41,12 +49,31 @@ pub struct Reader {
     diags: Diagnostics,
     lines: JsonLines,
     transcript: Transcript,
+    resume: Resume,
     finished: bool,
     done: bool,
 }
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        Reader::start(home, locator, |meta| BatchWriter::starting_with(options, meta))
+    }
+
+    /// Continues a transcript from `start`, a point an earlier read took.
+    pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
+        // `meta`, made again, stands in for the first record.
+        let mut reader = Reader::start(home, locator, |meta| {
+            let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
+            writer.push(meta);
+            writer
+        })?;
+        reader.transcript = trajhost_codec_sdk::resume::load(&start.state, locator)?;
+        reader.lines.seek(start.offset);
+        Ok(reader)
+    }
+
+    /// A reader at the file's start whose writer `writer` makes from `meta`.
+    fn start(home: Dir, locator: &str, writer: impl FnOnce(&Record) -> BatchWriter) -> Result<Reader, CodecError> {
         let mut paths = SessionPaths::from_locator(locator)?;
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
@@ -68,10 +95,11 @@ impl Reader {
         transcript.skip_sidechains(main_conversation);
         Ok(Reader {
             home,
-            writer: BatchWriter::starting_with(options, &meta),
+            writer: writer(&meta),
             diags,
             lines,
             transcript,
+            resume: Resume::default(),
             finished: false,
             done: false,
         })
@@ -85,11 +113,19 @@ impl Steps for Reader {
             return Ok(false);
         }
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags, home: &self.home };
+        let transcript = &mut self.transcript;
         match self.lines.next_line() {
-            Some(Ok(line)) => self.transcript.line(&line, &mut out),
+            Some(Ok(line)) => {
+                if !line.terminated {
+                    self.resume.take(line.offset, out.writer, || trajhost_codec_sdk::resume::save(&*transcript));
+                }
+                transcript.line(&line, &mut out)
+            }
             Some(Err(e)) => return Err(fs_error(self.lines.path(), e)),
             None => {
-                self.transcript.finish(&mut out);
+                let end = self.lines.position();
+                self.resume.take(end, out.writer, || trajhost_codec_sdk::resume::save(&*transcript));
+                transcript.finish(&mut out);
                 self.finished = true;
             }
         }
@@ -98,6 +134,10 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+
+    fn resume_point(&self) -> Option<ResumePoint> {
+        self.resume.point()
     }
 }
 

@@ -37,7 +37,7 @@ const MAX_GROUP_BYTES: usize = 8 << 20;
 const RECENT_KEPT: usize = 64;
 
 /// Per-file state of the assistant family.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     group: Option<Group>,
     /// Message ids of emitted responses, with how many records each became.
@@ -102,6 +102,7 @@ impl State {
 }
 
 /// One API response being assembled.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Group {
     message_id: Option<String>,
     id: String,

@@ -132,7 +132,7 @@ fn strings<'a>(raw: Option<&'a RawValue>) -> Vec<Text<'a>> {
 }
 
 /// Requests and message bodies seen lately.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Requests {
     recent: VecDeque<String>,
     blobs: VecDeque<String>,
@@ -165,7 +165,7 @@ impl Requests {
 }
 
 /// Running totals of one model.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Totals {
     input: u64,
     output: u64,
@@ -246,7 +246,7 @@ fn money(x: f64) -> f64 {
 ///   (`input`, `output`, `cache_read`, `cache_write`, `cost_usd`), its
 ///   `cost_usd` in all, `total_cost_usd` and the record ids of the
 ///   `responses` it covers.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Costs {
     last: BTreeMap<String, Totals>,
     /// Responses read since the last `cost-state`: record id, model, usage.

@@ -15,7 +15,7 @@ use trajhost_codec_sdk::hash::HashSet;
 use crate::native::{Block, Content, Entry};
 
 /// The leaves seen so far, and every line that has a child.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Branches {
     /// (uuid, byte offset) of prompt and assistant lines, in file order.
     candidates: Vec<(String, u64)>,

@@ -114,6 +114,7 @@ impl Out<'_> {
 }
 
 /// The reading state of one transcript file (the main one or a subagent's).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Transcript {
     /// The file, relative to the home: what `src.file` says.
     file: String,
@@ -149,7 +150,7 @@ pub struct Transcript {
 /// something new (a prompt, a tool result, a response, a queued prompt, a
 /// compaction) releases them; so do [`MAX_HELD_RECORDS`] and
 /// [`MAX_HELD_BYTES`].
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 struct Held {
     records: Vec<Record>,
     bytes: usize,
