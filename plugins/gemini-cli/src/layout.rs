@@ -30,7 +30,7 @@ pub const JSONL: &str = ".jsonl";
 pub const LEGACY_JSON: &str = ".json";
 
 /// The paths around one main session file, all relative to the home.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SessionPaths {
     /// The session file, as the host passed it.
     pub locator: String,

@@ -59,5 +59,5 @@ trajhost_codec_sdk::codec_identity! {
                 layout::JSONL
             )],
     reader: read::Reader,
-    methods: { discover, inspect, read, writer, prepare_with_choice },
+    methods: { discover, inspect, read, read_from, writer, prepare_with_choice },
 }

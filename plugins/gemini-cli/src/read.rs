@@ -5,14 +5,21 @@
 //! records with `agent` set). Memory is bounded by the longest line plus
 //! one pending message and the set of record ids emitted from the current
 //! file; diagnostics are aggregated and go out with the last batch.
+//!
+//! The main file only grows, so a read takes a resume point where its last
+//! whole line ends (before a torn line, or at its end before the pending
+//! message is released); [`Reader::resume`] continues the main file there,
+//! then reads the subagent files again.
 
 use std::collections::{BTreeMap, VecDeque};
 
+use trajhost_codec_sdk::canonical::Record;
 use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, FsError};
 use trajhost_codec_sdk::jsonl::JsonLines;
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps};
-use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
+use trajhost_codec_sdk::resume::{self, Resume};
+use trajhost_codec_sdk::{CodecError, ReadOptions, ResumePoint, Severity};
 
 use crate::discover::{fs_error, fs_kind, project_root};
 use crate::head::Head;
@@ -33,11 +40,31 @@ pub struct Reader {
     agent_calls: BTreeMap<String, String>,
     /// Subagent files still to read; `None` until the main file is done.
     children: Option<VecDeque<String>>,
+    resume: Resume,
     done: bool,
 }
 
 impl Reader {
     pub fn open(home: Dir, locator: &str, options: &ReadOptions) -> Result<Reader, CodecError> {
+        Reader::start(home, locator, |meta| BatchWriter::starting_with(options, meta))
+    }
+
+    /// Continues the main file from `start`, a point an earlier read took.
+    pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
+        // `meta`, made again, stands in for the first record.
+        let mut reader = Reader::start(home, locator, |meta| {
+            let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
+            writer.push(meta);
+            writer
+        })?;
+        let (lines, transcript) = reader.current.as_mut().expect("the main file is open");
+        *transcript = resume::load::<Transcript>(&start.state, locator)?.restored();
+        lines.seek(start.offset);
+        Ok(reader)
+    }
+
+    /// A reader at the main file's start whose writer `writer` makes from `meta`.
+    fn start(home: Dir, locator: &str, writer: impl FnOnce(&Record) -> BatchWriter) -> Result<Reader, CodecError> {
         let paths = SessionPaths::from_locator(locator)?;
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
@@ -55,11 +82,12 @@ impl Reader {
             paths,
             native_id,
             cwd,
-            writer: BatchWriter::starting_with(options, &meta),
+            writer: writer(&meta),
             diags,
             current: Some((JsonLines::new(file, locator), transcript)),
             agent_calls: BTreeMap::new(),
             children: None,
+            resume: Resume::default(),
             done: false,
         })
     }
@@ -70,10 +98,21 @@ impl Steps for Reader {
     fn step(&mut self) -> Result<bool, CodecError> {
         let mut out = Out { writer: &mut self.writer, diags: &mut self.diags, home: &self.home };
         if let Some((lines, transcript)) = self.current.as_mut() {
+            // The point is taken in the main file only (subagent files are read again).
+            let main = self.children.is_none();
             match lines.next_line() {
-                Some(Ok(line)) => transcript.line(&line, &mut out),
+                Some(Ok(line)) => {
+                    if main && !line.terminated {
+                        self.resume.take(line.offset, out.writer, || resume::save(&*transcript));
+                    }
+                    transcript.line(&line, &mut out)
+                }
                 Some(Err(e)) => return Err(fs_error(lines.path(), e)),
                 None => {
+                    if main {
+                        let end = lines.position();
+                        self.resume.take(end, out.writer, || resume::save(&*transcript));
+                    }
                     transcript.finish(&mut out);
                     if self.children.is_none() {
                         self.agent_calls = std::mem::take(&mut transcript.agent_calls);
@@ -93,6 +132,10 @@ impl Steps for Reader {
 
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
+    }
+
+    fn resume_point(&self) -> Option<ResumePoint> {
+        self.resume.point()
     }
 }
 

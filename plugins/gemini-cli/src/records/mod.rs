@@ -97,7 +97,10 @@ pub struct Out<'a> {
     pub home: &'a Dir,
 }
 
-/// The reading state of one session file (the main one or a subagent's).
+/// The reading state of one session file (the main one or a subagent's),
+/// kept with a resume point: the pending message travels as its line's
+/// text and is parsed again ([`Transcript::restored`]).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Transcript {
     /// The file, relative to the home: what `src.file` says.
     file: String,
@@ -107,7 +110,10 @@ pub struct Transcript {
     /// Ids of the records emitted so far.
     emitted: BTreeSet<String>,
     /// The last message line, until a line about another message comes.
+    #[serde(skip)]
     pending: Option<(native::Line, Span)>,
+    /// The pending message's line as it was read.
+    pending_line: Option<(String, Span)>,
     /// Header lines seen.
     headers: u32,
     /// The last timestamp seen: the time of lines that carry none.
@@ -124,6 +130,7 @@ impl Transcript {
             paths,
             emitted: BTreeSet::new(),
             pending: None,
+            pending_line: None,
             headers: 0,
             last_ts: None,
             agent_calls: BTreeMap::new(),
@@ -150,6 +157,7 @@ impl Transcript {
                     self.last_ts = Some(ts.clone());
                 }
                 self.pending = Some((parsed, span));
+                self.pending_line = Some((String::from_utf8_lossy(line.bytes).into_owned(), span));
             }
             LineKind::Header => {
                 self.flush(out);
@@ -220,6 +228,7 @@ impl Transcript {
 
     /// Emits the pending message.
     fn flush(&mut self, out: &mut Out<'_>) {
+        self.pending_line = None;
         if let Some((message, span)) = self.pending.take() {
             self.message(&message, span, out);
         }
@@ -236,6 +245,15 @@ impl Transcript {
                 out.diags.add("unknown-record-type", Severity::Warning, &kind, Some(&self.file), Some(span.offset));
             }
         }
+    }
+
+    /// The state a resume point carried, its pending message parsed again.
+    pub fn restored(mut self) -> Transcript {
+        self.pending = self
+            .pending_line
+            .as_ref()
+            .and_then(|(text, span)| native::parse(text.as_bytes()).ok().map(|line| (line, *span)));
+        self
     }
 
     /// End of file: emits what is pending.
