@@ -72,7 +72,8 @@ pub fn info(flavor: &Flavor) -> CodecInfo {
 }
 
 /// Inside `impl Codec for …`, the methods that read a [`Flavor`]'s layout:
-/// `info` (with the format the codec writes), `discover`, `inspect`, `read`.
+/// `info` (with the format the codec writes), `discover`, `inspect`, `read`,
+/// `read_from`.
 #[macro_export]
 macro_rules! flavor_methods {
     ($flavor:expr, writes: $format:expr) => {
@@ -97,6 +98,15 @@ macro_rules! flavor_methods {
             options: $crate::sdk::ReadOptions,
         ) -> Result<Self::Reader, $crate::sdk::CodecError> {
             $crate::read::open(&$flavor, home, locator, &options)
+        }
+
+        fn read_from(
+            home: $crate::sdk::fs::Dir,
+            locator: &str,
+            start: $crate::sdk::ResumePoint,
+            options: $crate::sdk::ReadOptions,
+        ) -> Result<Self::Reader, $crate::sdk::CodecError> {
+            $crate::read::resume(&$flavor, home, locator, &start, &options)
         }
     };
 }

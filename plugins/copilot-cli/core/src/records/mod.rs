@@ -177,7 +177,8 @@ const PENDING_REASONING_KEPT: usize = 16;
 /// Tool requests without a `toolCallId` waiting for their execution, and
 /// execution ids given to such requests, at most this many.
 const UNSTARTED_KEPT: usize = 256;
-/// The reading state of one event log.
+/// The reading state of one event log (kept with a resume point).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Transcript {
     file: String,
     /// The session id: the `meta` record's id.
@@ -299,6 +300,10 @@ impl Lines for Transcript {
             self.links.alias(id, target);
         }
     }
+    fn save(&self) -> Option<Vec<u8>> {
+        trajhost_codec_sdk::resume::save(self)
+    }
+
     /// End of the log: usage records no message claimed.
     fn finish(&mut self, out: &mut Out<'_>) {
         for _ in self.usage.drain(..) {
