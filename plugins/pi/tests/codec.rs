@@ -11,7 +11,7 @@ use trajhost_codec_pi::{Handling, KNOWN_MESSAGE_ROLES, KNOWN_RECORD_TYPES, Pi};
 use trajhost_codec_sdk::bindings::exports::trajhost::codec::codec::Operation;
 use trajhost_codec_sdk::canonical::Body;
 use trajhost_codec_sdk::fs::Dir;
-use trajhost_codec_sdk::{Codec, Severity, WriteOptions};
+use trajhost_codec_sdk::{Codec, SessionReader, Severity, WriteOptions};
 use trajhost_codec_testkit::suite::Lab;
 use trajhost_codec_testkit::{
     self as kit, Spans, assistants, document, kinds, options, raw_lines, read, read_with, tool_calls, tool_results,
@@ -478,4 +478,57 @@ fn a_format_v1_file_reads_as_a_list() {
     for pair in in_file.windows(2) {
         assert_eq!(pair[1].parent.as_deref(), Some(pair[0].id.as_str()), "{} follows {}", pair[1].id, pair[0].id);
     }
+}
+
+/// A grown file continues from its resume point only when the appended
+/// entries extend the branch read before; a new branch off an earlier
+/// entry, or an appended compaction that keeps entries from before the
+/// point, changes records before it: `read_from` declines and the host
+/// reads the file whole.
+#[test]
+fn a_resume_point_continues_the_branch_and_declines_a_new_one() {
+    let (dir, locator) = synthetic(&[user("b0000001", None, "first"), answer("b0000002", "b0000001", "first answer")]);
+    let path = dir.path().join(&locator);
+    let options = trajhost_codec_sdk::ReadOptions { max_batch_records: 64, max_batch_bytes: 1 << 20 };
+    let mut reader = Pi::read(Dir::native(dir.path()), &locator, options).unwrap();
+    while reader.next_batch().unwrap().is_some() {}
+    let point = reader.resume_point().expect("a point at the end");
+    let original = std::fs::read(&path).unwrap();
+    let grown = |lines: &[Value]| {
+        let mut bytes = original.clone();
+        for line in lines {
+            bytes.extend_from_slice(format!("{line}\n").as_bytes());
+        }
+        std::fs::write(&path, bytes).unwrap();
+    };
+    let continued = |point: &trajhost_codec_sdk::ResumePoint| {
+        Pi::read_from(Dir::native(dir.path()), &locator, point.clone(), options).map(|mut rest| {
+            let mut lines = Vec::new();
+            while let Some(batch) = rest.next_batch().unwrap() {
+                lines.extend(batch.records.lines().map(String::from));
+            }
+            lines
+        })
+    };
+
+    // Extending the leaf: the new entries follow.
+    grown(&[user("b0000003", Some("b0000002"), "second"), answer("b0000004", "b0000003", "second answer")]);
+    let lines = continued(&point).unwrap();
+    assert_eq!(lines.len(), 3, "meta and the two new records: {lines:?}");
+    assert!(lines[1].contains("second") && lines[2].contains("second answer"));
+
+    // A branch off the first prompt: the branch read before is no longer the file's.
+    grown(&[user("b0000003", Some("b0000001"), "instead")]);
+    let declined = continued(&point).err().expect("a new branch is declined");
+    assert!(matches!(declined, trajhost_codec_sdk::CodecError::Unsupported(_)), "{declined:?}");
+
+    // A compaction that keeps the first prompt: its record goes before it.
+    grown(&[entry(
+        "compaction",
+        "b0000003",
+        Some("b0000002"),
+        json!({"summary": "SUMMARY", "firstKeptEntryId": "b0000001", "tokensBefore": 9}),
+    )]);
+    let declined = continued(&point).err().expect("such a compaction is declined");
+    assert!(matches!(declined, trajhost_codec_sdk::CodecError::Unsupported(_)), "{declined:?}");
 }

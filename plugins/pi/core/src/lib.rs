@@ -158,6 +158,15 @@ macro_rules! flavor_codec {
                 $crate::read::Reader::open(&$flavor, home, locator, &options)
             }
 
+            fn read_from(
+                home: $crate::sdk::fs::Dir,
+                locator: &str,
+                start: $crate::sdk::ResumePoint,
+                options: $crate::sdk::ReadOptions,
+            ) -> Result<Self::Reader, $crate::sdk::CodecError> {
+                $crate::read::Reader::resume(&$flavor, home, locator, &start, &options)
+            }
+
             fn write(
                 options: $crate::sdk::WriteOptions,
             ) -> Result<Box<dyn $crate::sdk::SessionWriter>, $crate::sdk::CodecError> {

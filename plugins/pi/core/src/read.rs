@@ -22,6 +22,15 @@
 //!
 //! Memory is bounded by the longest line plus a few dozen bytes per entry.
 //! Diagnostics are aggregated and go out with the last batch.
+//!
+//! Continuing (a resume point): a read ends with a point where its last
+//! whole line ends, holding the branch's leaf, the last entry's record id,
+//! the entry count and the mapper's skipped entries. [`Reader::resume`]
+//! builds the tree of the appended entries alone; it continues only when
+//! they extend that leaf (the new last entry's ancestors among them reach
+//! it) and no appended compaction keeps an entry from before the point.
+//! Otherwise the branch the file resumes changed, records before the point
+//! with it, and it declines (`unsupported`): the host reads the file whole.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -31,7 +40,8 @@ use trajhost_codec_sdk::diag::Diagnostics;
 use trajhost_codec_sdk::fs::{Dir, File};
 use trajhost_codec_sdk::jsonl::{JsonLines, report_bad_line};
 use trajhost_codec_sdk::records::{BatchWriter, StepParts, Steps, location_id};
-use trajhost_codec_sdk::{CodecError, ReadOptions, Severity};
+use trajhost_codec_sdk::resume::{self, Resume};
+use trajhost_codec_sdk::{CodecError, ReadOptions, ResumePoint, Severity};
 
 use crate::Flavor;
 use crate::discover::fs_error;
@@ -51,6 +61,33 @@ struct Tree {
     /// Offset of an entry without an id (format v1) → the record id of the
     /// entry before it: its parent in the list.
     implicit_parent: BTreeMap<u64, String>,
+    /// Where the tree ends, for a read that continues after it.
+    end: TreeEnd,
+}
+
+/// The end of a tree: what a continued read builds the appended part on.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+struct TreeEnd {
+    /// The id of the last entry that has one: the active branch's leaf.
+    leaf: Option<String>,
+    /// The record id of the last entry (the implicit parent of a v1 entry after it).
+    last: Option<String>,
+    /// Lines counted as v1's `firstKeptEntryIndex` counts them (header included).
+    position: u64,
+}
+
+/// What a resume point carries.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct State {
+    end: TreeEnd,
+    skipped: BTreeMap<String, Option<String>>,
+    header_offset: u64,
+}
+
+impl State {
+    fn of(tree: &Tree, mapper: &Mapper<'_>, header_offset: u64) -> State {
+        State { end: tree.end.clone(), skipped: mapper.skipped.clone(), header_offset }
+    }
 }
 
 struct Node {
@@ -71,13 +108,16 @@ enum FirstKept {
 }
 
 impl Tree {
-    fn build(lines: &mut JsonLines, path: &str) -> Result<Tree, CodecError> {
+    /// The tree of the lines from where `lines` stands, after a part that
+    /// ended at `before` (the default: nothing before). Errs with the reason
+    /// when the part read does not extend `before`'s leaf.
+    fn build(lines: &mut JsonLines, path: &str, before: &TreeEnd) -> Result<Tree, CodecError> {
         let mut nodes: Vec<Node> = Vec::new();
         let mut index: BTreeMap<String, usize> = BTreeMap::new();
         // Position of each parsed line among the file's entries (header
         // included), as v1's `firstKeptEntryIndex` counts → node.
         let mut by_position: BTreeMap<u64, usize> = BTreeMap::new();
-        let mut position = 0u64;
+        let mut position = before.position;
         let mut implicit_parent = BTreeMap::new();
         while let Some(line) = lines.next_line() {
             let line = line.map_err(|e| fs_error(path, e))?;
@@ -93,8 +133,8 @@ impl Tree {
             let id = string_of(&v, "id");
             if let Some(id) = &id {
                 index.insert(id.clone(), nodes.len());
-            } else if let Some(previous) = nodes.last() {
-                implicit_parent.insert(line.offset, node_id(path, previous));
+            } else if let Some(previous) = nodes.last().map(|n| node_id(path, n)).or_else(|| before.last.clone()) {
+                implicit_parent.insert(line.offset, previous);
             }
             by_position.insert(position - 1, nodes.len());
             let first_kept = (kind == Some("compaction"))
@@ -109,24 +149,40 @@ impl Tree {
         // The active branch: the last entry and its ancestors. Entries
         // without an id (format v1, a linear list) are all on it.
         let mut active = vec![false; nodes.len()];
-        if let Some(last) = nodes.iter().rposition(|n| n.id.is_some()) {
+        let last_with_id = nodes.iter().rposition(|n| n.id.is_some());
+        if let Some(last) = last_with_id {
             let mut current = Some(last);
             let mut steps = 0;
+            let mut top = last;
             while let Some(i) = current {
                 if active[i] || steps > nodes.len() {
                     break; // a cycle
                 }
                 active[i] = true;
+                top = i;
                 steps += 1;
                 current = nodes[i].parent.as_ref().and_then(|p| index.get(p)).copied().filter(|&p| p < nodes.len());
             }
+            // A continued part must hang off the leaf the part before ended with.
+            if before.leaf.is_some() && nodes[top].parent != before.leaf {
+                return Err(CodecError::Unsupported(format!(
+                    "{path}: the appended entries do not continue the branch read before (they branch off \
+                     elsewhere); read the file whole"
+                )));
+            }
         }
         let on_branch = |i: usize| nodes[i].id.is_none() || active[i];
+        let end = TreeEnd {
+            leaf: last_with_id.and_then(|i| nodes[i].id.clone()).or_else(|| before.leaf.clone()),
+            last: nodes.last().map(|n| node_id(path, n)).or_else(|| before.last.clone()),
+            position,
+        };
         let mut tree = Tree {
             off_branch: BTreeSet::new(),
             compaction_before: BTreeMap::new(),
             moved_compactions: BTreeSet::new(),
             implicit_parent,
+            end,
         };
         for (i, node) in nodes.iter().enumerate() {
             if !on_branch(i) {
@@ -138,10 +194,21 @@ impl Tree {
             if !on_branch(i) {
                 continue;
             }
-            let kept = match kept {
+            let found = match kept {
                 FirstKept::Id(id) => index.get(id),
                 FirstKept::Index(position) => by_position.get(position),
             };
+            // A compaction that keeps an entry read before: its record goes before that entry.
+            let before_the_part = match kept {
+                FirstKept::Id(_) => found.is_none() && before.leaf.is_some(),
+                FirstKept::Index(position) => *position < before.position,
+            };
+            if before_the_part {
+                return Err(CodecError::Unsupported(format!(
+                    "{path}: an appended compaction keeps entries read before; read the file whole"
+                )));
+            }
+            let kept = found;
             if let Some(&k) = kept
                 && k < i
                 && on_branch(k)
@@ -172,6 +239,7 @@ pub struct Reader {
     session_id: String,
     /// Offset of the header line; a later `session` line is reported.
     header_offset: u64,
+    resume: Resume,
     done: bool,
 }
 
@@ -182,6 +250,36 @@ impl Reader {
         locator: &str,
         options: &ReadOptions,
     ) -> Result<Reader, CodecError> {
+        Reader::start(flavor, home, locator, None, |meta| BatchWriter::starting_with(options, meta))
+    }
+
+    /// Continues a session file from `start`, a point an earlier read took,
+    /// when what was appended extends the branch read then (see the module).
+    pub fn resume(
+        flavor: &'static Flavor,
+        home: Dir,
+        locator: &str,
+        start: &ResumePoint,
+        options: &ReadOptions,
+    ) -> Result<Reader, CodecError> {
+        let state: State = resume::load(&start.state, locator)?;
+        // `meta`, made again, stands in for the first record.
+        Reader::start(flavor, home, locator, Some((start.offset, state)), |meta| {
+            let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
+            writer.push(meta);
+            writer
+        })
+    }
+
+    /// A reader of the file from its start, or from `from` (an offset and
+    /// the state there); `writer` is made from the `meta` record.
+    fn start(
+        flavor: &'static Flavor,
+        home: Dir,
+        locator: &str,
+        from: Option<(u64, State)>,
+        writer: impl FnOnce(&Record) -> BatchWriter,
+    ) -> Result<Reader, CodecError> {
         layout::check_locator(locator)?;
         let file = home.open(locator).map_err(|e| fs_error(locator, e))?;
         let head = Head::scan(&file).map_err(|e| fs_error(locator, e))?;
@@ -189,8 +287,14 @@ impl Reader {
             return Err(CodecError::Malformed(format!("{locator}: no `session` header line")));
         }
         let mut lines = JsonLines::new(home.open(locator).map_err(|e| fs_error(locator, e))?, locator);
-        let tree = Tree::build(&mut lines, locator)?;
-        lines.seek(0);
+        let (offset, state) = match from {
+            Some((offset, state)) => (offset, Some(state)),
+            None => (0, None),
+        };
+        lines.seek(offset);
+        let before = state.as_ref().map(|s| s.end.clone()).unwrap_or_default();
+        let tree = Tree::build(&mut lines, locator, &before)?;
+        lines.seek(offset);
         let mut diags = Diagnostics::new();
         // Oh My Pi nests subagent transcripts in the session's artifacts
         // folder (`<ts>_<id>/*.jsonl`); they are sessions of their own, not
@@ -228,16 +332,23 @@ impl Reader {
             agent: None,
             src: head.header_span.map(|(offset, len)| SourceSpan { file: locator.to_string(), offset, len }),
         };
+        let mut mapper = Mapper::new(flavor, locator.to_string());
+        let mut header_offset = head.header_span.map_or(0, |(offset, _)| offset);
+        if let Some(state) = state {
+            mapper.skipped = state.skipped;
+            header_offset = state.header_offset;
+        }
         Ok(Reader {
             flavor,
             file,
             lines,
             tree,
-            mapper: Mapper::new(flavor, locator.to_string()),
-            writer: BatchWriter::starting_with(options, &meta),
+            mapper,
+            writer: writer(&meta),
             diags,
             session_id,
-            header_offset: head.header_span.map_or(0, |(offset, _)| offset),
+            header_offset,
+            resume: Resume::default(),
             done: false,
         })
     }
@@ -247,8 +358,16 @@ impl Steps for Reader {
     /// One line. False when the file is exhausted.
     fn step(&mut self) -> Result<bool, CodecError> {
         let path = self.lines.path().to_string();
-        let Some(line) = self.lines.next_line() else { return Ok(false) };
+        let Some(line) = self.lines.next_line() else {
+            let end = self.lines.position();
+            self.take_point(end);
+            return Ok(false);
+        };
         let line = line.map_err(|e| fs_error(&path, e))?;
+        if !line.terminated {
+            let state = State::of(&self.tree, &self.mapper, self.header_offset);
+            self.resume.take(line.offset, &mut self.writer, || resume::save(&state));
+        }
         let span = Span { offset: line.offset, len: line.len };
         let v: Value = match serde_json::from_slice(line.bytes) {
             Ok(v) => v,
@@ -306,9 +425,19 @@ impl Steps for Reader {
     fn parts(&mut self) -> StepParts<'_> {
         StepParts { writer: &mut self.writer, diags: &mut self.diags, done: &mut self.done }
     }
+
+    fn resume_point(&self) -> Option<ResumePoint> {
+        self.resume.point()
+    }
 }
 
 impl Reader {
+    /// Takes the resume point at `offset`, where the whole lines end.
+    fn take_point(&mut self, offset: u64) {
+        let state = State::of(&self.tree, &self.mapper, self.header_offset);
+        self.resume.take(offset, &mut self.writer, || resume::save(&state));
+    }
+
     /// Format v1 headers carry the model and thinking level the session
     /// started with (later versions write them as entries): the same
     /// observations as those entries, after `meta`.

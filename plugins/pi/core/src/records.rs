@@ -101,7 +101,7 @@ pub struct Mapper<'f> {
     /// The file, relative to the home: what `src.file` says.
     pub file: String,
     /// Entry ids of entries that produced no record → the parent to use instead.
-    skipped: BTreeMap<String, Option<String>>,
+    pub skipped: BTreeMap<String, Option<String>>,
 }
 
 impl<'f> Mapper<'f> {
