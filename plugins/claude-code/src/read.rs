@@ -61,12 +61,7 @@ impl Reader {
 
     /// Continues a transcript from `start`, a point an earlier read took.
     pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
-        // `meta`, made again, stands in for the first record.
-        let mut reader = Reader::start(home, locator, |meta| {
-            let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
-            writer.push(meta);
-            writer
-        })?;
+        let mut reader = Reader::start(home, locator, |meta| BatchWriter::continuing(options, start, meta))?;
         reader.transcript = trajhost_codec_sdk::resume::load(&start.state, locator)?;
         reader.lines.seek(start.offset);
         Ok(reader)

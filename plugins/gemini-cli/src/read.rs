@@ -51,12 +51,7 @@ impl Reader {
 
     /// Continues the main file from `start`, a point an earlier read took.
     pub fn resume(home: Dir, locator: &str, start: &ResumePoint, options: &ReadOptions) -> Result<Reader, CodecError> {
-        // `meta`, made again, stands in for the first record.
-        let mut reader = Reader::start(home, locator, |meta| {
-            let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
-            writer.push(meta);
-            writer
-        })?;
+        let mut reader = Reader::start(home, locator, |meta| BatchWriter::continuing(options, start, meta))?;
         let (lines, transcript) = reader.current.as_mut().expect("the main file is open");
         *transcript = resume::load::<Transcript>(&start.state, locator)?.restored();
         lines.seek(start.offset);

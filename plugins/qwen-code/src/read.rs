@@ -59,12 +59,9 @@ impl Reader {
         let meta = records::session_meta(locator, &paths.native_id, &head);
         let mut lines = JsonLines::new(file, locator);
         lines.seek(start.offset);
-        // `meta` stands in for the first record.
-        let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
-        writer.push(&meta);
         Ok(Reader {
             home,
-            writer,
+            writer: BatchWriter::continuing(options, start, &meta),
             diags: Diagnostics::new(),
             lines,
             transcript: trajhost_codec_sdk::resume::load(&start.state, locator)?,

@@ -42,6 +42,14 @@ impl BatchWriter {
         writer
     }
 
+    /// A writer for a reader continued from `start`: `meta`, made again,
+    /// stands in for the first record, and the count goes on from the point.
+    pub fn continuing(options: &ReadOptions, start: &crate::ResumePoint, meta: &Record) -> BatchWriter {
+        let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
+        writer.push(meta);
+        writer
+    }
+
     /// Records pushed since the session's start.
     pub fn emitted(&self) -> u64 {
         self.emitted

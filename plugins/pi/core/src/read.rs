@@ -263,11 +263,8 @@ impl Reader {
         options: &ReadOptions,
     ) -> Result<Reader, CodecError> {
         let state: State = resume::load(&start.state, locator)?;
-        // `meta`, made again, stands in for the first record.
         Reader::start(flavor, home, locator, Some((start.offset, state)), |meta| {
-            let mut writer = BatchWriter::resumed(options, start.records.saturating_sub(1));
-            writer.push(meta);
-            writer
+            BatchWriter::continuing(options, start, meta)
         })
     }
 
