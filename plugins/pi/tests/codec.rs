@@ -519,7 +519,7 @@ fn a_resume_point_continues_the_branch_and_declines_a_new_one() {
 
     // A branch off the first prompt: the branch read before is no longer the file's.
     grown(&[user("b0000003", Some("b0000001"), "instead")]);
-    let declined = continued(&point).err().expect("a new branch is declined");
+    let declined = continued(&point).expect_err("a new branch is declined");
     assert!(matches!(declined, trajhost_codec_sdk::CodecError::Unsupported(_)), "{declined:?}");
 
     // A compaction that keeps the first prompt: its record goes before it.
@@ -529,6 +529,6 @@ fn a_resume_point_continues_the_branch_and_declines_a_new_one() {
         Some("b0000002"),
         json!({"summary": "SUMMARY", "firstKeptEntryId": "b0000001", "tokensBefore": 9}),
     )]);
-    let declined = continued(&point).err().expect("such a compaction is declined");
+    let declined = continued(&point).expect_err("such a compaction is declined");
     assert!(matches!(declined, trajhost_codec_sdk::CodecError::Unsupported(_)), "{declined:?}");
 }
