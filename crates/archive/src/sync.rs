@@ -613,15 +613,18 @@ fn read_session(
     let main_size = recorded.files.iter().find(|(path, _)| relative(home, path).as_deref() == Some(main)).map(|f| f.1);
     let next_cursor = match (stream.resume_point(), main_size) {
         (Some(point), Some(size)) if point.offset <= size => {
-            at_batch_starts.iter().find(|(records, _)| *records == point.records).map(|(_, digest)| SessionCursor {
-                codec: codec.id(),
-                file: main.to_string(),
-                file_size: size,
-                offset: point.offset,
-                records: point.records,
-                state: point.state.clone(),
-                digest: digest.clone(),
-            })
+            let state = kept_state(point.state.clone(), options.redaction.as_ref());
+            at_batch_starts.iter().find(|(records, _)| *records == point.records).zip(state).map(
+                |((_, digest), state)| SessionCursor {
+                    codec: codec.id(),
+                    file: main.to_string(),
+                    file_size: size,
+                    offset: point.offset,
+                    records: point.records,
+                    state,
+                    digest: digest.clone(),
+                },
+            )
         }
         _ => None,
     };
@@ -661,6 +664,22 @@ fn read_session(
         }),
     };
     send(Keep::Part(SessionPart::End(tail)))
+}
+
+/// A codec's state at its resume point as the archive keeps it. The state
+/// holds what the codec held back (records not yet released, with their
+/// text), so with redaction on it is masked like the records (it is JSON by
+/// the SDK's convention); a state that is not UTF-8 cannot be masked and is
+/// not kept (the next sync reads the file whole). The masks are not counted:
+/// the records they stand for are counted when they are archived. A
+/// continued read then releases masked text, which the archive masks again
+/// to the same records; only the snapshot id of such a session differs
+/// from a whole read's.
+fn kept_state(state: Vec<u8>, redaction: Option<&trajhost_inventory::redaction::Redactor>) -> Option<Vec<u8>> {
+    let Some(redactor) = redaction else { return Some(state) };
+    let text = String::from_utf8(state).ok()?;
+    let mut uncounted = trajhost_inventory::redaction::Counts::default();
+    Some(redactor.redact_line(&text, &mut uncounted).into_owned().into_bytes())
 }
 
 /// The digest states kept while reading: a point ends one of the last batches.
